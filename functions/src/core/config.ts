@@ -1,0 +1,93 @@
+// The one typed configuration module. Every public address the service prints or returns comes from here.
+// Values are firebase-functions params (set per project in functions/.env.<projectId> or prompted at deploy);
+// when unset, local defaults are derived from the emulator ports pinned in firebase.json.
+import { defineString } from "firebase-functions/params";
+
+export const SERVICE_NAME = "svc";
+export const SITE_API_VERSION = "1.0.0";
+export const TOOL_SERVER_VERSION = "v0.1";
+export const MCP_PROTOCOL_VERSION = "2025-03-26";
+export const DEFAULT_REGION = "us-central1";
+
+/** Emulator ports; a unit test checks they match firebase.json. */
+export const LOCAL_PORTS = {
+  hosting: 5000,
+  functions: 5001,
+  firestore: 8080,
+  auth: 9099,
+  storage: 9199,
+  hub: 4400,
+} as const;
+
+export const LOCAL_PROJECT_ID = "demo-merchant-qr";
+
+const params = {
+  baseUrl: defineString("BASE_URL", { default: "", description: "Public website host (site metadata API, phone book pages)" }),
+  appUrl: defineString("APP_URL", { default: "", description: "Application host (tool server, sandbox, bulk)" }),
+  createUrl: defineString("CREATE_URL", { default: "", description: "Merchant console URL where keys are minted" }),
+  dynamicLinkUrl: defineString("DYNAMIC_LINK_URL", { default: "", description: "Host of dynamic links (/qr/<id>)" }),
+  mcpFunctionUrl: defineString("MCP_FUNCTION_URL", { default: "", description: "Endpoint published in the MCP manifest" }),
+  docsUrl: defineString("DOCS_URL", { default: "", description: "Published reference page" }),
+  contactEmail: defineString("CONTACT_EMAIL", { default: "", description: "Public contact address in site metadata" }),
+};
+
+export interface ServiceConfig {
+  projectId: string;
+  isEmulator: boolean;
+  baseUrl: string;
+  appUrl: string;
+  createUrl: string;
+  dynamicLinkUrl: string;
+  mcpFunctionUrl: string;
+  docsUrl: string;
+  contactEmail: string;
+}
+
+export function projectId(): string {
+  if (process.env.GCLOUD_PROJECT) return process.env.GCLOUD_PROJECT;
+  if (process.env.FIREBASE_CONFIG) {
+    try {
+      const parsed = JSON.parse(process.env.FIREBASE_CONFIG) as { projectId?: string };
+      if (parsed.projectId) return parsed.projectId;
+    } catch {
+      // FIREBASE_CONFIG may be a file path in some tools; fall through.
+    }
+  }
+  return LOCAL_PROJECT_ID;
+}
+
+/** True under the emulator suite or for a `demo-` project: such code must never reach production services. */
+export function isLocal(): boolean {
+  return process.env.FUNCTIONS_EMULATOR === "true" || projectId().startsWith("demo-");
+}
+
+const trimSlash = (url: string) => url.replace(/\/+$/, "");
+
+let cached: ServiceConfig | undefined;
+
+export function getConfig(): ServiceConfig {
+  if (cached) return cached;
+  const local = isLocal();
+  const pid = projectId();
+  const fallbackHost = local ? `http://127.0.0.1:${LOCAL_PORTS.hosting}` : `https://${pid}.web.app`;
+  const read = (p: { value(): string }) => trimSlash(p.value() || "");
+  const baseUrl = read(params.baseUrl) || fallbackHost;
+  const appUrl = read(params.appUrl) || baseUrl;
+  cached = {
+    projectId: pid,
+    isEmulator: local,
+    baseUrl,
+    appUrl,
+    createUrl: read(params.createUrl) || `${appUrl}/console`,
+    dynamicLinkUrl: read(params.dynamicLinkUrl) || baseUrl,
+    mcpFunctionUrl: read(params.mcpFunctionUrl) || `${appUrl}/api/mcp`,
+    docsUrl: read(params.docsUrl) || `${baseUrl}/docs/`,
+    contactEmail: params.contactEmail.value() || (local ? "support@example.com" : `support@${new URL(baseUrl).hostname}`),
+  };
+  return cached;
+}
+
+/** Tests and scripts that change the environment call this to re-read it. */
+export function resetConfigForTests(): void {
+  cached = undefined;
+}

@@ -1,0 +1,64 @@
+// One error type for the whole service. Each code fixes its HTTP status (REST surfaces) and its
+// JSON-RPC error code (tool server); each surface maps AppError to its wire format in one place.
+
+export const ERROR_TABLE = {
+  INVALID_REQUEST: { status: 400, rpc: -32600 },
+  MALFORMED_JSON: { status: 400, rpc: -32600 },
+  PAYLOAD_TOO_LARGE: { status: 413, rpc: -32600 },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, rpc: -32600 },
+  UNKNOWN_QUERY_PARAMETER: { status: 400, rpc: -32602 },
+  VALIDATION_FAILED: { status: 400, rpc: -32602 },
+  UNKNOWN_TOOL: { status: 400, rpc: -32602 },
+  METHOD_NOT_FOUND: { status: 404, rpc: -32601 },
+  METHOD_NOT_ALLOWED: { status: 405, rpc: -32601 },
+  NOT_FOUND: { status: 404, rpc: -32000 },
+  NO_AUTH: { status: 401, rpc: -32001 },
+  INVALID_API_KEY: { status: 401, rpc: -32001 },
+  INVALID_TOKEN: { status: 401, rpc: -32001 },
+  REVOKED: { status: 403, rpc: -32001 },
+  INSUFFICIENT_SCOPE: { status: 403, rpc: -32000 },
+  NO_WORKSPACE: { status: 403, rpc: -32000 },
+  FORBIDDEN: { status: 403, rpc: -32000 },
+  CONFLICT: { status: 409, rpc: -32000 },
+  GONE: { status: 410, rpc: -32000 },
+  RATE_LIMITED: { status: 429, rpc: -32000 },
+  UNAVAILABLE: { status: 503, rpc: -32000 },
+  INTERNAL: { status: 500, rpc: -32000 },
+} as const satisfies Record<string, { status: number; rpc: number }>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+export interface AppErrorOptions {
+  hint?: string;
+  /** Extra machine-readable detail (validation issues, missing scope...). Never secrets. */
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly hint?: string;
+  readonly details?: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "AppError";
+    this.code = code;
+    this.hint = options.hint;
+    this.details = options.details;
+  }
+
+  get httpStatus(): number {
+    return ERROR_TABLE[this.code].status;
+  }
+
+  get rpcCode(): number {
+    return ERROR_TABLE[this.code].rpc;
+  }
+}
+
+/** Anything thrown that is not an AppError becomes INTERNAL without leaking internals. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  return new AppError("INTERNAL", "Internal error", { cause: error, hint: "Retry later; if it persists, contact support." });
+}

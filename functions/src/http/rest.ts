@@ -1,0 +1,146 @@
+// Shared plumbing for the REST surfaces (site API, sandbox, bulk, console): open CORS, raw-body capture
+// for portability outside Cloud Functions, and the single AppError -> JsonError mapping.
+import type { Express, NextFunction, Request, Response } from "express";
+import { STATUS_CODES } from "node:http";
+import { AppError, toAppError } from "../core/errors";
+import { logError } from "../core/log";
+
+export interface JsonErrorBody {
+  error: string;
+  code: string;
+  message: string;
+  hint: string;
+  status?: number;
+  path?: string;
+  details?: Record<string, unknown>;
+}
+
+export function jsonErrorBody(err: AppError, path?: string): JsonErrorBody {
+  return {
+    error: STATUS_CODES[err.httpStatus] ?? "Error",
+    code: err.code,
+    message: err.message,
+    hint: err.hint ?? defaultHint(err),
+    status: err.httpStatus,
+    ...(path ? { path } : {}),
+    ...(err.details ? { details: err.details } : {}),
+  };
+}
+
+function defaultHint(err: AppError): string {
+  switch (err.code) {
+    case "NOT_FOUND":
+      return "Check the path; GET /api lists every published URL.";
+    case "NO_AUTH":
+      return "Send Authorization: Bearer <sk-svc- key or Firebase ID token>.";
+    default:
+      return "See the documentation linked from GET /api.";
+  }
+}
+
+export function sendJsonError(res: Response, error: unknown, path?: string): void {
+  const err = toAppError(error);
+  if (err.code === "INTERNAL") logError("unhandled error", error);
+  if (res.headersSent) return;
+  if (err.code === "METHOD_NOT_ALLOWED" && err.details?.allow) res.setHeader("Allow", String(err.details.allow));
+  res.status(err.httpStatus).json(jsonErrorBody(err, path));
+}
+
+/** Express error middleware for REST apps: every failure leaves as a JsonError. */
+export function restErrorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+  sendJsonError(res, bodyParserError(err) ?? err, req.path);
+}
+
+/** body-parser failures (when our app runs outside the Functions framework) become AppErrors. */
+function bodyParserError(err: unknown): AppError | undefined {
+  const type = (err as { type?: string })?.type;
+  if (type === "entity.parse.failed") return new AppError("MALFORMED_JSON", "Request body is not valid JSON");
+  if (type === "entity.too.large") return new AppError("PAYLOAD_TOO_LARGE", "Request body is too large");
+  return undefined;
+}
+
+export function openCors(req: Request, res: Response, next: NextFunction): void {
+  res.setHeader("Access-Control-Allow-Origin", "*");
+  res.setHeader("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS");
+  res.setHeader(
+    "Access-Control-Allow-Headers",
+    "Authorization, Content-Type, Idempotency-Key, Mcp-Protocol-Version, Mcp-Session-Id, Accept",
+  );
+  res.setHeader("Access-Control-Expose-Headers", "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset");
+  res.setHeader("Access-Control-Max-Age", "3600");
+  if (req.method === "OPTIONS") {
+    res.status(204).end();
+    return;
+  }
+  next();
+}
+
+type RawRequest = Request & { rawBody?: Buffer };
+
+/**
+ * Cloud Functions hands us `req.rawBody`; elsewhere (benchmarks, plain express) read the stream once.
+ * Reading stops at `maxBytes + 1` so an oversized body cannot exhaust memory.
+ */
+export function captureRawBody(maxBytes: number) {
+  return (req: RawRequest, _res: Response, next: NextFunction): void => {
+    if (req.rawBody !== undefined || req.readableEnded || !["POST", "PUT", "PATCH"].includes(req.method)) {
+      next();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= maxBytes + 1) chunks.push(chunk);
+    });
+    req.on("end", () => {
+      req.rawBody = Buffer.concat(chunks);
+      next();
+    });
+    req.on("error", next);
+  };
+}
+
+export function rawBodyOf(req: Request): Buffer | undefined {
+  return (req as RawRequest).rawBody;
+}
+
+/** Parses a JSON body from the raw bytes; the caller decides which content types it accepts. */
+export function parseJsonBody(req: Request, maxBytes: number): unknown {
+  const raw = rawBodyOf(req);
+  if (raw && raw.length > maxBytes) {
+    throw new AppError("PAYLOAD_TOO_LARGE", `Request body is larger than ${maxBytes} bytes`, { details: { maxBytes } });
+  }
+  if (raw && raw.length > 0) {
+    try {
+      return JSON.parse(raw.toString("utf8"));
+    } catch {
+      throw new AppError("MALFORMED_JSON", "Request body is not valid JSON", { hint: "Send a JSON document." });
+    }
+  }
+  // Some callers (tests with supertest-like clients) may have a pre-parsed body and no raw bytes.
+  if (req.body !== undefined && typeof req.body === "object" && !Buffer.isBuffer(req.body)) return req.body;
+  throw new AppError("MALFORMED_JSON", "Request body is empty", { hint: "Send a JSON document." });
+}
+
+export function isJsonContentType(req: Request): boolean {
+  const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+export function createRestApp(configure: (app: Express) => void): Express {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const express = require("express") as typeof import("express");
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", false);
+  app.use(openCors);
+  configure(app);
+  app.use(restErrorHandler);
+  return app;
+}
+
+/** Throws METHOD_NOT_ALLOWED naming the methods a path accepts. */
+export function methodNotAllowed(allow: string): never {
+  throw new AppError("METHOD_NOT_ALLOWED", `Method not allowed; this path accepts ${allow}`, { details: { allow } });
+}

@@ -1,0 +1,18 @@
+// Wiring only: each exported Cloud Function lazily loads the module that serves it, so a cold start
+// pays only for what that function uses.
+import { setGlobalOptions } from "firebase-functions/v2";
+import { onRequest } from "firebase-functions/v2/https";
+import type { Request, Response } from "express";
+import { DEFAULT_REGION } from "./core/config";
+
+setGlobalOptions({ region: DEFAULT_REGION, maxInstances: 100 });
+
+type Handler = (req: Request, res: Response) => void | Promise<void>;
+
+function lazy(load: () => Handler): Handler {
+  let handler: Handler | undefined;
+  return (req, res) => (handler ??= load())(req, res);
+}
+
+/* eslint-disable @typescript-eslint/no-require-imports */
+export const site = onRequest({ invoker: "public", cors: "*" }, lazy(() => require("./site/app").siteApp));

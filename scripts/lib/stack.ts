@@ -1,0 +1,208 @@
+// Starts and stops the local Firebase emulator stack. Two ways to run Firestore:
+//  - "firebase": firebase-tools runs every emulator (needs Java 21+ and, the first time, internet);
+//  - "gcloud": the Google Cloud CLI's Firestore emulator (runs on Java 17, offline), then firebase-tools
+//    for auth, functions and hosting. Chosen automatically; EMULATORS=firebase|gcloud overrides.
+// Every child runs in its own process group so that stopping kills the whole tree (gcloud leaves a
+// `java` child behind otherwise).
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdirSync, openSync, readFileSync, existsSync } from "node:fs";
+import { createConnection } from "node:net";
+import path from "node:path";
+
+export const ROOT = path.resolve(__dirname, "..", "..");
+export const PROJECT_ID = "demo-merchant-qr";
+const LOG_DIR = path.join(ROOT, ".emulator-data");
+
+interface EmulatorPorts {
+  hosting: number;
+  functions: number;
+  firestore: number;
+  auth: number;
+  storage: number;
+  hub: number;
+  logging: number;
+}
+
+export function emulatorPorts(): EmulatorPorts {
+  const config = JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8"));
+  const e = config.emulators;
+  return {
+    hosting: e.hosting.port,
+    functions: e.functions.port,
+    firestore: e.firestore.port,
+    auth: e.auth.port,
+    storage: e.storage.port,
+    hub: e.hub.port,
+    logging: e.logging.port,
+  };
+}
+
+export interface StackInfo {
+  mode: "firebase" | "gcloud";
+  storageEmulator: boolean;
+  ports: EmulatorPorts;
+  env: Record<string, string>;
+  logFile: string;
+  urls: { base: string; app: string; mcp: string; console: string; functions: string };
+}
+
+function javaMajorVersion(): number {
+  const out = spawnSync("java", ["-version"], { encoding: "utf8" });
+  if (out.error) return 0;
+  const match = /version "(\d+)(?:\.(\d+))?/.exec(`${out.stderr}${out.stdout}`);
+  if (!match) return 0;
+  const major = Number(match[1]);
+  return major === 1 ? Number(match[2]) : major;
+}
+
+function hasGcloudFirestoreEmulator(): boolean {
+  const out = spawnSync("gcloud", ["components", "list", "--filter=id:cloud-firestore-emulator", "--format=value(state.name)"], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (out.error || out.status !== 0) {
+    // Debian/apt installs of the CLI cannot list components; the emulator package may still be there.
+    return spawnSync("gcloud", ["--version"], { encoding: "utf8" }).stdout?.includes("cloud-firestore-emulator") ?? false;
+  }
+  return /installed/i.test(out.stdout);
+}
+
+export function chooseMode(): "firebase" | "gcloud" {
+  const forced = process.env.EMULATORS;
+  if (forced === "firebase" || forced === "gcloud") return forced;
+  if (javaMajorVersion() >= 21) return "firebase";
+  if (hasGcloudFirestoreEmulator()) return "gcloud";
+  throw new Error(
+    "Cannot run the Firestore emulator: firebase-tools needs Java 21+, and no Google Cloud CLI Firestore emulator was found. " +
+      "Install Java 21 (recommended) or `gcloud components install cloud-firestore-emulator`.",
+  );
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: "127.0.0.1", port });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, child?: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`${what}: process exited with code ${child.exitCode}`);
+    if (await check().catch(() => false)) return;
+    await sleep(250);
+  }
+  throw new Error(`${what} did not become ready within ${timeoutMs / 1000} s`);
+}
+
+export class Stack {
+  private children: ChildProcess[] = [];
+  private stopping?: Promise<void>;
+  info!: StackInfo;
+
+  async start(options: { quiet?: boolean } = {}): Promise<StackInfo> {
+    const ports = emulatorPorts();
+    const mode = chooseMode();
+    for (const [name, port] of Object.entries(ports)) {
+      if (mode === "gcloud" && name === "storage") continue;
+      if (await portOpen(port)) {
+        throw new Error(`Port ${port} (${name} emulator) is already in use: stop whatever listens there (an earlier stack?) and retry.`);
+      }
+    }
+    mkdirSync(LOG_DIR, { recursive: true });
+    const logFile = path.join(LOG_DIR, "emulators.log");
+    const log = openSync(logFile, "w");
+    const host = "127.0.0.1";
+    const env: Record<string, string> = {
+      GCLOUD_PROJECT: PROJECT_ID,
+      FIRESTORE_EMULATOR_HOST: `${host}:${ports.firestore}`,
+      FIREBASE_AUTH_EMULATOR_HOST: `${host}:${ports.auth}`,
+    };
+    const storageEmulator = mode === "firebase";
+    if (storageEmulator) env.FIREBASE_STORAGE_EMULATOR_HOST = `${host}:${ports.storage}`;
+
+    const childEnv = { ...process.env, ...env };
+    if (mode === "gcloud") {
+      const firestore = spawn("gcloud", ["emulators", "firestore", "start", `--host-port=${host}:${ports.firestore}`], {
+        detached: true,
+        stdio: ["ignore", log, log],
+        env: childEnv,
+      });
+      this.children.push(firestore);
+      await waitFor("Firestore emulator", () => httpOk(`http://${host}:${ports.firestore}/`), 60_000, firestore);
+    } else {
+      delete childEnv.FIRESTORE_EMULATOR_HOST; // firebase-tools sets it for the functions it runs
+    }
+    const only = mode === "gcloud" ? "auth,functions,hosting" : "auth,functions,hosting,firestore,storage";
+    const firebaseBin = path.join(ROOT, "node_modules", "firebase-tools", "lib", "bin", "firebase.js");
+    const firebase = spawn(process.execPath, [firebaseBin, "emulators:start", "--project", PROJECT_ID, "--only", only], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ["ignore", log, log],
+      env: { ...childEnv, FIREBASE_CLI_DISABLE_UPDATE_CHECK: "true" },
+    });
+    this.children.push(firebase);
+    const base = `http://${host}:${ports.hosting}`;
+    await waitFor("Firebase emulators", () => httpOk(`${base}/api/status.json`), 180_000, firebase);
+    if (!options.quiet) process.stdout.write("");
+    this.info = {
+      mode,
+      storageEmulator,
+      ports,
+      env,
+      logFile,
+      urls: {
+        base,
+        app: base,
+        mcp: `${base}/api/mcp`,
+        console: `${base}/console`,
+        functions: `http://${host}:${ports.functions}/${PROJECT_ID}/us-central1`,
+      },
+    };
+    return this.info;
+  }
+
+  /** Ends every process group; SIGKILL after a grace period. Safe to call more than once. */
+  stop(): Promise<void> {
+    this.stopping ??= (async () => {
+      const alive = () => this.children.filter((c) => c.exitCode === null && c.signalCode === null);
+      for (const child of alive().reverse()) signalGroup(child, "SIGINT");
+      const deadline = Date.now() + 20_000;
+      while (alive().length && Date.now() < deadline) await sleep(200);
+      for (const child of alive()) signalGroup(child, "SIGKILL");
+      // The groups may still hold grandchildren (gcloud's java) after the leader exits.
+      for (const child of this.children) signalGroup(child, "SIGKILL");
+    })();
+    return this.stopping;
+  }
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    await res.arrayBuffer();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+export function tailOf(file: string, lines = 60): string {
+  if (!existsSync(file)) return "";
+  return readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
+}
