@@ -16,3 +16,5 @@ function lazy(load: () => Handler): Handler {
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const site = onRequest({ invoker: "public", cors: "*" }, lazy(() => require("./site/app").siteApp));
+export const mcp = onRequest({ invoker: "public", cors: "*", memory: "256MiB" }, lazy(() => require("./mcp/app").mcpApp));
+export const consoleApi = onRequest({ invoker: "public", cors: false }, lazy(() => require("./console/app").consoleApp));

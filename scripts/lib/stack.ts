@@ -121,6 +121,8 @@ export class Stack {
     const host = "127.0.0.1";
     const env: Record<string, string> = {
       GCLOUD_PROJECT: PROJECT_ID,
+      // Not on GCE: skip google-auth-library's metadata-server probe (a warning and a delay otherwise).
+      METADATA_SERVER_DETECTION: "none",
       FIRESTORE_EMULATOR_HOST: `${host}:${ports.firestore}`,
       FIREBASE_AUTH_EMULATOR_HOST: `${host}:${ports.auth}`,
     };

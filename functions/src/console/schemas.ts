@@ -1,0 +1,12 @@
+import { z } from "zod";
+import { ScopeSchema } from "../auth/scopes";
+import { text } from "../core/validation";
+
+export const CreateWorkspaceSchema = z.object({ name: text(100).optional() }).strict();
+export const MintKeySchema = z
+  .object({
+    name: text(100).optional(),
+    scopes: z.array(ScopeSchema).min(1, "Choose at least one scope").max(5),
+  })
+  .strict();
+export const SessionSchema = z.object({ idToken: z.string().min(1).max(8192) }).strict();

@@ -1,0 +1,9 @@
+// Limits from the specification and the ones this service sets itself (docs/limits.md).
+export const SANDBOX_DAILY_LIMIT = 3;
+export const SANDBOX_LIFETIME_DAYS = 7;
+export const BULK_MAX_URLS = 50;
+export const URL_MAX_LENGTH = 2048;
+/** Largest JSON-RPC body the tool server reads. */
+export const MCP_MAX_BODY_BYTES = 256 * 1024;
+/** Largest JSON body the REST endpoints read. */
+export const REST_MAX_BODY_BYTES = 256 * 1024;

@@ -1,0 +1,48 @@
+// HTTP surface of the tool server: POST carries JSON-RPC, GET returns the manifest.
+import type { Request, Response } from "express";
+import { AppError } from "../core/errors";
+import { MCP_MAX_BODY_BYTES } from "../core/limits";
+import { captureRawBody, createRestApp, parseJsonBody } from "../http/rest";
+import { authenticate } from "../auth/caller";
+import { McpDispatcher, rpcError } from "./protocol";
+import { mcpManifest } from "./manifest";
+
+export async function handleMcpPost(req: Request, res: Response): Promise<void> {
+  let body: unknown;
+  try {
+    body = parseJsonBody(req, MCP_MAX_BODY_BYTES);
+  } catch (error) {
+    const err = error as AppError;
+    res.status(err.httpStatus).json(rpcError(null, err));
+    return;
+  }
+  const dispatcher = new McpDispatcher(() =>
+    authenticate({ authorization: req.headers.authorization, cookie: req.headers.cookie }),
+  );
+  const outcome = await dispatcher.handleBody(body);
+  if (outcome.body === undefined) {
+    res.status(204).end();
+    return;
+  }
+  res.status(outcome.status).json(outcome.body);
+}
+
+function handleMcpGet(req: Request, res: Response): void {
+  // An MCP client probing for a server-to-client stream would otherwise poll this JSON once a second.
+  if ((req.headers.accept ?? "").includes("text/event-stream")) {
+    res.status(405).set("Allow", "POST").json(rpcError(null, new AppError("METHOD_NOT_ALLOWED", "This server offers no SSE stream; use POST")));
+    return;
+  }
+  res.set({ "Cache-Control": "public, max-age=300", Vary: "Accept" }).json(mcpManifest());
+}
+
+export const mcpApp = createRestApp((app) => {
+  app.post("/api/mcp", captureRawBody(MCP_MAX_BODY_BYTES), handleMcpPost);
+  app.get("/api/mcp", handleMcpGet);
+  app.all("/api/mcp", (_req: Request, res: Response) => {
+    res.status(405).set("Allow", "GET, POST").json(rpcError(null, new AppError("METHOD_NOT_ALLOWED", "Use POST for JSON-RPC or GET for the manifest")));
+  });
+  // Reached directly (functions URL) rather than through the Hosting rewrite: serve the same endpoint at /.
+  app.post("/", captureRawBody(MCP_MAX_BODY_BYTES), handleMcpPost);
+  app.get("/", handleMcpGet);
+});

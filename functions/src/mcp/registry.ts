@@ -1,0 +1,31 @@
+// The one table of tools. tools/list, the GET manifest and tools/call all read it.
+import { z } from "zod";
+import type { ToolDefinition } from "./tool";
+import { pingTool } from "./tools/ping";
+import { merchantGetProfileTool } from "./tools/merchantGetProfile";
+
+export const TOOLS: readonly ToolDefinition[] = [pingTool, merchantGetProfileTool] as unknown as ToolDefinition[];
+
+const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+
+export function findTool(name: string): ToolDefinition | undefined {
+  return byName.get(name);
+}
+
+export interface ToolListing {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+let listing: ToolListing[] | undefined;
+
+/** JSON Schemas are derived once per instance from the zod inputs. */
+export function toolListing(): ToolListing[] {
+  listing ??= TOOLS.map((tool) => {
+    const inputSchema = z.toJSONSchema(tool.input, { io: "input" }) as Record<string, unknown>;
+    delete inputSchema.$schema;
+    return { name: tool.name, description: tool.description, inputSchema };
+  });
+  return listing;
+}

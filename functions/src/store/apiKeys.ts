@@ -1,0 +1,103 @@
+// API key records. The document id is the SHA-256 of the key; the plaintext is never stored.
+import { randomBytes } from "node:crypto";
+import { FieldValue, type Timestamp } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { AppError } from "../core/errors";
+import type { Scope } from "../auth/scopes";
+import { displayPrefix, generateApiKey, hashApiKey } from "../auth/apiKeys";
+import { COLLECTIONS } from "./collections";
+
+export interface ApiKeyRecord {
+  /** Document id: SHA-256 hex of the key. Server-side only; never returned to clients. */
+  hash: string;
+  /** Public handle used by the console and the CLI to name a key. */
+  keyId: string;
+  merchantId: string;
+  uid: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  createdAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+const keys = () => db().collection(COLLECTIONS.apiKeys);
+const toDate = (v: unknown) => (v ? (v as Timestamp).toDate() : null);
+
+function fromDoc(hash: string, data: FirebaseFirestore.DocumentData): ApiKeyRecord {
+  return {
+    hash,
+    keyId: data.keyId,
+    merchantId: data.merchantId,
+    uid: data.uid,
+    name: data.name ?? "",
+    prefix: data.prefix,
+    scopes: data.scopes ?? [],
+    createdAt: toDate(data.createdAt),
+    lastUsedAt: toDate(data.lastUsedAt),
+    revokedAt: toDate(data.revokedAt),
+  };
+}
+
+/** Mints a key; the plaintext is returned to the caller once and exists nowhere else. */
+export async function mintApiKey(input: { merchantId: string; uid: string; name: string; scopes: Scope[] }): Promise<{
+  key: string;
+  record: ApiKeyRecord;
+}> {
+  const key = generateApiKey();
+  const id = hashApiKey(key);
+  const doc = {
+    keyId: `key_${randomBytes(8).toString("hex")}`,
+    merchantId: input.merchantId,
+    uid: input.uid,
+    name: input.name,
+    prefix: displayPrefix(key),
+    scopes: [...new Set(input.scopes)],
+    createdAt: FieldValue.serverTimestamp(),
+    lastUsedAt: null,
+    revokedAt: null,
+  };
+  await keys().doc(id).create(doc);
+  const snap = await keys().doc(id).get();
+  return { key, record: fromDoc(id, snap.data()!) };
+}
+
+export async function findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+  const snap = await keys().doc(hash).get();
+  return snap.exists ? fromDoc(snap.id, snap.data()!) : undefined;
+}
+
+export async function listApiKeys(merchantId: string): Promise<ApiKeyRecord[]> {
+  const snap = await keys().where("merchantId", "==", merchantId).get();
+  return snap.docs
+    .map((d) => fromDoc(d.id, d.data()))
+    .sort((a, b) => (b.createdAt?.getTime() ?? 0) - (a.createdAt?.getTime() ?? 0));
+}
+
+/** Revokes by public keyId or display prefix, only within `merchantId`. Idempotent: returns the record. */
+export async function revokeApiKey(merchantId: string, keyIdOrPrefix: string, allowedUid?: string): Promise<ApiKeyRecord> {
+  const field = keyIdOrPrefix.startsWith("sk-svc-") ? "prefix" : "keyId";
+  const candidates = (await keys().where("merchantId", "==", merchantId).where(field, "==", keyIdOrPrefix).get()).docs;
+  if (candidates.length === 0) throw new AppError("NOT_FOUND", "No such API key in this workspace");
+  if (candidates.length > 1) throw new AppError("CONFLICT", "Prefix matches several keys; revoke by keyId");
+  const ref = candidates[0].ref;
+  await db().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    const data = snap.data()!;
+    if (allowedUid && data.uid !== allowedUid) {
+      throw new AppError("FORBIDDEN", "Members can revoke only their own keys");
+    }
+    if (!data.revokedAt) tx.update(ref, { revokedAt: FieldValue.serverTimestamp() });
+  });
+  const snap = await ref.get();
+  return fromDoc(snap.id, snap.data()!);
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Records use at most once a minute per key, so a busy key does not hammer one document. */
+export async function touchApiKey(record: ApiKeyRecord, now = new Date()): Promise<void> {
+  if (record.lastUsedAt && now.getTime() - record.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+  await keys().doc(record.hash).update({ lastUsedAt: FieldValue.serverTimestamp() });
+}

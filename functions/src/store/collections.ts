@@ -1,0 +1,7 @@
+// Collection names in one place (docs/data-model.md describes each document).
+export const COLLECTIONS = {
+  workspaces: "workspaces",
+  memberships: "memberships",
+  apiKeys: "apiKeys",
+  auditEvents: "auditEvents",
+} as const;

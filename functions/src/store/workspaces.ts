@@ -1,0 +1,75 @@
+// Workspaces and memberships. A uid belongs to exactly one workspace: the membership doc id is the uid.
+import { FieldValue, type Timestamp } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { AppError } from "../core/errors";
+import { COLLECTIONS } from "./collections";
+
+export type Role = "owner" | "member";
+
+export interface Workspace {
+  merchantId: string;
+  name: string;
+  ownerUid: string;
+  createdAt: Date;
+}
+
+export interface Membership {
+  uid: string;
+  merchantId: string;
+  role: Role;
+}
+
+const workspaces = () => db().collection(COLLECTIONS.workspaces);
+const memberships = () => db().collection(COLLECTIONS.memberships);
+
+export async function getMembership(uid: string): Promise<Membership | undefined> {
+  const snap = await memberships().doc(uid).get();
+  if (!snap.exists) return undefined;
+  const data = snap.data()!;
+  return { uid, merchantId: data.merchantId, role: data.role };
+}
+
+export async function getWorkspace(merchantId: string): Promise<Workspace | undefined> {
+  const snap = await workspaces().doc(merchantId).get();
+  if (!snap.exists) return undefined;
+  const data = snap.data()!;
+  return { merchantId, name: data.name, ownerUid: data.ownerUid, createdAt: (data.createdAt as Timestamp).toDate() };
+}
+
+/**
+ * Creates a workspace owned by `uid` unless the uid already belongs to one; returns the uid's workspace
+ * either way (idempotent, transactional, so two concurrent first sign-ins make one workspace).
+ */
+export async function ensureWorkspaceForOwner(
+  uid: string,
+  name: string,
+  merchantId?: string,
+): Promise<{ workspace: Workspace; created: boolean }> {
+  const membershipRef = memberships().doc(uid);
+  const workspaceRef = merchantId ? workspaces().doc(merchantId) : workspaces().doc();
+  const result = await db().runTransaction(async (tx) => {
+    const existing = await tx.get(membershipRef);
+    if (existing.exists) return { merchantId: existing.data()!.merchantId as string, created: false };
+    const ws = await tx.get(workspaceRef);
+    if (ws.exists) throw new AppError("CONFLICT", `Workspace ${workspaceRef.id} already exists`);
+    tx.create(workspaceRef, { name, ownerUid: uid, createdAt: FieldValue.serverTimestamp() });
+    tx.create(membershipRef, { merchantId: workspaceRef.id, role: "owner", createdAt: FieldValue.serverTimestamp() });
+    return { merchantId: workspaceRef.id, created: true };
+  });
+  const workspace = await getWorkspace(result.merchantId);
+  if (!workspace) throw new AppError("INTERNAL", "Workspace vanished after creation");
+  return { workspace, created: result.created };
+}
+
+export async function addMember(merchantId: string, uid: string, role: Role = "member"): Promise<Membership> {
+  const membershipRef = memberships().doc(uid);
+  await db().runTransaction(async (tx) => {
+    const [ws, existing] = await Promise.all([tx.get(workspaces().doc(merchantId)), tx.get(membershipRef)]);
+    if (!ws.exists) throw new AppError("NOT_FOUND", `No workspace ${merchantId}`);
+    if (existing.exists && existing.data()!.merchantId !== merchantId) {
+      throw new AppError("CONFLICT", `User ${uid} already belongs to another workspace`);
+    }
+    tx.set(membershipRef, { merchantId, role, createdAt: FieldValue.serverTimestamp() });
+  });
+  return { uid, merchantId, role };
+}
