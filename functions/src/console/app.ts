@@ -41,7 +41,8 @@ export function publicKey(record: ApiKeyRecord) {
 export const consoleApp = createRestApp((app) => {
   app.use(captureRawBody(REST_MAX_BODY_BYTES));
   app.use((_req, res, next) => {
-    res.set("Cache-Control", "no-store");
+    // "private" also keeps Hosting from stripping Set-Cookie (it drops cookies on cacheable responses).
+    res.set("Cache-Control", "private, no-store");
     next();
   });
 

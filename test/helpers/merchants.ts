@@ -1,0 +1,45 @@
+// Test fixtures on the real emulators: Auth users (through the Auth emulator's REST API), workspaces
+// and API keys (through the service's own store modules, i.e. the Admin SDK against Firestore).
+import { randomUUID } from "node:crypto";
+import { db } from "../../functions/src/core/firebase";
+import { SCOPES, type Scope } from "../../functions/src/auth/scopes";
+import { mintApiKey } from "../../functions/src/store/apiKeys";
+import { ensureWorkspaceForOwner } from "../../functions/src/store/workspaces";
+
+export function firestore() {
+  return db();
+}
+
+export interface TestUser {
+  uid: string;
+  email: string;
+  idToken: string;
+}
+
+export async function signUp(email = `user-${randomUUID()}@example.com`, password = "password-123"): Promise<TestUser> {
+  const host = process.env.FIREBASE_AUTH_EMULATOR_HOST;
+  const res = await fetch(`http://${host}/identitytoolkit.googleapis.com/v1/accounts:signUp?key=fake-api-key`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, password, returnSecureToken: true }),
+  });
+  const body = (await res.json()) as { localId: string; idToken: string };
+  if (!res.ok) throw new Error(`signUp failed: ${JSON.stringify(body)}`);
+  return { uid: body.localId, email, idToken: body.idToken };
+}
+
+export interface TestMerchant extends TestUser {
+  merchantId: string;
+  apiKey: string;
+}
+
+export async function createMerchant(scopes: Scope[] = [...SCOPES], name = "Test Merchant"): Promise<TestMerchant> {
+  const user = await signUp();
+  const { workspace } = await ensureWorkspaceForOwner(user.uid, name);
+  const { key } = await mintApiKey({ merchantId: workspace.merchantId, uid: user.uid, name: "test", scopes });
+  return { ...user, merchantId: workspace.merchantId, apiKey: key };
+}
+
+export async function mintKey(merchant: TestMerchant, scopes: Scope[]): Promise<string> {
+  return (await mintApiKey({ merchantId: merchant.merchantId, uid: merchant.uid, name: "extra", scopes })).key;
+}
