@@ -1,0 +1,120 @@
+// Ops CLI: `npm run admin -- <command> [options]`. Against the local emulators by default (demo project);
+// with `--project <id>` of a real project it uses application default credentials
+// (`gcloud auth application-default login`).
+import { parseArgs } from "node:util";
+import { LOCAL_PORTS, LOCAL_PROJECT_ID } from "../functions/src/core/config";
+
+const USAGE = `usage: npm run admin -- <command> [options]
+
+commands:
+  create-merchant --email <owner email> [--name <workspace name>] [--merchant-id <id>]
+  add-member      --merchant <id> --email <email> [--role member|owner]
+  mint-key        --merchant <id> --email <email of owner or member> --scopes <a,b,...> [--name <label>]
+  list-keys       --merchant <id>
+  revoke-key      --merchant <id> --key <keyId or sk-svc- display prefix>
+
+options:
+  --project <id>  Firebase project (default ${LOCAL_PROJECT_ID}: the local emulators)
+  --json          machine-readable output`;
+
+async function main(): Promise<void> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      project: { type: "string", default: LOCAL_PROJECT_ID },
+      email: { type: "string" },
+      name: { type: "string" },
+      "merchant-id": { type: "string" },
+      merchant: { type: "string" },
+      role: { type: "string", default: "member" },
+      scopes: { type: "string" },
+      key: { type: "string" },
+      json: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  });
+  const command = positionals[0];
+  if (!command || values.help) {
+    console.log(USAGE);
+    process.exitCode = command ? 0 : 2;
+    return;
+  }
+  process.env.GCLOUD_PROJECT = values.project;
+  if (values.project!.startsWith("demo-")) {
+    process.env.FIRESTORE_EMULATOR_HOST ??= `127.0.0.1:${LOCAL_PORTS.firestore}`;
+    process.env.FIREBASE_AUTH_EMULATOR_HOST ??= `127.0.0.1:${LOCAL_PORTS.auth}`;
+  }
+  // Imported after the environment is set: the Admin SDK reads it on first use.
+  const { getAuth } = await import("firebase-admin/auth");
+  const { adminApp } = await import("../functions/src/core/firebase");
+  const workspaces = await import("../functions/src/store/workspaces");
+  const keys = await import("../functions/src/store/apiKeys");
+  const { SCOPES, ScopeSchema } = await import("../functions/src/auth/scopes");
+  const out = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data, null, 2) : human);
+  const need = (name: keyof typeof values): string => {
+    const v = values[name];
+    if (typeof v !== "string" || !v) throw new Error(`--${name} is required for ${command}\n\n${USAGE}`);
+    return v;
+  };
+  const userByEmail = async (email: string, create: boolean) => {
+    const auth = getAuth(adminApp());
+    try {
+      return await auth.getUserByEmail(email);
+    } catch (e) {
+      if (!create) throw new Error(`No user with email ${email}`);
+      return auth.createUser({ email });
+    }
+  };
+
+  switch (command) {
+    case "create-merchant": {
+      const user = await userByEmail(need("email"), true);
+      const { workspace, created } = await workspaces.ensureWorkspaceForOwner(user.uid, values.name ?? `${user.email} workspace`, values["merchant-id"]);
+      out(`${created ? "created" : "exists:"} merchant ${workspace.merchantId} (${workspace.name}), owner ${user.email} (${user.uid})`, { created, workspace, ownerUid: user.uid });
+      break;
+    }
+    case "add-member": {
+      const role = values.role === "owner" ? "owner" : "member";
+      const user = await userByEmail(need("email"), true);
+      const membership = await workspaces.addMember(need("merchant"), user.uid, role);
+      out(`${user.email} (${user.uid}) is now ${role} of ${membership.merchantId}`, membership);
+      break;
+    }
+    case "mint-key": {
+      const merchantId = need("merchant");
+      const user = await userByEmail(need("email"), false);
+      const membership = await workspaces.getMembership(user.uid);
+      if (membership?.merchantId !== merchantId) throw new Error(`${user.email} is not a member of ${merchantId}`);
+      const scopes = need("scopes") === "all" ? [...SCOPES] : need("scopes").split(",").map((s) => ScopeSchema.parse(s.trim()));
+      const { key, record } = await keys.mintApiKey({ merchantId, uid: user.uid, name: values.name ?? "CLI key", scopes });
+      out(`key (shown once, store it now):\n${key}\nkeyId ${record.keyId}, scopes ${record.scopes.join(",")}`, { key, keyId: record.keyId, prefix: record.prefix, scopes: record.scopes });
+      break;
+    }
+    case "list-keys": {
+      const list = await keys.listApiKeys(need("merchant"));
+      const rows = list.map((k) => ({ keyId: k.keyId, prefix: k.prefix, name: k.name, scopes: k.scopes, uid: k.uid, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt }));
+      out(
+        rows.length
+          ? rows.map((r) => `${r.keyId}  ${r.prefix}…  ${r.revokedAt ? "REVOKED" : "active "}  ${r.scopes.join(",")}  last used ${r.lastUsedAt?.toISOString() ?? "never"}  ${r.name}`).join("\n")
+          : "no keys",
+        rows,
+      );
+      break;
+    }
+    case "revoke-key": {
+      const record = await keys.revokeApiKey(need("merchant"), need("key"));
+      out(`revoked ${record.keyId} (${record.prefix}…) at ${record.revokedAt?.toISOString()}`, { keyId: record.keyId, revokedAt: record.revokedAt });
+      break;
+    }
+    default:
+      throw new Error(`unknown command ${command}\n\n${USAGE}`);
+  }
+}
+
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  (error) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);
