@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { FieldValue, type Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
+import { Coalescer } from "../core/coalescer";
 import type { Scope } from "../auth/scopes";
 import { displayPrefix, generateApiKey, hashApiKey } from "../auth/apiKeys";
 import { COLLECTIONS } from "./collections";
@@ -63,9 +64,14 @@ export async function mintApiKey(input: { merchantId: string; uid: string; name:
   return { key, record: fromDoc(id, snap.data()!) };
 }
 
-export async function findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
-  const snap = await keys().doc(hash).get();
-  return snap.exists ? fromDoc(snap.id, snap.data()!) : undefined;
+// Concurrent key checks on one instance share a single getAll round trip (never a cached answer).
+const keyReads = new Coalescer<string, ApiKeyRecord | undefined>(async (hashes) => {
+  const snaps = await db().getAll(...hashes.map((h) => keys().doc(h)));
+  return snaps.map((snap) => (snap.exists ? fromDoc(snap.id, snap.data()!) : undefined));
+});
+
+export function findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+  return keyReads.submit(hash);
 }
 
 export async function listApiKeys(merchantId: string): Promise<ApiKeyRecord[]> {

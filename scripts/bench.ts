@@ -1,0 +1,32 @@
+// `npm run bench`: starts the emulators, seeds a merchant, and prints figures for each hot path next to a
+// baseline measured in the same run. It asserts nothing.
+import { Stack } from "./lib/stack";
+
+async function main(): Promise<void> {
+  const stack = new Stack();
+  process.once("SIGINT", () => void stack.stop().then(() => process.exit(130)));
+  try {
+    const info = await stack.start();
+    Object.assign(process.env, info.env);
+    const { seedDemo } = await import("./lib/seed");
+    const demo = await seedDemo();
+    console.log(`bench on ${process.version}, ${require("node:os").cpus().length} cores, Firestore emulator via ${info.mode}`);
+    const only = process.argv[2];
+    const sections: Record<string, () => Promise<unknown>> = {
+      mcp: async () => (await import("./bench/mcp")).benchMcp(demo.apiKey),
+    };
+    for (const [name, run] of Object.entries(sections)) {
+      if (!only || only === name) await run();
+    }
+  } finally {
+    await stack.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

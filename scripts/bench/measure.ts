@@ -1,0 +1,54 @@
+// Load helpers for benchmarks: a fixed number of requests at a fixed concurrency, latency percentiles.
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  throughput: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export async function runLoad(requests: number, concurrency: number, once: () => Promise<boolean>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let started = 0;
+  const begin = performance.now();
+  const worker = async () => {
+    while (started < requests) {
+      started++;
+      const t = performance.now();
+      const ok = await once().catch(() => false);
+      latencies.push(performance.now() - t);
+      if (!ok) errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - begin) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { requests, seconds, throughput: requests / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+}
+
+/** Median time of `fn` over `iterations` runs, in ms. */
+export async function medianMs(iterations: number, fn: () => unknown | Promise<unknown>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < iterations; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return percentile(times, 50);
+}
+
+export const fmt = (n: number, digits = 2) => n.toFixed(digits);
+
+export function printLoad(label: string, r: LoadResult): void {
+  console.log(
+    `  ${label.padEnd(44)} ${fmt(r.throughput, 0).padStart(7)} req/s   p50 ${fmt(r.p50).padStart(7)} ms   p99 ${fmt(r.p99).padStart(7)} ms   errors ${r.errors}`,
+  );
+}
