@@ -9,7 +9,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { mcpApp } from "../../functions/src/mcp/app";
 import { authenticate } from "../../functions/src/auth/caller";
 import { writeAuditEvent } from "../../functions/src/store/audit";
-import { runLoad, printLoad, fmt } from "./measure";
+import { runLoad, printLoad, fmt, post } from "./measure";
 
 function sdkApp() {
   const app = express();
@@ -56,18 +56,18 @@ function listen(app: express.Express): Promise<{ server: Server; url: string }> 
   });
 }
 
-export async function benchMcp(apiKey: string, requests = Number(process.env.BENCH_MCP_REQUESTS ?? 1500), concurrency = 16) {
+export async function benchMcp(apiKey: string, requests = Number(process.env.BENCH_MCP_REQUESTS ?? 2000), concurrency = 32) {
   console.log(`\n[mcp] tools/call svc.ping, ${requests} requests, concurrency ${concurrency}, key check + audit on the Firestore emulator`);
   const ours = await listen(mcpApp as unknown as express.Express);
   const sdk = await listen(sdkApp());
   const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "svc.ping", arguments: {} } });
   const call = (url: string) => async () => {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: `Bearer ${apiKey}` },
-      body,
+    const res = await post(url, body, {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      Authorization: `Bearer ${apiKey}`,
     });
-    const json = (await res.json()) as { result?: { structuredContent?: { ok?: boolean } } };
+    const json = JSON.parse(res.text) as { result?: { structuredContent?: { ok?: boolean } } };
     return res.status === 200 && json.result?.structuredContent?.ok === true;
   };
   // Warm both (JIT, connections, Firestore channel) before measuring; alternate order to share drift.
