@@ -16,5 +16,7 @@ function lazy(load: () => Handler): Handler {
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const site = onRequest({ invoker: "public", cors: "*" }, lazy(() => require("./site/app").siteApp));
-export const mcp = onRequest({ invoker: "public", cors: "*", memory: "256MiB" }, lazy(() => require("./mcp/app").mcpApp));
+export const mcp = onRequest({ invoker: "public", cors: "*", memory: "512MiB" }, lazy(() => require("./mcp/app").mcpApp));
 export const consoleApi = onRequest({ invoker: "public", cors: false }, lazy(() => require("./console/app").consoleApp));
+export const images = onRequest({ invoker: "public" }, lazy(() => require("./images/app").imagesApp));
+export const bulk = onRequest({ invoker: "public", cors: "*", memory: "512MiB", timeoutSeconds: 120 }, lazy(() => require("./bulk/app").bulkApp));

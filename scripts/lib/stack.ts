@@ -121,6 +121,7 @@ export class Stack {
     const host = "127.0.0.1";
     const env: Record<string, string> = {
       GCLOUD_PROJECT: PROJECT_ID,
+      LOCAL_IMAGE_DIR: path.join(ROOT, ".local-images"),
       // Not on GCE: skip google-auth-library's metadata-server probe (a warning and a delay otherwise).
       METADATA_SERVER_DETECTION: "none",
       FIRESTORE_EMULATOR_HOST: `${host}:${ports.firestore}`,

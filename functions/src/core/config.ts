@@ -56,6 +56,20 @@ export function projectId(): string {
   return LOCAL_PROJECT_ID;
 }
 
+/** Default Cloud Storage bucket (STORAGE_BUCKET overrides; new projects use <id>.firebasestorage.app). */
+export function storageBucketName(): string {
+  if (process.env.STORAGE_BUCKET) return process.env.STORAGE_BUCKET;
+  if (process.env.FIREBASE_CONFIG) {
+    try {
+      const parsed = JSON.parse(process.env.FIREBASE_CONFIG) as { storageBucket?: string };
+      if (parsed.storageBucket) return parsed.storageBucket;
+    } catch {
+      // not JSON
+    }
+  }
+  return `${projectId()}.appspot.com`;
+}
+
 /** True under the emulator suite or for a `demo-` project: such code must never reach production services. */
 export function isLocal(): boolean {
   return process.env.FUNCTIONS_EMULATOR === "true" || projectId().startsWith("demo-");

@@ -4,7 +4,7 @@ import type { App } from "firebase-admin/app";
 import type { Firestore } from "firebase-admin/firestore";
 import type { Auth } from "firebase-admin/auth";
 import { AppError } from "./errors";
-import { isLocal, projectId } from "./config";
+import { isLocal, projectId, storageBucketName } from "./config";
 
 let app: App | undefined;
 let firestore: Firestore | undefined;
@@ -13,7 +13,8 @@ export function adminApp(): App {
   if (app) return app;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { getApps, initializeApp } = require("firebase-admin/app") as typeof import("firebase-admin/app");
-  app = getApps()[0] ?? initializeApp({ projectId: projectId() });
+  // Deployed functions get projectId and storageBucket from FIREBASE_CONFIG; elsewhere they are derived.
+  app = getApps()[0] ?? (process.env.FIREBASE_CONFIG ? initializeApp() : initializeApp({ projectId: projectId(), storageBucket: storageBucketName() }));
   return app;
 }
 

@@ -3,8 +3,17 @@ import { z } from "zod";
 import type { ToolDefinition } from "./tool";
 import { pingTool } from "./tools/ping";
 import { merchantGetProfileTool } from "./tools/merchantGetProfile";
+import { qrCreateTool } from "./tools/qrCreate";
+import { qrListTool } from "./tools/qrList";
+import { qrUpdateTool } from "./tools/qrUpdate";
 
-export const TOOLS: readonly ToolDefinition[] = [pingTool, merchantGetProfileTool] as unknown as ToolDefinition[];
+export const TOOLS: readonly ToolDefinition[] = [
+  pingTool,
+  merchantGetProfileTool,
+  qrCreateTool,
+  qrListTool,
+  qrUpdateTool,
+] as unknown as ToolDefinition[];
 
 const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
 

@@ -1,18 +1,21 @@
 // Turns a payload into a PNG: plain codes through the direct 1-bit encoder, framed codes by writing the
 // code's pixels as palette indices into a frame canvas that sharp (loaded only here) draws once per instance.
-import { qrMatrix, type ErrorCorrection } from "./matrix";
+import { qrMatrixBestFit, type ErrorCorrection } from "./matrix";
 import { encodeIndexedPng, encodeQrPng, grayPixels } from "./png";
 import { FRAME_SIDE, frameSpec, type FrameName } from "./frames";
 
-/** Plain codes: M (15%) is the usual print default. */
-export const PLAIN_ERROR_CORRECTION: ErrorCorrection = "M";
-/** Framed codes are printed on signage and stickers that get scuffed: Q (25%). Frames never cover modules. */
-export const FRAMED_ERROR_CORRECTION: ErrorCorrection = "Q";
+/** Plain codes: M (15%), the usual print default; L only when a very long URL does not fit at M. */
+export const PLAIN_ERROR_CORRECTION: readonly ErrorCorrection[] = ["M", "L"];
+/**
+ * Framed codes go on signage and stickers that get scuffed: Q (25%) where the payload fits, else M.
+ * Frames never cover modules, so no correction capacity is spent on the frame itself.
+ */
+export const FRAMED_ERROR_CORRECTION: readonly ErrorCorrection[] = ["Q", "M", "L"];
 
 export const PLAIN_SIDE = 512;
 
 export function renderPlainPng(payload: string, side = PLAIN_SIDE): Buffer {
-  return encodeQrPng(qrMatrix(payload, PLAIN_ERROR_CORRECTION), side);
+  return encodeQrPng(qrMatrixBestFit(payload, PLAIN_ERROR_CORRECTION), side);
 }
 
 /**
@@ -89,7 +92,7 @@ function frameCanvas(name: FrameName): Promise<FrameCanvas> {
 
 export async function renderFramedPng(payload: string, frame: FrameName): Promise<Buffer> {
   const { palette, rows, box } = await frameCanvas(frame);
-  const matrix = qrMatrix(payload, FRAMED_ERROR_CORRECTION);
+  const matrix = qrMatrixBestFit(payload, FRAMED_ERROR_CORRECTION);
   const code = grayPixels(matrix, box.side);
   if (code.side > box.side) throw new Error(`payload too long for the ${frame} frame`);
   const out = Buffer.from(rows);

@@ -4,4 +4,5 @@ export const COLLECTIONS = {
   memberships: "memberships",
   apiKeys: "apiKeys",
   auditEvents: "auditEvents",
+  links: "links",
 } as const;

@@ -1,0 +1,109 @@
+// POST /api/bulk-qr-codes: up to 50 permanent static codes per call in the caller's workspace,
+// all or nothing, with optional Idempotency-Key.
+import type { Request, Response } from "express";
+import { z } from "zod";
+import { AppError } from "../core/errors";
+
+import { BULK_MAX_URLS, REST_MAX_BODY_BYTES, URL_MAX_LENGTH } from "../core/limits";
+import { httpUrl, parseOrThrow } from "../core/validation";
+import { captureRawBody, createRestApp, isJsonContentType, methodNotAllowed, parseJsonBody } from "../http/rest";
+import { authenticate, requireScope } from "../auth/caller";
+import { titleFromUrl } from "../codes/fields";
+import { createCodes } from "../codes/service";
+import { addIdempotencyRecord, findIdempotencyRecord, requestHashOf } from "../store/idempotency";
+
+export const BULK_SCOPE = "qr:write" as const;
+
+export const BulkRequestSchema = z
+  .object({
+    urls: z
+      .array(httpUrl(URL_MAX_LENGTH))
+      .min(1, "Give at least one URL")
+      .max(BULK_MAX_URLS, `At most ${BULK_MAX_URLS} URLs per call`),
+  })
+  .strict();
+
+interface BulkResponse {
+  ok: true;
+  count: number;
+  codes: Array<{ codeId: string; title: string; destinationUrl: string; qrImageUrl: string }>;
+}
+
+const IDEMPOTENCY_KEY_MAX = 255;
+
+function idempotencyKeyOf(req: Request): string | undefined {
+  const key = req.headers["idempotency-key"];
+  if (key === undefined) return undefined;
+  const value = String(key).trim();
+  if (!value || value.length > IDEMPOTENCY_KEY_MAX) {
+    throw new AppError("VALIDATION_FAILED", `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+  }
+  return value;
+}
+
+async function replay(merchantId: string, key: string, requestHash: string): Promise<BulkResponse | undefined> {
+  const record = await findIdempotencyRecord<BulkResponse>(merchantId, key);
+  if (!record) return undefined;
+  if (record.requestHash !== requestHash) {
+    throw new AppError("CONFLICT", "This Idempotency-Key was used with a different request body", {
+      hint: "Use a new Idempotency-Key for a new request.",
+    });
+  }
+  return record.response;
+}
+
+const ALREADY_EXISTS = 6; // gRPC status of a create() that lost a race
+
+async function handleBulk(req: Request, res: Response): Promise<void> {
+  const caller = await authenticate({ authorization: req.headers.authorization, cookie: req.headers.cookie });
+  await caller.background;
+  requireScope(caller, BULK_SCOPE, "The bulk endpoint");
+  if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
+  const { urls } = parseOrThrow(BulkRequestSchema, parseJsonBody(req, REST_MAX_BODY_BYTES), "bulk request");
+  const key = idempotencyKeyOf(req);
+  const requestHash = requestHashOf(urls);
+
+  if (key) {
+    const previous = await replay(caller.merchantId, key, requestHash);
+    if (previous) {
+      res.set("Idempotent-Replayed", "true").json(previous);
+      return;
+    }
+  }
+  let response: BulkResponse | undefined;
+  try {
+    await createCodes(
+      caller.merchantId,
+      urls.map((url) => ({ title: titleFromUrl(url), destinationUrl: url })),
+      "bulk",
+      (batch, codes) => {
+        response = {
+          ok: true,
+          count: codes.length,
+          codes: codes.map((c) => ({ codeId: c.codeId, title: c.title, destinationUrl: c.destinationUrl, qrImageUrl: c.qrImageUrl })),
+        };
+        if (key) addIdempotencyRecord(batch, caller.merchantId, key, { requestHash, response });
+      },
+    );
+  } catch (error) {
+    // A concurrent retry with the same key committed first: answer with its codes.
+    if (key && (error as { code?: number }).code === ALREADY_EXISTS) {
+      const previous = await replay(caller.merchantId, key, requestHash);
+      if (previous) {
+        res.set("Idempotent-Replayed", "true").json(previous);
+        return;
+      }
+    }
+    throw error;
+  }
+  res.json(response);
+}
+
+export const bulkApp = createRestApp((app) => {
+  app.post("/api/bulk-qr-codes", captureRawBody(REST_MAX_BODY_BYTES), handleBulk);
+  app.all("/api/bulk-qr-codes", () => methodNotAllowed("POST"));
+  app.use((req: Request) => {
+    throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
+  });
+});
+

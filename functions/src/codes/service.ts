@@ -1,0 +1,154 @@
+// Creating, listing and changing account QR codes. No HTTP here: tools and endpoints call these with a
+// merchant id that they derived from the verified caller.
+import { getConfig } from "../core/config";
+import { AppError } from "../core/errors";
+import { db } from "../core/firebase";
+import { logError } from "../core/log";
+import { imageStore, type StoredImage } from "../images/store";
+import type { BoostFrame, FrameName, Template } from "../qr/frames";
+import { renderFramedPng, renderPlainPng } from "../qr/render";
+import { addNewCode, findCode, newCodeId, updateCodeInTransaction, type CodeLookup } from "../store/codes";
+import { uniqueTags, type ScanBeepSound } from "./fields";
+import { newUniqueQrId } from "./ids";
+import type { CodeSource, QrCode } from "./model";
+
+export interface NewCodeInput {
+  title: string;
+  destinationUrl: string;
+  campaign?: string;
+  tags?: string[];
+  dynamic?: boolean;
+  template?: Template;
+  scanBeepSound?: ScanBeepSound;
+  boostFrame?: BoostFrame;
+}
+
+export function dynamicLinkFor(uniqueQRCodeID: string): string {
+  return `${getConfig().dynamicLinkUrl}/qr/${uniqueQRCodeID}`;
+}
+
+/** The frame drawn around a code: a boost frame overrides the template. */
+function frameOf(code: Pick<QrCode, "boostFrame" | "template">): FrameName | null {
+  return code.boostFrame ?? code.template ?? null;
+}
+
+/** What the image encodes: the dynamic link for dynamic codes, the destination itself for static ones. */
+export function encodedPayload(code: Pick<QrCode, "dynamic" | "dynamicLink" | "destinationUrl">): string {
+  return code.dynamic ? code.dynamicLink! : code.destinationUrl;
+}
+
+export async function renderCodePng(code: Pick<QrCode, "dynamic" | "dynamicLink" | "destinationUrl" | "boostFrame" | "template">): Promise<Buffer> {
+  const frame = frameOf(code);
+  return frame ? renderFramedPng(encodedPayload(code), frame) : renderPlainPng(encodedPayload(code));
+}
+
+/** Builds the record of a new code (ids, derived fields), before its image exists. */
+function draftCode(merchantId: string, input: NewCodeInput, source: CodeSource, now: Date): Omit<QrCode, "qrImageUrl" | "imagePath" | "imageToken"> {
+  const boostFrame = input.boostFrame ?? null;
+  const template = boostFrame ? null : (input.template ?? null);
+  const scanBeepSound = input.scanBeepSound ?? null;
+  const dynamic = Boolean(input.dynamic) || template === "soundSeal" || scanBeepSound !== null;
+  const uniqueQRCodeID = newUniqueQrId();
+  return {
+    codeId: newCodeId(merchantId),
+    merchantId,
+    uniqueQRCodeID,
+    title: input.title,
+    destinationUrl: input.destinationUrl,
+    campaign: input.campaign ?? null,
+    tags: uniqueTags(input.tags),
+    dynamic,
+    dynamicLink: dynamic ? dynamicLinkFor(uniqueQRCodeID) : null,
+    template,
+    scanBeepSound,
+    boostFrame,
+    status: "draft",
+    source,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+const imagePathOf = (merchantId: string, codeId: string) => `qr/${merchantId}/${codeId}.png`;
+
+async function withImage(draft: Omit<QrCode, "qrImageUrl" | "imagePath" | "imageToken">): Promise<QrCode> {
+  const png = await renderCodePng(draft);
+  const image: StoredImage = await imageStore().put(imagePathOf(draft.merchantId, draft.codeId), png);
+  return { ...draft, qrImageUrl: image.url, imagePath: image.path, imageToken: image.token };
+}
+
+async function deleteImages(codes: readonly Pick<QrCode, "imagePath">[]): Promise<void> {
+  await Promise.all(codes.map((c) => imageStore().delete(c.imagePath).catch((e) => logError("image cleanup failed", e))));
+}
+
+/**
+ * Creates codes all or nothing: images are stored first, then every code and link document is written
+ * in one batch; if the batch fails, the images are deleted again and no document exists.
+ * `extraWrites` joins the same batch (the bulk endpoint's idempotency record).
+ */
+export async function createCodes(
+  merchantId: string,
+  inputs: readonly NewCodeInput[],
+  source: CodeSource,
+  extraWrites?: (batch: FirebaseFirestore.WriteBatch, codes: QrCode[]) => void,
+): Promise<QrCode[]> {
+  const now = new Date();
+  const codes = await Promise.all(inputs.map((input) => withImage(draftCode(merchantId, input, source, now))));
+  try {
+    const batch = db().batch();
+    for (const code of codes) addNewCode(batch, code);
+    extraWrites?.(batch, codes);
+    await batch.commit();
+  } catch (error) {
+    await deleteImages(codes);
+    throw error;
+  }
+  return codes;
+}
+
+export async function createCode(merchantId: string, input: NewCodeInput, source: CodeSource = "tool"): Promise<QrCode> {
+  const [code] = await createCodes(merchantId, [input], source);
+  return code;
+}
+
+export interface CodeChanges {
+  destinationUrl?: string;
+  title?: string;
+  scanBeepSound?: ScanBeepSound | "none";
+}
+
+/**
+ * Applies changes to a code of `merchantId`. A dynamic code's link document changes in the same
+ * transaction, so the very next scan follows. A static code encodes its URL, so a new destination is
+ * re-rendered into the same image path with the same token: the qrImageUrl stays valid.
+ */
+export async function updateCode(merchantId: string, lookup: CodeLookup, changes: CodeChanges): Promise<QrCode> {
+  if (changes.destinationUrl === undefined && changes.title === undefined && changes.scanBeepSound === undefined) {
+    throw new AppError("VALIDATION_FAILED", "Nothing to update: give destinationUrl, title or scanBeepSound");
+  }
+  const updated = await db().runTransaction(async (tx) => {
+    const code = await findCode(merchantId, lookup, tx);
+    if (changes.scanBeepSound && changes.scanBeepSound !== "none" && !code.dynamic) {
+      throw new AppError("VALIDATION_FAILED", "scanBeepSound needs a dynamic code; this code is static", {
+        hint: "Create a dynamic code (dynamic: true) to play a sound on scan.",
+      });
+    }
+    const next: QrCode = {
+      ...code,
+      title: changes.title ?? code.title,
+      destinationUrl: changes.destinationUrl ?? code.destinationUrl,
+      scanBeepSound: changes.scanBeepSound === undefined ? code.scanBeepSound : changes.scanBeepSound === "none" ? null : changes.scanBeepSound,
+      updatedAt: new Date(),
+    };
+    updateCodeInTransaction(tx, next);
+    return { before: code, after: next };
+  });
+  const { before, after } = updated;
+  if (!after.dynamic && after.destinationUrl !== before.destinationUrl) {
+    // Re-render from the committed state so the last writer's image reflects the last committed URL.
+    const latest = await findCode(merchantId, { codeId: after.codeId });
+    await imageStore().put(latest.imagePath, await renderCodePng(latest), latest.imageToken);
+    return latest;
+  }
+  return after;
+}

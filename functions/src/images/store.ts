@@ -1,0 +1,118 @@
+// Hosted PNGs at stable, tokenized, non-expiring URLs. Two adapters behind one interface:
+//  - Cloud Storage (production, and the Storage emulator where it runs): the object carries a
+//    firebaseStorageDownloadTokens token, so the Firebase download URL is stable and never expires;
+//  - a local store (emulator machines without a Storage emulator): files on disk, served by the
+//    `images` function at /img/<path>?token=<token>.
+// Re-writing a path with its existing token keeps the URL, which is how a static code's image follows a
+// destination change without a new qrImageUrl.
+import { randomUUID, timingSafeEqual } from "node:crypto";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { getConfig, isLocal, storageBucketName } from "../core/config";
+import { adminApp } from "../core/firebase";
+import { AppError } from "../core/errors";
+
+export interface StoredImage {
+  path: string;
+  token: string;
+  url: string;
+}
+
+export interface ImageStore {
+  readonly kind: "cloud-storage" | "local";
+  /** Writes the PNG at `path`; reuses `token` when given so the URL stays the same. */
+  put(path: string, png: Buffer, token?: string): Promise<StoredImage>;
+  delete(path: string): Promise<void>;
+}
+
+const SAFE_PATH = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\.png$/;
+
+export function assertSafePath(p: string): void {
+  if (!SAFE_PATH.test(p)) throw new AppError("NOT_FOUND", "No such image");
+}
+
+const IMAGE_CACHE_CONTROL = "public, max-age=300";
+
+export class CloudStorageImageStore implements ImageStore {
+  readonly kind = "cloud-storage" as const;
+
+  private bucket() {
+    const { getStorage } = require("firebase-admin/storage") as typeof import("firebase-admin/storage"); // eslint-disable-line @typescript-eslint/no-require-imports
+    return getStorage(adminApp()).bucket(storageBucketName());
+  }
+
+  async put(objectPath: string, png: Buffer, token = randomUUID()): Promise<StoredImage> {
+    assertSafePath(objectPath);
+    await this.bucket()
+      .file(objectPath)
+      .save(png, {
+        resumable: false,
+        contentType: "image/png",
+        metadata: { cacheControl: IMAGE_CACHE_CONTROL, metadata: { firebaseStorageDownloadTokens: token } },
+      });
+    return { path: objectPath, token, url: downloadUrl(storageBucketName(), objectPath, token) };
+  }
+
+  async delete(objectPath: string): Promise<void> {
+    await this.bucket().file(objectPath).delete({ ignoreNotFound: true });
+  }
+}
+
+export function downloadUrl(bucket: string, objectPath: string, token: string): string {
+  const emulator = process.env.FIREBASE_STORAGE_EMULATOR_HOST;
+  const origin = emulator ? `http://${emulator.replace(/^https?:\/\//, "")}` : "https://firebasestorage.googleapis.com";
+  return `${origin}/v0/b/${bucket}/o/${encodeURIComponent(objectPath)}?alt=media&token=${token}`;
+}
+
+export function localImageDir(): string {
+  return process.env.LOCAL_IMAGE_DIR ?? path.resolve(process.cwd(), ".local-images");
+}
+
+export class LocalImageStore implements ImageStore {
+  readonly kind = "local" as const;
+
+  constructor(private readonly dir = localImageDir()) {}
+
+  async put(imagePath: string, png: Buffer, token = randomUUID()): Promise<StoredImage> {
+    assertSafePath(imagePath);
+    const file = path.join(this.dir, imagePath);
+    await mkdir(path.dirname(file), { recursive: true });
+    // Write then rename, so a reader never sees half a file.
+    const tmp = `${file}.${randomUUID()}.tmp`;
+    await writeFile(tmp, png);
+    await writeFile(`${file}.token`, token);
+    await rename(tmp, file);
+    return { path: imagePath, token, url: `${getConfig().appUrl}/img/${imagePath}?token=${token}` };
+  }
+
+  async delete(imagePath: string): Promise<void> {
+    assertSafePath(imagePath);
+    const file = path.join(this.dir, imagePath);
+    await rm(file, { force: true });
+    await rm(`${file}.token`, { force: true });
+  }
+
+  /** The PNG if `token` matches the one stored with it (constant-time compare). */
+  async read(imagePath: string, token: string): Promise<Buffer> {
+    assertSafePath(imagePath);
+    const file = path.join(this.dir, imagePath);
+    let stored: string;
+    try {
+      stored = await readFile(`${file}.token`, "utf8");
+    } catch {
+      throw new AppError("NOT_FOUND", "No such image");
+    }
+    const a = Buffer.from(stored);
+    const b = Buffer.from(token);
+    if (a.length !== b.length || !timingSafeEqual(a, b)) throw new AppError("FORBIDDEN", "Invalid image token");
+    return readFile(file);
+  }
+}
+
+let store: ImageStore | undefined;
+
+/** Cloud Storage in production and wherever a Storage emulator runs; the local store otherwise. */
+export function imageStore(): ImageStore {
+  store ??= !isLocal() || process.env.FIREBASE_STORAGE_EMULATOR_HOST ? new CloudStorageImageStore() : new LocalImageStore();
+  return store;
+}

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { fields, SCAN_BEEP_SOUNDS } from "../../codes/fields";
+import { publicCode } from "../../codes/model";
+import { updateCode } from "../../codes/service";
+import { defineTool } from "../tool";
+
+export const qrUpdateTool = defineTool({
+  name: "svc.qr.update",
+  description:
+    "Edits a QR code named by codeId or uniqueQRCodeID (give one, or both for the same code). A dynamic code redirects to a new destinationUrl on the very next scan; a static code's image is re-rendered at the same qrImageUrl. scanBeepSound none removes the sound. Returns the updated code.",
+  scope: "qr:write",
+  input: z
+    .object({
+      codeId: fields.codeId.optional(),
+      uniqueQRCodeID: fields.uniqueQRCodeID.optional(),
+      destinationUrl: fields.destinationUrl.optional(),
+      scanBeepSound: z.enum([...SCAN_BEEP_SOUNDS, "none"]).optional().describe("New scan sound, or none to remove it"),
+      title: fields.title.optional(),
+    })
+    .strict(),
+  async handler({ codeId, uniqueQRCodeID, ...changes }, { caller }) {
+    return publicCode(await updateCode(caller.merchantId, { codeId, uniqueQRCodeID }, changes));
+  },
+});

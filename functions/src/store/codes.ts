@@ -1,0 +1,87 @@
+// QR code records. Codes live under their workspace (workspaces/{merchantId}/codes/{codeId}); the
+// top-level links/{uniqueQRCodeID} document maps the cross-platform id to its code and carries what the
+// redirect needs in one read. Both are always written together.
+import { Timestamp, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { AppError } from "../core/errors";
+import type { QrCode } from "../codes/model";
+import { COLLECTIONS } from "./collections";
+
+export const codesOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("codes");
+export const linkRef = (uniqueQRCodeID: string) => db().collection(COLLECTIONS.links).doc(uniqueQRCodeID);
+
+export function newCodeId(merchantId: string): string {
+  return codesOf(merchantId).doc().id;
+}
+
+type StoredCode = Omit<QrCode, "createdAt" | "updatedAt"> & { createdAt: Timestamp; updatedAt: Timestamp };
+
+function fromDoc(data: FirebaseFirestore.DocumentData): QrCode {
+  const d = data as StoredCode;
+  return { ...d, createdAt: d.createdAt.toDate(), updatedAt: d.updatedAt.toDate() };
+}
+
+function linkData(code: QrCode) {
+  return {
+    merchantId: code.merchantId,
+    codeId: code.codeId,
+    destinationUrl: code.destinationUrl,
+    dynamic: code.dynamic,
+    campaign: code.campaign,
+    updatedAt: Timestamp.fromDate(code.updatedAt),
+  };
+}
+
+function codeData(code: QrCode) {
+  return { ...code, createdAt: Timestamp.fromDate(code.createdAt), updatedAt: Timestamp.fromDate(code.updatedAt) };
+}
+
+/** Adds a new code and its link to a batch; `create` fails the whole batch if either already exists. */
+export function addNewCode(batch: WriteBatch, code: QrCode): void {
+  batch.create(codesOf(code.merchantId).doc(code.codeId), codeData(code));
+  batch.create(linkRef(code.uniqueQRCodeID), { ...linkData(code), createdAt: Timestamp.fromDate(code.createdAt) });
+}
+
+export async function saveNewCode(code: QrCode): Promise<void> {
+  const batch = db().batch();
+  addNewCode(batch, code);
+  await batch.commit();
+}
+
+export interface CodeLookup {
+  codeId?: string;
+  uniqueQRCodeID?: string;
+}
+
+/** Finds a code in `merchantId`'s workspace; another merchant's code is "not found", never returned. */
+export async function findCode(merchantId: string, lookup: CodeLookup, tx?: Transaction): Promise<QrCode> {
+  const get = <T>(ref: FirebaseFirestore.DocumentReference<T>) => (tx ? tx.get(ref) : ref.get());
+  let codeId = lookup.codeId;
+  if (lookup.uniqueQRCodeID) {
+    const link = await get(linkRef(lookup.uniqueQRCodeID));
+    if (!link.exists || link.data()!.merchantId !== merchantId) throw new AppError("NOT_FOUND", "QR code not found");
+    const linked = link.data()!.codeId as string;
+    if (codeId && codeId !== linked) {
+      throw new AppError("VALIDATION_FAILED", "codeId and uniqueQRCodeID name different codes", {
+        hint: "Give one of them, or both for the same code.",
+      });
+    }
+    codeId = linked;
+  }
+  if (!codeId) throw new AppError("VALIDATION_FAILED", "Give codeId or uniqueQRCodeID to identify the code");
+  const snap = await get(codesOf(merchantId).doc(codeId));
+  if (!snap.exists) throw new AppError("NOT_FOUND", "QR code not found");
+  return fromDoc(snap.data()!);
+}
+
+export async function listCodes(merchantId: string, limit: number): Promise<QrCode[]> {
+  const snap = await codesOf(merchantId).orderBy("createdAt", "desc").limit(limit).get();
+  return snap.docs.map((d) => fromDoc(d.data()));
+}
+
+/** Writes a changed code and its link in the same transaction. */
+export function updateCodeInTransaction(tx: Transaction, code: QrCode): void {
+  tx.set(codesOf(code.merchantId).doc(code.codeId), codeData(code));
+  tx.set(linkRef(code.uniqueQRCodeID), linkData(code), { merge: true });
+}
+
