@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { appUrl } from "../helpers/env";
+import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
+import { decodePng, fetchPng } from "../helpers/qr";
+import { createCodes } from "../../functions/src/codes/service";
+
+async function bulk(credential: string | undefined, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${appUrl()}/api/bulk-qr-codes`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...(credential ? { Authorization: `Bearer ${credential}` } : {}), ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+}
+
+async function codeCount(merchantId: string) {
+  return (await firestore().collection("workspaces").doc(merchantId).collection("codes").count().get()).data().count;
+}
+
+describe("bulk endpoint", function () {
+  this.timeout(120_000);
+  let merchant: TestMerchant;
+  beforeEach(async () => {
+    merchant = await createMerchant();
+  });
+
+  it("creates up to 50 permanent static codes in input order, each decoding to its URL", async () => {
+    const urls = Array.from({ length: 50 }, (_, i) => `https://shop.example.com/product/${i}?ref=bulk`);
+    const res = await bulk(merchant.apiKey, { urls });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.ok, true);
+    assert.equal(res.body.count, 50);
+    assert.deepEqual(res.body.codes.map((c: any) => c.destinationUrl), urls);
+    assert.equal(res.body.codes[7].title, "shop.example.com/product/7");
+    assert.deepEqual(Object.keys(res.body.codes[0]).sort(), ["codeId", "destinationUrl", "qrImageUrl", "title"]);
+    for (const i of [0, 17, 49]) {
+      assert.equal(decodePng(await fetchPng(res.body.codes[i].qrImageUrl)).payload, urls[i]);
+    }
+    assert.equal(await codeCount(merchant.merchantId), 50);
+    const stored = await firestore().collection("workspaces").doc(merchant.merchantId).collection("codes").doc(res.body.codes[0].codeId).get();
+    assert.equal(stored.data()!.dynamic, false);
+    assert.equal(stored.data()!.source, "bulk");
+  });
+
+  it("rejects bad bodies with 400 and writes nothing", async () => {
+    const cases: Array<[unknown, RegExp]> = [
+      [{ urls: Array.from({ length: 51 }, (_, i) => `https://example.com/${i}`) }, /At most 50/],
+      [{ urls: [] }, /at least one/],
+      [{ urls: "https://example.com" }, /urls/],
+      [{}, /urls/],
+      [{ urls: ["https://example.com/ok", "ftp://example.com/bad", "https://example.com/ok2"] }, /urls\.1/],
+      [{ urls: ["https://example.com"], extra: true }, /extra/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await bulk(merchant.apiKey, body);
+      assert.equal(res.status, 400, JSON.stringify(body).slice(0, 80));
+      assert.equal(res.body.code, "VALIDATION_FAILED");
+      assert.match(res.body.message, message);
+      for (const field of ["error", "code", "message", "hint"]) assert.equal(typeof res.body[field], "string");
+    }
+    const notJson = await fetch(`${appUrl()}/api/bulk-qr-codes`, {
+      method: "POST",
+      headers: { "Content-Type": "text/plain", Authorization: `Bearer ${merchant.apiKey}` },
+      body: "urls",
+    });
+    assert.equal(notJson.status, 415);
+    assert.equal(await codeCount(merchant.merchantId), 0);
+  });
+
+  it("answers missing, bad and revoked credentials, and a missing scope, like the tool server", async () => {
+    const none = await bulk(undefined, { urls: ["https://example.com"] });
+    assert.equal(none.status, 401);
+    assert.equal(none.body.code, "NO_AUTH");
+    const bad = await bulk(`sk-svc-${"f".repeat(64)}`, { urls: ["https://example.com"] });
+    assert.equal(bad.status, 401);
+    assert.equal(bad.body.code, "INVALID_API_KEY");
+    const token = await bulk("garbage", { urls: ["https://example.com"] });
+    assert.equal(token.body.code, "INVALID_TOKEN");
+    const readOnly = await mintKey(merchant, ["merchant:read"]);
+    const scope = await bulk(readOnly, { urls: ["https://example.com"] });
+    assert.equal(scope.status, 403);
+    assert.equal(scope.body.code, "INSUFFICIENT_SCOPE");
+    assert.match(scope.body.message, /qr:write/);
+    await firestore().collection("apiKeys").where("merchantId", "==", merchant.merchantId).get().then((s) =>
+      Promise.all(s.docs.map((d) => d.ref.update({ revokedAt: new Date() }))),
+    );
+    const revoked = await bulk(merchant.apiKey, { urls: ["https://example.com"] });
+    assert.equal(revoked.status, 403);
+    assert.equal(revoked.body.code, "REVOKED");
+    assert.equal(await codeCount(merchant.merchantId), 0);
+  });
+
+  it("accepts a console user's ID token", async () => {
+    const res = await bulk(merchant.idToken, { urls: ["https://example.com/by-token"] });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.count, 1);
+  });
+
+  it("Idempotency-Key: a retry returns the same codes, a different body with the same key is a conflict", async () => {
+    const key = randomUUID();
+    const urls = ["https://example.com/1", "https://example.com/2"];
+    const first = await bulk(merchant.apiKey, { urls }, { "Idempotency-Key": key });
+    const [second, third] = await Promise.all([
+      bulk(merchant.apiKey, { urls }, { "Idempotency-Key": key }),
+      bulk(merchant.apiKey, { urls }, { "Idempotency-Key": key }),
+    ]);
+    assert.equal(second.status, 200);
+    assert.deepEqual(second.body, first.body);
+    assert.deepEqual(third.body, first.body);
+    assert.equal(second.headers.get("idempotent-replayed"), "true");
+    assert.equal(await codeCount(merchant.merchantId), 2);
+    const conflict = await bulk(merchant.apiKey, { urls: ["https://example.com/3"] }, { "Idempotency-Key": key });
+    assert.equal(conflict.status, 409);
+    const fresh = await bulk(merchant.apiKey, { urls }, { "Idempotency-Key": randomUUID() });
+    assert.notEqual(fresh.body.codes[0].codeId, first.body.codes[0].codeId);
+    assert.equal(await codeCount(merchant.merchantId), 4);
+  });
+
+  it("concurrent first calls with one Idempotency-Key create the codes once", async () => {
+    const key = randomUUID();
+    const urls = ["https://example.com/race/1", "https://example.com/race/2", "https://example.com/race/3"];
+    const results = await Promise.all(Array.from({ length: 4 }, () => bulk(merchant.apiKey, { urls }, { "Idempotency-Key": key })));
+    for (const r of results) {
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual(r.body.codes.map((c: any) => c.codeId), results[0].body.codes.map((c: any) => c.codeId));
+    }
+    assert.equal(await codeCount(merchant.merchantId), 3);
+  });
+
+  it("all or nothing: a batch that fails part-way leaves no code, link or image behind", async () => {
+    const inputs = Array.from({ length: 5 }, (_, i) => ({ title: `t${i}`, destinationUrl: `https://example.com/${i}` }));
+    const blocker = firestore().collection("workspaces").doc(merchant.merchantId).collection("blocker").doc("x");
+    await blocker.set({ here: true });
+    let created: Array<{ uniqueQRCodeID: string; qrImageUrl: string }> = [];
+    await assert.rejects(
+      createCodes(merchant.merchantId, inputs, "bulk", (batch, codes) => {
+        created = codes;
+        batch.create(blocker, { here: "again" }); // fails: already exists, so the whole batch fails
+      }),
+    );
+    assert.equal(created.length, 5);
+    assert.equal(await codeCount(merchant.merchantId), 0);
+    for (const code of created) {
+      assert.equal((await firestore().collection("links").doc(code.uniqueQRCodeID).get()).exists, false);
+    }
+    for (const code of created) assert.equal((await fetch(code.qrImageUrl)).status, 404, "image deleted");
+  });
+});
