@@ -14,6 +14,8 @@ async function main(): Promise<void> {
     const only = process.argv[2];
     const sections: Record<string, () => Promise<unknown>> = {
       mcp: async () => (await import("./bench/mcp")).benchMcp(demo.apiKey),
+      render: async () => (await import("./bench/qr")).benchRendering(),
+      create: async () => (await import("./bench/qr")).benchCreation(demo.apiKey),
     };
     for (const [name, run] of Object.entries(sections)) {
       if (!only || only === name) await run();
