@@ -6,6 +6,8 @@ import { merchantGetProfileTool } from "./tools/merchantGetProfile";
 import { qrCreateTool } from "./tools/qrCreate";
 import { qrListTool } from "./tools/qrList";
 import { qrUpdateTool } from "./tools/qrUpdate";
+import { qrGetAnalyticsTool } from "./tools/qrGetAnalytics";
+import { analyticsScanSummaryTool } from "./tools/analyticsScanSummary";
 
 export const TOOLS: readonly ToolDefinition[] = [
   pingTool,
@@ -13,6 +15,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   qrCreateTool,
   qrListTool,
   qrUpdateTool,
+  qrGetAnalyticsTool,
+  analyticsScanSummaryTool,
 ] as unknown as ToolDefinition[];
 
 const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));

@@ -1,0 +1,163 @@
+import assert from "node:assert/strict";
+import { appUrl, baseUrl } from "../helpers/env";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant, signUp, type TestMerchant } from "../helpers/merchants";
+
+const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
+
+async function scan(id: string, headers: Record<string, string> = {}, method = "GET") {
+  return fetch(`${baseUrl()}/qr/${id}`, { method, redirect: "manual", headers: { "User-Agent": PHONE, ...headers } });
+}
+
+async function createDynamic(merchant: TestMerchant, destinationUrl: string, extra: Record<string, unknown> = {}) {
+  return toolResult(await callTool("svc.qr.create", { title: "t", destinationUrl, dynamic: true, ...extra }, merchant.apiKey));
+}
+
+/** Scan writes land just after the redirect is answered: poll until the expected total is reached. */
+async function analyticsWhen(merchant: TestMerchant, args: Record<string, unknown>, expectedTotal: number, tool = "svc.qr.get_analytics") {
+  let result: any;
+  for (let i = 0; i < 60; i++) {
+    result = toolResult(await callTool(tool, args, merchant.apiKey));
+    if (result.totalScans >= expectedTotal) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return result;
+}
+
+describe("dynamic links and scan analytics", function () {
+  this.timeout(120_000);
+  let merchant: TestMerchant;
+  before(async () => {
+    merchant = await createMerchant();
+  });
+
+  it("redirects with 302 and no-store, and follows a re-point on the very next scan", async () => {
+    const code = await createDynamic(merchant, "https://example.com/first");
+    const first = await scan(code.uniqueQRCodeID);
+    assert.equal(first.status, 302);
+    assert.equal(first.headers.get("location"), "https://example.com/first");
+    assert.equal(first.headers.get("cache-control"), "no-store");
+    await callTool("svc.qr.update", { codeId: code.codeId, destinationUrl: "https://example.com/second" }, merchant.apiKey);
+    const next = await scan(code.uniqueQRCodeID);
+    assert.equal(next.headers.get("location"), "https://example.com/second");
+  });
+
+  it("answers an unknown or malformed id with a 404 page", async () => {
+    for (const id of ["ZZZZZZZZZZZZ", "short", "%3Cscript%3E", "AAAAAAAAAAAA.png"]) {
+      const res = await scan(id);
+      assert.equal(res.status, 404, id);
+      assert.match(res.headers.get("content-type") ?? "", /text\/html/);
+      assert.match(await res.text(), /not active/);
+    }
+  });
+
+  it("counts exactly the real scans: HEAD, bots, previews and prefetches are redirected but not counted", async () => {
+    const code = await createDynamic(merchant, "https://example.com/count");
+    const id = code.uniqueQRCodeID;
+    const counted = [
+      await scan(id, { "X-Appengine-City": "austin", "X-Appengine-Region": "tx" }),
+      await scan(id, { "cf-ipcity": "Portland", "cf-region-code": "OR" }),
+      await scan(id),
+    ];
+    const flagged = [
+      await scan(id, {}, "HEAD"),
+      await scan(id, { "User-Agent": "facebookexternalhit/1.1" }),
+      await scan(id, { "User-Agent": "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)" }),
+      await scan(id, { "Sec-Purpose": "prefetch" }),
+    ];
+    for (const res of [...counted, ...flagged]) assert.equal(res.status, 302);
+    for (const res of counted) assert.equal(res.headers.get("x-scan-counted"), "true");
+    for (const res of flagged) assert.match(res.headers.get("x-scan-counted") ?? "", /^false/);
+
+    const analytics = await analyticsWhen(merchant, { uniqueQRCodeID: id, days: 7 }, 3);
+    await new Promise((r) => setTimeout(r, 500)); // a stray flagged write would have landed by now
+    const settled = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 7 }, merchant.apiKey));
+    assert.equal(settled.totalScans, 3);
+    assert.equal(analytics.byDay.length, 7);
+    assert.equal(settled.byDay.filter((d: any) => d.scans === 0).length, 6, "zero days are present");
+    assert.equal(settled.byDay[6].date, new Date().toISOString().slice(0, 10));
+    assert.equal(settled.byDay[6].scans, 3);
+    const places = settled.scans.map((s: any) => `${s.city}/${s.state}`).sort();
+    assert.deepEqual(places, ["Portland/OR", "austin/tx", "unknown/unknown"]);
+    const times = settled.scans.map((s: any) => Date.parse(s.at));
+    assert.deepEqual(times, [...times].sort((a, b) => b - a), "newest first");
+    assert.ok(settled.scans.every((s: any) => s.date === settled.byDay[6].date));
+    assert.ok(!JSON.stringify(settled).match(/\d+\.\d+\.\d+\.\d+/), "no IP address anywhere");
+  });
+
+  it("many concurrent scans of one code lose no counts", async () => {
+    const code = await createDynamic(merchant, "https://example.com/hot");
+    const total = 150;
+    let next = 0;
+    const worker = async () => {
+      while (next < total) {
+        next++;
+        const res = await scan(code.uniqueQRCodeID);
+        assert.equal(res.status, 302);
+      }
+    };
+    await Promise.all(Array.from({ length: 15 }, worker));
+    const analytics = await analyticsWhen(merchant, { codeId: code.codeId, days: 1 }, total);
+    assert.equal(analytics.totalScans, total);
+    assert.equal(analytics.byDay[0].scans, total);
+    assert.equal(analytics.scans.length, total);
+  });
+
+  it("records scans from the service's app for static codes", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "static", destinationUrl: "https://example.com/static" }, merchant.apiKey));
+    const user = await signUp();
+    const post = (body: unknown, token?: string) =>
+      fetch(`${appUrl()}/api/scans`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+    assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID }, user.idToken)).status, 201);
+    assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID, city: "Austin", state: "TX" }, user.idToken)).status, 201);
+    assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID })).status, 401);
+    assert.equal((await post({ uniqueQRCodeID: "ZZZZZZZZZZZZ" }, user.idToken)).status, 404);
+    assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID, ip: "1.2.3.4" }, user.idToken)).status, 400);
+    const analytics = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId }, merchant.apiKey));
+    assert.equal(analytics.totalScans, 2);
+    assert.equal(analytics.byDay.length, 30, "days defaults to 30");
+    assert.ok(analytics.scans.every((s: any) => s.source === "app"));
+    assert.ok(analytics.scans.some((s: any) => s.city === "Austin" && s.state === "TX"));
+  });
+
+  it("scan_summary totals the workspace by day and rolls up by campaign", async () => {
+    const m = await createMerchant();
+    const spring = await createDynamic(m, "https://example.com/s", { campaign: "spring.sale" });
+    const summer = await createDynamic(m, "https://example.com/u", { campaign: "summer" });
+    const plain = await createDynamic(m, "https://example.com/p");
+    for (const [code, n] of [[spring, 3], [summer, 2], [plain, 1]] as const) {
+      for (let i = 0; i < n; i++) await scan(code.uniqueQRCodeID);
+    }
+    const summary = await analyticsWhen(m, { days: 3 }, 6, "svc.analytics.scan_summary");
+    assert.equal(summary.totalScans, 6);
+    assert.equal(summary.byDay.length, 3);
+    assert.equal(summary.byDay[2].scans, 6);
+    assert.deepEqual(summary.byCampaign, [
+      { campaign: "spring.sale", scans: 3 },
+      { campaign: "summer", scans: 2 },
+      { campaign: null, scans: 1 },
+    ]);
+    for (const days of [0, 366, 2.5]) {
+      assert.equal((await callTool("svc.analytics.scan_summary", { days }, m.apiKey)).body.error.code, -32602);
+      assert.equal((await callTool("svc.qr.get_analytics", { codeId: spring.codeId, days }, m.apiKey)).body.error.code, -32602);
+    }
+  });
+
+  it("no merchant can read another's analytics", async () => {
+    const a = await createMerchant();
+    const b = await createMerchant();
+    const code = await createDynamic(a, "https://example.com/private");
+    await scan(code.uniqueQRCodeID);
+    await analyticsWhen(a, { codeId: code.codeId }, 1);
+    for (const args of [{ codeId: code.codeId }, { uniqueQRCodeID: code.uniqueQRCodeID }]) {
+      const res = await callTool("svc.qr.get_analytics", args, b.apiKey);
+      assert.equal(res.body.error.data.code, "NOT_FOUND");
+    }
+    const summaryB = toolResult(await callTool("svc.analytics.scan_summary", {}, b.apiKey));
+    assert.equal(summaryB.totalScans, 0);
+  });
+});
