@@ -21,3 +21,4 @@ export const consoleApi = onRequest({ invoker: "public", cors: false }, lazy(() 
 export const images = onRequest({ invoker: "public" }, lazy(() => require("./images/app").imagesApp));
 export const bulk = onRequest({ invoker: "public", cors: "*", memory: "512MiB", timeoutSeconds: 120 }, lazy(() => require("./bulk/app").bulkApp));
 export const redirect = onRequest({ invoker: "public", memory: "256MiB", concurrency: 80 }, lazy(() => require("./redirect/app").redirectApp));
+export const sandbox = onRequest({ invoker: "public", cors: "*", memory: "256MiB" }, lazy(() => require("./sandbox/app").sandboxApp));

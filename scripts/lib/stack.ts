@@ -122,6 +122,8 @@ export class Stack {
     const env: Record<string, string> = {
       GCLOUD_PROJECT: PROJECT_ID,
       LOCAL_IMAGE_DIR: path.join(ROOT, ".local-images"),
+      // As in deployed functions: the HTTP layer's own error pages (e.g. for unparseable JSON) carry no stack.
+      NODE_ENV: "production",
       // Not on GCE: skip google-auth-library's metadata-server probe (a warning and a delay otherwise).
       METADATA_SERVER_DETECTION: "none",
       FIRESTORE_EMULATOR_HOST: `${host}:${ports.firestore}`,

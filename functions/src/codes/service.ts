@@ -77,7 +77,21 @@ async function withImage(draft: Omit<QrCode, "qrImageUrl" | "imagePath" | "image
   return { ...draft, qrImageUrl: image.url, imagePath: image.path, imageToken: image.token };
 }
 
-async function deleteImages(codes: readonly Pick<QrCode, "imagePath">[]): Promise<void> {
+/** Renders and stores the images of new codes; nothing is written to Firestore yet. */
+export async function prepareCodes(merchantId: string, inputs: readonly NewCodeInput[], source: CodeSource): Promise<QrCode[]> {
+  const now = new Date();
+  const prepared = await Promise.allSettled(inputs.map((input) => withImage(draftCode(merchantId, input, source, now))));
+  const stored = prepared.flatMap((p) => (p.status === "fulfilled" ? [p.value] : []));
+  const failed = prepared.find((p) => p.status === "rejected");
+  if (failed) {
+    await discardPrepared(stored);
+    throw (failed as PromiseRejectedResult).reason;
+  }
+  return stored;
+}
+
+/** Deletes the images of prepared codes whose documents were not written. */
+export async function discardPrepared(codes: readonly Pick<QrCode, "imagePath">[]): Promise<void> {
   await Promise.all(codes.map((c) => imageStore().delete(c.imagePath).catch((e) => logError("image cleanup failed", e))));
 }
 
@@ -92,15 +106,14 @@ export async function createCodes(
   source: CodeSource,
   extraWrites?: (batch: FirebaseFirestore.WriteBatch, codes: QrCode[]) => void,
 ): Promise<QrCode[]> {
-  const now = new Date();
-  const codes = await Promise.all(inputs.map((input) => withImage(draftCode(merchantId, input, source, now))));
+  const codes = await prepareCodes(merchantId, inputs, source);
   try {
     const batch = db().batch();
     for (const code of codes) addNewCode(batch, code);
     extraWrites?.(batch, codes);
     await batch.commit();
   } catch (error) {
-    await deleteImages(codes);
+    await discardPrepared(codes);
     throw error;
   }
   return codes;

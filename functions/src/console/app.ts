@@ -10,7 +10,8 @@ import { captureRawBody, createRestApp, isJsonContentType, parseJsonBody } from 
 import { callerForUser, SESSION_COOKIE_NAME, verifyUser, type Caller } from "../auth/caller";
 import { listApiKeys, mintApiKey, revokeApiKey, type ApiKeyRecord } from "../store/apiKeys";
 import { ensureWorkspaceForOwner, getWorkspace } from "../store/workspaces";
-import { CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
+import { ClaimSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
+import { claimSandboxCode } from "../sandbox/service";
 
 const SESSION_MAX_AGE_MS = 5 * 24 * 60 * 60 * 1000;
 
@@ -93,6 +94,12 @@ export const consoleApp = createRestApp((app) => {
   };
   app.post("/api/console/keys/:id/revoke", revoke);
   app.delete("/api/console/keys/:id", revoke);
+
+  app.post("/api/console/claims", async (req: Request, res: Response) => {
+    const user = await verifyUser(credentials(req));
+    const { claimToken } = parseOrThrow(ClaimSchema, jsonBody(req), "claim request");
+    res.status(201).json(await claimSandboxCode(user, claimToken));
+  });
 
   app.post("/api/console/session", async (req: Request, res: Response) => {
     const { idToken } = parseOrThrow(SessionSchema, jsonBody(req), "session request");

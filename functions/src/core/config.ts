@@ -29,6 +29,10 @@ const params = {
   mcpFunctionUrl: defineString("MCP_FUNCTION_URL", { default: "", description: "Endpoint published in the MCP manifest" }),
   docsUrl: defineString("DOCS_URL", { default: "", description: "Published reference page" }),
   contactEmail: defineString("CONTACT_EMAIL", { default: "", description: "Public contact address in site metadata" }),
+  trustedProxyHops: defineString("TRUSTED_PROXY_HOPS", {
+    default: "1",
+    description: "Proxies that append to X-Forwarded-For in front of the functions (Google's front end: 1)",
+  }),
 };
 
 export interface ServiceConfig {
@@ -41,6 +45,8 @@ export interface ServiceConfig {
   mcpFunctionUrl: string;
   docsUrl: string;
   contactEmail: string;
+  /** How many X-Forwarded-For entries, counted from the right, were appended by trusted proxies. */
+  trustedProxyHops: number;
 }
 
 export function projectId(): string {
@@ -97,6 +103,7 @@ export function getConfig(): ServiceConfig {
     mcpFunctionUrl: read(params.mcpFunctionUrl) || `${appUrl}/api/mcp`,
     docsUrl: read(params.docsUrl) || `${baseUrl}/docs/`,
     contactEmail: params.contactEmail.value() || (local ? "support@example.com" : `support@${new URL(baseUrl).hostname}`),
+    trustedProxyHops: Math.max(0, Number.parseInt(params.trustedProxyHops.value() || "1", 10) || 0),
   };
   return cached;
 }

@@ -36,10 +36,12 @@ function codeData(code: QrCode) {
   return { ...code, createdAt: Timestamp.fromDate(code.createdAt), updatedAt: Timestamp.fromDate(code.updatedAt) };
 }
 
-/** Adds a new code and its link to a batch; `create` fails the whole batch if either already exists. */
-export function addNewCode(batch: WriteBatch, code: QrCode): void {
-  batch.create(codesOf(code.merchantId).doc(code.codeId), codeData(code));
-  batch.create(linkRef(code.uniqueQRCodeID), { ...linkData(code), createdAt: Timestamp.fromDate(code.createdAt) });
+/** Adds a new code and its link to a batch or transaction; `create` fails it if either already exists. */
+export function addNewCode(batch: WriteBatch | Transaction, code: QrCode): void {
+  // Both WriteBatch and Transaction have create(); TypeScript cannot unify their overloads.
+  const writer = batch as WriteBatch;
+  writer.create(codesOf(code.merchantId).doc(code.codeId), codeData(code));
+  writer.create(linkRef(code.uniqueQRCodeID), { ...linkData(code), createdAt: Timestamp.fromDate(code.createdAt) });
 }
 
 export async function saveNewCode(code: QrCode): Promise<void> {

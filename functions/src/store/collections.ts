@@ -5,4 +5,6 @@ export const COLLECTIONS = {
   apiKeys: "apiKeys",
   auditEvents: "auditEvents",
   links: "links",
+  sandboxCodes: "sandboxCodes",
+  sandboxCounters: "sandboxCounters",
 } as const;

@@ -1,0 +1,113 @@
+// The keyless sandbox: one real, scannable code per call, limited per client address per UTC day,
+// expiring after 7 days unless claimed into an account. No HTTP here.
+import { getConfig } from "../core/config";
+import { db } from "../core/firebase";
+import { SANDBOX_DAILY_LIMIT, SANDBOX_LIFETIME_DAYS } from "../core/limits";
+import { renderPlainPng } from "../qr/render";
+import { dayKey } from "../scans/classify";
+import { titleFromUrl } from "../codes/fields";
+import { publicCode } from "../codes/model";
+import { discardPrepared, prepareCodes } from "../codes/service";
+import { addNewCode } from "../store/codes";
+import { ensureWorkspaceForOwner } from "../store/workspaces";
+import {
+  claimBlocker,
+  counterId,
+  createWithinQuota,
+  findByClaimToken,
+  hashClaimToken,
+  markClaimed,
+  newClaimToken,
+  newSandboxId,
+  readQuota,
+  type Quota,
+} from "../store/sandbox";
+import { rateLimitSubject } from "./clientIp";
+
+const DAY_MS = 86_400_000;
+
+export function nextUtcMidnight(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + DAY_MS);
+}
+
+export function claimLink(token: string): string {
+  return `${getConfig().createUrl}?claim=${encodeURIComponent(token)}`;
+}
+
+function counterFor(ip: string, now: Date): string {
+  return counterId(rateLimitSubject(ip), dayKey(now), sandboxSalt());
+}
+
+/** Keyed hashing of addresses; set SANDBOX_IP_SALT in production so counters cannot be reversed by brute force. */
+function sandboxSalt(): string {
+  return process.env.SANDBOX_IP_SALT || `svc-sandbox:${getConfig().projectId}`;
+}
+
+export function quotaFor(ip: string, now = new Date()): Promise<Quota> {
+  return readQuota(counterFor(ip, now), SANDBOX_DAILY_LIMIT, nextUtcMidnight(now));
+}
+
+export async function generateSandboxCode(url: string, ip: string, now = new Date()) {
+  // Render before taking quota: a payload that cannot render must not use up a code.
+  const png = renderPlainPng(url);
+  const claimToken = newClaimToken();
+  const id = newSandboxId();
+  const expiresAt = new Date(now.getTime() + SANDBOX_LIFETIME_DAYS * DAY_MS);
+  const quota = await createWithinQuota(counterFor(ip, now), SANDBOX_DAILY_LIMIT, nextUtcMidnight(now), {
+    id,
+    destinationUrl: url,
+    claimTokenHash: hashClaimToken(claimToken),
+    createdAt: now,
+    expiresAt,
+    originalExpiresAt: expiresAt,
+  });
+  const c = getConfig();
+  return {
+    quota,
+    body: {
+      ok: true as const,
+      code: {
+        id,
+        destinationUrl: url,
+        qrImage: `data:image/png;base64,${png.toString("base64")}`,
+        claimToken,
+        expiresAt: expiresAt.toISOString(),
+      },
+      upgrade: {
+        signup: c.createUrl,
+        claim: claimLink(claimToken),
+        claimHow: "Sign in to the console with the claim link (or POST the claimToken to /api/console/claims) to keep this code forever in your workspace.",
+        bulk: `${c.appUrl}/api/bulk-qr-codes`,
+        getApiKey: `${c.createUrl} (Settings, API keys, New API key)`,
+        docs: c.docsUrl,
+        limits: `${SANDBOX_DAILY_LIMIT} sandbox codes per IP per UTC day; sandbox codes expire after ${SANDBOX_LIFETIME_DAYS} days unless claimed.`,
+      },
+    },
+  };
+}
+
+/**
+ * Claims a sandbox code into the user's workspace (created if the user has none): a permanent static
+ * account code with the same destination and a hosted PNG. The image is prepared first; the code, its
+ * link and the claim mark are written in one transaction that re-checks the token, so a token claims once.
+ */
+export async function claimSandboxCode(user: { uid: string; email?: string }, claimToken: string, now = new Date()) {
+  const blocker = claimBlocker(await findByClaimToken(claimToken), now);
+  if (blocker) throw blocker;
+  const { workspace } = await ensureWorkspaceForOwner(user.uid, `${user.email?.split("@")[0] ?? "My"} workspace`);
+  const sandbox = (await findByClaimToken(claimToken))!;
+  const [code] = await prepareCodes(workspace.merchantId, [{ title: titleFromUrl(sandbox.destinationUrl), destinationUrl: sandbox.destinationUrl }], "sandbox-claim");
+  try {
+    await db().runTransaction(async (tx) => {
+      const current = await findByClaimToken(claimToken, tx);
+      const problem = claimBlocker(current, now);
+      if (problem) throw problem;
+      addNewCode(tx, code);
+      markClaimed(tx, current!.id, { uid: user.uid, merchantId: workspace.merchantId, codeId: code.codeId }, now);
+    });
+  } catch (error) {
+    await discardPrepared([code]);
+    throw error;
+  }
+  return { ok: true as const, sandboxId: sandbox.id, merchantId: workspace.merchantId, code: publicCode(code) };
+}

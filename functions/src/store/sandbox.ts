@@ -1,0 +1,121 @@
+// Sandbox codes (keyless, expiring) and their per-IP daily counters, apart from account codes.
+//   sandboxCodes/{id}: destinationUrl, claimTokenHash, createdAt, expiresAt (TTL; null once claimed),
+//                      claimedAt, claimedBy {uid, merchantId, codeId}
+//   sandboxCounters/{subjectHash}_{day}: count, expiresAt (TTL)
+// TTL deletion is lazy (and absent in the emulator), so readers treat an expired document as gone.
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { Timestamp, type Transaction } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { AppError } from "../core/errors";
+import { COLLECTIONS } from "./collections";
+
+export interface SandboxCode {
+  id: string;
+  destinationUrl: string;
+  claimTokenHash: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  originalExpiresAt: Date;
+  claimedAt: Date | null;
+  claimedBy: { uid: string; merchantId: string; codeId: string } | null;
+}
+
+const codes = () => db().collection(COLLECTIONS.sandboxCodes);
+const counters = () => db().collection(COLLECTIONS.sandboxCounters);
+
+export const hashClaimToken = (token: string) => createHash("sha256").update(token).digest("hex");
+export const newClaimToken = () => `claim_${randomBytes(24).toString("base64url")}`;
+
+/** Counter id: a keyed hash of the subject (no address is stored) and the UTC day. */
+export function counterId(subject: string, day: string, salt: string): string {
+  return `${createHmac("sha256", salt).update(subject).digest("hex").slice(0, 32)}_${day}`;
+}
+
+export interface Quota {
+  limit: number;
+  used: number;
+  resetAt: Date;
+}
+
+export async function readQuota(counter: string, limit: number, resetAt: Date): Promise<Quota> {
+  const snap = await counters().doc(counter).get();
+  const used = snap.exists && (snap.data()!.expiresAt as Timestamp).toMillis() > Date.now() ? (snap.data()!.count as number) : 0;
+  return { limit, used, resetAt };
+}
+
+/**
+ * Takes one unit of the counter's daily quota and creates the sandbox code in the same transaction,
+ * so concurrent requests can never exceed the limit. Returns the quota after the call.
+ */
+export async function createWithinQuota(
+  counter: string,
+  limit: number,
+  resetAt: Date,
+  code: Omit<SandboxCode, "claimedAt" | "claimedBy">,
+): Promise<Quota> {
+  const counterRef = counters().doc(counter);
+  return db().runTransaction(
+    async (tx) => {
+      const snap = await tx.get(counterRef);
+      const used = snap.exists ? (snap.data()!.count as number) : 0;
+      if (used >= limit) {
+        throw new AppError("RATE_LIMITED", `The keyless sandbox makes ${limit} codes per IP address per UTC day`, {
+          hint: "Sign up for an API key to create more, or use the bulk endpoint with a key.",
+          details: { limit, resetAt: resetAt.toISOString() },
+        });
+      }
+      tx.set(counterRef, { count: used + 1, expiresAt: Timestamp.fromMillis(resetAt.getTime() + 86_400_000) });
+      tx.create(codes().doc(code.id), {
+        destinationUrl: code.destinationUrl,
+        claimTokenHash: code.claimTokenHash,
+        createdAt: Timestamp.fromDate(code.createdAt),
+        expiresAt: Timestamp.fromDate(code.expiresAt!),
+        originalExpiresAt: Timestamp.fromDate(code.originalExpiresAt),
+        claimedAt: null,
+        claimedBy: null,
+      });
+      return { limit, used: used + 1, resetAt };
+    },
+    { maxAttempts: 50 },
+  );
+}
+
+export function newSandboxId(): string {
+  return codes().doc().id;
+}
+
+function fromDoc(id: string, d: FirebaseFirestore.DocumentData): SandboxCode {
+  const date = (v: unknown) => (v ? (v as Timestamp).toDate() : null);
+  return {
+    id,
+    destinationUrl: d.destinationUrl,
+    claimTokenHash: d.claimTokenHash,
+    createdAt: date(d.createdAt)!,
+    expiresAt: date(d.expiresAt),
+    originalExpiresAt: date(d.originalExpiresAt)!,
+    claimedAt: date(d.claimedAt),
+    claimedBy: d.claimedBy ?? null,
+  };
+}
+
+/** Finds the sandbox code of a claim token (inside a transaction when given). */
+export async function findByClaimToken(token: string, tx?: Transaction): Promise<SandboxCode | undefined> {
+  const query = codes().where("claimTokenHash", "==", hashClaimToken(token)).limit(1);
+  const snap = tx ? await tx.get(query) : await query.get();
+  return snap.empty ? undefined : fromDoc(snap.docs[0].id, snap.docs[0].data());
+}
+
+export function markClaimed(tx: Transaction, id: string, claimedBy: NonNullable<SandboxCode["claimedBy"]>, at: Date): void {
+  // expiresAt null: the TTL policy no longer applies, the record stays as proof of the claim.
+  tx.update(codes().doc(id), { claimedAt: Timestamp.fromDate(at), claimedBy, expiresAt: null });
+}
+
+/** Why a sandbox code cannot be claimed, if it cannot. */
+export function claimBlocker(code: SandboxCode | undefined, now: Date): AppError | undefined {
+  if (!code) return new AppError("NOT_FOUND", "Unknown claim token");
+  if (code.claimedAt) return new AppError("CONFLICT", "This sandbox code was already claimed");
+  if (code.expiresAt && code.expiresAt.getTime() <= now.getTime()) {
+    return new AppError("GONE", "This sandbox code expired", { hint: "Sandbox codes last 7 days; generate a new one." });
+  }
+  return undefined;
+}

@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import { randomInt } from "node:crypto";
+import { appUrl, baseUrl } from "../helpers/env";
+import { callTool, toolResult } from "../helpers/rpc";
+import { firestore, signUp } from "../helpers/merchants";
+import { decodePng, fetchPng } from "../helpers/qr";
+
+/** A fresh client address per test; the test plays Google's front end, which appends the real address. */
+const newIp = () => `198.51.${randomInt(0, 255)}.${randomInt(1, 254)}`;
+
+async function generate(body: unknown, ip: string, init: { contentType?: string; forwardedFor?: string } = {}) {
+  const res = await fetch(`${appUrl()}/api/generate-qr-code`, {
+    method: "POST",
+    headers: { "Content-Type": init.contentType ?? "application/json", "X-Forwarded-For": init.forwardedFor ?? ip },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { res, status: res.status, body: json, text };
+}
+
+function assertRateHeaders(res: Response, remaining?: number) {
+  assert.equal(res.headers.get("x-ratelimit-limit"), "3");
+  assert.match(res.headers.get("x-ratelimit-remaining") ?? "", /^\d$/);
+  if (remaining !== undefined) assert.equal(res.headers.get("x-ratelimit-remaining"), String(remaining));
+  const reset = Number(res.headers.get("x-ratelimit-reset"));
+  const midnight = Math.floor(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1) / 1000);
+  assert.ok(Math.abs(reset - midnight) <= 1, "resets at the next UTC midnight");
+}
+
+describe("keyless sandbox", function () {
+  this.timeout(120_000);
+
+  it("returns a real, decodable code with claim token, 7-day expiry and upgrade links", async () => {
+    const before = Date.now();
+    const { res, status, body } = await generate({ url: "https://example.com/sandbox?x=1" }, newIp());
+    assert.equal(status, 200, JSON.stringify(body));
+    assertRateHeaders(res, 2);
+    assert.equal(body.ok, true);
+    assert.equal(body.code.destinationUrl, "https://example.com/sandbox?x=1");
+    assert.match(body.code.qrImage, /^data:image\/png;base64,/);
+    const png = Buffer.from(body.code.qrImage.split(",")[1], "base64");
+    assert.equal(decodePng(png).payload, "https://example.com/sandbox?x=1");
+    assert.match(body.code.claimToken, /^claim_[A-Za-z0-9_-]{32}$/);
+    assert.match(body.code.expiresAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const stored = (await firestore().collection("sandboxCodes").doc(body.code.id).get()).data()!;
+    assert.equal(stored.expiresAt.toMillis() - stored.createdAt.toMillis(), 7 * 86_400_000, "exactly 7 days");
+    assert.ok(Math.abs(Date.parse(body.code.expiresAt) - (before + 7 * 86_400_000)) < 60_000);
+    assert.ok(!JSON.stringify(stored).includes(body.code.claimToken), "claim token stored only as a hash");
+    assert.equal(typeof body.upgrade.signup, "string");
+    assert.ok(body.upgrade.claim.includes(encodeURIComponent(body.code.claimToken)));
+    assert.equal(body.upgrade.bulk, `${appUrl()}/api/bulk-qr-codes`);
+    assert.ok(body.upgrade.getApiKey);
+    const account = await firestore().collectionGroup("codes").where("destinationUrl", "==", "https://example.com/sandbox?x=1").get();
+    assert.equal(account.size, 0, "sandbox codes are not account codes");
+  });
+
+  it("makes exactly 3 codes for 20 concurrent requests from one address", async () => {
+    const ip = newIp();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => generate({ url: `https://example.com/c/${i}` }, ip)));
+    const ok = results.filter((r) => r.status === 200);
+    const limited = results.filter((r) => r.status === 429);
+    assert.equal(ok.length, 3, results.map((r) => r.status).join(","));
+    assert.equal(limited.length, 17);
+    for (const r of limited) {
+      assert.equal(r.body.code, "RATE_LIMITED");
+      for (const field of ["error", "message", "hint"]) assert.equal(typeof r.body[field], "string");
+      assert.ok(Number(r.res.headers.get("retry-after")) > 0);
+      assertRateHeaders(r.res, 0);
+    }
+    const ids = new Set(ok.map((r) => r.body.code.id));
+    assert.equal(ids.size, 3);
+  });
+
+  it("a client's own X-Forwarded-For entries do not buy more codes", async () => {
+    const real = newIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      // What Google's front end forwards: whatever the client sent, then the address it saw.
+      const r = await generate({ url: `https://example.com/s/${i}` }, real, { forwardedFor: `10.0.0.${i}, 203.0.113.${i}, ${real}` });
+      statuses.push(r.status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+    const other = await generate({ url: "https://example.com/other" }, newIp());
+    assert.equal(other.status, 200, "another address has its own quota");
+  });
+
+  it("answers every kind of bad input with a JSON error and no stack, without using quota", async () => {
+    const ip = newIp();
+    const cases: Array<[unknown, string, number, RegExp]> = [
+      [{ url: "https://example.com" }, "text/plain", 415, /application\/json/],
+      [{}, "application/json", 400, /url/],
+      [{ url: 42 }, "application/json", 400, /url/],
+      [{ url: "https://example.com", extra: 1 }, "application/json", 400, /extra/],
+      [{ url: "ftp://example.com/file" }, "application/json", 400, /url/],
+      [{ url: "javascript:alert(1)" }, "application/json", 400, /url/],
+      [{ url: `https://example.com/${"a".repeat(2040)}` }, "application/json", 400, /url.*2048/],
+      [[{ url: "https://example.com" }], "application/json", 400, /object/i],
+    ];
+    for (const [body, contentType, status, message] of cases) {
+      const r = await generate(body, ip, { contentType });
+      assert.equal(r.status, status, JSON.stringify(body).slice(0, 60));
+      assert.match(r.body.message, message);
+      assert.equal(typeof r.body.code, "string");
+      assert.equal(typeof r.body.hint, "string");
+      assertRateHeaders(r.res, 3);
+    }
+    const malformed = await generate("{\"url\": ", ip);
+    assert.equal(malformed.status, 400);
+    assert.ok(!/at .*\(.*:\d+:\d+\)|SyntaxError/.test(malformed.text), "no stack trace in the answer");
+    const ok = await generate({ url: "https://example.com/after-errors" }, ip);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.res.headers.get("x-ratelimit-remaining"), "2", "errors used no quota");
+  });
+
+  it("GET describes the request, response, limits, bulk endpoint and how to get a key", async () => {
+    const res = await fetch(`${appUrl()}/api/generate-qr-code`, { headers: { "X-Forwarded-For": newIp() } });
+    assert.equal(res.status, 200);
+    assertRateHeaders(res, 3);
+    const manifest: any = await res.json();
+    assert.equal(manifest.method, "POST");
+    assert.ok(manifest.request.url);
+    for (const field of ["id", "destinationUrl", "qrImage", "claimToken", "expiresAt"]) assert.ok(manifest.response.code[field], field);
+    assert.equal(manifest.limits.perIpPerDay, 3);
+    assert.equal(manifest.limits.lifetimeDays, 7);
+    assert.equal(manifest.bulk.endpoint, `${appUrl()}/api/bulk-qr-codes`);
+    assert.ok(manifest.getApiKey.console);
+    const catalog: any = await (await fetch(`${baseUrl()}/api`)).json();
+    assert.equal(catalog.links.sandboxGenerator, `${appUrl()}/api/generate-qr-code`);
+  });
+
+  describe("claiming", () => {
+    async function claim(token: string, idToken: string) {
+      const res = await fetch(`${appUrl()}/api/console/claims`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${idToken}` },
+        body: JSON.stringify({ claimToken: token }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    }
+
+    it("claims once into the user's workspace as a permanent code with a hosted PNG", async () => {
+      const sandbox = (await generate({ url: "https://example.com/keep-me" }, newIp())).body;
+      const user = await signUp();
+      const first = await claim(sandbox.code.claimToken, user.idToken);
+      assert.equal(first.status, 201, JSON.stringify(first.body));
+      assert.equal(first.body.code.destinationUrl, "https://example.com/keep-me");
+      assert.equal(first.body.code.source, "sandbox-claim");
+      assert.equal(decodePng(await fetchPng(first.body.code.qrImageUrl)).payload, "https://example.com/keep-me");
+      const listed = toolResult(await callTool("svc.qr.list", {}, user.idToken));
+      assert.deepEqual(listed.codes.map((c: any) => c.codeId), [first.body.code.codeId]);
+      const record = (await firestore().collection("sandboxCodes").doc(sandbox.code.id).get()).data()!;
+      assert.ok(record.claimedAt);
+      assert.equal(record.expiresAt, null, "a claimed code no longer expires");
+      assert.equal(record.claimedBy.merchantId, first.body.merchantId);
+
+      const again = await claim(sandbox.code.claimToken, user.idToken);
+      assert.equal(again.status, 409);
+      const other = await signUp();
+      assert.equal((await claim(sandbox.code.claimToken, other.idToken)).status, 409);
+    });
+
+    it("concurrent claims of one token make one account code", async () => {
+      const sandbox = (await generate({ url: "https://example.com/race" }, newIp())).body;
+      const users = await Promise.all([signUp(), signUp(), signUp()]);
+      const results = await Promise.all(users.map((u) => claim(sandbox.code.claimToken, u.idToken)));
+      assert.deepEqual(results.map((r) => r.status).sort(), [201, 409, 409]);
+      const codes = await firestore().collectionGroup("codes").where("destinationUrl", "==", "https://example.com/race").get();
+      assert.equal(codes.size, 1);
+    });
+
+    it("an expired code is gone (410) and an unknown token is 404", async () => {
+      const sandbox = (await generate({ url: "https://example.com/old" }, newIp())).body;
+      // Seven days pass: TTL deletion is lazy, so the record may still exist; reads must treat it as gone.
+      await firestore().collection("sandboxCodes").doc(sandbox.code.id).update({ expiresAt: new Date(Date.now() - 1000) });
+      const user = await signUp();
+      const expired = await claim(sandbox.code.claimToken, user.idToken);
+      assert.equal(expired.status, 410);
+      assert.equal(expired.body.code, "GONE");
+      assert.equal((await claim("claim_not-a-real-token", user.idToken)).status, 404);
+      const noAuth = await fetch(`${appUrl()}/api/console/claims`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ claimToken: sandbox.code.claimToken }),
+      });
+      assert.equal(noAuth.status, 401);
+    });
+  });
+});
