@@ -16,6 +16,7 @@ async function main(): Promise<void> {
       mcp: async () => (await import("./bench/mcp")).benchMcp(demo.apiKey),
       render: async () => (await import("./bench/qr")).benchRendering(),
       create: async () => (await import("./bench/qr")).benchCreation(demo.apiKey),
+      sandbox: async () => (await import("./bench/sandbox")).benchSandbox(),
       redirect: async () => (await import("./bench/redirect")).benchRedirect(demo.merchantId),
     };
     for (const [name, run] of Object.entries(sections)) {
