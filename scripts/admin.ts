@@ -12,6 +12,10 @@ commands:
   mint-key        --merchant <id> --email <email of owner or member> --scopes <a,b,...> [--name <label>]
   list-keys       --merchant <id>
   revoke-key      --merchant <id> --key <keyId or sk-svc- display prefix>
+  list-listings   [--status pending|approved|rejected]
+  approve-listing --domain <domain>
+  reject-listing  --domain <domain> [--reason <text>]
+  set-admin       --email <email>   (grants the admin custom claim: console moderation)
 
 options:
   --project <id>  Firebase project (default ${LOCAL_PROJECT_ID}: the local emulators)
@@ -29,6 +33,9 @@ async function main(): Promise<void> {
       role: { type: "string", default: "member" },
       scopes: { type: "string" },
       key: { type: "string" },
+      domain: { type: "string" },
+      status: { type: "string", default: "pending" },
+      reason: { type: "string", default: "" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -104,6 +111,32 @@ async function main(): Promise<void> {
     case "revoke-key": {
       const record = await keys.revokeApiKey(need("merchant"), need("key"));
       out(`revoked ${record.keyId} (${record.prefix}…) at ${record.revokedAt?.toISOString()}`, { keyId: record.keyId, revokedAt: record.revokedAt });
+      break;
+    }
+    case "list-listings": {
+      const { listListings } = await import("../functions/src/store/listings");
+      const { publicListing } = await import("../functions/src/listings/service");
+      const status = values.status as "pending" | "approved" | "rejected";
+      const rows = (await listListings(status)).map(publicListing);
+      out(rows.length ? rows.map((l) => `${l.domain}  ${l.status}  ${l.businessName}  ${l.voiceAgentPhone}  ${l.email}${l.pendingChange ? "  (change pending)" : ""}`).join("\n") : `no ${status} listings`, rows);
+      break;
+    }
+    case "approve-listing": {
+      const { approveListing } = await import("../functions/src/listings/service");
+      const listing = await approveListing(need("domain"));
+      out(`approved ${listing.domain}: ${listing.page} (confirmation queued to ${listing.email})`, listing);
+      break;
+    }
+    case "reject-listing": {
+      const { rejectListing } = await import("../functions/src/listings/service");
+      const listing = await rejectListing(need("domain"), values.reason);
+      out(`rejected ${listing.domain}`, listing);
+      break;
+    }
+    case "set-admin": {
+      const user = await userByEmail(need("email"), false);
+      await getAuth(adminApp()).setCustomUserClaims(user.uid, { ...(user.customClaims ?? {}), admin: true });
+      out(`${user.email} is now an admin (takes effect at the next ID token refresh)`, { uid: user.uid, admin: true });
       break;
     }
     default:

@@ -22,3 +22,4 @@ export const images = onRequest({ invoker: "public" }, lazy(() => require("./ima
 export const bulk = onRequest({ invoker: "public", cors: "*", memory: "512MiB", timeoutSeconds: 120 }, lazy(() => require("./bulk/app").bulkApp));
 export const redirect = onRequest({ invoker: "public", memory: "256MiB", concurrency: 80 }, lazy(() => require("./redirect/app").redirectApp));
 export const sandbox = onRequest({ invoker: "public", cors: "*", memory: "256MiB" }, lazy(() => require("./sandbox/app").sandboxApp));
+export const pages = onRequest({ invoker: "public", memory: "256MiB" }, lazy(() => require("./listings/app").pagesApp));

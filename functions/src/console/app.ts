@@ -10,8 +10,10 @@ import { captureRawBody, createRestApp, isJsonContentType, parseJsonBody } from 
 import { callerForUser, SESSION_COOKIE_NAME, verifyUser, type Caller } from "../auth/caller";
 import { listApiKeys, mintApiKey, revokeApiKey, type ApiKeyRecord } from "../store/apiKeys";
 import { ensureWorkspaceForOwner, getWorkspace } from "../store/workspaces";
-import { ClaimSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
+import { ClaimSchema, ListingStatusSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
 import { claimSandboxCode } from "../sandbox/service";
+import { approveListing, publicListing, rejectListing } from "../listings/service";
+import { listListings } from "../store/listings";
 
 const SESSION_MAX_AGE_MS = 5 * 24 * 60 * 60 * 1000;
 
@@ -99,6 +101,25 @@ export const consoleApp = createRestApp((app) => {
     const user = await verifyUser(credentials(req));
     const { claimToken } = parseOrThrow(ClaimSchema, jsonBody(req), "claim request");
     res.status(201).json(await claimSandboxCode(user, claimToken));
+  });
+
+  // Phone book moderation, for users with the `admin` custom claim.
+  const requireAdmin = async (req: Request) => {
+    const user = await verifyUser(credentials(req));
+    if (!user.isAdmin) throw new AppError("FORBIDDEN", "Only administrators can moderate listings");
+    return user;
+  };
+  app.get("/api/console/listings", async (req: Request, res: Response) => {
+    await requireAdmin(req);
+    const status = parseOrThrow(ListingStatusSchema, req.query.status ?? "pending", "status");
+    res.json({ listings: (await listListings(status)).map(publicListing) });
+  });
+  app.post("/api/console/listings/:domain/:action", async (req: Request, res: Response) => {
+    await requireAdmin(req);
+    const { domain, action } = req.params as { domain: string; action: string };
+    if (action === "approve") res.json(await approveListing(domain));
+    else if (action === "reject") res.json(await rejectListing(domain, typeof req.query.reason === "string" ? req.query.reason : ""));
+    else throw new AppError("NOT_FOUND", `Unknown listing action ${action}`);
   });
 
   app.post("/api/console/session", async (req: Request, res: Response) => {

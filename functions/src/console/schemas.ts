@@ -11,3 +11,4 @@ export const MintKeySchema = z
   .strict();
 export const SessionSchema = z.object({ idToken: z.string().min(1).max(8192) }).strict();
 export const ClaimSchema = z.object({ claimToken: z.string().trim().min(1).max(200) }).strict();
+export const ListingStatusSchema = z.enum(["pending", "approved", "rejected"]);

@@ -8,6 +8,13 @@ import { qrListTool } from "./tools/qrList";
 import { qrUpdateTool } from "./tools/qrUpdate";
 import { qrGetAnalyticsTool } from "./tools/qrGetAnalytics";
 import { analyticsScanSummaryTool } from "./tools/analyticsScanSummary";
+import { audioCreateTool } from "./tools/audioCreate";
+import { menuCreateTool } from "./tools/menuCreate";
+import { menuListTool } from "./tools/menuList";
+import { menuAddItemTool } from "./tools/menuAddItem";
+import { challengeCreateTool } from "./tools/challengeCreate";
+import { voiceAgentRegisterTool } from "./tools/voiceAgentRegister";
+import { voiceAgentLookupTool } from "./tools/voiceAgentLookup";
 
 export const TOOLS: readonly ToolDefinition[] = [
   pingTool,
@@ -17,6 +24,13 @@ export const TOOLS: readonly ToolDefinition[] = [
   qrUpdateTool,
   qrGetAnalyticsTool,
   analyticsScanSummaryTool,
+  audioCreateTool,
+  menuCreateTool,
+  menuListTool,
+  menuAddItemTool,
+  challengeCreateTool,
+  voiceAgentRegisterTool,
+  voiceAgentLookupTool,
 ] as unknown as ToolDefinition[];
 
 const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));

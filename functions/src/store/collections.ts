@@ -7,4 +7,6 @@ export const COLLECTIONS = {
   links: "links",
   sandboxCodes: "sandboxCodes",
   sandboxCounters: "sandboxCounters",
+  listings: "listings",
+  mail: "mail",
 } as const;

@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { text } from "../../core/validation";
+import { registerListing } from "../../listings/service";
+import { defineTool } from "../tool";
+
+export const voiceAgentRegisterTool = defineTool({
+  name: "svc.voice_agent.register",
+  description:
+    "Registers (free) the phone number of a business's AI voice agent for its website domain in the public phone book. The listing awaits approval; once approved, a page at {base_url}/d/<domain> exists and a confirmation goes to the email. A domain registered by another business cannot be taken over.",
+  scope: null,
+  input: z
+    .object({
+      businessName: text(200),
+      domain: text(253).describe("Website domain; scheme, www., path and port are stripped"),
+      voiceAgentPhone: text(32).describe("E.164 phone number with leading plus and country code, e.g. +14155550123"),
+      email: z.string().trim().max(254).email().describe("Contact address that receives the confirmation once approved"),
+    })
+    .strict(),
+  async handler(args, { caller }) {
+    return registerListing(caller.merchantId, args);
+  },
+});

@@ -1,0 +1,43 @@
+// Field rules for menus, audio codes and challenges (docs/mcp.md lists the limits).
+import { z } from "zod";
+import { text } from "../core/validation";
+
+export const LIMITS = {
+  title: 200,
+  payloadText: 2000,
+  campaign: 100,
+  menuName: 100,
+  description: 1000,
+  locationId: 100,
+  sectionName: 100,
+  itemName: 100,
+  itemDescription: 500,
+  rewardText: 300,
+  challengeName: 100,
+  itemsPerMenu: 500,
+  maxPrice: 1_000_000,
+} as const;
+
+export const price = z
+  .number()
+  .finite()
+  .min(0, "Price must be 0 or more")
+  .max(LIMITS.maxPrice, `Price must be at most ${LIMITS.maxPrice}`)
+  .refine((p) => Math.abs(Math.round(p * 100) - p * 100) < 1e-6, "Price has at most 2 decimals")
+  .describe(`Price, 0 to ${LIMITS.maxPrice}, at most 2 decimals`);
+
+/** ISO 8601 date (YYYY-MM-DD) or date-time with offset (2026-05-01T09:00:00Z). */
+export const isoDate = z
+  .string()
+  .trim()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}$/.test(s) || z.iso.datetime({ offset: true }).safeParse(s).success, "Must be an ISO 8601 date or date-time")
+  // Date.parse rolls 2026-02-30 over to March 2; a real date survives the round trip.
+  .refine((s) => {
+    const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s);
+    return !Number.isNaN(t) && new Date(Date.parse(`${s.slice(0, 10)}T00:00:00Z`)).toISOString().slice(0, 10) === s.slice(0, 10);
+  }, "Must be a real calendar date")
+  .describe("ISO 8601 date (YYYY-MM-DD) or date-time with offset");
+
+export const CHALLENGE_TYPES = ["streak", "scan_count", "visit_window", "game"] as const;
+
+export { text };

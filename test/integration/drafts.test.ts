@@ -1,0 +1,114 @@
+import assert from "node:assert/strict";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant, mintKey, type TestMerchant } from "../helpers/merchants";
+
+function assertInvalid(res: any, field: string) {
+  assert.equal(res.body.error?.code, -32602, JSON.stringify(res.body));
+  assert.ok(res.body.error.data.issues.some((i: any) => i.path === field), `${field}: ${JSON.stringify(res.body.error.data.issues)}`);
+}
+
+describe("drafts: audio codes, menus and challenges", function () {
+  this.timeout(60_000);
+  let merchant: TestMerchant;
+  before(async () => {
+    merchant = await createMerchant();
+  });
+
+  it("svc.audio.create drafts an audio code", async () => {
+    const audio = toolResult(await callTool("svc.audio.create", { title: "Jingle", payloadText: "https://example.com/deal", campaign: "spring" }, merchant.apiKey));
+    assert.match(audio.audioCodeId, /^[A-Za-z0-9]{20}$/);
+    assert.equal(audio.status, "draft");
+    assert.equal(audio.payloadKind, "url");
+    assert.equal(audio.campaign, "spring");
+    const textPayload = toolResult(await callTool("svc.audio.create", { title: "Hi", payloadText: "Welcome in!" }, merchant.apiKey));
+    assert.equal(textPayload.payloadKind, "text");
+    assert.equal(textPayload.campaign, null);
+    assertInvalid(await callTool("svc.audio.create", { title: "x" }, merchant.apiKey), "payloadText");
+    assertInvalid(await callTool("svc.audio.create", { title: "x", payloadText: "p".repeat(2001) }, merchant.apiKey), "payloadText");
+    assertInvalid(await callTool("svc.audio.create", { title: "", payloadText: "p" }, merchant.apiKey), "title");
+  });
+
+  it("menus: create, add items in order, sections created on first use, list newest first", async () => {
+    const m = await createMerchant();
+    const menu = toolResult(await callTool("svc.menu.create", { name: "Lunch", description: "Noon to 3", locationId: "loc-1" }, m.apiKey));
+    assert.equal(menu.status, "draft");
+    assert.deepEqual(menu.sections, []);
+    const first = toolResult(await callTool("svc.menu.add_item", { menuId: menu.menuId, sectionName: "Mains", name: "Soup", price: 7.5 }, m.apiKey));
+    assert.equal(first.sectionCreated, true);
+    assert.equal(first.position, 1);
+    const second = toolResult(await callTool("svc.menu.add_item", { menuId: menu.menuId, sectionName: "mains", name: "Salad", description: "Green", price: 0 }, m.apiKey));
+    assert.equal(second.sectionCreated, false, "section names match case-insensitively");
+    assert.equal(second.position, 2);
+    toolResult(await callTool("svc.menu.add_item", { menuId: menu.menuId, sectionName: "Drinks", name: "Tea" }, m.apiKey));
+    const later = toolResult(await callTool("svc.menu.create", { name: "Dinner" }, m.apiKey));
+    const list = toolResult(await callTool("svc.menu.list", {}, m.apiKey));
+    assert.deepEqual(list.menus.map((x: any) => x.name), ["Dinner", "Lunch"]);
+    const lunch = list.menus[1];
+    assert.deepEqual(lunch.sections.map((s: any) => s.name), ["Mains", "Drinks"]);
+    assert.deepEqual(lunch.sections[0].items.map((i: any) => [i.name, i.price]), [["Soup", 7.5], ["Salad", 0]]);
+    assert.equal(lunch.sections[1].items[0].price, null);
+    assert.equal(lunch.itemCount, 3);
+    assert.equal(toolResult(await callTool("svc.menu.list", { limit: 1 }, m.apiKey)).menus[0].menuId, later.menuId);
+  });
+
+  it("validates menu input: price, lengths, limit", async () => {
+    const menu = toolResult(await callTool("svc.menu.create", { name: "Validation" }, merchant.apiKey));
+    const add = (args: Record<string, unknown>) => callTool("svc.menu.add_item", { menuId: menu.menuId, sectionName: "S", name: "N", ...args }, merchant.apiKey);
+    for (const price of [-1, 1.234, Number.MAX_SAFE_INTEGER, "5"]) assertInvalid(await add({ price }), "price");
+    assert.equal(toolResult(await add({ price: 19.99 })).item.price, 19.99);
+    assertInvalid(await add({ name: "n".repeat(101) }), "name");
+    assertInvalid(await add({ sectionName: "" }), "sectionName");
+    assertInvalid(await callTool("svc.menu.create", { name: "m".repeat(101) }, merchant.apiKey), "name");
+    assertInvalid(await callTool("svc.menu.list", { limit: 0 }, merchant.apiKey), "limit");
+    assertInvalid(await callTool("svc.menu.list", { limit: 101 }, merchant.apiKey), "limit");
+    const unknown = await callTool("svc.menu.add_item", { menuId: "nope", sectionName: "S", name: "N" }, merchant.apiKey);
+    assert.equal(unknown.body.error.data.code, "NOT_FOUND");
+  });
+
+  it("no merchant can read or add to another merchant's menu", async () => {
+    const a = await createMerchant();
+    const b = await createMerchant();
+    const menu = toolResult(await callTool("svc.menu.create", { name: "Secret" }, a.apiKey));
+    const attempt = await callTool("svc.menu.add_item", { menuId: menu.menuId, sectionName: "S", name: "Injected" }, b.apiKey);
+    assert.equal(attempt.body.error.data.code, "NOT_FOUND");
+    assert.equal(toolResult(await callTool("svc.menu.list", {}, b.apiKey)).count, 0);
+    const own = toolResult(await callTool("svc.menu.list", {}, a.apiKey));
+    assert.equal(own.menus[0].itemCount, 0);
+  });
+
+  it("svc.challenge.create validates type and dates", async () => {
+    const challenge = toolResult(
+      await callTool(
+        "svc.challenge.create",
+        { name: "Coffee streak", challengeType: "streak", rewardText: "Free latte", startsAt: "2026-12-01", endsAt: "2026-12-31T23:59:59Z" },
+        merchant.apiKey,
+      ),
+    );
+    assert.equal(challenge.status, "draft");
+    assert.equal(challenge.startsAt, "2026-12-01T00:00:00.000Z");
+    assert.equal(challenge.endsAt, "2026-12-31T23:59:59.000Z");
+    const c = (args: Record<string, unknown>) => callTool("svc.challenge.create", { name: "c", challengeType: "game", ...args }, merchant.apiKey);
+    assertInvalid(await c({ challengeType: "lottery" }), "challengeType");
+    assertInvalid(await c({ startsAt: "next tuesday" }), "startsAt");
+    assertInvalid(await c({ startsAt: "2026-02-30" }), "startsAt");
+    assertInvalid(await c({ startsAt: "2026-12-31", endsAt: "2026-12-01" }), "endsAt");
+    assertInvalid(await c({ startsAt: "2026-12-01", endsAt: "2026-12-01" }), "endsAt");
+    assertInvalid(await c({ rewardText: "r".repeat(301) }), "rewardText");
+  });
+
+  it("each draft tool needs its scope", async () => {
+    const readOnly = await mintKey(merchant, ["merchant:read"]);
+    const cases: Array<[string, Record<string, unknown>, string]> = [
+      ["svc.audio.create", { title: "t", payloadText: "p" }, "audio:write"],
+      ["svc.menu.create", { name: "n" }, "menu:write"],
+      ["svc.challenge.create", { name: "n", challengeType: "streak" }, "challenge:write"],
+    ];
+    for (const [tool, args, scope] of cases) {
+      const res = await callTool(tool, args, readOnly);
+      assert.equal(res.body.error.data.code, "INSUFFICIENT_SCOPE", tool);
+      assert.equal(res.body.error.data.requiredScope, scope);
+    }
+    const menuOnly = await mintKey(merchant, ["menu:write"]);
+    assert.equal((await callTool("svc.menu.list", {}, menuOnly)).body.error.data.code, "INSUFFICIENT_SCOPE");
+  });
+});
