@@ -1,0 +1,83 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { assertFails, assertSucceeds, initializeTestEnvironment, type RulesTestEnvironment } from "@firebase/rules-unit-testing";
+import { doc, getDoc, setDoc, deleteDoc, type Firestore } from "firebase/firestore";
+
+// A project of its own, so clearing it never touches the data the integration tests use.
+const PROJECT_ID = "demo-rules-matrix";
+
+type Role = "owner" | "otherMember" | "stranger" | "anonymous";
+
+/** Every collection a client might try, with the role that may read it (none may write). */
+const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown> }> = [
+  { path: "workspaces/ws-a", readers: ["owner"], data: { name: "A", ownerUid: "alice" } },
+  { path: "workspaces/ws-a/codes/c1", readers: ["owner"], data: { title: "code" } },
+  { path: "workspaces/ws-a/codes/c1/scanDays/2026-01-01_0", readers: ["owner"], data: { count: 1 } },
+  { path: "workspaces/ws-a/menus/m1", readers: ["owner"], data: { name: "menu" } },
+  { path: "workspaces/ws-a/audioCodes/a1", readers: ["owner"], data: { title: "audio" } },
+  { path: "workspaces/ws-a/challenges/ch1", readers: ["owner"], data: { name: "challenge" } },
+  { path: "workspaces/ws-a/scans/s1", readers: ["owner"], data: { city: "x" } },
+  { path: "workspaces/ws-a/scanDays/2026-01-01_0", readers: ["owner"], data: { total: 1 } },
+  { path: "workspaces/ws-a/idempotency/k1", readers: [], data: { response: {} } },
+  { path: "memberships/alice", readers: ["owner"], data: { merchantId: "ws-a", role: "owner" } },
+  { path: "apiKeys/0123abcd", readers: [], data: { merchantId: "ws-a", uid: "alice", prefix: "sk-svc-01234567" } },
+  { path: "auditEvents/e1", readers: [], data: { merchantId: "ws-a", tool: "svc.ping" } },
+  { path: "links/AbCdEfGhIjKl", readers: [], data: { merchantId: "ws-a", destinationUrl: "https://example.com" } },
+  { path: "sandboxCodes/sb1", readers: [], data: { destinationUrl: "https://example.com", claimTokenHash: "h" } },
+  { path: "sandboxCounters/x_2026-01-01", readers: [], data: { count: 1 } },
+  { path: "listings/pending.example", readers: [], data: { status: "pending", domain: "pending.example" } },
+  { path: "listings/approved.example", readers: ["owner", "otherMember", "stranger", "anonymous"], data: { status: "approved", domain: "approved.example" } },
+  { path: "mail/m1", readers: [], data: { to: "a@example.com" } },
+];
+
+const ROLES: Role[] = ["owner", "otherMember", "stranger", "anonymous"];
+
+describe("Firestore security rules matrix", function () {
+  this.timeout(60_000);
+  let env: RulesTestEnvironment;
+
+  before(async () => {
+    const [host, port] = process.env.FIRESTORE_EMULATOR_HOST!.split(":");
+    env = await initializeTestEnvironment({
+      projectId: PROJECT_ID,
+      firestore: { rules: readFileSync(path.resolve(__dirname, "..", "..", "firestore.rules"), "utf8"), host, port: Number(port) },
+    });
+    await env.clearFirestore();
+    await env.withSecurityRulesDisabled(async (ctx) => {
+      const db = ctx.firestore();
+      for (const d of DOCS) await setDoc(doc(db, d.path), d.data);
+      await setDoc(doc(db, "workspaces/ws-b"), { name: "B", ownerUid: "bob" });
+      await setDoc(doc(db, "memberships/bob"), { merchantId: "ws-b", role: "owner" });
+    });
+  });
+
+  after(async () => {
+    await env?.cleanup();
+  });
+
+  function clientFor(role: Role): Firestore {
+    if (role === "owner") return env.authenticatedContext("alice").firestore() as unknown as Firestore;
+    if (role === "otherMember") return env.authenticatedContext("bob").firestore() as unknown as Firestore;
+    if (role === "stranger") return env.authenticatedContext("mallory").firestore() as unknown as Firestore;
+    return env.unauthenticatedContext().firestore() as unknown as Firestore;
+  }
+
+  for (const d of DOCS) {
+    for (const role of ROLES) {
+      const canRead = d.readers.includes(role);
+      it(`${role} ${canRead ? "can" : "cannot"} read ${d.path}; cannot write it`, async () => {
+        const db = clientFor(role);
+        await (canRead ? assertSucceeds(getDoc(doc(db, d.path))) : assertFails(getDoc(doc(db, d.path))));
+        await assertFails(setDoc(doc(db, d.path), { tampered: true }));
+        await assertFails(deleteDoc(doc(db, d.path)));
+      });
+    }
+  }
+
+  it("a member cannot create a membership into someone else's workspace, or a key", async () => {
+    const db = clientFor("stranger");
+    await assertFails(setDoc(doc(db, "memberships/mallory"), { merchantId: "ws-a", role: "owner" }));
+    await assertFails(setDoc(doc(db, "apiKeys/feed"), { merchantId: "ws-a", scopes: ["qr:write"] }));
+    await assertFails(setDoc(doc(db, "listings/new.example"), { status: "approved" }));
+  });
+});
