@@ -118,3 +118,46 @@ describe("console API: workspaces and keys", () => {
     assert.equal(((await res.json()) as any).code, "UNSUPPORTED_MEDIA_TYPE");
   });
 });
+
+describe("console API: publishing and workspace data", function () {
+  this.timeout(60_000);
+
+  it("publishes drafts (console only), lists codes and drafts, and re-points codes; never across workspaces", async () => {
+    const owner = await signUp();
+    await consoleCall("/workspace", owner.idToken, { body: {} });
+    const code = toolResult(await callTool("svc.qr.create", { title: "door", destinationUrl: "https://example.com/a", dynamic: true }, owner.idToken));
+    const menu = toolResult(await callTool("svc.menu.create", { name: "Brunch" }, owner.idToken));
+    assert.equal(code.status, "draft");
+
+    const codes = await consoleCall("/codes", owner.idToken);
+    assert.deepEqual(codes.body.codes.map((c: any) => c.codeId), [code.codeId]);
+    const published = await consoleCall("/publish", owner.idToken, { body: { kind: "codes", id: code.codeId } });
+    assert.equal(published.status, 200);
+    assert.equal(published.body.status, "published");
+    const again = await consoleCall("/publish", owner.idToken, { body: { kind: "codes", id: code.codeId } });
+    assert.equal(again.body.publishedAt, published.body.publishedAt, "publishing is idempotent");
+    assert.equal(toolResult(await callTool("svc.qr.list", {}, owner.idToken)).codes[0].status, "published");
+    assert.equal((await consoleCall("/publish", owner.idToken, { body: { kind: "menus", id: menu.menuId } })).body.status, "published");
+    assert.equal((await consoleCall("/drafts/menus", owner.idToken)).body.items[0].status, "published");
+
+    const repointed = await consoleCall(`/codes/${code.codeId}`, owner.idToken, { body: { destinationUrl: "https://example.com/b" } });
+    assert.equal(repointed.body.destinationUrl, "https://example.com/b");
+    assert.equal((await consoleCall(`/codes/${code.codeId}`, owner.idToken, { body: { destinationUrl: "ftp://x" } })).status, 400);
+    const summary = await consoleCall("/analytics?days=7", owner.idToken);
+    assert.equal(summary.body.byDay.length, 7);
+    assert.equal((await consoleCall("/analytics?days=0", owner.idToken)).status, 400);
+
+    const stranger = await signUp();
+    await consoleCall("/workspace", stranger.idToken, { body: {} });
+    assert.equal((await consoleCall("/publish", stranger.idToken, { body: { kind: "menus", id: menu.menuId } })).status, 404);
+    assert.equal((await consoleCall(`/codes/${code.codeId}`, stranger.idToken, { body: { title: "x" } })).status, 404);
+    assert.equal((await consoleCall("/codes", stranger.idToken)).body.codes.length, 0);
+  });
+
+  it("no tool can publish: tool arguments cannot set status", async () => {
+    const owner = await signUp();
+    await consoleCall("/workspace", owner.idToken, { body: {} });
+    const res = await callTool("svc.qr.create", { title: "t", destinationUrl: "https://example.com", status: "published" }, owner.idToken);
+    assert.equal(res.body.error.code, -32602);
+  });
+});

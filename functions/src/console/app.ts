@@ -10,10 +10,15 @@ import { captureRawBody, createRestApp, isJsonContentType, parseJsonBody } from 
 import { callerForUser, SESSION_COOKIE_NAME, verifyUser, type Caller } from "../auth/caller";
 import { listApiKeys, mintApiKey, revokeApiKey, type ApiKeyRecord } from "../store/apiKeys";
 import { ensureWorkspaceForOwner, getWorkspace } from "../store/workspaces";
-import { ClaimSchema, ListingStatusSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
+import { ClaimSchema, CodeChangeSchema, DaysQuerySchema, DraftKindSchema, PublishSchema, ListingStatusSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
 import { claimSandboxCode } from "../sandbox/service";
 import { approveListing, publicListing, rejectListing } from "../listings/service";
 import { listListings } from "../store/listings";
+import { listCodes } from "../store/codes";
+import { listDrafts, publishRecord } from "../store/drafts";
+import { publicCode } from "../codes/model";
+import { updateCode } from "../codes/service";
+import { codeAnalytics, scanSummary } from "../scans/analytics";
 
 const SESSION_MAX_AGE_MS = 5 * 24 * 60 * 60 * 1000;
 
@@ -101,6 +106,37 @@ export const consoleApp = createRestApp((app) => {
     const user = await verifyUser(credentials(req));
     const { claimToken } = parseOrThrow(ClaimSchema, jsonBody(req), "claim request");
     res.status(201).json(await claimSandboxCode(user, claimToken));
+  });
+
+  // Workspace data for the console pages, and publishing (draft to published), which no tool can do.
+  app.get("/api/console/codes", async (req: Request, res: Response) => {
+    const caller = await consoleCaller(req);
+    res.json({ codes: (await listCodes(caller.merchantId, 100)).map(publicCode) });
+  });
+  app.post("/api/console/codes/:codeId", async (req: Request, res: Response) => {
+    const caller = await consoleCaller(req);
+    const changes = parseOrThrow(CodeChangeSchema, jsonBody(req), "code change");
+    res.json(publicCode(await updateCode(caller.merchantId, { codeId: String(req.params.codeId) }, changes)));
+  });
+  app.get("/api/console/codes/:codeId/analytics", async (req: Request, res: Response) => {
+    const caller = await consoleCaller(req);
+    const { days } = parseOrThrow(DaysQuerySchema, req.query, "query");
+    res.json(await codeAnalytics(caller.merchantId, { codeId: String(req.params.codeId) }, days));
+  });
+  app.get("/api/console/analytics", async (req: Request, res: Response) => {
+    const caller = await consoleCaller(req);
+    const { days } = parseOrThrow(DaysQuerySchema, req.query, "query");
+    res.json(await scanSummary(caller.merchantId, days));
+  });
+  app.get("/api/console/drafts/:kind", async (req: Request, res: Response) => {
+    const caller = await consoleCaller(req);
+    const kind = parseOrThrow(DraftKindSchema, req.params.kind, "kind");
+    res.json({ items: (await listDrafts(caller.merchantId, kind, 100)).map((d) => JSON.parse(JSON.stringify(d))) });
+  });
+  app.post("/api/console/publish", async (req: Request, res: Response) => {
+    const caller = await consoleCaller(req);
+    const { kind, id } = parseOrThrow(PublishSchema, jsonBody(req), "publish request");
+    res.json(await publishRecord(caller.merchantId, kind, id, caller.uid));
   });
 
   // Phone book moderation, for users with the `admin` custom claim.

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ScopeSchema } from "../auth/scopes";
 import { text } from "../core/validation";
+import { fields } from "../codes/fields";
 
 export const CreateWorkspaceSchema = z.object({ name: text(100).optional() }).strict();
 export const MintKeySchema = z
@@ -12,3 +13,7 @@ export const MintKeySchema = z
 export const SessionSchema = z.object({ idToken: z.string().min(1).max(8192) }).strict();
 export const ClaimSchema = z.object({ claimToken: z.string().trim().min(1).max(200) }).strict();
 export const ListingStatusSchema = z.enum(["pending", "approved", "rejected"]);
+export const CodeChangeSchema = z.object({ destinationUrl: fields.destinationUrl.optional(), title: fields.title.optional() }).strict();
+export const DaysQuerySchema = z.object({ days: z.coerce.number().int().min(1).max(365).default(30) }).strict();
+export const DraftKindSchema = z.enum(["menus", "challenges", "audioCodes"]);
+export const PublishSchema = z.object({ kind: z.enum(["codes", "menus", "challenges", "audioCodes"]), id: z.string().trim().min(1).max(64) }).strict();
