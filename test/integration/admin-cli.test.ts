@@ -1,17 +1,7 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { randomUUID } from "node:crypto";
 import { callTool, toolResult } from "../helpers/rpc";
-
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, "..", "..");
-
-async function admin(...args: string[]) {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], { cwd: ROOT, env: process.env });
-  return JSON.parse(stdout);
-}
+import { adminCli as admin } from "../helpers/admin";
 
 describe("admin CLI (against the emulators)", function () {
   this.timeout(60_000);

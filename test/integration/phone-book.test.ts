@@ -1,21 +1,11 @@
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { randomUUID } from "node:crypto";
 import { getAuth } from "firebase-admin/auth";
 import { adminApp } from "../../functions/src/core/firebase";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
+import { adminCli } from "../helpers/admin";
 import { createMerchant, firestore, signUp, type TestMerchant } from "../helpers/merchants";
-
-const run = promisify(execFile);
-const ROOT = path.resolve(__dirname, "..", "..");
-
-async function adminCli(...args: string[]) {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], { cwd: ROOT, env: process.env });
-  return JSON.parse(stdout);
-}
 
 async function adminToken(): Promise<string> {
   const email = `admin-${randomUUID()}@example.com`;

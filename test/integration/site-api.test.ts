@@ -135,3 +135,16 @@ describe("site metadata API (through Hosting)", () => {
     });
   });
 });
+
+describe("public site pages (Hosting)", () => {
+  it("serves the home page, the reference page linked as docs, and a 404 page", async () => {
+    const catalog: any = await (await fetch(`${baseUrl()}/api`)).json();
+    const docs = await fetch(catalog.links.docs);
+    assert.equal(docs.status, 200);
+    assert.match(await docs.text(), /svc reference/);
+    assert.equal((await fetch(`${baseUrl()}/`)).status, 200);
+    const missing = await fetch(`${baseUrl()}/no-such-page`);
+    assert.equal(missing.status, 404);
+    assert.match(await missing.text(), /Page not found/);
+  });
+});

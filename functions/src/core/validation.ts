@@ -47,3 +47,6 @@ export function httpUrl(max = 2048) {
 export function text(max: number) {
   return z.string().trim().min(1, "Must not be empty").max(max, `Must be at most ${max} characters`);
 }
+
+/** The `limit` argument of list tools: 1 to 100, default applied by the tool. */
+export const listLimit = z.number().int().min(1).max(100).describe("How many, 1 to 100 (default 20)");

@@ -41,7 +41,7 @@ export class CloudStorageImageStore implements ImageStore {
     return getStorage(adminApp()).bucket(storageBucketName());
   }
 
-  async put(objectPath: string, png: Buffer, token = randomUUID()): Promise<StoredImage> {
+  async put(objectPath: string, png: Buffer, token: string = randomUUID()): Promise<StoredImage> {
     assertSafePath(objectPath);
     await this.bucket()
       .file(objectPath)
@@ -73,7 +73,7 @@ export class LocalImageStore implements ImageStore {
 
   constructor(private readonly dir = localImageDir()) {}
 
-  async put(imagePath: string, png: Buffer, token = randomUUID()): Promise<StoredImage> {
+  async put(imagePath: string, png: Buffer, token: string = randomUUID()): Promise<StoredImage> {
     assertSafePath(imagePath);
     const file = path.join(this.dir, imagePath);
     await mkdir(path.dirname(file), { recursive: true });
