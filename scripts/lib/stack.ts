@@ -106,7 +106,7 @@ export class Stack {
   private stopping?: Promise<void>;
   info!: StackInfo;
 
-  async start(options: { quiet?: boolean } = {}): Promise<StackInfo> {
+  async start(): Promise<StackInfo> {
     const ports = emulatorPorts();
     const mode = chooseMode();
     for (const [name, port] of Object.entries(ports)) {
@@ -155,7 +155,6 @@ export class Stack {
     this.children.push(firebase);
     const base = `http://${host}:${ports.hosting}`;
     await waitFor("Firebase emulators", () => httpOk(`${base}/api/status.json`), 180_000, firebase);
-    if (!options.quiet) process.stdout.write("");
     this.info = {
       mode,
       storageEmulator,
