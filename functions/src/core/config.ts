@@ -49,31 +49,22 @@ export interface ServiceConfig {
   trustedProxyHops: number;
 }
 
-export function projectId(): string {
-  if (process.env.GCLOUD_PROJECT) return process.env.GCLOUD_PROJECT;
-  if (process.env.FIREBASE_CONFIG) {
-    try {
-      const parsed = JSON.parse(process.env.FIREBASE_CONFIG) as { projectId?: string };
-      if (parsed.projectId) return parsed.projectId;
-    } catch {
-      // FIREBASE_CONFIG may be a file path in some tools; fall through.
-    }
+/** A field of the FIREBASE_CONFIG JSON that deployed functions receive (it may also be a file path). */
+function firebaseConfigField(name: "projectId" | "storageBucket"): string | undefined {
+  try {
+    return (JSON.parse(process.env.FIREBASE_CONFIG ?? "{}") as Record<string, string | undefined>)[name] || undefined;
+  } catch {
+    return undefined;
   }
-  return LOCAL_PROJECT_ID;
+}
+
+export function projectId(): string {
+  return process.env.GCLOUD_PROJECT || firebaseConfigField("projectId") || LOCAL_PROJECT_ID;
 }
 
 /** Default Cloud Storage bucket (STORAGE_BUCKET overrides; new projects use <id>.firebasestorage.app). */
 export function storageBucketName(): string {
-  if (process.env.STORAGE_BUCKET) return process.env.STORAGE_BUCKET;
-  if (process.env.FIREBASE_CONFIG) {
-    try {
-      const parsed = JSON.parse(process.env.FIREBASE_CONFIG) as { storageBucket?: string };
-      if (parsed.storageBucket) return parsed.storageBucket;
-    } catch {
-      // not JSON
-    }
-  }
-  return `${projectId()}.appspot.com`;
+  return process.env.STORAGE_BUCKET || firebaseConfigField("storageBucket") || `${projectId()}.appspot.com`;
 }
 
 /** True under the emulator suite or for a `demo-` project: such code must never reach production services. */
