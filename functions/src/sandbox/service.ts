@@ -92,10 +92,11 @@ export async function generateSandboxCode(url: string, ip: string, now = new Dat
  * link and the claim mark are written in one transaction that re-checks the token, so a token claims once.
  */
 export async function claimSandboxCode(user: { uid: string; email?: string }, claimToken: string, now = new Date()) {
-  const blocker = claimBlocker(await findByClaimToken(claimToken), now);
-  if (blocker) throw blocker;
+  // Pre-check outside the transaction so a bad token renders and stores nothing; the transaction re-checks.
+  const sandbox = await findByClaimToken(claimToken);
+  const blocker = claimBlocker(sandbox, now);
+  if (blocker || !sandbox) throw blocker;
   const { workspace } = await ensureWorkspaceForOwner(user.uid, `${user.email?.split("@")[0] ?? "My"} workspace`);
-  const sandbox = (await findByClaimToken(claimToken))!;
   const [code] = await prepareCodes(workspace.merchantId, [{ title: titleFromUrl(sandbox.destinationUrl), destinationUrl: sandbox.destinationUrl }], "sandbox-claim");
   try {
     await db().runTransaction(async (tx) => {
