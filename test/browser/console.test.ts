@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { randomUUID, randomInt } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { appUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
+import { newClient } from "../helpers/clients";
 
 const ARTIFACTS = path.resolve(__dirname, "..", "..", "test-artifacts");
 
@@ -50,9 +51,9 @@ describe("merchant console in a browser", function () {
     assert.equal(rejected.status, 403);
     assert.equal(rejected.body.error.data.code, "REVOKED");
 
-    const sandbox = await fetch(`${appUrl()}/api/generate-qr-code`, {
+    const sandbox = await newClient().fetch(`${appUrl()}/api/generate-qr-code`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Forwarded-For": `192.0.2.${randomInt(1, 254)}` },
+      headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ url: "https://example.com/claimed-in-browser" }),
     }).then((r) => r.json() as Promise<any>);
     await page.goto(sandbox.upgrade.claim);

@@ -9,3 +9,4 @@ export const baseUrl = () => required("TEST_BASE_URL");
 export const appUrl = () => required("TEST_APP_URL");
 export const mcpUrl = () => `${appUrl()}/api/mcp`;
 export const projectId = () => required("GCLOUD_PROJECT");
+export const functionsUrl = () => required("TEST_FUNCTIONS_URL");

@@ -1,17 +1,18 @@
 import assert from "node:assert/strict";
-import { randomInt } from "node:crypto";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { firestore, signUp } from "../helpers/merchants";
 import { decodePng, fetchPng } from "../helpers/qr";
+import { newClient, type TestClient } from "../helpers/clients";
+import { functionsUrl } from "../helpers/env";
 
-/** A fresh client address per test; the test plays Google's front end, which appends the real address. */
-const newIp = () => `198.51.${randomInt(0, 255)}.${randomInt(1, 254)}`;
-
-async function generate(body: unknown, ip: string, init: { contentType?: string; forwardedFor?: string } = {}) {
-  const res = await fetch(`${appUrl()}/api/generate-qr-code`, {
+/** Clients differ only by the address they connect from; `forgedFor` is what a client may write itself. */
+async function generate(body: unknown, client: TestClient, init: { contentType?: string; forgedFor?: string; url?: string } = {}) {
+  const headers: Record<string, string> = { "Content-Type": init.contentType ?? "application/json" };
+  if (init.forgedFor) headers["X-Forwarded-For"] = init.forgedFor;
+  const res = await client.fetch(init.url ?? `${appUrl()}/api/generate-qr-code`, {
     method: "POST",
-    headers: { "Content-Type": init.contentType ?? "application/json", "X-Forwarded-For": init.forwardedFor ?? ip },
+    headers,
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
   const text = await res.text();
@@ -38,7 +39,7 @@ describe("keyless sandbox", function () {
 
   it("returns a real, decodable code with claim token, 7-day expiry and upgrade links", async () => {
     const before = Date.now();
-    const { res, status, body } = await generate({ url: "https://example.com/sandbox?x=1" }, newIp());
+    const { res, status, body } = await generate({ url: "https://example.com/sandbox?x=1" }, newClient());
     assert.equal(status, 200, JSON.stringify(body));
     assertRateHeaders(res, 2);
     assert.equal(body.ok, true);
@@ -60,9 +61,13 @@ describe("keyless sandbox", function () {
     assert.equal(account.size, 0, "sandbox codes are not account codes");
   });
 
-  it("makes exactly 3 codes for 20 concurrent requests from one address", async () => {
-    const ip = newIp();
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => generate({ url: `https://example.com/c/${i}` }, ip)));
+  it("makes exactly 3 codes for 20 concurrent requests from one client, half of them with forged X-Forwarded-For", async () => {
+    const client = newClient();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        generate({ url: `https://example.com/c/${i}` }, client, i % 2 ? { forgedFor: `203.0.113.${i}, 35.191.0.${i}` } : {}),
+      ),
+    );
     const ok = results.filter((r) => r.status === 200);
     const limited = results.filter((r) => r.status === 429);
     assert.equal(ok.length, 3, results.map((r) => r.status).join(","));
@@ -77,21 +82,29 @@ describe("keyless sandbox", function () {
     assert.equal(ids.size, 3);
   });
 
-  it("a client's own X-Forwarded-For entries do not buy more codes", async () => {
-    const real = newIp();
-    const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      // What Google's front end forwards: whatever the client sent, then the address it saw.
-      const r = await generate({ url: `https://example.com/s/${i}` }, real, { forwardedFor: `10.0.0.${i}, 203.0.113.${i}, ${real}` });
-      statuses.push(r.status);
+  it("other clients have quotas of their own; forged X-Forwarded-For changes nothing on either path", async () => {
+    const [a, b] = [newClient(), newClient()];
+    for (const client of [a, b]) {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await generate({ url: `https://example.com/o/${i}` }, client)).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429], client.address);
     }
-    assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
-    const other = await generate({ url: "https://example.com/other" }, newIp());
-    assert.equal(other.status, 200, "another address has its own quota");
+    // The same client at the function URL (no Hosting hop) is the same client, whatever it writes.
+    const direct = `${functionsUrl()}/sandbox/api/generate-qr-code`;
+    const forged = await generate({ url: "https://example.com/direct" }, a, { url: direct, forgedFor: "198.51.100.77" });
+    assert.equal(forged.status, 429, "a forged entry at the function URL buys no code");
+    const c = newClient();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const spoof = `198.51.100.${i + 1}, 35.191.0.1`;
+      const via = i % 2 ? { url: direct, forgedFor: spoof } : { forgedFor: spoof };
+      statuses.push((await generate({ url: `https://example.com/p/${i}` }, c, via)).status);
+    }
+    assert.deepEqual(statuses, [200, 200, 200, 429], "one bucket through Hosting and at the function URL");
   });
 
   it("answers every kind of bad input with a JSON error and no stack, without using quota", async () => {
-    const ip = newIp();
+    const client = newClient();
     const cases: Array<[unknown, string, number, RegExp]> = [
       [{ url: "https://example.com" }, "text/plain", 415, /application\/json/],
       [{}, "application/json", 400, /url/],
@@ -103,23 +116,23 @@ describe("keyless sandbox", function () {
       [[{ url: "https://example.com" }], "application/json", 400, /object/i],
     ];
     for (const [body, contentType, status, message] of cases) {
-      const r = await generate(body, ip, { contentType });
+      const r = await generate(body, client, { contentType });
       assert.equal(r.status, status, JSON.stringify(body).slice(0, 60));
       assert.match(r.body.message, message);
       assert.equal(typeof r.body.code, "string");
       assert.equal(typeof r.body.hint, "string");
       assertRateHeaders(r.res, 3);
     }
-    const malformed = await generate("{\"url\": ", ip);
+    const malformed = await generate("{\"url\": ", client);
     assert.equal(malformed.status, 400);
     assert.ok(!/at .*\(.*:\d+:\d+\)|SyntaxError/.test(malformed.text), "no stack trace in the answer");
-    const ok = await generate({ url: "https://example.com/after-errors" }, ip);
+    const ok = await generate({ url: "https://example.com/after-errors" }, client);
     assert.equal(ok.status, 200);
     assert.equal(ok.res.headers.get("x-ratelimit-remaining"), "2", "errors used no quota");
   });
 
   it("GET describes the request, response, limits, bulk endpoint and how to get a key", async () => {
-    const res = await fetch(`${appUrl()}/api/generate-qr-code`, { headers: { "X-Forwarded-For": newIp() } });
+    const res = await newClient().fetch(`${appUrl()}/api/generate-qr-code`);
     assert.equal(res.status, 200);
     assertRateHeaders(res, 3);
     const manifest: any = await res.json();
@@ -145,7 +158,7 @@ describe("keyless sandbox", function () {
     }
 
     it("claims once into the user's workspace as a permanent code with a hosted PNG", async () => {
-      const sandbox = (await generate({ url: "https://example.com/keep-me" }, newIp())).body;
+      const sandbox = (await generate({ url: "https://example.com/keep-me" }, newClient())).body;
       const user = await signUp();
       const first = await claim(sandbox.code.claimToken, user.idToken);
       assert.equal(first.status, 201, JSON.stringify(first.body));
@@ -166,7 +179,7 @@ describe("keyless sandbox", function () {
     });
 
     it("concurrent claims of one token make one account code", async () => {
-      const sandbox = (await generate({ url: "https://example.com/race" }, newIp())).body;
+      const sandbox = (await generate({ url: "https://example.com/race" }, newClient())).body;
       const users = await Promise.all([signUp(), signUp(), signUp()]);
       const results = await Promise.all(users.map((u) => claim(sandbox.code.claimToken, u.idToken)));
       assert.deepEqual(results.map((r) => r.status).sort(), [201, 409, 409]);
@@ -175,7 +188,7 @@ describe("keyless sandbox", function () {
     });
 
     it("an expired code is gone (410) and an unknown token is 404", async () => {
-      const sandbox = (await generate({ url: "https://example.com/old" }, newIp())).body;
+      const sandbox = (await generate({ url: "https://example.com/old" }, newClient())).body;
       // Seven days pass: TTL deletion is lazy, so the record may still exist; reads must treat it as gone.
       await firestore().collection("sandboxCodes").doc(sandbox.code.id).update({ expiresAt: new Date(Date.now() - 1000) });
       const user = await signUp();

@@ -2,11 +2,14 @@ import assert from "node:assert/strict";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, signUp, type TestMerchant } from "../helpers/merchants";
+import { newClient } from "../helpers/clients";
+
+const defaultClient = newClient();
 
 const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
 
-async function scan(id: string, headers: Record<string, string> = {}, method = "GET") {
-  return fetch(`${baseUrl()}/qr/${id}`, { method, redirect: "manual", headers: { "User-Agent": PHONE, ...headers } });
+async function scan(id: string, headers: Record<string, string> = {}, method = "GET", client = defaultClient) {
+  return client.fetch(`${baseUrl()}/qr/${id}`, { method, redirect: "manual", headers: { "User-Agent": PHONE, ...headers } });
 }
 
 async function createDynamic(merchant: TestMerchant, destinationUrl: string, extra: Record<string, unknown> = {}) {
@@ -54,10 +57,12 @@ describe("dynamic links and scan analytics", function () {
   it("counts exactly the real scans: HEAD, bots, previews and prefetches are redirected but not counted", async () => {
     const code = await createDynamic(merchant, "https://example.com/count");
     const id = code.uniqueQRCodeID;
+    const clients = [newClient(), newClient(), newClient()];
     const counted = [
-      await scan(id, { "X-Appengine-City": "austin", "X-Appengine-Region": "tx" }),
-      await scan(id, { "cf-ipcity": "Portland", "cf-region-code": "OR" }),
-      await scan(id),
+      // Geo headers a client writes itself are not believed (TRUST_GEO_HEADERS is off by default).
+      await scan(id, { "X-Client-Geo-City": "Forgedville", "X-Client-Geo-Region": "ZZ", "X-Appengine-City": "austin" }, "GET", clients[0]),
+      await scan(id, { "cf-ipcity": "Portland", "cf-region-code": "OR", "X-Forwarded-For": "8.8.8.8" }, "GET", clients[1]),
+      await scan(id, {}, "GET", clients[2]),
     ];
     const flagged = [
       await scan(id, {}, "HEAD"),
@@ -77,8 +82,12 @@ describe("dynamic links and scan analytics", function () {
     assert.equal(settled.byDay.filter((d: any) => d.scans === 0).length, 6, "zero days are present");
     assert.equal(settled.byDay[6].date, new Date().toISOString().slice(0, 10));
     assert.equal(settled.byDay[6].scans, 3);
+    // Each scan is placed by the geolocation database from the client's address, as in production.
     const places = settled.scans.map((s: any) => `${s.city}/${s.state}`).sort();
-    assert.deepEqual(places, ["Portland/OR", "austin/tx", "unknown/unknown"]);
+    const expected = (await Promise.all(clients.map((c) => c.place()))).map((p) => `${p.city}/${p.state}`).sort();
+    assert.deepEqual(places, expected);
+    assert.ok(expected.every((p) => !p.includes("unknown")), "the database knows these addresses");
+    assert.ok(!JSON.stringify(settled).includes("Forgedville") && !JSON.stringify(settled).includes("Mountain View"));
     const times = settled.scans.map((s: any) => Date.parse(s.at));
     assert.deepEqual(times, [...times].sort((a, b) => b - a), "newest first");
     assert.ok(settled.scans.every((s: any) => s.date === settled.byDay[6].date));
@@ -106,14 +115,16 @@ describe("dynamic links and scan analytics", function () {
   it("records scans from the service's app for static codes", async () => {
     const code = toolResult(await callTool("svc.qr.create", { title: "static", destinationUrl: "https://example.com/static" }, merchant.apiKey));
     const user = await signUp();
+    const phone = newClient();
     const post = (body: unknown, token?: string) =>
-      fetch(`${appUrl()}/api/scans`, {
+      phone.fetch(`${appUrl()}/api/scans`, {
         method: "POST",
         headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
         body: JSON.stringify(body),
       });
     assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID }, user.idToken)).status, 201);
-    assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID, city: "Austin", state: "TX" }, user.idToken)).status, 201);
+    assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID, city: "Injected", state: "TX" }, user.idToken)).status, 400, "the place is the server's");
+    assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID }, user.idToken)).status, 201);
     assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID })).status, 401);
     assert.equal((await post({ uniqueQRCodeID: "ZZZZZZZZZZZZ" }, user.idToken)).status, 404);
     assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID, ip: "1.2.3.4" }, user.idToken)).status, 400);
@@ -121,7 +132,8 @@ describe("dynamic links and scan analytics", function () {
     assert.equal(analytics.totalScans, 2);
     assert.equal(analytics.byDay.length, 30, "days defaults to 30");
     assert.ok(analytics.scans.every((s: any) => s.source === "app"));
-    assert.ok(analytics.scans.some((s: any) => s.city === "Austin" && s.state === "TX"));
+    const place = await phone.place();
+    assert.ok(analytics.scans.every((s: any) => s.city === place.city && s.state === place.state));
   });
 
   it("scan_summary totals the workspace by day and rolls up by campaign", async () => {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { dayKey, notCountedReason, scanPlace, windowDays } from "../../functions/src/scans/classify";
+import { dayKey, notCountedReason, placeFromGeoHeaders, windowDays } from "../../functions/src/scans/classify";
 
 describe("scan classification", () => {
   it("counts browsers and camera apps, not HEAD, bots, previews or prefetches", () => {
@@ -22,13 +22,14 @@ describe("scan classification", () => {
     assert.equal(notCountedReason("GET", { "user-agent": phone, "sec-purpose": "prefetch;prerender" }), "prefetch");
   });
 
-  it("reads city and state from the platform's geo headers, else unknown", () => {
-    assert.deepEqual(scanPlace({ "x-appengine-city": "austin", "x-appengine-region": "tx" }), { city: "austin", state: "tx" });
-    assert.deepEqual(scanPlace({ "x-client-geo-city": "S%C3%A3o%20Paulo", "x-client-geo-region": "BR-SP" }), { city: "São Paulo", state: "BR-SP" });
-    assert.deepEqual(scanPlace({ "cf-ipcity": "Portland", "cf-region-code": "OR" }), { city: "Portland", state: "OR" });
-    assert.deepEqual(scanPlace({ "x-appengine-city": "?", "cf-ipcity": "Denver" }), { city: "Denver", state: "unknown" });
-    assert.deepEqual(scanPlace({}), { city: "unknown", state: "unknown" });
-    assert.deepEqual(scanPlace({ "x-forwarded-for": "203.0.113.9" }), { city: "unknown", state: "unknown" });
+  it("reads city and state from trusted platform geo headers, else nothing", () => {
+    assert.deepEqual(placeFromGeoHeaders({ "x-appengine-city": "austin", "x-appengine-region": "tx" }), { city: "austin", state: "tx" });
+    assert.deepEqual(placeFromGeoHeaders({ "x-client-geo-city": "S%C3%A3o%20Paulo", "x-client-geo-region": "BR-SP" }), { city: "São Paulo", state: "BR-SP" });
+    assert.deepEqual(placeFromGeoHeaders({ "cf-ipcity": "Portland", "cf-region-code": "OR" }), { city: "Portland", state: "OR" });
+    assert.deepEqual(placeFromGeoHeaders({ "x-appengine-city": "?", "cf-ipcity": "Denver" }), { city: "Denver", state: "unknown" });
+    assert.equal(placeFromGeoHeaders({}), undefined);
+    assert.equal(placeFromGeoHeaders({ "x-forwarded-for": "203.0.113.9" }), undefined);
+    assert.equal(placeFromGeoHeaders({ "x-client-geo-city": "%E0%A4%A" }), undefined, "malformed percent-encoding is no value");
   });
 
   it("windows are whole UTC days ending today, oldest first", () => {

@@ -1,5 +1,5 @@
 // POST /api/bulk-qr-codes: up to 50 permanent static codes per call in the caller's workspace,
-// all or nothing, with optional Idempotency-Key.
+// all or nothing, with optional Idempotency-Key (claimed before any code is written).
 import type { Request, Response } from "express";
 import { z } from "zod";
 import { AppError } from "../core/errors";
@@ -10,7 +10,7 @@ import { captureRawBody, createRestApp, isJsonContentType, methodNotAllowed, par
 import { authenticate, requireScope } from "../auth/caller";
 import { titleFromUrl } from "../codes/fields";
 import { createCodes } from "../codes/service";
-import { addIdempotencyRecord, findIdempotencyRecord, requestHashOf } from "../store/idempotency";
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHashOf } from "../store/idempotency";
 
 export const BULK_SCOPE = "qr:write" as const;
 
@@ -41,18 +41,34 @@ function idempotencyKeyOf(req: Request): string | undefined {
   return value;
 }
 
-async function replay(merchantId: string, key: string, requestHash: string): Promise<BulkResponse | undefined> {
-  const record = await findIdempotencyRecord<BulkResponse>(merchantId, key);
-  if (!record) return undefined;
-  if (record.requestHash !== requestHash) {
-    throw new AppError("CONFLICT", "This Idempotency-Key was used with a different request body", {
-      hint: "Use a new Idempotency-Key for a new request.",
-    });
-  }
-  return record.response;
+const WAIT_FOR_OTHER_CALL_MS = 30_000;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function conflict(): AppError {
+  return new AppError("CONFLICT", "This Idempotency-Key was used with a different request body", {
+    hint: "Use a new Idempotency-Key for a new request.",
+  });
 }
 
-const ALREADY_EXISTS = 6; // gRPC status of a create() that lost a race
+/**
+ * Claims the key, or answers with what another call holding it produced: its response for the same
+ * body (after waiting for it to finish), 409 for a different body.
+ */
+async function claimOrReplay(merchantId: string, key: string, requestHash: string): Promise<{ claimId: string } | { replay: BulkResponse }> {
+  const deadline = Date.now() + WAIT_FOR_OTHER_CALL_MS;
+  for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
+    const claim = await claimIdempotencyKey<BulkResponse>(merchantId, key, requestHash);
+    if (claim.state === "claimed") return { claimId: claim.claimId };
+    if (!claim.sameRequest) throw conflict();
+    if (claim.state === "done") return { replay: claim.response };
+    if (Date.now() + wait > deadline) {
+      throw new AppError("CONFLICT", "Another request with this Idempotency-Key is still in progress", {
+        hint: "Retry with the same Idempotency-Key in a few seconds to get its result.",
+      });
+    }
+    await sleep(wait);
+  }
+}
 
 async function handleBulk(req: Request, res: Response): Promise<void> {
   const caller = await authenticate({ authorization: req.headers.authorization, cookie: req.headers.cookie });
@@ -63,12 +79,14 @@ async function handleBulk(req: Request, res: Response): Promise<void> {
   const key = idempotencyKeyOf(req);
   const requestHash = requestHashOf(urls);
 
+  let claimId: string | undefined;
   if (key) {
-    const previous = await replay(caller.merchantId, key, requestHash);
-    if (previous) {
-      res.set("Idempotent-Replayed", "true").json(previous);
+    const outcome = await claimOrReplay(caller.merchantId, key, requestHash);
+    if ("replay" in outcome) {
+      res.set("Idempotent-Replayed", "true").json(outcome.replay);
       return;
     }
+    claimId = outcome.claimId;
   }
   let response: BulkResponse | undefined;
   try {
@@ -82,18 +100,11 @@ async function handleBulk(req: Request, res: Response): Promise<void> {
           count: codes.length,
           codes: codes.map((c) => ({ codeId: c.codeId, title: c.title, destinationUrl: c.destinationUrl, qrImageUrl: c.qrImageUrl })),
         };
-        if (key) addIdempotencyRecord(batch, caller.merchantId, key, { requestHash, response });
+        if (key) completeIdempotencyKey(batch, caller.merchantId, key, response);
       },
     );
   } catch (error) {
-    // A concurrent retry with the same key committed first: answer with its codes.
-    if (key && (error as { code?: number }).code === ALREADY_EXISTS) {
-      const previous = await replay(caller.merchantId, key, requestHash);
-      if (previous) {
-        res.set("Idempotent-Replayed", "true").json(previous);
-        return;
-      }
-    }
+    if (key && claimId) await releaseIdempotencyKey(caller.merchantId, key, claimId).catch(() => undefined);
     throw error;
   }
   res.json(response);

@@ -9,9 +9,17 @@ export const TOOL_SERVER_VERSION = "v0.1";
 export const MCP_PROTOCOL_VERSION = "2025-03-26";
 export const DEFAULT_REGION = "us-central1";
 
-/** Emulator ports; a unit test checks they match firebase.json. */
+/** Public local addresses, served by the front (scripts/lib/front.ts) as Google's front end does. */
+export const LOCAL_FRONT_PORTS = {
+  /** The site and app host, through the Hosting emulator (what `npm start` prints). */
+  site: 5000,
+  /** Function URLs called directly (`/<project>/<region>/<function>/...`). */
+  functions: 5002,
+} as const;
+
+/** Emulator ports behind the front; a unit test checks they match firebase.json. */
 export const LOCAL_PORTS = {
-  hosting: 5000,
+  hosting: 5005,
   functions: 5001,
   firestore: 8080,
   auth: 9099,
@@ -21,6 +29,12 @@ export const LOCAL_PORTS = {
 
 export const LOCAL_PROJECT_ID = "demo-merchant-qr";
 
+/**
+ * Google's front-end proxy ranges (the documented source ranges of Google Cloud load balancer proxies and
+ * health checks); the Firebase Hosting edge hop comes from them. See docs/decisions.md, "Which address".
+ */
+export const DEFAULT_TRUSTED_PROXY_RANGES = "35.191.0.0/16, 130.211.0.0/22";
+
 const params = {
   baseUrl: defineString("BASE_URL", { default: "", description: "Public website host (site metadata API, phone book pages)" }),
   appUrl: defineString("APP_URL", { default: "", description: "Application host (tool server, sandbox, bulk)" }),
@@ -29,9 +43,13 @@ const params = {
   mcpFunctionUrl: defineString("MCP_FUNCTION_URL", { default: "", description: "Endpoint published in the MCP manifest" }),
   docsUrl: defineString("DOCS_URL", { default: "", description: "Published reference page" }),
   contactEmail: defineString("CONTACT_EMAIL", { default: "", description: "Public contact address in site metadata" }),
-  trustedProxyHops: defineString("TRUSTED_PROXY_HOPS", {
-    default: "1",
-    description: "Proxies that append to X-Forwarded-For in front of the functions (Google's front end: 1)",
+  trustedProxyRanges: defineString("TRUSTED_PROXY_RANGES", {
+    default: DEFAULT_TRUSTED_PROXY_RANGES,
+    description: "Address ranges of the proxies that append to X-Forwarded-For before Google's front end hands the request over (docs/decisions.md)",
+  }),
+  trustGeoHeaders: defineString("TRUST_GEO_HEADERS", {
+    default: "false",
+    description: "true only where a proxy in front sets geo headers the client cannot (X-Client-Geo-*, cf-ipcity, X-Appengine-*)",
   }),
 };
 
@@ -45,8 +63,10 @@ export interface ServiceConfig {
   mcpFunctionUrl: string;
   docsUrl: string;
   contactEmail: string;
-  /** How many X-Forwarded-For entries, counted from the right, were appended by trusted proxies. */
-  trustedProxyHops: number;
+  /** Proxies whose X-Forwarded-For entries are skipped when looking for the client (http/clientAddress.ts). */
+  trustedProxyRanges: string;
+  /** Whether platform geo headers are believed (they are client-settable unless a proxy overwrites them). */
+  trustGeoHeaders: boolean;
 }
 
 /** A field of the FIREBASE_CONFIG JSON that deployed functions receive (it may also be a file path). */
@@ -80,7 +100,7 @@ export function getConfig(): ServiceConfig {
   if (cached) return cached;
   const local = isLocal();
   const pid = projectId();
-  const fallbackHost = local ? `http://127.0.0.1:${LOCAL_PORTS.hosting}` : `https://${pid}.web.app`;
+  const fallbackHost = local ? `http://127.0.0.1:${LOCAL_FRONT_PORTS.site}` : `https://${pid}.web.app`;
   const read = (p: { value(): string }) => trimSlash(p.value() || "");
   const baseUrl = read(params.baseUrl) || fallbackHost;
   const appUrl = read(params.appUrl) || baseUrl;
@@ -94,7 +114,8 @@ export function getConfig(): ServiceConfig {
     mcpFunctionUrl: read(params.mcpFunctionUrl) || `${appUrl}/api/mcp`,
     docsUrl: read(params.docsUrl) || `${baseUrl}/docs/`,
     contactEmail: params.contactEmail.value() || (local ? "support@example.com" : `support@${new URL(baseUrl).hostname}`),
-    trustedProxyHops: Math.max(0, Number.parseInt(params.trustedProxyHops.value() || "1", 10) || 0),
+    trustedProxyRanges: params.trustedProxyRanges.value() || DEFAULT_TRUSTED_PROXY_RANGES,
+    trustGeoHeaders: params.trustGeoHeaders.value().trim().toLowerCase() === "true",
   };
   return cached;
 }

@@ -8,14 +8,10 @@ import { REST_MAX_BODY_BYTES, SANDBOX_DAILY_LIMIT, SANDBOX_LIFETIME_DAYS, URL_MA
 import { httpUrl, parseOrThrow } from "../core/validation";
 import { captureRawBody, createRestApp, isJsonContentType, methodNotAllowed, parseJsonBody, sendJsonError } from "../http/rest";
 import type { Quota } from "../store/sandbox";
-import { clientIp } from "./clientIp";
+import { clientAddressOf } from "../http/clientAddress";
 import { generateSandboxCode, nextUtcMidnight, quotaFor } from "./service";
 
 export const SandboxRequestSchema = z.object({ url: httpUrl(URL_MAX_LENGTH) }).strict();
-
-function ipOf(req: Request): string {
-  return clientIp(req.headers["x-forwarded-for"], req.socket.remoteAddress, getConfig().trustedProxyHops);
-}
 
 function setRateHeaders(res: Response, quota: Quota): void {
   res.set({
@@ -26,7 +22,7 @@ function setRateHeaders(res: Response, quota: Quota): void {
 }
 
 async function handleGenerate(req: Request, res: Response): Promise<void> {
-  const ip = ipOf(req);
+  const ip = clientAddressOf(req);
   try {
     if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json with {\"url\": \"https://...\"}");
     const { url } = parseOrThrow(SandboxRequestSchema, parseJsonBody(req, REST_MAX_BODY_BYTES), "request");
@@ -100,7 +96,7 @@ export function sandboxManifest() {
 }
 
 async function handleManifest(req: Request, res: Response): Promise<void> {
-  setRateHeaders(res, await quotaFor(ipOf(req)));
+  setRateHeaders(res, await quotaFor(clientAddressOf(req)));
   res.set("Cache-Control", "no-store").json(sandboxManifest());
 }
 

@@ -22,7 +22,7 @@ import {
   readQuota,
   type Quota,
 } from "../store/sandbox";
-import { rateLimitSubject } from "./clientIp";
+import { rateLimitSubject } from "../http/clientAddress";
 
 const DAY_MS = 86_400_000;
 

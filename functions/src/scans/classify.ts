@@ -27,21 +27,26 @@ export interface ScanPlace {
   state: string;
 }
 
-const UNKNOWN = "unknown";
-
 function clean(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  const v = decodeURIComponent(value.replace(/\+/g, " ")).trim();
+  let v: string;
+  try {
+    v = decodeURIComponent(value.replace(/\+/g, " ")).trim();
+  } catch {
+    return undefined; // malformed percent-encoding: no usable value
+  }
   if (!v || v === "?" || v.toLowerCase() === "zz" || v.toLowerCase() === "unknown") return undefined;
   return v.slice(0, 80);
 }
 
 /**
- * City and state (region) from the platform's geo headers, first match wins: App Engine's, a Google
- * load balancer's custom headers (configure `X-Client-Geo-City: {client_city}` and
- * `X-Client-Geo-Region: {client_region_subdivision}`), then Cloudflare's. No IP is ever read or stored.
+ * City and state (region) from geo headers that a proxy in front may set, first match wins: App Engine's,
+ * a Google load balancer's custom headers (`X-Client-Geo-City: {client_city}`,
+ * `X-Client-Geo-Region: {client_region_subdivision}`), then Cloudflare's. Cloud Functions 2nd gen gets
+ * none of them from Google, and a client can send any of them, so they are read only where the operator
+ * declares them trusted (TRUST_GEO_HEADERS). Undefined when none is present.
  */
-export function scanPlace(headers: Headers): ScanPlace {
+export function placeFromGeoHeaders(headers: Headers): ScanPlace | undefined {
   const pairs: Array<[string, string]> = [
     ["x-appengine-city", "x-appengine-region"],
     ["x-client-geo-city", "x-client-geo-region"],
@@ -50,9 +55,9 @@ export function scanPlace(headers: Headers): ScanPlace {
   for (const [cityHeader, regionHeader] of pairs) {
     const city = clean(header(headers, cityHeader));
     const state = clean(header(headers, regionHeader));
-    if (city || state) return { city: city ?? UNKNOWN, state: state ?? UNKNOWN };
+    if (city || state) return { city: city ?? "unknown", state: state ?? "unknown" };
   }
-  return { city: UNKNOWN, state: UNKNOWN };
+  return undefined;
 }
 
 /** UTC day key, YYYY-MM-DD. */

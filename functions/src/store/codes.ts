@@ -10,6 +10,19 @@ import { COLLECTIONS } from "./collections";
 export const codesOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("codes");
 export const linkRef = (uniqueQRCodeID: string) => db().collection(COLLECTIONS.links).doc(uniqueQRCodeID);
 
+/** What a dynamic link resolves to: the one document the redirect reads. */
+export interface Link {
+  merchantId: string;
+  codeId: string;
+  destinationUrl: string;
+  campaign: string | null;
+}
+
+export async function readLink(uniqueQRCodeID: string): Promise<Link | undefined> {
+  const snap = await linkRef(uniqueQRCodeID).get();
+  return snap.exists ? (snap.data() as Link) : undefined;
+}
+
 export function newCodeId(merchantId: string): string {
   return codesOf(merchantId).doc().id;
 }

@@ -5,6 +5,7 @@ export const COLLECTIONS = {
   apiKeys: "apiKeys",
   auditEvents: "auditEvents",
   links: "links",
+  scanInbox: "scanInbox",
   sandboxCodes: "sandboxCodes",
   sandboxCounters: "sandboxCounters",
   listings: "listings",

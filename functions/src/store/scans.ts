@@ -1,7 +1,10 @@
-// Scan records. Every counted scan is one batch of three writes, none of them to a shared hot document:
-//  - an event  workspaces/{m}/scans/{auto}                    (time, day, city, state, code, campaign)
+// Scan records. A scan is first made durable as one raw record (scanInbox/{scanId}, written by the
+// redirect in parallel with its link read: it needs only the id, time and place), then counted by the
+// scanCounter trigger. Counting is one batch of three writes, none of them to a shared hot document:
+//  - an event  workspaces/{m}/scans/{scanId}                  (time, day, city, state, code, campaign)
 //  - a shard   workspaces/{m}/codes/{codeId}/scanDays/{day}_{s} (count, incremented)
 //  - a shard   workspaces/{m}/scanDays/{day}_{s}                (total and per-campaign counts)
+// The event is created with the raw record's id, so a redelivered trigger cannot count a scan twice.
 // Shards are picked at random among SCAN_SHARDS, so a code scanned hundreds of times a second spreads its
 // increments over that many documents instead of serialising on one.
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
@@ -10,6 +13,45 @@ import { COLLECTIONS } from "./collections";
 import { dayKey, type ScanPlace } from "../scans/classify";
 
 export const SCAN_SHARDS = 16;
+
+/** How long an uncounted raw scan may linger (an unknown id's record, or a trigger that keeps failing). */
+export const INBOX_TTL_MS = 60 * 60 * 1000;
+
+export interface InboxScan {
+  uniqueQRCodeID: string;
+  at: Date;
+  place: ScanPlace;
+  source: "redirect" | "app";
+}
+
+const inbox = () => db().collection(COLLECTIONS.scanInbox);
+
+/** Makes a scan durable before anything is known about its code; returns the scan id. */
+export async function writeInboxScan(scan: InboxScan): Promise<string> {
+  const ref = inbox().doc();
+  await ref.create({
+    uniqueQRCodeID: scan.uniqueQRCodeID,
+    at: Timestamp.fromDate(scan.at),
+    city: scan.place.city,
+    state: scan.place.state,
+    source: scan.source,
+    expiresAt: Timestamp.fromMillis(scan.at.getTime() + INBOX_TTL_MS),
+  });
+  return ref.id;
+}
+
+export function inboxScanFrom(data: FirebaseFirestore.DocumentData): InboxScan {
+  return {
+    uniqueQRCodeID: String(data.uniqueQRCodeID),
+    at: (data.at as Timestamp).toDate(),
+    place: { city: String(data.city), state: String(data.state) },
+    source: data.source === "app" ? "app" : "redirect",
+  };
+}
+
+export async function deleteInboxScan(scanId: string): Promise<void> {
+  await inbox().doc(scanId).delete();
+}
 
 export interface ScanInput {
   merchantId: string;
@@ -32,13 +74,19 @@ export function campaignFromKey(key: string): string | null {
 
 const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId);
 
-export async function recordScan(scan: ScanInput): Promise<void> {
+const ALREADY_EXISTS = 6; // gRPC status of a create() whose document exists
+
+/**
+ * Counts one scan under its id: event and shard increments in one batch, and the raw record (if any)
+ * deleted in the same batch. Returns false if this scan id was counted before (nothing is written).
+ */
+export async function countScan(scanId: string, scan: ScanInput, options: { fromInbox: boolean }): Promise<boolean> {
   const at = scan.at ?? new Date();
   const day = dayKey(at);
   const shard = Math.floor(Math.random() * SCAN_SHARDS);
   const ws = workspace(scan.merchantId);
   const batch = db().batch();
-  batch.create(ws.collection("scans").doc(), {
+  batch.create(ws.collection("scans").doc(scanId), {
     codeId: scan.codeId,
     uniqueQRCodeID: scan.uniqueQRCodeID,
     campaign: scan.campaign,
@@ -59,7 +107,15 @@ export async function recordScan(scan: ScanInput): Promise<void> {
     },
     { merge: true },
   );
-  await batch.commit();
+  if (options.fromInbox) batch.delete(inbox().doc(scanId));
+  try {
+    await batch.commit();
+    return true;
+  } catch (error) {
+    if ((error as { code?: number }).code !== ALREADY_EXISTS) throw error;
+    if (options.fromInbox) await deleteInboxScan(scanId);
+    return false;
+  }
 }
 
 /** Per-day counts of one code from its shards, for days >= firstDay. */

@@ -1,0 +1,112 @@
+// The local stand-in for the layer every production request passes before our code: Google's front end
+// and, on the site's address, the Firebase Hosting edge. It listens on the public addresses and forwards
+// to the emulators, appending to X-Forwarded-For exactly what production appends (docs/decisions.md,
+// "Which address"):
+//   site (Hosting):       <whatever the client sent>, <client>, <Hosting edge hop>
+//   function URL (direct): <whatever the client sent>, <client>
+// Clients are told apart by the address they connect from (127.0.0.2, 127.0.0.3, ...), never by a
+// header they write. By default each loopback client is presented as a public address of its own
+// (publicAddressOf), so the geolocation lookup production uses finds a real city for local scans.
+import http from "node:http";
+
+/** The Hosting edge hop appended after the client (a Google front-end proxy address; see decisions.md). */
+export const HOSTING_EDGE_HOP = "35.191.12.34";
+
+/**
+ * A public IPv4 address standing for a loopback client: 127.a.b.c becomes 73.a.b.c (a US consumer ISP
+ * block, where the bundled geolocation database knows city and state). One-to-one, so distinct local
+ * clients stay distinct clients.
+ */
+export function publicAddressOf(loopback: string): string {
+  const match = /^(?:::ffff:)?127\.(\d+)\.(\d+)\.(\d+)$/.exec(loopback);
+  return match ? `73.${match[1]}.${match[2]}.${match[3]}` : loopback.replace(/^::ffff:/, "");
+}
+
+export interface FrontRoute {
+  /** Address clients connect to. */
+  listenPort: number;
+  /** Emulator this front forwards to. */
+  targetPort: number;
+  /** True for the Hosting path (adds the edge hop), false for a direct function URL. */
+  viaHosting: boolean;
+}
+
+export interface FrontOptions {
+  host: string;
+  routes: FrontRoute[];
+  /** Present loopback clients as public addresses (default true); false passes 127.x.y.z through. */
+  publicAddresses?: boolean;
+}
+
+// Hop-by-hop headers (RFC 9110 7.6.1) are not forwarded.
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]);
+
+function forwardedHeaders(req: http.IncomingMessage, route: FrontRoute, presentAsPublic: boolean): http.OutgoingHttpHeaders {
+  const headers: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+  }
+  const peer = req.socket.remoteAddress ?? "";
+  const client = presentAsPublic ? publicAddressOf(peer) : peer.replace(/^::ffff:/, "");
+  const appended = route.viaHosting ? [client, HOSTING_EDGE_HOP] : [client];
+  const sent = req.headers["x-forwarded-for"];
+  const supplied = Array.isArray(sent) ? sent.join(", ") : sent;
+  headers["x-forwarded-for"] = [supplied, ...appended].filter(Boolean).join(", ");
+  return headers;
+}
+
+export interface RunningFront {
+  close(): Promise<void>;
+}
+
+export async function startFront(options: FrontOptions): Promise<RunningFront> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const servers: http.Server[] = [];
+  for (const route of options.routes) {
+    const server = http.createServer((req, res) => {
+      const upstream = http.request(
+        {
+          host: options.host,
+          port: route.targetPort,
+          method: req.method,
+          path: req.url,
+          headers: forwardedHeaders(req, route, options.publicAddresses !== false),
+          agent,
+        },
+        (answer) => {
+          const headers: http.OutgoingHttpHeaders = {};
+          for (const [name, value] of Object.entries(answer.headers)) {
+            if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
+          answer.pipe(res);
+        },
+      );
+      upstream.on("error", () => {
+        if (!res.headersSent) res.writeHead(502, { "Content-Type": "text/plain" });
+        res.end("front: upstream unavailable");
+      });
+      req.pipe(upstream);
+    });
+    server.keepAliveTimeout = 620_000; // outlive clients' idle sockets, as Google's front end does
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(route.listenPort, options.host, () => resolve());
+    });
+    servers.push(server);
+  }
+  return {
+    async close() {
+      agent.destroy();
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((resolve) => {
+              s.close(() => resolve());
+              s.closeAllConnections();
+            }),
+        ),
+      );
+    },
+  };
+}

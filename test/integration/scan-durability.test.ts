@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant } from "../helpers/merchants";
+import { newClient } from "../helpers/clients";
+import { NODE22 } from "../../scripts/lib/stack";
+
+const ROOT = path.resolve(__dirname, "..", "..");
+const FIXTURE = path.join(ROOT, "test", "fixtures", "dying-redirect.ts");
+
+/** Starts an instance that dies right after its first redirect; resolves with its port and its end. */
+function dyingInstance(): Promise<{ port: number; ended: Promise<NodeJS.Signals | null> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NODE22, ["--import", "tsx", FIXTURE], { cwd: ROOT, env: process.env, stdio: ["ignore", "pipe", "inherit"] });
+    const ended = new Promise<NodeJS.Signals | null>((r) => child.once("exit", (_code, signal) => r(signal)));
+    child.stdout.once("data", (chunk: Buffer) => resolve({ port: Number(chunk.toString().trim()), ended }));
+    child.once("error", reject);
+  });
+}
+
+describe("scan durability", function () {
+  this.timeout(180_000);
+
+  it("loses no scan when the serving process dies right after each of 20 redirect responses", async () => {
+    const merchant = await createMerchant();
+    const code = toolResult(await callTool("svc.qr.create", { title: "d", destinationUrl: "https://example.com/durable", dynamic: true }, merchant.apiKey));
+    const client = newClient();
+    const rounds = 20;
+    for (let i = 0; i < rounds; i += 5) {
+      await Promise.all(
+        Array.from({ length: 5 }, async () => {
+          const instance = await dyingInstance();
+          const res = await client.fetch(`http://127.0.0.1:${instance.port}/qr/${code.uniqueQRCodeID}`, {
+            redirect: "manual",
+            headers: { "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) Mobile/15E148" },
+          });
+          assert.equal(res.status, 302);
+          assert.equal(res.headers.get("location"), "https://example.com/durable");
+          assert.equal(await instance.ended, "SIGKILL", "the instance died after answering");
+        }),
+      );
+    }
+    let total = 0;
+    for (let i = 0; i < 120 && total < rounds; i++) {
+      total = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, merchant.apiKey)).totalScans;
+      if (total < rounds) await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.equal(total, rounds, "every answered scan was counted");
+    await new Promise((r) => setTimeout(r, 1000)); // a redelivered count would have landed by now
+    const settled = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, merchant.apiKey));
+    assert.equal(settled.totalScans, rounds, "and none twice");
+    assert.equal(settled.scans.length, rounds);
+  });
+});
