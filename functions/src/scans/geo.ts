@@ -24,6 +24,8 @@ function databaseFile(family: 4 | 6): string {
 }
 
 function reader(family: 4 | 6): Promise<Reader<Response> | undefined> {
+  // GEO_DATABASE=off records every place as unknown (an operator's switch; the benchmark's baseline).
+  if (process.env.GEO_DATABASE === "off") return Promise.resolve(undefined);
   // A missing or unreadable database means unknown places, never a failed redirect.
   readers[family] ??= readFile(databaseFile(family)).then(
     (buffer) => new Reader<Response>(buffer),
