@@ -4,9 +4,11 @@ import { appUrl } from "../helpers/env";
 import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
 import { decodePng, fetchPng } from "../helpers/qr";
 import { createCodes } from "../../functions/src/codes/service";
+import { bulkApp } from "../../functions/src/bulk/app";
+import { claimIdempotencyKey } from "../../functions/src/store/idempotency";
 
-async function bulk(credential: string | undefined, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${appUrl()}/api/bulk-qr-codes`, {
+async function bulk(credential: string | undefined, body: unknown, headers: Record<string, string> = {}, base = appUrl()) {
+  const res = await fetch(`${base}/api/bulk-qr-codes`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...(credential ? { Authorization: `Bearer ${credential}` } : {}), ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
@@ -126,6 +128,27 @@ describe("bulk endpoint", function () {
       assert.deepEqual(r.body.codes.map((c: any) => c.codeId), results[0].body.codes.map((c: any) => c.codeId));
     }
     assert.equal(await codeCount(merchant.merchantId), 3);
+  });
+
+  it("under real concurrency one of many first calls claims the key, and all answer with its codes", async () => {
+    // Served in this process, so the calls really run at once (the Functions emulator may queue them).
+    const server = (bulkApp as unknown as import("express").Express).listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as import("node:net").AddressInfo).port}`;
+      const key = randomUUID();
+      const urls = ["https://example.com/rc/1", "https://example.com/rc/2"];
+      const results = await Promise.all(Array.from({ length: 8 }, () => bulk(merchant.apiKey, { urls }, { "Idempotency-Key": key }, base)));
+      const sets = new Set(results.map((r) => JSON.stringify(r.body.codes?.map((c: any) => c.codeId))));
+      assert.deepEqual(results.map((r) => r.status), Array(8).fill(200), JSON.stringify(results.map((r) => r.body)));
+      assert.equal(sets.size, 1, "one set of codes for every call");
+      assert.equal(results.filter((r) => r.headers.get("idempotent-replayed") === "true").length, 7);
+      assert.equal(await codeCount(merchant.merchantId), 2);
+    } finally {
+      server.close();
+    }
+    const claims = await Promise.all(Array.from({ length: 10 }, () => claimIdempotencyKey(merchant.merchantId, "race-key", "h")));
+    assert.equal(claims.filter((c) => c.state === "claimed").length, 1, "exactly one claim");
   });
 
   it("all or nothing: a batch that fails part-way leaves no code, link or image behind", async () => {
