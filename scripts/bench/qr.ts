@@ -6,6 +6,7 @@ import QRCode from "qrcode";
 import { renderFramedPng, renderPlainPng, warmFrames } from "../../functions/src/qr/render";
 import { BOOST_FRAMES, TEMPLATES } from "../../functions/src/qr/frames";
 import { mcpApp } from "../../functions/src/mcp/app";
+import { getConfig } from "../../functions/src/core/config";
 import { bulkApp } from "../../functions/src/bulk/app";
 import { fmt, medianMs, post } from "./measure";
 
@@ -47,7 +48,8 @@ export async function benchCreation(apiKey: string) {
       method: "tools/call",
       params: { name: "svc.qr.create", arguments: { title: "bench", destinationUrl: `${URL_SAMPLE}&n=${n++}` } },
     });
-    const res = await post(`${mcp.origin}/api/mcp`, body, headers);
+    // As behind Firebase Hosting, which names the public host it was called at (the tool server checks it).
+    const res = await post(`${mcp.origin}/api/mcp`, body, { ...headers, "X-Forwarded-Host": new URL(getConfig().appUrl).host });
     if (res.status !== 200 || !res.text.includes("qrImageUrl")) throw new Error(res.text);
   };
   const bulk50 = async () => {

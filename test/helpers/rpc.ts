@@ -42,3 +42,48 @@ export function toolResult(res: HttpResult): any {
   }
   return structuredContent;
 }
+
+/** The per-request `_meta` of MCP 2026-07-28. */
+export const ENVELOPE_2026 = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "svc-test", version: "1.0.0" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+} as const;
+
+export interface Rpc2026Options {
+  credential?: string;
+  /** Header overrides, names case-insensitive; `null` leaves the header out. */
+  headers?: Record<string, string | null>;
+  /** Replaces params._meta (`null` sends params without _meta). */
+  meta?: Record<string, unknown> | null;
+  id?: string | number | null;
+  /** Send as a notification (no id). */
+  notification?: boolean;
+}
+
+/**
+ * One MCP 2026-07-28 request: `_meta` in params and the standard headers mirroring the body
+ * (MCP-Protocol-Version, Mcp-Method, and Mcp-Name for tools/call).
+ */
+export function rpc2026(method: string, params: Record<string, unknown> = {}, options: Rpc2026Options = {}) {
+  const meta = options.meta === undefined ? ENVELOPE_2026 : options.meta;
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": String(meta?.["io.modelcontextprotocol/protocolVersion"] ?? "2026-07-28"),
+    "mcp-method": method,
+  };
+  if (method === "tools/call" && typeof params.name === "string") headers["mcp-name"] = params.name;
+  if (options.credential) headers.authorization = `Bearer ${options.credential}`;
+  for (const [name, value] of Object.entries(options.headers ?? {})) {
+    for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
+    if (value !== null) headers[name] = value;
+  }
+  const body = {
+    jsonrpc: "2.0",
+    ...(options.notification ? {} : { id: options.id === undefined ? nextId++ : options.id }),
+    method,
+    params: meta === null ? params : { ...params, _meta: meta },
+  };
+  return postRaw(JSON.stringify(body), headers);
+}

@@ -51,6 +51,14 @@ const params = {
     default: "false",
     description: "true only where a proxy in front sets geo headers the client cannot (X-Client-Geo-*, cf-ipcity, X-Appengine-*)",
   }),
+  allowedHosts: defineString("ALLOWED_HOSTS", {
+    default: "",
+    description: "Extra hosts (host or host:port, comma-separated) requests may address, beyond those of the URLs above",
+  }),
+  allowedOrigins: defineString("ALLOWED_ORIGINS", {
+    default: "",
+    description: "Extra browser origins (scheme://host[:port], comma-separated) allowed to call the tool server",
+  }),
 };
 
 export interface ServiceConfig {
@@ -67,6 +75,10 @@ export interface ServiceConfig {
   trustedProxyRanges: string;
   /** Whether platform geo headers are believed (they are client-settable unless a proxy overwrites them). */
   trustGeoHeaders: boolean;
+  /** Hosts (`host` or `host:port`, lowercase) a request may address: DNS-rebinding protection (http/originGuard.ts). */
+  allowedHosts: string[];
+  /** Browser origins (`scheme://host[:port]`) allowed to call the tool server. */
+  allowedOrigins: string[];
 }
 
 /** A field of the FIREBASE_CONFIG JSON that deployed functions receive (it may also be a file path). */
@@ -94,6 +106,45 @@ export function isLocal(): boolean {
 
 const trimSlash = (url: string) => url.replace(/\/+$/, "");
 
+const splitList = (value: string) =>
+  value
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean);
+
+/**
+ * The service's own hosts and origins: those of its public URLs, plus, locally, both loopback names of the
+ * Hosting and Functions emulators, plus, deployed, the default Cloud Functions host; then the configured extras.
+ */
+export function addressAllowLists(
+  urls: readonly string[],
+  options: { local: boolean; projectId: string; extraHosts?: string; extraOrigins?: string },
+): { allowedHosts: string[]; allowedOrigins: string[] } {
+  const hosts = new Set<string>();
+  const origins = new Set<string>();
+  const add = (url: URL) => {
+    hosts.add(url.host.toLowerCase());
+    origins.add(url.origin.toLowerCase());
+  };
+  for (const raw of urls) {
+    try {
+      add(new URL(raw));
+    } catch {
+      // a malformed URL parameter adds nothing
+    }
+  }
+  if (options.local) {
+    for (const port of [LOCAL_FRONT_PORTS.site, LOCAL_FRONT_PORTS.functions, LOCAL_PORTS.hosting, LOCAL_PORTS.functions]) {
+      for (const name of ["127.0.0.1", "localhost"]) add(new URL(`http://${name}:${port}`));
+    }
+  } else {
+    hosts.add(`${DEFAULT_REGION}-${options.projectId}.cloudfunctions.net`);
+  }
+  for (const host of splitList(options.extraHosts ?? "")) hosts.add(host.toLowerCase());
+  for (const origin of splitList(options.extraOrigins ?? "")) origins.add(trimSlash(origin).toLowerCase());
+  return { allowedHosts: [...hosts], allowedOrigins: [...origins] };
+}
+
 let cached: ServiceConfig | undefined;
 
 export function getConfig(): ServiceConfig {
@@ -104,18 +155,27 @@ export function getConfig(): ServiceConfig {
   const read = (p: { value(): string }) => trimSlash(p.value() || "");
   const baseUrl = read(params.baseUrl) || fallbackHost;
   const appUrl = read(params.appUrl) || baseUrl;
-  cached = {
-    projectId: pid,
-    isEmulator: local,
+  const urls = {
     baseUrl,
     appUrl,
     createUrl: read(params.createUrl) || `${appUrl}/console`,
     dynamicLinkUrl: read(params.dynamicLinkUrl) || baseUrl,
     mcpFunctionUrl: read(params.mcpFunctionUrl) || `${appUrl}/api/mcp`,
     docsUrl: read(params.docsUrl) || `${baseUrl}/docs/`,
+  };
+  cached = {
+    projectId: pid,
+    isEmulator: local,
+    ...urls,
     contactEmail: params.contactEmail.value() || (local ? "support@example.com" : `support@${new URL(baseUrl).hostname}`),
     trustedProxyRanges: params.trustedProxyRanges.value() || DEFAULT_TRUSTED_PROXY_RANGES,
     trustGeoHeaders: params.trustGeoHeaders.value().trim().toLowerCase() === "true",
+    ...addressAllowLists(Object.values(urls), {
+      local,
+      projectId: pid,
+      extraHosts: params.allowedHosts.value(),
+      extraOrigins: params.allowedOrigins.value(),
+    }),
   };
   return cached;
 }

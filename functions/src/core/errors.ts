@@ -11,6 +11,11 @@ export const ERROR_TABLE = {
   UNKNOWN_TOOL: { status: 400, rpc: -32602 },
   METHOD_NOT_FOUND: { status: 404, rpc: -32601 },
   METHOD_NOT_ALLOWED: { status: 405, rpc: -32601 },
+  // MCP 2026-07-28: transport and per-request metadata checks (docs/mcp.md, "2026-07-28 era").
+  INVALID_META: { status: 400, rpc: -32602 },
+  HEADER_MISMATCH: { status: 400, rpc: -32020 },
+  UNSUPPORTED_PROTOCOL_VERSION: { status: 400, rpc: -32022 },
+  ORIGIN_NOT_ALLOWED: { status: 403, rpc: -32600 },
   NOT_FOUND: { status: 404, rpc: -32000 },
   NO_AUTH: { status: 401, rpc: -32001 },
   INVALID_API_KEY: { status: 401, rpc: -32001 },

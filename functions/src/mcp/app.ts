@@ -1,27 +1,41 @@
-// HTTP surface of the tool server: POST carries JSON-RPC, GET returns the manifest.
+// HTTP surface of the tool server: POST carries JSON-RPC, GET returns the manifest. Transport concerns stay
+// here (addresses, headers, body bytes); protocol.ts knows no HTTP.
 import type { Request, Response } from "express";
 import { AppError } from "../core/errors";
 import { MCP_MAX_BODY_BYTES } from "../core/limits";
 import { captureRawBody, createRestApp, parseJsonBody } from "../http/rest";
+import { refuseForeignAddress } from "../http/originGuard";
 import { authenticate } from "../auth/caller";
 import { McpDispatcher, rpcError } from "./protocol";
+import { isModernVersion } from "./era2026";
+import { checkStandardHeaders, headerValue } from "./httpHeaders";
 import { mcpManifest } from "./manifest";
 
 export async function handleMcpPost(req: Request, res: Response): Promise<void> {
+  // DNS rebinding: 403 before anything else; the JSON-RPC error has no id (none was read).
+  const refused = refuseForeignAddress(req.headers);
+  if (refused) {
+    res.status(refused.httpStatus).json(rpcError(undefined, refused));
+    return;
+  }
+  const protocolVersionHeader = headerValue(req.headers, "mcp-protocol-version");
   let body: unknown;
   try {
     body = parseJsonBody(req, MCP_MAX_BODY_BYTES);
   } catch (error) {
     const err = error as AppError;
-    res.status(err.httpStatus).json(rpcError(null, err));
+    res.status(err.httpStatus).json(rpcError(isModernVersion(protocolVersionHeader) ? undefined : null, err));
     return;
   }
   const dispatcher = new McpDispatcher(() =>
     authenticate({ authorization: req.headers.authorization, cookie: req.headers.cookie }),
   );
-  const outcome = await dispatcher.handleBody(body);
+  const outcome = await dispatcher.handleBody(body, {
+    protocolVersionHeader,
+    checkModernMessage: (message) => checkStandardHeaders(req.headers, message),
+  });
   if (outcome.body === undefined) {
-    res.status(204).end();
+    res.status(outcome.status).end();
     return;
   }
   res.status(outcome.status).json(outcome.body);

@@ -2,7 +2,8 @@
 import { getConfig, MCP_PROTOCOL_VERSION, TOOL_SERVER_VERSION } from "../core/config";
 import { SANDBOX_DAILY_LIMIT, SANDBOX_LIFETIME_DAYS, BULK_MAX_URLS } from "../core/limits";
 import { toolListing } from "./registry";
-import { SERVER_INFO } from "./protocol";
+import { SERVER_INFO } from "./identity";
+import { MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./era2026";
 
 export function mcpManifest() {
   const c = getConfig();
@@ -15,8 +16,14 @@ export function mcpManifest() {
     protocol: {
       name: "Model Context Protocol",
       version: MCP_PROTOCOL_VERSION,
+      supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
       transport: "Streamable HTTP, stateless: JSON-RPC 2.0 over POST, one JSON response per request",
       methods: ["initialize", "notifications/initialized", "ping", "tools/list", "tools/call"],
+      perRequest: {
+        version: MODERN_PROTOCOL_VERSION,
+        methods: ["server/discover", "tools/list", "tools/call"],
+        headers: ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"],
+      },
     },
     docs: c.docsUrl,
     auth: {

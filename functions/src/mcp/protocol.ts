@@ -1,18 +1,35 @@
-// JSON-RPC 2.0 dispatch for the MCP tool server. Knows nothing of express: it takes a parsed body and a
-// lazy authenticator, and returns an HTTP status plus the body to send (or none, for 204).
+// JSON-RPC 2.0 dispatch for the MCP tool server. Knows nothing of express: it takes a parsed body, a lazy
+// authenticator and what the transport binding reports (its protocol version header and its own checks),
+// and returns an HTTP status plus the body to send (or none). Two protocol eras share the tool logic:
+// 2025-03-26 (initialize handshake, batches) and 2026-07-28 (per-request `_meta`, era2026.ts).
 import { AppError, toAppError } from "../core/errors";
-import { MCP_PROTOCOL_VERSION, TOOL_SERVER_VERSION } from "../core/config";
+import { MCP_PROTOCOL_VERSION } from "../core/config";
 import { parseOrThrow } from "../core/validation";
 import { requireScope, type Caller } from "../auth/caller";
 import { writeAuditEvent } from "../store/audit";
 import { findTool, toolListing } from "./registry";
 import { logError } from "../core/log";
+import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from "./identity";
+import {
+  carriesEnvelope,
+  completeResult,
+  discoverResult,
+  eraOf,
+  isModernVersion,
+  MODERN_PROTOCOL_VERSION,
+  readRequestEnvelope,
+  REMOVED_METHODS,
+  requireSupportedVersion,
+} from "./era2026";
+
+export { SERVER_INFO };
 
 export type JsonRpcId = string | number | null;
 
 export interface JsonRpcResponse {
   jsonrpc: "2.0";
-  id: JsonRpcId;
+  /** Absent only on 2026-07-28 errors that answer no identifiable request. */
+  id?: JsonRpcId;
   result?: unknown;
   error?: { code: number; message: string; data?: Record<string, unknown> };
 }
@@ -22,31 +39,47 @@ export interface RpcOutcome {
   body?: JsonRpcResponse | JsonRpcResponse[];
 }
 
-export const SERVER_INFO = { name: "svc-mcp", version: TOOL_SERVER_VERSION };
-
-/** Maps an AppError to a JSON-RPC error object: the one place this surface shapes errors. */
-export function rpcError(id: JsonRpcId, error: unknown): JsonRpcResponse {
-  const err = toAppError(error);
-  if (err.code === "INTERNAL") logError("tool server internal error", error);
-  const data: Record<string, unknown> = { code: err.code, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ?? {}) };
-  return { jsonrpc: "2.0", id, error: { code: err.rpcCode, message: err.message, data } };
-}
-
-/** HTTP status for a single response: envelope and auth failures keep theirs, everything else is 200. */
-function httpStatusFor(response: JsonRpcResponse | undefined, error?: AppError): number {
-  if (!response) return 204;
-  if (error && (error.rpcCode === -32600 || error.rpcCode === -32001)) return error.httpStatus;
-  return 200;
-}
-
-interface Envelope {
+/** A JSON-RPC message that passed the envelope checks. */
+export interface RpcMessage {
   id: JsonRpcId;
   method: string;
   params: unknown;
   isNotification: boolean;
 }
 
-function readEnvelope(message: unknown): Envelope {
+/** What the transport binding contributes to one HTTP request. */
+export interface TransportContext {
+  /** The `MCP-Protocol-Version` header, if sent. */
+  protocolVersionHeader?: string;
+  /** The binding's own checks of a 2026-07-28 message (HTTP: its headers against the body). */
+  checkModernMessage?: (message: RpcMessage) => AppError | undefined;
+}
+
+/**
+ * Maps an AppError to a JSON-RPC error object: the one place this surface shapes errors. An `undefined`
+ * id leaves the member out (2026-07-28 ids are strings or integers, never null).
+ */
+export function rpcError(id: JsonRpcId | undefined, error: unknown): JsonRpcResponse {
+  const err = toAppError(error);
+  if (err.code === "INTERNAL") logError("tool server internal error", error);
+  const data: Record<string, unknown> = { code: err.code, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ?? {}) };
+  return { jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: { code: err.rpcCode, message: err.message, data } };
+}
+
+/**
+ * HTTP status of an error answer. Both eras: envelope errors (-32600) and authentication (-32001) keep
+ * theirs; tool, params and handler errors are 200. 2026-07-28 adds: -32601 is 404, and its transport and
+ * `_meta` checks (-32020, -32022, the envelope's -32602) are 400.
+ */
+function errorStatus(error: AppError, era: "2025-03-26" | "2026-07-28"): number {
+  if (error.rpcCode === -32600 || error.rpcCode === -32001) return error.httpStatus;
+  if (era === "2025-03-26") return 200;
+  if (error.code === "METHOD_NOT_FOUND") return 404;
+  if (error.code === "INVALID_META" || error.code === "HEADER_MISMATCH" || error.code === "UNSUPPORTED_PROTOCOL_VERSION") return 400;
+  return 200;
+}
+
+function readMessage(message: unknown): RpcMessage {
   if (typeof message !== "object" || message === null || Array.isArray(message)) {
     throw new AppError("INVALID_REQUEST", "A JSON-RPC request must be an object");
   }
@@ -77,20 +110,28 @@ export class McpDispatcher {
     return this.callerPromise;
   }
 
-  async handleBody(body: unknown): Promise<RpcOutcome> {
+  async handleBody(body: unknown, transport: TransportContext = {}): Promise<RpcOutcome> {
     if (Array.isArray(body)) {
       if (body.length === 0) return { status: 400, body: rpcError(null, new AppError("INVALID_REQUEST", "Empty batch")) };
-      const responses = (await Promise.all(body.map((m) => this.handleMessage(m)))).flatMap((r) => (r.response ? [r.response] : []));
+      if (isModernVersion(transport.protocolVersionHeader) || body.some(carriesEnvelope)) {
+        const error = new AppError("INVALID_REQUEST", `Batches are not part of protocol ${MODERN_PROTOCOL_VERSION}: send one JSON-RPC message per POST`);
+        return { status: 400, body: rpcError(undefined, error) };
+      }
+      const responses = (await Promise.all(body.map((m) => this.handleLegacy(m)))).flatMap((r) => (r.response ? [r.response] : []));
       return responses.length ? { status: 200, body: responses } : { status: 204 };
     }
-    const { response, error } = await this.handleMessage(body);
-    return { status: httpStatusFor(response, error), body: response };
+    if (eraOf(body, transport.protocolVersionHeader) === "2026-07-28") return this.handleModern(body, transport);
+    const { response, error } = await this.handleLegacy(body);
+    if (!response) return { status: 204 };
+    return { status: error ? errorStatus(error, "2025-03-26") : 200, body: response };
   }
 
-  private async handleMessage(message: unknown): Promise<{ response?: JsonRpcResponse; error?: AppError }> {
-    let envelope: Envelope;
+  // ---- 2025-03-26: as the specification describes (initialize, notifications answered 204, batches).
+
+  private async handleLegacy(message: unknown): Promise<{ response?: JsonRpcResponse; error?: AppError }> {
+    let envelope: RpcMessage;
     try {
-      envelope = readEnvelope(message);
+      envelope = readMessage(message);
     } catch (e) {
       const error = toAppError(e);
       return { response: rpcError(safeId(message), error), error };
@@ -98,7 +139,7 @@ export class McpDispatcher {
     // Notifications get no response (notifications/initialized is the only one MCP sends us).
     if (envelope.isNotification) return {};
     try {
-      const result = await this.dispatch(envelope);
+      const result = await this.dispatchLegacy(envelope);
       return { response: { jsonrpc: "2.0", id: envelope.id, result } };
     } catch (e) {
       const error = toAppError(e);
@@ -106,21 +147,19 @@ export class McpDispatcher {
     }
   }
 
-  private async dispatch({ method, params }: Envelope): Promise<unknown> {
+  private async dispatchLegacy({ method, params }: RpcMessage): Promise<unknown> {
     switch (method) {
       case "initialize":
         return {
           protocolVersion: MCP_PROTOCOL_VERSION,
-          capabilities: { tools: { listChanged: false } },
+          capabilities: SERVER_CAPABILITIES,
           serverInfo: SERVER_INFO,
-          instructions:
-            "Tools act inside the merchant workspace of the calling key and only create drafts; the merchant publishes in the console.",
+          instructions: SERVER_INSTRUCTIONS,
         };
       case "ping":
         return {};
       case "tools/list":
-        await this.awaitCaller();
-        return { tools: toolListing() };
+        return this.listTools();
       case "tools/call":
         return this.callTool(params);
       default:
@@ -128,13 +167,68 @@ export class McpDispatcher {
     }
   }
 
+  // ---- 2026-07-28: one message per POST, checked in this order: JSON-RPC shape (400/-32600), the
+  // transport's headers (400/-32020), the `_meta` envelope (400/-32602), the version (400/-32022), then
+  // the method (404/-32601) and the same tool dispatch as 2025-03-26.
+
+  private async handleModern(body: unknown, transport: TransportContext): Promise<RpcOutcome> {
+    let message: RpcMessage;
+    try {
+      message = readMessage(body);
+      if (!message.isNotification && (message.id === null || (typeof message.id === "number" && !Number.isInteger(message.id)))) {
+        throw new AppError("INVALID_REQUEST", `id must be a string or an integer in protocol ${MODERN_PROTOCOL_VERSION}`);
+      }
+    } catch (e) {
+      const id = safeId(body);
+      return { status: 400, body: rpcError(id === null ? undefined : id, e) };
+    }
+    try {
+      const mismatch = transport.checkModernMessage?.(message);
+      if (mismatch) throw mismatch;
+      const envelope = readRequestEnvelope(body);
+      requireSupportedVersion(envelope.protocolVersion);
+      // A notification the server accepts is answered 202 with no body (Streamable HTTP, 2026-07-28).
+      if (message.isNotification) return { status: 202 };
+      const result = await this.dispatchModern(message);
+      return { status: 200, body: { jsonrpc: "2.0", id: message.id, result: completeResult(message.method, result) } };
+    } catch (e) {
+      const error = toAppError(e);
+      if (message.isNotification) return { status: error.httpStatus, body: rpcError(undefined, error) };
+      return { status: errorStatus(error, "2026-07-28"), body: rpcError(message.id, error) };
+    }
+  }
+
+  private async dispatchModern({ method, params }: RpcMessage): Promise<Record<string, unknown>> {
+    switch (method) {
+      case "server/discover":
+        return discoverResult();
+      case "tools/list":
+        return this.listTools();
+      case "tools/call":
+        return this.callTool(params);
+      default: {
+        const removed = Object.hasOwn(REMOVED_METHODS, method) ? REMOVED_METHODS[method] : undefined;
+        throw new AppError("METHOD_NOT_FOUND", `Method not supported in protocol ${MODERN_PROTOCOL_VERSION}: ${method.slice(0, 100)}`, {
+          hint: removed ?? "server/discover, tools/list and tools/call are served.",
+        });
+      }
+    }
+  }
+
+  // ---- Shared by both eras: authentication, scopes, audit and the tools.
+
   private async awaitCaller(): Promise<Caller> {
     const caller = await this.caller();
     await caller.background;
     return caller;
   }
 
-  private async callTool(params: unknown): Promise<unknown> {
+  private async listTools(): Promise<Record<string, unknown>> {
+    await this.awaitCaller();
+    return { tools: toolListing() };
+  }
+
+  private async callTool(params: unknown): Promise<Record<string, unknown>> {
     const caller = await this.awaitCaller();
     const started = performance.now();
     const p = (typeof params === "object" && params !== null ? params : {}) as { name?: unknown; arguments?: unknown };

@@ -1,0 +1,136 @@
+// The official MCP SDK v2 client (@modelcontextprotocol/client) in each of its version-negotiation modes:
+// legacy (initialize, 2025-03-26), auto (probes server/discover and goes 2026-07-28) and pinned to
+// 2026-07-28. Each lists the tools and calls every one of them with a key; the eras must give the same
+// tool outputs, errors and audit events.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { mcpUrl } from "../helpers/env";
+import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
+import { TOOLS } from "../../functions/src/mcp/registry";
+
+type Mode = "legacy" | "auto" | { pin: string };
+
+const MODES: { label: string; mode: Mode; era: "legacy" | "modern"; version: string }[] = [
+  { label: "legacy", mode: "legacy", era: "legacy", version: "2025-03-26" },
+  { label: "auto", mode: "auto", era: "modern", version: "2026-07-28" },
+  { label: "pinned to 2026-07-28", mode: { pin: "2026-07-28" }, era: "modern", version: "2026-07-28" },
+];
+
+async function connect(mode: Mode, credential: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl()), {
+    requestInit: { headers: { Authorization: `Bearer ${credential}` } },
+  });
+  const client = new Client({ name: "svc-test-sdk-v2", version: "1.0.0" }, { versionNegotiation: { mode } });
+  await client.connect(transport);
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
+  const result: any = await client.callTool({ name, arguments: args });
+  assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result)}`);
+  assert.equal(result.content[0].type, "text", name);
+  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent, name);
+  return result.structuredContent;
+}
+
+/** Calls all tools, in an order that lets later calls use what earlier ones made. */
+async function callEveryTool(client: Client, merchant: TestMerchant): Promise<Map<string, any>> {
+  const results = new Map<string, any>();
+  const run = async (name: string, args: Record<string, unknown>) => {
+    const result = await call(client, name, args);
+    results.set(name, result);
+    return result;
+  };
+  const domain = `sdk-v2-${randomUUID().slice(0, 8)}.example.com`;
+  assert.deepEqual(await run("svc.ping", {}), { ok: true, merchantId: merchant.merchantId, authMethod: "api-key" });
+  assert.equal((await run("svc.merchant.get_profile", {})).merchantId, merchant.merchantId);
+  const code = await run("svc.qr.create", { title: "Door", destinationUrl: "https://example.com/a", dynamic: true });
+  assert.ok(code.codeId && code.qrImageUrl);
+  assert.ok((await run("svc.qr.list", { limit: 5 })).codes.some((c: any) => c.codeId === code.codeId));
+  assert.equal((await run("svc.qr.update", { codeId: code.codeId, destinationUrl: "https://example.com/b" })).destinationUrl, "https://example.com/b");
+  assert.equal((await run("svc.qr.get_analytics", { codeId: code.codeId, days: 7 })).totalScans, 0);
+  assert.equal((await run("svc.analytics.scan_summary", { days: 7 })).days, 7);
+  assert.equal((await run("svc.audio.create", { title: "Jingle", payloadText: "https://example.com/deal" })).status, "draft");
+  const menu = await run("svc.menu.create", { name: "Brunch" });
+  assert.equal((await run("svc.menu.list", {})).count, 1);
+  assert.equal((await run("svc.menu.add_item", { menuId: menu.menuId, sectionName: "Mains", name: "Soup", price: 7.5 })).item.name, "Soup");
+  assert.equal((await run("svc.challenge.create", { name: "Ten visits", challengeType: "scan_count" })).status, "draft");
+  const listing = await run("svc.voice_agent.register", {
+    businessName: "Bean There",
+    domain,
+    voiceAgentPhone: "+1 415 555 0123",
+    email: "owner@example.com",
+  });
+  assert.equal(listing.domain, domain);
+  assert.equal((await run("svc.voice_agent.lookup", { domain })).domain, domain);
+  assert.deepEqual([...results.keys()].sort(), TOOLS.map((t) => t.name).sort(), "every registered tool was called");
+  return results;
+}
+
+/** The shape of a value: object keys (recursively) and primitive types, not the values themselves. */
+function shape(value: unknown): unknown {
+  if (Array.isArray(value)) return value.length ? [shape(value[0])] : [];
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, shape(v)]));
+  }
+  return value === null ? "null" : typeof value;
+}
+
+describe("MCP tool server: official SDK v2 client", () => {
+  const outputs = new Map<string, Map<string, any>>();
+
+  for (const { label, mode, era, version } of MODES) {
+    describe(`in ${label} mode`, () => {
+      it(`speaks ${version}, lists the tools and calls every tool with a key`, async () => {
+        const merchant = await createMerchant();
+        const client = await connect(mode, merchant.apiKey);
+        try {
+          assert.equal(client.getProtocolEra(), era);
+          assert.equal(client.getNegotiatedProtocolVersion(), version);
+          assert.deepEqual(client.getServerVersion(), { name: "svc-mcp", version: "v0.1" });
+          const { tools } = await client.listTools();
+          assert.deepEqual(
+            tools.map((t) => t.name),
+            TOOLS.map((t) => t.name),
+          );
+          outputs.set(label, await callEveryTool(client, merchant));
+          const audit = await firestore().collection("auditEvents").where("merchantId", "==", merchant.merchantId).get();
+          assert.equal(audit.size, TOOLS.length, "one audit event per tools/call");
+          assert.ok(audit.docs.every((d) => d.data().status === "ok"));
+        } finally {
+          await client.close();
+        }
+      });
+
+      it("surfaces an unknown key and a missing scope as errors", async () => {
+        const unknown = await connect(mode, `sk-svc-${"1".repeat(64)}`); // connecting needs no credential
+        await assert.rejects(unknown.listTools(), /401|INVALID_API_KEY|not recognised|authoriz/i);
+        await unknown.close();
+        const merchant = await createMerchant();
+        const narrow = await connect(mode, await mintKey(merchant, ["qr:write"]));
+        try {
+          await assert.rejects(narrow.callTool({ name: "svc.merchant.get_profile", arguments: {} }), (e: any) => {
+            assert.equal(e.code, -32000);
+            assert.match(e.message, /merchant:read/);
+            return true;
+          });
+          await assert.rejects(narrow.callTool({ name: "svc.nope", arguments: {} }), (e: any) => e.code === -32602);
+        } finally {
+          await narrow.close();
+        }
+      });
+    });
+  }
+
+  // Declared last: mocha runs a suite's own tests before its nested suites, and these run after the modes.
+  describe("across eras", () => {
+    it("every tool gives output of the same shape in 2025-03-26 and 2026-07-28", () => {
+      const legacy = outputs.get("legacy");
+      assert.ok(legacy && outputs.size === MODES.length, "every mode ran");
+      for (const [label, results] of outputs) {
+        for (const [tool, result] of legacy) assert.deepEqual(shape(results.get(tool)), shape(result), `${label}: ${tool}`);
+      }
+    });
+  });
+});
