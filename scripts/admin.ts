@@ -3,12 +3,14 @@
 // (`gcloud auth application-default login`).
 import { parseArgs } from "node:util";
 import { LOCAL_PORTS, LOCAL_PROJECT_ID } from "../functions/src/core/config";
+import { RATE_LIMIT_NAMES } from "../functions/src/core/rateLimit";
 
 const USAGE = `usage: npm run admin -- <command> [options]
 
 commands:
   create-merchant --email <owner email> [--name <workspace name>] [--merchant-id <id>]
   add-member      --merchant <id> --email <email> [--role member|owner]
+  remove-member   --merchant <id> --email <email>   (their API keys stop working at once)
   mint-key        --merchant <id> --email <email of owner or member> --scopes <a,b,...> [--name <label>]
   list-keys       --merchant <id>
   revoke-key      --merchant <id> --key <keyId or sk-svc- display prefix>
@@ -16,6 +18,7 @@ commands:
   approve-listing --domain <domain>
   reject-listing  --domain <domain> [--reason <text>]
   set-admin       --email <email>   (grants the admin custom claim: console moderation)
+  set-rate-limit  --merchant <id> --limit <${RATE_LIMIT_NAMES.join("|")}> --max <n per window | default>
 
 options:
   --project <id>  Firebase project (default ${LOCAL_PROJECT_ID}: the local emulators)
@@ -31,6 +34,8 @@ async function main(): Promise<void> {
       "merchant-id": { type: "string" },
       merchant: { type: "string" },
       role: { type: "string", default: "member" },
+      limit: { type: "string" },
+      max: { type: "string" },
       scopes: { type: "string" },
       key: { type: "string" },
       domain: { type: "string" },
@@ -85,6 +90,22 @@ async function main(): Promise<void> {
       const user = await userByEmail(need("email"), true);
       const membership = await workspaces.addMember(need("merchant"), user.uid, role);
       out(`${user.email} (${user.uid}) is now ${role} of ${membership.merchantId}`, membership);
+      break;
+    }
+    case "remove-member": {
+      const user = await userByEmail(need("email"), false);
+      await workspaces.removeMember(need("merchant"), user.uid);
+      out(`${user.email} (${user.uid}) left ${values.merchant}; their keys no longer work`, { uid: user.uid, merchantId: values.merchant });
+      break;
+    }
+    case "set-rate-limit": {
+      const { writeRateLimitOverride } = await import("../functions/src/store/rateLimits");
+      const name = need("limit");
+      if (!(RATE_LIMIT_NAMES as string[]).includes(name)) throw new Error(`--limit must be one of ${RATE_LIMIT_NAMES.join(", ")}`);
+      const max = need("max") === "default" ? null : Number(need("max"));
+      if (max !== null && !(Number.isInteger(max) && max > 0)) throw new Error("--max must be a positive integer or default");
+      await writeRateLimitOverride(need("merchant"), name, max);
+      out(`${values.merchant}: ${name} ${max === null ? "back to the default" : `at most ${max} per window`} (instances pick it up within 30 s)`, { merchantId: values.merchant, limit: name, max });
       break;
     }
     case "mint-key": {

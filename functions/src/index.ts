@@ -3,7 +3,7 @@
 import { setGlobalOptions } from "firebase-functions/v2";
 import { onRequest } from "firebase-functions/v2/https";
 import type { Request, Response } from "express";
-import { DEFAULT_REGION } from "./core/config";
+import { DEFAULT_REGION, SANDBOX_IP_SALT } from "./core/config";
 
 setGlobalOptions({ region: DEFAULT_REGION, maxInstances: 100 });
 
@@ -22,7 +22,7 @@ export const images = onRequest({ invoker: "public" }, lazy(() => require("./ima
 export const bulk = onRequest({ invoker: "public", cors: "*", memory: "512MiB", timeoutSeconds: 120 }, lazy(() => require("./bulk/app").bulkApp));
 // 512 MiB: the geolocation databases (~63 MB IPv4, ~71 MB IPv6) are held in memory once loaded.
 export const redirect = onRequest({ invoker: "public", memory: "512MiB", concurrency: 80 }, lazy(() => require("./redirect/app").redirectApp));
-export const sandbox = onRequest({ invoker: "public", cors: "*", memory: "256MiB" }, lazy(() => require("./sandbox/app").sandboxApp));
+export const sandbox = onRequest({ invoker: "public", cors: "*", memory: "256MiB", secrets: [SANDBOX_IP_SALT] }, lazy(() => require("./sandbox/app").sandboxApp));
 export const pages = onRequest({ invoker: "public", memory: "256MiB" }, lazy(() => require("./listings/app").pagesApp));
 
 // Loaded only where it can run (deploy analysis, the emulator, or its own instances), not by HTTP functions.

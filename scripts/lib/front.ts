@@ -41,6 +41,13 @@ export interface FrontOptions {
 // Hop-by-hop headers (RFC 9110 7.6.1) are not forwarded.
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]);
 
+/**
+ * Headers only the emulators add: their own express servers send X-Powered-By, which neither Hosting nor
+ * the Functions Framework (it disables it) sends in production. Our apps remove it themselves too
+ * (http/rest.ts securityHeaders, checked by test/unit/security-headers.test.ts).
+ */
+const EMULATOR_ONLY = new Set(["x-powered-by"]);
+
 function forwardedHeaders(req: http.IncomingMessage, route: FrontRoute, presentAsPublic: boolean): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
@@ -59,11 +66,28 @@ export interface RunningFront {
   close(): Promise<void>;
 }
 
+function validPercentEncoding(url: string): boolean {
+  try {
+    decodeURI(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function startFront(options: FrontOptions): Promise<RunningFront> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const servers: http.Server[] = [];
   for (const route of options.routes) {
     const server = http.createServer((req, res) => {
+      // The Hosting emulator (superstatic) throws on a path that is not valid percent-encoding and
+      // answers 500; a front end refuses such a request line itself. The functions answer 400 for it
+      // too when reached directly (test/integration/hardening.test.ts checks both).
+      if (route.viaHosting && !validPercentEncoding(req.url ?? "/")) {
+        res.writeHead(400, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ error: "Bad Request", code: "INVALID_REQUEST", message: "The request path is not valid percent-encoding", hint: "Percent-encode the path as UTF-8.", status: 400 }));
+        return;
+      }
       const upstream = http.request(
         {
           host: options.host,
@@ -76,7 +100,7 @@ export async function startFront(options: FrontOptions): Promise<RunningFront> {
         (answer) => {
           const headers: http.OutgoingHttpHeaders = {};
           for (const [name, value] of Object.entries(answer.headers)) {
-            if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+            if (!HOP_BY_HOP.has(name) && !EMULATOR_ONLY.has(name) && value !== undefined) headers[name] = value;
           }
           res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
           answer.pipe(res);

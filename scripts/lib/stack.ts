@@ -7,7 +7,8 @@
 //  - The front (scripts/lib/front.ts) owns the public addresses and appends X-Forwarded-For hops.
 // Every child runs in its own process group so that stopping kills the whole tree (java included).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdirSync, openSync, readFileSync, existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, openSync, readFileSync, existsSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import path from "node:path";
 import { LOCAL_FRONT_PORTS } from "../../functions/src/core/config";
@@ -111,6 +112,15 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: n
   throw new Error(`${what} did not become ready within ${timeoutMs / 1000} s`);
 }
 
+/**
+ * The emulator reads secret params from functions/.secret.local (git-ignored) and would otherwise try
+ * Secret Manager. Locally the sandbox's address-hash key is a random value made once per checkout.
+ */
+function writeLocalSecrets(): void {
+  const file = path.join(ROOT, "functions", ".secret.local");
+  if (!existsSync(file)) writeFileSync(file, `SANDBOX_IP_SALT=${randomBytes(24).toString("hex")}\n`, { mode: 0o600 });
+}
+
 export class Stack {
   private children: ChildProcess[] = [];
   private front?: RunningFront;
@@ -128,6 +138,7 @@ export class Stack {
       }
     }
     if (!existsSync(NODE22)) throw new Error(`Node 22 binary missing at ${NODE22}: run npm install`);
+    writeLocalSecrets();
     mkdirSync(LOG_DIR, { recursive: true });
     const logFile = path.join(LOG_DIR, "emulators.log");
     const log = openSync(logFile, "w");

@@ -7,8 +7,8 @@ export interface HttpResult {
   body: any;
 }
 
-export async function postRaw(body: string, headers: Record<string, string> = {}, url = mcpUrl()): Promise<HttpResult> {
-  const res = await fetch(url, { method: "POST", headers, body });
+/** Status, headers, text and (when it is JSON) the parsed body of a response. */
+export async function readAnswer(res: Response): Promise<HttpResult> {
   const text = await res.text();
   let parsed: any;
   try {
@@ -17,6 +17,10 @@ export async function postRaw(body: string, headers: Record<string, string> = {}
     parsed = undefined;
   }
   return { status: res.status, headers: res.headers, text, body: parsed };
+}
+
+export async function postRaw(body: string, headers: Record<string, string> = {}, url = mcpUrl()): Promise<HttpResult> {
+  return readAnswer(await fetch(url, { method: "POST", headers, body }));
 }
 
 let nextId = 1;

@@ -201,7 +201,7 @@ describe("MCP tool server: protocol", () => {
     it("accepts a session cookie minted by the console (authMethod session-cookie)", async () => {
       const res = await fetch(`${appUrl()}/api/console/session`, {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        headers: { "Content-Type": "application/json", Origin: new URL(appUrl()).origin },
         body: JSON.stringify({ idToken: merchant.idToken }),
       });
       assert.equal(res.status, 200);
@@ -209,7 +209,8 @@ describe("MCP tool server: protocol", () => {
       const match = /__session=([^;]+)/.exec(setCookie);
       assert.ok(match, setCookie);
       assert.match(setCookie, /HttpOnly/i);
-      const result = toolResult(await callTool("svc.ping", {}, undefined, { Cookie: `__session=${match![1]}` }));
+      // A cookie rides along with cross-site requests, so a cookie-authenticated POST names its origin.
+      const result = toolResult(await callTool("svc.ping", {}, undefined, { Cookie: `__session=${match![1]}`, Origin: new URL(appUrl()).origin }));
       assert.deepEqual(result, { ok: true, merchantId: merchant.merchantId, authMethod: "session-cookie" });
     });
 

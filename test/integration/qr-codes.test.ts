@@ -165,7 +165,7 @@ describe("QR code tools", function () {
       assert.equal(res.body.error.data.code, "NOT_FOUND", JSON.stringify(ident));
     }
     const link = await firestore().collection("links").doc(code.uniqueQRCodeID).get();
-    assert.equal(link.data()!.destinationUrl, "https://a.example.com");
+    assert.equal(link.data()!.destinationUrl, "https://a.example.com/", "stored normalised");
   });
 
   it("write tools need qr:write, list needs merchant:read", async () => {

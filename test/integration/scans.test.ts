@@ -124,7 +124,11 @@ describe("dynamic links and scan analytics", function () {
       });
     assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID }, user.idToken)).status, 201);
     assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID, city: "Injected", state: "TX" }, user.idToken)).status, 400, "the place is the server's");
-    assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID }, user.idToken)).status, 201);
+    const repeat = await post({ uniqueQRCodeID: code.uniqueQRCodeID }, user.idToken);
+    assert.equal(repeat.status, 200);
+    assert.equal(((await repeat.json()) as { counted: boolean }).counted, false, "once per user per code per 10 minutes");
+    const other = await signUp();
+    assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID }, other.idToken)).status, 201);
     assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID })).status, 401);
     assert.equal((await post({ uniqueQRCodeID: "ZZZZZZZZZZZZ" }, user.idToken)).status, 404);
     assert.equal((await post({ uniqueQRCodeID: code.uniqueQRCodeID, ip: "1.2.3.4" }, user.idToken)).status, 400);

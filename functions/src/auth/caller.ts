@@ -2,6 +2,7 @@
 // and every tool derives the workspace from the Caller, never from its arguments.
 import { AppError } from "../core/errors";
 import { auth } from "../core/firebase";
+import { logError } from "../core/log";
 import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from "./apiKeys";
 import { CONSOLE_USER_SCOPES, type Scope } from "./scopes";
 import { findApiKeyByHash, touchApiKey } from "../store/apiKeys";
@@ -54,12 +55,24 @@ function readCredential(headers: CredentialHeaders): Credential {
   throw new AppError("NO_AUTH", "No credential: send Authorization: Bearer <sk-svc- key or Firebase ID token>");
 }
 
+/** The named cookie's value; a value that is not valid percent-encoding is a malformed credential. */
 function parseCookie(header: string, name: string): string | undefined {
   for (const part of header.split(";")) {
     const [k, ...rest] = part.trim().split("=");
-    if (k === name) return decodeURIComponent(rest.join("="));
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(rest.join("="));
+    } catch {
+      throw new AppError("INVALID_TOKEN", "Session cookie is malformed", { hint: "Sign in again." });
+    }
   }
   return undefined;
+}
+
+/** How a request presents its credential, before anything is verified (the edge's cookie rules need it). */
+export function credentialKind(headers: CredentialHeaders): "bearer" | "cookie" | "none" {
+  if (headers.authorization?.trim()) return "bearer";
+  return /(?:^|;)\s*__session=/.test(headers.cookie ?? "") ? "cookie" : "none";
 }
 
 async function verifyFirebaseCredential(credential: Credential): Promise<VerifiedUser> {
@@ -123,6 +136,13 @@ async function authenticateApiKey(key: string): Promise<Caller> {
   const record = await findApiKeyByHash(hashApiKey(key));
   if (!record) throw new AppError("INVALID_API_KEY", "API key is not recognised", { hint: "Mint a key in the merchant console." });
   if (record.revokedAt) throw new AppError("REVOKED", "API key was revoked", { hint: "Mint a new key in the merchant console." });
+  // A key acts for the person who minted it: it stops when they leave the workspace or are disabled.
+  const [membership, minterEnabled] = await Promise.all([getMembership(record.uid), userEnabled(record.uid)]);
+  if (membership?.merchantId !== record.merchantId || !minterEnabled) {
+    throw new AppError("REVOKED", "API key no longer works: the person who minted it left the workspace or was disabled", {
+      hint: "Mint a new key in the merchant console.",
+    });
+  }
   return {
     merchantId: record.merchantId,
     uid: record.uid,
@@ -133,6 +153,31 @@ async function authenticateApiKey(key: string): Promise<Caller> {
     isAdmin: false,
     background: touchApiKey(record).catch(() => undefined),
   };
+}
+
+/**
+ * Whether a Firebase user exists and is enabled. Asked of Firebase Auth at most once per minute per uid
+ * and instance: a disabled minter's keys stop within that minute (docs/decisions.md, "Keys").
+ */
+const USER_STATUS_CACHE_MS = 60_000;
+const userStatus = new Map<string, { at: number; enabled: Promise<boolean> }>();
+
+function userEnabled(uid: string, now = Date.now()): Promise<boolean> {
+  const cached = userStatus.get(uid);
+  if (cached && now - cached.at < USER_STATUS_CACHE_MS) return cached.enabled;
+  if (userStatus.size > 10_000) userStatus.clear();
+  const enabled = auth()
+    .getUser(uid)
+    .then((user) => !user.disabled)
+    .catch((error: { code?: string }) => {
+      if (error?.code === "auth/user-not-found") return false;
+      // An Auth outage is not a verdict: the key keeps working (revocation still applies), ask again next time.
+      userStatus.delete(uid);
+      logError("minter status unreadable", error);
+      return true;
+    });
+  userStatus.set(uid, { at: now, enabled });
+  return enabled;
 }
 
 export function requireScope(caller: Caller, scope: Scope | null, what: string): void {

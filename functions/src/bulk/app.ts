@@ -3,11 +3,11 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
 import { AppError } from "../core/errors";
-
-import { BULK_MAX_URLS, REST_MAX_BODY_BYTES, URL_MAX_LENGTH } from "../core/limits";
-import { httpUrl, parseOrThrow } from "../core/validation";
-import { captureRawBody, createRestApp, isJsonContentType, methodNotAllowed, parseJsonBody } from "../http/rest";
-import { authenticate, requireScope } from "../auth/caller";
+import { BULK_MAX_URLS, URL_MAX_LENGTH } from "../core/limits";
+import { hasHiddenCharacters, httpUrl } from "../core/validation";
+import { createRestApp } from "../http/rest";
+import { endpoint, mountEndpoints } from "../http/endpoint";
+import type { Caller } from "../auth/caller";
 import { titleFromUrl } from "../codes/fields";
 import { createCodes } from "../codes/service";
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHashOf } from "../store/idempotency";
@@ -35,8 +35,8 @@ function idempotencyKeyOf(req: Request): string | undefined {
   const key = req.headers["idempotency-key"];
   if (key === undefined) return undefined;
   const value = String(key).trim();
-  if (!value || value.length > IDEMPOTENCY_KEY_MAX) {
-    throw new AppError("VALIDATION_FAILED", `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} characters`);
+  if (!value || value.length > IDEMPOTENCY_KEY_MAX || hasHiddenCharacters(value)) {
+    throw new AppError("VALIDATION_FAILED", `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX} visible characters`);
   }
   return value;
 }
@@ -70,12 +70,7 @@ async function claimOrReplay(merchantId: string, key: string, requestHash: strin
   }
 }
 
-async function handleBulk(req: Request, res: Response): Promise<void> {
-  const caller = await authenticate({ authorization: req.headers.authorization, cookie: req.headers.cookie });
-  await caller.background;
-  requireScope(caller, BULK_SCOPE, "The bulk endpoint");
-  if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
-  const { urls } = parseOrThrow(BulkRequestSchema, parseJsonBody(req, REST_MAX_BODY_BYTES), "bulk request");
+async function handleBulk(req: Request, res: Response, caller: Caller, urls: string[]): Promise<BulkResponse | undefined> {
   const key = idempotencyKeyOf(req);
   const requestHash = requestHashOf(urls);
 
@@ -83,8 +78,8 @@ async function handleBulk(req: Request, res: Response): Promise<void> {
   if (key) {
     const outcome = await claimOrReplay(caller.merchantId, key, requestHash);
     if ("replay" in outcome) {
-      res.set("Idempotent-Replayed", "true").json(outcome.replay);
-      return;
+      res.set("Idempotent-Replayed", "true");
+      return outcome.replay;
     }
     claimId = outcome.claimId;
   }
@@ -107,14 +102,22 @@ async function handleBulk(req: Request, res: Response): Promise<void> {
     if (key && claimId) await releaseIdempotencyKey(caller.merchantId, key, claimId).catch(() => undefined);
     throw error;
   }
-  res.json(response);
+  return response;
 }
 
 export const bulkApp = createRestApp((app) => {
-  app.post("/api/bulk-qr-codes", captureRawBody(REST_MAX_BODY_BYTES), handleBulk);
-  app.all("/api/bulk-qr-codes", () => methodNotAllowed("POST"));
+  mountEndpoints(app, "bulk", [
+    endpoint({
+      method: "POST",
+      path: "/api/bulk-qr-codes",
+      credential: "caller",
+      scope: BULK_SCOPE,
+      limit: "bulk",
+      body: BulkRequestSchema,
+      handle: ({ req, res, caller, body }) => handleBulk(req, res, caller!, body.urls),
+    }),
+  ]);
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });
 });
-

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { httpUrl, text } from "../core/validation";
 import { URL_MAX_LENGTH } from "../core/limits";
+import { ids } from "../core/ids";
 import { BOOST_FRAMES, TEMPLATES } from "../qr/frames";
 
 export const TITLE_MAX = 200;
@@ -24,8 +25,8 @@ export const fields = {
   template: z.enum(TEMPLATES).describe("Frame: hexSeal (hexagon with wordmark) or soundSeal (dashed ring; forces dynamic)"),
   scanBeepSound: z.enum(SCAN_BEEP_SOUNDS).describe("Sound the service's app plays on scan; forces dynamic"),
   boostFrame: z.enum(BOOST_FRAMES).describe("Scan-to-earn frame with 3X or 5X points; overrides template"),
-  codeId: z.string().trim().min(1).max(64).describe("Merchant record id from svc.qr.create or svc.qr.list"),
-  uniqueQRCodeID: z.string().trim().min(1).max(64).describe("Cross-platform id (the last part of a dynamic link)"),
+  codeId: ids.codeId,
+  uniqueQRCodeID: ids.uniqueQRCodeID,
 };
 
 /** Title for a bulk row: host and path of the URL, shortened to the title limit. */

@@ -16,4 +16,4 @@ export function newUniqueQrId(): string {
   return id;
 }
 
-export const QR_ID_PATTERN = /^[0-9A-Za-z]{12}$/;
+export { QR_ID_PATTERN } from "../core/ids";

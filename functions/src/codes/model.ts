@@ -49,4 +49,3 @@ export function publicCode(code: QrCode) {
   };
 }
 
-export type PublicCode = ReturnType<typeof publicCode>;

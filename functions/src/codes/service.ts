@@ -139,6 +139,15 @@ export async function updateCode(merchantId: string, lookup: CodeLookup, changes
   if (changes.destinationUrl === undefined && changes.title === undefined && changes.scanBeepSound === undefined) {
     throw new AppError("VALIDATION_FAILED", "Nothing to update: give destinationUrl, title or scanBeepSound");
   }
+  // Render first: a destination the code cannot hold fails here, before anything is written, and the
+  // image that goes out after the commit is the one that was checked.
+  let rendered: { url: string; png: Buffer } | undefined;
+  if (changes.destinationUrl !== undefined) {
+    const current = await findCode(merchantId, lookup);
+    if (!current.dynamic && changes.destinationUrl !== current.destinationUrl) {
+      rendered = { url: changes.destinationUrl, png: await renderCodePng({ ...current, destinationUrl: changes.destinationUrl }) };
+    }
+  }
   const updated = await db().runTransaction(async (tx) => {
     const code = await findCode(merchantId, lookup, tx);
     if (changes.scanBeepSound && changes.scanBeepSound !== "none" && !code.dynamic) {
@@ -160,7 +169,8 @@ export async function updateCode(merchantId: string, lookup: CodeLookup, changes
   if (!after.dynamic && after.destinationUrl !== before.destinationUrl) {
     // Re-render from the committed state so the last writer's image reflects the last committed URL.
     const latest = await findCode(merchantId, { codeId: after.codeId });
-    await imageStore().put(latest.imagePath, await renderCodePng(latest), latest.imageToken);
+    const png = rendered?.url === latest.destinationUrl ? rendered.png : await renderCodePng(latest);
+    await imageStore().put(latest.imagePath, png, latest.imageToken);
     return latest;
   }
   return after;

@@ -1,18 +1,22 @@
 // Console HTTP API for signed-in users (ID token or session cookie; never an API key): workspace,
-// API keys, session cookies. Mounted at /api/console on the app host.
+// API keys, session cookies, codes and drafts, moderation. Mounted at /api/console on the app host.
+// Every route is an endpoint (http/endpoint.ts): own addresses only, no CORS, changes rate limited.
 import type { Request, Response } from "express";
+import { z } from "zod";
 import { AppError } from "../core/errors";
 import { getConfig } from "../core/config";
 import { auth } from "../core/firebase";
-import { REST_MAX_BODY_BYTES } from "../core/limits";
-import { parseOrThrow } from "../core/validation";
-import { captureRawBody, createRestApp, isJsonContentType, parseJsonBody } from "../http/rest";
-import { callerForUser, SESSION_COOKIE_NAME, verifyUser, type Caller } from "../auth/caller";
+import { ids } from "../core/ids";
+import { logKeyMinted, logKeyRevoked, logSandboxClaimed, logSessionEnded, logSessionStarted } from "../core/log";
+import { createRestApp } from "../http/rest";
+import { endpoint, mountEndpoints, type EndpointSpec } from "../http/endpoint";
+import { SESSION_COOKIE_NAME, verifyUser } from "../auth/caller";
 import { listApiKeys, mintApiKey, revokeApiKey, type ApiKeyRecord } from "../store/apiKeys";
 import { ensureWorkspaceForOwner, getWorkspace } from "../store/workspaces";
 import { ClaimSchema, CodeChangeSchema, DaysQuerySchema, DraftKindSchema, PublishSchema, ListingStatusSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
 import { claimSandboxCode } from "../sandbox/service";
 import { approveListing, publicListing, rejectListing } from "../listings/service";
+import { normalizeDomain } from "../listings/domain";
 import { listListings } from "../store/listings";
 import { listCodes } from "../store/codes";
 import { listDrafts, publishRecord } from "../store/drafts";
@@ -21,17 +25,6 @@ import { updateCode } from "../codes/service";
 import { codeAnalytics, scanSummary } from "../scans/analytics";
 
 const SESSION_MAX_AGE_MS = 5 * 24 * 60 * 60 * 1000;
-
-function jsonBody(req: Request): unknown {
-  if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
-  return parseJsonBody(req, REST_MAX_BODY_BYTES);
-}
-
-const credentials = (req: Request) => ({ authorization: req.headers.authorization, cookie: req.headers.cookie });
-
-async function consoleCaller(req: Request): Promise<Caller> {
-  return callerForUser(await verifyUser(credentials(req)));
-}
 
 export function publicKey(record: ApiKeyRecord) {
   return {
@@ -46,142 +39,263 @@ export function publicKey(record: ApiKeyRecord) {
   };
 }
 
-export const consoleApp = createRestApp((app) => {
-  app.use(captureRawBody(REST_MAX_BODY_BYTES));
-  app.use((_req, res, next) => {
-    // "private" also keeps Hosting from stripping Set-Cookie (it drops cookies on cacheable responses).
-    res.set("Cache-Control", "private, no-store");
-    next();
+/** A session starts only from a sign-in this recent: a stolen, older ID token cannot become a 5-day cookie. */
+const SESSION_FRESH_SIGN_IN_SECONDS = 5 * 60;
+
+const CodeParams = z.object({ codeId: ids.codeId }).strict();
+const KeyParams = z.object({ id: ids.keyId }).strict();
+const ListingParams = z
+  .object({
+    domain: z.string().max(253).refine((d) => normalizeDomain(d) === d, "Must be a normalised domain name, e.g. example.com"),
+    action: z.enum(["approve", "reject"]),
+  })
+  .strict();
+const ReasonQuery = z.object({ reason: z.string().max(500).optional() }).strict();
+const StatusQuery = z.object({ status: ListingStatusSchema.default("pending") }).strict();
+const NoQuery = z.object({}).strict();
+
+/** Console endpoints: always on the service's own addresses. */
+function consoleEndpoint<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  spec: EndpointSpec<P, Q, B>,
+) {
+  return endpoint({ ownAddressOnly: true, ...spec });
+}
+
+const workspaceJson = (w: { createdAt: Date }) => ({ ...w, createdAt: w.createdAt.toISOString() });
+
+const revokeKey = (method: "POST" | "DELETE", path: string) =>
+  consoleEndpoint({
+    method,
+    path,
+    credential: "member",
+    params: KeyParams,
+    limit: "consoleWrites",
+    async handle({ caller, params }) {
+      const record = await revokeApiKey(caller!.merchantId, params.id, caller!.role === "owner" ? undefined : caller!.uid);
+      logKeyRevoked({ merchantId: record.merchantId, keyId: record.keyId, prefix: record.prefix, byUid: caller!.uid });
+      return publicKey(record);
+    },
   });
 
-  app.post("/api/console/workspace", async (req: Request, res: Response) => {
-    const user = await verifyUser(credentials(req));
-    const input = parseOrThrow(CreateWorkspaceSchema, jsonBody(req), "workspace request");
-    const name = input.name ?? `${user.email?.split("@")[0] ?? "My"} workspace`;
-    const { workspace, created } = await ensureWorkspaceForOwner(user.uid, name);
-    res.status(created ? 201 : 200).json({ created, workspace: { ...workspace, createdAt: workspace.createdAt.toISOString() } });
-  });
-
-  app.get("/api/console/me", async (req: Request, res: Response) => {
-    const caller = await consoleCaller(req);
-    const workspace = await getWorkspace(caller.merchantId);
-    res.json({
-      uid: caller.uid,
-      authMethod: caller.authMethod,
-      role: caller.role,
-      isAdmin: caller.isAdmin,
-      scopes: caller.scopes,
-      workspace: workspace && { ...workspace, createdAt: workspace.createdAt.toISOString() },
-    });
-  });
-
-  app.get("/api/console/keys", async (req: Request, res: Response) => {
-    const caller = await consoleCaller(req);
-    res.json({ keys: (await listApiKeys(caller.merchantId)).map(publicKey) });
-  });
-
-  app.post("/api/console/keys", async (req: Request, res: Response) => {
-    const caller = await consoleCaller(req);
-    const input = parseOrThrow(MintKeySchema, jsonBody(req), "key request");
-    const { key, record } = await mintApiKey({
-      merchantId: caller.merchantId,
-      uid: caller.uid,
-      name: input.name ?? "API key",
-      scopes: input.scopes,
-    });
-    res.status(201).json({ key, ...publicKey(record), notice: "This is the only time the key is shown. Store it now." });
-  });
-
-  const revoke = async (req: Request, res: Response) => {
-    const caller = await consoleCaller(req);
-    const id = String(req.params.id ?? "");
-    if (!/^key_[0-9a-f]{16}$/.test(id)) throw new AppError("NOT_FOUND", "No such API key in this workspace");
-    const record = await revokeApiKey(caller.merchantId, id, caller.role === "owner" ? undefined : caller.uid);
-    res.json(publicKey(record));
-  };
-  app.post("/api/console/keys/:id/revoke", revoke);
-  app.delete("/api/console/keys/:id", revoke);
-
-  app.post("/api/console/claims", async (req: Request, res: Response) => {
-    const user = await verifyUser(credentials(req));
-    const { claimToken } = parseOrThrow(ClaimSchema, jsonBody(req), "claim request");
-    res.status(201).json(await claimSandboxCode(user, claimToken));
-  });
-
+const endpoints = [
+  consoleEndpoint({
+    method: "POST",
+    path: "/api/console/workspace",
+    credential: "user",
+    body: CreateWorkspaceSchema,
+    limit: "consoleWrites",
+    async handle({ user, body, res }) {
+      const name = body.name ?? `${user!.email?.split("@")[0] ?? "My"} workspace`;
+      const { workspace, created } = await ensureWorkspaceForOwner(user!.uid, name);
+      res.status(created ? 201 : 200);
+      return { created, workspace: workspaceJson(workspace) };
+    },
+  }),
+  consoleEndpoint({
+    method: "GET",
+    path: "/api/console/me",
+    credential: "member",
+    async handle({ caller }) {
+      const workspace = await getWorkspace(caller!.merchantId);
+      return {
+        uid: caller!.uid,
+        authMethod: caller!.authMethod,
+        role: caller!.role,
+        isAdmin: caller!.isAdmin,
+        scopes: caller!.scopes,
+        workspace: workspace && workspaceJson(workspace),
+      };
+    },
+  }),
+  consoleEndpoint({
+    method: "GET",
+    path: "/api/console/keys",
+    credential: "member",
+    async handle({ caller }) {
+      return { keys: (await listApiKeys(caller!.merchantId)).map(publicKey) };
+    },
+  }),
+  consoleEndpoint({
+    method: "POST",
+    path: "/api/console/keys",
+    credential: "member",
+    body: MintKeySchema,
+    limit: "consoleWrites",
+    async handle({ caller, body, res }) {
+      const { key, record } = await mintApiKey({ merchantId: caller!.merchantId, uid: caller!.uid, name: body.name ?? "API key", scopes: body.scopes });
+      logKeyMinted({ merchantId: caller!.merchantId, keyId: record.keyId, prefix: record.prefix, uid: caller!.uid, scopes: record.scopes });
+      res.status(201);
+      return { key, ...publicKey(record), notice: "This is the only time the key is shown. Store it now." };
+    },
+  }),
+  revokeKey("POST", "/api/console/keys/:id/revoke"),
+  revokeKey("DELETE", "/api/console/keys/:id"),
+  consoleEndpoint({
+    method: "POST",
+    path: "/api/console/claims",
+    credential: "user",
+    body: ClaimSchema,
+    limit: "consoleWrites",
+    async handle({ user, body, res }) {
+      const claimed = await claimSandboxCode(user!, body.claimToken);
+      logSandboxClaimed({ sandboxId: claimed.sandboxId, merchantId: claimed.merchantId, codeId: claimed.code.codeId, uid: user!.uid });
+      res.status(201);
+      return claimed;
+    },
+  }),
   // Workspace data for the console pages, and publishing (draft to published), which no tool can do.
-  app.get("/api/console/codes", async (req: Request, res: Response) => {
-    const caller = await consoleCaller(req);
-    res.json({ codes: (await listCodes(caller.merchantId, 100)).map(publicCode) });
-  });
-  app.post("/api/console/codes/:codeId", async (req: Request, res: Response) => {
-    const caller = await consoleCaller(req);
-    const changes = parseOrThrow(CodeChangeSchema, jsonBody(req), "code change");
-    res.json(publicCode(await updateCode(caller.merchantId, { codeId: String(req.params.codeId) }, changes)));
-  });
-  app.get("/api/console/codes/:codeId/analytics", async (req: Request, res: Response) => {
-    const caller = await consoleCaller(req);
-    const { days } = parseOrThrow(DaysQuerySchema, req.query, "query");
-    res.json(await codeAnalytics(caller.merchantId, { codeId: String(req.params.codeId) }, days));
-  });
-  app.get("/api/console/analytics", async (req: Request, res: Response) => {
-    const caller = await consoleCaller(req);
-    const { days } = parseOrThrow(DaysQuerySchema, req.query, "query");
-    res.json(await scanSummary(caller.merchantId, days));
-  });
-  app.get("/api/console/drafts/:kind", async (req: Request, res: Response) => {
-    const caller = await consoleCaller(req);
-    const kind = parseOrThrow(DraftKindSchema, req.params.kind, "kind");
-    res.json({ items: (await listDrafts(caller.merchantId, kind, 100)).map((d) => JSON.parse(JSON.stringify(d))) });
-  });
-  app.post("/api/console/publish", async (req: Request, res: Response) => {
-    const caller = await consoleCaller(req);
-    const { kind, id } = parseOrThrow(PublishSchema, jsonBody(req), "publish request");
-    res.json(await publishRecord(caller.merchantId, kind, id, caller.uid));
-  });
-
+  consoleEndpoint({
+    method: "GET",
+    path: "/api/console/codes",
+    credential: "member",
+    async handle({ caller }) {
+      return { codes: (await listCodes(caller!.merchantId, 100)).map(publicCode) };
+    },
+  }),
+  consoleEndpoint({
+    method: "POST",
+    path: "/api/console/codes/:codeId",
+    credential: "member",
+    params: CodeParams,
+    body: CodeChangeSchema,
+    limit: "consoleWrites",
+    async handle({ caller, params, body }) {
+      return publicCode(await updateCode(caller!.merchantId, { codeId: params.codeId }, body));
+    },
+  }),
+  consoleEndpoint({
+    method: "GET",
+    path: "/api/console/codes/:codeId/analytics",
+    credential: "member",
+    params: CodeParams,
+    query: DaysQuerySchema,
+    async handle({ caller, params, query }) {
+      return codeAnalytics(caller!.merchantId, { codeId: params.codeId }, query.days);
+    },
+  }),
+  consoleEndpoint({
+    method: "GET",
+    path: "/api/console/analytics",
+    credential: "member",
+    query: DaysQuerySchema,
+    async handle({ caller, query }) {
+      return scanSummary(caller!.merchantId, query.days);
+    },
+  }),
+  consoleEndpoint({
+    method: "GET",
+    path: "/api/console/drafts/:kind",
+    credential: "member",
+    params: z.object({ kind: DraftKindSchema }).strict(),
+    async handle({ caller, params }) {
+      return { items: (await listDrafts(caller!.merchantId, params.kind, 100)).map((d) => JSON.parse(JSON.stringify(d))) };
+    },
+  }),
+  consoleEndpoint({
+    method: "POST",
+    path: "/api/console/publish",
+    credential: "member",
+    body: PublishSchema,
+    limit: "consoleWrites",
+    async handle({ caller, body }) {
+      return publishRecord(caller!.merchantId, body.kind, body.id, caller!.uid);
+    },
+  }),
   // Phone book moderation, for users with the `admin` custom claim.
-  const requireAdmin = async (req: Request) => {
-    const user = await verifyUser(credentials(req));
-    if (!user.isAdmin) throw new AppError("FORBIDDEN", "Only administrators can moderate listings");
-    return user;
-  };
-  app.get("/api/console/listings", async (req: Request, res: Response) => {
-    await requireAdmin(req);
-    const status = parseOrThrow(ListingStatusSchema, req.query.status ?? "pending", "status");
-    res.json({ listings: (await listListings(status)).map(publicListing) });
-  });
-  app.post("/api/console/listings/:domain/:action", async (req: Request, res: Response) => {
-    await requireAdmin(req);
-    const { domain, action } = req.params as { domain: string; action: string };
-    if (action === "approve") res.json(await approveListing(domain));
-    else if (action === "reject") res.json(await rejectListing(domain, typeof req.query.reason === "string" ? req.query.reason : ""));
-    else throw new AppError("NOT_FOUND", `Unknown listing action ${action}`);
-  });
+  consoleEndpoint({
+    method: "GET",
+    path: "/api/console/listings",
+    credential: "admin",
+    query: StatusQuery,
+    async handle({ query }) {
+      return { listings: (await listListings(query.status)).map(publicListing) };
+    },
+  }),
+  consoleEndpoint({
+    method: "POST",
+    path: "/api/console/listings/:domain/:action",
+    credential: "admin",
+    params: ListingParams,
+    query: ReasonQuery,
+    async handle({ params, query }) {
+      return params.action === "approve" ? approveListing(params.domain) : rejectListing(params.domain, query.reason ?? "");
+    },
+  }),
+  consoleEndpoint({
+    method: "POST",
+    path: "/api/console/session",
+    credential: "none",
+    body: SessionSchema,
+    async handle({ body, res }) {
+      const cookie = await sessionCookieFromFreshSignIn(body.idToken);
+      res.cookie(SESSION_COOKIE_NAME, cookie.value, {
+        maxAge: SESSION_MAX_AGE_MS,
+        httpOnly: true,
+        secure: !getConfig().isEmulator,
+        sameSite: "strict",
+        path: "/",
+      });
+      logSessionStarted({ uid: cookie.uid });
+      return { ok: true, expiresInSeconds: SESSION_MAX_AGE_MS / 1000 };
+    },
+  }),
+  consoleEndpoint({
+    method: "POST",
+    path: "/api/console/logout",
+    credential: "none",
+    query: NoQuery,
+    async handle({ req, res }) {
+      await endSession(req);
+      res.clearCookie(SESSION_COOKIE_NAME, { path: "/" });
+      return { ok: true };
+    },
+  }),
+];
 
-  app.post("/api/console/session", async (req: Request, res: Response) => {
-    const { idToken } = parseOrThrow(SessionSchema, jsonBody(req), "session request");
-    let cookie: string;
-    try {
-      await auth().verifyIdToken(idToken, true);
-      cookie = await auth().createSessionCookie(idToken, { expiresIn: SESSION_MAX_AGE_MS });
-    } catch {
-      throw new AppError("INVALID_TOKEN", "ID token is invalid or expired");
-    }
-    res.cookie(SESSION_COOKIE_NAME, cookie, {
-      maxAge: SESSION_MAX_AGE_MS,
-      httpOnly: true,
-      secure: !getConfig().isEmulator,
-      sameSite: "strict",
-      path: "/",
+async function sessionCookieFromFreshSignIn(idToken: string): Promise<{ value: string; uid: string }> {
+  let decoded;
+  try {
+    decoded = await auth().verifyIdToken(idToken, true);
+  } catch {
+    throw new AppError("INVALID_TOKEN", "ID token is invalid or expired", { hint: "Sign in again." });
+  }
+  if (!(Date.now() / 1000 - decoded.auth_time <= SESSION_FRESH_SIGN_IN_SECONDS)) {
+    throw new AppError("INVALID_TOKEN", `A console session needs a sign-in from the last ${SESSION_FRESH_SIGN_IN_SECONDS / 60} minutes`, {
+      hint: "Sign in again, then start the session.",
     });
-    res.json({ ok: true, expiresInSeconds: SESSION_MAX_AGE_MS / 1000 });
-  });
+  }
+  try {
+    return { value: await auth().createSessionCookie(idToken, { expiresIn: SESSION_MAX_AGE_MS }), uid: decoded.uid };
+  } catch {
+    throw new AppError("INVALID_TOKEN", "ID token is invalid or expired", { hint: "Sign in again." });
+  }
+}
 
-  app.post("/api/console/logout", (_req: Request, res: Response) => {
-    res.clearCookie(SESSION_COOKIE_NAME, { path: "/" }).json({ ok: true });
-  });
+/**
+ * Signing out revokes the user's refresh tokens, so the session cookie (checked with revocation on every
+ * request) stops working everywhere at once, not only in this browser. An invalid cookie just gets cleared.
+ */
+async function endSession(req: Request): Promise<void> {
+  try {
+    const user = await verifyUser({ cookie: req.headers.cookie, authorization: req.headers.authorization });
+    await auth().revokeRefreshTokens(user.uid);
+    logSessionEnded({ uid: user.uid });
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+  }
+}
 
-  app.use((req: Request) => {
-    throw new AppError("NOT_FOUND", `No such console endpoint: ${req.method} ${req.path}`);
-  });
-});
+export const consoleApp = createRestApp(
+  (app) => {
+    app.use((_req: Request, res: Response, next) => {
+      // "private" also keeps Hosting from stripping Set-Cookie (it drops cookies on cacheable responses).
+      res.set("Cache-Control", "private, no-store");
+      next();
+    });
+    mountEndpoints(app, "console", endpoints);
+    app.use((req: Request) => {
+      throw new AppError("NOT_FOUND", `No such console endpoint: ${req.method} ${req.path}`);
+    });
+  },
+  { cors: false },
+);

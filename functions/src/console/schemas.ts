@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ScopeSchema } from "../auth/scopes";
 import { text } from "../core/validation";
 import { fields } from "../codes/fields";
+import { ids } from "../core/ids";
 
 export const CreateWorkspaceSchema = z.object({ name: text(100).optional() }).strict();
 export const MintKeySchema = z
@@ -11,9 +12,9 @@ export const MintKeySchema = z
   })
   .strict();
 export const SessionSchema = z.object({ idToken: z.string().min(1).max(8192) }).strict();
-export const ClaimSchema = z.object({ claimToken: z.string().trim().min(1).max(200) }).strict();
+export const ClaimSchema = z.object({ claimToken: z.string().trim().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "Must be a claim token from the sandbox response") }).strict();
 export const ListingStatusSchema = z.enum(["pending", "approved", "rejected"]);
 export const CodeChangeSchema = z.object({ destinationUrl: fields.destinationUrl.optional(), title: fields.title.optional() }).strict();
 export const DaysQuerySchema = z.object({ days: z.coerce.number().int().min(1).max(365).default(30) }).strict();
 export const DraftKindSchema = z.enum(["menus", "challenges", "audioCodes"]);
-export const PublishSchema = z.object({ kind: z.enum(["codes", "menus", "challenges", "audioCodes"]), id: z.string().trim().min(1).max(64) }).strict();
+export const PublishSchema = z.object({ kind: z.enum(["codes", "menus", "challenges", "audioCodes"]), id: ids.recordId }).strict();

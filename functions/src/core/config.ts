@@ -1,7 +1,7 @@
 // The one typed configuration module. Every public address the service prints or returns comes from here.
 // Values are firebase-functions params (set per project in functions/.env.<projectId> or prompted at deploy);
 // when unset, local defaults are derived from the emulator ports pinned in firebase.json.
-import { defineString } from "firebase-functions/params";
+import { defineSecret, defineString } from "firebase-functions/params";
 
 export const SERVICE_NAME = "svc";
 export const SITE_API_VERSION = "1.0.0";
@@ -34,6 +34,9 @@ export const LOCAL_PROJECT_ID = "demo-merchant-qr";
  * health checks); the Firebase Hosting edge hop comes from them. See docs/decisions.md, "Which address".
  */
 export const DEFAULT_TRUSTED_PROXY_RANGES = "35.191.0.0/16, 130.211.0.0/22";
+
+/** Key of the sandbox's address hashes (Secret Manager; the local stack writes functions/.secret.local). */
+export const SANDBOX_IP_SALT = defineSecret("SANDBOX_IP_SALT");
 
 const params = {
   baseUrl: defineString("BASE_URL", { default: "", description: "Public website host (site metadata API, phone book pages)" }),
@@ -178,9 +181,4 @@ export function getConfig(): ServiceConfig {
     }),
   };
   return cached;
-}
-
-/** Tests and scripts that change the environment call this to re-read it. */
-export function resetConfigForTests(): void {
-  cached = undefined;
 }

@@ -1,4 +1,6 @@
 // Structured logs, one named function per event, so handlers read cleanly and nothing secret is logged.
+// Each security event carries `event` (a stable name to filter on in Cloud Logging) and only non-secret
+// fields: never a credential, a token or a hash of one; key prefixes and ids are fine.
 import { logger } from "firebase-functions";
 
 export function logError(message: string, error: unknown): void {
@@ -11,4 +13,48 @@ export function logWarn(message: string, fields: Record<string, unknown> = {}): 
 
 export function logInfo(message: string, fields: Record<string, unknown> = {}): void {
   logger.info(message, fields);
+}
+
+/** What a surface knows about the request when it logs a security event. */
+export interface RequestFacts {
+  surface: string;
+  path?: string;
+  /** The client's address as the service derives it (http/clientAddress.ts), not a header value. */
+  client?: string;
+}
+
+export function logAuthenticationFailed(facts: RequestFacts & { reason: string; credential: string }): void {
+  logger.warn("authentication failed", { event: "auth.failed", ...facts });
+}
+
+export function logRateLimited(facts: RequestFacts & { limit: string; subject: string; max: number; windowSeconds: number }): void {
+  logger.warn("rate limited", { event: "rate.limited", ...facts });
+}
+
+export function logKeyMinted(facts: { merchantId: string; keyId: string; prefix: string; uid: string; scopes: readonly string[] }): void {
+  logger.info("api key minted", { event: "key.minted", ...facts });
+}
+
+export function logKeyRevoked(facts: { merchantId: string; keyId: string; prefix: string; byUid: string }): void {
+  logger.info("api key revoked", { event: "key.revoked", ...facts });
+}
+
+export function logSandboxClaimed(facts: { sandboxId: string; merchantId: string; codeId: string; uid: string }): void {
+  logger.info("sandbox code claimed", { event: "sandbox.claimed", ...facts });
+}
+
+export function logListingApproved(facts: { domain: string; merchantId: string }): void {
+  logger.info("listing approved", { event: "listing.approved", ...facts });
+}
+
+export function logListingRejected(facts: { domain: string; merchantId: string; reason: string }): void {
+  logger.info("listing rejected", { event: "listing.rejected", ...facts });
+}
+
+export function logSessionStarted(facts: { uid: string }): void {
+  logger.info("console session started", { event: "session.started", ...facts });
+}
+
+export function logSessionEnded(facts: { uid: string }): void {
+  logger.info("console session ended", { event: "session.ended", ...facts });
 }

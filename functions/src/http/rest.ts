@@ -1,9 +1,11 @@
 // Shared plumbing for the REST surfaces (site API, sandbox, bulk, console): open CORS, raw-body capture
 // for portability outside Cloud Functions, and the single AppError -> JsonError mapping.
 import type { Express, NextFunction, Request, Response } from "express";
+import { createHash } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import { AppError, toAppError } from "../core/errors";
 import { logError } from "../core/log";
+import { getConfig } from "../core/config";
 
 export interface JsonErrorBody {
   error: string;
@@ -51,11 +53,15 @@ export function restErrorHandler(err: unknown, req: Request, res: Response, _nex
   sendJsonError(res, bodyParserError(err) ?? err, req.path);
 }
 
-/** body-parser failures (when our app runs outside the Functions framework) become AppErrors. */
+/**
+ * Failures raised by express itself become AppErrors: body-parser's (when the app runs outside the
+ * Functions framework), and the router's 400 for a path parameter that is not valid percent-encoding.
+ */
 function bodyParserError(err: unknown): AppError | undefined {
-  const type = (err as { type?: string })?.type;
+  const { type, status } = (err ?? {}) as { type?: string; status?: number };
   if (type === "entity.parse.failed") return new AppError("MALFORMED_JSON", "Request body is not valid JSON");
   if (type === "entity.too.large") return new AppError("PAYLOAD_TOO_LARGE", "Request body is too large");
+  if (err instanceof URIError || status === 400) return new AppError("INVALID_REQUEST", "The request path is not valid percent-encoding");
   return undefined;
 }
 
@@ -128,13 +134,37 @@ export function isJsonContentType(req: Request): boolean {
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
 
-export function createRestApp(configure: (app: Express) => void): Express {
+/** What no response of ours may be used for: sniffed into another type, framed, or leaking its URL. */
+const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/**
+ * CSP for an HTML page rendered by a function: its own inline style block (by hash) and same-origin
+ * images and forms; no script runs (JSON-LD blocks are data, not script), and nothing may frame it.
+ */
+export function pageCsp(inlineStyle: string): string {
+  const hash = createHash("sha256").update(inlineStyle).digest("base64");
+  return `default-src 'none'; style-src 'sha256-${hash}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+}
+
+export function securityHeaders(_req: Request, res: Response, next: NextFunction): void {
+  // The platform's own express app (Functions Framework, or the emulator) may have set it before ours ran.
+  res.removeHeader("X-Powered-By");
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("Referrer-Policy", "strict-origin-when-cross-origin");
+  res.setHeader("Content-Security-Policy", API_CSP);
+  res.setHeader("X-Frame-Options", "DENY");
+  // Browsers ignore HSTS over plain http; production is https only.
+  if (!getConfig().isEmulator) res.setHeader("Strict-Transport-Security", "max-age=63072000; includeSubDomains");
+  next();
+}
+
+export function createRestApp(configure: (app: Express) => void, options: { cors?: boolean } = {}): Express {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const express = require("express") as typeof import("express");
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", false);
-  app.use(openCors);
+  app.use(securityHeaders);
+  if (options.cors !== false) app.use(openCors);
   configure(app);
   app.use(restErrorHandler);
   return app;

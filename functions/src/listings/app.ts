@@ -2,10 +2,10 @@
 // /d/<domain>. Rendered per request, cached by the CDN for a few minutes.
 import type { Request, Response } from "express";
 import { getConfig } from "../core/config";
-import { createRestApp } from "../http/rest";
+import { createRestApp, pageCsp } from "../http/rest";
 import { getListing, listListings } from "../store/listings";
 import { normalizeDomain } from "./domain";
-import { escapeHtml, jsonForScript, page } from "./html";
+import { escapeHtml, jsonForScript, page, PAGE_STYLE } from "./html";
 import { pageUrl } from "./service";
 
 const CDN_CACHE = "public, max-age=300, s-maxage=600";
@@ -59,7 +59,12 @@ async function domainPage(req: Request, res: Response): Promise<void> {
 }
 
 export const pagesApp = createRestApp((app) => {
+  const csp = pageCsp(PAGE_STYLE);
+  app.use((_req: Request, res: Response, next: () => void) => {
+    res.set("Content-Security-Policy", csp);
+    next();
+  });
   app.get("/phone-book", phoneBook);
   app.get("/d/:domain", domainPage);
   app.use((req: Request, res: Response) => notFound(res, req.path));
-});
+}, { cors: false });

@@ -5,7 +5,8 @@ import { AppError } from "../core/errors";
 import { MCP_MAX_BODY_BYTES } from "../core/limits";
 import { captureRawBody, createRestApp, parseJsonBody } from "../http/rest";
 import { refuseForeignAddress } from "../http/originGuard";
-import { authenticate } from "../auth/caller";
+import type { Caller } from "../auth/caller";
+import { authenticateRequest, enforceRateLimit } from "../http/endpoint";
 import { McpDispatcher, rpcError } from "./protocol";
 import { isModernVersion } from "./era2026";
 import { checkStandardHeaders, headerValue } from "./httpHeaders";
@@ -27,13 +28,17 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
     res.status(err.httpStatus).json(rpcError(isModernVersion(protocolVersionHeader) ? undefined : null, err));
     return;
   }
-  const dispatcher = new McpDispatcher(() =>
-    authenticate({ authorization: req.headers.authorization, cookie: req.headers.cookie }),
+  let caller: Caller | undefined;
+  const dispatcher = new McpDispatcher(
+    async () => (caller = (await authenticateRequest(req, "caller", "mcp")).caller!),
+    (verified) => enforceRateLimit(res, req, "toolCalls", { caller: verified }, "mcp"),
   );
   const outcome = await dispatcher.handleBody(body, {
     protocolVersionHeader,
     checkModernMessage: (message) => checkStandardHeaders(req.headers, message),
   });
+  // Every keyed response carries the caller's standing, even when no tools/call was counted.
+  if (caller && !res.hasHeader("X-RateLimit-Limit")) await enforceRateLimit(res, req, "toolCalls", { caller }, "mcp", false).catch(() => undefined);
   if (outcome.body === undefined) {
     res.status(outcome.status).end();
     return;

@@ -72,7 +72,7 @@ export function rpcError(id: JsonRpcId | undefined, error: unknown): JsonRpcResp
  * `_meta` checks (-32020, -32022, the envelope's -32602) are 400.
  */
 function errorStatus(error: AppError, era: "2025-03-26" | "2026-07-28"): number {
-  if (error.rpcCode === -32600 || error.rpcCode === -32001) return error.httpStatus;
+  if (error.rpcCode === -32600 || error.rpcCode === -32001 || error.code === "RATE_LIMITED") return error.httpStatus;
   if (era === "2025-03-26") return 200;
   if (error.code === "METHOD_NOT_FOUND") return 404;
   if (error.code === "INVALID_META" || error.code === "HEADER_MISMATCH" || error.code === "UNSUPPORTED_PROTOCOL_VERSION") return 400;
@@ -99,10 +99,17 @@ function safeId(message: unknown): JsonRpcId {
 
 export type Authenticator = () => Promise<Caller>;
 
+/** Largest JSON-RPC batch one POST may carry (docs/mcp.md): each entry may be a tools/call. */
+export const MAX_BATCH_ENTRIES = 20;
+
 export class McpDispatcher {
   private callerPromise?: Promise<Caller>;
 
-  constructor(private readonly authenticate: Authenticator) {}
+  /** `beforeToolCall` runs once per tools/call after its caller is known: the transport's rate limit. */
+  constructor(
+    private readonly authenticate: Authenticator,
+    private readonly beforeToolCall: (caller: Caller) => Promise<unknown> = async () => undefined,
+  ) {}
 
   /** One HTTP request authenticates at most once, even for a batch. */
   private caller(): Promise<Caller> {
@@ -113,6 +120,13 @@ export class McpDispatcher {
   async handleBody(body: unknown, transport: TransportContext = {}): Promise<RpcOutcome> {
     if (Array.isArray(body)) {
       if (body.length === 0) return { status: 400, body: rpcError(null, new AppError("INVALID_REQUEST", "Empty batch")) };
+      if (body.length > MAX_BATCH_ENTRIES) {
+        const error = new AppError("INVALID_REQUEST", `A batch may hold at most ${MAX_BATCH_ENTRIES} messages; this one has ${body.length}`, {
+          hint: "Split the batch, or send one message per POST.",
+          details: { maxBatchEntries: MAX_BATCH_ENTRIES },
+        });
+        return { status: 400, body: rpcError(null, error) };
+      }
       if (isModernVersion(transport.protocolVersionHeader) || body.some(carriesEnvelope)) {
         const error = new AppError("INVALID_REQUEST", `Batches are not part of protocol ${MODERN_PROTOCOL_VERSION}: send one JSON-RPC message per POST`);
         return { status: 400, body: rpcError(undefined, error) };
@@ -239,6 +253,7 @@ export class McpDispatcher {
       const tool = findTool(toolName);
       if (!tool) throw new AppError("UNKNOWN_TOOL", `Unknown tool: ${toolName}`, { hint: "tools/list names every tool." });
       requireScope(caller, tool.scope, `Tool ${tool.name}`);
+      await this.beforeToolCall(caller);
       const args = parseOrThrow(tool.input, p.arguments ?? {}, `arguments for ${tool.name}`);
       const result = await tool.handler(args, { caller });
       return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };

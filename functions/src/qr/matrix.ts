@@ -3,6 +3,7 @@
 // here the code is built once with mask 0 and every mask's penalty is computed on typed arrays with
 // the same rules, so the result is module-for-module what `QRCode.create` picks (a unit test checks).
 import type { QrMatrix } from "./png";
+import { AppError } from "../core/errors";
 
 export type ErrorCorrection = "L" | "M" | "Q" | "H";
 
@@ -144,5 +145,9 @@ export function qrMatrixBestFit(text: string, preferred: readonly ErrorCorrectio
       lastError = error; // too much data for this level: try a weaker one
     }
   }
-  throw lastError;
+  // Every level refused: the payload is over the largest code's capacity (2,953 bytes at level L).
+  throw new AppError("VALIDATION_FAILED", `Too much data for a QR code: ${Buffer.byteLength(text, "utf8")} bytes`, {
+    hint: "Use a shorter URL, or a dynamic code (it encodes a short link).",
+    cause: lastError,
+  });
 }

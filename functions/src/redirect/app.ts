@@ -3,27 +3,27 @@
 // was answered survives the instance dying at that moment, and nothing runs after the response (with
 // request-based CPU allocation, work after the response may be starved). The scanCounter trigger then
 // counts the raw record. POST /api/scans lets the service's own app record scans of codes it read.
-import { randomUUID } from "node:crypto";
 import type { Request, Response } from "express";
 import { z } from "zod";
 import { AppError } from "../core/errors";
 import { logError } from "../core/log";
-import { REST_MAX_BODY_BYTES } from "../core/limits";
-import { parseOrThrow } from "../core/validation";
-import { captureRawBody, createRestApp, isJsonContentType, parseJsonBody } from "../http/rest";
-import { verifyUser } from "../auth/caller";
-import { QR_ID_PATTERN } from "../codes/ids";
+import { ids, QR_ID_PATTERN } from "../core/ids";
+import { createRestApp, pageCsp } from "../http/rest";
+import { endpoint, mountEndpoints } from "../http/endpoint";
 import { readLink } from "../store/codes";
-import { countScan, writeInboxScan } from "../store/scans";
+import { APP_SCAN_REPEAT_MS, countAppScan, writeInboxScan } from "../store/scans";
 import { notCountedReason } from "../scans/classify";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
-import { notFoundPage } from "./pages";
+import { NOT_FOUND_STYLE, notFoundPage } from "./pages";
 
 preloadGeoDatabase();
 
 function sendNotFound(res: Response): void {
-  res.status(404).set({ "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" }).send(notFoundPage());
+  res
+    .status(404)
+    .set({ "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(NOT_FOUND_STYLE) })
+    .send(notFoundPage());
 }
 
 async function handleRedirect(req: Request, res: Response): Promise<void> {
@@ -44,26 +44,29 @@ async function handleRedirect(req: Request, res: Response): Promise<void> {
 }
 
 // The place of an app scan comes from the caller's address, like a redirect's, never from the body.
-const AppScanSchema = z
-  .object({
-    uniqueQRCodeID: z.string().regex(QR_ID_PATTERN, "Must be a 12-character uniqueQRCodeID"),
-  })
-  .strict();
+const AppScanSchema = z.object({ uniqueQRCodeID: ids.uniqueQRCodeID }).strict();
 
-async function handleAppScan(req: Request, res: Response): Promise<void> {
-  await verifyUser({ authorization: req.headers.authorization, cookie: req.headers.cookie });
-  if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
-  const input = parseOrThrow(AppScanSchema, parseJsonBody(req, REST_MAX_BODY_BYTES), "scan");
-  const link = await readLink(input.uniqueQRCodeID);
-  if (!link) throw new AppError("NOT_FOUND", "No code with this uniqueQRCodeID");
-  const place = await placeOfRequest(req);
-  const scan = { merchantId: link.merchantId, codeId: link.codeId, uniqueQRCodeID: input.uniqueQRCodeID, campaign: link.campaign ?? null, place, source: "app" as const };
-  await countScan(randomUUID(), scan, { fromInbox: false });
-  res.status(201).json({ ok: true, counted: true });
-}
+const appScanEndpoint = endpoint({
+  method: "POST",
+  path: "/api/scans",
+  credential: "user",
+  limit: "appScans",
+  body: AppScanSchema,
+  async handle({ req, res, user, body }) {
+    const link = await readLink(body.uniqueQRCodeID);
+    if (!link) throw new AppError("NOT_FOUND", "No code with this uniqueQRCodeID");
+    const place = await placeOfRequest(req);
+    const scan = { merchantId: link.merchantId, codeId: link.codeId, uniqueQRCodeID: body.uniqueQRCodeID, campaign: link.campaign ?? null, place, source: "app" as const };
+    const counted = await countAppScan(user!.uid, scan);
+    res.status(counted ? 201 : 200);
+    return counted
+      ? { ok: true, counted: true }
+      : { ok: true, counted: false, reason: `already counted for this user in the last ${APP_SCAN_REPEAT_MS / 60_000} minutes` };
+  },
+});
 
 export const redirectApp = createRestApp((app) => {
   app.get("/qr/:id", handleRedirect); // express answers HEAD through GET routes
-  app.post("/api/scans", captureRawBody(REST_MAX_BODY_BYTES), handleAppScan);
+  mountEndpoints(app, "app-scans", [appScanEndpoint]);
   app.use((_req: Request, res: Response) => sendNotFound(res));
 });

@@ -4,9 +4,10 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import { getConfig } from "../core/config";
 import { AppError } from "../core/errors";
-import { REST_MAX_BODY_BYTES, SANDBOX_DAILY_LIMIT, SANDBOX_LIFETIME_DAYS, URL_MAX_LENGTH, BULK_MAX_URLS } from "../core/limits";
-import { httpUrl, parseOrThrow } from "../core/validation";
-import { captureRawBody, createRestApp, isJsonContentType, methodNotAllowed, parseJsonBody, sendJsonError } from "../http/rest";
+import { SANDBOX_DAILY_LIMIT, SANDBOX_LIFETIME_DAYS, URL_MAX_LENGTH, BULK_MAX_URLS } from "../core/limits";
+import { httpUrl } from "../core/validation";
+import { createRestApp } from "../http/rest";
+import { endpoint, mountEndpoints } from "../http/endpoint";
 import type { Quota } from "../store/sandbox";
 import { clientAddressOf } from "../http/clientAddress";
 import { generateSandboxCode, nextUtcMidnight, quotaFor } from "./service";
@@ -21,23 +22,14 @@ function setRateHeaders(res: Response, quota: Quota): void {
   });
 }
 
-async function handleGenerate(req: Request, res: Response): Promise<void> {
-  const ip = clientAddressOf(req);
-  try {
-    if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json with {\"url\": \"https://...\"}");
-    const { url } = parseOrThrow(SandboxRequestSchema, parseJsonBody(req, REST_MAX_BODY_BYTES), "request");
-    const { quota, body } = await generateSandboxCode(url, ip);
-    setRateHeaders(res, quota);
-    res.set("Cache-Control", "no-store").json(body);
-  } catch (error) {
-    const now = new Date();
-    if (error instanceof AppError && error.code === "RATE_LIMITED") {
-      setRateHeaders(res, { limit: SANDBOX_DAILY_LIMIT, used: SANDBOX_DAILY_LIMIT, resetAt: nextUtcMidnight(now) });
-      res.set("Retry-After", String(Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000)));
-    } else {
-      setRateHeaders(res, await quotaFor(ip, now).catch(() => ({ limit: SANDBOX_DAILY_LIMIT, used: 0, resetAt: nextUtcMidnight(now) })));
-    }
-    sendJsonError(res, error, req.path);
+/** On an error the caller still learns where their quota stands (and, when over it, how long to wait). */
+async function quotaHeadersOnError(req: Request, res: Response, error: unknown): Promise<void> {
+  const now = new Date();
+  if (error instanceof AppError && error.code === "RATE_LIMITED") {
+    setRateHeaders(res, { limit: SANDBOX_DAILY_LIMIT, used: SANDBOX_DAILY_LIMIT, resetAt: nextUtcMidnight(now) });
+    res.set("Retry-After", String(Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000)));
+  } else {
+    setRateHeaders(res, await quotaFor(clientAddressOf(req), now).catch(() => ({ limit: SANDBOX_DAILY_LIMIT, used: 0, resetAt: nextUtcMidnight(now) })));
   }
 }
 
@@ -50,7 +42,7 @@ export function sandboxManifest() {
     method: "POST",
     contentType: "application/json",
     request: {
-      url: { type: "string", required: true, description: `http or https URL to encode, at most ${URL_MAX_LENGTH} characters` },
+      url: { type: "string", required: true, description: `http or https URL to encode, at most ${URL_MAX_LENGTH} bytes once normalised (non-ASCII is percent-encoded); stored and encoded in its normalised form` },
       otherFields: "none: any other field is rejected with 400",
     },
     response: {
@@ -95,15 +87,32 @@ export function sandboxManifest() {
   };
 }
 
-async function handleManifest(req: Request, res: Response): Promise<void> {
-  setRateHeaders(res, await quotaFor(clientAddressOf(req)));
-  res.set("Cache-Control", "no-store").json(sandboxManifest());
-}
-
 export const sandboxApp = createRestApp((app) => {
-  app.post("/api/generate-qr-code", captureRawBody(REST_MAX_BODY_BYTES), handleGenerate);
-  app.get("/api/generate-qr-code", handleManifest);
-  app.all("/api/generate-qr-code", () => methodNotAllowed("GET, POST"));
+  mountEndpoints(app, "sandbox", [
+    endpoint({
+      method: "POST",
+      path: "/api/generate-qr-code",
+      credential: "none",
+      body: SandboxRequestSchema,
+      headers: { "Cache-Control": "no-store" },
+      onError: quotaHeadersOnError,
+      async handle({ req, res, body }) {
+        const { quota, body: answer } = await generateSandboxCode(body.url, clientAddressOf(req));
+        setRateHeaders(res, quota);
+        return answer;
+      },
+    }),
+    endpoint({
+      method: "GET",
+      path: "/api/generate-qr-code",
+      credential: "none",
+      headers: { "Cache-Control": "no-store" },
+      async handle({ req, res }) {
+        setRateHeaders(res, await quotaFor(clientAddressOf(req)));
+        return sandboxManifest();
+      },
+    }),
+  ]);
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });

@@ -1,7 +1,8 @@
 // The keyless sandbox: one real, scannable code per call, limited per client address per UTC day,
 // expiring after 7 days unless claimed into an account. No HTTP here.
-import { getConfig } from "../core/config";
+import { getConfig, isLocal, SANDBOX_IP_SALT } from "../core/config";
 import { db } from "../core/firebase";
+import { AppError } from "../core/errors";
 import { SANDBOX_DAILY_LIMIT, SANDBOX_LIFETIME_DAYS } from "../core/limits";
 import { renderPlainPng } from "../qr/render";
 import { dayKey } from "../scans/classify";
@@ -38,9 +39,16 @@ function counterFor(ip: string, now: Date): string {
   return counterId(rateLimitSubject(ip), dayKey(now), sandboxSalt());
 }
 
-/** Keyed hashing of addresses; set SANDBOX_IP_SALT in production so counters cannot be reversed by brute force. */
+/**
+ * Keyed hashing of addresses, so counters cannot be reversed by brute force over the address space. The
+ * key is a Secret Manager secret in production (docs/deploy.md); deployed without one, the function
+ * refuses to count rather than fall back to a guessable key.
+ */
 function sandboxSalt(): string {
-  return process.env.SANDBOX_IP_SALT || `svc-sandbox:${getConfig().projectId}`;
+  const salt = SANDBOX_IP_SALT.value();
+  if (salt) return salt;
+  if (isLocal()) return `svc-sandbox:${getConfig().projectId}`;
+  throw new AppError("UNAVAILABLE", "The sandbox is not configured (SANDBOX_IP_SALT is missing)");
 }
 
 export function quotaFor(ip: string, now = new Date()): Promise<Quota> {

@@ -1,6 +1,8 @@
 // Builds the site metadata bodies from configuration. No HTTP here.
 import { getConfig, SERVICE_NAME, SITE_API_VERSION } from "../core/config";
 import { db, withTimeout } from "../core/firebase";
+import { logError } from "../core/log";
+import { AppError } from "../core/errors";
 import type { ApiCatalog, SiteMetadata, Status } from "./schemas";
 
 const DESCRIPTION =
@@ -57,8 +59,10 @@ export async function serviceStatus(): Promise<Status> {
   try {
     await withTimeout(db().collection("health").doc("probe").get(), FIRESTORE_CHECK_TIMEOUT_MS, "Firestore");
   } catch (e) {
+    // The public answer names the failure only by kind; the details go to the log.
     ok = false;
-    error = e instanceof Error ? e.message : String(e);
+    error = e instanceof AppError && e.code === "UNAVAILABLE" ? "timeout" : "unavailable";
+    logError("status check failed", e);
   }
   return {
     status: ok ? "ok" : "degraded",

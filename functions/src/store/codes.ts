@@ -57,12 +57,6 @@ export function addNewCode(batch: WriteBatch | Transaction, code: QrCode): void 
   writer.create(linkRef(code.uniqueQRCodeID), { ...linkData(code), createdAt: Timestamp.fromDate(code.createdAt) });
 }
 
-export async function saveNewCode(code: QrCode): Promise<void> {
-  const batch = db().batch();
-  addNewCode(batch, code);
-  await batch.commit();
-}
-
 export interface CodeLookup {
   codeId?: string;
   uniqueQRCodeID?: string;

@@ -10,4 +10,6 @@ export const COLLECTIONS = {
   sandboxCounters: "sandboxCounters",
   listings: "listings",
   mail: "mail",
+  rateLimits: "rateLimits",
+  appScanMarks: "appScanMarks",
 } as const;

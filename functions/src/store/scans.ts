@@ -7,6 +7,7 @@
 // The event is created with the raw record's id, so a redelivered trigger cannot count a scan twice.
 // Shards are picked at random among SCAN_SHARDS, so a code scanned hundreds of times a second spreads its
 // increments over that many documents instead of serialising on one.
+import { createHash, randomUUID } from "node:crypto";
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
@@ -76,17 +77,14 @@ const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces
 
 const ALREADY_EXISTS = 6; // gRPC status of a create() whose document exists
 
-/**
- * Counts one scan under its id: event and shard increments in one batch, and the raw record (if any)
- * deleted in the same batch. Returns false if this scan id was counted before (nothing is written).
- */
-export async function countScan(scanId: string, scan: ScanInput, options: { fromInbox: boolean }): Promise<boolean> {
-  const at = scan.at ?? new Date();
+type Writer = Pick<FirebaseFirestore.WriteBatch, "create" | "set">;
+
+/** The three writes that count one scan: its event and the two day shards. */
+function addScanWrites(writer: Writer, scanId: string, scan: ScanInput, at: Date): void {
   const day = dayKey(at);
   const shard = Math.floor(Math.random() * SCAN_SHARDS);
   const ws = workspace(scan.merchantId);
-  const batch = db().batch();
-  batch.create(ws.collection("scans").doc(scanId), {
+  writer.create(ws.collection("scans").doc(scanId), {
     codeId: scan.codeId,
     uniqueQRCodeID: scan.uniqueQRCodeID,
     campaign: scan.campaign,
@@ -96,8 +94,8 @@ export async function countScan(scanId: string, scan: ScanInput, options: { from
     state: scan.place.state,
     source: scan.source,
   });
-  batch.set(ws.collection("codes").doc(scan.codeId).collection("scanDays").doc(`${day}_${shard}`), { day, count: FieldValue.increment(1) }, { merge: true });
-  batch.set(
+  writer.set(ws.collection("codes").doc(scan.codeId).collection("scanDays").doc(`${day}_${shard}`), { day, count: FieldValue.increment(1) }, { merge: true });
+  writer.set(
     ws.collection("scanDays").doc(`${day}_${shard}`),
     {
       day,
@@ -107,6 +105,15 @@ export async function countScan(scanId: string, scan: ScanInput, options: { from
     },
     { merge: true },
   );
+}
+
+/**
+ * Counts one scan under its id: event and shard increments in one batch, and the raw record (if any)
+ * deleted in the same batch. Returns false if this scan id was counted before (nothing is written).
+ */
+export async function countScan(scanId: string, scan: ScanInput, options: { fromInbox: boolean }): Promise<boolean> {
+  const batch = db().batch();
+  addScanWrites(batch, scanId, scan, scan.at ?? new Date());
   if (options.fromInbox) batch.delete(inbox().doc(scanId));
   try {
     await batch.commit();
@@ -116,6 +123,31 @@ export async function countScan(scanId: string, scan: ScanInput, options: { from
     if (options.fromInbox) await deleteInboxScan(scanId);
     return false;
   }
+}
+
+/** The service's app reports a user's scan of a code at most once per this interval. */
+export const APP_SCAN_REPEAT_MS = 10 * 60 * 1000;
+
+/**
+ * Counts an app scan unless the same user's last counted scan of the same code is less than
+ * APP_SCAN_REPEAT_MS old. The mark (appScanMarks/{hash of uid and code}: countedAt, expiresAt TTL) and
+ * the scan are written in one transaction, so concurrent reports count once.
+ */
+export async function countAppScan(uid: string, scan: ScanInput): Promise<boolean> {
+  const markId = createHash("sha256").update(`${uid}\n${scan.uniqueQRCodeID}`).digest("hex").slice(0, 40);
+  const markRef = db().collection(COLLECTIONS.appScanMarks).doc(markId);
+  return db().runTransaction(
+    async (tx) => {
+      const mark = await tx.get(markRef);
+      const at = scan.at ?? new Date();
+      const last = mark.exists ? (mark.get("countedAt") as Timestamp).toMillis() : -Infinity;
+      if (last > at.getTime() - APP_SCAN_REPEAT_MS) return false;
+      tx.set(markRef, { countedAt: Timestamp.fromDate(at), expiresAt: Timestamp.fromMillis(at.getTime() + APP_SCAN_REPEAT_MS) });
+      addScanWrites(tx as unknown as Writer, randomUUID(), scan, at);
+      return true;
+    },
+    { maxAttempts: 30 },
+  );
 }
 
 /** Per-day counts of one code from its shards, for days >= firstDay. */

@@ -73,3 +73,17 @@ export async function addMember(merchantId: string, uid: string, role: Role = "m
   });
   return { uid, merchantId, role };
 }
+
+/**
+ * Removes a member from a workspace. The owner cannot be removed (a workspace always has one). Their API
+ * keys stop working on the next request (auth/caller.ts checks the minter's membership).
+ */
+export async function removeMember(merchantId: string, uid: string): Promise<void> {
+  const membershipRef = memberships().doc(uid);
+  await db().runTransaction(async (tx) => {
+    const existing = await tx.get(membershipRef);
+    if (!existing.exists || existing.data()!.merchantId !== merchantId) throw new AppError("NOT_FOUND", `User ${uid} is not a member of ${merchantId}`);
+    if (existing.data()!.role === "owner") throw new AppError("CONFLICT", "The owner cannot be removed from their workspace");
+    tx.delete(membershipRef);
+  });
+}

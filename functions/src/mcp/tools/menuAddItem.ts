@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
+import { ids } from "../../core/ids";
 import { AppError } from "../../core/errors";
 import { LIMITS, price, text } from "../../menus/fields";
 import type { MenuSection } from "../../menus/model";
@@ -12,7 +13,7 @@ export const menuAddItemTool = defineTool({
   scope: "menu:write",
   input: z
     .object({
-      menuId: z.string().trim().min(1).max(64),
+      menuId: ids.menuId,
       sectionName: text(LIMITS.sectionName),
       name: text(LIMITS.itemName),
       description: text(LIMITS.itemDescription).optional(),

@@ -1,0 +1,221 @@
+// The one edge every REST route goes through. An endpoint declares its method, credential mode, scope,
+// zod schemas for path params, query and body, and its rate limit; this module enforces them in a fixed
+// order and maps every failure through the surface's single error mapping (http/rest.ts):
+//   own-address check → credential (with the cookie rules) → scope → rate limit → params → query → body → handler.
+// The tool server uses the same credential and limit code (authenticateRequest, enforceRateLimit).
+import type { Express, Request, Response } from "express";
+import type { z } from "zod";
+import { AppError } from "../core/errors";
+import { REST_MAX_BODY_BYTES } from "../core/limits";
+import { logAuthenticationFailed, logRateLimited } from "../core/log";
+import { rateLimitedError, rateLimitHeaders, rateLimiter, type RateDecision, type RateLimitName } from "../core/rateLimit";
+import { parseOrThrow } from "../core/validation";
+import { authenticate, callerForUser, credentialKind, requireScope, verifyUser, type Caller, type VerifiedUser } from "../auth/caller";
+import type { Scope } from "../auth/scopes";
+import { clientAddressOf } from "./clientAddress";
+import { refuseForeignAddress } from "./originGuard";
+import { captureRawBody, isJsonContentType, methodNotAllowed, parseJsonBody } from "./rest";
+
+/**
+ * none: no credential is read. user: a signed-in Firebase user (ID token or session cookie), with or
+ * without a workspace; API keys are refused. member: a signed-in user of a workspace. caller: an API key
+ * or a signed-in user of a workspace. admin: a signed-in user with the admin claim.
+ */
+export type CredentialMode = "none" | "user" | "member" | "caller" | "admin";
+
+export interface Verified {
+  caller?: Caller;
+  user?: VerifiedUser;
+}
+
+const AUTH_FAILURES = new Set(["NO_AUTH", "INVALID_API_KEY", "INVALID_TOKEN", "REVOKED", "NO_WORKSPACE"]);
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * A session cookie rides along with any request the browser makes, including ones another site
+ * triggers; so a cookie-authenticated change must come from one of the service's own origins (browsers
+ * always send Origin on POST) and be JSON (which a cross-site form cannot send without a preflight).
+ */
+function requireCookieSafety(req: Request): void {
+  if (SAFE_METHODS.has(req.method)) return;
+  if (req.headers.origin === undefined) {
+    throw new AppError("ORIGIN_NOT_ALLOWED", "A request authenticated by session cookie must carry the Origin of this service", {
+      hint: "Send the request from the console, or authenticate with Authorization: Bearer.",
+    });
+  }
+  if (!isJsonContentType(req)) {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "A request authenticated by session cookie must send Content-Type: application/json");
+  }
+}
+
+/** Verifies the request's credential for `mode`; failures are logged as `auth.failed` (never the credential). */
+export async function authenticateRequest(req: Request, mode: CredentialMode, surface: string): Promise<Verified> {
+  if (mode === "none") return {};
+  const headers = { authorization: req.headers.authorization, cookie: req.headers.cookie };
+  const kind = credentialKind(headers);
+  try {
+    if (kind === "cookie") {
+      const refused = refuseForeignAddress(req.headers);
+      if (refused) throw refused;
+      requireCookieSafety(req);
+    }
+    switch (mode) {
+      case "caller": {
+        const caller = await authenticate(headers);
+        await caller.background;
+        return { caller };
+      }
+      case "user":
+        return { user: await verifyUser(headers) };
+      case "member": {
+        const user = await verifyUser(headers);
+        return { user, caller: await callerForUser(user) };
+      }
+      case "admin": {
+        const user = await verifyUser(headers);
+        if (!user.isAdmin) throw new AppError("FORBIDDEN", "Only administrators can do this");
+        return { user };
+      }
+    }
+  } catch (error) {
+    if (error instanceof AppError && AUTH_FAILURES.has(error.code)) {
+      logAuthenticationFailed({ surface, path: req.path, client: clientAddressOf(req), reason: error.code, credential: kind });
+    }
+    throw error;
+  }
+}
+
+/** The subject a limit applies to: the key, or the signed-in user. */
+function subjectOf(verified: Verified): { merchantId: string; uid: string; keyId?: string } | undefined {
+  if (verified.caller) return { merchantId: verified.caller.merchantId, uid: verified.caller.uid, keyId: verified.caller.keyId };
+  if (verified.user) return { merchantId: `user:${verified.user.uid}`, uid: verified.user.uid };
+  return undefined;
+}
+
+/**
+ * Counts a call against `name` (or only reads the standing with `consume: false`), sets the
+ * X-RateLimit-* headers, and throws RATE_LIMITED (with Retry-After set) when over the limit.
+ */
+export async function enforceRateLimit(
+  res: Response,
+  req: Request,
+  name: RateLimitName,
+  verified: Verified,
+  surface: string,
+  consume = true,
+): Promise<RateDecision | undefined> {
+  const subject = subjectOf(verified);
+  if (!subject) return undefined;
+  const decision = consume ? await rateLimiter().take(name, subject) : await rateLimiter().peek(name, subject);
+  res.set(rateLimitHeaders(decision));
+  if (!decision.allowed) {
+    logRateLimited({
+      surface,
+      path: req.path,
+      client: clientAddressOf(req),
+      limit: name,
+      subject: subject.keyId ?? `uid:${subject.uid}`,
+      max: decision.limit,
+      windowSeconds: Math.round((decision.resetAt.getTime() - Date.now()) / 1000),
+    });
+    throw rateLimitedError(decision);
+  }
+  return decision;
+}
+
+export interface EndpointContext<P, Q, B> extends Verified {
+  req: Request;
+  res: Response;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+type Schema = z.ZodType;
+type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
+
+export interface EndpointSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  credential: CredentialMode;
+  scope?: Scope;
+  params?: P;
+  query?: Q;
+  /** A JSON body, required to be `application/json` (or `+json`). */
+  body?: B;
+  limit?: RateLimitName;
+  /** Refuse a foreign Host or Origin (403) whatever the credential: for browser-facing surfaces. */
+  ownAddressOnly?: boolean;
+  maxBodyBytes?: number;
+  /** Response headers every answer carries, errors included. */
+  headers?: Record<string, string>;
+  /** Decorates the response before an error is sent (the error still goes through the surface's mapping). */
+  onError?(req: Request, res: Response, error: unknown): Promise<void> | void;
+  /** Returns the JSON to send (status 200 unless the handler set one), or answers `res` itself. */
+  handle(ctx: EndpointContext<Infer<P>, Infer<Q>, Infer<B>>): Promise<unknown> | unknown;
+}
+
+export interface Endpoint {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  hasBody: boolean;
+  maxBodyBytes: number;
+  run(req: Request, res: Response, surface: string): Promise<void>;
+  serve(req: Request, res: Response, surface: string): Promise<void>;
+}
+
+/** Declares one route; mount the result with `mountEndpoints`. */
+export function endpoint<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  spec: EndpointSpec<P, Q, B>,
+): Endpoint {
+  return {
+    method: spec.method,
+    path: spec.path,
+    hasBody: spec.body !== undefined,
+    maxBodyBytes: spec.maxBodyBytes ?? REST_MAX_BODY_BYTES,
+    async run(req, res, surface) {
+      if (spec.headers) res.set(spec.headers);
+      try {
+        await this.serve(req, res, surface);
+      } catch (error) {
+        await spec.onError?.(req, res, error);
+        throw error;
+      }
+    },
+    async serve(req, res, surface) {
+      if (spec.ownAddressOnly) {
+        const refused = refuseForeignAddress(req.headers);
+        if (refused) throw refused;
+      }
+      const verified = await authenticateRequest(req, spec.credential, surface);
+      if (spec.scope && verified.caller) requireScope(verified.caller, spec.scope, `${spec.method} ${spec.path}`);
+      if (spec.limit) await enforceRateLimit(res, req, spec.limit, verified, surface);
+      const params = (spec.params ? parseOrThrow(spec.params, { ...req.params }, "path") : undefined) as Infer<P>;
+      // A query schema is strict: an unknown parameter is an error, not silently ignored.
+      const query = (spec.query ? parseOrThrow(spec.query, { ...(req.query as object) }, "query", "UNKNOWN_QUERY_PARAMETER") : undefined) as Infer<Q>;
+      let body = undefined as Infer<B>;
+      if (spec.body) {
+        if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
+        body = parseOrThrow(spec.body, parseJsonBody(req, this.maxBodyBytes), "request body") as Infer<B>;
+      }
+      const result = await spec.handle({ req, res, ...verified, params, query, body });
+      if (!res.headersSent) res.json(result);
+    },
+  };
+}
+
+/**
+ * Registers endpoints on an express app for one surface, then answers 405 (with Allow) for the other
+ * methods of each path. Express 5 passes async rejections to the app's error handler.
+ */
+export function mountEndpoints(app: Express, surface: string, endpoints: readonly Endpoint[]): void {
+  const methodsByPath = new Map<string, string[]>();
+  for (const e of endpoints) {
+    const handler = (req: Request, res: Response) => e.run(req, res, surface);
+    const route = e.method === "GET" ? app.get.bind(app) : e.method === "POST" ? app.post.bind(app) : app.delete.bind(app);
+    if (e.hasBody) route(e.path, captureRawBody(e.maxBodyBytes), handler);
+    else route(e.path, handler);
+    methodsByPath.set(e.path, [...(methodsByPath.get(e.path) ?? []), e.method === "GET" ? "GET, HEAD" : e.method]);
+  }
+  for (const [path, methods] of methodsByPath) app.all(path, () => methodNotAllowed(methods.join(", ")));
+}
