@@ -1,17 +1,7 @@
 import assert from "node:assert/strict";
 import { mcpUrl } from "../helpers/env";
 import { createMerchant } from "../helpers/merchants";
-
-/** Small deterministic PRNG (mulberry32) so a failing body can be reproduced from its seed. */
-function prng(seed: number) {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "../helpers/fuzz";
 
 const METHODS = ["initialize", "ping", "tools/list", "tools/call", "notifications/initialized", "nope", "", "tools/call"];
 const TOOLS = ["svc.ping", "svc.merchant.get_profile", "svc.unknown", "", "svc.qr.create"];

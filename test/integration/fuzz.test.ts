@@ -1,0 +1,264 @@
+// Seeded fuzzing of every surface through the front end, as a client would reach it: the tool server,
+// sandbox, bulk, app scans, console API, redirect, phone book pages and site API. Each case must answer
+// without a 5xx and in its surface's documented shape (docs/errors.md). The one exception is the
+// platform's own answer to a body sent as JSON that does not parse (docs/decisions.md).
+import assert from "node:assert/strict";
+import { appUrl } from "../helpers/env";
+import { createMerchant, signUp, type TestMerchant } from "../helpers/merchants";
+import { newClient } from "../helpers/clients";
+import { callTool, rpc, toolResult } from "../helpers/rpc";
+import { encodeComponent, hostileId, hostileUrl, int, pick, prng, randomValue, rawRequest, runCases, type Rand, type RawAnswer, type RawRequest } from "../helpers/fuzz";
+import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
+
+const SEED = 20261122;
+
+interface Case {
+  surface: string;
+  request: RawRequest;
+  /** The body was sent as JSON but does not parse: the platform may answer with its own bare 400. */
+  malformedJson?: boolean;
+  expect: "json-rpc" | "json" | "html-or-json";
+}
+
+const parse = (text: string): any => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+function jsonErrorProblem(answer: RawAnswer, body: any): string | undefined {
+  if (!body || typeof body !== "object") return "error body is not JSON";
+  for (const field of ["error", "code", "message", "hint"]) if (typeof body[field] !== "string") return `error body lacks ${field}`;
+  if (body.status !== answer.status) return `error body status ${body.status} != ${answer.status}`;
+  return undefined;
+}
+
+function rpcProblem(body: any): string | undefined {
+  const one = (m: any) =>
+    m && m.jsonrpc === "2.0" && (m.error ? typeof m.error.code === "number" && typeof m.error.message === "string" && typeof m.error.data?.code === "string" : "result" in m);
+  if (Array.isArray(body) ? body.length > 0 && body.every(one) : one(body)) return undefined;
+  return "not a JSON-RPC answer";
+}
+
+/**
+ * Bodies the platform's JSON parser refuses before our code runs: text that does not parse, and (its
+ * parser is strict) JSON that is not an object or an array.
+ */
+function platformRefusesBody(c: Case): boolean {
+  if (c.malformedJson) return true;
+  if (!String(c.request.headers?.["Content-Type"] ?? "").includes("json") || c.request.body === undefined) return false;
+  const value = parse(String(c.request.body));
+  return value === undefined || value === null || typeof value !== "object";
+}
+
+function check(c: Case, answer: RawAnswer): string | undefined {
+  if (answer.status >= 500) return `${answer.status} ${c.request.method} ${c.request.path.slice(0, 80)} ${String(c.request.body ?? "").slice(0, 80)}: ${answer.text.slice(0, 120)}`;
+  if (c.request.method === "HEAD") return undefined; // no body to judge
+  const type = String(answer.headers["content-type"] ?? "");
+  const body = parse(answer.text);
+  if (platformRefusesBody(c) && answer.status === 400 && body === undefined) return undefined;
+  if (answer.status === 202 || answer.status === 204) return answer.text === "" ? undefined : `${answer.status} with a body`;
+  if (answer.status === 301 || answer.status === 302) return answer.headers.location ? undefined : "redirect without Location";
+  if (c.expect === "json-rpc" && type.includes("json")) {
+    // Answers from before the tool server (the front's refusal of a malformed path) are JsonErrors.
+    return rpcProblem(body) && jsonErrorProblem(answer, body) ? `${c.surface}: ${rpcProblem(body)}: ${answer.text.slice(0, 120)}` : undefined;
+  }
+  if (type.includes("text/html")) return c.expect === "html-or-json" || answer.status === 404 ? undefined : `${c.surface}: unexpected HTML ${answer.status}`;
+  if (!type.includes("json")) return `${c.surface}: content-type ${type}`;
+  if (answer.status >= 400) {
+    const problem = jsonErrorProblem(answer, body);
+    return problem && `${c.surface} ${answer.status}: ${problem}: ${answer.text.slice(0, 120)}`;
+  }
+  return body === undefined ? `${c.surface}: unparseable 2xx` : undefined;
+}
+
+/** A path segment as a client would put it on the wire: ASCII kept raw (so `/`, `..`, `%` stay), the rest encoded. */
+const segment = (rand: Rand) => {
+  const id = hostileId(rand);
+  return /^[\x21-\x7e]*$/.test(id) && rand() < 0.7 ? id.replace(/[?#]/g, encodeComponent) : encodeComponent(id);
+};
+
+const json = (value: unknown) => JSON.stringify(value);
+const truncatedJson = (rand: Rand, value: unknown) => {
+  const s = JSON.stringify(value) ?? "null";
+  return s.slice(0, Math.max(1, int(rand, s.length)));
+};
+
+interface Fixtures {
+  merchant: TestMerchant;
+  scanner: { idToken: string };
+  dynamicId: string;
+  codeId: string;
+  toolSchemas: Array<{ name: string; inputSchema: { properties?: Record<string, any> } }>;
+  clients: string[];
+}
+
+function toolArguments(rand: Rand, schema: { properties?: Record<string, any> }, f: Fixtures): unknown {
+  if (rand() < 0.1) return randomValue(rand);
+  const args: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+    if (rand() < 0.3) continue;
+    const plausible = () => {
+      if (prop.enum) return pick(rand, prop.enum);
+      if (name === "codeId") return f.codeId;
+      if (name === "uniqueQRCodeID") return f.dynamicId;
+      if (prop.format === "uri" || /url/i.test(name)) return `https://example.com/${int(rand, 1000)}`;
+      if (prop.type === "integer" || prop.type === "number") return int(rand, 30) + 1;
+      if (prop.type === "boolean") return rand() < 0.5;
+      if (prop.type === "array") return [];
+      return `fuzz ${int(rand, 1000)}`;
+    };
+    args[name] = pick(rand, [plausible, plausible, () => hostileId(rand), () => hostileUrl(rand), () => randomValue(rand)])();
+  }
+  if (rand() < 0.1) args[hostileId(rand) || "extra"] = 1;
+  return args;
+}
+
+function mcpCase(rand: Rand, f: Fixtures): Case {
+  const headers: Record<string, string> = {};
+  if (rand() < 0.85) headers.Authorization = `Bearer ${f.merchant.apiKey}`;
+  else if (rand() < 0.5) headers.Cookie = `__session=${pick(rand, ["%E0%A4%A", "%", "x", "%zz", encodeURIComponent("é")])}`;
+  if (rand() < 0.2) headers["Mcp-Protocol-Version"] = pick(rand, ["2025-03-26", "2026-07-28", "1999-01-01", "%", "x".repeat(300)]);
+  const message = () => {
+    const tool = pick(rand, f.toolSchemas);
+    const m: Record<string, unknown> = { jsonrpc: "2.0", id: rand() < 0.9 ? int(rand, 1e6) : randomValue(rand) };
+    m.method = rand() < 0.8 ? "tools/call" : pick(rand, ["tools/list", "ping", "initialize", "server/discover", hostileId(rand)]);
+    m.params = rand() < 0.9 ? { name: rand() < 0.9 ? tool.name : hostileId(rand), arguments: toolArguments(rand, tool.inputSchema, f) } : randomValue(rand);
+    return m;
+  };
+  const kind = int(rand, 10);
+  let body: string;
+  let malformedJson = false;
+  let contentType = "application/json";
+  if (kind === 0) body = json(Array.from({ length: pick(rand, [0, 1, 5, 20, 21, 40, 300]) }, message));
+  else if (kind === 1) {
+    body = truncatedJson(rand, message());
+    malformedJson = true;
+  } else if (kind === 2) {
+    body = json(randomValue(rand));
+    contentType = pick(rand, ["application/json", "text/plain", "application/x-www-form-urlencoded"]);
+  } else body = json(message());
+  headers["Content-Type"] = contentType;
+  return { surface: "mcp", request: { method: "POST", path: "/api/mcp", headers, body }, malformedJson, expect: "json-rpc" };
+}
+
+function sandboxCase(rand: Rand, f: Fixtures): Case {
+  const localAddress = pick(rand, f.clients);
+  if (rand() < 0.15) return { surface: "sandbox", request: { method: pick(rand, ["GET", "PUT", "DELETE"]), path: `/api/generate-qr-code?${segment(rand)}=${segment(rand)}`, localAddress }, expect: "json" };
+  const malformed = rand() < 0.1;
+  const value = rand() < 0.8 ? { url: hostileUrl(rand), ...(rand() < 0.1 ? { extra: randomValue(rand) } : {}) } : randomValue(rand);
+  return {
+    surface: "sandbox",
+    request: { method: "POST", path: "/api/generate-qr-code", headers: { "Content-Type": rand() < 0.9 ? "application/json" : "text/plain" }, body: malformed ? truncatedJson(rand, value) : json(value), localAddress },
+    malformedJson: malformed,
+    expect: "json",
+  };
+}
+
+function bulkCase(rand: Rand, f: Fixtures): Case {
+  const urls = Array.from({ length: pick(rand, [0, 1, 3, 50, 51, 500]) }, () => (rand() < 0.7 ? `https://example.com/${int(rand, 1e6)}` : hostileUrl(rand)));
+  const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${rand() < 0.9 ? f.merchant.apiKey : hostileId(rand).replace(/[^\x21-\x7e]/g, "")}` };
+  if (rand() < 0.3) headers["Idempotency-Key"] = pick(rand, ["k", "x".repeat(300), "a/b", "..", "%E0%A4%A", `key-${int(rand, 50)}`]);
+  const value = rand() < 0.85 ? { urls } : randomValue(rand);
+  return { surface: "bulk", request: { method: "POST", path: "/api/bulk-qr-codes", headers, body: json(value) }, expect: "json" };
+}
+
+function appScanCase(rand: Rand, f: Fixtures): Case {
+  const id = rand() < 0.3 ? f.dynamicId : hostileId(rand);
+  const value = rand() < 0.85 ? { uniqueQRCodeID: id } : randomValue(rand);
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  if (rand() < 0.9) headers.Authorization = `Bearer ${f.scanner.idToken}`;
+  else headers.Cookie = `__session=${pick(rand, ["%E0%A4%A", "%"])}`;
+  return { surface: "app-scans", request: { method: "POST", path: "/api/scans", headers, body: json(value) }, expect: "json" };
+}
+
+function consoleCase(rand: Rand, f: Fixtures): Case {
+  const id = segment(rand);
+  const routes: Array<[string, string, unknown?]> = [
+    ["GET", `/api/console/codes/${id}/analytics?days=${pick(rand, ["7", "0", "366", "x", "%E0%A4%A", "1e3"])}`],
+    ["POST", `/api/console/codes/${id}`, { title: pick(rand, ["ok", hostileId(rand)]), destinationUrl: hostileUrl(rand) }],
+    ["POST", `/api/console/keys/${id}/revoke`],
+    ["DELETE", `/api/console/keys/${id}`],
+    ["GET", `/api/console/drafts/${id}`],
+    ["POST", "/api/console/publish", { kind: pick(rand, ["codes", "menus", "x"]), id: hostileId(rand) }],
+    ["POST", `/api/console/listings/${id}/${pick(rand, ["approve", "reject", id])}`],
+    ["POST", "/api/console/claims", { claimToken: hostileId(rand) }],
+    ["POST", "/api/console/keys", { name: hostileId(rand), scopes: pick(rand, [["qr:write"], [hostileId(rand)], [], Array(50).fill("qr:write")]) }],
+    ["POST", "/api/console/session", { idToken: hostileId(rand) }],
+    ["GET", `/api/console/${id}`],
+    [pick(rand, ["PUT", "PATCH", "GET"]), `/api/console/${pick(rand, ["keys", "codes", "me", "workspace"])}`],
+  ];
+  const [method, path, value] = pick(rand, routes);
+  const headers: Record<string, string> = { Authorization: `Bearer ${f.merchant.idToken}` };
+  const body = value === undefined ? undefined : rand() < 0.1 ? json(randomValue(rand)) : json(value);
+  if (body !== undefined) headers["Content-Type"] = rand() < 0.9 ? "application/json" : "text/plain";
+  return { surface: "console", request: { method, path, headers, body }, expect: "html-or-json" };
+}
+
+function redirectCase(rand: Rand): Case {
+  return { surface: "redirect", request: { method: pick(rand, ["GET", "GET", "HEAD"]), path: `/qr/${segment(rand)}${rand() < 0.1 ? `/${segment(rand)}` : ""}` }, expect: "html-or-json" };
+}
+
+function pagesCase(rand: Rand): Case {
+  const path = rand() < 0.5 ? `/phone-book?q=${segment(rand)}${rand() < 0.2 ? `&q=${segment(rand)}` : ""}` : `/d/${segment(rand)}`;
+  return { surface: "pages", request: { method: "GET", path }, expect: "html-or-json" };
+}
+
+function siteCase(rand: Rand): Case {
+  const path = pick(rand, [`/api/${segment(rand)}`, `/api?${segment(rand)}=1`, "/api/status.json", "/api/openapi.json", `/api/site.json?${segment(rand)}`]);
+  return { surface: "site", request: { method: pick(rand, ["GET", "GET", "POST", "DELETE", "HEAD"]), path }, expect: "json" };
+}
+
+describe("fuzz: every surface", function () {
+  this.timeout(600_000);
+  let fixtures: Fixtures;
+
+  before(async () => {
+    const merchant = await createMerchant();
+    // The fuzzer is one heavy client: lift its workspace's limits so cases reach validation, not 429.
+    for (const limit of ["toolCalls", "bulk", "consoleWrites"]) await writeRateLimitOverride(merchant.merchantId, limit, 1_000_000);
+    const code = toolResult(await callTool("svc.qr.create", { title: "fuzz", destinationUrl: "https://example.com/f", dynamic: true }, merchant.apiKey));
+    const tools = (await rpc("tools/list", {}, merchant.apiKey)).body.result.tools;
+    fixtures = {
+      merchant,
+      scanner: await signUp(),
+      dynamicId: code.uniqueQRCodeID,
+      codeId: code.codeId,
+      toolSchemas: tools,
+      clients: Array.from({ length: 40 }, () => newClient().address),
+    };
+  });
+
+  it("answers 5,500 seeded cases over eight surfaces with no 5xx and every error in its documented shape", async () => {
+    const rand = prng(SEED);
+    const plan: Array<[number, (r: Rand, f: Fixtures) => Case]> = [
+      [1500, mcpCase],
+      [600, sandboxCase],
+      [500, bulkCase],
+      [500, appScanCase],
+      [1000, consoleCase],
+      [600, redirectCase],
+      [500, pagesCase],
+      [300, siteCase],
+    ];
+    const cases = plan.flatMap(([n, make]) => Array.from({ length: n }, () => make(rand, fixtures)));
+    // Interleave the surfaces so each runs under the others' load.
+    const order = cases.map((c, i) => ({ c, k: prng(SEED + i)() })).sort((a, b) => a.k - b.k).map((x) => x.c);
+    const started = Date.now();
+    const statuses = new Map<string, number>();
+    const failures = await runCases(order, 16, async (c) => {
+      const answer = await rawRequest(appUrl(), c.request);
+      const key = `${c.surface} ${answer.status}`;
+      statuses.set(key, (statuses.get(key) ?? 0) + 1);
+      return check(c, answer);
+    });
+    const seconds = (Date.now() - started) / 1000;
+    const fiveXx = [...statuses].filter(([k]) => Number(k.split(" ")[1]) >= 500).reduce((n, [, v]) => n + v, 0);
+    console.log(`      fuzz: ${order.length} cases, ${new Set(order.map((c) => c.surface)).size} surfaces, ${fiveXx} 5xx, ${seconds.toFixed(1)} s`);
+    console.log(`      ${[...statuses].sort().map(([k, v]) => `${k}:${v}`).join("  ")}`);
+    assert.equal(order.length, 5500);
+    assert.deepEqual(failures.slice(0, 20), [], `${failures.length} failures`);
+  });
+});
