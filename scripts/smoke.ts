@@ -10,7 +10,7 @@ import { createConnection } from "node:net";
 import jsQR from "jsqr";
 import { PNG } from "pngjs";
 import { Agent, fetch as undiciFetch } from "undici";
-import { LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../functions/src/core/config";
+import { LOCAL_FRONT_PORTS, LOCAL_PORTS, LOCAL_PROJECT_ID } from "../functions/src/core/constants";
 
 const LOCAL_BASE = `http://127.0.0.1:${LOCAL_FRONT_PORTS.site}`;
 const LOCAL_FUNCTION_BASE = `http://127.0.0.1:${LOCAL_FRONT_PORTS.functions}/${LOCAL_PROJECT_ID}/us-central1`;
@@ -162,7 +162,7 @@ async function main(): Promise<number> {
     }
     if (!apiKey && local) {
       process.env.FIRESTORE_EMULATOR_HOST ??= "127.0.0.1:8080";
-      process.env.FIREBASE_AUTH_EMULATOR_HOST ??= "127.0.0.1:9099";
+      process.env.FIREBASE_AUTH_EMULATOR_HOST ??= `127.0.0.1:${LOCAL_PORTS.auth}`;
       process.env.GCLOUD_PROJECT ??= LOCAL_PROJECT_ID;
       apiKey = (await (await import("./lib/seed")).seedDemo()).apiKey;
     }

