@@ -12,7 +12,7 @@ import { listApiKeys, mintApiKey, revokeApiKey, type ApiKeyRecord } from "../sto
 import { ensureWorkspaceForOwner, getWorkspace } from "../store/workspaces";
 import { ClaimSchema, CodeChangeSchema, DaysQuerySchema, DraftKindSchema, PublishSchema, ListingStatusSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
 import { claimSandboxCode } from "../sandbox/service";
-import { approveListing, publicListing, rejectListing } from "../listings/service";
+import { moderateListing, publicListing } from "../listings/service";
 import { listListings } from "../store/listings";
 import { listCodes } from "../store/codes";
 import { listDrafts, publishRecord } from "../store/drafts";
@@ -151,11 +151,10 @@ export const consoleApp = createRestApp((app) => {
     res.json({ listings: (await listListings(status)).map(publicListing) });
   });
   app.post("/api/console/listings/:domain/:action", async (req: Request, res: Response) => {
-    await requireAdmin(req);
+    const admin = await requireAdmin(req);
     const { domain, action } = req.params as { domain: string; action: string };
-    if (action === "approve") res.json(await approveListing(domain));
-    else if (action === "reject") res.json(await rejectListing(domain, typeof req.query.reason === "string" ? req.query.reason : ""));
-    else throw new AppError("NOT_FOUND", `Unknown listing action ${action}`);
+    if (action !== "approve" && action !== "reject") throw new AppError("NOT_FOUND", `Unknown listing action ${action}`);
+    res.json(await moderateListing(action, domain, { by: admin.uid, reason: typeof req.query.reason === "string" ? req.query.reason : "" }));
   });
 
   app.post("/api/console/session", async (req: Request, res: Response) => {

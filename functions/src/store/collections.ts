@@ -9,5 +9,6 @@ export const COLLECTIONS = {
   sandboxCodes: "sandboxCodes",
   sandboxCounters: "sandboxCounters",
   listings: "listings",
+  phoneBook: "phoneBook",
   mail: "mail",
 } as const;
