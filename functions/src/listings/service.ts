@@ -22,6 +22,8 @@ export function pageUrl(domain: string): string {
   return `${getConfig().baseUrl}/d/${domain}`;
 }
 
+/** A listing as its workspace and moderators see it (tool result, console, CLI), private fields included.
+ * The public sees only its phoneBook entry. */
 export function publicListing(l: Listing) {
   return {
     domain: l.domain,
