@@ -17,6 +17,7 @@ commands:
   list-listings   [--status pending|approved|rejected]
   approve-listing --domain <domain>
   reject-listing  --domain <domain> [--reason <text>]
+  sync-phone-book (writes the public phoneBook entry of every approved listing: run once after upgrading)
   set-admin       --email <email>   (grants the admin custom claim: console moderation)
   set-rate-limit  --merchant <id> --limit <${RATE_LIMIT_NAMES.join("|")}> --max <n per window | default>
 
@@ -152,6 +153,18 @@ async function main(): Promise<void> {
       const { rejectListing } = await import("../functions/src/listings/service");
       const listing = await rejectListing(need("domain"), values.reason);
       out(`rejected ${listing.domain}`, listing);
+      break;
+    }
+    case "sync-phone-book": {
+      const { listListings } = await import("../functions/src/store/listings");
+      const { putPhoneBookEntry } = await import("../functions/src/store/phoneBook");
+      const { pageUrl } = await import("../functions/src/listings/service");
+      const { db } = await import("../functions/src/core/firebase");
+      const approved = await listListings("approved", { limit: 10_000 });
+      for (const l of approved) {
+        await db().runTransaction(async (tx) => putPhoneBookEntry(tx, { domain: l.domain, businessName: l.businessName, voiceAgentPhone: l.voiceAgentPhone, page: pageUrl(l.domain) }));
+      }
+      out(`wrote ${approved.length} phone book entries`, { count: approved.length });
       break;
     }
     case "set-admin": {

@@ -1,11 +1,16 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { getAuth } from "firebase-admin/auth";
+import { Timestamp } from "firebase-admin/firestore";
 import { adminApp } from "../../functions/src/core/firebase";
+import { MAX_PENDING_LISTINGS, PENDING_LISTING_LIFETIME_DAYS } from "../../functions/src/core/limits";
+import { approveListing, moderateListing, rejectListing } from "../../functions/src/listings/service";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { adminCli } from "../helpers/admin";
-import { createMerchant, firestore, signUp, type TestMerchant } from "../helpers/merchants";
+import { createMerchant, firestore, mintKey, signUp, type TestMerchant } from "../helpers/merchants";
 
 async function adminToken(): Promise<string> {
   const email = `admin-${randomUUID()}@example.com`;
@@ -21,8 +26,29 @@ async function adminToken(): Promise<string> {
 
 const uniqueDomain = () => `shop-${randomUUID().slice(0, 8)}.example`;
 
-async function register(merchant: TestMerchant, args: Record<string, unknown>) {
-  return callTool("svc.voice_agent.register", { businessName: "Bean There", voiceAgentPhone: "+1 415 555 0123", email: "owner@example.com", ...args }, merchant.apiKey);
+async function register(merchant: TestMerchant, args: Record<string, unknown>, key = merchant.apiKey) {
+  return callTool("svc.voice_agent.register", { businessName: "Bean There", voiceAgentPhone: "+1 415 555 0123", email: "owner@example.com", ...args }, key);
+}
+
+/** What TTL deletion would act on, brought forward: the pending listing's expiry is moved into the past. */
+async function expire(domain: string): Promise<void> {
+  await firestore().collection("listings").doc(domain).update({ expiresAt: Timestamp.fromMillis(Date.now() - 1000) });
+}
+
+/** Structured log entries (one JSON object per line, as the firebase-functions logger writes them) during fn. */
+async function captureLogs(fn: () => Promise<unknown>): Promise<any[]> {
+  const lines: string[] = [];
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: any[]) => {
+    lines.push(String(chunk));
+    return write(chunk, ...rest);
+  }) as typeof process.stdout.write;
+  try {
+    await fn();
+  } finally {
+    process.stdout.write = write;
+  }
+  return lines.flatMap((l) => l.split("\n")).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
 }
 
 describe("voice agent phone book", function () {
@@ -139,5 +165,101 @@ describe("voice agent phone book", function () {
     const lookup = await callTool("svc.voice_agent.lookup", { domain: "not a domain" }, merchant.apiKey);
     assert.equal(lookup.body.error.data.code, "VALIDATION_FAILED");
     assert.equal((await fetch(`${baseUrl()}/d/not_a_domain`)).status, 404);
+  });
+
+  it("registering needs the qr:write scope; looking up does not", async () => {
+    const domain = uniqueDomain();
+    const readOnly = await mintKey(merchant, ["merchant:read"]);
+    const refused = await register(merchant, { domain }, readOnly);
+    assert.equal(refused.status, 200);
+    assert.equal(refused.body.error.data.code, "INSUFFICIENT_SCOPE");
+    assert.equal(refused.body.error.data.requiredScope, "qr:write");
+    assert.equal((await firestore().collection("listings").doc(domain).get()).exists, false);
+    assert.equal(toolResult(await callTool("svc.voice_agent.lookup", { domain }, readOnly)).registered, false);
+    const qrOnly = await mintKey(merchant, ["qr:write"]);
+    assert.equal(toolResult(await register(merchant, { domain }, qrOnly)).status, "pending");
+  });
+
+  it(`a workspace holds at most ${MAX_PENDING_LISTINGS} pending listings, even when registering concurrently`, async () => {
+    const busy = await createMerchant();
+    const domains = Array.from({ length: MAX_PENDING_LISTINGS + 3 }, uniqueDomain);
+    const results = await Promise.all(domains.map((domain) => register(busy, { domain })));
+    const ok = domains.filter((_, i) => results[i].body.result);
+    const refused = results.filter((r) => r.body.error);
+    assert.equal(ok.length, MAX_PENDING_LISTINGS);
+    assert.equal(refused.length, 3);
+    for (const r of refused) {
+      assert.equal(r.body.error.data.code, "CONFLICT");
+      assert.equal(r.body.error.data.limit, MAX_PENDING_LISTINGS);
+      assert.match(r.body.error.message, /awaiting approval/);
+    }
+    const stored = await firestore().collection("listings").where("merchantId", "==", busy.merchantId).get();
+    assert.equal(stored.size, MAX_PENDING_LISTINGS);
+
+    // Updating one's own pending listing holds no new domain, so the cap does not apply.
+    assert.equal(toolResult(await register(busy, { domain: ok[0], businessName: "Renamed" })).businessName, "Renamed");
+    // Each way a pending listing stops being pending frees a place: approval (its later changes do not
+    // count), rejection and expiry.
+    await approveListing(ok[0]);
+    assert.equal(toolResult(await register(busy, { domain: ok[0], businessName: "Changed" })).pendingChange.businessName, "Changed");
+    const more = [uniqueDomain(), uniqueDomain(), uniqueDomain()];
+    assert.equal(toolResult(await register(busy, { domain: more[0] })).status, "pending");
+    assert.equal((await register(busy, { domain: more[1] })).body.error.data.code, "CONFLICT");
+    await rejectListing(ok[1], "test");
+    assert.equal(toolResult(await register(busy, { domain: more[1] })).status, "pending");
+    await expire(ok[2]);
+    assert.equal(toolResult(await register(busy, { domain: more[2] })).status, "pending");
+  });
+
+  it(`a pending listing expires after ${PENDING_LISTING_LIFETIME_DAYS} days, and an expired one counts as absent before TTL deletes it`, async () => {
+    const ttl = JSON.parse(readFileSync(path.resolve(__dirname, "..", "..", "firestore.indexes.json"), "utf8")).fieldOverrides;
+    assert.ok(ttl.some((o: any) => o.collectionGroup === "listings" && o.fieldPath === "expiresAt" && o.ttl === true), "TTL policy on listings.expiresAt");
+
+    const domain = uniqueDomain();
+    const before = Date.now();
+    const first = toolResult(await register(merchant, { domain }));
+    const lifetime = PENDING_LISTING_LIFETIME_DAYS * 86_400_000;
+    assert.ok(Math.abs(Date.parse(first.expiresAt) - (before + lifetime)) < 60_000, first.expiresAt);
+    // Registering again does not extend the hold.
+    assert.equal(toolResult(await register(merchant, { domain, businessName: "Again" })).expiresAt, first.expiresAt);
+
+    await expire(domain);
+    const token = await adminToken();
+    const pending = (await (await fetch(`${appUrl()}/api/console/listings?status=pending`, { headers: { Authorization: `Bearer ${token}` } })).json()) as any;
+    assert.ok(!pending.listings.some((l: any) => l.domain === domain), "an expired listing is not offered for moderation");
+    const approve = await fetch(`${appUrl()}/api/console/listings/${domain}/approve`, { method: "POST", headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(approve.status, 404);
+
+    // Another workspace can now register the domain, and its listing is approved as its own.
+    const other = await createMerchant();
+    const taken = toolResult(await register(other, { domain, businessName: "Next Owner" }));
+    assert.equal(taken.status, "pending");
+    assert.notEqual(taken.expiresAt, first.expiresAt);
+    assert.equal((await firestore().collection("listings").doc(domain).get()).data()!.merchantId, other.merchantId);
+    assert.equal((await approveListing(domain)).businessName, "Next Owner");
+    assert.equal((await firestore().collection("listings").doc(domain).get()).data()!.expiresAt, null, "an approved listing never expires");
+    assert.equal(toolResult(await callTool("svc.voice_agent.lookup", { domain }, merchant.apiKey)).businessName, "Next Owner");
+  });
+
+  it("logs moderators' approvals and rejections as named structured events, without contact data", async () => {
+    const good = uniqueDomain();
+    const bad = uniqueDomain();
+    toolResult(await register(merchant, { domain: good, email: "private-contact@example.com" }));
+    toolResult(await register(merchant, { domain: bad, email: "private-contact@example.com" }));
+    // In-process, as the console's moderation route calls it, so the logger's output can be read here.
+    const logs = await captureLogs(async () => {
+      await moderateListing("approve", good, { by: "moderator-uid" });
+      await moderateListing("reject", bad, { by: "moderator-uid", reason: "not a business" });
+    });
+    const approved = logs.find((l) => l.event === "listing.approved" && l.domain === good);
+    assert.deepEqual(
+      { event: approved.event, domain: approved.domain, merchantId: approved.merchantId, change: approved.change, by: approved.by, severity: approved.severity },
+      { event: "listing.approved", domain: good, merchantId: merchant.merchantId, change: false, by: "moderator-uid", severity: "INFO" },
+    );
+    const rejected = logs.find((l) => l.event === "listing.rejected" && l.domain === bad);
+    assert.equal(rejected.merchantId, merchant.merchantId);
+    assert.equal(rejected.reason, "not a business");
+    assert.equal(rejected.by, "moderator-uid");
+    assert.ok(!JSON.stringify(logs).includes("private-contact@example.com"));
   });
 });

@@ -1,12 +1,16 @@
+import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { assertFails, assertSucceeds, initializeTestEnvironment, type RulesTestEnvironment } from "@firebase/rules-unit-testing";
-import { doc, getDoc, setDoc, deleteDoc, type Firestore } from "firebase/firestore";
+import { collection, doc, getDoc, getDocs, orderBy, query, setDoc, deleteDoc, where, type Firestore } from "firebase/firestore";
 
 // A project of its own, so clearing it never touches the data the integration tests use.
 const PROJECT_ID = "demo-rules-matrix";
 
 type Role = "owner" | "otherMember" | "stranger" | "anonymous";
+
+const PHONE_BOOK_ENTRY = { domain: "approved.example", businessName: "Bean There", voiceAgentPhone: "+14155550123", page: "https://svc.example/d/approved.example" };
+const LISTING = { ...PHONE_BOOK_ENTRY, merchantId: "ws-a", email: "owner@example.com", pendingChange: null, rejectedReason: null };
 
 /** Every collection a client might try, with the role that may read it (none may write). */
 const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown> }> = [
@@ -25,8 +29,11 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   { path: "links/AbCdEfGhIjKl", readers: [], data: { merchantId: "ws-a", destinationUrl: "https://example.com" } },
   { path: "sandboxCodes/sb1", readers: [], data: { destinationUrl: "https://example.com", claimTokenHash: "h" } },
   { path: "sandboxCounters/x_2026-01-01", readers: [], data: { count: 1 } },
-  { path: "listings/pending.example", readers: [], data: { status: "pending", domain: "pending.example" } },
-  { path: "listings/approved.example", readers: ["owner", "otherMember", "stranger", "anonymous"], data: { status: "approved", domain: "approved.example" } },
+  // Full listings, whatever their status, are server only, even for the workspace that registered them.
+  { path: "listings/pending.example", readers: [], data: { ...LISTING, status: "pending", domain: "pending.example" } },
+  { path: "listings/approved.example", readers: [], data: { ...LISTING, status: "approved", domain: "approved.example" } },
+  { path: "listings/rejected.example", readers: [], data: { ...LISTING, status: "rejected", domain: "rejected.example", rejectedReason: "spam" } },
+  { path: "phoneBook/approved.example", readers: ["owner", "otherMember", "stranger", "anonymous"], data: PHONE_BOOK_ENTRY },
   { path: "mail/m1", readers: [], data: { to: "a@example.com" } },
 ];
 
@@ -79,5 +86,17 @@ describe("Firestore security rules matrix", function () {
     await assertFails(setDoc(doc(db, "memberships/mallory"), { merchantId: "ws-a", role: "owner" }));
     await assertFails(setDoc(doc(db, "apiKeys/feed"), { merchantId: "ws-a", scopes: ["qr:write"] }));
     await assertFails(setDoc(doc(db, "listings/new.example"), { status: "approved" }));
+    await assertFails(setDoc(doc(db, "phoneBook/new.example"), { domain: "new.example", businessName: "x", voiceAgentPhone: "+1", page: "x" }));
   });
+
+  for (const role of ROLES) {
+    it(`${role} queries the phone book's public fields but cannot query listings`, async () => {
+      const db = clientFor(role);
+      const book = await assertSucceeds(getDocs(query(collection(db, "phoneBook"), orderBy("domain"))));
+      assert.deepEqual(book.docs.map((d) => d.data()), [PHONE_BOOK_ENTRY]);
+      await assertFails(getDocs(query(collection(db, "listings"), where("status", "==", "approved"))));
+      await assertFails(getDocs(query(collection(db, "listings"), where("merchantId", "==", "ws-a"))));
+      await assertFails(getDocs(collection(db, "listings")));
+    });
+  }
 });

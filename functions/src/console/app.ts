@@ -15,7 +15,7 @@ import { listApiKeys, mintApiKey, revokeApiKey, type ApiKeyRecord } from "../sto
 import { ensureWorkspaceForOwner, getWorkspace } from "../store/workspaces";
 import { ClaimSchema, CodeChangeSchema, DaysQuerySchema, DraftKindSchema, PublishSchema, ListingStatusSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
 import { claimSandboxCode } from "../sandbox/service";
-import { approveListing, publicListing, rejectListing } from "../listings/service";
+import { moderateListing, publicListing } from "../listings/service";
 import { normalizeDomain } from "../listings/domain";
 import { listListings } from "../store/listings";
 import { listCodes } from "../store/codes";
@@ -217,8 +217,8 @@ const endpoints = [
     credential: "admin",
     params: ListingParams,
     query: ReasonQuery,
-    async handle({ params, query }) {
-      return params.action === "approve" ? approveListing(params.domain) : rejectListing(params.domain, query.reason ?? "");
+    async handle({ user, params, query }) {
+      return moderateListing(params.action, params.domain, { by: user!.uid, reason: query.reason ?? "" });
     },
   }),
   consoleEndpoint({

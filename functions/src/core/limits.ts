@@ -7,3 +7,7 @@ export const URL_MAX_LENGTH = 2048;
 export const MCP_MAX_BODY_BYTES = 256 * 1024;
 /** Largest JSON body the REST endpoints read. */
 export const REST_MAX_BODY_BYTES = 256 * 1024;
+/** Pending phone book listings one workspace may hold at a time (pending changes of approved ones do not count). */
+export const MAX_PENDING_LISTINGS = 5;
+/** Days a pending listing holds its domain before it expires (TTL on listings.expiresAt). */
+export const PENDING_LISTING_LIFETIME_DAYS = 14;

@@ -43,12 +43,22 @@ export function logSandboxClaimed(facts: { sandboxId: string; merchantId: string
   logger.info("sandbox code claimed", { event: "sandbox.claimed", ...facts });
 }
 
-export function logListingApproved(facts: { domain: string; merchantId: string }): void {
-  logger.info("listing approved", { event: "listing.approved", ...facts });
+/** A moderator's decision on a phone book listing; no contact data. */
+export interface ListingDecision {
+  domain: string;
+  merchantId: string;
+  /** True when the decision was about a pending change of an already approved listing. */
+  change: boolean;
+  /** uid of the moderator. */
+  by: string;
 }
 
-export function logListingRejected(facts: { domain: string; merchantId: string; reason: string }): void {
-  logger.info("listing rejected", { event: "listing.rejected", ...facts });
+export function logListingApproved(facts: ListingDecision): void {
+  logger.info(`listing approved: ${facts.domain}`, { event: "listing.approved", ...facts });
+}
+
+export function logListingRejected(facts: ListingDecision & { reason: string }): void {
+  logger.info(`listing rejected: ${facts.domain}`, { event: "listing.rejected", ...facts });
 }
 
 export function logSessionStarted(facts: { uid: string }): void {

@@ -1,9 +1,10 @@
 // Public phone book pages on the public host: /phone-book (approved listings, searchable by domain) and
-// /d/<domain>. Rendered per request, cached by the CDN for a few minutes.
+// /d/<domain>. Rendered per request from the public part of listings only (phoneBook), cached by the CDN
+// for a few minutes.
 import type { Request, Response } from "express";
 import { getConfig } from "../core/config";
 import { createRestApp, pageCsp } from "../http/rest";
-import { getListing, listListings } from "../store/listings";
+import { getPhoneBookEntry, listPhoneBook } from "../store/phoneBook";
 import { normalizeDomain } from "./domain";
 import { escapeHtml, jsonForScript, page, PAGE_STYLE } from "./html";
 import { pageUrl } from "./service";
@@ -20,7 +21,7 @@ function notFound(res: Response, what: string): void {
 async function phoneBook(req: Request, res: Response): Promise<void> {
   const q = typeof req.query.q === "string" ? req.query.q.trim().slice(0, 253) : "";
   const prefix = q ? (normalizeDomain(q) ?? q.toLowerCase().replace(/^https?:\/\//, "").replace(/^www\./, "")) : "";
-  const listings = await listListings("approved", { prefix, limit: 100 });
+  const listings = await listPhoneBook({ prefix, limit: 100 });
   const rows = listings
     .map((l) => `<tr><td><a href="/d/${escapeHtml(l.domain)}">${escapeHtml(l.domain)}</a></td><td>${escapeHtml(l.businessName)}</td><td><a href="tel:${escapeHtml(l.voiceAgentPhone)}">${escapeHtml(l.voiceAgentPhone)}</a></td></tr>`)
     .join("");
@@ -39,8 +40,8 @@ async function domainPage(req: Request, res: Response): Promise<void> {
     res.redirect(301, `/d/${domain}`);
     return;
   }
-  const listing = await getListing(domain);
-  if (!listing || listing.status !== "approved") return notFound(res, domain);
+  const listing = await getPhoneBookEntry(domain);
+  if (!listing) return notFound(res, domain);
   const jsonLd = {
     "@context": "https://schema.org",
     "@type": "Organization",

@@ -9,6 +9,7 @@ export const COLLECTIONS = {
   sandboxCodes: "sandboxCodes",
   sandboxCounters: "sandboxCounters",
   listings: "listings",
+  phoneBook: "phoneBook",
   mail: "mail",
   rateLimits: "rateLimits",
   appScanMarks: "appScanMarks",

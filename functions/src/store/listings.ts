@@ -1,7 +1,11 @@
 // Voice-agent listings, one document per normalised domain (listings/{domain}), and the outgoing mail
-// queue in the Firebase Trigger Email extension's format (mail/{auto}).
+// queue in the Firebase Trigger Email extension's format (mail/{auto}). Both are server-only: clients
+// read the public part of approved listings from phoneBook/{domain} (store/phoneBook.ts).
+// Pending listings expire (expiresAt, TTL policy). TTL deletion is lazy (and absent in the emulator), so
+// every read here treats an expired pending listing as gone.
 import { FieldValue, Timestamp, type Transaction } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
+import { PENDING_LISTING_LIFETIME_DAYS } from "../core/limits";
 import { COLLECTIONS } from "./collections";
 
 export type ListingStatus = "pending" | "approved" | "rejected";
@@ -22,18 +26,35 @@ export interface Listing extends ListingDetails {
   updatedAt: Date;
   approvedAt: Date | null;
   rejectedReason: string | null;
+  /** Set while pending (the TTL deletes the document after it); null once approved or rejected. */
+  expiresAt: Date | null;
 }
 
 export const listingRef = (domain: string) => db().collection(COLLECTIONS.listings).doc(domain);
 
-export function fromListingDoc(data: FirebaseFirestore.DocumentData): Listing {
+function fromListingDoc(data: FirebaseFirestore.DocumentData): Listing {
   const d = (v: unknown) => (v ? (v as Timestamp).toDate() : null);
-  return { ...(data as Listing), createdAt: d(data.createdAt)!, updatedAt: d(data.updatedAt)!, approvedAt: d(data.approvedAt) };
+  const createdAt = d(data.createdAt)!;
+  // Pending listings written before expiry existed get the lifetime they would have had.
+  const expiresAt = d(data.expiresAt) ?? (data.status === "pending" ? new Date(createdAt.getTime() + PENDING_LISTING_LIFETIME_DAYS * 86_400_000) : null);
+  return { ...(data as Listing), createdAt, updatedAt: d(data.updatedAt)!, approvedAt: d(data.approvedAt), expiresAt };
 }
 
+function isLive(l: Listing, now = Date.now()): boolean {
+  return !(l.status === "pending" && l.expiresAt && l.expiresAt.getTime() <= now);
+}
+
+/** The listing of a domain; an expired pending listing counts as none. */
 export async function getListing(domain: string, tx?: Transaction): Promise<Listing | undefined> {
   const snap = tx ? await tx.get(listingRef(domain)) : await listingRef(domain).get();
-  return snap.exists ? fromListingDoc(snap.data()!) : undefined;
+  const listing = snap.exists ? fromListingDoc(snap.data()!) : undefined;
+  return listing && isLive(listing) ? listing : undefined;
+}
+
+/** Domains of a workspace's unexpired pending listings, read in the transaction (for the cap). */
+export async function pendingDomainsOf(merchantId: string, tx: Transaction): Promise<string[]> {
+  const snap = await tx.get(db().collection(COLLECTIONS.listings).where("merchantId", "==", merchantId).where("status", "==", "pending"));
+  return snap.docs.map((d) => fromListingDoc(d.data())).filter((l) => isLive(l)).map((l) => l.domain);
 }
 
 export function writeListing(tx: Transaction, listing: Listing): void {
@@ -42,6 +63,7 @@ export function writeListing(tx: Transaction, listing: Listing): void {
     createdAt: Timestamp.fromDate(listing.createdAt),
     updatedAt: Timestamp.fromDate(listing.updatedAt),
     approvedAt: listing.approvedAt ? Timestamp.fromDate(listing.approvedAt) : null,
+    expiresAt: listing.expiresAt ? Timestamp.fromDate(listing.expiresAt) : null,
   });
 }
 
@@ -49,7 +71,7 @@ export async function listListings(status: ListingStatus, options: { prefix?: st
   let query = db().collection(COLLECTIONS.listings).where("status", "==", status).orderBy("domain");
   if (options.prefix) query = query.where("domain", ">=", options.prefix).where("domain", "<", `${options.prefix}\uf8ff`);
   const snap = await query.limit(options.limit ?? 100).get();
-  return snap.docs.map((d) => fromListingDoc(d.data()));
+  return snap.docs.map((d) => fromListingDoc(d.data())).filter((l) => isLive(l));
 }
 
 export interface MailMessage {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_PENDING_LISTINGS, PENDING_LISTING_LIFETIME_DAYS } from "../../core/limits";
 import { text } from "../../core/validation";
 import { registerListing } from "../../listings/service";
 import { defineTool } from "../tool";
@@ -6,8 +7,9 @@ import { defineTool } from "../tool";
 export const voiceAgentRegisterTool = defineTool({
   name: "svc.voice_agent.register",
   description:
-    "Registers (free) the phone number of a business's AI voice agent for its website domain in the public phone book. The listing awaits approval; once approved, a page at {base_url}/d/<domain> exists and a confirmation goes to the email. A domain registered by another business cannot be taken over.",
-  scope: null,
+    `Registers (free) the phone number of a business's AI voice agent for its website domain in the public phone book. The listing awaits approval; once approved, a page at {base_url}/d/<domain> exists and a confirmation goes to the email. A domain registered by another business cannot be taken over. Needs the qr:write scope. A workspace holds at most ${MAX_PENDING_LISTINGS} pending listings, and a pending listing expires ${PENDING_LISTING_LIFETIME_DAYS} days after registration.`,
+  // Like a code, a listing is customer-facing material drafted for the workspace (docs/decisions.md).
+  scope: "qr:write",
   input: z
     .object({
       businessName: text(200),
