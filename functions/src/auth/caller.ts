@@ -136,10 +136,10 @@ async function authenticateApiKey(key: string): Promise<Caller> {
   const record = await findApiKeyByHash(hashApiKey(key));
   if (!record) throw new AppError("INVALID_API_KEY", "API key is not recognised", { hint: "Mint a key in the merchant console." });
   if (record.revokedAt) throw new AppError("REVOKED", "API key was revoked", { hint: "Mint a new key in the merchant console." });
-  // A key acts for the person who minted it: it stops when they leave the workspace or are disabled.
-  const [membership, minterEnabled] = await Promise.all([getMembership(record.uid), userEnabled(record.uid)]);
-  if (membership?.merchantId !== record.merchantId || !minterEnabled) {
-    throw new AppError("REVOKED", "API key no longer works: the person who minted it left the workspace or was disabled", {
+  // A key acts for the person who minted it: leaving the workspace revokes their keys (store/workspaces.ts
+  // removeMember), and a disabled minter's keys stop here.
+  if (!(await userEnabled(record.uid))) {
+    throw new AppError("REVOKED", "API key no longer works: the person who minted it was disabled", {
       hint: "Mint a new key in the merchant console.",
     });
   }

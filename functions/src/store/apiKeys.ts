@@ -107,3 +107,9 @@ export async function touchApiKey(record: ApiKeyRecord, now = new Date()): Promi
   if (record.lastUsedAt && now.getTime() - record.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
   await keys().doc(record.hash).update({ lastUsedAt: FieldValue.serverTimestamp() });
 }
+
+/** Revokes, inside `tx`, every active key `uid` minted in `merchantId` (they leave the workspace). */
+export async function revokeKeysOfMinter(tx: FirebaseFirestore.Transaction, merchantId: string, uid: string): Promise<void> {
+  const minted = await tx.get(keys().where("merchantId", "==", merchantId).where("uid", "==", uid));
+  for (const doc of minted.docs) if (!doc.get("revokedAt")) tx.update(doc.ref, { revokedAt: FieldValue.serverTimestamp(), revokedReason: "minter-left" });
+}

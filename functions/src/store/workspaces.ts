@@ -3,6 +3,7 @@ import { FieldValue, type Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
+import { revokeKeysOfMinter } from "./apiKeys";
 
 export type Role = "owner" | "member";
 
@@ -75,8 +76,9 @@ export async function addMember(merchantId: string, uid: string, role: Role = "m
 }
 
 /**
- * Removes a member from a workspace. The owner cannot be removed (a workspace always has one). Their API
- * keys stop working on the next request (auth/caller.ts checks the minter's membership).
+ * Removes a member from a workspace, and revokes the keys they minted there in the same transaction, so
+ * those keys stop on the very next request without a membership read on every keyed call. The owner
+ * cannot be removed (a workspace always has one).
  */
 export async function removeMember(merchantId: string, uid: string): Promise<void> {
   const membershipRef = memberships().doc(uid);
@@ -84,6 +86,7 @@ export async function removeMember(merchantId: string, uid: string): Promise<voi
     const existing = await tx.get(membershipRef);
     if (!existing.exists || existing.data()!.merchantId !== merchantId) throw new AppError("NOT_FOUND", `User ${uid} is not a member of ${merchantId}`);
     if (existing.data()!.role === "owner") throw new AppError("CONFLICT", "The owner cannot be removed from their workspace");
+    await revokeKeysOfMinter(tx, merchantId, uid);
     tx.delete(membershipRef);
   });
 }
