@@ -106,6 +106,17 @@ describe("hardening (issue 12 probes)", function () {
       assert.equal((await callTool("svc.ping", {}, other)).status, 200);
     });
 
+    it("console answers to a signed-in user carry the standing of their write limit", async () => {
+      const user = await createMerchant();
+      const res = await consoleFetch("/keys", { headers: { Authorization: `Bearer ${user.idToken}` } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("x-ratelimit-limit"), "120");
+      assert.equal(res.headers.get("x-ratelimit-remaining"), "120", "a read counts nothing");
+      const minted = await consoleFetch("/keys", { method: "POST", headers: { ...json, Authorization: `Bearer ${user.idToken}` }, body: JSON.stringify({ scopes: ["qr:write"] }) });
+      assert.equal(minted.status, 201);
+      assert.equal(minted.headers.get("x-ratelimit-remaining"), "119");
+    });
+
     it("rate limits the bulk endpoint per key with the REST error shape", async () => {
       const limited = await createMerchant();
       await writeRateLimitOverride(limited.merchantId, "bulk", 1);

@@ -54,11 +54,11 @@ const ReasonQuery = z.object({ reason: z.string().max(500).optional() }).strict(
 const StatusQuery = z.object({ status: ListingStatusSchema.default("pending") }).strict();
 const NoQuery = z.object({}).strict();
 
-/** Console endpoints: always on the service's own addresses. */
+/** Console endpoints: always on the service's own addresses; every signed-in answer reports the write limit. */
 function consoleEndpoint<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
   spec: EndpointSpec<P, Q, B>,
 ) {
-  return endpoint({ ownAddressOnly: true, ...spec });
+  return endpoint({ ownAddressOnly: true, standing: "consoleWrites", ...spec });
 }
 
 const workspaceJson = (w: { createdAt: Date }) => ({ ...w, createdAt: w.createdAt.toISOString() });

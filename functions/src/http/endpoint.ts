@@ -144,6 +144,8 @@ export interface EndpointSpec<P extends Schema | undefined, Q extends Schema | u
   /** A JSON body, required to be `application/json` (or `+json`). */
   body?: B;
   limit?: RateLimitName;
+  /** For a keyed route that counts nothing: the limit whose standing its X-RateLimit-* headers report. */
+  standing?: RateLimitName;
   /** Refuse a foreign Host or Origin (403) whatever the credential: for browser-facing surfaces. */
   ownAddressOnly?: boolean;
   maxBodyBytes?: number;
@@ -190,6 +192,7 @@ export function endpoint<P extends Schema | undefined = undefined, Q extends Sch
       const verified = await authenticateRequest(req, spec.credential, surface);
       if (spec.scope && verified.caller) requireScope(verified.caller, spec.scope, `${spec.method} ${spec.path}`);
       if (spec.limit) await enforceRateLimit(res, req, spec.limit, verified, surface);
+      else if (spec.standing) await enforceRateLimit(res, req, spec.standing, verified, surface, false);
       const params = (spec.params ? parseOrThrow(spec.params, { ...req.params }, "path") : undefined) as Infer<P>;
       // A query schema is strict: an unknown parameter is an error, not silently ignored.
       const query = (spec.query ? parseOrThrow(spec.query, { ...(req.query as object) }, "query", "UNKNOWN_QUERY_PARAMETER") : undefined) as Infer<Q>;
