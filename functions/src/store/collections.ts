@@ -10,4 +10,12 @@ export const COLLECTIONS = {
   sandboxCounters: "sandboxCounters",
   listings: "listings",
   mail: "mail",
+  // OAuth for MCP clients (functions/src/oauth/).
+  oauthClients: "oauthClients",
+  oauthRequests: "oauthRequests",
+  oauthCodes: "oauthCodes",
+  oauthGrants: "oauthGrants",
+  oauthAccessTokens: "oauthAccessTokens",
+  oauthRefreshTokens: "oauthRefreshTokens",
+  oauthRateLimits: "oauthRateLimits",
 } as const;
