@@ -70,13 +70,20 @@ export async function consent(
   return { redirect: new URL(body.redirect), describe };
 }
 
-/** Serves one client metadata document from loopback, as a client publishing its client_id URL would. */
+/**
+ * Serves one client metadata document from loopback, as a client publishing its client_id URL would, and
+ * a callback page at `<origin>/callback` for tests whose browser comes back there.
+ */
 export async function serveClientMetadata(
   document: (clientId: string) => Record<string, unknown>,
-): Promise<{ clientId: string; fetches: () => number; close: () => Promise<void> }> {
+): Promise<{ clientId: string; origin: string; fetches: () => number; close: () => Promise<void> }> {
   let count = 0;
   let clientId = "";
   const server = http.createServer((req, res) => {
+    if (req.url?.startsWith("/callback")) {
+      res.writeHead(200, { "Content-Type": "text/html" }).end("<!doctype html><title>callback</title><p>Back in the app.</p>");
+      return;
+    }
     if (req.url !== "/oauth/client.json") {
       res.writeHead(404).end();
       return;
@@ -84,7 +91,8 @@ export async function serveClientMetadata(
     count++;
     res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "max-age=300" }).end(JSON.stringify(document(clientId)));
   });
+  server.keepAliveTimeout = 100; // a browser's idle connection must not hold close() open
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   clientId = `http://127.0.0.1:${(server.address() as AddressInfo).port}/oauth/client.json`;
-  return { clientId, fetches: () => count, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { clientId, origin: new URL(clientId).origin, fetches: () => count, close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }) };
 }

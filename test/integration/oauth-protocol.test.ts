@@ -170,6 +170,35 @@ describe("OAuth: discovery and protocol rules", function () {
     assert.deepEqual(other, { error: "invalid_target", status: 400 });
   });
 
+  it("refuses at the tool server an access token whose grant is bound to another resource", async () => {
+    const s = await session();
+    const tokens = await tokensFor(s);
+    const grantId = /^svc_at_(grant_[0-9a-f]{24})\./.exec(tokens.access_token)![1];
+    await firestore().collection("oauthGrants").doc(grantId).update({ resource: "https://other.example/mcp" });
+    const res = await rpc("tools/list", {}, tokens.access_token);
+    assert.equal(res.status, 401);
+    assert.match(res.body.error.message, /another resource/);
+  });
+
+  it("lists grants under Connected apps with last use, and revokes them for the workspace only", async () => {
+    const s = await session();
+    const tokens = await tokensFor(s);
+    assert.equal((await rpc("tools/list", {}, tokens.access_token)).status, 200);
+    const consoleApi = (path: string, idToken: string, method = "GET") =>
+      s.net.fetch(`${appUrl()}/api/console${path}`, { method, headers: { Authorization: `Bearer ${idToken}` } });
+    const { apps } = (await (await consoleApi("/connected-apps", s.merchant.idToken)).json()) as any;
+    assert.equal(apps.length, 1);
+    assert.equal(apps[0].clientName, "Protocol test client");
+    assert.deepEqual(apps[0].scopes, SCOPES);
+    assert.ok(apps[0].lastUsedAt, "last use is recorded");
+    const stranger = await createMerchant();
+    assert.equal((await consoleApi(`/connected-apps/${apps[0].grantId}/revoke`, stranger.idToken, "POST")).status, 404);
+    assert.equal((await rpc("tools/list", {}, tokens.access_token)).status, 200);
+    const revoked = (await (await consoleApi(`/connected-apps/${apps[0].grantId}/revoke`, s.merchant.idToken, "POST")).json()) as any;
+    assert.ok(revoked.revokedAt);
+    assert.equal((await rpc("tools/list", {}, tokens.access_token)).status, 401);
+  });
+
   it("requires PKCE S256", async () => {
     const s = await session();
     for (const extra of [{ code_challenge: "" }, { code_challenge_method: "plain" }] as Record<string, string>[]) {

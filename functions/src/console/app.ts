@@ -19,6 +19,7 @@ import { listDrafts, publishRecord } from "../store/drafts";
 import { publicCode } from "../codes/model";
 import { updateCode } from "../codes/service";
 import { codeAnalytics, scanSummary } from "../scans/analytics";
+import { connectedAppsRoutes } from "./connectedAppsRoutes";
 
 const SESSION_MAX_AGE_MS = 5 * 24 * 60 * 60 * 1000;
 
@@ -101,6 +102,7 @@ export const consoleApp = createRestApp((app) => {
   };
   app.post("/api/console/keys/:id/revoke", revoke);
   app.delete("/api/console/keys/:id", revoke);
+  connectedAppsRoutes(app, consoleCaller);
 
   app.post("/api/console/claims", async (req: Request, res: Response) => {
     const user = await verifyUser(credentials(req));
