@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import * as oauth from "oauth4webapi";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../helpers/browser";
 import { appUrl, mcpUrl } from "../helpers/env";
 import { newClient } from "../helpers/clients";
 import { createMerchant } from "../helpers/merchants";
@@ -25,10 +26,7 @@ describe("OAuth consent page in a browser", function () {
       redirect_uris: [`${new URL(clientId).origin}/callback`],
       token_endpoint_auth_method: "none",
     }));
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
     page.on("pageerror", (e) => console.error("page error:", e.message));
   });

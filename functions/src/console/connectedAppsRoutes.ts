@@ -7,17 +7,9 @@ import type { Caller } from "../auth/caller";
 import { getGrant, listGrants, revokeGrant, type Grant } from "../store/oauthGrants";
 
 export function publicGrant(grant: Grant) {
-  return {
-    grantId: grant.grantId,
-    clientId: grant.clientId,
-    clientName: grant.clientName,
-    scopes: grant.scopes,
-    uid: grant.uid,
-    createdAt: grant.createdAt?.toISOString() ?? null,
-    lastUsedAt: grant.lastUsedAt?.toISOString() ?? null,
-    revokedAt: grant.revokedAt?.toISOString() ?? null,
-    revokedReason: grant.revokedReason,
-  };
+  const { grantId, clientId, clientName, scopes, uid, revokedReason } = grant;
+  const [createdAt, lastUsedAt, revokedAt] = [grant.createdAt, grant.lastUsedAt, grant.revokedAt].map((d) => d?.toISOString() ?? null);
+  return { grantId, clientId, clientName, scopes, uid, createdAt, lastUsedAt, revokedAt, revokedReason };
 }
 
 export function connectedAppsRoutes(app: Express, consoleCaller: (req: Request) => Promise<Caller>): void {
