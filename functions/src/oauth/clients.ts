@@ -125,13 +125,15 @@ for (const [net, prefix] of [
   ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
   ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 3],
 ] as const) BLOCKED.addSubnet(net, prefix, "ipv4");
-for (const [net, prefix] of [["::", 127], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["::ffff:0:0", 96], ["64:ff9b::", 96], ["2002::", 16]] as const) {
+// (IPv4-mapped IPv6 is refused below: a BlockList rule for ::ffff:0:0/96 would also match every IPv4 address.)
+for (const [net, prefix] of [["::", 127], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96], ["2002::", 16]] as const) {
   BLOCKED.addSubnet(net, prefix, "ipv6");
 }
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (!family) return false;
+  if (family === 6 && /^::ffff:/i.test(address)) return false;
   return !BLOCKED.check(address, family === 4 ? "ipv4" : "ipv6");
 }
 
