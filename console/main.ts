@@ -12,6 +12,7 @@ import {
   signOut,
   type User,
 } from "firebase/auth";
+import { connectedAppsSection } from "./connectedApps";
 
 const LOCAL = ["127.0.0.1", "localhost"].includes(location.hostname);
 const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write"];
@@ -228,7 +229,7 @@ async function claimFromLink(): Promise<void> {
 async function render(): Promise<void> {
   const me = await api("/me");
   document.getElementById("who")!.replaceChildren(`${user!.email} · ${me.workspace?.name ?? ""} `, button("Sign out", () => signOut(getAuth()), { id: "sign-out" }));
-  const sections = await Promise.all([keysSection(), codesSection(), analyticsSection(), draftsSection(), ...(me.isAdmin ? [adminSection()] : [])]);
+  const sections = await Promise.all([keysSection(), connectedAppsSection({ api, h, button, render }), codesSection(), analyticsSection(), draftsSection(), ...(me.isAdmin ? [adminSection()] : [])]);
   const notices = [...app.querySelectorAll(".notice[role=status], .error")];
   app.replaceChildren(...notices, ...sections);
 }

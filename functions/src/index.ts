@@ -23,6 +23,7 @@ export const bulk = onRequest({ invoker: "public", cors: "*", memory: "512MiB", 
 // 512 MiB: the geolocation databases (~63 MB IPv4, ~71 MB IPv6) are held in memory once loaded.
 export const redirect = onRequest({ invoker: "public", memory: "512MiB", concurrency: 80 }, lazy(() => require("./redirect/app").redirectApp));
 export const sandbox = onRequest({ invoker: "public", cors: "*", memory: "256MiB", secrets: [SANDBOX_IP_SALT] }, lazy(() => require("./sandbox/app").sandboxApp));
+export const oauth = onRequest({ invoker: "public", cors: false, memory: "256MiB" }, lazy(() => require("./oauth/app").oauthApp));
 export const pages = onRequest({ invoker: "public", memory: "256MiB" }, lazy(() => require("./listings/app").pagesApp));
 
 // Loaded only where it can run (deploy analysis, the emulator, or its own instances), not by HTTP functions.

@@ -7,14 +7,15 @@ import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from "./apiKeys";
 import { CONSOLE_USER_SCOPES, type Scope } from "./scopes";
 import { findApiKeyByHash, touchApiKey } from "../store/apiKeys";
 import { getMembership, type Role } from "../store/workspaces";
+import { authenticateAccessToken, looksLikeAccessToken } from "../oauth/access";
 
-export type AuthMethod = "api-key" | "id-token" | "session-cookie";
+export type AuthMethod = "api-key" | "id-token" | "session-cookie" | "oauth";
 
 /** A signed-in Firebase user, before any workspace is attached. */
 export interface VerifiedUser {
   uid: string;
   email?: string;
-  authMethod: Exclude<AuthMethod, "api-key">;
+  authMethod: Exclude<AuthMethod, "api-key" | "oauth">;
   isAdmin: boolean;
 }
 
@@ -107,6 +108,7 @@ export async function verifyUser(headers: CredentialHeaders): Promise<VerifiedUs
 export async function authenticate(headers: CredentialHeaders): Promise<Caller> {
   const credential = readCredential(headers);
   if (credential.kind === "bearer" && looksLikeApiKey(credential.value)) return authenticateApiKey(credential.value);
+  if (credential.kind === "bearer" && looksLikeAccessToken(credential.value)) return authenticateAccessToken(credential.value);
   const user = await verifyFirebaseCredential(credential);
   return callerForUser(user);
 }

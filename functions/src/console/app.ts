@@ -23,6 +23,7 @@ import { listDrafts, publishRecord } from "../store/drafts";
 import { publicCode } from "../codes/model";
 import { updateCode } from "../codes/service";
 import { codeAnalytics, scanSummary } from "../scans/analytics";
+import { connectedAppsEndpoints } from "./connectedAppsRoutes";
 
 const SESSION_MAX_AGE_MS = 5 * 24 * 60 * 60 * 1000;
 
@@ -292,7 +293,7 @@ export const consoleApp = createRestApp(
       res.set("Cache-Control", "private, no-store");
       next();
     });
-    mountEndpoints(app, "console", endpoints);
+    mountEndpoints(app, "console", [...endpoints, ...connectedAppsEndpoints]);
     app.use((req: Request) => {
       throw new AppError("NOT_FOUND", `No such console endpoint: ${req.method} ${req.path}`);
     });

@@ -72,7 +72,7 @@ export function openCors(req: Request, res: Response, next: NextFunction): void 
     "Access-Control-Allow-Headers",
     "Authorization, Content-Type, Idempotency-Key, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Accept",
   );
-  res.setHeader("Access-Control-Expose-Headers", "Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset");
+  res.setHeader("Access-Control-Expose-Headers", "WWW-Authenticate, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset");
   res.setHeader("Access-Control-Max-Age", "3600");
   if (req.method === "OPTIONS") {
     res.status(204).end();

@@ -11,6 +11,7 @@ import { McpDispatcher, rpcError } from "./protocol";
 import { isModernVersion } from "./era2026";
 import { checkStandardHeaders, headerValue } from "./httpHeaders";
 import { mcpManifest } from "./manifest";
+import { mcpChallenge } from "../oauth/metadata";
 
 export async function handleMcpPost(req: Request, res: Response): Promise<void> {
   // DNS rebinding: 403 before anything else; the JSON-RPC error has no id (none was read).
@@ -39,6 +40,8 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
   });
   // Every keyed response carries the caller's standing, even when no tools/call was counted.
   if (caller && !res.hasHeader("X-RateLimit-Limit")) await enforceRateLimit(res, req, "toolCalls", { caller }, "mcp", false).catch(() => undefined);
+  const challenge = mcpChallenge(outcome.status, outcome.body);
+  if (challenge) res.set("WWW-Authenticate", challenge);
   if (outcome.body === undefined) {
     res.status(outcome.status).end();
     return;

@@ -13,4 +13,12 @@ export const COLLECTIONS = {
   mail: "mail",
   rateLimits: "rateLimits",
   appScanMarks: "appScanMarks",
+  // OAuth for MCP clients (functions/src/oauth/).
+  oauthClients: "oauthClients",
+  oauthRequests: "oauthRequests",
+  oauthCodes: "oauthCodes",
+  oauthGrants: "oauthGrants",
+  oauthAccessTokens: "oauthAccessTokens",
+  oauthRefreshTokens: "oauthRefreshTokens",
+  oauthRateLimits: "oauthRateLimits",
 } as const;

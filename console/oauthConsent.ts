@@ -1,0 +1,106 @@
+// The OAuth consent page (/oauth/consent?request=...): the same Firebase Auth sign-in as the console, then
+// what the app asks for, with scopes the person may narrow, and the decision posted with the ID token.
+// The server answers with the URL to send the browser back to (the app's redirect URI).
+import { initializeApp } from "firebase/app";
+import { connectAuthEmulator, createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, type User } from "firebase/auth";
+
+const LOCAL = ["127.0.0.1", "localhost"].includes(location.hostname);
+const SCOPE_TEXT: Record<string, string> = {
+  "merchant:read": "Read your workspace profile, codes, menus and scan analytics",
+  "qr:write": "Create and change QR codes (as drafts)",
+  "menu:write": "Create menus and add items (as drafts)",
+  "audio:write": "Create audio codes (as drafts)",
+  "challenge:write": "Create challenge codes (as drafts)",
+};
+const app = document.getElementById("app")!;
+const requestId = new URLSearchParams(location.search).get("request") ?? "";
+
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  for (const c of children) el.append(c); // text nodes only: client names are attacker-chosen
+  return el;
+}
+
+function showError(message: string): void {
+  app.replaceChildren(h("section", {}, h("h2", {}, "Authorization stopped"), h("p", { class: "error", id: "consent-error" }, message)));
+}
+
+async function call(user: User, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(path, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { Authorization: `Bearer ${await user.getIdToken()}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(json.error_description ?? json.message ?? res.statusText);
+  return json;
+}
+
+function signInView(): void {
+  const email = h("input", { type: "email", placeholder: "email", id: "email", autocomplete: "username" });
+  const password = h("input", { type: "password", placeholder: "password", id: "password", autocomplete: "current-password" });
+  const auth = getAuth();
+  const act = (label: string, id: string, run: () => Promise<unknown>) => {
+    const b = h("button", { id, type: "button" }, label);
+    b.addEventListener("click", () => run().catch((e) => showError(String((e as Error).message))));
+    return b;
+  };
+  app.replaceChildren(
+    h("section", {}, h("h2", {}, "Sign in to connect an app"), email, " ", password, " ",
+      act("Sign in", "sign-in", () => signInWithEmailAndPassword(auth, email.value, password.value)), " ",
+      act("Create account", "sign-up", () => createUserWithEmailAndPassword(auth, email.value, password.value)),
+      LOCAL ? "" : act("Sign in with Google", "google", () => signInWithPopup(auth, new GoogleAuthProvider()))),
+  );
+}
+
+async function consentView(user: User): Promise<void> {
+  await fetch("/api/console/workspace", { method: "POST", headers: { Authorization: `Bearer ${await user.getIdToken()}`, "Content-Type": "application/json" }, body: "{}" });
+  const info = await call(user, `/oauth/requests/${encodeURIComponent(requestId)}`);
+  const boxes = (info.scopes as string[]).map((scope) => {
+    const box = h("input", { type: "checkbox", name: "scope", value: scope, id: `scope-${scope.replace(":", "-")}` });
+    box.checked = true;
+    return h("li", {}, h("label", {}, box, " ", h("code", {}, scope), " ", SCOPE_TEXT[scope] ?? ""));
+  });
+  const decide = async (approve: boolean) => {
+    const scopes = [...app.querySelectorAll<HTMLInputElement>("input[name=scope]:checked")].map((b) => b.value);
+    try {
+      const { redirect } = await call(user, `/oauth/requests/${encodeURIComponent(requestId)}`, approve ? { approve, scopes } : { approve });
+      location.assign(redirect);
+    } catch (e) {
+      showError(String((e as Error).message));
+    }
+  };
+  const approve = h("button", { id: "approve", class: "primary", type: "button" }, "Allow");
+  const deny = h("button", { id: "deny", type: "button" }, "Deny");
+  approve.addEventListener("click", () => decide(true));
+  deny.addEventListener("click", () => decide(false));
+  app.replaceChildren(
+    h("section", { id: "consent" },
+      h("h2", {}, h("span", { id: "client-name" }, info.client.name), " wants to use your svc workspace"),
+      h("p", { class: "error" }, "Unverified app: svc has not checked who runs it. Only continue if you started this connection yourself."),
+      h("p", {}, "After you decide, you go back to ", h("strong", { id: "redirect-host" }, info.redirectHost), "."),
+      h("p", {}, "Workspace: ", h("strong", { id: "workspace-name" }, info.workspace.name), ` (signed in as ${user.email ?? user.uid})`),
+      h("p", {}, "It asks to:"),
+      h("ul", { id: "scopes" }, ...boxes),
+      h("p", { class: "muted" }, "Untick anything you do not want to allow. You can revoke access at any time under Connected apps in the console."),
+      approve, " ", deny),
+  );
+}
+
+async function main(): Promise<void> {
+  if (!/^req_[0-9a-f]{32}$/.test(requestId)) return showError("This page needs an authorization request; start again from the app.");
+  const config = LOCAL
+    ? { apiKey: "demo-key", projectId: "demo-merchant-qr", authDomain: "demo-merchant-qr.firebaseapp.com" }
+    : await (await fetch("/__/firebase/init.json")).json();
+  initializeApp(config);
+  const auth = getAuth();
+  if (LOCAL) connectAuthEmulator(auth, `http://${location.hostname}:9099`, { disableWarnings: true });
+  onAuthStateChanged(auth, (u) => {
+    if (!u) return signInView();
+    app.replaceChildren(h("p", {}, "Loading the request…"));
+    consentView(u).catch((e) => showError(String((e as Error).message)));
+  });
+}
+
+void main();

@@ -1,0 +1,46 @@
+// Console "Connected apps": the OAuth grants of the workspace (client, scopes, last use) and their
+// revocation, which takes effect on the grant's next request, as for keys. Owners revoke any grant,
+// members their own.
+import { z } from "zod";
+import { AppError } from "../core/errors";
+import { endpoint, type Endpoint } from "../http/endpoint";
+import { getGrant, listGrants, revokeGrant, type Grant } from "../store/oauthGrants";
+
+export function publicGrant(grant: Grant) {
+  const { grantId, clientId, clientName, scopes, uid, revokedReason } = grant;
+  const [createdAt, lastUsedAt, revokedAt] = [grant.createdAt, grant.lastUsedAt, grant.revokedAt].map((d) => d?.toISOString() ?? null);
+  return { grantId, clientId, clientName, scopes, uid, createdAt, lastUsedAt, revokedAt, revokedReason };
+}
+
+const GrantParams = z.object({ grantId: z.string().regex(/^grant_[0-9a-f]{24}$/, "Must be a grantId: grant_ and 24 hex digits") }).strict();
+
+const revoke = (method: "POST" | "DELETE", path: string) =>
+  endpoint({
+    method,
+    path,
+    credential: "member",
+    params: GrantParams,
+    limit: "consoleWrites",
+    ownAddressOnly: true,
+    async handle({ caller, params }) {
+      const grant = await getGrant(params.grantId);
+      if (!grant || grant.merchantId !== caller!.merchantId) throw new AppError("NOT_FOUND", "No such connected app in this workspace");
+      if (caller!.role !== "owner" && grant.uid !== caller!.uid) throw new AppError("FORBIDDEN", "Members can revoke only the apps they connected");
+      return publicGrant((await revokeGrant(params.grantId, "revoked in the console"))!);
+    },
+  });
+
+export const connectedAppsEndpoints: Endpoint[] = [
+  endpoint({
+    method: "GET",
+    path: "/api/console/connected-apps",
+    credential: "member",
+    ownAddressOnly: true,
+    standing: "consoleWrites",
+    async handle({ caller }) {
+      return { apps: (await listGrants(caller!.merchantId)).map(publicGrant) };
+    },
+  }),
+  revoke("POST", "/api/console/connected-apps/:grantId/revoke"),
+  revoke("DELETE", "/api/console/connected-apps/:grantId"),
+];

@@ -1,0 +1,33 @@
+// The tool server's side: turns an OAuth access token into a Caller. Read on every request, never cached, so
+// a revoked grant fails on the next call; unknown, expired or foreign-resource tokens fail closed as 401.
+import { AppError } from "../core/errors";
+import type { Caller } from "../auth/caller";
+import { CONSOLE_USER_SCOPES } from "../auth/scopes";
+import { readAccessToken, touchGrant } from "../store/oauthGrants";
+import { oauthUrls } from "./metadata";
+import { parseGrantToken, sha256Hex } from "./secrets";
+
+export { looksLikeAccessToken } from "./secrets";
+
+export async function authenticateAccessToken(token: string, now = new Date()): Promise<Caller> {
+  const invalid = (why: string) =>
+    new AppError("INVALID_TOKEN", `OAuth access token ${why}`, { hint: "Refresh the token or authorize the app again.", details: { oauthError: "invalid_token" } });
+  const parsed = parseGrantToken(token, "at");
+  if (!parsed) throw invalid("is malformed");
+  const found = await readAccessToken(sha256Hex(token), parsed.grantId);
+  if (!found) throw invalid("is not recognised");
+  if (found.expiresAt <= now) throw invalid("has expired");
+  const { grant } = found;
+  if (grant.revokedAt) throw invalid("belongs to a revoked grant");
+  if (grant.resource !== oauthUrls().resource) throw invalid("was issued for another resource");
+  return {
+    merchantId: grant.merchantId,
+    uid: grant.uid,
+    authMethod: "oauth",
+    scopes: grant.scopes.filter((s) => CONSOLE_USER_SCOPES.includes(s)),
+    keyId: grant.grantId,
+    keyPrefix: `oauth:${grant.grantId}`,
+    isAdmin: false,
+    background: touchGrant(grant).catch(() => undefined),
+  };
+}

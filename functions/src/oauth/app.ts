@@ -1,0 +1,150 @@
+// HTTP surface of the OAuth authorization server on the app host: discovery documents, registration,
+// the authorization endpoint, the consent page's API, token and revocation. Every error leaves as an OAuth
+// error body (oauth/errors.ts) or, where the person is looking at a browser, as a short HTML page.
+import type { Request, Response } from "express";
+import { REST_MAX_BODY_BYTES } from "../core/limits";
+import { AppError } from "../core/errors";
+import { parseOrThrow } from "../core/validation";
+import { logError } from "../core/log";
+import { captureRawBody, createRestApp, isJsonContentType, parseJsonBody, rawBodyOf } from "../http/rest";
+import { clientAddressOf } from "../http/clientAddress";
+import { callerForUser, verifyUser } from "../auth/caller";
+import { registerClient } from "./clients";
+import { decide, describeRequest, startAuthorization } from "./authorize";
+import { oauthError, oauthErrorResponse } from "./errors";
+import { authorizationServerMetadata, oauthUrls, protectedResourceMetadata } from "./metadata";
+import { enforceOAuthLimit } from "./rateLimit";
+import { exchange, formParams, revoke } from "./token";
+import { DecisionSchema } from "./schemas";
+
+type Handler = (req: Request, res: Response) => Promise<void>;
+
+function sendOAuthError(res: Response, error: unknown): void {
+  const { status, body, err } = oauthErrorResponse(error);
+  if (err.code === "INTERNAL") logError("oauth: unhandled error", error);
+  if (typeof err.details?.retryAfter === "number") res.set("Retry-After", String(err.details.retryAfter));
+  res.status(status).set("Cache-Control", "no-store").json(body);
+}
+
+const oauthRoute = (handler: Handler): Handler => async (req, res) => {
+  try {
+    await handler(req, res);
+  } catch (error) {
+    sendOAuthError(res, error);
+  }
+};
+
+function formBody(req: Request): Map<string, string> {
+  const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded") throw oauthError("invalid_request", "Send the parameters as application/x-www-form-urlencoded");
+  const raw = rawBodyOf(req);
+  if (raw && raw.length > REST_MAX_BODY_BYTES) throw oauthError("invalid_request", "Request body is too large");
+  return formParams(raw ? raw.toString("utf8") : new URLSearchParams(req.body as Record<string, string>).toString());
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function errorPage(res: Response, status: number, message: string): void {
+  res
+    .status(status)
+    .type("html")
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization stopped</title>` +
+        `<link rel="stylesheet" href="/style.css"></head><body><main><h1>Authorization stopped</h1>` +
+        `<p id="oauth-error">${escapeHtml(message)}</p><p>Return to the app and try connecting again.</p></main></body></html>`,
+    );
+}
+
+const consentCaller = async (req: Request) => callerForUser(await verifyUser({ authorization: req.headers.authorization }));
+
+export const oauthApp = createRestApp((app) => {
+  app.use(captureRawBody(REST_MAX_BODY_BYTES));
+  app.use((_req, res, next) => {
+    // Nothing here may be framed (clickjacking of the consent decision).
+    res.set({ "X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'", "Referrer-Policy": "no-referrer" });
+    next();
+  });
+
+  const prm = (req: Request, res: Response) => {
+    // RFC 9728 section 3.1: the document for /api/mcp sits at the well-known prefix plus the resource's path.
+    const suffix = req.path.slice("/.well-known/oauth-protected-resource".length);
+    if (suffix !== "" && suffix !== new URL(oauthUrls().resource).pathname) {
+      sendOAuthError(res, new AppError("NOT_FOUND", "No protected resource at this path"));
+      return;
+    }
+    res.set("Cache-Control", "public, max-age=300").json(protectedResourceMetadata());
+  };
+  app.get("/.well-known/oauth-protected-resource", prm);
+  app.get("/.well-known/oauth-protected-resource/*rest", prm);
+  app.get("/.well-known/oauth-authorization-server", (_req: Request, res: Response) => {
+    res.set("Cache-Control", "public, max-age=300").json(authorizationServerMetadata());
+  });
+
+  app.post(
+    "/oauth/register",
+    oauthRoute(async (req, res) => {
+      await enforceOAuthLimit("register", clientAddressOf(req));
+      if (!isJsonContentType(req)) throw oauthError("invalid_client_metadata", "Send the client metadata as application/json");
+      let body: unknown;
+      try {
+        body = parseJsonBody(req, REST_MAX_BODY_BYTES);
+      } catch (error) {
+        throw oauthError("invalid_client_metadata", (error as Error).message);
+      }
+      res.status(201).set("Cache-Control", "no-store").json(await registerClient(body));
+    }),
+  );
+
+  app.get("/oauth/authorize", async (req: Request, res: Response) => {
+    res.set("Cache-Control", "no-store");
+    try {
+      await enforceOAuthLimit("authorize", clientAddressOf(req));
+      const outcome = await startAuthorization(req.query as Record<string, unknown>);
+      if (outcome.kind === "redirect") res.redirect(302, outcome.location);
+      else errorPage(res, outcome.status, outcome.message);
+    } catch (error) {
+      const { status, err } = oauthErrorResponse(error);
+      if (err.code === "INTERNAL") logError("oauth: authorize failed", error);
+      errorPage(res, status, err.message);
+    }
+  });
+
+  // The consent page's API: the person's Firebase ID token, never a key or an OAuth token.
+  app.get(
+    "/oauth/requests/:id",
+    oauthRoute(async (req, res) => {
+      const caller = await consentCaller(req);
+      res.set("Cache-Control", "no-store").json(await describeRequest(String(req.params.id), caller));
+    }),
+  );
+  app.post(
+    "/oauth/requests/:id",
+    oauthRoute(async (req, res) => {
+      await enforceOAuthLimit("authorize", clientAddressOf(req));
+      const caller = await consentCaller(req);
+      if (!isJsonContentType(req)) throw oauthError("invalid_request", "Send the decision as application/json");
+      const input = parseOrThrow(DecisionSchema, parseJsonBody(req, REST_MAX_BODY_BYTES), "decision");
+      res.set("Cache-Control", "no-store").json(await decide(String(req.params.id), caller, input));
+    }),
+  );
+
+  app.post(
+    "/oauth/token",
+    oauthRoute(async (req, res) => {
+      await enforceOAuthLimit("token", clientAddressOf(req));
+      const tokens = await exchange(formBody(req));
+      res.set({ "Cache-Control": "no-store", Pragma: "no-cache" }).json(tokens);
+    }),
+  );
+
+  app.post(
+    "/oauth/revoke",
+    oauthRoute(async (req, res) => {
+      await enforceOAuthLimit("token", clientAddressOf(req));
+      await revoke(formBody(req));
+      res.status(200).set("Cache-Control", "no-store").end();
+    }),
+  );
+
+  app.all("/oauth/*rest", (_req: Request, res: Response) => sendOAuthError(res, new AppError("NOT_FOUND", "No such OAuth endpoint")));
+});

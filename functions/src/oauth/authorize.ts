@@ -1,0 +1,130 @@
+// The authorization endpoint and the consent decision. GET /oauth/authorize checks the request; errors about
+// the client or its redirect URI are shown to the person (never redirected, RFC 6749 section 4.1.2.1), the
+// others go back to the client. A valid request is parked and the browser sent to the consent page, which
+// signs the person in and posts the decision with their ID token.
+import type { Caller } from "../auth/caller";
+import { SCOPES, type Scope } from "../auth/scopes";
+import { getWorkspace } from "../store/workspaces";
+import { createPendingRequest, decidePendingRequest, getPendingRequest, type PendingRequest } from "../store/oauthGrants";
+import { resolveClient } from "./clients";
+import { oauthError, type OAuthErrorCode } from "./errors";
+import { CODE_TTL_MS, oauthUrls, PENDING_REQUEST_TTL_MS } from "./metadata";
+import { newGrantId, newSecret, randomId, sha256Hex } from "./secrets";
+
+export type AuthorizeOutcome = { kind: "redirect"; location: string } | { kind: "error-page"; status: number; message: string };
+
+const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
+
+function single(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (Array.isArray(value)) return undefined; // repeated parameters are invalid; treated as missing-or-bad
+  return typeof value === "string" ? value : undefined;
+}
+
+function backToClient(redirectUri: string, params: Record<string, string | null | undefined>): string {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) url.searchParams.set(k, v);
+  url.searchParams.set("iss", oauthUrls().issuer); // RFC 9207
+  return url.toString();
+}
+
+/** Requested scopes, restricted to ours; an empty request means every scope the person may grant. */
+export function parseScopes(scope: string | undefined): Scope[] | undefined {
+  if (scope === undefined || scope.trim() === "") return [...SCOPES];
+  const known = scope.split(/\s+/).filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
+  return known.length ? [...new Set(known)] : undefined;
+}
+
+export async function startAuthorization(query: Record<string, unknown>): Promise<AuthorizeOutcome> {
+  const clientId = single(query, "client_id");
+  const redirectUri = single(query, "redirect_uri");
+  if (!clientId) return { kind: "error-page", status: 400, message: "The request has no client_id." };
+  let client;
+  try {
+    client = await resolveClient(clientId);
+  } catch (error) {
+    return { kind: "error-page", status: 400, message: `This app could not be identified: ${(error as Error).message}` };
+  }
+  if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
+    return { kind: "error-page", status: 400, message: "The redirect_uri does not exactly match one the app registered, so the request was stopped here." };
+  }
+  const state = single(query, "state");
+  const fail = (error: OAuthErrorCode, description: string): AuthorizeOutcome => ({
+    kind: "redirect",
+    location: backToClient(redirectUri, { error, error_description: description, state }),
+  });
+  if (single(query, "response_type") !== "code") return fail("unsupported_response_type", "response_type must be code");
+  const challenge = single(query, "code_challenge");
+  if (!challenge || !CODE_CHALLENGE.test(challenge)) return fail("invalid_request", "PKCE is required: send code_challenge");
+  if (single(query, "code_challenge_method") !== "S256") return fail("invalid_request", "code_challenge_method must be S256");
+  const { resource: ourResource } = oauthUrls();
+  const resource = single(query, "resource") ?? ourResource;
+  if (resource !== ourResource) return fail("invalid_target", `This server issues tokens only for ${ourResource}`);
+  const scopes = parseScopes(single(query, "scope"));
+  if (!scopes) return fail("invalid_scope", `Unknown scope; use any of: ${SCOPES.join(" ")}`);
+
+  const requestId = randomId("req_", 16);
+  await createPendingRequest({
+    requestId,
+    clientId: client.clientId,
+    clientName: client.clientName,
+    clientKind: client.kind,
+    redirectUri,
+    state: state ?? null,
+    codeChallenge: challenge,
+    scopes,
+    resource,
+    expiresAt: new Date(Date.now() + PENDING_REQUEST_TTL_MS),
+  });
+  return { kind: "redirect", location: `${oauthUrls().consentPage}?request=${requestId}` };
+}
+
+async function pendingOrThrow(requestId: string): Promise<PendingRequest> {
+  const request = /^req_[0-9a-f]{32}$/.test(requestId) ? await getPendingRequest(requestId) : undefined;
+  if (!request) throw oauthError("invalid_request", "This authorization request is unknown, expired or already decided; start again from the app", 404);
+  return request;
+}
+
+/** What the consent page shows: who asks, where the answer goes, for which workspace and scopes. */
+export async function describeRequest(requestId: string, caller: Caller) {
+  const request = await pendingOrThrow(requestId);
+  const workspace = await getWorkspace(caller.merchantId);
+  return {
+    client: { id: request.clientId, name: request.clientName, registration: request.clientKind, verified: false },
+    redirectHost: new URL(request.redirectUri).host || request.redirectUri.split(":")[0],
+    workspace: { merchantId: caller.merchantId, name: workspace?.name ?? caller.merchantId },
+    scopes: request.scopes,
+    resource: request.resource,
+    expiresAt: request.expiresAt.toISOString(),
+  };
+}
+
+/** Records the person's decision once and returns where to send the browser. */
+export async function decide(requestId: string, caller: Caller, input: { approve: boolean; scopes?: Scope[] }): Promise<{ redirect: string }> {
+  const request = await pendingOrThrow(requestId);
+  if (!input.approve) {
+    await decidePendingRequest(requestId, { approve: false });
+    return { redirect: backToClient(request.redirectUri, { error: "access_denied", error_description: "The user denied the request", state: request.state }) };
+  }
+  // The person may narrow what the app asked for, never widen it, and only to what they hold themselves.
+  const chosen = input.scopes ?? request.scopes;
+  const scopes = request.scopes.filter((s) => chosen.includes(s) && caller.scopes.includes(s));
+  if (scopes.length === 0) throw oauthError("invalid_scope", "Choose at least one permission, or deny the request");
+  const code = newSecret();
+  const decided = await decidePendingRequest(requestId, {
+    approve: true,
+    grant: {
+      grantId: newGrantId(),
+      merchantId: caller.merchantId,
+      uid: caller.uid,
+      clientId: request.clientId,
+      clientName: request.clientName,
+      scopes,
+      resource: request.resource,
+    },
+    codeHash: sha256Hex(code),
+    codeExpiresAt: new Date(Date.now() + CODE_TTL_MS),
+  });
+  if (!decided) await pendingOrThrow(""); // decided concurrently: same answer as an unknown request
+  return { redirect: backToClient(request.redirectUri, { code, state: request.state }) };
+}

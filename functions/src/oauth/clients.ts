@@ -1,0 +1,197 @@
+// Who the client is. Two paths, both for public clients (no secrets):
+// - a Client ID Metadata Document: the client_id is an https URL whose JSON names the client; fetched here
+//   with tight bounds (scheme, size, time, no redirects, no private addresses outside the local stack) and
+//   cached in Firestore;
+// - Dynamic Client Registration (RFC 7591) for clients that predate metadata documents.
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import http from "node:http";
+import https from "node:https";
+import { BlockList, isIP, type LookupFunction } from "node:net";
+import { z } from "zod";
+import { getConfig } from "../core/config";
+import { formatIssues } from "../core/validation";
+import { getOAuthClient, saveOAuthClient, type OAuthClient } from "../store/oauthClients";
+import { oauthError } from "./errors";
+import { randomId } from "./secrets";
+
+export const METADATA_DOCUMENT_MAX_BYTES = 8 * 1024;
+export const METADATA_DOCUMENT_TIMEOUT_MS = 5_000;
+const CACHE_DEFAULT_S = 3600;
+const CACHE_MIN_S = 60;
+const CACHE_MAX_S = 24 * 3600;
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/**
+ * Redirect URIs a public client may register: https anywhere, http only on loopback (native apps, RFC 8252),
+ * or a private-use scheme; never fragments or script-capable schemes.
+ */
+export function isAcceptableRedirectUri(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.hash || value.includes("#")) return false;
+  if (url.protocol === "https:") return true;
+  if (url.protocol === "http:") return LOOPBACK_HOSTS.has(url.hostname);
+  return /^[a-z][a-z0-9+.-]*\.[a-z0-9+.-]+:$/.test(url.protocol); // reverse-domain private-use scheme
+}
+
+const RedirectUris = z.array(z.string().max(2048).refine(isAcceptableRedirectUri, "not an acceptable redirect URI")).min(1).max(10);
+
+// Unknown members are ignored, not refused: RFC 7591 section 2 and metadata documents both require it.
+const ClientMetadataSchema = z.object({
+  redirect_uris: RedirectUris,
+  client_name: z.string().trim().min(1).max(100).optional(),
+  client_uri: z.string().url().max(2048).optional(),
+  token_endpoint_auth_method: z.literal("none").optional(),
+  grant_types: z.array(z.enum(["authorization_code", "refresh_token"])).optional(),
+  response_types: z.array(z.literal("code")).optional(),
+  scope: z.string().max(1000).optional(),
+});
+
+type ClientMetadata = z.infer<typeof ClientMetadataSchema>;
+
+function parseMetadata(input: unknown, what: string): ClientMetadata {
+  const result = ClientMetadataSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issues = formatIssues(result.error);
+  const redirectProblem = issues.some((i) => i.path.startsWith("redirect_uris"));
+  const summary = issues.map((i) => `${i.path || "(document)"}: ${i.message}`).join("; ");
+  throw oauthError(redirectProblem ? "invalid_redirect_uri" : "invalid_client_metadata", `Invalid ${what}: ${summary}`);
+}
+
+/** RFC 7591: registers a public client and returns the registration response. */
+export async function registerClient(body: unknown) {
+  if (body && typeof body === "object" && ("client_secret" in body || "jwks" in body || "jwks_uri" in body)) {
+    throw oauthError("invalid_client_metadata", "Only public clients are supported: send no secrets or keys, token_endpoint_auth_method none");
+  }
+  const metadata = parseMetadata(body, "client metadata");
+  const client: OAuthClient = {
+    clientId: randomId("svc-client-", 16),
+    kind: "registered",
+    clientName: metadata.client_name ?? "Unnamed client",
+    clientUri: metadata.client_uri ?? null,
+    redirectUris: metadata.redirect_uris,
+    expiresAt: null,
+  };
+  await saveOAuthClient(client);
+  return {
+    client_id: client.clientId,
+    client_id_issued_at: Math.floor(Date.now() / 1000),
+    client_name: client.clientName,
+    ...(client.clientUri ? { client_uri: client.clientUri } : {}),
+    redirect_uris: client.redirectUris,
+    grant_types: ["authorization_code", "refresh_token"],
+    response_types: ["code"],
+    token_endpoint_auth_method: "none",
+  };
+}
+
+export function isMetadataDocumentId(clientId: string): boolean {
+  return /^https?:\/\//i.test(clientId);
+}
+
+/** The client a client_id names, fetching (or re-fetching) its metadata document when it is a URL. */
+export async function resolveClient(clientId: string): Promise<OAuthClient> {
+  if (!clientId) throw oauthError("invalid_request", "client_id is required");
+  const cached = await getOAuthClient(clientId);
+  if (cached && (!cached.expiresAt || cached.expiresAt > new Date())) return cached;
+  if (!isMetadataDocumentId(clientId)) throw oauthError("invalid_client", "Unknown client_id", 401);
+  const { document, maxAgeS } = await fetchMetadataDocument(clientId);
+  if (typeof document !== "object" || document === null || (document as { client_id?: unknown }).client_id !== clientId) {
+    throw oauthError("invalid_client", "The client metadata document's client_id does not equal its URL", 401);
+  }
+  if ("client_secret" in document) throw oauthError("invalid_client", "A client metadata document must not carry a client_secret", 401);
+  const metadata = parseMetadata(document, "client metadata document");
+  const client: OAuthClient = {
+    clientId,
+    kind: "metadata-document",
+    clientName: metadata.client_name ?? new URL(clientId).host,
+    clientUri: metadata.client_uri ?? null,
+    redirectUris: metadata.redirect_uris,
+    expiresAt: new Date(Date.now() + maxAgeS * 1000),
+  };
+  await saveOAuthClient(client);
+  return client;
+}
+
+// Addresses a metadata document may not be fetched from in production (SSRF): loopback, private,
+// link-local, shared, multicast and reserved ranges, in both families.
+const BLOCKED = new BlockList();
+for (const [net, prefix] of [
+  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
+  ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 3],
+] as const) BLOCKED.addSubnet(net, prefix, "ipv4");
+// (IPv4-mapped IPv6 is refused below: a BlockList rule for ::ffff:0:0/96 would also match every IPv4 address.)
+for (const [net, prefix] of [["::", 127], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96], ["2002::", 16]] as const) {
+  BLOCKED.addSubnet(net, prefix, "ipv6");
+}
+
+export function isPublicAddress(address: string): boolean {
+  const family = isIP(address);
+  if (!family) return false;
+  if (family === 6 && /^::ffff:/i.test(address)) return false;
+  return !BLOCKED.check(address, family === 4 ? "ipv4" : "ipv6");
+}
+
+/** Resolves like dns.lookup but refuses non-public answers, so the check holds for the address actually used. */
+const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+    if (err) return callback(err, "", 0);
+    const refused = addresses.find((a) => !isPublicAddress(a.address));
+    if (refused || addresses.length === 0) return callback(new Error(`${hostname} resolves to a non-public address`), "", 0);
+    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+    callback(null, addresses[0].address, addresses[0].family);
+  });
+};
+
+async function fetchMetadataDocument(clientId: string): Promise<{ document: unknown; maxAgeS: number }> {
+  const local = getConfig().isEmulator;
+  const url = new URL(clientId);
+  const unusable = (why: string) => oauthError("invalid_client", `Client metadata document ${why}`, 401);
+  if (url.protocol !== "https:" && !(local && url.protocol === "http:")) throw unusable("must be served over https");
+  if (url.pathname === "/" || url.hash || url.username || url.password) throw unusable("URL must have a path and no fragment or credentials");
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (!local && isIP(host) && !isPublicAddress(host)) throw unusable("must not be on a private or loopback address");
+  const transport = url.protocol === "https:" ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = transport.get(
+      url,
+      { headers: { Accept: "application/json" }, timeout: METADATA_DOCUMENT_TIMEOUT_MS, ...(local ? {} : { lookup: publicOnlyLookup }) },
+      (res) => {
+        if (res.statusCode !== 200) {
+          res.resume();
+          return reject(unusable(`answered HTTP ${res.statusCode} (redirects are not followed)`));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > METADATA_DOCUMENT_MAX_BYTES) {
+            req.destroy();
+            reject(unusable(`is larger than ${METADATA_DOCUMENT_MAX_BYTES} bytes`));
+          } else chunks.push(chunk);
+        });
+        res.on("end", () => {
+          try {
+            resolve({ document: JSON.parse(Buffer.concat(chunks).toString("utf8")), maxAgeS: cacheSeconds(res.headers["cache-control"]) });
+          } catch {
+            reject(unusable("is not valid JSON"));
+          }
+        });
+      },
+    );
+    req.on("timeout", () => req.destroy(unusable(`took longer than ${METADATA_DOCUMENT_TIMEOUT_MS} ms`)));
+    req.on("error", (e) => reject(e instanceof Error && "details" in e ? e : unusable(`could not be fetched (${(e as Error).message})`)));
+  });
+}
+
+/** Honour the document's max-age within bounds; no-store still caches for the minimum, to bound fetch load. */
+function cacheSeconds(header: string | undefined): number {
+  const maxAge = /max-age=(\d+)/i.exec(header ?? "");
+  const seconds = maxAge ? Number(maxAge[1]) : CACHE_DEFAULT_S;
+  return Math.min(CACHE_MAX_S, Math.max(CACHE_MIN_S, seconds));
+}

@@ -1,0 +1,71 @@
+// Where the OAuth pieces live and what they advertise: protected resource metadata for /api/mcp (RFC 9728)
+// and authorization server metadata for the app host (RFC 8414). Everything derives from core/config.ts.
+import { getConfig } from "../core/config";
+import { SCOPES } from "../auth/scopes";
+
+export const CODE_TTL_MS = 60_000;
+export const ACCESS_TOKEN_TTL_S = 3600;
+export const REFRESH_TOKEN_TTL_MS = 30 * 24 * 3600_000;
+/** How long a person has to sign in and decide on the consent page. */
+export const PENDING_REQUEST_TTL_MS = 10 * 60_000;
+
+export function oauthUrls() {
+  const { appUrl, mcpFunctionUrl } = getConfig();
+  const resource = new URL(mcpFunctionUrl);
+  return {
+    issuer: appUrl,
+    /** The one resource tokens are minted for: the MCP endpoint. */
+    resource: mcpFunctionUrl,
+    resourceMetadata: `${resource.origin}/.well-known/oauth-protected-resource${resource.pathname.replace(/\/$/, "")}`,
+    authorization: `${appUrl}/oauth/authorize`,
+    token: `${appUrl}/oauth/token`,
+    registration: `${appUrl}/oauth/register`,
+    revocation: `${appUrl}/oauth/revoke`,
+    consentPage: `${appUrl}/oauth/consent`,
+  };
+}
+
+export function protectedResourceMetadata() {
+  const urls = oauthUrls();
+  return {
+    resource: urls.resource,
+    authorization_servers: [urls.issuer],
+    scopes_supported: [...SCOPES],
+    bearer_methods_supported: ["header"],
+    resource_name: "svc MCP tool server",
+    resource_documentation: `${getConfig().docsUrl}`,
+  };
+}
+
+export function authorizationServerMetadata() {
+  const urls = oauthUrls();
+  return {
+    issuer: urls.issuer,
+    authorization_endpoint: urls.authorization,
+    token_endpoint: urls.token,
+    registration_endpoint: urls.registration,
+    revocation_endpoint: urls.revocation,
+    scopes_supported: [...SCOPES],
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    code_challenge_methods_supported: ["S256"],
+    token_endpoint_auth_methods_supported: ["none"],
+    revocation_endpoint_auth_methods_supported: ["none"],
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+  };
+}
+
+/**
+ * The WWW-Authenticate challenge for an MCP answer, or undefined when it needs none: every 401 names the
+ * protected resource metadata (RFC 9728 section 5.1); a credential that was sent but refused adds
+ * error="invalid_token" (RFC 6750 section 3.1), a missing one adds no error code.
+ */
+export function mcpChallenge(status: number, body: unknown): string | undefined {
+  if (status !== 401) return undefined;
+  const code = (body as { error?: { data?: { code?: unknown } } } | undefined)?.error?.data?.code;
+  const parts = [`resource_metadata="${oauthUrls().resourceMetadata}"`];
+  if (code !== undefined && code !== "NO_AUTH") parts.unshift(`error="invalid_token"`);
+  return `Bearer ${parts.join(", ")}`;
+}

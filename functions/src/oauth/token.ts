@@ -1,0 +1,116 @@
+// Token endpoint (RFC 6749 section 3.2) and revocation endpoint (RFC 7009), for public clients identified by
+// client_id alone. Codes are redeemed with their PKCE verifier; refresh tokens rotate, and a replayed one
+// revokes the whole grant (OAuth 2.1, section 4.3.1).
+import { oauthError } from "./errors";
+import { ACCESS_TOKEN_TTL_S, REFRESH_TOKEN_TTL_MS } from "./metadata";
+import { newGrantToken, parseGrantToken, pkceMatches, sha256Hex } from "./secrets";
+import { getGrant, redeemCode, revokeGrant, rotateRefreshToken, tokenBelongsToGrant, type Grant, type IssuedHashes, type SpendOutcome } from "../store/oauthGrants";
+
+/** A form body: each parameter at most once (RFC 6749 section 3.2: "MUST NOT be included more than once"). */
+export function formParams(raw: string): Map<string, string> {
+  const params = new Map<string, string>();
+  for (const [k, v] of new URLSearchParams(raw)) {
+    if (params.has(k)) throw oauthError("invalid_request", `Parameter ${k} is repeated`);
+    if (v !== "") params.set(k, v);
+  }
+  return params;
+}
+
+function required(params: Map<string, string>, name: string): string {
+  const value = params.get(name);
+  if (!value) throw oauthError("invalid_request", `${name} is required`);
+  return value;
+}
+
+function newTokens(grantId: string) {
+  const accessToken = newGrantToken("at", grantId);
+  const refreshToken = newGrantToken("rt", grantId);
+  const hashes: IssuedHashes = {
+    accessHash: sha256Hex(accessToken),
+    accessExpiresAt: new Date(Date.now() + ACCESS_TOKEN_TTL_S * 1000),
+    refreshHash: sha256Hex(refreshToken),
+    refreshExpiresAt: new Date(Date.now() + REFRESH_TOKEN_TTL_MS),
+  };
+  return { accessToken, refreshToken, hashes };
+}
+
+function checkResource(params: Map<string, string>, bound: string): void {
+  const resource = params.get("resource");
+  if (resource !== undefined && resource !== bound) throw oauthError("invalid_target", `The grant is bound to ${bound}, not ${resource}`);
+}
+
+const REASONS: Record<Exclude<SpendOutcome, { ok: true }>["reason"], string> = {
+  unknown: "is not recognised",
+  expired: "has expired",
+  reused: "was already used; the grant it belonged to is now revoked",
+  revoked: "belongs to a revoked grant",
+};
+
+function tokenResponse(accessToken: string, refreshToken: string, grant: Grant) {
+  return { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refreshToken, scope: grant.scopes.join(" ") };
+}
+
+export async function exchange(params: Map<string, string>) {
+  const grantType = required(params, "grant_type");
+  const clientId = required(params, "client_id");
+  if (grantType === "authorization_code") {
+    const code = required(params, "code");
+    const verifier = required(params, "code_verifier");
+    const redirectUri = required(params, "redirect_uri");
+    // Tokens name their grant, which only the code record knows: they are minted inside the check.
+    let minted: ReturnType<typeof newTokens> | undefined;
+    const outcome = await redeemCode(
+      sha256Hex(code),
+      (record) => {
+        if (record.clientId !== clientId) throw oauthError("invalid_grant", "The code was issued to another client");
+        if (record.redirectUri !== redirectUri) throw oauthError("invalid_grant", "redirect_uri does not match the authorization request");
+        if (!pkceMatches(verifier, record.codeChallenge)) throw oauthError("invalid_grant", "code_verifier does not match the code_challenge");
+        checkResource(params, record.resource);
+        minted = newTokens(record.grantId);
+        return minted.hashes;
+      },
+    );
+    if (!outcome.ok) throw oauthError("invalid_grant", `The authorization code ${REASONS[outcome.reason]}`);
+    return tokenResponse(minted!.accessToken, minted!.refreshToken, outcome.grant);
+  }
+  if (grantType === "refresh_token") {
+    const refreshToken = required(params, "refresh_token");
+    const parsed = parseGrantToken(refreshToken, "rt");
+    if (!parsed) throw oauthError("invalid_grant", "The refresh token is not recognised");
+    const scope = params.get("scope");
+    const minted = newTokens(parsed.grantId);
+    const outcome = await rotateRefreshToken(
+      sha256Hex(refreshToken),
+      parsed.grantId,
+      (grant) => {
+        if (grant.clientId !== clientId) throw oauthError("invalid_grant", "The refresh token was issued to another client");
+        checkResource(params, grant.resource);
+        if (scope && scope.split(/\s+/).some((s) => !(grant.scopes as string[]).includes(s))) {
+          throw oauthError("invalid_scope", "A refresh cannot add scopes the grant does not hold");
+        }
+      },
+      minted.hashes,
+    );
+    if (!outcome.ok) throw oauthError("invalid_grant", `The refresh token ${REASONS[outcome.reason]}`);
+    return tokenResponse(minted.accessToken, minted.refreshToken, outcome.grant);
+  }
+  throw oauthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
+}
+
+/** RFC 7009: revoking either token of a grant revokes the grant. Unknown tokens answer 200 all the same. */
+export async function revoke(params: Map<string, string>): Promise<void> {
+  const token = required(params, "token");
+  const clientId = required(params, "client_id");
+  const hint = params.get("token_type_hint");
+  if (hint !== undefined && hint !== "access_token" && hint !== "refresh_token") {
+    throw oauthError("unsupported_token_type", "token_type_hint must be access_token or refresh_token");
+  }
+  const kind = parseGrantToken(token, "at") ? "access" : parseGrantToken(token, "rt") ? "refresh" : undefined;
+  if (!kind) return;
+  const { grantId } = parseGrantToken(token, kind === "access" ? "at" : "rt")!;
+  if (!(await tokenBelongsToGrant(kind, sha256Hex(token), grantId))) return;
+  const grant = await getGrant(grantId);
+  if (!grant) return;
+  if (grant.clientId !== clientId) throw oauthError("unauthorized_client", "This token was not issued to this client");
+  await revokeGrant(grantId, `revoked by the client (${kind} token)`);
+}

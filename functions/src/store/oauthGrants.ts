@@ -1,0 +1,224 @@
+// Firestore access for the OAuth server: pending authorization requests, codes, grants, and the access and
+// refresh tokens of each grant. Codes and tokens are stored under their SHA-256 hash, never in clear.
+// Redemption and rotation run in transactions, so a code or refresh token is spent exactly once.
+import { FieldValue, Timestamp, type Transaction } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import type { Scope } from "../auth/scopes";
+import { COLLECTIONS } from "./collections";
+
+const col = (name: keyof typeof COLLECTIONS) => db().collection(COLLECTIONS[name]);
+const toDate = (v: unknown) => (v ? (v as Timestamp).toDate() : null);
+const ts = (d: Date) => Timestamp.fromDate(d);
+
+export interface PendingRequest {
+  requestId: string;
+  clientId: string;
+  clientName: string;
+  clientKind: string;
+  redirectUri: string;
+  state: string | null;
+  codeChallenge: string;
+  scopes: Scope[];
+  resource: string;
+  expiresAt: Date;
+}
+
+export interface Grant {
+  grantId: string;
+  merchantId: string;
+  uid: string;
+  clientId: string;
+  clientName: string;
+  scopes: Scope[];
+  resource: string;
+  createdAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  revokedReason: string | null;
+}
+
+export interface CodeRecord {
+  grantId: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  resource: string;
+  expiresAt: Date;
+  usedAt: Date | null;
+}
+
+/** What a successful redemption or refresh writes: hashes of the new tokens and their expiries. */
+export interface IssuedHashes {
+  accessHash: string;
+  accessExpiresAt: Date;
+  refreshHash: string;
+  refreshExpiresAt: Date;
+}
+
+/** Outcome of spending a one-time secret: the grant, or why not (reuse revokes the grant). */
+export type SpendOutcome = { ok: true; grant: Grant } | { ok: false; reason: "unknown" | "expired" | "reused" | "revoked" };
+
+function grantFromDoc(grantId: string, d: FirebaseFirestore.DocumentData): Grant {
+  const { merchantId, uid, clientId, clientName, resource } = d;
+  const [createdAt, lastUsedAt, revokedAt] = [d.createdAt, d.lastUsedAt, d.revokedAt].map(toDate);
+  return { grantId, merchantId, uid, clientId, clientName, resource, scopes: d.scopes ?? [], createdAt, lastUsedAt, revokedAt, revokedReason: d.revokedReason ?? null };
+}
+
+export async function createPendingRequest(request: PendingRequest): Promise<void> {
+  const { requestId, ...rest } = request;
+  await col("oauthRequests").doc(requestId).create({ ...rest, expiresAt: ts(rest.expiresAt), consumedAt: null, createdAt: FieldValue.serverTimestamp() });
+}
+
+export async function getPendingRequest(requestId: string, now = new Date()): Promise<PendingRequest | undefined> {
+  const snap = await col("oauthRequests").doc(requestId).get();
+  if (!snap.exists) return undefined;
+  const d = snap.data()!;
+  const expiresAt = toDate(d.expiresAt)!;
+  if (d.consumedAt || expiresAt <= now) return undefined;
+  return { requestId, ...(d as Omit<PendingRequest, "requestId" | "expiresAt">), expiresAt };
+}
+
+/**
+ * Spends a pending request once (approve or deny) and, on approval, creates the grant and its code together.
+ * Returns undefined when the request is unknown, expired or already decided.
+ */
+export async function decidePendingRequest(
+  requestId: string,
+  decision: { approve: false } | { approve: true; grant: Omit<Grant, "createdAt" | "lastUsedAt" | "revokedAt" | "revokedReason">; codeHash: string; codeExpiresAt: Date },
+  now = new Date(),
+): Promise<PendingRequest | undefined> {
+  const ref = col("oauthRequests").doc(requestId);
+  return db().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    if (!snap.exists) return undefined;
+    const d = snap.data()!;
+    if (d.consumedAt || toDate(d.expiresAt)! <= now) return undefined;
+    tx.update(ref, { consumedAt: FieldValue.serverTimestamp(), approved: decision.approve });
+    if (decision.approve) {
+      const { grantId, ...grant } = decision.grant;
+      tx.create(col("oauthGrants").doc(grantId), {
+        ...grant,
+        createdAt: FieldValue.serverTimestamp(),
+        lastUsedAt: null,
+        revokedAt: null,
+        revokedReason: null,
+      });
+      tx.create(col("oauthCodes").doc(decision.codeHash), {
+        grantId,
+        clientId: d.clientId,
+        redirectUri: d.redirectUri,
+        codeChallenge: d.codeChallenge,
+        resource: d.resource,
+        expiresAt: ts(decision.codeExpiresAt),
+        usedAt: null,
+      });
+    }
+    return { requestId, ...(d as Omit<PendingRequest, "requestId" | "expiresAt">), expiresAt: toDate(d.expiresAt)! };
+  });
+}
+
+function writeTokens(tx: Transaction, grantId: string, issued: IssuedHashes): void {
+  tx.create(col("oauthAccessTokens").doc(issued.accessHash), { grantId, expiresAt: ts(issued.accessExpiresAt) });
+  tx.create(col("oauthRefreshTokens").doc(issued.refreshHash), { grantId, expiresAt: ts(issued.refreshExpiresAt), usedAt: null });
+}
+
+function revokeInTx(tx: Transaction, grantId: string, reason: string): void {
+  tx.update(col("oauthGrants").doc(grantId), { revokedAt: FieldValue.serverTimestamp(), revokedReason: reason });
+}
+
+/**
+ * Redeems an authorization code once. `check` throws for a request that does not match the code (client,
+ * redirect URI, verifier, resource; the code stays unspent then) and otherwise returns the new tokens' hashes.
+ * A second redemption revokes the grant.
+ */
+export async function redeemCode(codeHash: string, check: (code: CodeRecord) => IssuedHashes, now = new Date()): Promise<SpendOutcome> {
+  const codeRef = col("oauthCodes").doc(codeHash);
+  const outcome = await db().runTransaction(async (tx): Promise<SpendOutcome> => {
+    const snap = await tx.get(codeRef);
+    if (!snap.exists) return { ok: false, reason: "unknown" };
+    const d = snap.data()!;
+    const code: CodeRecord = { ...(d as CodeRecord), expiresAt: toDate(d.expiresAt)!, usedAt: toDate(d.usedAt) };
+    const grantSnap = await tx.get(col("oauthGrants").doc(code.grantId));
+    if (!grantSnap.exists) return { ok: false, reason: "unknown" };
+    const grant = grantFromDoc(grantSnap.id, grantSnap.data()!);
+    if (code.usedAt) {
+      if (!grant.revokedAt) revokeInTx(tx, grant.grantId, "authorization code reused");
+      return { ok: false, reason: "reused" };
+    }
+    if (code.expiresAt <= now) return { ok: false, reason: "expired" };
+    if (grant.revokedAt) return { ok: false, reason: "revoked" };
+    const issued = check(code);
+    tx.update(codeRef, { usedAt: FieldValue.serverTimestamp() });
+    writeTokens(tx, grant.grantId, issued);
+    return { ok: true, grant };
+  });
+  return outcome;
+}
+
+/** Rotates a refresh token: the old one is spent, a new pair issued. Reuse of a spent one revokes the grant. */
+export async function rotateRefreshToken(
+  refreshHash: string,
+  grantId: string,
+  check: (grant: Grant) => void,
+  issued: IssuedHashes,
+  now = new Date(),
+): Promise<SpendOutcome> {
+  const tokenRef = col("oauthRefreshTokens").doc(refreshHash);
+  const grantRef = col("oauthGrants").doc(grantId);
+  return db().runTransaction(async (tx): Promise<SpendOutcome> => {
+    const [tokenSnap, grantSnap] = await tx.getAll(tokenRef, grantRef);
+    if (!tokenSnap.exists || !grantSnap.exists || tokenSnap.data()!.grantId !== grantId) return { ok: false, reason: "unknown" };
+    const grant = grantFromDoc(grantId, grantSnap.data()!);
+    check(grant);
+    if (tokenSnap.data()!.usedAt) {
+      if (!grant.revokedAt) revokeInTx(tx, grantId, "refresh token reused");
+      return { ok: false, reason: "reused" };
+    }
+    if (grant.revokedAt) return { ok: false, reason: "revoked" };
+    if (toDate(tokenSnap.data()!.expiresAt)! <= now) return { ok: false, reason: "expired" };
+    tx.update(tokenRef, { usedAt: FieldValue.serverTimestamp() });
+    writeTokens(tx, grantId, issued);
+    return { ok: true, grant };
+  });
+}
+
+/** The access token (by hash) and its grant, in one round trip. */
+export async function readAccessToken(accessHash: string, grantId: string): Promise<{ expiresAt: Date; grant: Grant } | undefined> {
+  const [tokenSnap, grantSnap] = await db().getAll(col("oauthAccessTokens").doc(accessHash), col("oauthGrants").doc(grantId));
+  if (!tokenSnap.exists || !grantSnap.exists || tokenSnap.data()!.grantId !== grantId) return undefined;
+  return { expiresAt: toDate(tokenSnap.data()!.expiresAt)!, grant: grantFromDoc(grantId, grantSnap.data()!) };
+}
+
+export async function getGrant(grantId: string): Promise<Grant | undefined> {
+  const snap = await col("oauthGrants").doc(grantId).get();
+  return snap.exists ? grantFromDoc(grantId, snap.data()!) : undefined;
+}
+
+/** Revokes a grant (every token it issued stops working on the next request). Idempotent. */
+export async function revokeGrant(grantId: string, reason: string): Promise<Grant | undefined> {
+  const ref = col("oauthGrants").doc(grantId);
+  await db().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    if (snap.exists && !snap.data()!.revokedAt) revokeInTx(tx, grantId, reason);
+  });
+  return getGrant(grantId);
+}
+
+export async function listGrants(merchantId: string): Promise<Grant[]> {
+  const snap = await col("oauthGrants").where("merchantId", "==", merchantId).get();
+  return snap.docs.map((d) => grantFromDoc(d.id, d.data())).sort((a, b) => (b.createdAt?.getTime() ?? 0) - (a.createdAt?.getTime() ?? 0));
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Stamps use at most once a minute per grant, as keys do. */
+export async function touchGrant(grant: Grant, now = new Date()): Promise<void> {
+  if (grant.lastUsedAt && now.getTime() - grant.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+  await col("oauthGrants").doc(grant.grantId).update({ lastUsedAt: FieldValue.serverTimestamp() });
+}
+
+/** Whether a token (by hash) exists and belongs to the grant: revocation must not act on a guessed grant id. */
+export async function tokenBelongsToGrant(kind: "access" | "refresh", hash: string, grantId: string): Promise<boolean> {
+  const snap = await col(kind === "access" ? "oauthAccessTokens" : "oauthRefreshTokens").doc(hash).get();
+  return snap.exists && snap.data()!.grantId === grantId;
+}
