@@ -3,8 +3,10 @@ import type { Request, Response } from "express";
 import { AppError } from "../core/errors";
 import { createRestApp } from "../http/rest";
 import { imageStore, LocalImageStore } from "./store";
+import { registerSvgRoute } from "./svgRoute";
 
 export const imagesApp = createRestApp((app) => {
+  registerSvgRoute(app);
   app.get("/img/*imagePath", async (req: Request, res: Response) => {
     const store = imageStore();
     if (!(store instanceof LocalImageStore)) throw new AppError("NOT_FOUND", "Images are served by Cloud Storage here");
