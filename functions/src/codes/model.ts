@@ -3,7 +3,7 @@ import type { BoostFrame, Template } from "../qr/frames";
 import type { ScanBeepSound } from "./fields";
 import { getConfig } from "../core/config";
 
-export type CodeSource = "tool" | "bulk" | "sandbox-claim";
+export type CodeSource = "tool" | "bulk" | "sandbox-claim" | "console";
 
 export interface QrCode {
   codeId: string;

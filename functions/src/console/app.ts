@@ -19,6 +19,7 @@ import { listDrafts, publishRecord } from "../store/drafts";
 import { publicCode } from "../codes/model";
 import { updateCode } from "../codes/service";
 import { codeAnalytics, scanSummary } from "../scans/analytics";
+import { registerCodeRoutes } from "./codeRoutes";
 
 const SESSION_MAX_AGE_MS = 5 * 24 * 60 * 60 * 1000;
 
@@ -53,6 +54,7 @@ export const consoleApp = createRestApp((app) => {
     res.set("Cache-Control", "private, no-store");
     next();
   });
+  registerCodeRoutes(app); // before /codes/:codeId, which would otherwise take /codes/preview
 
   app.post("/api/console/workspace", async (req: Request, res: Response) => {
     const user = await verifyUser(credentials(req));

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ScopeSchema } from "../auth/scopes";
 import { text } from "../core/validation";
-import { fields } from "../codes/fields";
+import { fields, newCodeShape } from "../codes/fields";
 
 export const CreateWorkspaceSchema = z.object({ name: text(100).optional() }).strict();
 export const MintKeySchema = z
@@ -17,3 +17,6 @@ export const CodeChangeSchema = z.object({ destinationUrl: fields.destinationUrl
 export const DaysQuerySchema = z.object({ days: z.coerce.number().int().min(1).max(365).default(30) }).strict();
 export const DraftKindSchema = z.enum(["menus", "challenges", "audioCodes"]);
 export const PublishSchema = z.object({ kind: z.enum(["codes", "menus", "challenges", "audioCodes"]), id: z.string().trim().min(1).max(64) }).strict();
+/** A code made in the console: the fields of svc.qr.create, plus whether to publish it in the same step. */
+export const ConsoleNewCodeSchema = z.object({ ...newCodeShape, publish: z.boolean().optional() }).strict();
+export const ConsolePreviewSchema = ConsoleNewCodeSchema.omit({ title: true, campaign: true, tags: true, publish: true }).extend({ title: z.string().max(1000).optional() });
