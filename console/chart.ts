@@ -40,12 +40,12 @@ export function barChart(byDay: Array<{ date: string; scans: number }>, title: s
     const x = i === 0 ? left : i === byDay.length - 1 ? W : left + (i + 0.5) * bw;
     svg.append(s("text", { x, y: H - 6, "text-anchor": anchor, class: "tick date-tick" }, label(byDay[i].date, byDay.length)));
   }
+  // Tables do not shrink to 1 px, so the hiding class goes on a wrapper.
+  const rows = byDay.filter((d) => d.scans > 0).map((d) => h("tr", {}, h("td", {}, d.date), h("td", {}, String(d.scans))));
   const data = h(
-    "table",
+    "div",
     { class: "sr-only" },
-    h("caption", {}, title),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Date"), h("th", { scope: "col" }, "Scans"))),
-    h("tbody", {}, ...byDay.filter((d) => d.scans > 0).map((d) => h("tr", {}, h("td", {}, d.date), h("td", {}, String(d.scans))))),
+    h("table", {}, h("caption", {}, title), h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Date"), h("th", { scope: "col" }, "Scans"))), h("tbody", {}, ...rows)),
   );
   const fig = h("figure", { class: "chart-box" }, data);
   fig.prepend(svg as unknown as Node);

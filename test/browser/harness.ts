@@ -62,7 +62,17 @@ export async function sidewaysOverflow(page: Page): Promise<number> {
 
 /** Both checks at once, with the page's name in the message. */
 export async function assertPhoneReadyAndAccessible(page: Page, name: string): Promise<void> {
-  assert.equal(await sidewaysOverflow(page), 0, `${name}: no sideways scroll at ${page.viewportSize()?.width} px`);
+  const overflow = await sidewaysOverflow(page);
+  if (overflow > 0) {
+    // Name the innermost elements that stick out, so a failure says what to fix.
+    const culprits = await page.evaluate(() =>
+      [...document.querySelectorAll("body *")]
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && ![...el.children].some((c) => c.getBoundingClientRect().right > window.innerWidth + 1))
+        .slice(0, 5)
+        .map((el) => `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}.${el.className} (${Math.round(el.getBoundingClientRect().right)} px)`),
+    );
+    assert.fail(`${name}: page is ${overflow} px wider than the ${page.viewportSize()?.width} px screen; widest: ${culprits.join(", ")}`);
+  }
   assert.deepEqual(await axeProblems(page), [], `${name}: axe-core serious/critical violations`);
 }
 

@@ -17,7 +17,7 @@ export function page(title: string, body: string, head = ""): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>${head}
-<style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:2.5rem auto;padding:0 1rem;color:#111;line-height:1.5}
+<style>body{font-family:system-ui,sans-serif;max-width:44rem;margin:2.5rem auto;padding:0 1rem;color:#111;line-height:1.5;overflow-wrap:anywhere}
 a{color:#4338ca}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem;border-bottom:1px solid #e5e7eb}
 input{font:inherit;padding:.4rem;width:60%}button{font:inherit;padding:.4rem .8rem}</style></head>
 <body>${body}</body></html>`;
