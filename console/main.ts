@@ -11,6 +11,7 @@ import { connectAuthEmulator, createUserWithEmailAndPassword, getAuth, GoogleAut
 import { barChart } from "./chart";
 import { downloadUrl, saveBlob, scansCsv } from "./files";
 import { button, field, h, select, table } from "./dom";
+import { importView } from "./import";
 
 const LOCAL = ["127.0.0.1", "localhost"].includes(location.hostname);
 const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write"];
@@ -426,9 +427,7 @@ function nav(current: string): HTMLElement {
   return h("nav", { "aria-label": "Console" }, h("ul", {}, ...items.map(([href, label]) => h("li", {}, h("a", { href, ...(href === current ? { "aria-current": "page" } : {}) }, label)))));
 }
 
-export type View = () => Promise<HTMLElement[]> | HTMLElement[];
-/** Extra views registered by other modules (the CSV import lives in its own file). */
-export const EXTRA_VIEWS: Record<string, View> = {};
+type View = () => Promise<HTMLElement[]> | HTMLElement[];
 
 let routeSeq = 0;
 
@@ -444,7 +443,7 @@ async function route(): Promise<void> {
   else if (path === "#/content") view = contentView;
   else if (path === "#/settings") view = settingsView;
   else if (path === "#/admin" && me?.isAdmin) view = adminView;
-  else if (EXTRA_VIEWS[path]) view = EXTRA_VIEWS[path];
+  else if (path === "#/import") view = () => importView({ authHeader, act, slug });
   else view = codesView;
   const mine = ++routeSeq;
   let content: HTMLElement[];
@@ -458,9 +457,6 @@ async function route(): Promise<void> {
   app.replaceChildren(nav(navKey), ...notices, ...content);
   app.dataset.view = navKey;
 }
-
-/** For modules that add views: the signed-in API helper and UI pieces. */
-export const consoleKit = { api, authHeader, flash, act, longText, downloads, slug };
 
 async function main(): Promise<void> {
   initializeApp(await firebaseConfig());

@@ -11,6 +11,7 @@ import { createCodes, dynamicLinkFor, renderCodePng } from "../codes/service";
 import { findCode } from "../store/codes";
 import { publishInBatch, unpublishCode } from "../store/codeStatus";
 import { ConsoleNewCodeSchema, ConsolePreviewSchema } from "./schemas";
+import { registerImportRoutes } from "./importRoutes";
 import { registerSettingsRoutes } from "./settingsRoutes";
 
 /** Same length and alphabet as a real id, so a dynamic preview has the final code's size and layout. */
@@ -30,9 +31,10 @@ function effective(input: { dynamic?: boolean; template?: "hexSeal" | "soundSeal
   return { template, dynamic };
 }
 
-/** The console's routes added for issue 13: codes made by hand, and settings lists. */
+/** The console's routes for codes made by hand or from a spreadsheet, and the settings lists. */
 export function registerCodeRoutes(app: Express): void {
   registerSettingsRoutes(app);
+  registerImportRoutes(app);
   app.post("/api/console/codes/preview", async (req: Request, res: Response) => {
     await caller(req);
     const input = parseOrThrow(ConsolePreviewSchema, jsonBody(req), "preview request");
