@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
-import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
-import { launch, newPage, openView, PHONE, DESKTOP, screenshot, signIn } from "./harness";
+import { openView, PHONE, DESKTOP, screenshot, signedInSession } from "./harness";
 
 const PHONE_UA = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
 
@@ -25,26 +25,22 @@ async function shown(page: Page) {
 
 describe("merchant console: code detail", function () {
   this.timeout(180_000);
-  let browser: Browser;
+  const session = signedInSession();
   let page: Page;
   let merchant: TestMerchant;
   let code: any;
   const clients = [newClient(), newClient(), newClient()];
 
   before(async () => {
-    browser = await launch();
-    page = await newPage(browser);
-    merchant = await createMerchant();
+    ({ page, merchant } = session);
     code = toolResult(await callTool("svc.qr.create", { title: "Counter card", destinationUrl: "https://example.com/counter", dynamic: true }, merchant.apiKey));
     for (const client of [...clients, clients[0]]) {
       const res = await client.fetch(`${baseUrl()}/qr/${code.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE_UA } });
       assert.equal(res.status, 302);
     }
     for (let i = 0; i < 80 && (await analytics(merchant, code.codeId, 30)).totalScans < 4; i++) await new Promise((r) => setTimeout(r, 250));
-    await signIn(page, merchant);
-  });
-  after(async () => {
-    await browser?.close();
+    await page.reload(); // the scans arrived after sign-in
+    await page.waitForSelector("#app[data-view]");
   });
 
   it("shows the same numbers as svc.qr.get_analytics for 7, 30, 90 and 365 days, with a dated axis and city/state per scan", async () => {

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { callTool, toolResult } from "../helpers/rpc";
-import { createMerchant, type TestMerchant } from "../helpers/merchants";
+import type { TestMerchant } from "../helpers/merchants";
 import { decodePng, decodeSvg, fetchPng, isVectorOnly } from "../helpers/qr";
-import { DESKTOP, launch, newPage, openView, PHONE, screenshot, signIn } from "./harness";
+import { DESKTOP, openView, PHONE, screenshot, signedInSession } from "./harness";
 
 /** Clicks a download button and returns the saved file's bytes and suggested name. */
 async function download(page: Page, selector: string): Promise<{ bytes: Buffer; name: string }> {
@@ -30,19 +30,10 @@ async function previewBytes(page: Page, expect: Record<string, unknown>): Promis
 
 describe("merchant console: create a code", function () {
   this.timeout(180_000);
-  let browser: Browser;
+  const session = signedInSession();
   let page: Page;
   let merchant: TestMerchant;
-
-  before(async () => {
-    browser = await launch();
-    page = await newPage(browser);
-    merchant = await createMerchant();
-    await signIn(page, merchant);
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  before(() => ({ page, merchant } = session));
 
   it("previews the exact PNG as fields change, creates and publishes in one step, then downloads PNG and SVG that decode", async () => {
     await openView(page, "#/new", "#new-code-form");

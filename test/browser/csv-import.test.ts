@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { appUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
-import { createMerchant, type TestMerchant } from "../helpers/merchants";
+import type { TestMerchant } from "../helpers/merchants";
 import { decodePng, decodeSvg, isVectorOnly } from "../helpers/qr";
 import { readZip } from "../helpers/zip";
-import { assertPhoneReadyAndAccessible, launch, newPage, openView, PHONE, signIn } from "./harness";
+import { assertPhoneReadyAndAccessible, openView, PHONE, signedInSession } from "./harness";
 
 const ROWS = 60; // two chunks: 50 and 10
 const csvLine = (cells: string[]) => cells.map((c) => (/[",\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(",");
@@ -22,19 +22,10 @@ async function countCodes(merchant: TestMerchant): Promise<number> {
 
 describe("merchant console: CSV import", function () {
   this.timeout(240_000);
-  let browser: Browser;
+  const session = signedInSession();
   let page: Page;
   let merchant: TestMerchant;
-
-  before(async () => {
-    browser = await launch();
-    page = await newPage(browser);
-    merchant = await createMerchant();
-    await signIn(page, merchant);
-  });
-  after(async () => {
-    await browser?.close();
-  });
+  before(() => ({ page, merchant } = session));
 
   it("shows each bad row and why, and creates nothing", async () => {
     await openView(page, "#/import", "#csv-file");

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { appUrl } from "../helpers/env";
-import type { TestMerchant } from "../helpers/merchants";
+import { createMerchant, type TestMerchant } from "../helpers/merchants";
 
 export const ARTIFACTS = path.resolve(__dirname, "..", "..", "test-artifacts");
 export const PHONE = { width: 390, height: 844 };
@@ -79,4 +79,28 @@ export async function assertPhoneReadyAndAccessible(page: Page, name: string): P
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+export interface Session {
+  browser: Browser;
+  page: Page;
+  merchant: TestMerchant;
+}
+
+/**
+ * Registers mocha hooks that open Chromium and sign a fresh merchant in; the returned object is filled
+ * in before the suite's own hooks and tests run.
+ */
+export function signedInSession(): Session {
+  const session = {} as Session;
+  before(async () => {
+    session.browser = await launch();
+    session.page = await newPage(session.browser);
+    session.merchant = await createMerchant();
+    await signIn(session.page, session.merchant);
+  });
+  after(async () => {
+    await session.browser?.close();
+  });
+  return session;
 }

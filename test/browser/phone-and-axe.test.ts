@@ -41,6 +41,7 @@ describe("merchant console: phone width and axe-core", function () {
     ["#/new", "#new-code-form"],
     ["#/content", "#drafts"],
     ["#/settings", "#listings"],
+    ["#/import", "#csv-file"],
   ];
 
   for (const viewport of [PHONE, DESKTOP]) {
