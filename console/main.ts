@@ -1,63 +1,50 @@
-// The merchant console: sign in (Firebase Auth), workspace, API keys, codes, drafts, analytics, claims and
-// phone-book moderation. Talks only to /api/console/* with the user's ID token.
+// The merchant console: sign in (Firebase Auth), then views chosen by the URL hash:
+//   #/codes          code list, with links to each code
+//   #/new            create a code with a live preview of its exact PNG, published in the same step
+//   #/code/<codeId>  one code: chart with dated axis, recent scans, ranges, CSV export, re-point, publish
+//   #/content        audio codes, menus and challenges, with publish
+//   #/settings       API keys (the name the sandbox manifest uses), members, phone-book listings
+//   #/admin          phone-book moderation (admins)
+// Talks only to /api/console/* with the user's ID token.
 import { initializeApp } from "firebase/app";
-import {
-  connectAuthEmulator,
-  createUserWithEmailAndPassword,
-  getAuth,
-  GoogleAuthProvider,
-  onAuthStateChanged,
-  signInWithEmailAndPassword,
-  signInWithPopup,
-  signOut,
-  type User,
-} from "firebase/auth";
+import { connectAuthEmulator, createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, signOut, type User } from "firebase/auth";
+import { barChart } from "./chart";
+import { downloadUrl, saveBlob, scansCsv } from "./files";
+import { button, field, h, select, table } from "./dom";
+import { importView } from "./import";
 import { connectedAppsSection } from "./connectedApps";
+import { LOCAL_PORTS, LOCAL_PROJECT_ID, SCOPES } from "../functions/src/core/constants";
 
 const LOCAL = ["127.0.0.1", "localhost"].includes(location.hostname);
-const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write"];
+const TEMPLATES = ["hexSeal", "soundSeal"];
+const BOOST_FRAMES = ["svc_x3_bluepurple", "svc_x5_gold", "svc_x3_sunset", "svc_x5_midnight"];
+const SOUNDS = ["mariocoin", "8bitcoin", "chime", "woosh", "mouse", "ah", "mission"];
+const RANGES = [7, 30, 90, 365];
 
 async function firebaseConfig(): Promise<Record<string, string>> {
-  if (LOCAL) return { apiKey: "demo-key", projectId: "demo-merchant-qr", authDomain: "demo-merchant-qr.firebaseapp.com" };
+  if (LOCAL) return { apiKey: "demo-key", projectId: LOCAL_PROJECT_ID, authDomain: `${LOCAL_PROJECT_ID}.firebaseapp.com` };
   return (await fetch("/__/firebase/init.json")).json(); // served by Firebase Hosting for the deployed project
 }
 
 const app = document.getElementById("app")!;
 let user: User | null = null;
-
-function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  for (const c of children) el.append(c); // strings become text nodes: no HTML injection
-  return el;
-}
-
-function button(label: string, onClick: () => unknown, attrs: Record<string, string> = {}): HTMLButtonElement {
-  const b = h("button", attrs, label);
-  b.addEventListener("click", async () => {
-    b.disabled = true;
-    try {
-      await onClick();
-    } catch (e) {
-      flash(String((e as Error).message ?? e), true);
-    } finally {
-      b.disabled = false;
-    }
-  });
-  return b;
-}
+let me: any = null;
 
 function flash(message: string, isError = false): void {
-  const box = h("p", { class: isError ? "error" : "notice", role: "status" }, message);
+  const box = h("p", { class: isError ? "error" : "notice", role: isError ? "alert" : "status" }, message);
   app.prepend(box);
   setTimeout(() => box.remove(), 8000);
 }
+const act = (label: string, onClick: () => unknown, attrs: Record<string, string> = {}) => button(label, onClick, (e) => flash(e, true), attrs);
+
+async function authHeader(): Promise<Record<string, string>> {
+  return { Authorization: `Bearer ${await user!.getIdToken()}` };
+}
 
 async function api<T = any>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const token = await user!.getIdToken();
   const res = await fetch(`/api/console${path}`, {
     method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-    headers: { Authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { "Content-Type": "application/json" }) },
+    headers: { ...(await authHeader()), ...(init.body === undefined ? {} : { "Content-Type": "application/json" }) },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const json = await res.json();
@@ -66,158 +53,373 @@ async function api<T = any>(path: string, init: { method?: string; body?: unknow
 }
 
 function signInView(): void {
-  const email = h("input", { type: "email", placeholder: "email", id: "email", autocomplete: "username" });
-  const password = h("input", { type: "password", placeholder: "password", id: "password", autocomplete: "current-password" });
   const auth = getAuth();
+  const email = field("Email", h("input", { type: "email", id: "email", autocomplete: "username" }));
+  const password = field("Password", h("input", { type: "password", id: "password", autocomplete: "current-password" }));
   const claim = new URLSearchParams(location.search).get("claim");
   app.replaceChildren(
     h(
       "section",
-      {},
-      h("h2", {}, "Sign in"),
+      { "aria-labelledby": "sign-in-title" },
+      h("h1", { id: "sign-in-title" }, "Sign in"),
       claim ? h("p", { class: "notice" }, "Sign in or create an account to claim your sandbox QR code.") : "",
-      email,
-      " ",
-      password,
-      " ",
-      button("Sign in", () => signInWithEmailAndPassword(auth, email.value, password.value), { id: "sign-in", class: "primary" }),
-      " ",
-      button("Create account", () => createUserWithEmailAndPassword(auth, email.value, password.value), { id: "sign-up" }),
-      LOCAL ? "" : button("Sign in with Google", () => signInWithPopup(auth, new GoogleAuthProvider())),
+      h("div", { class: "form-row" }, email.wrap, password.wrap),
+      h(
+        "div",
+        { class: "actions" },
+        act("Sign in", () => signInWithEmailAndPassword(auth, email.input.value, password.input.value), { id: "sign-in", class: "primary" }),
+        act("Create account", () => createUserWithEmailAndPassword(auth, email.input.value, password.input.value), { id: "sign-up" }),
+        LOCAL ? "" : act("Sign in with Google", () => signInWithPopup(auth, new GoogleAuthProvider())),
+      ),
     ),
   );
 }
 
-function chart(byDay: Array<{ date: string; scans: number }>): HTMLElement {
-  const max = Math.max(1, ...byDay.map((d) => d.scans));
-  const bars = byDay.map((d) => {
-    const bar = h("div", { title: `${d.date}: ${d.scans}` });
-    bar.style.height = `${(100 * d.scans) / max}%`;
-    return bar;
-  });
-  return h("div", { class: "chart", role: "img", "aria-label": "scans per day" }, ...bars);
+/** A title or URL that may be long: wraps anywhere, with the full text on hover and focus. */
+function longText(text: string, attrs: Record<string, string> = {}): HTMLElement {
+  return h("span", { class: "long", title: text, ...attrs }, text);
 }
+
+function downloads(c: any): HTMLElement {
+  return h(
+    "span",
+    { class: "actions" },
+    act("PNG", () => downloadUrl(c.qrImageUrl, `${slug(c.title)}.png`), { class: "dl-png", "aria-label": `Download PNG of ${c.title}` }),
+    act("SVG", () => downloadUrl(c.qrSvgUrl, `${slug(c.title)}.svg`), { class: "dl-svg", "aria-label": `Download SVG of ${c.title}` }),
+  );
+}
+
+const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "qr-code";
+
+// ---- Codes ------------------------------------------------------------------------------------------
+
+async function codesView(): Promise<HTMLElement[]> {
+  const [{ codes }, summary] = await Promise.all([api<{ codes: any[] }>("/codes"), api("/analytics?days=30")]);
+  const rows = codes.map((c) => [
+    h("img", { class: "thumb", src: c.qrImageUrl, alt: "", width: "56", height: "56" }),
+    h("a", { href: `#/code/${c.codeId}`, class: "code-title long", title: c.title }, c.title),
+    longText(c.destinationUrl, { class: "long url" }),
+    c.dynamic ? "dynamic" : "static",
+    h("span", { class: "code-status" }, c.status),
+    downloads(c),
+  ]);
+  return [
+    h(
+      "section",
+      { id: "codes", "aria-labelledby": "codes-title" },
+      h("div", { class: "section-head" }, h("h1", { id: "codes-title" }, "QR codes"), h("a", { href: "#/new", class: "button primary", id: "new-code-link" }, "New QR code")),
+      codes.length
+        ? table(["", "Title", "Destination", "Kind", "Status", "Files"], rows, { id: "code-rows", caption: "Your QR codes, newest first" }, (i) => ({ "data-code-id": codes[i].codeId }))
+        : h("p", { class: "muted" }, "No codes yet. Make one with New QR code, import a spreadsheet, or let an agent create drafts with svc.qr.create."),
+    ),
+    h(
+      "section",
+      { id: "analytics", "aria-labelledby": "analytics-title" },
+      h("h2", { id: "analytics-title" }, `Scans: ${summary.totalScans} in the last 30 days`),
+      barChart(summary.byDay, "Workspace scans per day"),
+      h("p", { class: "muted" }, summary.byCampaign.map((c: any) => `${c.campaign ?? "(no campaign)"}: ${c.scans}`).join(" · ")),
+    ),
+  ];
+}
+
+// ---- Create -----------------------------------------------------------------------------------------
+
+function newCodeView(): HTMLElement[] {
+  const title = field("Title", h("input", { id: "new-title", required: "", maxlength: "200" }));
+  const url = field("Destination URL", h("input", { id: "new-url", type: "url", required: "", placeholder: "https://", maxlength: "2048" }));
+  const campaign = field("Campaign (optional)", h("input", { id: "new-campaign", maxlength: "100" }));
+  const tags = field("Tags, comma separated (optional)", h("input", { id: "new-tags" }));
+  const kind = field("Kind", select("new-kind", [["static", "Static: encodes the URL itself"], ["dynamic", "Dynamic: re-pointable, counts scans"]]));
+  const template = field("Template", select("new-template", [["", "None"], ...TEMPLATES.map((t) => [t, t] as [string, string])]));
+  const boost = field("Boost frame (overrides the template)", select("new-boost", [["", "None"], ...BOOST_FRAMES.map((t) => [t, t] as [string, string])]));
+  const sound = field("Scan sound (makes it dynamic)", select("new-sound", [["", "None"], ...SOUNDS.map((t) => [t, t] as [string, string])]));
+  const publish = h("input", { type: "checkbox", id: "new-publish", checked: "" });
+  const rules = h("p", { class: "muted", id: "new-rules", "aria-live": "polite" });
+  const preview = h("img", { id: "preview", alt: "Preview of the QR code", width: "256", height: "256" });
+  const previewNote = h("p", { class: "muted", id: "preview-note" });
+  const result = h("div", { id: "created" });
+
+  const input = () => {
+    const body: Record<string, unknown> = { title: title.input.value.trim(), destinationUrl: url.input.value.trim() };
+    if (campaign.input.value.trim()) body.campaign = campaign.input.value.trim();
+    const tagList = tags.input.value.split(",").map((t) => t.trim()).filter(Boolean);
+    if (tagList.length) body.tags = tagList;
+    if ((kind.input as HTMLSelectElement).value === "dynamic") body.dynamic = true;
+    if (template.input.value) body.template = template.input.value;
+    if (boost.input.value) body.boostFrame = boost.input.value;
+    if (sound.input.value) body.scanBeepSound = sound.input.value;
+    return body;
+  };
+
+  // The spec's rules, shown as they apply: soundSeal and scan sounds force dynamic; a boost frame wins over the template.
+  const applyRules = () => {
+    const forced = template.input.value === "soundSeal" && !boost.input.value ? "the soundSeal template" : sound.input.value ? "a scan sound" : "";
+    (kind.input as HTMLSelectElement).disabled = Boolean(forced);
+    if (forced) (kind.input as HTMLSelectElement).value = "dynamic";
+    const notes = [forced && `Dynamic because of ${forced}.`, boost.input.value && template.input.value && "The boost frame replaces the template."].filter(Boolean);
+    rules.textContent = notes.join(" ");
+  };
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let shown: string | undefined;
+  let seq = 0;
+  const refresh = () => {
+    applyRules();
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const body = input();
+      const { title: _t, campaign: _c, tags: _g, ...look } = body;
+      if (!/^https?:\/\/./.test(String(look.destinationUrl))) {
+        previewNote.textContent = "Enter an http(s) URL to see the code.";
+        return;
+      }
+      const mine = ++seq;
+      const res = await fetch("/api/console/codes/preview", { method: "POST", headers: { ...(await authHeader()), "Content-Type": "application/json" }, body: JSON.stringify(look) });
+      if (mine !== seq) return; // a newer preview is on its way
+      if (!res.ok) {
+        previewNote.textContent = `No preview: ${(await res.json()).message}`;
+        return;
+      }
+      if (shown) URL.revokeObjectURL(shown);
+      shown = URL.createObjectURL(await res.blob());
+      preview.src = shown;
+      preview.dataset.for = JSON.stringify(look);
+      previewNote.textContent =
+        res.headers.get("X-Preview-Dynamic") === "true"
+          ? "Dynamic: the file is exactly this, except the pattern, which encodes the code's own link once it is created."
+          : "This is the exact PNG the code will have.";
+    }, 200);
+  };
+  for (const f of [title, url, campaign, tags, kind, template, boost, sound]) {
+    f.input.addEventListener("input", refresh);
+    f.input.addEventListener("change", refresh);
+  }
+  refresh();
+
+  const form = h(
+    "form",
+    { id: "new-code-form", "aria-labelledby": "new-title-h" },
+    h("div", { class: "form-grid" }, title.wrap, url.wrap, campaign.wrap, tags.wrap, kind.wrap, template.wrap, boost.wrap, sound.wrap),
+    rules,
+    h("label", { class: "check" }, publish, " Publish now"),
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", id: "create-code" }, "Create QR code")),
+  );
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const submit = form.querySelector("button[type=submit]") as HTMLButtonElement;
+    submit.disabled = true;
+    try {
+      const code = await api("/codes", { body: { ...input(), publish: publish.checked } });
+      result.replaceChildren(
+        h(
+          "div",
+          { class: "notice", role: "status" },
+          h("p", {}, "Created ", h("a", { href: `#/code/${code.codeId}`, id: "created-link" }, code.title), ` (${code.status === "published" ? "published" : "draft"}).`),
+          h("img", { class: "thumb", src: code.qrImageUrl, alt: "" }),
+          downloads(code),
+        ),
+      );
+      result.querySelector("a")?.focus();
+    } catch (err) {
+      flash(String((err as Error).message ?? err), true);
+    } finally {
+      submit.disabled = false;
+    }
+  });
+  return [
+    h(
+      "section",
+      { id: "new-code", "aria-labelledby": "new-title-h" },
+      h("h1", { id: "new-title-h" }, "New QR code"),
+      h("div", { class: "create" }, form, h("figure", { class: "preview" }, preview, h("figcaption", {}, previewNote))),
+      result,
+    ),
+  ];
+}
+
+// ---- One code ---------------------------------------------------------------------------------------
+
+async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
+  const [c, a] = await Promise.all([api(`/codes/${encodeURIComponent(codeId)}`), api(`/codes/${encodeURIComponent(codeId)}/analytics?days=${days}`)]);
+  const dest = field("Destination URL", h("input", { id: "repoint-url", type: "url", value: c.destinationUrl }));
+  const ranges = h(
+    "div",
+    { class: "ranges", role: "group", "aria-label": "Date range" },
+    ...RANGES.map((d) => h("a", { href: `#/code/${codeId}?days=${d}`, class: d === days ? "button current" : "button", ...(d === days ? { "aria-current": "true" } : {}) }, `${d} days`)),
+  );
+  const scanRows = a.scans.slice(0, 50).map((s: any) => [new Date(s.at).toLocaleString(), s.city ?? "unknown", s.state ?? "unknown"]);
+  return [
+    h(
+      "section",
+      { id: "code-detail", "aria-labelledby": "code-h" },
+      h("p", {}, h("a", { href: "#/codes" }, "← All codes")),
+      h("h1", { id: "code-h", class: "long", title: c.title }, c.title),
+      h(
+        "div",
+        { class: "detail" },
+        h("img", { src: c.qrImageUrl, alt: `QR code for ${c.title}`, class: "big", width: "200", height: "200" }),
+        h(
+          "dl",
+          {},
+          h("dt", {}, "Destination"),
+          h("dd", {}, longText(c.destinationUrl, { id: "detail-destination", class: "long url" })),
+          h("dt", {}, "Kind"),
+          h("dd", {}, c.dynamic ? `dynamic, ${c.dynamicLink}` : "static"),
+          h("dt", {}, "Status"),
+          h("dd", { id: "detail-status" }, c.status),
+          h("dt", {}, "Files"),
+          h("dd", {}, downloads(c)),
+        ),
+      ),
+      h(
+        "div",
+        { class: "actions" },
+        c.status === "draft"
+          ? act("Publish", async () => { await api("/publish", { body: { kind: "codes", id: c.codeId } }); await route(); }, { id: "publish", class: "primary" })
+          : act("Unpublish", async () => { await api(`/codes/${c.codeId}/unpublish`, { method: "POST" }); await route(); }, { id: "unpublish" }),
+      ),
+      c.dynamic
+        ? h(
+            "div",
+            { class: "form-row" },
+            dest.wrap,
+            act("Re-point", async () => { await api(`/codes/${c.codeId}`, { body: { destinationUrl: dest.input.value } }); flash("Destination updated: the next scan goes there."); await route(); }, { id: "repoint" }),
+          )
+        : h("p", { class: "muted" }, "Static code: the URL is printed in the pattern. Changing it re-renders the same files."),
+    ),
+    h(
+      "section",
+      { id: "code-scans", "aria-labelledby": "scans-h" },
+      h("h2", { id: "scans-h" }, h("span", { id: "total-scans" }, String(a.totalScans)), ` scans from ${a.from} to ${a.to}`),
+      ranges,
+      barChart(a.byDay, `Scans per day for ${c.title}`),
+      h(
+        "div",
+        { class: "actions" },
+        act("Export scans as CSV", () => saveBlob(new Blob([scansCsv(a.scans)], { type: "text/csv" }), `${slug(c.title)}-scans-${a.from}-${a.to}.csv`), { id: "export-csv" }),
+      ),
+      scanRows.length ? table(["Date", "City", "State"], scanRows, { id: "scan-rows", caption: `Most recent scans (${scanRows.length} of ${a.scansListed})` }) : h("p", { class: "muted" }, "No scans in this range."),
+    ),
+  ];
+}
+
+// ---- Audio codes, menus, challenges ----------------------------------------------------------------
+
+async function contentView(): Promise<HTMLElement[]> {
+  const [audio, menus, challenges] = await Promise.all([api("/drafts/audioCodes"), api("/drafts/menus"), api("/drafts/challenges")]);
+  const publishBtn = (kind: string, id: string, status: string) =>
+    status === "draft" ? act("Publish", async () => { await api("/publish", { body: { kind, id } }); await route(); }, { "aria-label": `Publish ${kind} ${id}` }) : "";
+  const rows = [
+    ...audio.items.map((x: any) => ["Audio code", longText(x.title ?? x.name ?? x.audioCodeId), x.status, publishBtn("audioCodes", x.audioCodeId, x.status)]),
+    ...menus.items.map((m: any) => ["Menu", longText(`${m.name} (${(m.sections ?? []).reduce((n: number, s: any) => n + s.items.length, 0)} items)`), m.status, publishBtn("menus", m.menuId, m.status)]),
+    ...challenges.items.map((c: any) => ["Challenge", longText(`${c.name} (${c.challengeType})`), c.status, publishBtn("challenges", c.challengeId, c.status)]),
+  ];
+  return [
+    h(
+      "section",
+      { id: "drafts", "aria-labelledby": "drafts-h" },
+      h("h1", { id: "drafts-h" }, "Audio codes, menus and challenges"),
+      rows.length ? table(["Kind", "Name", "Status", ""], rows, { caption: "Made by your agents; publish to release them" }) : h("p", { class: "muted" }, "Nothing yet: agents create these with svc.audio.create, svc.menu.create and svc.challenge.create."),
+    ),
+  ];
+}
+
+// ---- Settings ---------------------------------------------------------------------------------------
 
 async function keysSection(): Promise<HTMLElement> {
   const { keys } = await api<{ keys: any[] }>("/keys");
-  const name = h("input", { placeholder: "key name", id: "key-name" });
-  const boxes = SCOPES.map((s) => {
-    const box = h("input", { type: "checkbox", value: s, checked: "" });
-    return h("label", {}, box, ` ${s} `);
-  });
+  const name = field("Key name", h("input", { id: "key-name" }));
+  const boxes = SCOPES.map((s) => h("label", { class: "check" }, h("input", { type: "checkbox", value: s, checked: "" }), ` ${s}`));
   const fresh = h("div", { id: "new-key-box" });
-  const rows = keys.map((k) =>
-    h(
-      "tr",
-      { "data-key-id": k.keyId },
-      h("td", {}, k.name),
-      h("td", {}, h("code", {}, `${k.prefix}…`)),
-      h("td", {}, k.scopes.join(", ")),
-      h("td", {}, k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never"),
-      h("td", { class: "key-status" }, k.revokedAt ? "revoked" : "active"),
-      h("td", {}, k.revokedAt ? "" : button("Revoke", async () => { await api(`/keys/${k.keyId}/revoke`, { method: "POST" }); await render(); }, { class: "revoke" })),
-    ),
-  );
+  const rows = keys.map((k) => [
+    longText(k.name),
+    h("code", {}, `${k.prefix}…`),
+    k.scopes.join(", "),
+    k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never",
+    h("span", { class: "key-status" }, k.revokedAt ? "revoked" : "active"),
+    k.revokedAt ? "" : act("Revoke", async () => { await api(`/keys/${k.keyId}/revoke`, { method: "POST" }); await route(); }, { class: "revoke", "aria-label": `Revoke ${k.name}` }),
+  ]);
   return h(
     "section",
-    { id: "keys" },
-    h("h2", {}, "API keys"),
-    name,
-    " ",
-    ...boxes,
-    button("New API key", async () => {
-      const scopes = boxes.map((l) => l.querySelector("input")!).filter((b) => b.checked).map((b) => b.value);
-      const minted = await api("/keys", { body: { name: name.value || "API key", scopes } });
-      await render();
-      const box = document.getElementById("new-key-box")!;
-      const code = h("code", { class: "key", id: "new-key" }, minted.key);
-      box.replaceChildren(h("p", { class: "notice" }, "Copy this key now: it is shown only once. ", code, " ", button("Copy", () => navigator.clipboard.writeText(minted.key))));
-    }, { id: "mint-key", class: "primary" }),
+    { id: "keys", "aria-labelledby": "keys-h" },
+    h("h2", { id: "keys-h" }, "API keys"),
+    h("div", { class: "form-row" }, name.wrap),
+    h("fieldset", {}, h("legend", {}, "Scopes"), ...boxes),
+    h(
+      "div",
+      { class: "actions" },
+      act("New API key", async () => {
+        const scopes = boxes.map((l) => l.querySelector("input")!).filter((b) => b.checked).map((b) => b.value);
+        const minted = await api("/keys", { body: { name: name.input.value || "API key", scopes } });
+        await route();
+        const box = document.getElementById("new-key-box")!;
+        const code = h("code", { class: "key", id: "new-key" }, minted.key);
+        box.replaceChildren(h("p", { class: "notice" }, "Copy this key now: it is shown only once. ", code, " ", act("Copy", () => navigator.clipboard.writeText(minted.key))));
+      }, { id: "mint-key", class: "primary" }),
+    ),
     fresh,
-    h("table", {}, h("thead", {}, h("tr", {}, ...["Name", "Prefix", "Scopes", "Last used", "Status", ""].map((t) => h("th", {}, t)))), h("tbody", { id: "key-rows" }, ...rows)),
+    table(["Name", "Prefix", "Scopes", "Last used", "Status", ""], rows, { id: "key-rows", caption: "Keys of this workspace" }, (i) => ({ "data-key-id": keys[i].keyId })),
   );
 }
 
-async function codesSection(): Promise<HTMLElement> {
-  const { codes } = await api<{ codes: any[] }>("/codes");
-  const detail = h("div", { id: "code-analytics" });
-  const rows = codes.map((c) => {
-    const dest = h("input", { value: c.destinationUrl, size: "28" });
-    return h(
-      "tr",
-      { "data-code-id": c.codeId },
-      h("td", {}, h("img", { class: "thumb", src: c.qrImageUrl, alt: `QR code ${c.title}` })),
-      h("td", { class: "code-title" }, c.title),
-      h("td", {}, c.dynamic ? dest : c.destinationUrl),
-      h("td", {}, c.dynamic ? "dynamic" : "static"),
-      h("td", { class: "code-status" }, c.status),
-      h(
-        "td",
-        {},
-        h("a", { href: c.qrImageUrl, download: `${c.codeId}.png` }, "PNG"),
-        " ",
-        c.dynamic ? button("Re-point", async () => { await api(`/codes/${c.codeId}`, { body: { destinationUrl: dest.value } }); flash("Destination updated"); }) : "",
-        " ",
-        c.status === "draft" ? button("Publish", async () => { await api("/publish", { body: { kind: "codes", id: c.codeId } }); await render(); }) : "",
-        " ",
-        button("Scans", async () => {
-          const a = await api(`/codes/${c.codeId}/analytics?days=30`);
-          detail.replaceChildren(h("h3", {}, `${c.title}: ${a.totalScans} scans in 30 days`), chart(a.byDay));
-        }),
-      ),
-    );
-  });
+async function membersSection(): Promise<HTMLElement> {
+  const { members } = await api<{ members: any[] }>("/members");
+  const rows = members.map((m) => [longText(m.email ?? m.uid), m.role, m.createdAt ? new Date(m.createdAt).toLocaleDateString() : ""]);
+  return h("section", { id: "members", "aria-labelledby": "members-h" }, h("h2", { id: "members-h" }, "Members"), table(["Member", "Role", "Since"], rows, { caption: "People in this workspace" }));
+}
+
+async function listingsSection(): Promise<HTMLElement> {
+  const { listings } = await api<{ listings: any[] }>("/workspace-listings");
+  const rows = listings.map((l) => [longText(l.domain), longText(l.businessName), l.voiceAgentPhone, h("span", { class: "listing-status" }, l.status + (l.pendingChange ? " (change awaiting review)" : ""))]);
   return h(
     "section",
-    { id: "codes" },
-    h("h2", {}, "QR codes"),
-    codes.length ? h("table", {}, h("tbody", { id: "code-rows" }, ...rows)) : h("p", { class: "muted" }, "No codes yet: agents create drafts with svc.qr.create."),
-    detail,
+    { id: "listings", "aria-labelledby": "listings-h" },
+    h("h2", { id: "listings-h" }, "Phone book listings"),
+    rows.length ? table(["Domain", "Business", "Phone", "Status"], rows, { caption: "Your voice-agent listings" }) : h("p", { class: "muted" }, "No listings: agents add them with svc.voice_agent.register."),
   );
 }
 
-async function draftsSection(): Promise<HTMLElement> {
-  const [menus, challenges] = await Promise.all([api("/drafts/menus"), api("/drafts/challenges")]);
-  const row = (kind: string, id: string, label: string, status: string) =>
-    h("tr", {}, h("td", {}, kind), h("td", {}, label), h("td", {}, status), h("td", {}, status === "draft" ? button("Publish", async () => { await api("/publish", { body: { kind, id } }); await render(); }) : ""));
-  const rows = [
-    ...menus.items.map((m: any) => row("menus", m.menuId, `${m.name} (${(m.sections ?? []).reduce((n: number, s: any) => n + s.items.length, 0)} items)`, m.status)),
-    ...challenges.items.map((c: any) => row("challenges", c.challengeId, `${c.name} (${c.challengeType})`, c.status)),
-  ];
-  return h("section", { id: "drafts" }, h("h2", {}, "Menus and challenges"), rows.length ? h("table", {}, h("tbody", {}, ...rows)) : h("p", { class: "muted" }, "No drafts yet."));
+/**
+ * Settings sections in page order. Each builds its own section and fails alone; other modules add theirs
+ * here (for example connected apps) without touching the rest.
+ */
+export const SETTINGS_SECTIONS: Array<() => Promise<HTMLElement>> = [
+  keysSection,
+  membersSection,
+  listingsSection,
+  () => connectedAppsSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
+];
+
+async function settingsView(): Promise<HTMLElement[]> {
+  const built = await Promise.all(SETTINGS_SECTIONS.map((s) => s().catch((e) => h("section", {}, h("p", { class: "error" }, String((e as Error).message ?? e))))));
+  return [h("h1", { class: "page-title" }, "Settings"), ...built];
 }
 
-async function analyticsSection(): Promise<HTMLElement> {
-  const summary = await api("/analytics?days=30");
-  return h(
-    "section",
-    { id: "analytics" },
-    h("h2", {}, `Scans: ${summary.totalScans} in the last 30 days`),
-    chart(summary.byDay),
-    h("p", { class: "muted" }, summary.byCampaign.map((c: any) => `${c.campaign ?? "(no campaign)"}: ${c.scans}`).join(" · ")),
-  );
-}
+// ---- Admin ------------------------------------------------------------------------------------------
 
-async function adminSection(): Promise<HTMLElement> {
+async function adminView(): Promise<HTMLElement[]> {
   const { listings } = await api<{ listings: any[] }>("/listings?status=pending");
-  const rows = listings.map((l) =>
+  const rows = listings.map((l) => [
+    longText(l.domain),
+    longText(l.businessName),
+    l.voiceAgentPhone,
     h(
-      "tr",
-      {},
-      h("td", {}, l.domain),
-      h("td", {}, l.businessName),
-      h("td", {}, l.voiceAgentPhone),
-      h("td", {}, button("Approve", async () => { await api(`/listings/${l.domain}/approve`, { method: "POST" }); await render(); }), " ", button("Reject", async () => { await api(`/listings/${l.domain}/reject`, { method: "POST" }); await render(); })),
+      "span",
+      { class: "actions" },
+      act("Approve", async () => { await api(`/listings/${l.domain}/approve`, { method: "POST" }); await route(); }, { "aria-label": `Approve ${l.domain}` }),
+      act("Reject", async () => { await api(`/listings/${l.domain}/reject`, { method: "POST" }); await route(); }, { "aria-label": `Reject ${l.domain}` }),
     ),
-  );
-  return h("section", { id: "admin" }, h("h2", {}, "Pending phone book listings"), rows.length ? h("table", {}, h("tbody", {}, ...rows)) : h("p", { class: "muted" }, "Nothing to review."));
+  ]);
+  return [h("section", { id: "admin", "aria-labelledby": "admin-h" }, h("h1", { id: "admin-h" }, "Pending phone book listings"), rows.length ? table(["Domain", "Business", "Phone", ""], rows, { caption: "Listings awaiting review" }) : h("p", { class: "muted" }, "Nothing to review."))];
 }
+
+// ---- Shell ------------------------------------------------------------------------------------------
 
 async function claimFromLink(): Promise<void> {
   const params = new URLSearchParams(location.search);
   const token = params.get("claim");
   if (!token) return;
-  history.replaceState(null, "", location.pathname);
+  history.replaceState(null, "", location.pathname + location.hash);
   try {
     const result = await api("/claims", { body: { claimToken: token } });
     flash(`Claimed: ${result.code.title} is now a permanent code in your workspace.`);
@@ -226,18 +428,47 @@ async function claimFromLink(): Promise<void> {
   }
 }
 
-async function render(): Promise<void> {
-  const me = await api("/me");
-  document.getElementById("who")!.replaceChildren(`${user!.email} · ${me.workspace?.name ?? ""} `, button("Sign out", () => signOut(getAuth()), { id: "sign-out" }));
-  const sections = await Promise.all([keysSection(), connectedAppsSection({ api, h, button, render }), codesSection(), analyticsSection(), draftsSection(), ...(me.isAdmin ? [adminSection()] : [])]);
-  const notices = [...app.querySelectorAll(".notice[role=status], .error")];
-  app.replaceChildren(...notices, ...sections);
+function nav(current: string): HTMLElement {
+  const items: Array<[string, string]> = [["#/codes", "Codes"], ["#/new", "New code"], ["#/import", "Import CSV"], ["#/content", "Menus and more"], ["#/settings", "Settings"], ...(me?.isAdmin ? [["#/admin", "Moderation"] as [string, string]] : [])];
+  return h("nav", { "aria-label": "Console" }, h("ul", {}, ...items.map(([href, label]) => h("li", {}, h("a", { href, ...(href === current ? { "aria-current": "page" } : {}) }, label)))));
+}
+
+type View = () => Promise<HTMLElement[]> | HTMLElement[];
+
+let routeSeq = 0;
+
+async function route(): Promise<void> {
+  if (!user) return;
+  const [path, query] = (location.hash || "#/codes").split("?");
+  const params = new URLSearchParams(query ?? "");
+  const detail = /^#\/code\/([A-Za-z0-9_-]+)$/.exec(path);
+  const navKey = detail ? "#/codes" : path;
+  let view: View;
+  if (detail) view = () => codeView(detail[1], RANGES.includes(Number(params.get("days"))) ? Number(params.get("days")) : 30);
+  else if (path === "#/new") view = newCodeView;
+  else if (path === "#/content") view = contentView;
+  else if (path === "#/settings") view = settingsView;
+  else if (path === "#/admin" && me?.isAdmin) view = adminView;
+  else if (path === "#/import") view = () => importView({ authHeader, act, slug });
+  else view = codesView;
+  const mine = ++routeSeq;
+  let content: HTMLElement[];
+  try {
+    content = await view();
+  } catch (e) {
+    content = [h("p", { class: "error", role: "alert" }, String((e as Error).message ?? e))];
+  }
+  if (mine !== routeSeq) return; // the user moved on while this view loaded
+  const notices = [...app.querySelectorAll(".notice[role=status]:not(#created *), .error")];
+  app.replaceChildren(nav(navKey), ...notices, ...content);
+  app.dataset.view = navKey;
 }
 
 async function main(): Promise<void> {
   initializeApp(await firebaseConfig());
   const auth = getAuth();
-  if (LOCAL) connectAuthEmulator(auth, `http://${location.hostname}:9099`, { disableWarnings: true });
+  if (LOCAL) connectAuthEmulator(auth, `http://${location.hostname}:${LOCAL_PORTS.auth}`, { disableWarnings: true });
+  window.addEventListener("hashchange", () => void route());
   onAuthStateChanged(auth, async (u) => {
     user = u;
     if (!u) {
@@ -247,8 +478,10 @@ async function main(): Promise<void> {
     }
     app.replaceChildren(h("p", {}, "Loading your workspace…"));
     await api("/workspace", { body: {} }); // created on first sign-in
+    me = await api("/me");
+    document.getElementById("who")!.replaceChildren(longText(`${u.email} · ${me.workspace?.name ?? ""}`), " ", act("Sign out", () => signOut(getAuth()), { id: "sign-out" }));
     await claimFromLink();
-    await render();
+    await route();
   });
 }
 

@@ -6,6 +6,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { appUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { newClient } from "../helpers/clients";
+import { openView } from "./harness";
 
 const ARTIFACTS = path.resolve(__dirname, "..", "..", "test-artifacts");
 
@@ -32,7 +33,9 @@ describe("merchant console in a browser", function () {
     await page.fill("#email", `browser-${randomUUID()}@example.com`);
     await page.fill("#password", "browser-password");
     await page.click("#sign-up");
-    await page.waitForSelector("#keys");
+    await page.waitForSelector("#app[data-view]");
+    await openView(page, "#/settings", "#keys");
+    assert.equal((await page.textContent("#keys h2"))?.trim(), "API keys", "the place the sandbox manifest names");
 
     await page.fill("#key-name", "browser agent");
     await page.click("#mint-key");

@@ -88,7 +88,7 @@ describe("OAuth consent page in a browser", function () {
     assert.equal(denied.searchParams.get("error"), "access_denied");
     assert.equal(denied.searchParams.get("state"), "deny-state");
 
-    await page.goto(`${appUrl()}/console`);
+    await page.goto(`${appUrl()}/console#/settings`);
     const row = page.locator("#app-rows tr", { hasText: "Browser Test Assistant" });
     await row.waitFor();
     assert.equal((await row.locator(".app-status").textContent())?.trim(), "active");

@@ -21,3 +21,15 @@ export async function fetchPng(url: string): Promise<Buffer> {
   if (res.headers.get("content-type") !== "image/png") throw new Error(`GET ${url}: content-type ${res.headers.get("content-type")}`);
   return Buffer.from(await res.arrayBuffer());
 }
+
+/** Rasterises an SVG with sharp (librsvg) at `width` px and decodes it like a PNG. */
+export async function decodeSvg(svg: string | Buffer, width = 1024): Promise<DecodedImage> {
+  const sharp = (await import("sharp")).default;
+  const png = await sharp(Buffer.from(svg), { density: 72 }).resize({ width }).flatten({ background: "#ffffff" }).png().toBuffer();
+  return decodePng(png);
+}
+
+/** True when an SVG holds only vector elements: no <image>, no data: or external bitmap references. */
+export function isVectorOnly(svg: string): boolean {
+  return !/<image\b|data:image|\.png\b|\.jpe?g\b|<foreignObject/i.test(svg);
+}

@@ -31,7 +31,7 @@ interface BulkResponse {
 
 const IDEMPOTENCY_KEY_MAX = 255;
 
-function idempotencyKeyOf(req: Request): string | undefined {
+export function idempotencyKeyOf(req: Request): string | undefined {
   const key = req.headers["idempotency-key"];
   if (key === undefined) return undefined;
   const value = String(key).trim();
@@ -54,10 +54,10 @@ function conflict(): AppError {
  * Claims the key, or answers with what another call holding it produced: its response for the same
  * body (after waiting for it to finish), 409 for a different body.
  */
-async function claimOrReplay(merchantId: string, key: string, requestHash: string): Promise<{ claimId: string } | { replay: BulkResponse }> {
+export async function claimOrReplay<T = BulkResponse>(merchantId: string, key: string, requestHash: string): Promise<{ claimId: string } | { replay: T }> {
   const deadline = Date.now() + WAIT_FOR_OTHER_CALL_MS;
   for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
-    const claim = await claimIdempotencyKey<BulkResponse>(merchantId, key, requestHash);
+    const claim = await claimIdempotencyKey<T>(merchantId, key, requestHash);
     if (claim.state === "claimed") return { claimId: claim.claimId };
     if (!claim.sameRequest) throw conflict();
     if (claim.state === "done") return { replay: claim.response };

@@ -29,6 +29,18 @@ export const fields = {
   uniqueQRCodeID: ids.uniqueQRCodeID,
 };
 
+/** The fields of a new code, as svc.qr.create and the console take them. */
+export const newCodeShape = {
+  title: fields.title,
+  destinationUrl: fields.destinationUrl,
+  campaign: fields.campaign.optional(),
+  tags: fields.tags.optional(),
+  dynamic: fields.dynamic.optional(),
+  template: fields.template.optional(),
+  scanBeepSound: fields.scanBeepSound.optional(),
+  boostFrame: fields.boostFrame.optional(),
+};
+
 /** Title for a bulk row: host and path of the URL, shortened to the title limit. */
 export function titleFromUrl(url: string): string {
   const u = new URL(url);

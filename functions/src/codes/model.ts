@@ -1,8 +1,9 @@
 // The account-owned QR code as stored and as returned by tools and endpoints.
 import type { BoostFrame, Template } from "../qr/frames";
 import type { ScanBeepSound } from "./fields";
+import { getConfig } from "../core/config";
 
-export type CodeSource = "tool" | "bulk" | "sandbox-claim";
+export type CodeSource = "tool" | "bulk" | "sandbox-claim" | "console";
 
 export interface QrCode {
   codeId: string;
@@ -27,6 +28,11 @@ export interface QrCode {
   updatedAt: Date;
 }
 
+/** The code as print-ready SVG (served by the images function, drawn from the record): stable like qrImageUrl. */
+export function svgUrlOf(code: Pick<QrCode, "merchantId" | "codeId" | "imageToken">): string {
+  return `${getConfig().appUrl}/img/svg/${code.merchantId}/${code.codeId}.svg?token=${code.imageToken}`;
+}
+
 /** What callers see: storage internals (image path and token) stay server-side. */
 export function publicCode(code: QrCode) {
   return {
@@ -42,6 +48,8 @@ export function publicCode(code: QrCode) {
     scanBeepSound: code.scanBeepSound,
     boostFrame: code.boostFrame,
     qrImageUrl: code.qrImageUrl,
+    /** Addition to the spec's fields: the same code as print-ready SVG, at a stable URL. */
+    qrSvgUrl: svgUrlOf(code),
     status: code.status,
     source: code.source,
     createdAt: code.createdAt.toISOString(),
@@ -49,3 +57,4 @@ export function publicCode(code: QrCode) {
   };
 }
 
+export type PublicCode = ReturnType<typeof publicCode>;

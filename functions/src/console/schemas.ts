@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { ScopeSchema } from "../auth/scopes";
 import { text } from "../core/validation";
-import { fields } from "../codes/fields";
+import { fields, newCodeShape } from "../codes/fields";
 import { ids } from "../core/ids";
+import { BULK_MAX_URLS } from "../core/limits";
 
 export const CreateWorkspaceSchema = z.object({ name: text(100).optional() }).strict();
 export const MintKeySchema = z
@@ -18,3 +19,16 @@ export const CodeChangeSchema = z.object({ destinationUrl: fields.destinationUrl
 export const DaysQuerySchema = z.object({ days: z.coerce.number().int().min(1).max(365).default(30) }).strict();
 export const DraftKindSchema = z.enum(["menus", "challenges", "audioCodes"]);
 export const PublishSchema = z.object({ kind: z.enum(["codes", "menus", "challenges", "audioCodes"]), id: ids.recordId }).strict();
+/** A code made in the console: the fields of svc.qr.create, plus whether to publish it in the same step. */
+export const ConsoleNewCodeSchema = z.object({ ...newCodeShape, publish: z.boolean().optional() }).strict();
+export const ConsolePreviewSchema = ConsoleNewCodeSchema.omit({ title: true, campaign: true, tags: true, publish: true }).extend({ title: z.string().max(1000).optional() });
+/** One chunk of a spreadsheet import: up to the bulk limit of rows, each a new code's main fields. */
+export const ConsoleImportSchema = z
+  .object({
+    rows: z
+      .array(z.object({ title: newCodeShape.title, destinationUrl: newCodeShape.destinationUrl, campaign: newCodeShape.campaign, tags: newCodeShape.tags }).strict())
+      .min(1, "Give at least one row")
+      .max(BULK_MAX_URLS, `At most ${BULK_MAX_URLS} rows per call`),
+    publish: z.boolean().optional(),
+  })
+  .strict();

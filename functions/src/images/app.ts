@@ -5,12 +5,14 @@ import { AppError } from "../core/errors";
 import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import { imageStore, LocalImageStore } from "./store";
+import { svgEndpoint } from "./svgRoute";
 
 const ImageParams = z.object({ imagePath: z.array(z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, "Must be an image path segment")).min(1).max(6) }).strict();
 const ImageQuery = z.object({ token: z.string().max(200).default("") }).strict();
 
 export const imagesApp = createRestApp((app) => {
   mountEndpoints(app, "images", [
+    svgEndpoint,
     endpoint({
       method: "GET",
       path: "/img/*imagePath",

@@ -14,7 +14,7 @@ export function jsonForScript(value: unknown): string {
 }
 
 /** The pages' one style block; its hash is in their Content-Security-Policy. */
-export const PAGE_STYLE = `body{font-family:system-ui,sans-serif;max-width:44rem;margin:2.5rem auto;padding:0 1rem;color:#111;line-height:1.5}
+export const PAGE_STYLE = `body{font-family:system-ui,sans-serif;max-width:44rem;margin:2.5rem auto;padding:0 1rem;color:#111;line-height:1.5;overflow-wrap:anywhere}
 a{color:#4338ca}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.4rem;border-bottom:1px solid #e5e7eb}
 input{font:inherit;padding:.4rem;width:60%}button{font:inherit;padding:.4rem .8rem}`;
 

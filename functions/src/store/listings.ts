@@ -82,3 +82,9 @@ export interface MailMessage {
 export function queueMail(tx: Transaction, mail: MailMessage): void {
   tx.create(db().collection(COLLECTIONS.mail).doc(), { ...mail, createdAt: FieldValue.serverTimestamp() });
 }
+
+/** A workspace's own listings, for its settings page; an expired pending one is gone, as everywhere. */
+export async function listWorkspaceListings(merchantId: string, limit = 200): Promise<Listing[]> {
+  const snap = await db().collection(COLLECTIONS.listings).where("merchantId", "==", merchantId).limit(limit).get();
+  return snap.docs.map((d) => fromListingDoc(d.data())).filter((l) => isLive(l));
+}

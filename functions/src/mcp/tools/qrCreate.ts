@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { fields } from "../../codes/fields";
+import { newCodeShape } from "../../codes/fields";
 import { publicCode } from "../../codes/model";
 import { createCode } from "../../codes/service";
 import { defineTool } from "../tool";
@@ -9,18 +9,7 @@ export const qrCreateTool = defineTool({
   description:
     "Creates a draft QR code with a hosted PNG (qrImageUrl). Static by default (encodes destinationUrl). dynamic: true encodes a re-pointable, tracked link; template soundSeal and any scanBeepSound force dynamic; boostFrame overrides template.",
   scope: "qr:write",
-  input: z
-    .object({
-      title: fields.title,
-      destinationUrl: fields.destinationUrl,
-      campaign: fields.campaign.optional(),
-      tags: fields.tags.optional(),
-      dynamic: fields.dynamic.optional(),
-      template: fields.template.optional(),
-      scanBeepSound: fields.scanBeepSound.optional(),
-      boostFrame: fields.boostFrame.optional(),
-    })
-    .strict(),
+  input: z.object(newCodeShape).strict(),
   async handler(args, { caller }) {
     return publicCode(await createCode(caller.merchantId, args));
   },

@@ -1,0 +1,54 @@
+// Small DOM helpers for the console. Text is always appended as text nodes: no HTML injection.
+export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  for (const c of children) el.append(c);
+  return el;
+}
+
+/** A button that is disabled while its action runs; failures go to `onError`. */
+export function button(label: string, onClick: () => unknown, onError: (message: string) => void, attrs: Record<string, string> = {}): HTMLButtonElement {
+  const b = h("button", { type: "button", ...attrs }, label);
+  b.addEventListener("click", async () => {
+    b.disabled = true;
+    try {
+      await onClick();
+    } catch (e) {
+      onError(String((e as Error).message ?? e));
+    } finally {
+      b.disabled = false;
+    }
+  });
+  return b;
+}
+
+let fieldCount = 0;
+
+/** A labelled form control (every control has a visible label). */
+export function field<T extends HTMLInputElement | HTMLSelectElement>(label: string, input: T): { wrap: HTMLElement; input: T } {
+  if (!input.id) input.id = `field-${++fieldCount}`;
+  return { wrap: h("div", { class: "field" }, h("label", { for: input.id }, label), input), input };
+}
+
+export function select(id: string, options: Array<[string, string]>): HTMLSelectElement {
+  return h("select", { id }, ...options.map(([value, label]) => h("option", { value }, label)));
+}
+
+/**
+ * A table that becomes a list of labelled blocks on narrow screens (CSS uses data-label), so a phone
+ * never scrolls sideways.
+ */
+export function table(
+  headers: string[],
+  rows: Array<Array<Node | string>>,
+  attrs: { id?: string; caption?: string } = {},
+  rowAttrs: (i: number) => Record<string, string> = () => ({}),
+): HTMLTableElement {
+  return h(
+    "table",
+    { class: "responsive" },
+    ...(attrs.caption ? [h("caption", { class: "sr-only" }, attrs.caption)] : []),
+    h("thead", {}, h("tr", {}, ...headers.map((t) => h("th", { scope: "col" }, t || h("span", { class: "sr-only" }, "Actions"))))),
+    h("tbody", attrs.id ? { id: attrs.id } : {}, ...rows.map((cells, i) => h("tr", rowAttrs(i), ...cells.map((c, j) => h("td", headers[j] ? { "data-label": headers[j] } : {}, c))))),
+  );
+}

@@ -1,0 +1,50 @@
+// Spreadsheet import from the console, one chunk of up to 50 rows per call, with the bulk endpoint's rules:
+// all or nothing per chunk, and an Idempotency-Key (one per chunk) claimed before any code is written, so
+// a retried chunk answers with the codes it already made instead of making them twice.
+import type { Express, Request, Response } from "express";
+import { AppError } from "../core/errors";
+import { REST_MAX_BODY_BYTES } from "../core/limits";
+import { parseOrThrow } from "../core/validation";
+import { isJsonContentType, parseJsonBody } from "../http/rest";
+import { callerForUser, verifyUser } from "../auth/caller";
+import { claimOrReplay, idempotencyKeyOf } from "../bulk/app";
+import { publicCode, type PublicCode } from "../codes/model";
+import { createCodes } from "../codes/service";
+import { completeIdempotencyKey, releaseIdempotencyKey, requestHashOf } from "../store/idempotency";
+import { publishInBatch } from "../store/codeStatus";
+import { ConsoleImportSchema } from "./schemas";
+
+interface ImportResponse {
+  ok: true;
+  count: number;
+  codes: PublicCode[];
+}
+
+export function registerImportRoutes(app: Express): void {
+  app.post("/api/console/codes/import", async (req: Request, res: Response) => {
+    const who = await callerForUser(await verifyUser({ authorization: req.headers.authorization, cookie: req.headers.cookie }));
+    if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
+    const { rows, publish = true } = parseOrThrow(ConsoleImportSchema, parseJsonBody(req, REST_MAX_BODY_BYTES), "import chunk");
+    const key = idempotencyKeyOf(req);
+    if (!key) throw new AppError("VALIDATION_FAILED", "Send an Idempotency-Key header, one per chunk, so a retry never creates codes twice");
+    // Namespaced so the same key on the bulk endpoint (a different body shape) is a conflict, never a replay.
+    const outcome = await claimOrReplay<ImportResponse>(who.merchantId, key, requestHashOf({ consoleImport: rows, publish }));
+    if ("replay" in outcome) {
+      res.set("Idempotent-Replayed", "true").json(outcome.replay);
+      return;
+    }
+    const now = new Date();
+    let response: ImportResponse | undefined;
+    try {
+      await createCodes(who.merchantId, rows, "bulk", (batch, codes) => {
+        if (publish) for (const c of codes) publishInBatch(batch, who.merchantId, c.codeId, who.uid, now);
+        response = { ok: true, count: codes.length, codes: codes.map((c) => publicCode({ ...c, status: publish ? "published" : "draft" })) };
+        completeIdempotencyKey(batch, who.merchantId, key, response);
+      });
+    } catch (error) {
+      await releaseIdempotencyKey(who.merchantId, key, outcome.claimId).catch(() => undefined);
+      throw error;
+    }
+    res.status(201).json(response);
+  });
+}

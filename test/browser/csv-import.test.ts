@@ -1,0 +1,96 @@
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import type { Page } from "playwright-core";
+import { appUrl } from "../helpers/env";
+import { callTool, toolResult } from "../helpers/rpc";
+import type { TestMerchant } from "../helpers/merchants";
+import { decodePng, decodeSvg, isVectorOnly } from "../helpers/qr";
+import { readZip } from "../helpers/zip";
+import { assertPhoneReadyAndAccessible, openView, PHONE, signedInSession } from "./harness";
+
+const ROWS = 60; // two chunks: 50 and 10
+const csvLine = (cells: string[]) => cells.map((c) => (/[",\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(",");
+const goodRows = Array.from({ length: ROWS }, (_, i) => [`Table ${i + 1}, "window"`, `https://example.com/table/${i + 1}`, i % 2 ? "spring" : "", i % 3 ? "" : "table;inside"]);
+
+function csv(rows: string[][]): Buffer {
+  return Buffer.from(["title,url,campaign,tags", ...rows.map(csvLine)].join("\r\n") + "\r\n");
+}
+
+async function countCodes(merchant: TestMerchant): Promise<number> {
+  return toolResult(await callTool("svc.qr.list", { limit: 100 }, merchant.apiKey)).count;
+}
+
+describe("merchant console: CSV import", function () {
+  this.timeout(240_000);
+  const session = signedInSession();
+  let page: Page;
+  let merchant: TestMerchant;
+  before(() => ({ page, merchant } = session));
+
+  it("shows each bad row and why, and creates nothing", async () => {
+    await openView(page, "#/import", "#csv-file");
+    const rows = goodRows.map((r) => [...r]);
+    rows[6][1] = "ftp://example.com/file";
+    await page.setInputFiles("#csv-file", { name: "codes.csv", mimeType: "text/csv", buffer: csv(rows) });
+    await page.waitForSelector("#csv-rows");
+    assert.match((await page.textContent("#csv-summary"))!, /1 of 60 rows need fixing/);
+    const bad = page.locator("#csv-rows tr.bad-row");
+    assert.equal(await bad.count(), 1);
+    assert.equal(await bad.getAttribute("data-line"), "8", "the spreadsheet's own line number (header is line 1)");
+    assert.match((await bad.locator(".row-error").textContent())!, /http:\/\/ or https:\/\//);
+    assert.ok(await page.isDisabled("#start-import"));
+    await page.setViewportSize(PHONE);
+    await assertPhoneReadyAndAccessible(page, "import check table");
+    await page.setViewportSize({ width: 1280, height: 900 });
+    assert.equal(await countCodes(merchant), 0);
+  });
+
+  it("once fixed, creates every code once in chunks of 50 and downloads a ZIP of PNGs and SVGs", async () => {
+    await page.setInputFiles("#csv-file", { name: "codes.csv", mimeType: "text/csv", buffer: csv(goodRows) });
+    await page.locator("#csv-summary", { hasText: "All 60 rows are valid." }).waitFor();
+    const chunks: Array<{ key: string; rows: number }> = [];
+    page.on("request", (r) => {
+      if (r.url().endsWith("/api/console/codes/import")) chunks.push({ key: r.headers()["idempotency-key"], rows: JSON.parse(r.postData()!).rows.length });
+    });
+    await page.click("#start-import");
+    await page.locator("#import-status", { hasText: "Created 60 codes." }).waitFor({ timeout: 120_000 });
+    assert.equal(await page.getAttribute("#import-progress", "value"), "60");
+    assert.deepEqual(chunks.map((c) => c.rows), [50, 10]);
+    assert.equal(new Set(chunks.map((c) => c.key)).size, 2, "one Idempotency-Key per chunk");
+
+    const listed = toolResult(await callTool("svc.qr.list", { limit: 100 }, merchant.apiKey)).codes;
+    assert.equal(listed.length, ROWS, "every row created once");
+    const first = listed.find((c: any) => c.destinationUrl === "https://example.com/table/1");
+    assert.equal(first.title, 'Table 1, "window"');
+    assert.deepEqual(first.tags, ["table", "inside"]);
+    assert.equal(listed.find((c: any) => c.destinationUrl === "https://example.com/table/2").campaign, "spring");
+    assert.ok(listed.every((c: any) => c.status === "published"));
+
+    const [file] = await Promise.all([page.waitForEvent("download"), page.click("#download-zip")]);
+    const entries = readZip(await readFile((await file.path())!));
+    assert.equal(entries.size, ROWS * 2);
+    const png = [...entries].find(([name]) => name.startsWith("png/001-"))!;
+    const svg = [...entries].find(([name]) => name.startsWith("svg/001-"))!;
+    assert.equal(decodePng(png[1]).payload, "https://example.com/table/1");
+    assert.ok(isVectorOnly(svg[1].toString("utf8")));
+    assert.equal((await decodeSvg(svg[1])).payload, "https://example.com/table/1");
+  });
+
+  it("a retried chunk with the same Idempotency-Key answers with the same codes and creates none", async () => {
+    const before = await countCodes(merchant);
+    const body = JSON.stringify({ rows: [{ title: "retry", destinationUrl: "https://example.com/retry" }] });
+    const post = () =>
+      fetch(`${appUrl()}/api/console/codes/import`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${merchant.idToken}`, "Content-Type": "application/json", "Idempotency-Key": "retry-test-chunk-0" },
+        body,
+      });
+    const a = await post();
+    assert.equal(a.status, 201);
+    const b = await post();
+    assert.equal(b.status, 200);
+    assert.equal(b.headers.get("idempotent-replayed"), "true");
+    assert.deepEqual(((await b.json()) as any).codes.map((c: any) => c.codeId), ((await a.json()) as any).codes.map((c: any) => c.codeId));
+    assert.equal(await countCodes(merchant), before + 1);
+  });
+});
