@@ -24,7 +24,7 @@ import { publicCode } from "../codes/model";
 import { updateCode } from "../codes/service";
 import { codeAnalytics, scanSummary } from "../scans/analytics";
 import { connectedAppsEndpoints } from "./connectedAppsRoutes";
-import { registerCodeRoutes } from "./codeRoutes";
+import { codeEndpoints } from "./codeRoutes";
 
 const SESSION_MAX_AGE_MS = 5 * 24 * 60 * 60 * 1000;
 
@@ -294,8 +294,8 @@ export const consoleApp = createRestApp(
       res.set("Cache-Control", "private, no-store");
       next();
     });
-    registerCodeRoutes(app); // before /codes/:codeId, which would otherwise take /codes/preview
-    mountEndpoints(app, "console", [...endpoints, ...connectedAppsEndpoints]);
+    // Code routes first: /codes/preview and /codes/import before /codes/:codeId would take them.
+    mountEndpoints(app, "console", [...codeEndpoints, ...endpoints, ...connectedAppsEndpoints]);
     app.use((req: Request) => {
       throw new AppError("NOT_FOUND", `No such console endpoint: ${req.method} ${req.path}`);
     });

@@ -1,12 +1,8 @@
 // Spreadsheet import from the console, one chunk of up to 50 rows per call, with the bulk endpoint's rules:
 // all or nothing per chunk, and an Idempotency-Key (one per chunk) claimed before any code is written, so
 // a retried chunk answers with the codes it already made instead of making them twice.
-import type { Express, Request, Response } from "express";
 import { AppError } from "../core/errors";
-import { REST_MAX_BODY_BYTES } from "../core/limits";
-import { parseOrThrow } from "../core/validation";
-import { isJsonContentType, parseJsonBody } from "../http/rest";
-import { callerForUser, verifyUser } from "../auth/caller";
+import { endpoint } from "../http/endpoint";
 import { claimOrReplay, idempotencyKeyOf } from "../bulk/app";
 import { publicCode, type PublicCode } from "../codes/model";
 import { createCodes } from "../codes/service";
@@ -20,18 +16,23 @@ interface ImportResponse {
   codes: PublicCode[];
 }
 
-export function registerImportRoutes(app: Express): void {
-  app.post("/api/console/codes/import", async (req: Request, res: Response) => {
-    const who = await callerForUser(await verifyUser({ authorization: req.headers.authorization, cookie: req.headers.cookie }));
-    if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
-    const { rows, publish = true } = parseOrThrow(ConsoleImportSchema, parseJsonBody(req, REST_MAX_BODY_BYTES), "import chunk");
+export const importEndpoint = endpoint({
+  method: "POST",
+  path: "/api/console/codes/import",
+  credential: "member",
+  ownAddressOnly: true,
+  limit: "bulk",
+  body: ConsoleImportSchema,
+  async handle({ req, res, caller, body }) {
+    const who = caller!;
+    const { rows, publish = true } = body;
     const key = idempotencyKeyOf(req);
     if (!key) throw new AppError("VALIDATION_FAILED", "Send an Idempotency-Key header, one per chunk, so a retry never creates codes twice");
     // Namespaced so the same key on the bulk endpoint (a different body shape) is a conflict, never a replay.
     const outcome = await claimOrReplay<ImportResponse>(who.merchantId, key, requestHashOf({ consoleImport: rows, publish }));
     if ("replay" in outcome) {
-      res.set("Idempotent-Replayed", "true").json(outcome.replay);
-      return;
+      res.set("Idempotent-Replayed", "true");
+      return outcome.replay;
     }
     const now = new Date();
     let response: ImportResponse | undefined;
@@ -45,6 +46,7 @@ export function registerImportRoutes(app: Express): void {
       await releaseIdempotencyKey(who.merchantId, key, outcome.claimId).catch(() => undefined);
       throw error;
     }
-    res.status(201).json(response);
-  });
-}
+    res.status(201);
+    return response;
+  },
+});
