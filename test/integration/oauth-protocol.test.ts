@@ -93,6 +93,8 @@ describe("OAuth: discovery and protocol rules", function () {
     assert.equal(as.revocation_endpoint, `${appUrl()}/oauth/revoke`);
     assert.equal(as.authorization_response_iss_parameter_supported, true);
     assert.equal((await fetch(`${appUrl()}/.well-known/oauth-protected-resource/elsewhere`)).status, 404);
+    const manifest = (await (await fetch(mcpUrl())).json()) as any;
+    assert.deepEqual(manifest.auth.oauth, { resourceMetadata: prmUrl, authorizationServer: appUrl() });
   });
 
   it("protects the consent page and the authorize endpoint against framing", async () => {
