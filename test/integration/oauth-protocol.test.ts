@@ -254,6 +254,23 @@ describe("OAuth: discovery and protocol rules", function () {
     assert.equal((await callTool("svc.ping", {}, tokens.access_token)).body.result.structuredContent.authMethod, "oauth");
   });
 
+  it("takes one decision per authorization request, from a signed-in person only", async () => {
+    const s = await session();
+    const url = authorizeUrl(s, await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()));
+    const consentUrl = new URL((await s.net.fetch(String(url), { redirect: "manual" })).headers.get("location")!);
+    const api = `${appUrl()}/oauth/requests/${consentUrl.searchParams.get("request")}`;
+    const post = (body: unknown, auth?: string) =>
+      s.net.fetch(api, { method: "POST", headers: { "Content-Type": "application/json", ...(auth ? { Authorization: `Bearer ${auth}` } : {}) }, body: JSON.stringify(body) });
+    const anonymous = await post({ approve: true });
+    assert.equal(anonymous.status, 401);
+    assert.equal(((await anonymous.json()) as any).error, "invalid_request");
+    assert.equal((await post({ approve: true }, s.merchant.apiKey)).status, 403, "an API key cannot approve");
+    assert.equal((await post({ approve: false }, s.merchant.idToken)).status, 200);
+    const again = await post({ approve: true }, s.merchant.idToken);
+    assert.equal(again.status, 404);
+    assert.equal(((await again.json()) as any).error, "invalid_request");
+  });
+
   it("refuses client metadata documents that do not name themselves, are too large or missing", async () => {
     const net = newClient();
     const tryAuthorize = async (clientId: string) => {
