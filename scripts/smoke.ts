@@ -114,6 +114,21 @@ async function runChecks(base: string, functionBase: string, apiKey: string, loc
     return `${tools.length} tools, merchant ${ping.merchantId}`;
   });
 
+  await step("OAuth discovery for hosted agent apps", async () => {
+    const challenge = await http(`${base}/api/mcp`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    const prmUrl = /resource_metadata="([^"]+)"/.exec(challenge.headers.get("www-authenticate") ?? "")?.[1];
+    check(challenge.status === 401 && prmUrl, `an unauthenticated tools/list answered ${challenge.status} with WWW-Authenticate ${challenge.headers.get("www-authenticate")}`);
+    const prm = (await http(prmUrl!)).body;
+    check(prm?.resource?.endsWith("/api/mcp") && prm.authorization_servers?.length === 1, `protected resource metadata: ${JSON.stringify(prm).slice(0, 200)}`);
+    const as = (await http(`${prm.authorization_servers[0]}/.well-known/oauth-authorization-server`)).body;
+    check(as?.code_challenge_methods_supported?.join() === "S256" && as.registration_endpoint, `authorization server metadata: ${JSON.stringify(as).slice(0, 200)}`);
+    return `issuer ${as.issuer}`;
+  });
+
   await step("dynamic code redirect counted with a place", async () => {
     const destination = `https://example.com/smoke-dynamic/${Date.now()}`;
     const code = await tool("svc.qr.create", { title: "smoke test", destinationUrl: destination, dynamic: true });

@@ -3,7 +3,7 @@ import * as oauth from "oauth4webapi";
 import { appUrl, mcpUrl } from "../helpers/env";
 import { newClient, type TestClient } from "../helpers/clients";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
-import { consent, REDIRECT_URI } from "../helpers/oauth";
+import { consent, REDIRECT_URI, serveClientMetadata } from "../helpers/oauth";
 import { callTool, rpc } from "../helpers/rpc";
 import { sha256Hex } from "../../functions/src/oauth/secrets";
 
@@ -93,6 +93,8 @@ describe("OAuth: discovery and protocol rules", function () {
     assert.equal(as.revocation_endpoint, `${appUrl()}/oauth/revoke`);
     assert.equal(as.authorization_response_iss_parameter_supported, true);
     assert.equal((await fetch(`${appUrl()}/.well-known/oauth-protected-resource/elsewhere`)).status, 404);
+    const manifest = (await (await fetch(mcpUrl())).json()) as any;
+    assert.deepEqual(manifest.auth.oauth, { resourceMetadata: prmUrl, authorizationServer: appUrl() });
   });
 
   it("protects the consent page and the authorize endpoint against framing", async () => {
@@ -250,6 +252,52 @@ describe("OAuth: discovery and protocol rules", function () {
     const refused = await callTool("svc.qr.create", { url: "https://example.com" }, tokens.access_token);
     assert.equal(refused.body.error.data.code, "INSUFFICIENT_SCOPE");
     assert.equal((await callTool("svc.ping", {}, tokens.access_token)).body.result.structuredContent.authMethod, "oauth");
+  });
+
+  it("takes one decision per authorization request, from a signed-in person only", async () => {
+    const s = await session();
+    const url = authorizeUrl(s, await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()));
+    const consentUrl = new URL((await s.net.fetch(String(url), { redirect: "manual" })).headers.get("location")!);
+    const api = `${appUrl()}/oauth/requests/${consentUrl.searchParams.get("request")}`;
+    const post = (body: unknown, auth?: string) =>
+      s.net.fetch(api, { method: "POST", headers: { "Content-Type": "application/json", ...(auth ? { Authorization: `Bearer ${auth}` } : {}) }, body: JSON.stringify(body) });
+    const anonymous = await post({ approve: true });
+    assert.equal(anonymous.status, 401);
+    assert.equal(((await anonymous.json()) as any).error, "invalid_request");
+    assert.equal((await post({ approve: true }, s.merchant.apiKey)).status, 403, "an API key cannot approve");
+    assert.equal((await post({ approve: false }, s.merchant.idToken)).status, 200);
+    const again = await post({ approve: true }, s.merchant.idToken);
+    assert.equal(again.status, 404);
+    assert.equal(((await again.json()) as any).error, "invalid_request");
+  });
+
+  it("refuses client metadata documents that do not name themselves, are too large or missing", async () => {
+    const net = newClient();
+    const tryAuthorize = async (clientId: string) => {
+      const url = new URL(`${appUrl()}/oauth/authorize`);
+      const params = { response_type: "code", client_id: clientId, redirect_uri: REDIRECT_URI, code_challenge: "x".repeat(43), code_challenge_method: "S256" };
+      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+      const res = await net.fetch(String(url), { redirect: "manual" });
+      return { status: res.status, location: res.headers.get("location"), text: await res.text() };
+    };
+    const cases: Array<[(id: string) => Record<string, unknown>, RegExp]> = [
+      [() => ({ client_id: "https://someone-else.example/client.json", redirect_uris: [REDIRECT_URI] }), /does not equal its URL/],
+      [(id) => ({ client_id: id, redirect_uris: [REDIRECT_URI], client_name: "x".repeat(9000) }), /larger than 8192 bytes/],
+      [(id) => ({ client_id: id, redirect_uris: [REDIRECT_URI], client_secret: "s" }), /client_secret/],
+    ];
+    for (const [document, message] of cases) {
+      const doc = await serveClientMetadata(document);
+      try {
+        const res = await tryAuthorize(doc.clientId);
+        assert.equal(res.status, 400);
+        assert.equal(res.location, null);
+        assert.match(res.text, message);
+        const missing = await tryAuthorize(`${doc.origin}/missing.json`);
+        assert.match(missing.text, /answered HTTP 404/);
+      } finally {
+        await doc.close();
+      }
+    }
   });
 
   it("validates registrations: public clients only, acceptable redirect URIs, rate limited per address", async () => {

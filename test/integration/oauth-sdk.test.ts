@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
+import * as v2 from "@modelcontextprotocol/client";
 import { appUrl, mcpUrl } from "../helpers/env";
 import { newClient, type TestClient } from "../helpers/clients";
 import { createMerchant, type TestMerchant } from "../helpers/merchants";
@@ -92,6 +93,24 @@ describe("OAuth: the official SDK client", function () {
       assert.notEqual(provider.saved!.refresh_token, first.refresh_token);
       const stale = await rpc("tools/list", {}, first.access_token);
       assert.equal(stale.status, 200, "the first access token stays valid until it expires");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("SDK v2 in 2026-07-28 mode: checks iss (RFC 9207) on the callback, then calls tools with its token", async () => {
+    const merchant = await createMerchant();
+    const provider = new MemoryOAuthProvider();
+    const net = newClient();
+    const transport = new v2.StreamableHTTPClientTransport(new URL(mcpUrl()), { authProvider: provider, fetch: net.fetch as typeof fetch });
+    const client = new v2.Client({ name: "svc-oauth-test-v2", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } });
+    try {
+      await assert.rejects(client.connect(transport).then(() => client.listTools()), v2.UnauthorizedError);
+      const { redirect } = await consent(net, provider.authorizationUrl!, merchant);
+      await transport.finishAuth(redirect.searchParams); // validates iss before redeeming the code
+      if (!client.transport) await client.connect(transport);
+      const ping: any = await client.callTool({ name: "svc.ping", arguments: {} });
+      assert.deepEqual(ping.structuredContent, { ok: true, merchantId: merchant.merchantId, authMethod: "oauth" });
     } finally {
       await client.close();
     }

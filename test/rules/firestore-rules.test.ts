@@ -35,6 +35,9 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   { path: "listings/rejected.example", readers: [], data: { ...LISTING, status: "rejected", domain: "rejected.example", rejectedReason: "spam" } },
   { path: "phoneBook/approved.example", readers: ["owner", "otherMember", "stranger", "anonymous"], data: PHONE_BOOK_ENTRY },
   { path: "mail/m1", readers: [], data: { to: "a@example.com" } },
+  { path: "oauthGrants/grant_0123456789abcdef01234567", readers: [], data: { merchantId: "ws-a", uid: "alice", clientName: "app" } },
+  { path: "oauthAccessTokens/0123abcd", readers: [], data: { grantId: "grant_0123456789abcdef01234567" } },
+  { path: "oauthClients/0123abcd", readers: [], data: { clientId: "svc-client-1", redirectUris: [] } },
 ];
 
 const ROLES: Role[] = ["owner", "otherMember", "stranger", "anonymous"];

@@ -4,6 +4,7 @@ import { SANDBOX_DAILY_LIMIT, SANDBOX_LIFETIME_DAYS, BULK_MAX_URLS } from "../co
 import { toolListing } from "./registry";
 import { SERVER_INFO } from "./identity";
 import { MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./era2026";
+import { oauthUrls } from "../oauth/metadata";
 
 export function mcpManifest() {
   const c = getConfig();
@@ -33,6 +34,7 @@ export function mcpManifest() {
       obtain: c.createUrl,
       alsoAccepted: ["Firebase ID token (console callers)", "session cookie __session (console callers)"],
       required: ["tools/list", "tools/call"],
+      oauth: { resourceMetadata: oauthUrls().resourceMetadata, authorizationServer: oauthUrls().issuer },
     },
     tools: toolListing(),
     freeTrial: {

@@ -79,9 +79,11 @@ export async function startAuthorization(query: Record<string, unknown>): Promis
   return { kind: "redirect", location: `${oauthUrls().consentPage}?request=${requestId}` };
 }
 
+const requestGone = () => oauthError("invalid_request", "This authorization request is unknown, expired or already decided; start again from the app", 404);
+
 async function pendingOrThrow(requestId: string): Promise<PendingRequest> {
   const request = /^req_[0-9a-f]{32}$/.test(requestId) ? await getPendingRequest(requestId) : undefined;
-  if (!request) throw oauthError("invalid_request", "This authorization request is unknown, expired or already decided; start again from the app", 404);
+  if (!request) throw requestGone();
   return request;
 }
 
@@ -103,7 +105,7 @@ export async function describeRequest(requestId: string, caller: Caller) {
 export async function decide(requestId: string, caller: Caller, input: { approve: boolean; scopes?: Scope[] }): Promise<{ redirect: string }> {
   const request = await pendingOrThrow(requestId);
   if (!input.approve) {
-    await decidePendingRequest(requestId, { approve: false });
+    if (!(await decidePendingRequest(requestId, { approve: false }))) throw requestGone();
     return { redirect: backToClient(request.redirectUri, { error: "access_denied", error_description: "The user denied the request", state: request.state }) };
   }
   // The person may narrow what the app asked for, never widen it, and only to what they hold themselves.
@@ -125,6 +127,6 @@ export async function decide(requestId: string, caller: Caller, input: { approve
     codeHash: sha256Hex(code),
     codeExpiresAt: new Date(Date.now() + CODE_TTL_MS),
   });
-  if (!decided) await pendingOrThrow(""); // decided concurrently: same answer as an unknown request
+  if (!decided) throw requestGone(); // decided concurrently in another tab
   return { redirect: backToClient(request.redirectUri, { code, state: request.state }) };
 }

@@ -108,8 +108,13 @@ export async function touchApiKey(record: ApiKeyRecord, now = new Date()): Promi
   await keys().doc(record.hash).update({ lastUsedAt: FieldValue.serverTimestamp() });
 }
 
-/** Revokes, inside `tx`, every active key `uid` minted in `merchantId` (they leave the workspace). */
-export async function revokeKeysOfMinter(tx: FirebaseFirestore.Transaction, merchantId: string, uid: string): Promise<void> {
+/**
+ * Reads, inside `tx`, the keys `uid` minted in `merchantId` (they leave the workspace) and returns the step
+ * that revokes the active ones: a transaction does all its reads before its writes.
+ */
+export async function keysOfMinterRevocation(tx: FirebaseFirestore.Transaction, merchantId: string, uid: string): Promise<() => void> {
   const minted = await tx.get(keys().where("merchantId", "==", merchantId).where("uid", "==", uid));
-  for (const doc of minted.docs) if (!doc.get("revokedAt")) tx.update(doc.ref, { revokedAt: FieldValue.serverTimestamp(), revokedReason: "minter-left" });
+  return () => {
+    for (const doc of minted.docs) if (!doc.get("revokedAt")) tx.update(doc.ref, { revokedAt: FieldValue.serverTimestamp(), revokedReason: "minter-left" });
+  };
 }

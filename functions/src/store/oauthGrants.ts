@@ -9,6 +9,8 @@ import { COLLECTIONS } from "./collections";
 const col = (name: keyof typeof COLLECTIONS) => db().collection(COLLECTIONS[name]);
 const toDate = (v: unknown) => (v ? (v as Timestamp).toDate() : null);
 const ts = (d: Date) => Timestamp.fromDate(d);
+/** Spent codes and refresh tokens are kept a week past expiry (TTL on `purgeAt`) so a replay is still recognised. */
+const purgeAfter = (d: Date) => Timestamp.fromMillis(d.getTime() + 7 * 24 * 3600_000);
 
 export interface PendingRequest {
   requestId: string;
@@ -110,6 +112,7 @@ export async function decidePendingRequest(
         codeChallenge: d.codeChallenge,
         resource: d.resource,
         expiresAt: ts(decision.codeExpiresAt),
+        purgeAt: purgeAfter(decision.codeExpiresAt),
         usedAt: null,
       });
     }
@@ -119,7 +122,12 @@ export async function decidePendingRequest(
 
 function writeTokens(tx: Transaction, grantId: string, issued: IssuedHashes): void {
   tx.create(col("oauthAccessTokens").doc(issued.accessHash), { grantId, expiresAt: ts(issued.accessExpiresAt) });
-  tx.create(col("oauthRefreshTokens").doc(issued.refreshHash), { grantId, expiresAt: ts(issued.refreshExpiresAt), usedAt: null });
+  tx.create(col("oauthRefreshTokens").doc(issued.refreshHash), {
+    grantId,
+    expiresAt: ts(issued.refreshExpiresAt),
+    purgeAt: purgeAfter(issued.refreshExpiresAt),
+    usedAt: null,
+  });
 }
 
 function revokeInTx(tx: Transaction, grantId: string, reason: string): void {
@@ -202,6 +210,17 @@ export async function revokeGrant(grantId: string, reason: string): Promise<Gran
     if (snap.exists && !snap.data()!.revokedAt) revokeInTx(tx, grantId, reason);
   });
   return getGrant(grantId);
+}
+
+/**
+ * Reads, inside `tx`, the live grants `uid` made for `merchantId` (they leave the workspace) and returns
+ * the step that revokes them: a transaction does all its reads before its writes.
+ */
+export async function grantsOfUserRevocation(tx: Transaction, merchantId: string, uid: string): Promise<() => void> {
+  const grants = await tx.get(col("oauthGrants").where("merchantId", "==", merchantId).where("uid", "==", uid));
+  return () => {
+    for (const doc of grants.docs) if (!doc.get("revokedAt")) revokeInTx(tx, doc.id, "member left the workspace");
+  };
 }
 
 export async function listGrants(merchantId: string): Promise<Grant[]> {

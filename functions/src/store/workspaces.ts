@@ -3,7 +3,8 @@ import { FieldValue, type Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
-import { revokeKeysOfMinter } from "./apiKeys";
+import { keysOfMinterRevocation } from "./apiKeys";
+import { grantsOfUserRevocation } from "./oauthGrants";
 
 export type Role = "owner" | "member";
 
@@ -76,8 +77,8 @@ export async function addMember(merchantId: string, uid: string, role: Role = "m
 }
 
 /**
- * Removes a member from a workspace, and revokes the keys they minted there in the same transaction, so
- * those keys stop on the very next request without a membership read on every keyed call. The owner
+ * Removes a member from a workspace, and revokes the keys they minted and the OAuth grants they made
+ * there in the same transaction, so those stop on the very next request without a membership read on every keyed call. The owner
  * cannot be removed (a workspace always has one).
  */
 export async function removeMember(merchantId: string, uid: string): Promise<void> {
@@ -86,7 +87,8 @@ export async function removeMember(merchantId: string, uid: string): Promise<voi
     const existing = await tx.get(membershipRef);
     if (!existing.exists || existing.data()!.merchantId !== merchantId) throw new AppError("NOT_FOUND", `User ${uid} is not a member of ${merchantId}`);
     if (existing.data()!.role === "owner") throw new AppError("CONFLICT", "The owner cannot be removed from their workspace");
-    await revokeKeysOfMinter(tx, merchantId, uid);
+    const revocations = await Promise.all([keysOfMinterRevocation(tx, merchantId, uid), grantsOfUserRevocation(tx, merchantId, uid)]);
+    for (const revoke of revocations) revoke();
     tx.delete(membershipRef);
   });
 }
