@@ -46,7 +46,7 @@ export function registerCodeRoutes(app: Express): void {
       boostFrame: input.boostFrame ?? null,
       template,
     });
-    res.set({ "Content-Type": "image/png", "X-Preview-Dynamic": String(dynamic), "X-Preview-Template": template ?? "" }).send(png);
+    res.set({ "Content-Type": "image/png", "X-Preview-Dynamic": String(dynamic) }).send(png);
   });
 
   app.post("/api/console/codes", async (req: Request, res: Response) => {
