@@ -15,7 +15,9 @@ export function registerSvgRoute(app: Express): void {
     const { merchantId, file } = req.params as { merchantId: string; file: string };
     const codeId = file.replace(/\.svg$/, "");
     if (!file.endsWith(".svg") || !ID.test(merchantId) || !ID.test(codeId)) throw new AppError("NOT_FOUND", "No such image");
-    const code = await findCode(merchantId, { codeId });
+    const code = await findCode(merchantId, { codeId }).catch(() => {
+      throw new AppError("NOT_FOUND", "No such image");
+    });
     const given = Buffer.from(typeof req.query.token === "string" ? req.query.token : "");
     const stored = Buffer.from(code.imageToken);
     if (given.length !== stored.length || !timingSafeEqual(given, stored)) throw new AppError("FORBIDDEN", "Invalid image token");
@@ -26,7 +28,7 @@ export function registerSvgRoute(app: Express): void {
         "Cache-Control": "public, max-age=300",
         "Content-Disposition": `inline; filename="${codeId}.svg"`,
         // An SVG opened directly is a document: no scripts, no external loads.
-        "Content-Security-Policy": "default-src 'none'",
+        "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
       })
       .send(svg);
   });
