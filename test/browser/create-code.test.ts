@@ -121,4 +121,23 @@ describe("merchant console: create a code", function () {
     await page.locator("#detail-status", { hasText: "published" }).waitFor();
     assert.equal(toolResult(await callTool("svc.qr.list", {}, merchant.apiKey)).codes.find((c: any) => c.codeId === tool.codeId).status, "published");
   });
+
+  it("works from the keyboard alone: type, choose, and press Enter to create", async () => {
+    await openView(page, "#/new", "#new-code-form");
+    await page.focus("#new-title");
+    await page.keyboard.type("Typed by keyboard");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("https://example.com/keyboard");
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "new-url", "Tab goes from title to URL");
+    await page.focus("#new-kind");
+    await page.keyboard.press("ArrowDown"); // static -> dynamic
+    assert.equal(await page.inputValue("#new-kind"), "dynamic");
+    await page.focus("#new-url");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#created-link");
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "created-link", "focus moves to the new code");
+    const code = toolResult(await callTool("svc.qr.list", {}, merchant.apiKey)).codes[0];
+    assert.equal(code.title, "Typed by keyboard");
+    assert.equal(code.dynamic, true);
+  });
 });

@@ -4,6 +4,8 @@ import type { Browser, Page } from "playwright-core";
 import { appUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, type TestMerchant } from "../helpers/merchants";
+import { getAuth } from "firebase-admin/auth";
+import { adminApp } from "../../functions/src/core/firebase";
 import { approveListing } from "../../functions/src/listings/service";
 import { assertPhoneReadyAndAccessible, DESKTOP, launch, newPage, openView, PHONE, signIn } from "./harness";
 
@@ -31,6 +33,9 @@ describe("merchant console: phone width and axe-core", function () {
     domain = `shop-${randomUUID().slice(0, 8)}.example`;
     toolResult(await callTool("svc.voice_agent.register", { domain, businessName: `Bean There ${"Coffee".repeat(20)}`, voiceAgentPhone: "+1 415 555 0123", email: "owner@example.com" }, merchant.apiKey));
     await approveListing(domain);
+    // An administrator too, so the moderation view is checked; a pending listing gives it rows.
+    await getAuth(adminApp()).setCustomUserClaims(merchant.uid, { admin: true });
+    toolResult(await callTool("svc.voice_agent.register", { domain: `pending-${domain}`, businessName: `Pending ${"Place".repeat(30)}`, voiceAgentPhone: "+1 415 555 0199", email: "owner@example.com" }, merchant.apiKey));
   });
   after(async () => {
     await browser?.close();
@@ -42,6 +47,7 @@ describe("merchant console: phone width and axe-core", function () {
     ["#/content", "#drafts"],
     ["#/settings", "#listings"],
     ["#/import", "#csv-file"],
+    ["#/admin", "#admin"],
   ];
 
   for (const viewport of [PHONE, DESKTOP]) {

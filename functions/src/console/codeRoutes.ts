@@ -43,7 +43,7 @@ export const codeEndpoints: Endpoint[] = [
         boostFrame: input.boostFrame ?? null,
         template,
       });
-      res.set({ "Content-Type": "image/png", "X-Preview-Dynamic": String(dynamic), "X-Preview-Template": template ?? "" }).send(png);
+      res.set({ "Content-Type": "image/png", "X-Preview-Dynamic": String(dynamic) }).send(png);
     },
   }),
   endpoint({

@@ -21,7 +21,8 @@ export const DraftKindSchema = z.enum(["menus", "challenges", "audioCodes"]);
 export const PublishSchema = z.object({ kind: z.enum(["codes", "menus", "challenges", "audioCodes"]), id: ids.recordId }).strict();
 /** A code made in the console: the fields of svc.qr.create, plus whether to publish it in the same step. */
 export const ConsoleNewCodeSchema = z.object({ ...newCodeShape, publish: z.boolean().optional() }).strict();
-export const ConsolePreviewSchema = ConsoleNewCodeSchema.omit({ title: true, campaign: true, tags: true, publish: true }).extend({ title: z.string().max(1000).optional() });
+/** What decides a code's image; the title, campaign and tags do not change it. */
+export const ConsolePreviewSchema = ConsoleNewCodeSchema.omit({ title: true, campaign: true, tags: true, publish: true });
 /** One chunk of a spreadsheet import: up to the bulk limit of rows, each a new code's main fields. */
 export const ConsoleImportSchema = z
   .object({
