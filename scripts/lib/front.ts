@@ -88,6 +88,13 @@ export async function startFront(options: FrontOptions): Promise<RunningFront> {
         res.end(JSON.stringify({ error: "Bad Request", code: "INVALID_REQUEST", message: "The request path is not valid percent-encoding", hint: "Percent-encode the path as UTF-8.", status: 400 }));
         return;
       }
+      // It also stats the file system for each path under a folder of static files (/console, /oauth,
+      // /docs), and a segment longer than a file name can be (255 bytes) makes that throw: 500 again.
+      if (route.viaHosting && (req.url ?? "/").split("?")[0].split("/").some((segment) => segment.length > 255)) {
+        res.writeHead(414, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ error: "URI Too Long", code: "INVALID_REQUEST", message: "A path segment is longer than 255 bytes", hint: "Shorten the path.", status: 414 }));
+        return;
+      }
       const upstream = http.request(
         {
           host: options.host,

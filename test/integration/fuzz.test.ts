@@ -1,5 +1,5 @@
 // Seeded fuzzing of every surface through the front end, as a client would reach it: the tool server,
-// sandbox, bulk, app scans, console API, redirect, phone book pages and site API. Each case must answer
+// sandbox, bulk, app scans, console API, redirect, phone book pages, site API and OAuth authorization server. Each case must answer
 // without a 5xx and in its surface's documented shape (docs/errors.md). The one exception is the
 // platform's own answer to a body sent as JSON that does not parse (docs/decisions.md).
 import assert from "node:assert/strict";
@@ -17,7 +17,7 @@ interface Case {
   request: RawRequest;
   /** The body was sent as JSON but does not parse: the platform may answer with its own bare 400. */
   malformedJson?: boolean;
-  expect: "json-rpc" | "json" | "html-or-json";
+  expect: "json-rpc" | "json" | "html-or-json" | "oauth";
 }
 
 const parse = (text: string): any => {
@@ -61,6 +61,17 @@ function check(c: Case, answer: RawAnswer): string | undefined {
   if (platformRefusesBody(c) && answer.status === 400 && body === undefined) return undefined;
   if (answer.status === 202 || answer.status === 204) return answer.text === "" ? undefined : `${answer.status} with a body`;
   if (answer.status === 301 || answer.status === 302) return answer.headers.location ? undefined : "redirect without Location";
+  // The HTTP layer's own refusals of an oversized request line or headers carry no body.
+  if ((answer.status === 431 || answer.status === 414) && answer.text === "") return undefined;
+  if (c.expect === "oauth") {
+    // RFC 7009: a revocation is answered 200 with an empty body, whatever the token was.
+    if (c.request.path === "/oauth/revoke" && answer.status === 200) return answer.text === "" ? undefined : "revoke answered with a body";
+    // RFC 6749/7591 error bodies; the authorization endpoint shows an HTML page to the person instead.
+    if (type.includes("text/html")) return undefined;
+    if (!type.includes("json") || body === undefined) return `oauth ${answer.status}: not JSON: ${answer.text.slice(0, 80)} (${c.request.method} ${c.request.path.slice(0, 60)} ${String(c.request.body ?? "").slice(0, 60)} ${JSON.stringify(c.request.headers)})`;
+    if (answer.status >= 400 && typeof body.error !== "string") return `oauth ${answer.status}: no error code: ${answer.text.slice(0, 120)}`;
+    return undefined;
+  }
   if (c.expect === "json-rpc" && type.includes("json")) {
     // Answers from before the tool server (the front's refusal of a malformed path) are JsonErrors.
     return rpcProblem(body) && jsonErrorProblem(answer, body) ? `${c.surface}: ${rpcProblem(body)}: ${answer.text.slice(0, 120)}` : undefined;
@@ -211,6 +222,38 @@ function siteCase(rand: Rand): Case {
   return { surface: "site", request: { method: pick(rand, ["GET", "GET", "POST", "DELETE", "HEAD"]), path }, expect: "json" };
 }
 
+function oauthCase(rand: Rand, f: Fixtures): Case {
+  const form = () =>
+    new URLSearchParams(
+      Object.fromEntries(
+        Array.from({ length: int(rand, 6) }, () => [
+          pick(rand, ["grant_type", "code", "code_verifier", "redirect_uri", "client_id", "refresh_token", "resource", "token", "scope", hostileId(rand)]),
+          pick(rand, ["authorization_code", "refresh_token", hostileId(rand), hostileUrl(rand), "x".repeat(int(rand, 3000))]),
+        ]),
+      ),
+    ).toString();
+  const localAddress = pick(rand, f.clients);
+  switch (int(rand, 6)) {
+    case 0:
+    case 1:
+      return { surface: "oauth", request: { method: "POST", path: pick(rand, ["/oauth/token", "/oauth/revoke"]), headers: { "Content-Type": rand() < 0.85 ? "application/x-www-form-urlencoded" : "application/json" }, body: form(), localAddress }, expect: "oauth" };
+    case 2: {
+      const value = rand() < 0.7 ? { client_name: hostileId(rand), redirect_uris: Array.from({ length: int(rand, 4) }, () => hostileUrl(rand)), token_endpoint_auth_method: pick(rand, ["none", "client_secret_basic", hostileId(rand)]) } : randomValue(rand);
+      return { surface: "oauth", request: { method: "POST", path: "/oauth/register", headers: { "Content-Type": "application/json" }, body: json(value), localAddress }, expect: "oauth" };
+    }
+    case 3:
+      return { surface: "oauth", request: { method: "GET", path: `/oauth/authorize?${form()}&response_type=${segment(rand)}&code_challenge=${segment(rand)}`, localAddress }, expect: "oauth" };
+    case 4: {
+      const method = pick(rand, ["GET", "POST"]);
+      const body = method === "POST" ? json(randomValue(rand)) : undefined;
+      const headers: Record<string, string> = { Authorization: `Bearer ${f.merchant.idToken}`, ...(body ? { "Content-Type": "application/json" } : {}) };
+      return { surface: "oauth", request: { method, path: `/oauth/requests/${segment(rand)}`, headers, body, localAddress }, expect: "oauth" };
+    }
+    default:
+      return { surface: "oauth", request: { method: "GET", path: pick(rand, [`/.well-known/oauth-protected-resource/${segment(rand)}`, "/.well-known/oauth-authorization-server", `/oauth/${segment(rand)}`]), localAddress }, expect: "oauth" };
+  }
+}
+
 describe("fuzz: every surface", function () {
   this.timeout(600_000);
   let fixtures: Fixtures;
@@ -231,7 +274,7 @@ describe("fuzz: every surface", function () {
     };
   });
 
-  it("answers 5,500 seeded cases over eight surfaces with no 5xx and every error in its documented shape", async () => {
+  it("answers 6,000 seeded cases over nine surfaces with no 5xx and every error in its documented shape", async () => {
     const rand = prng(SEED);
     const plan: Array<[number, (r: Rand, f: Fixtures) => Case]> = [
       [1500, mcpCase],
@@ -242,6 +285,7 @@ describe("fuzz: every surface", function () {
       [600, redirectCase],
       [500, pagesCase],
       [300, siteCase],
+      [500, oauthCase],
     ];
     const cases = plan.flatMap(([n, make]) => Array.from({ length: n }, () => make(rand, fixtures)));
     // Interleave the surfaces so each runs under the others' load.
@@ -258,7 +302,7 @@ describe("fuzz: every surface", function () {
     const fiveXx = [...statuses].filter(([k]) => Number(k.split(" ")[1]) >= 500).reduce((n, [, v]) => n + v, 0);
     console.log(`      fuzz: ${order.length} cases, ${new Set(order.map((c) => c.surface)).size} surfaces, ${fiveXx} 5xx, ${seconds.toFixed(1)} s`);
     console.log(`      ${[...statuses].sort().map(([k, v]) => `${k}:${v}`).join("  ")}`);
-    assert.equal(order.length, 5500);
+    assert.equal(order.length, 6000);
     assert.deepEqual(failures.slice(0, 20), [], `${failures.length} failures`);
   });
 });
