@@ -6,25 +6,16 @@
 //   #/settings       API keys (the name the sandbox manifest uses), members, phone-book listings
 //   #/admin          phone-book moderation (admins)
 // Talks only to /api/console/* with the user's ID token.
-import { initializeApp } from "firebase/app";
-import { connectAuthEmulator, createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, signOut, type User } from "firebase/auth";
+import { createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, signOut, type User } from "firebase/auth";
 import { barChart } from "./chart";
 import { downloadUrl, saveBlob, scansCsv } from "./files";
 import { button, field, h, select, table } from "./dom";
 import { importView } from "./import";
 import { connectedAppsSection } from "./connectedApps";
-import { LOCAL_PORTS, LOCAL_PROJECT_ID, SCOPES } from "../functions/src/core/constants";
+import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, SCOPES, TEMPLATES } from "../functions/src/core/constants";
+import { LOCAL, startFirebaseAuth } from "./firebaseAuth";
 
-const LOCAL = ["127.0.0.1", "localhost"].includes(location.hostname);
-const TEMPLATES = ["hexSeal", "soundSeal"];
-const BOOST_FRAMES = ["svc_x3_bluepurple", "svc_x5_gold", "svc_x3_sunset", "svc_x5_midnight"];
-const SOUNDS = ["mariocoin", "8bitcoin", "chime", "woosh", "mouse", "ah", "mission"];
 const RANGES = [7, 30, 90, 365];
-
-async function firebaseConfig(): Promise<Record<string, string>> {
-  if (LOCAL) return { apiKey: "demo-key", projectId: LOCAL_PROJECT_ID, authDomain: `${LOCAL_PROJECT_ID}.firebaseapp.com` };
-  return (await fetch("/__/firebase/init.json")).json(); // served by Firebase Hosting for the deployed project
-}
 
 const app = document.getElementById("app")!;
 let user: User | null = null;
@@ -132,7 +123,7 @@ function newCodeView(): HTMLElement[] {
   const kind = field("Kind", select("new-kind", [["static", "Static: encodes the URL itself"], ["dynamic", "Dynamic: re-pointable, counts scans"]]));
   const template = field("Template", select("new-template", [["", "None"], ...TEMPLATES.map((t) => [t, t] as [string, string])]));
   const boost = field("Boost frame (overrides the template)", select("new-boost", [["", "None"], ...BOOST_FRAMES.map((t) => [t, t] as [string, string])]));
-  const sound = field("Scan sound (makes it dynamic)", select("new-sound", [["", "None"], ...SOUNDS.map((t) => [t, t] as [string, string])]));
+  const sound = field("Scan sound (makes it dynamic)", select("new-sound", [["", "None"], ...SCAN_BEEP_SOUNDS.map((t) => [t, t] as [string, string])]));
   const publish = h("input", { type: "checkbox", id: "new-publish", checked: "" });
   const rules = h("p", { class: "muted", id: "new-rules", "aria-live": "polite" });
   const preview = h("img", { id: "preview", alt: "Preview of the QR code", width: "256", height: "256" });
@@ -465,9 +456,7 @@ async function route(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  initializeApp(await firebaseConfig());
-  const auth = getAuth();
-  if (LOCAL) connectAuthEmulator(auth, `http://${location.hostname}:${LOCAL_PORTS.auth}`, { disableWarnings: true });
+  const auth = await startFirebaseAuth();
   window.addEventListener("hashchange", () => void route());
   onAuthStateChanged(auth, async (u) => {
     user = u;

@@ -1,11 +1,9 @@
 // The OAuth consent page (/oauth/consent?request=...): the same Firebase Auth sign-in as the console, then
 // what the app asks for, with scopes the person may narrow, and the decision posted with the ID token.
 // The server answers with the URL to send the browser back to (the app's redirect URI).
-import { initializeApp } from "firebase/app";
-import { LOCAL_PORTS, LOCAL_PROJECT_ID } from "../functions/src/core/constants";
-import { connectAuthEmulator, createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, type User } from "firebase/auth";
+import { LOCAL, startFirebaseAuth } from "./firebaseAuth";
+import { createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, type User } from "firebase/auth";
 
-const LOCAL = ["127.0.0.1", "localhost"].includes(location.hostname);
 const SCOPE_TEXT: Record<string, string> = {
   "merchant:read": "Read your workspace profile, codes, menus and scan analytics",
   "qr:write": "Create and change QR codes (as drafts)",
@@ -91,12 +89,7 @@ async function consentView(user: User): Promise<void> {
 
 async function main(): Promise<void> {
   if (!/^req_[0-9a-f]{32}$/.test(requestId)) return showError("This page needs an authorization request; start again from the app.");
-  const config = LOCAL
-    ? { apiKey: "demo-key", projectId: LOCAL_PROJECT_ID, authDomain: `${LOCAL_PROJECT_ID}.firebaseapp.com` }
-    : await (await fetch("/__/firebase/init.json")).json();
-  initializeApp(config);
-  const auth = getAuth();
-  if (LOCAL) connectAuthEmulator(auth, `http://${location.hostname}:${LOCAL_PORTS.auth}`, { disableWarnings: true });
+  const auth = await startFirebaseAuth();
   onAuthStateChanged(auth, (u) => {
     if (!u) return signInView();
     app.replaceChildren(h("p", {}, "Loading the request…"));

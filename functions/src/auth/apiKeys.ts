@@ -1,5 +1,6 @@
 // API key material: generation, format check and hashing. Pure functions, no I/O.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "../core/hash";
 
 export const API_KEY_PREFIX = "sk-svc-";
 const API_KEY_PATTERN = /^sk-svc-[0-9a-f]{64}$/;
@@ -19,7 +20,7 @@ export function looksLikeApiKey(credential: string): boolean {
 }
 
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key, "utf8").digest("hex");
+  return sha256Hex(key);
 }
 
 export function displayPrefix(key: string): string {

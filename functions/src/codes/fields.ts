@@ -3,14 +3,14 @@ import { z } from "zod";
 import { httpUrl, text } from "../core/validation";
 import { URL_MAX_LENGTH } from "../core/limits";
 import { ids } from "../core/ids";
-import { BOOST_FRAMES, TEMPLATES } from "../qr/frames";
+import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, TEMPLATES } from "../core/constants";
 
 export const TITLE_MAX = 200;
 export const CAMPAIGN_MAX = 100;
 export const TAG_MAX = 50;
 export const TAGS_MAX = 20;
 
-export const SCAN_BEEP_SOUNDS = ["mariocoin", "8bitcoin", "chime", "woosh", "mouse", "ah", "mission"] as const;
+export { SCAN_BEEP_SOUNDS };
 export type ScanBeepSound = (typeof SCAN_BEEP_SOUNDS)[number];
 
 export const fields = {

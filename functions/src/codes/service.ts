@@ -42,12 +42,17 @@ export async function renderCodePng(code: Pick<QrCode, "dynamic" | "dynamicLink"
   return frame ? renderFramedPng(encodedPayload(code), frame) : renderPlainPng(encodedPayload(code));
 }
 
+/** The spec's rules for a new code: a boost frame overrides the template; soundSeal and a scan sound force dynamic. */
+export function effectiveLook(input: Pick<NewCodeInput, "dynamic" | "template" | "boostFrame" | "scanBeepSound">): { template: Template | null; dynamic: boolean } {
+  const template = input.boostFrame ? null : (input.template ?? null);
+  return { template, dynamic: Boolean(input.dynamic) || template === "soundSeal" || (input.scanBeepSound ?? null) !== null };
+}
+
 /** Builds the record of a new code (ids, derived fields), before its image exists. */
 function draftCode(merchantId: string, input: NewCodeInput, source: CodeSource, now: Date): Omit<QrCode, "qrImageUrl" | "imagePath" | "imageToken"> {
   const boostFrame = input.boostFrame ?? null;
-  const template = boostFrame ? null : (input.template ?? null);
   const scanBeepSound = input.scanBeepSound ?? null;
-  const dynamic = Boolean(input.dynamic) || template === "soundSeal" || scanBeepSound !== null;
+  const { template, dynamic } = effectiveLook(input);
   const uniqueQRCodeID = newUniqueQrId();
   return {
     codeId: newCodeId(merchantId),

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ids } from "../core/ids";
 import { endpoint, type Endpoint } from "../http/endpoint";
 import { publicCode } from "../codes/model";
-import { createCodes, dynamicLinkFor, renderCodePng } from "../codes/service";
+import { createCodes, dynamicLinkFor, effectiveLook, renderCodePng } from "../codes/service";
 import { findCode } from "../store/codes";
 import { publishInBatch, unpublishCode } from "../store/codeStatus";
 import { ConsoleNewCodeSchema, ConsolePreviewSchema } from "./schemas";
@@ -13,13 +13,6 @@ import { settingsEndpoints } from "./settingsRoutes";
 
 /** Same length and alphabet as a real id, so a dynamic preview has the final code's size and layout. */
 const PREVIEW_ID = "000000000000";
-
-/** The spec's rules, as createCode applies them: a boost frame overrides the template; soundSeal and sounds force dynamic. */
-function effective(input: { dynamic?: boolean; template?: "hexSeal" | "soundSeal"; boostFrame?: string; scanBeepSound?: string }) {
-  const template = input.boostFrame ? null : (input.template ?? null);
-  const dynamic = Boolean(input.dynamic) || template === "soundSeal" || input.scanBeepSound !== undefined;
-  return { template, dynamic };
-}
 
 const CodeParams = z.object({ codeId: ids.codeId }).strict();
 
@@ -35,7 +28,7 @@ export const codeEndpoints: Endpoint[] = [
     standing: "consoleWrites",
     body: ConsolePreviewSchema,
     async handle({ res, body: input }) {
-      const { template, dynamic } = effective(input);
+      const { template, dynamic } = effectiveLook(input);
       const png = await renderCodePng({
         dynamic,
         dynamicLink: dynamic ? dynamicLinkFor(PREVIEW_ID) : null,

@@ -4,6 +4,11 @@
 /** Key scopes (the specification's five). */
 export const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write"] as const;
 
+/** Code looks (spec §4): frame templates, boost frames and scan sounds. */
+export const TEMPLATES = ["hexSeal", "soundSeal"] as const;
+export const BOOST_FRAMES = ["svc_x3_bluepurple", "svc_x5_gold", "svc_x3_sunset", "svc_x5_midnight"] as const;
+export const SCAN_BEEP_SOUNDS = ["mariocoin", "8bitcoin", "chime", "woosh", "mouse", "ah", "mission"] as const;
+
 export const DEFAULT_REGION = "us-central1";
 
 /** The local stack's project: a `demo-` project, so nothing in it can reach production services. */

@@ -4,7 +4,8 @@
 // is therefore approximate: N instances can each let through up to a second's worth of calls beyond it
 // before they see each other. A Firestore failure fails open (logged): a limiter outage must not take
 // the service down with it.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "./hash";
 import { AppError } from "./errors";
 import { logError } from "./log";
 import { readRateLimitOverrides, syncWindowCount } from "../store/rateLimits";
@@ -29,7 +30,8 @@ export const RATE_LIMIT_NAMES = Object.keys(RATE_LIMITS) as RateLimitName[];
 
 /** Who is limited: an API key, or a signed-in user (ID token or session cookie). */
 export interface RateSubject {
-  merchantId: string;
+  /** The workspace whose overrides apply; absent for a signed-in user acting outside any workspace. */
+  merchantId?: string;
   keyId?: string;
   uid: string;
 }
@@ -124,7 +126,8 @@ export class RateLimiter {
     return state.syncing;
   }
 
-  private overridesFor(merchantId: string, now: number): Promise<Record<string, number>> {
+  private overridesFor(merchantId: string | undefined, now: number): Promise<Record<string, number>> {
+    if (!merchantId) return Promise.resolve({});
     const cached = this.overrides.get(merchantId);
     if (cached && now - cached.at < OVERRIDE_CACHE_MS) return cached.values;
     const values = readRateLimitOverrides(merchantId).catch((error) => {
@@ -138,7 +141,7 @@ export class RateLimiter {
 
 function subjectHash(subject: RateSubject): string {
   const id = subject.keyId ? `key:${subject.keyId}` : `user:${subject.uid}`;
-  return createHash("sha256").update(id).digest("hex").slice(0, 32);
+  return sha256Hex(id).slice(0, 32);
 }
 
 /** The instance's limiter: one per process, like any per-instance cache. */

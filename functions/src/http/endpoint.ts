@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { AppError } from "../core/errors";
 import { REST_MAX_BODY_BYTES } from "../core/limits";
 import { logAuthenticationFailed, logRateLimited } from "../core/log";
-import { rateLimitedError, rateLimitHeaders, rateLimiter, type RateDecision, type RateLimitName } from "../core/rateLimit";
+import { rateLimitedError, rateLimitHeaders, rateLimiter, type RateDecision, type RateLimitName, type RateSubject } from "../core/rateLimit";
 import { parseOrThrow } from "../core/validation";
 import { authenticate, callerForUser, credentialKind, requireScope, verifyUser, type Caller, type VerifiedUser } from "../auth/caller";
 import type { Scope } from "../auth/scopes";
@@ -86,9 +86,9 @@ export async function authenticateRequest(req: Request, mode: CredentialMode, su
 }
 
 /** The subject a limit applies to: the key, or the signed-in user. */
-function subjectOf(verified: Verified): { merchantId: string; uid: string; keyId?: string } | undefined {
+function subjectOf(verified: Verified): RateSubject | undefined {
   if (verified.caller) return { merchantId: verified.caller.merchantId, uid: verified.caller.uid, keyId: verified.caller.keyId };
-  if (verified.user) return { merchantId: `user:${verified.user.uid}`, uid: verified.user.uid };
+  if (verified.user) return { uid: verified.user.uid };
   return undefined;
 }
 

@@ -9,6 +9,7 @@ import { logError } from "../core/log";
 import { captureRawBody, createRestApp, isJsonContentType, parseJsonBody, rawBodyOf } from "../http/rest";
 import { clientAddressOf } from "../http/clientAddress";
 import { callerForUser, verifyUser } from "../auth/caller";
+import { escapeHtml } from "../listings/html";
 import { registerClient } from "./clients";
 import { decide, describeRequest, startAuthorization } from "./authorize";
 import { oauthError, oauthErrorResponse } from "./errors";
@@ -42,7 +43,6 @@ function formBody(req: Request): Map<string, string> {
   return formParams(raw ? raw.toString("utf8") : new URLSearchParams(req.body as Record<string, string>).toString());
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function errorPage(res: Response, status: number, message: string): void {
   res

@@ -9,7 +9,7 @@ const GRANT_TOKEN = /^svc_(at|rt)_(grant_[0-9a-f]{24})\.([A-Za-z0-9_-]{43})$/;
 export const randomId = (prefix: string, bytes = 12) => `${prefix}${randomBytes(bytes).toString("hex")}`;
 export const newGrantId = () => randomId("grant_");
 export const newSecret = () => randomBytes(32).toString("base64url");
-export const sha256Hex = (value: string) => createHash("sha256").update(value, "utf8").digest("hex");
+export { sha256Hex } from "../core/hash";
 
 export function newGrantToken(kind: "at" | "rt", grantId: string): string {
   return `svc_${kind}_${grantId}.${newSecret()}`;

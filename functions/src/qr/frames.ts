@@ -2,9 +2,9 @@
 // RGB canvas; a code is then written into the frame's white square, which always holds the whole code
 // and its 4-module quiet zone, so a frame never covers a module.
 import { textPath, textWidth } from "./font";
+import { BOOST_FRAMES, TEMPLATES } from "../core/constants";
 
-export const TEMPLATES = ["hexSeal", "soundSeal"] as const;
-export const BOOST_FRAMES = ["svc_x3_bluepurple", "svc_x5_gold", "svc_x3_sunset", "svc_x5_midnight"] as const;
+export { BOOST_FRAMES, TEMPLATES };
 export type Template = (typeof TEMPLATES)[number];
 export type BoostFrame = (typeof BOOST_FRAMES)[number];
 export type FrameName = Template | BoostFrame;

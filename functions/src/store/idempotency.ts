@@ -1,9 +1,10 @@
-// Idempotency records for the bulk endpoint: workspaces/{merchantId}/idempotency/{sha256(key)}.
+// Idempotency records for the bulk endpoint: workspaces/{merchantId}/idempotency/{sha256Hex(key)}.
 // A key is claimed in a transaction before any code is written, so of several concurrent first calls
 // exactly one does the work; the others wait for its result (or get 409 for a different body). The
 // record completes in the same batch as the codes it describes, and expires after 24 hours (TTL policy
 // on expiresAt; reads also ignore expired records).
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { sha256Hex } from "../core/hash";
 import { FieldValue, Timestamp, type WriteBatch } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
@@ -12,13 +13,12 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this belongs to a call that died (the bulk function times out at 120 s). */
 export const IDEMPOTENCY_LEASE_MS = 130 * 1000;
 
-const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
 const ref = (merchantId: string, key: string) =>
-  db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("idempotency").doc(sha256(key));
+  db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("idempotency").doc(sha256Hex(key));
 
 export function requestHashOf(value: unknown): string {
-  return sha256(JSON.stringify(value));
+  return sha256Hex(JSON.stringify(value));
 }
 
 export type IdempotencyClaim<T> =

@@ -3,7 +3,8 @@
 //                      claimedAt, claimedBy {uid, merchantId, codeId}
 //   sandboxCounters/{subjectHash}_{day}: count, expiresAt (TTL)
 // TTL deletion is lazy (and absent in the emulator), so readers treat an expired document as gone.
-import { createHash, createHmac, randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
+import { sha256Hex } from "../core/hash";
 import { Timestamp, type Transaction } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
@@ -23,7 +24,7 @@ export interface SandboxCode {
 const codes = () => db().collection(COLLECTIONS.sandboxCodes);
 const counters = () => db().collection(COLLECTIONS.sandboxCounters);
 
-export const hashClaimToken = (token: string) => createHash("sha256").update(token).digest("hex");
+export const hashClaimToken = (token: string) => sha256Hex(token);
 export const newClaimToken = () => `claim_${randomBytes(24).toString("base64url")}`;
 
 /** Counter id: a keyed hash of the subject (no address is stored) and the UTC day. */

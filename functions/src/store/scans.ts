@@ -7,7 +7,8 @@
 // The event is created with the raw record's id, so a redelivered trigger cannot count a scan twice.
 // Shards are picked at random among SCAN_SHARDS, so a code scanned hundreds of times a second spreads its
 // increments over that many documents instead of serialising on one.
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { sha256Hex } from "../core/hash";
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
@@ -134,7 +135,7 @@ export const APP_SCAN_REPEAT_MS = 10 * 60 * 1000;
  * the scan are written in one transaction, so concurrent reports count once.
  */
 export async function countAppScan(uid: string, scan: ScanInput): Promise<boolean> {
-  const markId = createHash("sha256").update(`${uid}\n${scan.uniqueQRCodeID}`).digest("hex").slice(0, 40);
+  const markId = sha256Hex(`${uid}\n${scan.uniqueQRCodeID}`).slice(0, 40);
   const markRef = db().collection(COLLECTIONS.appScanMarks).doc(markId);
   return db().runTransaction(
     async (tx) => {
