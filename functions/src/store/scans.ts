@@ -1,69 +1,21 @@
-// Scan records. A scan is first made durable as one raw record (scanInbox/{scanId}, written by the
-// redirect in parallel with its link read: it needs only the id, time and place), then counted by the
-// scanCounter trigger. Counting is one batch of three writes, none of them to a shared hot document:
-//  - an event  workspaces/{m}/scans/{scanId}                  (time, day, city, state, code, campaign)
-//  - a shard   workspaces/{m}/codes/{codeId}/scanDays/{day}_{s} (count, incremented)
-//  - a shard   workspaces/{m}/scanDays/{day}_{s}                (total and per-campaign counts)
-// The event is created with the raw record's id, so a redelivered trigger cannot count a scan twice.
-// Shards are picked at random among SCAN_SHARDS, so a code scanned hundreds of times a second spreads its
-// increments over that many documents instead of serialising on one.
-import { randomUUID } from "node:crypto";
-import { sha256Hex } from "../core/hash";
-import { FieldValue, Timestamp } from "firebase-admin/firestore";
+// Scan records. A counted scan is ONE atomic batch of two writes, made before its redirect is answered:
+//  - an event   workspaces/{m}/scans/{eventId}   (time, local day and hour, place, device, unique or not)
+//  - a rollup   workspaces/{m}/scanDays/{day}     (increments: workspace totals and breakdowns, and the same
+//                                                  per code under c.{codeId})
+// Bots, previews and repeats write only the rollup increment. Nothing runs later per scan: no trigger.
+// The event id doubles as the guard for unique and repeat counting (scans/record.ts): the first scan of a
+// code by a visitor on a local day is created as `u~{day}~{codeId}~{visitor}`, later ones take one of a few
+// per-minute slots `m~{minute}~{codeId}~{visitor}~{k}`. `create` fails when the id exists, failing the whole
+// batch, so a rollup is never incremented for a scan whose event was not written, on any instance.
+// Rollup shards: a workspace-day normally has one rollup document. An instance that sees a workspace scanned
+// fast spreads its increments over `{day}~{shard}` documents (no hot document); the maintenance job folds
+// those back into `{day}` once the day is over, so a year of analytics reads at most ~366 documents.
+import { FieldValue, Timestamp, type DocumentData, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
-import { dayKey, type ScanPlace } from "../scans/classify";
-
-export const SCAN_SHARDS = 16;
-
-/** How long an uncounted raw scan may linger (an unknown id's record, or a trigger that keeps failing). */
-export const INBOX_TTL_MS = 60 * 60 * 1000;
-
-export interface InboxScan {
-  uniqueQRCodeID: string;
-  at: Date;
-  place: ScanPlace;
-  source: "redirect" | "app";
-}
-
-const inbox = () => db().collection(COLLECTIONS.scanInbox);
-
-/** Makes a scan durable before anything is known about its code; returns the scan id. */
-export async function writeInboxScan(scan: InboxScan): Promise<string> {
-  const ref = inbox().doc();
-  await ref.create({
-    uniqueQRCodeID: scan.uniqueQRCodeID,
-    at: Timestamp.fromDate(scan.at),
-    city: scan.place.city,
-    state: scan.place.state,
-    source: scan.source,
-    expiresAt: Timestamp.fromMillis(scan.at.getTime() + INBOX_TTL_MS),
-  });
-  return ref.id;
-}
-
-export function inboxScanFrom(data: FirebaseFirestore.DocumentData): InboxScan {
-  return {
-    uniqueQRCodeID: String(data.uniqueQRCodeID),
-    at: (data.at as Timestamp).toDate(),
-    place: { city: String(data.city), state: String(data.state) },
-    source: data.source === "app" ? "app" : "redirect",
-  };
-}
-
-export async function deleteInboxScan(scanId: string): Promise<void> {
-  await inbox().doc(scanId).delete();
-}
-
-export interface ScanInput {
-  merchantId: string;
-  codeId: string;
-  uniqueQRCodeID: string;
-  campaign: string | null;
-  place: ScanPlace;
-  source: "redirect" | "app";
-  at?: Date;
-}
+import { countOps } from "./opCounter";
+import type { ScanPlace } from "../scans/classify";
+import type { ScanDevice } from "../scans/device";
 
 /** Map keys for campaigns: "none" for codes without one, "c:<name>" otherwise (no collisions). */
 export function campaignKey(campaign: string | null): string {
@@ -75,54 +27,124 @@ export function campaignFromKey(key: string): string | null {
 }
 
 const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId);
+export const scanEvents = (merchantId: string) => workspace(merchantId).collection("scans");
+export const scanDays = (merchantId: string) => workspace(merchantId).collection("scanDays");
 
 const ALREADY_EXISTS = 6; // gRPC status of a create() whose document exists
 
-type Writer = Pick<FirebaseFirestore.WriteBatch, "create" | "set">;
+export function isAlreadyExists(error: unknown): boolean {
+  return (error as { code?: number }).code === ALREADY_EXISTS;
+}
 
-/** The three writes that count one scan: its event and the two day shards. */
-function addScanWrites(writer: Writer, scanId: string, scan: ScanInput, at: Date): void {
-  const day = dayKey(at);
-  const shard = Math.floor(Math.random() * SCAN_SHARDS);
-  const ws = workspace(scan.merchantId);
-  writer.create(ws.collection("scans").doc(scanId), {
-    codeId: scan.codeId,
-    uniqueQRCodeID: scan.uniqueQRCodeID,
-    campaign: scan.campaign,
-    at: Timestamp.fromDate(at),
-    day,
-    city: scan.place.city,
-    state: scan.place.state,
-    source: scan.source,
-  });
-  writer.set(ws.collection("codes").doc(scan.codeId).collection("scanDays").doc(`${day}_${shard}`), { day, count: FieldValue.increment(1) }, { merge: true });
-  writer.set(
-    ws.collection("scanDays").doc(`${day}_${shard}`),
-    {
-      day,
-      total: FieldValue.increment(1),
-      // Campaign names are map keys written as nested objects, so dots in a name stay literal.
-      campaigns: { [campaignKey(scan.campaign)]: FieldValue.increment(1) },
-    },
-    { merge: true },
-  );
+/** Everything recorded about one scan; no address and no User-Agent. */
+export interface ScanFacts {
+  merchantId: string;
+  codeId: string;
+  uniqueQRCodeID: string;
+  campaign: string | null;
+  at: Date;
+  /** Local calendar day and hour in the workspace's time zone. */
+  day: string;
+  hour: number;
+  timeZone: string;
+  place: ScanPlace;
+  device: ScanDevice;
+  source: "redirect" | "app";
+  retentionDays: number;
+}
+
+export type ScanClass = { kind: "human"; unique: boolean; eventId: string } | { kind: "repeat" } | { kind: "bot"; reason: string };
+
+/** Firestore field names may not look like `__x__`, and rollup keys come from databases and parsers. */
+function safeKey(value: string): string {
+  const v = value.replace(/[|]/g, " ").trim() || "unknown";
+  return /^__.*__$/.test(v) ? `_${v}` : v;
+}
+
+export const regionKey = (p: ScanPlace) => `${safeKey(p.country)}|${safeKey(p.state)}`;
+export const cityKey = (p: ScanPlace) => `${safeKey(p.country)}|${safeKey(p.state)}|${safeKey(p.city)}`;
+
+const inc = FieldValue.increment(1);
+
+/** The breakdown increments shared by the workspace level and the code level of a rollup. */
+function breakdown(facts: ScanFacts, cls: ScanClass): DocumentData {
+  if (cls.kind === "bot") return { b: { [safeKey(cls.reason)]: inc } };
+  if (cls.kind === "repeat") return { r: inc };
+  return {
+    n: inc,
+    ...(cls.unique ? { u: inc } : {}),
+    co: { [safeKey(facts.place.country)]: inc },
+    rg: { [regionKey(facts.place)]: inc },
+    dv: { [safeKey(facts.device.device)]: inc },
+    os: { [safeKey(facts.device.os)]: inc },
+    br: { [safeKey(facts.device.browser)]: inc },
+    h: { [String(facts.hour)]: inc },
+  };
+}
+
+export function rollupId(day: string, shard: number): string {
+  return shard === 0 ? day : `${day}~${shard}`;
+}
+
+const expiry = (facts: ScanFacts) => Timestamp.fromMillis(Date.parse(`${facts.day}T00:00:00Z`) + (facts.retentionDays + 1) * 86_400_000);
+
+function rollupIncrement(facts: ScanFacts, cls: ScanClass, shard: number): DocumentData {
+  const code = breakdown(facts, cls);
+  const top = breakdown(facts, cls);
+  if (cls.kind === "human") {
+    top.ci = { [cityKey(facts.place)]: inc };
+    top.cp = { [campaignKey(facts.campaign)]: { n: inc, ...(cls.unique ? { u: inc } : {}) } };
+  }
+  return {
+    ...top,
+    day: facts.day,
+    shard,
+    ...(shard > 0 ? { compact: true } : {}),
+    timeZone: facts.timeZone,
+    expiresAt: expiry(facts),
+    // Code ids are Firestore auto-ids: safe as map keys.
+    c: { [facts.codeId]: code },
+  };
+}
+
+function eventData(facts: ScanFacts, unique: boolean): DocumentData {
+  return {
+    codeId: facts.codeId,
+    uniqueQRCodeID: facts.uniqueQRCodeID,
+    campaign: facts.campaign,
+    at: Timestamp.fromDate(facts.at),
+    day: facts.day,
+    hour: facts.hour,
+    country: facts.place.country,
+    state: facts.place.state,
+    city: facts.place.city,
+    device: facts.device.device,
+    os: facts.device.os,
+    browser: facts.device.browser,
+    unique,
+    source: facts.source,
+    expiresAt: expiry(facts),
+  };
+}
+
+type Writer = Pick<WriteBatch, "create" | "set">;
+
+function addScanWrites(writer: Writer, facts: ScanFacts, cls: ScanClass, shard: number): void {
+  if (cls.kind === "human") writer.create(scanEvents(facts.merchantId).doc(cls.eventId), eventData(facts, cls.unique));
+  writer.set(scanDays(facts.merchantId).doc(rollupId(facts.day, shard)), rollupIncrement(facts, cls, shard), { merge: true });
 }
 
 /**
- * Counts one scan under its id: event and shard increments in one batch, and the raw record (if any)
- * deleted in the same batch. Returns false if this scan id was counted before (nothing is written).
+ * Records one scan in one batch. Rejects with ALREADY_EXISTS (see isAlreadyExists) when a human scan's
+ * event id is taken; nothing is written then.
  */
-export async function countScan(scanId: string, scan: ScanInput, options: { fromInbox: boolean }): Promise<boolean> {
+export async function writeScan(facts: ScanFacts, cls: ScanClass, shard: number): Promise<void> {
   const batch = db().batch();
-  addScanWrites(batch, scanId, scan, scan.at ?? new Date());
-  if (options.fromInbox) batch.delete(inbox().doc(scanId));
+  addScanWrites(batch, facts, cls, shard);
   try {
     await batch.commit();
-    return true;
-  } catch (error) {
-    if ((error as { code?: number }).code !== ALREADY_EXISTS) throw error;
-    if (options.fromInbox) await deleteInboxScan(scanId);
-    return false;
+  } finally {
+    countOps({ writes: cls.kind === "human" ? 2 : 1 });
   }
 }
 
@@ -131,67 +153,114 @@ export const APP_SCAN_REPEAT_MS = 10 * 60 * 1000;
 
 /**
  * Counts an app scan unless the same user's last counted scan of the same code is less than
- * APP_SCAN_REPEAT_MS old. The mark (appScanMarks/{hash of uid and code}: countedAt, expiresAt TTL) and
- * the scan are written in one transaction, so concurrent reports count once.
+ * APP_SCAN_REPEAT_MS old. The mark (appScanMarks/{markId}: countedAt, expiresAt TTL), the unique check and
+ * the scan are one transaction, so concurrent reports count once.
  */
-export async function countAppScan(uid: string, scan: ScanInput): Promise<boolean> {
-  const markId = sha256Hex(`${uid}\n${scan.uniqueQRCodeID}`).slice(0, 40);
+export async function countAppScan(markId: string, facts: ScanFacts, uniqueEventId: string, repeatEventId: string): Promise<boolean> {
   const markRef = db().collection(COLLECTIONS.appScanMarks).doc(markId);
+  const uniqueRef = scanEvents(facts.merchantId).doc(uniqueEventId);
   return db().runTransaction(
-    async (tx) => {
-      const mark = await tx.get(markRef);
-      const at = scan.at ?? new Date();
+    async (tx: Transaction) => {
+      const [mark, first] = await Promise.all([tx.get(markRef), tx.get(uniqueRef)]);
       const last = mark.exists ? (mark.get("countedAt") as Timestamp).toMillis() : -Infinity;
-      if (last > at.getTime() - APP_SCAN_REPEAT_MS) return false;
-      tx.set(markRef, { countedAt: Timestamp.fromDate(at), expiresAt: Timestamp.fromMillis(at.getTime() + APP_SCAN_REPEAT_MS) });
-      addScanWrites(tx as unknown as Writer, randomUUID(), scan, at);
+      if (last > facts.at.getTime() - APP_SCAN_REPEAT_MS) return false;
+      tx.set(markRef, { countedAt: Timestamp.fromDate(facts.at), expiresAt: Timestamp.fromMillis(facts.at.getTime() + APP_SCAN_REPEAT_MS) });
+      const unique = !first.exists;
+      addScanWrites(tx as unknown as Writer, facts, { kind: "human", unique, eventId: unique ? uniqueEventId : repeatEventId }, 0);
       return true;
     },
     { maxAttempts: 30 },
   );
 }
 
-/** Per-day counts of one code from its shards, for days >= firstDay. */
-export async function codeDailyCounts(merchantId: string, codeId: string, firstDay: string): Promise<Map<string, number>> {
-  const snap = await workspace(merchantId).collection("codes").doc(codeId).collection("scanDays").where("day", ">=", firstDay).get();
-  const counts = new Map<string, number>();
-  for (const doc of snap.docs) counts.set(doc.data().day, (counts.get(doc.data().day) ?? 0) + (doc.data().count ?? 0));
-  return counts;
-}
-
-/** Per-day totals and per-campaign totals of a workspace, for days >= firstDay. */
-export async function workspaceDailyCounts(merchantId: string, firstDay: string): Promise<{ byDay: Map<string, number>; byCampaign: Map<string, number> }> {
-  const snap = await workspace(merchantId).collection("scanDays").where("day", ">=", firstDay).get();
-  const byDay = new Map<string, number>();
-  const byCampaign = new Map<string, number>();
-  for (const doc of snap.docs) {
-    const data = doc.data();
-    byDay.set(data.day, (byDay.get(data.day) ?? 0) + (data.total ?? 0));
-    for (const [campaign, n] of Object.entries((data.campaigns ?? {}) as Record<string, number>)) {
-      byCampaign.set(campaign, (byCampaign.get(campaign) ?? 0) + n);
-    }
-  }
-  return { byDay, byCampaign };
+/** Every rollup document of a workspace for local days first..last (shards included). */
+export async function readRollups(merchantId: string, first: string, last: string): Promise<DocumentData[]> {
+  const snap = await scanDays(merchantId).where("day", ">=", first).where("day", "<=", last).get();
+  countOps({ reads: Math.max(1, snap.size) });
+  return snap.docs.map((d) => d.data());
 }
 
 export interface ScanEvent {
   at: Date;
-  city: string;
+  day: string;
+  country: string;
   state: string;
+  city: string;
+  device: string;
+  os: string;
+  browser: string;
+  unique: boolean;
   source: string;
+}
+
+function eventFrom(data: DocumentData): ScanEvent {
+  const s = (k: string) => (typeof data[k] === "string" ? (data[k] as string) : "unknown");
+  return {
+    at: (data.at as Timestamp).toDate(),
+    day: s("day"),
+    country: s("country"),
+    state: s("state"),
+    city: s("city"),
+    device: s("device"),
+    os: s("os"),
+    browser: s("browser"),
+    unique: data.unique === true,
+    source: s("source"),
+  };
 }
 
 /** The newest scan events of one code since `since`, at most `limit`. */
 export async function recentScans(merchantId: string, codeId: string, since: Date, limit: number): Promise<ScanEvent[]> {
-  const snap = await workspace(merchantId)
-    .collection("scans")
+  if (limit <= 0) return [];
+  const snap = await scanEvents(merchantId)
     .where("codeId", "==", codeId)
     .where("at", ">=", Timestamp.fromDate(since))
     .orderBy("at", "desc")
     .limit(limit)
     .get();
-  return snap.docs.map((d) => {
-    const data = d.data();
-    return { at: (data.at as Timestamp).toDate(), city: data.city, state: data.state, source: data.source };
+  countOps({ reads: Math.max(1, snap.size) });
+  return snap.docs.map((d) => eventFrom(d.data()));
+}
+
+/** Rollup documents of finished days that hold shard increments still to fold into their day's document. */
+export async function shardedRollups(beforeDay: string, limit = 500): Promise<Array<{ merchantId: string; day: string }>> {
+  const snap = await db().collectionGroup("scanDays").where("compact", "==", true).where("day", "<", beforeDay).limit(limit).get();
+  const seen = new Map<string, { merchantId: string; day: string }>();
+  for (const doc of snap.docs) {
+    const merchantId = doc.ref.parent.parent!.id;
+    seen.set(`${merchantId}/${doc.get("day")}`, { merchantId, day: doc.get("day") as string });
+  }
+  return [...seen.values()];
+}
+
+/** Adds every number of `from` into `into`, recursively through maps. */
+export function addCounts(into: DocumentData, from: DocumentData): DocumentData {
+  for (const [k, v] of Object.entries(from)) {
+    if (typeof v === "number") into[k] = (typeof into[k] === "number" ? into[k] : 0) + v;
+    else if (v && typeof v === "object" && !(v instanceof Timestamp)) into[k] = addCounts(into[k] && typeof into[k] === "object" ? into[k] : {}, v);
+  }
+  return into;
+}
+
+const COUNT_FIELDS = ["n", "u", "r", "b", "co", "rg", "ci", "dv", "os", "br", "h", "cp", "c"];
+
+/** Folds a finished day's shard documents into its day document, in one transaction. */
+export async function foldShards(merchantId: string, day: string, maxShards: number): Promise<number> {
+  return db().runTransaction(async (tx) => {
+    const refs = Array.from({ length: maxShards }, (_, s) => scanDays(merchantId).doc(rollupId(day, s)));
+    const snaps = await tx.getAll(...refs);
+    const shards = snaps.slice(1).filter((s) => s.exists);
+    if (!shards.length) return 0;
+    const base = snaps[0].exists ? snaps[0].data()! : {};
+    const merged: DocumentData = {};
+    for (const key of COUNT_FIELDS) if (base[key] !== undefined) merged[key] = base[key];
+    for (const s of shards) {
+      const data = s.data()!;
+      for (const key of COUNT_FIELDS) if (data[key] !== undefined) merged[key] = typeof data[key] === "number" ? (merged[key] ?? 0) + data[key] : addCounts(merged[key] ?? {}, data[key]);
+    }
+    const meta = snaps[0].exists ? base : shards[0].data()!;
+    tx.set(refs[0], { ...merged, day, shard: 0, timeZone: meta.timeZone ?? "UTC", expiresAt: meta.expiresAt });
+    for (const s of shards) tx.delete(s.ref);
+    return shards.length;
   });
 }

@@ -3,6 +3,7 @@ import { FieldValue, type Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
+import { DEFAULT_TIME_ZONE } from "../core/constants";
 import { keysOfMinterRevocation } from "./apiKeys";
 import { grantsOfUserRevocation } from "./oauthGrants";
 
@@ -13,6 +14,8 @@ export interface Workspace {
   name: string;
   ownerUid: string;
   createdAt: Date;
+  /** IANA time zone whose calendar days and hours scan analytics use (default UTC). */
+  timeZone: string;
 }
 
 export interface Membership {
@@ -35,7 +38,28 @@ export async function getWorkspace(merchantId: string): Promise<Workspace | unde
   const snap = await workspaces().doc(merchantId).get();
   if (!snap.exists) return undefined;
   const data = snap.data()!;
-  return { merchantId, name: data.name, ownerUid: data.ownerUid, createdAt: (data.createdAt as Timestamp).toDate() };
+  return { merchantId, name: data.name, ownerUid: data.ownerUid, createdAt: (data.createdAt as Timestamp).toDate(), timeZone: timeZoneOf(data) };
+}
+
+const timeZoneOf = (data: FirebaseFirestore.DocumentData): string => (typeof data.timeZone === "string" && data.timeZone) || DEFAULT_TIME_ZONE;
+
+/** The workspace's analytics time zone: the one field the redirect needs of a workspace. */
+export async function readWorkspaceTimeZone(merchantId: string): Promise<string> {
+  const snap = await workspaces().doc(merchantId).get();
+  return snap.exists ? timeZoneOf(snap.data()!) : DEFAULT_TIME_ZONE;
+}
+
+/**
+ * Sets the analytics time zone (an IANA name, validated by the caller). Scans already counted keep the
+ * day they were counted on; instances pick the new zone up within a minute.
+ */
+export async function setWorkspaceTimeZone(merchantId: string, timeZone: string): Promise<void> {
+  try {
+    await workspaces().doc(merchantId).update({ timeZone });
+  } catch (error) {
+    if ((error as { code?: number }).code === 5) throw new AppError("NOT_FOUND", `No workspace ${merchantId}`);
+    throw error;
+  }
 }
 
 /**
