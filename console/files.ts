@@ -24,8 +24,22 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-export function scansCsv(scans: Array<{ at: string; date: string; city: string | null; state: string | null; source: string }>): string {
-  const lines = [["at", "date", "city", "state", "source"].join(",")];
-  for (const s of scans) lines.push([s.at, s.date, s.city, s.state, s.source].map(csvField).join(","));
+export interface ScanRow {
+  at: string;
+  date: string;
+  city: string | null;
+  state: string | null;
+  source: string;
+  country?: string;
+  device?: string;
+  os?: string;
+  browser?: string;
+  unique?: boolean;
+}
+
+/** The listed scans as CSV; the first five columns keep their order from before the device columns came. */
+export function scansCsv(scans: ScanRow[]): string {
+  const lines = [["at", "date", "city", "state", "source", "country", "device", "os", "browser", "unique"].join(",")];
+  for (const s of scans) lines.push([s.at, s.date, s.city, s.state, s.source, s.country, s.device, s.os, s.browser, s.unique === undefined ? "" : String(s.unique)].map(csvField).join(","));
   return `${lines.join("\r\n")}\r\n`;
 }

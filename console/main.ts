@@ -12,6 +12,7 @@ import { downloadUrl, saveBlob, scansCsv } from "./files";
 import { button, field, h, select, table } from "./dom";
 import { importView } from "./import";
 import { connectedAppsSection } from "./connectedApps";
+import { insights } from "./insights";
 import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, SCOPES, TEMPLATES } from "../functions/src/core/constants";
 import { LOCAL, startFirebaseAuth } from "./firebaseAuth";
 
@@ -106,9 +107,10 @@ async function codesView(): Promise<HTMLElement[]> {
     h(
       "section",
       { id: "analytics", "aria-labelledby": "analytics-title" },
-      h("h2", { id: "analytics-title" }, `Scans: ${summary.totalScans} in the last 30 days`),
+      h("h2", { id: "analytics-title" }, `Scans: ${summary.totalScans} in the last 30 days (${summary.uniqueScanners} unique)`),
       barChart(summary.byDay, "Workspace scans per day"),
       h("p", { class: "muted" }, summary.byCampaign.map((c: any) => `${c.campaign ?? "(no campaign)"}: ${c.scans}`).join(" · ")),
+      insights(summary),
     ),
   ];
 }
@@ -238,7 +240,7 @@ async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
     { class: "ranges", role: "group", "aria-label": "Date range" },
     ...RANGES.map((d) => h("a", { href: `#/code/${codeId}?days=${d}`, class: d === days ? "button current" : "button", ...(d === days ? { "aria-current": "true" } : {}) }, `${d} days`)),
   );
-  const scanRows = a.scans.slice(0, 50).map((s: any) => [new Date(s.at).toLocaleString(), s.city ?? "unknown", s.state ?? "unknown"]);
+  const scanRows = a.scans.slice(0, 50).map((s: any) => [new Date(s.at).toLocaleString(), s.city ?? "unknown", s.state ?? "unknown", s.country ?? "unknown", s.device ?? "unknown"]);
   return [
     h(
       "section",
@@ -284,12 +286,13 @@ async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
       h("h2", { id: "scans-h" }, h("span", { id: "total-scans" }, String(a.totalScans)), ` scans from ${a.from} to ${a.to}`),
       ranges,
       barChart(a.byDay, `Scans per day for ${c.title}`),
+      insights(a),
       h(
         "div",
         { class: "actions" },
         act("Export scans as CSV", () => saveBlob(new Blob([scansCsv(a.scans)], { type: "text/csv" }), `${slug(c.title)}-scans-${a.from}-${a.to}.csv`), { id: "export-csv" }),
       ),
-      scanRows.length ? table(["Date", "City", "State"], scanRows, { id: "scan-rows", caption: `Most recent scans (${scanRows.length} of ${a.scansListed})` }) : h("p", { class: "muted" }, "No scans in this range."),
+      scanRows.length ? table(["Date", "City", "State", "Country", "Device"], scanRows, { id: "scan-rows", caption: `Most recent scans (${scanRows.length} of ${a.scansListed})` }) : h("p", { class: "muted" }, "No scans in this range."),
     ),
   ];
 }
@@ -374,10 +377,39 @@ async function listingsSection(): Promise<HTMLElement> {
  * Settings sections in page order. Each builds its own section and fails alone; other modules add theirs
  * here (for example connected apps) without touching the rest.
  */
+/** The workspace's analytics time zone: days and hours of every chart and export are counted in it. */
+async function timeZoneSection(): Promise<HTMLElement> {
+  const current: string = me?.workspace?.timeZone ?? "UTC";
+  const zones = ["UTC", ...Intl.supportedValuesOf("timeZone").filter((z) => z !== "UTC")];
+  const choice = field("Time zone", select("time-zone", zones.map((z) => [z, z.replace(/_/g, " ")] as [string, string])));
+  choice.input.value = current;
+  const owner = me?.role === "owner";
+  if (!owner) choice.input.setAttribute("disabled", "");
+  return h(
+    "section",
+    { id: "time-zone-settings", "aria-labelledby": "tz-h" },
+    h("h2", { id: "tz-h" }, "Analytics time zone"),
+    h("p", { class: "muted" }, "Scan days and hours are counted in this time zone. Scans already counted keep their day."),
+    h(
+      "div",
+      { class: "form-row" },
+      choice.wrap,
+      owner
+        ? act("Save time zone", async () => {
+            await api("/workspace/time-zone", { body: { timeZone: choice.input.value } });
+            me.workspace.timeZone = choice.input.value;
+            flash(`Scans are now counted in ${choice.input.value}.`);
+          }, { id: "save-time-zone" })
+        : h("p", { class: "muted" }, "Only the workspace's owner can change it."),
+    ),
+  );
+}
+
 export const SETTINGS_SECTIONS: Array<() => Promise<HTMLElement>> = [
   keysSection,
   membersSection,
   listingsSection,
+  timeZoneSection,
   () => connectedAppsSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
 ];
 

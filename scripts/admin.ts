@@ -20,6 +20,8 @@ commands:
   sync-phone-book (writes the public phoneBook entry of every approved listing: run once after upgrading)
   set-admin       --email <email>   (grants the admin custom claim: console moderation)
   set-rate-limit  --merchant <id> --limit <${RATE_LIMIT_NAMES.join("|")}> --max <n per window | default>
+  set-time-zone   --merchant <id> --tz <IANA name, e.g. America/Los_Angeles | UTC>   (days and hours of scan analytics)
+  scan-maintenance (folds finished days' rollup shards, destroys expired daily secrets; hourly when deployed)
 
 options:
   --project <id>  Firebase project (default ${LOCAL_PROJECT_ID}: the local emulators)
@@ -38,6 +40,7 @@ async function main(): Promise<void> {
       limit: { type: "string" },
       max: { type: "string" },
       scopes: { type: "string" },
+      tz: { type: "string" },
       key: { type: "string" },
       domain: { type: "string" },
       status: { type: "string", default: "pending" },
@@ -107,6 +110,20 @@ async function main(): Promise<void> {
       if (max !== null && !(Number.isInteger(max) && max > 0)) throw new Error("--max must be a positive integer or default");
       await writeRateLimitOverride(need("merchant"), name, max);
       out(`${values.merchant}: ${name} ${max === null ? "back to the default" : `at most ${max} per window`} (instances pick it up within 30 s)`, { merchantId: values.merchant, limit: name, max });
+      break;
+    }
+    case "set-time-zone": {
+      const { isTimeZone } = await import("../functions/src/scans/localTime");
+      const tz = need("tz");
+      if (!isTimeZone(tz)) throw new Error(`--tz must be an IANA time zone name such as America/Los_Angeles or UTC, not "${tz}"`);
+      await workspaces.setWorkspaceTimeZone(need("merchant"), tz);
+      out(`${values.merchant}: scan analytics now count days and hours in ${tz} (new scans; instances pick it up within a minute)`, { merchantId: values.merchant, timeZone: tz });
+      break;
+    }
+    case "scan-maintenance": {
+      const { runScanMaintenance } = await import("../functions/src/scans/maintenance");
+      const result = await runScanMaintenance();
+      out(`destroyed ${result.secretsDestroyed} expired daily secrets; folded ${result.shardsFolded} rollup shards into ${result.daysFolded} days`, result);
       break;
     }
     case "mint-key": {

@@ -20,6 +20,11 @@ async function shown(page: Page) {
     bars: [...document.querySelectorAll("#code-scans .chart rect.bar")].map((r) => ({ date: r.getAttribute("data-date")!, scans: Number(r.getAttribute("data-scans")) })),
     dates: [...document.querySelectorAll("#code-scans .date-tick")].map((t) => t.textContent),
     rows: [...document.querySelectorAll("#scan-rows tr")].map((tr) => [...tr.querySelectorAll("td")].slice(1).map((td) => td.textContent)),
+    unique: Number(document.getElementById("fig-unique")!.textContent),
+    countries: [...document.querySelectorAll("#top-countries li")].map((li) => li.textContent),
+    devices: [...document.querySelectorAll("#top-devices li")].map((li) => li.textContent),
+    gridCells: document.querySelectorAll("#hour-grid .grid-cell").length,
+    litCells: document.querySelectorAll("#hour-grid .grid-cell:not(.level-0)").length,
   }));
 }
 
@@ -50,10 +55,16 @@ describe("merchant console: code detail", function () {
       const got = await shown(page);
       assert.equal(got.total, expected.totalScans, `${days} days: total`);
       assert.equal(expected.totalScans, 4);
-      assert.deepEqual(got.bars, expected.byDay, `${days} days: every day's count`);
+      assert.deepEqual(got.bars, expected.byDay.map((d: any) => ({ date: d.date, scans: d.scans })), `${days} days: every day's count`);
+      assert.equal(got.unique, expected.uniqueScanners, `${days} days: unique scanners`);
+      assert.equal(expected.uniqueScanners, 3, "three people, one of them twice");
+      assert.deepEqual(got.countries, expected.countries.slice(0, 5).map((c: any) => `${c.country} ${c.scans}`));
+      assert.deepEqual(got.devices, ["mobile 4"]);
+      assert.equal(got.gridCells, 7 * 24);
+      assert.ok(got.litCells >= 1 && got.litCells <= 2, "the scans' hour is shaded");
       assert.equal(got.dates.length, days <= 7 ? days : 5, `${days} days: dated ticks`);
       assert.ok(got.dates.every((d) => d && /\d/.test(d)), `${days} days: ticks carry dates`);
-      assert.deepEqual(got.rows, expected.scans.map((s: any) => [s.city ?? "unknown", s.state ?? "unknown"]), `${days} days: scan places`);
+      assert.deepEqual(got.rows, expected.scans.map((s: any) => [s.city, s.state, s.country, s.device]), `${days} days: scan places and devices`);
       assert.equal(await page.getAttribute(".ranges [aria-current]", "href"), `#/code/${code.codeId}?days=${days}`);
     }
     await screenshot(page, "detail-desktop");
@@ -66,9 +77,11 @@ describe("merchant console: code detail", function () {
     await openView(page, `#/code/${code.codeId}?days=90`, "#export-csv");
     const [file] = await Promise.all([page.waitForEvent("download"), page.click("#export-csv")]);
     const csv = (await readFile((await file.path())!, "utf8")).trim().split("\r\n");
-    assert.equal(csv[0], "at,date,city,state,source");
+    assert.equal(csv[0], "at,date,city,state,source,country,device,os,browser,unique");
     const expected = await analytics(merchant, code.codeId, 90);
     assert.equal(csv.length - 1, expected.scans.length);
+    assert.deepEqual(csv.slice(1).map((l) => l.split(",").slice(5).join(",")), expected.scans.map((s: any) => [s.country, s.device, s.os, s.browser, s.unique].join(",")));
+    assert.deepEqual(csv.slice(1).map((l) => l.split(",")[9]).sort(), ["false", "true", "true", "true"]);
     assert.deepEqual(csv.slice(1).map((l) => l.split(",")[0]), expected.scans.map((s: any) => s.at));
     assert.match(file.suggestedFilename(), /^counter-card-scans-.*\.csv$/);
   });

@@ -14,7 +14,7 @@ export interface TestClient {
   presentedAs: string;
   fetch: (url: string, init?: RequestInit) => Promise<Response>;
   /** City and state the service should record for this client's scans. */
-  place(): Promise<{ city: string; state: string }>;
+  place(): Promise<{ country: string; city: string; state: string }>;
 }
 
 const taken = new Set<string>();

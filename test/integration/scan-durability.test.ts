@@ -25,11 +25,11 @@ describe("scan durability", function () {
   it("loses no scan when the serving process dies right after each of 20 redirect responses", async () => {
     const merchant = await createMerchant();
     const code = toolResult(await callTool("svc.qr.create", { title: "d", destinationUrl: "https://example.com/durable", dynamic: true }, merchant.apiKey));
-    const client = newClient();
     const rounds = 20;
     for (let i = 0; i < rounds; i += 5) {
       await Promise.all(
         Array.from({ length: 5 }, async () => {
+          const client = newClient(); // 20 people: one person's scans beyond a few a minute would be repeats
           const instance = await dyingInstance();
           const res = await client.fetch(`http://127.0.0.1:${instance.port}/qr/${code.uniqueQRCodeID}`, {
             redirect: "manual",

@@ -72,12 +72,13 @@ describe("dynamic links and scan analytics", function () {
     ];
     for (const res of [...counted, ...flagged]) assert.equal(res.status, 302);
     for (const res of counted) assert.equal(res.headers.get("x-scan-counted"), "true");
-    for (const res of flagged) assert.match(res.headers.get("x-scan-counted") ?? "", /^false/);
+    for (const res of flagged) assert.match(res.headers.get("x-scan-counted") ?? "", /^false; reason=(head-request|preview|prefetch)$/);
 
     const analytics = await analyticsWhen(merchant, { uniqueQRCodeID: id, days: 7 }, 3);
     await new Promise((r) => setTimeout(r, 500)); // a stray flagged write would have landed by now
     const settled = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 7 }, merchant.apiKey));
     assert.equal(settled.totalScans, 3);
+    assert.deepEqual(settled.botScans, { total: 4, byReason: { "head-request": 1, preview: 2, prefetch: 1 } }, "machines are shown apart");
     assert.equal(analytics.byDay.length, 7);
     assert.equal(settled.byDay.filter((d: any) => d.scans === 0).length, 6, "zero days are present");
     assert.equal(settled.byDay[6].date, new Date().toISOString().slice(0, 10));
@@ -96,18 +97,22 @@ describe("dynamic links and scan analytics", function () {
 
   it("many concurrent scans of one code lose no counts", async () => {
     const code = await createDynamic(merchant, "https://example.com/hot");
-    const total = 150;
+    // 50 people scanning three times each: all counted, 50 unique (a person's 4th scan in a minute would be a repeat).
+    const people = Array.from({ length: 50 }, () => newClient());
+    const total = people.length * 3;
     let next = 0;
     const worker = async () => {
       while (next < total) {
-        next++;
-        const res = await scan(code.uniqueQRCodeID);
+        const person = people[next++ % people.length];
+        const res = await scan(code.uniqueQRCodeID, {}, "GET", person);
         assert.equal(res.status, 302);
       }
     };
     await Promise.all(Array.from({ length: 15 }, worker));
-    const analytics = await analyticsWhen(merchant, { codeId: code.codeId, days: 1 }, total);
-    assert.equal(analytics.totalScans, total);
+    const analytics = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, merchant.apiKey));
+    assert.equal(analytics.totalScans, total, "counted before each redirect was answered");
+    assert.equal(analytics.uniqueScanners, people.length);
+    assert.equal(analytics.repeatScans, 0);
     assert.equal(analytics.byDay[0].scans, total);
     assert.equal(analytics.scans.length, total);
   });
@@ -153,10 +158,12 @@ describe("dynamic links and scan analytics", function () {
     assert.equal(summary.byDay.length, 3);
     assert.equal(summary.byDay[2].scans, 6);
     assert.deepEqual(summary.byCampaign, [
-      { campaign: "spring.sale", scans: 3 },
-      { campaign: "summer", scans: 2 },
-      { campaign: null, scans: 1 },
+      { campaign: "spring.sale", scans: 3, uniqueScanners: 1 },
+      { campaign: "summer", scans: 2, uniqueScanners: 1 },
+      { campaign: null, scans: 1, uniqueScanners: 1 },
     ]);
+    assert.equal(summary.uniqueScanners, 3, "one person, one unique per code and day");
+    assert.deepEqual(summary.topCodes.map((c: any) => [c.codeId, c.scans]), [[spring.codeId, 3], [summer.codeId, 2], [plain.codeId, 1]]);
     for (const days of [0, 366, 2.5]) {
       assert.equal((await callTool("svc.analytics.scan_summary", { days }, m.apiKey)).body.error.code, -32602);
       assert.equal((await callTool("svc.qr.get_analytics", { codeId: spring.codeId, days }, m.apiKey)).body.error.code, -32602);

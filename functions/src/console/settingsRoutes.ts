@@ -1,11 +1,31 @@
-// Console settings data for any member of the workspace: who belongs to it and its phone-book listings.
+// Console settings for any member of the workspace: who belongs to it, its phone-book listings, and (for
+// the owner) the time zone its scan analytics count days and hours in.
+import { z } from "zod";
 import { auth } from "../core/firebase";
+import { AppError } from "../core/errors";
+import { timeZoneSchema } from "../scans/localTime";
+import { setWorkspaceTimeZone } from "../store/workspaces";
 import { endpoint } from "../http/endpoint";
 import { publicListing } from "../listings/service";
 import { listMembers } from "../store/workspaceLists";
 import { listWorkspaceListings } from "../store/listings";
 
+const TimeZoneSchema = z.object({ timeZone: timeZoneSchema }).strict();
+
 export const settingsEndpoints = [
+  endpoint({
+    method: "POST",
+    path: "/api/console/workspace/time-zone",
+    credential: "member",
+    ownAddressOnly: true,
+    limit: "consoleWrites",
+    body: TimeZoneSchema,
+    async handle({ caller, body }) {
+      if (caller!.role !== "owner") throw new AppError("FORBIDDEN", "Only the workspace's owner can change its time zone");
+      await setWorkspaceTimeZone(caller!.merchantId, body.timeZone);
+      return { ok: true, timeZone: body.timeZone };
+    },
+  }),
   endpoint({
     method: "GET",
     path: "/api/console/members",

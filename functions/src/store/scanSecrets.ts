@@ -40,5 +40,6 @@ export async function destroyExpiredSecrets(now = new Date()): Promise<number> {
   const batch = db().batch();
   for (const doc of snap.docs) batch.delete(doc.ref);
   if (snap.size) await batch.commit();
+  countOps({ reads: Math.max(1, snap.size), deletes: snap.size });
   return snap.size;
 }

@@ -225,6 +225,7 @@ export async function recentScans(merchantId: string, codeId: string, since: Dat
 /** Rollup documents of finished days that hold shard increments still to fold into their day's document. */
 export async function shardedRollups(beforeDay: string, limit = 500): Promise<Array<{ merchantId: string; day: string }>> {
   const snap = await db().collectionGroup("scanDays").where("compact", "==", true).where("day", "<", beforeDay).limit(limit).get();
+  countOps({ reads: Math.max(1, snap.size) });
   const seen = new Map<string, { merchantId: string; day: string }>();
   for (const doc of snap.docs) {
     const merchantId = doc.ref.parent.parent!.id;
@@ -250,6 +251,7 @@ export async function foldShards(merchantId: string, day: string, maxShards: num
     const refs = Array.from({ length: maxShards }, (_, s) => scanDays(merchantId).doc(rollupId(day, s)));
     const snaps = await tx.getAll(...refs);
     const shards = snaps.slice(1).filter((s) => s.exists);
+    countOps({ reads: snaps.filter((s) => s.exists).length || 1 });
     if (!shards.length) return 0;
     const base = snaps[0].exists ? snaps[0].data()! : {};
     const merged: DocumentData = {};
@@ -261,6 +263,7 @@ export async function foldShards(merchantId: string, day: string, maxShards: num
     const meta = snaps[0].exists ? base : shards[0].data()!;
     tx.set(refs[0], { ...merged, day, shard: 0, timeZone: meta.timeZone ?? "UTC", expiresAt: meta.expiresAt });
     for (const s of shards) tx.delete(s.ref);
+    countOps({ writes: 1, deletes: shards.length });
     return shards.length;
   });
 }

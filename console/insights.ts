@@ -1,0 +1,76 @@
+// What a merchant learns from a code's (or the workspace's) scans beyond the daily chart: people and
+// unique people, repeats and machines kept apart, places, devices, and the busiest hours of the week in
+// the workspace's time zone. Plain lists and a heat grid that fit a phone's width.
+import { h } from "./dom";
+
+const WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+
+interface Ranked {
+  scans: number;
+  [k: string]: string | number;
+}
+
+function topList(title: string, rows: Ranked[], label: (r: Ranked) => string, id: string): HTMLElement {
+  const shown = rows.slice(0, 5);
+  return h(
+    "div",
+    { class: "insight", id },
+    h("h3", {}, title),
+    shown.length ? h("ol", {}, ...shown.map((r) => h("li", {}, h("span", { class: "insight-name" }, label(r)), " ", h("span", { class: "insight-count" }, String(r.scans))))) : h("p", { class: "muted" }, "None yet."),
+  );
+}
+
+/** The 7 × 24 grid as shaded cells; the numbers are in each cell's label and in the busiest-times list. */
+function hourGrid(grid: number[][], timeZone: string): HTMLElement {
+  const max = Math.max(1, ...grid.flat());
+  const cells: HTMLElement[] = [];
+  grid.forEach((hours, d) => {
+    cells.push(h("span", { class: "grid-day" }, WEEKDAYS[d]));
+    hours.forEach((n, hour) => {
+      const level = n === 0 ? 0 : Math.ceil((n / max) * 4);
+      cells.push(h("span", { class: `grid-cell level-${level}`, title: `${WEEKDAYS[d]} ${String(hour).padStart(2, "0")}:00: ${n} scans` }));
+    });
+  });
+  const busiest = grid
+    .flatMap((hours, d) => hours.map((n, hour) => ({ d, hour, n })))
+    .filter((c) => c.n > 0)
+    .sort((a, b) => b.n - a.n)
+    .slice(0, 3)
+    .map((c) => `${WEEKDAYS[c.d]} ${String(c.hour).padStart(2, "0")}:00 (${c.n})`);
+  return h(
+    "div",
+    { class: "insight wide", id: "hour-grid" },
+    h("h3", {}, `Busiest hours (${timeZone})`),
+    h("div", { class: "grid", role: "img", "aria-label": busiest.length ? `Busiest hours: ${busiest.join(", ")}` : "No scans yet" }, ...cells),
+    h("p", { class: "muted" }, busiest.length ? `Busiest: ${busiest.join(" · ")}` : "No scans in this range yet."),
+  );
+}
+
+export function insights(a: any): HTMLElement {
+  const bots = Object.entries((a.botScans?.byReason ?? {}) as Record<string, number>)
+    .map(([reason, n]) => `${reason} ${n}`)
+    .join(", ");
+  return h(
+    "div",
+    { class: "insights", id: "insights" },
+    h(
+      "dl",
+      { class: "figures" },
+      h("dt", {}, "Scans by people"),
+      h("dd", { id: "fig-scans" }, String(a.totalScans)),
+      h("dt", {}, "Unique scanners"),
+      h("dd", { id: "fig-unique" }, String(a.uniqueScanners)),
+      h("dt", {}, "Repeats (not counted)"),
+      h("dd", { id: "fig-repeats" }, String(a.repeatScans)),
+      h("dt", {}, "Bots and previews (not counted)"),
+      h("dd", { id: "fig-bots" }, bots ? `${a.botScans.total}: ${bots}` : "0"),
+    ),
+    topList("Countries", a.countries ?? [], (r) => String(r.country), "top-countries"),
+    topList("Regions", a.regions ?? [], (r) => `${r.region}, ${r.country}`, "top-regions"),
+    ...(a.cities ? [topList("Cities", a.cities, (r) => `${r.city}, ${r.region}`, "top-cities")] : []),
+    topList("Devices", a.devices ?? [], (r) => String(r.device), "top-devices"),
+    topList("Operating systems", a.operatingSystems ?? [], (r) => String(r.os), "top-os"),
+    topList("Browsers", a.browsers ?? [], (r) => String(r.browser), "top-browsers"),
+    hourGrid(a.hourByWeekday ?? [], a.timeZone ?? "UTC"),
+  );
+}

@@ -1,0 +1,216 @@
+// Scan truth: people and machines told apart, unique and repeat scanners, device, place and time in the
+// workspace's time zone, privacy of what is stored, and the folding of hot days' rollup shards. Scans go
+// through the local front end and Hosting as in production; each client connects from its own address.
+import assert from "node:assert/strict";
+import { appUrl, baseUrl } from "../helpers/env";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { newClient, type TestClient } from "../helpers/clients";
+import { BROWSERS, MACHINES } from "../fixtures/user-agents";
+import { recordScan, REPEATS_PER_MINUTE } from "../../functions/src/scans/record";
+import { writeScan, type ScanFacts } from "../../functions/src/store/scans";
+import { runScanMaintenance } from "../../functions/src/scans/maintenance";
+import { localMoment } from "../../functions/src/scans/localTime";
+
+const PHONE = BROWSERS[0].ua;
+
+function scan(client: TestClient, id: string, ua = PHONE, method = "GET", headers: Record<string, string> = {}) {
+  return client.fetch(`${baseUrl()}/qr/${id}`, { method, redirect: "manual", headers: { "User-Agent": ua, ...headers } });
+}
+
+async function dynamicCode(merchant: TestMerchant, path = "x") {
+  return toolResult(await callTool("svc.qr.create", { title: "t", destinationUrl: `https://example.com/${path}`, dynamic: true }, merchant.apiKey));
+}
+
+const analytics = async (merchant: TestMerchant, codeId: string, days = 1) => toolResult(await callTool("svc.qr.get_analytics", { codeId, days }, merchant.apiKey));
+
+describe("scan truth: people, machines, uniques, device, place and time", function () {
+  this.timeout(180_000);
+  let merchant: TestMerchant;
+  before(async () => {
+    merchant = await createMerchant();
+  });
+
+  it("counts a replay of HEAD probes, previews, prefetches, crawlers and libraries apart, with 0 as people", async () => {
+    const code = await dynamicCode(merchant, "machines");
+    const client = newClient();
+    for (const m of MACHINES) {
+      const res = await scan(client, code.uniqueQRCodeID, m.ua, m.method ?? "GET", m.headers ?? {});
+      assert.equal(res.status, 302, m.ua);
+      assert.match(res.headers.get("x-scan-counted") ?? "", /^false; reason=/, m.ua);
+    }
+    const a = await analytics(merchant, code.codeId);
+    assert.equal(a.totalScans, 0);
+    assert.equal(a.uniqueScanners, 0);
+    assert.equal(a.botScans.total, MACHINES.length);
+    const expected: Record<string, number> = {};
+    for (const m of MACHINES) expected[m.reason] = (expected[m.reason] ?? 0) + 1;
+    // An empty User-Agent header may be dropped or replaced by the HTTP stack; it is a machine either way.
+    const byReason = { ...a.botScans.byReason };
+    assert.equal((byReason["no-user-agent"] ?? 0) + (byReason.library ?? 0), expected["no-user-agent"] + expected.library);
+    for (const reason of ["head-request", "prefetch", "preview", "crawler"]) assert.equal(byReason[reason], expected[reason], reason);
+  });
+
+  it(`counts ${BROWSERS.length} real browsers in full, with device, OS and browser as sent`, async () => {
+    const code = await dynamicCode(merchant, "browsers");
+    const clients = BROWSERS.map(() => newClient());
+    await Promise.all(BROWSERS.map((b, i) => scan(clients[i], code.uniqueQRCodeID, b.ua).then((res) => assert.equal(res.headers.get("x-scan-counted"), "true", b.ua))));
+    const a = await analytics(merchant, code.codeId);
+    assert.equal(a.totalScans, BROWSERS.length);
+    assert.equal(a.uniqueScanners, BROWSERS.length);
+    assert.equal(a.botScans.total, 0);
+    const tally = (k: "device" | "os" | "browser") => {
+      const t: Record<string, number> = {};
+      for (const b of BROWSERS) t[b[k]] = (t[b[k]] ?? 0) + 1;
+      return t;
+    };
+    const asMap = (rows: Array<Record<string, any>>, k: string) => Object.fromEntries(rows.map((r) => [r[k], r.scans]));
+    assert.deepEqual(asMap(a.devices, "device"), tally("device"));
+    assert.deepEqual(asMap(a.operatingSystems, "os"), tally("os"));
+    assert.deepEqual(asMap(a.browsers, "browser"), tally("browser"));
+    // Countries: each client's address is placed by the geolocation database, as production places it.
+    const places = await Promise.all(clients.map((c) => c.place()));
+    const countries: Record<string, number> = {};
+    for (const p of places) countries[p.country] = (countries[p.country] ?? 0) + 1;
+    assert.deepEqual(asMap(a.countries, "country"), countries);
+    assert.ok(!("unknown" in countries), "the database knows these addresses");
+    // The hour grid holds every scan at this hour and weekday (the workspace counts in UTC).
+    const now = localMoment(new Date(), "UTC");
+    const gridTotal = a.hourByWeekday.flat().reduce((x: number, y: number) => x + y, 0);
+    assert.equal(gridTotal, BROWSERS.length);
+    const atNow = a.hourByWeekday[now.weekday][now.hour] + (now.hour > 0 ? a.hourByWeekday[now.weekday][now.hour - 1] : 0);
+    assert.equal(atNow, BROWSERS.length, "scans sit at the current hour (or the one before, across a boundary)");
+    assert.equal(a.timeZone, "UTC");
+  });
+
+  it("five people scanning one code three times each give 15 scans and 5 unique scanners", async () => {
+    const code = await dynamicCode(merchant, "five");
+    const people = Array.from({ length: 5 }, () => newClient());
+    for (let round = 0; round < 3; round++) await Promise.all(people.map((p) => scan(p, code.uniqueQRCodeID)));
+    const a = await analytics(merchant, code.codeId);
+    assert.equal(a.totalScans, 15);
+    assert.equal(a.uniqueScanners, 5);
+    assert.equal(a.byDay[0].uniqueScanners, 5);
+    assert.equal(a.repeatScans, 0);
+    assert.equal(a.scans.filter((s: any) => s.unique).length, 5);
+    const summary = toolResult(await callTool("svc.analytics.scan_summary", { days: 1 }, merchant.apiKey));
+    assert.ok(summary.uniqueScanners >= 5);
+  });
+
+  it("a 200-scan loop from one client is redirected every time but counts as repeats", async () => {
+    const code = await dynamicCode(merchant, "loop");
+    const looper = newClient();
+    const started = Date.now();
+    for (let i = 0; i < 200; i += 20) {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => scan(looper, code.uniqueQRCodeID, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148")));
+      for (const res of answers) assert.equal(res.status, 302);
+    }
+    const minutes = Math.floor(Date.now() / 60_000) - Math.floor(started / 60_000) + 1;
+    const a = await analytics(merchant, code.codeId);
+    assert.equal(a.totalScans + a.repeatScans, 200, "every scan is accounted for");
+    assert.ok(a.totalScans <= 1 + REPEATS_PER_MINUTE * minutes, `counted ${a.totalScans} in ${minutes} minute(s)`);
+    assert.ok(a.repeatScans >= 200 - 1 - REPEATS_PER_MINUTE * minutes);
+    assert.equal(a.uniqueScanners, 1);
+  });
+
+  it("a scan at 23:30 in Los Angeles lands on that day for a workspace in America/Los_Angeles", async () => {
+    const m = await createMerchant();
+    const setTz = (timeZone: string, token = m.idToken) =>
+      fetch(`${appUrl()}/api/console/workspace/time-zone`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify({ timeZone }) });
+    assert.equal((await setTz("Mars/Olympus")).status, 400);
+    assert.equal((await setTz("America/Los_Angeles")).status, 200);
+    const code = await dynamicCode(m, "la");
+    // Yesterday 23:30 in Los Angeles, whatever today is: the UTC instant is on the next UTC day.
+    const today = localMoment(new Date(), "America/Los_Angeles").day;
+    const yesterday = new Date(Date.parse(`${today}T12:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+    const offsetHours = Number(new Intl.DateTimeFormat("en-US", { timeZone: "America/Los_Angeles", timeZoneName: "shortOffset" }).formatToParts(new Date(`${yesterday}T12:00:00Z`)).find((p) => p.type === "timeZoneName")!.value.replace("GMT", ""));
+    const at = new Date(Date.parse(`${yesterday}T23:30:00Z`) - offsetHours * 3_600_000);
+    assert.equal(localMoment(at, "America/Los_Angeles").hour, 23);
+    assert.notEqual(at.toISOString().slice(0, 10), yesterday, "a UTC count would put it on the next day");
+    const place = { country: "US", state: "California", city: "Los Angeles" };
+    const outcome = await recordScan({ merchantId: m.merchantId, codeId: code.codeId, campaign: null, timeZone: "America/Los_Angeles" }, code.uniqueQRCodeID, {
+      method: "GET",
+      headers: { "user-agent": PHONE },
+      address: "203.0.113.7",
+      place,
+      at,
+      source: "redirect",
+    });
+    assert.deepEqual(outcome, { counted: true, unique: true });
+    const a = await analytics(m, code.codeId, 2);
+    assert.equal(a.timeZone, "America/Los_Angeles");
+    assert.deepEqual(a.byDay.map((d: any) => [d.date, d.scans]), [[yesterday, 1], [today, 0]]);
+    assert.equal(a.scans[0].date, yesterday);
+    assert.equal(a.hourByWeekday[localMoment(at, "America/Los_Angeles").weekday][23], 1);
+  });
+
+  it("stores no client address, User-Agent or cross-day identifier in any scan document", async () => {
+    const m = await createMerchant();
+    const code = await dynamicCode(m, "privacy");
+    const clients = Array.from({ length: 6 }, () => newClient());
+    const agents = BROWSERS.slice(0, 6).map((b) => b.ua);
+    for (let i = 0; i < 3; i++) await Promise.all(clients.map((c, k) => scan(c, code.uniqueQRCodeID, agents[k])));
+    await scan(clients[0], code.uniqueQRCodeID, "curl/8.4.0");
+    const docs = [
+      ...(await firestore().collection("workspaces").doc(m.merchantId).collection("scans").get()).docs,
+      ...(await firestore().collection("workspaces").doc(m.merchantId).collection("scanDays").get()).docs,
+    ];
+    assert.ok(docs.length >= 19);
+    const stored = JSON.stringify(docs.map((d) => ({ id: d.id, ...d.data() })));
+    for (const c of clients) {
+      assert.ok(!stored.includes(c.presentedAs), `address ${c.presentedAs} stored`);
+      assert.ok(!stored.includes(c.address), `address ${c.address} stored`);
+    }
+    for (const ua of [...agents, "curl/8.4.0"]) assert.ok(!stored.includes(ua), "User-Agent stored");
+    assert.ok(!/\b\d{1,3}(\.\d{1,3}){3}\b/.test(stored), "nothing shaped like an IPv4 address");
+    // Event ids carry a visitor hash keyed by the day's secret and the code: two codes never share one.
+    const other = await dynamicCode(m, "privacy-2");
+    await scan(clients[0], other.uniqueQRCodeID, agents[0]);
+    const ids = (await firestore().collection("workspaces").doc(m.merchantId).collection("scans").get()).docs.map((d) => d.id);
+    const hashes = ids.filter((id) => id.startsWith("u~")).map((id) => id.split("~")[3]);
+    assert.equal(new Set(hashes).size, hashes.length, "no visitor hash repeats across codes");
+    // Every event and rollup expires after the retention period (400 days by default).
+    for (const d of docs) {
+      const expires = (d.get("expiresAt") as FirebaseFirestore.Timestamp).toMillis();
+      const day = Date.parse(`${d.get("day")}T00:00:00Z`);
+      assert.equal(Math.round((expires - day) / 86_400_000), 401, d.ref.path);
+    }
+  });
+
+  it("folds a finished hot day's rollup shards into its day and destroys expired daily secrets", async () => {
+    const m = await createMerchant();
+    const code = await dynamicCode(m, "fold");
+    const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
+    const facts = (hour: number): ScanFacts => ({
+      merchantId: m.merchantId,
+      codeId: code.codeId,
+      uniqueQRCodeID: code.uniqueQRCodeID,
+      campaign: "fall",
+      at: new Date(`${day}T${String(hour).padStart(2, "0")}:00:00Z`),
+      day,
+      hour,
+      timeZone: "UTC",
+      place: { country: "US", state: "Oregon", city: "Portland" },
+      device: { device: "mobile", os: "iOS", browser: "Safari" },
+      source: "redirect",
+      retentionDays: 400,
+    });
+    for (let i = 0; i < 12; i++) await writeScan(facts(i), { kind: "human", unique: i % 3 === 0, eventId: `fold-${i}` }, i % 4);
+    await writeScan(facts(5), { kind: "bot", reason: "crawler" }, 2);
+    const before = await analytics(m, code.codeId, 5);
+    const shardDocs = async () => (await firestore().collection("workspaces").doc(m.merchantId).collection("scanDays").where("day", "==", day).get()).docs;
+    assert.equal((await shardDocs()).length, 4);
+    const expiredSecret = firestore().collection("scanSecrets").doc("2001-01-01");
+    await expiredSecret.set({ secret: Buffer.alloc(32), expiresAt: new Date("2001-01-03T00:00:00Z") });
+    const result = await runScanMaintenance();
+    assert.ok(result.shardsFolded >= 3 && result.secretsDestroyed >= 1);
+    assert.equal((await expiredSecret.get()).exists, false);
+    const after = await shardDocs();
+    assert.deepEqual(after.map((d) => d.id), [day]);
+    const folded = await analytics(m, code.codeId, 5);
+    for (const k of ["totalScans", "uniqueScanners", "botScans", "byDay", "hourByWeekday", "devices", "countries", "regions"]) assert.deepEqual(folded[k], before[k], k);
+    assert.equal(folded.totalScans, 12);
+    assert.equal(folded.uniqueScanners, 4);
+    assert.equal((await runScanMaintenance()).shardsFolded, 0, "idempotent");
+  });
+});
