@@ -135,7 +135,7 @@ export function isJsonContentType(req: Request): boolean {
 }
 
 /** What no response of ours may be used for: sniffed into another type, framed, or leaking its URL. */
-const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 /**
  * CSP for an HTML page rendered by a function: its own inline style block (by hash) and same-origin
  * images and forms; no script runs (JSON-LD blocks are data, not script), and nothing may frame it.

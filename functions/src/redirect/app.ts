@@ -5,13 +5,15 @@
 // Which workspace and code a link belongs to never changes, so an instance remembers it: from the second
 // scan of a code on, the read and the write go in parallel. POST /api/scans lets the service's own app
 // record scans of codes it read.
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request, Response } from "express";
 import { z } from "zod";
 import { AppError } from "../core/errors";
+import { logError } from "../core/log";
 import { ids, QR_ID_PATTERN } from "../core/ids";
 import { sha256Hex } from "../core/hash";
 import { getConfig } from "../core/config";
-import { createRestApp, pageCsp } from "../http/rest";
+import { API_CSP, createRestApp, pageCsp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import { clientAddressOf } from "../http/clientAddress";
 import { readLink, type Link } from "../store/codes";
@@ -27,12 +29,20 @@ import { NOT_FOUND_STYLE, notFoundPage } from "./pages";
 
 preloadGeoDatabase();
 
-function sendNotFound(res: Response): void {
+function sendNotFound(res: ServerResponse): void {
+  res.removeHeader("X-Powered-By"); // the platform's own express app may have set it
   res
-    .status(404)
-    .set({ "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(NOT_FOUND_STYLE) })
-    .send(notFoundPage());
+    .writeHead(404, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(NOT_FOUND_STYLE) })
+    .end(notFoundPage());
 }
+
+/** What every REST answer carries (http/rest.ts securityHeaders), for the redirect's plain-node path. */
+const SECURITY_HEADERS: Record<string, string> = {
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy": API_CSP,
+  "X-Frame-Options": "DENY",
+  ...(getConfig().isEmulator ? {} : { "Strict-Transport-Security": "max-age=63072000; includeSubDomains" }),
+};
 
 // ---- per-instance memory: which code a link is (immutable), and each workspace's time zone (1 minute) ----
 
@@ -66,13 +76,13 @@ async function readLinkCounted(id: string): Promise<Link | undefined> {
   return link;
 }
 
-async function handleRedirect(req: Request, res: Response): Promise<void> {
-  const id = String(req.params.id ?? "");
+/** GET and HEAD /qr/<id>, on Node's own request and response: the hot path skips express entirely. */
+async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
   const at = new Date();
   const record = async (identity: Omit<CodeIdentity, "timeZone">) => {
     const [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
-    return recordScanSafely({ ...identity, timeZone }, id, { method: req.method, headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect" });
+    return recordScanSafely({ ...identity, timeZone }, id, { method: req.method ?? "GET", headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect" });
   };
   const known = identities.get(id);
   let link: Link | undefined;
@@ -86,8 +96,10 @@ async function handleRedirect(req: Request, res: Response): Promise<void> {
   }
   if (!link) return sendNotFound(res); // links are never deleted; a remembered id always has one
   const counted = outcome === undefined ? "unknown" : outcome.counted ? "true" : `false; reason=${outcome.reason}`;
-  res.set({ "Cache-Control": "no-store", "X-Scan-Counted": counted, "Referrer-Policy": "no-referrer" });
-  res.redirect(302, link.destinationUrl);
+  res.removeHeader("X-Powered-By");
+  res
+    .writeHead(302, { ...SECURITY_HEADERS, Location: link.destinationUrl, "Cache-Control": "no-store", "X-Scan-Counted": counted, "Referrer-Policy": "no-referrer", "Content-Length": "0" })
+    .end();
 }
 
 // The place of an app scan comes from the caller's address, like a redirect's, never from the body.
@@ -131,8 +143,25 @@ const appScanEndpoint = endpoint({
   },
 });
 
-export const redirectApp = createRestApp((app) => {
-  app.get("/qr/:id", handleRedirect); // express answers HEAD through GET routes
+const restApp = createRestApp((app) => {
   mountEndpoints(app, "app-scans", [appScanEndpoint]);
   app.use((_req: Request, res: Response) => sendNotFound(res));
 });
+
+const QR_PATH = /^\/qr\/([^/?#]*)\/?(?:[?#]|$)/;
+
+/** The redirect function: /qr/<id> (GET, HEAD) on the plain-node path, everything else through express. */
+export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
+  const match = req.method === "GET" || req.method === "HEAD" ? QR_PATH.exec(req.url ?? "") : null;
+  if (!match) return void restApp(req as Request, res as Response);
+  let id: string;
+  try {
+    id = decodeURIComponent(match[1]);
+  } catch {
+    return sendNotFound(res);
+  }
+  handleRedirect(req, res, id).catch((error) => {
+    logError("redirect failed", error);
+    if (!res.headersSent) sendNotFound(res);
+  });
+}

@@ -25,7 +25,6 @@ interface Breakdown {
   os?: Record<string, number>;
   br?: Record<string, number>;
   h?: Record<string, number>;
-  cp?: Record<string, { n?: number; u?: number }>;
 }
 
 /** The rollups of each day of the window, summed over shards; `pick` selects the workspace or one code. */
@@ -131,12 +130,18 @@ export async function scanSummary(merchantId: string, days: number, now = new Da
   const timeZone = await timeZoneOf(merchantId);
   const window = localWindow(days, timeZone, now);
   const docs = await readRollups(merchantId, window[0], window[window.length - 1]);
-  const dayMap = byDayOf(docs, (doc) => doc);
+  // Workspace figures: the sum of every code's counts (and the workspace-level cities).
+  const dayMap = byDayOf(docs, (doc) => {
+    const sum: DocumentData = { ci: doc.ci ?? {} };
+    for (const code of Object.values((doc.c ?? {}) as Record<string, DocumentData>)) addCounts(sum, code);
+    delete sum.k;
+    return sum;
+  });
   const f = figures(window, dayMap, timeZone, true);
-  const campaigns: Record<string, { n?: number; u?: number }> = {};
-  for (const d of dayMap.values()) addCounts(campaigns, d.cp ?? {});
-  const codes: Record<string, Breakdown> = {};
+  const codes: Record<string, Breakdown & { k?: string }> = {};
   for (const doc of docs) addCounts(codes, (doc.c ?? {}) as DocumentData);
+  const campaigns: Record<string, { n?: number; u?: number }> = {};
+  for (const c of Object.values(codes)) addCounts(campaigns, { [c.k ?? "none"]: { n: c.n ?? 0, u: c.u ?? 0 } });
   return {
     days,
     from: window[0],

@@ -130,13 +130,15 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
   const visitor = await visitorHash(day, code.codeId, `${request.address}\n${ua ?? ""}`);
   const state = stateOf(`${code.codeId}~${visitor}`);
   if (state.firstDay !== day) {
+    state.firstDay = day; // claimed before the await: this visitor's concurrent scans go to the minute slots
     try {
       await writeScan(facts, { kind: "human", unique: true, eventId: `u~${day}~${code.codeId}~${visitor}` }, shard);
-      state.firstDay = day;
       return { counted: true, unique: true };
     } catch (error) {
-      if (!isAlreadyExists(error)) throw error;
-      state.firstDay = day;
+      if (!isAlreadyExists(error)) {
+        state.firstDay = undefined;
+        throw error;
+      }
     }
   }
   const minute = Math.floor(request.at.getTime() / 60_000);

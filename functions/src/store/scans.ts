@@ -1,7 +1,7 @@
 // Scan records. A counted scan is ONE atomic batch of two writes, made before its redirect is answered:
 //  - an event   workspaces/{m}/scans/{eventId}   (time, local day and hour, place, device, unique or not)
-//  - a rollup   workspaces/{m}/scanDays/{day}     (increments: workspace totals and breakdowns, and the same
-//                                                  per code under c.{codeId})
+//  - a rollup   workspaces/{m}/scanDays/{day}     (increments per code under c.{codeId}: totals and
+//                                                  breakdowns; workspace figures are their sums; cities)
 // Bots, previews and repeats write only the rollup increment. Nothing runs later per scan: no trigger.
 // The event id doubles as the guard for unique and repeat counting (scans/record.ts): the first scan of a
 // code by a visitor on a local day is created as `u~{day}~{codeId}~{visitor}`, later ones take one of a few
@@ -14,6 +14,7 @@ import { FieldValue, Timestamp, type DocumentData, type Transaction, type WriteB
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
+import { Coalescer } from "../core/coalescer";
 import type { ScanPlace } from "../scans/classify";
 import type { ScanDevice } from "../scans/device";
 
@@ -64,22 +65,39 @@ function safeKey(value: string): string {
 export const regionKey = (p: ScanPlace) => `${safeKey(p.country)}|${safeKey(p.state)}`;
 export const cityKey = (p: ScanPlace) => `${safeKey(p.country)}|${safeKey(p.state)}|${safeKey(p.city)}`;
 
-const inc = FieldValue.increment(1);
+/** A rollup change as plain numbers (summed across the scans of one commit), turned into increments last. */
+type Counts = { [key: string]: number | Counts };
 
-/** The breakdown increments shared by the workspace level and the code level of a rollup. */
-function breakdown(facts: ScanFacts, cls: ScanClass): DocumentData {
-  if (cls.kind === "bot") return { b: { [safeKey(cls.reason)]: inc } };
-  if (cls.kind === "repeat") return { r: inc };
+function one(key: string): Counts {
+  return { [key]: 1 };
+}
+
+/** One scan's counts for its code: a person's breakdowns, or a repeat, or a machine by reason. */
+function codeCounts(facts: ScanFacts, cls: ScanClass): Counts {
+  if (cls.kind === "bot") return { b: one(safeKey(cls.reason)) };
+  if (cls.kind === "repeat") return { r: 1 };
   return {
-    n: inc,
-    ...(cls.unique ? { u: inc } : {}),
-    co: { [safeKey(facts.place.country)]: inc },
-    rg: { [regionKey(facts.place)]: inc },
-    dv: { [safeKey(facts.device.device)]: inc },
-    os: { [safeKey(facts.device.os)]: inc },
-    br: { [safeKey(facts.device.browser)]: inc },
-    h: { [String(facts.hour)]: inc },
+    n: 1,
+    ...(cls.unique ? { u: 1 } : {}),
+    co: one(safeKey(facts.place.country)),
+    rg: one(regionKey(facts.place)),
+    dv: one(safeKey(facts.device.device)),
+    os: one(safeKey(facts.device.os)),
+    br: one(safeKey(facts.device.browser)),
+    h: one(String(facts.hour)),
   };
+}
+
+function addInto(into: Counts, from: Counts): Counts {
+  for (const [k, v] of Object.entries(from)) {
+    if (typeof v === "number") into[k] = ((into[k] as number | undefined) ?? 0) + v;
+    else into[k] = addInto(((into[k] as Counts | undefined) ?? {}) as Counts, v);
+  }
+  return into;
+}
+
+function asIncrements(counts: Counts): DocumentData {
+  return Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, typeof v === "number" ? FieldValue.increment(v) : asIncrements(v)]));
 }
 
 export function rollupId(day: string, shard: number): string {
@@ -88,23 +106,18 @@ export function rollupId(day: string, shard: number): string {
 
 const expiry = (facts: ScanFacts) => Timestamp.fromMillis(Date.parse(`${facts.day}T00:00:00Z`) + (facts.retentionDays + 1) * 86_400_000);
 
-function rollupIncrement(facts: ScanFacts, cls: ScanClass, shard: number): DocumentData {
-  const code = breakdown(facts, cls);
-  const top = breakdown(facts, cls);
-  if (cls.kind === "human") {
-    top.ci = { [cityKey(facts.place)]: inc };
-    top.cp = { [campaignKey(facts.campaign)]: { n: inc, ...(cls.unique ? { u: inc } : {}) } };
-  }
-  return {
-    ...top,
-    day: facts.day,
-    shard,
-    ...(shard > 0 ? { compact: true } : {}),
-    timeZone: facts.timeZone,
-    expiresAt: expiry(facts),
-    // Code ids are Firestore auto-ids: safe as map keys.
-    c: { [facts.codeId]: code },
-  };
+/**
+ * One scan's change to its day's rollup. Counts live once, per code (c.{codeId}); workspace figures are
+ * their sums at read time, which halves the transforms per write and the document's size. Cities are
+ * kept at the workspace level only (they are many).
+ */
+function rollupCounts(facts: ScanFacts, cls: ScanClass): Counts {
+  return { ...(cls.kind === "human" ? { ci: one(cityKey(facts.place)) } : {}), c: { [facts.codeId]: codeCounts(facts, cls) } };
+}
+
+function rollupFields(facts: ScanFacts, shard: number): DocumentData {
+  const codes: Record<string, { k: string }> = { [facts.codeId]: { k: campaignKey(facts.campaign) } }; // a code's campaign never changes
+  return { day: facts.day, shard, ...(shard > 0 ? { compact: true } : {}), timeZone: facts.timeZone, expiresAt: expiry(facts), c: codes };
 }
 
 function eventData(facts: ScanFacts, unique: boolean): DocumentData {
@@ -129,23 +142,74 @@ function eventData(facts: ScanFacts, unique: boolean): DocumentData {
 
 type Writer = Pick<WriteBatch, "create" | "set">;
 
-function addScanWrites(writer: Writer, facts: ScanFacts, cls: ScanClass, shard: number): void {
-  if (cls.kind === "human") writer.create(scanEvents(facts.merchantId).doc(cls.eventId), eventData(facts, cls.unique));
-  writer.set(scanDays(facts.merchantId).doc(rollupId(facts.day, shard)), rollupIncrement(facts, cls, shard), { merge: true });
+interface PendingScan {
+  facts: ScanFacts;
+  cls: ScanClass;
+  shard: number;
 }
 
-/**
- * Records one scan in one batch. Rejects with ALREADY_EXISTS (see isAlreadyExists) when a human scan's
- * event id is taken; nothing is written then.
- */
-export async function writeScan(facts: ScanFacts, cls: ScanClass, shard: number): Promise<void> {
+/** Merges a rollup's set fields and counts: nested maps deep-merged, so two codes' fields both survive. */
+function mergeFields(into: DocumentData, from: DocumentData): DocumentData {
+  for (const [k, v] of Object.entries(from)) {
+    const nested = v && typeof v === "object" && !(v instanceof Timestamp) && !(v instanceof FieldValue);
+    into[k] = nested && into[k] && typeof into[k] === "object" ? mergeFields(into[k], v) : v;
+  }
+  return into;
+}
+
+/** Adds the writes of several scans to one batch: each event, and one merged change per rollup document. Returns the write count. */
+function addScanWrites(writer: Writer, scans: PendingScan[]): number {
+  const rollups = new Map<string, { ref: FirebaseFirestore.DocumentReference; fields: DocumentData; counts: Counts }>();
+  let events = 0;
+  for (const { facts, cls, shard } of scans) {
+    if (cls.kind === "human") {
+      writer.create(scanEvents(facts.merchantId).doc(cls.eventId), eventData(facts, cls.unique));
+      events++;
+    }
+    const ref = scanDays(facts.merchantId).doc(rollupId(facts.day, shard));
+    const r = rollups.get(ref.path) ?? { ref, fields: {}, counts: {} };
+    mergeFields(r.fields, rollupFields(facts, shard));
+    addInto(r.counts, rollupCounts(facts, cls));
+    rollups.set(ref.path, r);
+  }
+  for (const r of rollups.values()) writer.set(r.ref, mergeFields(r.fields, asIncrements(r.counts)), { merge: true });
+  return events + rollups.size;
+}
+
+async function commitScans(scans: PendingScan[]): Promise<void> {
   const batch = db().batch();
-  addScanWrites(batch, facts, cls, shard);
+  const writes = addScanWrites(batch, scans);
   try {
     await batch.commit();
   } finally {
-    countOps({ writes: cls.kind === "human" ? 2 : 1 });
+    countOps({ writes });
   }
+}
+
+/**
+ * Group commit: scans arriving while a commit is in flight on this instance go together in the next one
+ * (their events, and one merged increment per rollup document), so a busy instance writes about one
+ * document per scan and a hot rollup document once per round trip, not once per scan. An idle instance
+ * commits at once. If a batch fails because an event id is taken (ALREADY_EXISTS, see record.ts), each of
+ * its scans is committed alone, so each learns its own answer.
+ */
+const scanCommits = new Coalescer<PendingScan, Error | null>(async (scans) => {
+  try {
+    await commitScans(scans);
+    return scans.map(() => null);
+  } catch (error) {
+    if (scans.length === 1 || !isAlreadyExists(error)) throw error;
+    return Promise.all(scans.map((scan) => commitScans([scan]).then(() => null, (e: Error) => e)));
+  }
+}, 200);
+
+/**
+ * Records one scan: its event (people only) and its rollup change, atomically. Rejects with
+ * ALREADY_EXISTS (see isAlreadyExists) when a person's event id is taken; nothing is written then.
+ */
+export async function writeScan(facts: ScanFacts, cls: ScanClass, shard: number): Promise<void> {
+  const error = await scanCommits.submit({ facts, cls, shard });
+  if (error) throw error;
 }
 
 /** The service's app reports a user's scan of a code at most once per this interval. */
@@ -166,7 +230,8 @@ export async function countAppScan(markId: string, facts: ScanFacts, uniqueEvent
       if (last > facts.at.getTime() - APP_SCAN_REPEAT_MS) return false;
       tx.set(markRef, { countedAt: Timestamp.fromDate(facts.at), expiresAt: Timestamp.fromMillis(facts.at.getTime() + APP_SCAN_REPEAT_MS) });
       const unique = !first.exists;
-      addScanWrites(tx as unknown as Writer, facts, { kind: "human", unique, eventId: unique ? uniqueEventId : repeatEventId }, 0);
+      const writes = addScanWrites(tx as unknown as Writer, [{ facts, cls: { kind: "human", unique, eventId: unique ? uniqueEventId : repeatEventId }, shard: 0 }]);
+      countOps({ reads: 2, writes: writes + 1 });
       return true;
     },
     { maxAttempts: 30 },
@@ -238,12 +303,13 @@ export async function shardedRollups(beforeDay: string, limit = 500): Promise<Ar
 export function addCounts(into: DocumentData, from: DocumentData): DocumentData {
   for (const [k, v] of Object.entries(from)) {
     if (typeof v === "number") into[k] = (typeof into[k] === "number" ? into[k] : 0) + v;
+    else if (typeof v === "string") into[k] = v;
     else if (v && typeof v === "object" && !(v instanceof Timestamp)) into[k] = addCounts(into[k] && typeof into[k] === "object" ? into[k] : {}, v);
   }
   return into;
 }
 
-const COUNT_FIELDS = ["n", "u", "r", "b", "co", "rg", "ci", "dv", "os", "br", "h", "cp", "c"];
+const COUNT_FIELDS = ["ci", "c"];
 
 /** Folds a finished day's shard documents into its day document, in one transaction. */
 export async function foldShards(merchantId: string, day: string, maxShards: number): Promise<number> {
