@@ -16,7 +16,8 @@ import { getConfig } from "../core/config";
 import { API_CSP, createRestApp, pageCsp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import { clientAddressOf } from "../http/clientAddress";
-import { readLink, type Link } from "../store/codes";
+import { readLink, readLinks, type Link } from "../store/codes";
+import { Coalescer } from "../core/coalescer";
 import { readWorkspaceTimeZone } from "../store/workspaces";
 import { APP_SCAN_REPEAT_MS, countAppScan } from "../store/scans";
 import { countOps } from "../store/opCounter";
@@ -70,11 +71,20 @@ function remember(id: string, link: Link): Omit<CodeIdentity, "timeZone"> {
   return identity;
 }
 
-async function readLinkCounted(id: string): Promise<Link | undefined> {
-  const link = await readLink(id);
-  countOps({ reads: 1 });
-  return link;
-}
+/**
+ * Link reads, group-committed: requests that arrive while a read is in flight share the next one (one
+ * getAll for every id waiting, each id read once). Every request's read is sent after it arrived, so a
+ * re-point still applies to the very next scan; a hot code costs far less than one read per scan.
+ */
+const linkReads = new Coalescer<string, Link | undefined>(async (ids) => {
+  const unique = [...new Set(ids)];
+  const links = await readLinks(unique);
+  countOps({ reads: unique.length });
+  const byId = new Map(unique.map((id, i) => [id, links[i]]));
+  return ids.map((id) => byId.get(id));
+}, 100);
+
+const readLinkCounted = (id: string) => linkReads.submit(id);
 
 /** GET and HEAD /qr/<id>, on Node's own request and response: the hot path skips express entirely. */
 async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {

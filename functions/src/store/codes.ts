@@ -23,6 +23,12 @@ export async function readLink(uniqueQRCodeID: string): Promise<Link | undefined
   return snap.exists ? (snap.data() as Link) : undefined;
 }
 
+/** Several links in one round trip (getAll), in the order asked. */
+export async function readLinks(uniqueQRCodeIDs: string[]): Promise<Array<Link | undefined>> {
+  const snaps = await db().getAll(...uniqueQRCodeIDs.map(linkRef));
+  return snaps.map((snap) => (snap.exists ? (snap.data() as Link) : undefined));
+}
+
 export function newCodeId(merchantId: string): string {
   return codesOf(merchantId).doc().id;
 }
