@@ -54,7 +54,7 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
   it(`counts ${BROWSERS.length} real browsers in full, with device, OS and browser as sent`, async () => {
     const code = await dynamicCode(merchant, "browsers");
     const clients = BROWSERS.map(() => newClient());
-    await Promise.all(BROWSERS.map((b, i) => scan(clients[i], code.uniqueQRCodeID, b.ua).then((res) => assert.equal(res.headers.get("x-scan-counted"), "true", b.ua))));
+    await Promise.all(BROWSERS.map((b, i) => scan(clients[i], code.uniqueQRCodeID, b.ua).then((res) => assert.equal(res.headers.get("x-scan-counted"), "true", `${res.status} ${b.ua}`))));
     const a = await analytics(merchant, code.codeId);
     assert.equal(a.totalScans, BROWSERS.length);
     assert.equal(a.uniqueScanners, BROWSERS.length);

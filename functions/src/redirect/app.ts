@@ -112,6 +112,17 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     .end();
 }
 
+const appScansInFlight = new Map<string, Promise<boolean>>();
+
+async function trackAppScan(markId: string, counting: Promise<boolean>): Promise<boolean> {
+  appScansInFlight.set(markId, counting);
+  try {
+    return await counting;
+  } finally {
+    appScansInFlight.delete(markId);
+  }
+}
+
 // The place of an app scan comes from the caller's address, like a redirect's, never from the body.
 const AppScanSchema = z.object({ uniqueQRCodeID: ids.uniqueQRCodeID }).strict();
 
@@ -145,7 +156,12 @@ const appScanEndpoint = endpoint({
     // The app's user is the visitor: one unique per user, code and day.
     const visitor = await visitorHash(day, link.codeId, `user:${user!.uid}`);
     const markId = sha256Hex(`${user!.uid}\n${body.uniqueQRCodeID}`).slice(0, 40);
-    const counted = await countAppScan(markId, facts, `u~${day}~${link.codeId}~${visitor}`, `a~${at.getTime()}~${link.codeId}~${visitor}`);
+    // A report already being counted on this instance answers for its concurrent duplicates (the
+    // transaction still decides across instances).
+    const pending = appScansInFlight.get(markId);
+    let counted = false;
+    if (pending) await pending.catch(() => undefined);
+    else counted = await trackAppScan(markId, countAppScan(markId, facts, `u~${day}~${link.codeId}~${visitor}`, `a~${at.getTime()}~${link.codeId}~${visitor}`));
     res.status(counted ? 201 : 200);
     return counted
       ? { ok: true, counted: true }
