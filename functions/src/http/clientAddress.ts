@@ -23,8 +23,8 @@ export interface ClientAddressRules {
   trustedHops: AddressSet;
   /** Addresses that are proxies or servers, never one visitor: Google's (customer space included) and the trusted hops. */
   proxies: AddressSet;
-  /** The declared geo header proxy (GEO_HEADER_PROXY_RANGES), a subset of the trusted hops. */
-  geoHeaderProxies: AddressSet;
+  /** The declared geo header proxy (GEO_HEADER_PROXY_RANGES), a subset of the trusted hops; absent when none is. */
+  geoHeaderProxies?: AddressSet;
 }
 
 export interface ResolvedClient {
@@ -49,7 +49,7 @@ export function clientAddressRules(extra: { trustedProxyRanges: string[]; geoHea
   return {
     trustedHops: { has: (address) => google.has(address) || declared.has(address) },
     proxies: { has: (address) => googleOrCustomer.has(address) || declared.has(address) },
-    geoHeaderProxies: new AddressMatcher(extra.geoHeaderProxyRanges),
+    geoHeaderProxies: extra.geoHeaderProxyRanges.length ? new AddressMatcher(extra.geoHeaderProxyRanges) : undefined,
   };
 }
 
@@ -61,7 +61,7 @@ export function resolveClient(forwardedFor: string | string[] | undefined, socke
     address,
     viaProxy,
     hops,
-    throughGeoHeaderProxy: hops.some((hop) => rules.geoHeaderProxies.has(hop)),
+    throughGeoHeaderProxy: hops.some((hop) => rules.geoHeaderProxies?.has(hop) === true),
   });
   for (let i = entries.length - 1; i >= 0; i--) {
     const entry = stripPort(entries[i].trim());
