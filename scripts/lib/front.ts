@@ -1,7 +1,7 @@
 // The local stand-in for the layer every production request passes before our code: Google's front end
 // and, on the site's address, the Firebase Hosting edge. It listens on the public addresses and forwards
 // to the emulators, appending to X-Forwarded-For exactly what production appends (docs/decisions.md,
-// "Which address"):
+// "The client address"):
 //   site (Hosting):       <whatever the client sent>, <client>, <Hosting hop>
 //   function URL (direct): <whatever the client sent>, <client>
 // Where Google's Hosting hop comes from is not published, so the hop is a setting (FRONT_HOSTING_HOP);
