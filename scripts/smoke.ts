@@ -2,9 +2,11 @@
 //   npm run smoke                              the local stack (started for the run if none is up)
 //   SVC_API_KEY=sk-svc-... npm run smoke -- --base https://example.web.app \
 //       --function-base https://us-central1-<project>.cloudfunctions.net
-// Checks the site API, a sandbox code (decoded), MCP initialize / tools/list / svc.ping, a dynamic code's
-// redirect counted with a place, and that a forged X-Forwarded-For changes nothing through Hosting or at
-// the function URL. Exits 1 with the reason of the first failed check.
+// Checks the site API, the caller's address as the service resolves it through Hosting and at the
+// function URL (fails when the Hosting one is a proxy's), a sandbox code (decoded), MCP initialize /
+// tools/list / svc.ping, a dynamic code's redirect counted with a place, and that a forged
+// X-Forwarded-For changes nothing through Hosting or at the function URL. Exits 1 with the reason of the
+// first failed check.
 import { randomInt } from "node:crypto";
 import { createConnection } from "node:net";
 import jsQR from "jsqr";
@@ -64,6 +66,20 @@ async function runChecks(base: string, functionBase: string, apiKey: string, loc
       check(res.status === 200 && res.body, `GET ${path} answered ${res.status}: ${res.text.slice(0, 200)}`);
     }
     return "/api, /api/site.json, /api/status.json";
+  });
+
+  await step("client address", async () => {
+    const [viaHosting, direct] = await Promise.all([http(`${base}/api/client-address`), http(`${functionBase}/site/api/client-address`)]);
+    for (const [where, res] of [["through Hosting", viaHosting], ["at the function URL", direct]] as const) {
+      check(res.status === 200 && typeof res.body?.address === "string", `GET /api/client-address ${where} answered ${res.status}: ${res.text.slice(0, 200)}`);
+    }
+    const line = `through Hosting ${viaHosting.body.address}, at the function URL ${direct.body.address}`;
+    check(
+      !viaHosting.body.viaProxy,
+      `${line}: through Hosting the service resolved a proxy's address, so every visitor shares one bucket. ` +
+        "Its Hosting hop is outside Google's non-customer ranges: see docs/deploy.md, step 7.",
+    );
+    return direct.body.viaProxy ? `${line} (a proxy's: is the operator behind one?)` : line;
   });
 
   const sandboxPath = "/api/generate-qr-code";

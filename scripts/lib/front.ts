@@ -1,16 +1,30 @@
 // The local stand-in for the layer every production request passes before our code: Google's front end
 // and, on the site's address, the Firebase Hosting edge. It listens on the public addresses and forwards
 // to the emulators, appending to X-Forwarded-For exactly what production appends (docs/decisions.md,
-// "Which address"):
-//   site (Hosting):       <whatever the client sent>, <client>, <Hosting edge hop>
+// "The client address"):
+//   site (Hosting):       <whatever the client sent>, <client>, <Hosting hop>
 //   function URL (direct): <whatever the client sent>, <client>
+// Where Google's Hosting hop comes from is not published, so the hop is a setting (FRONT_HOSTING_HOP);
+// the default lies outside the ranges the service once hard-coded, so tests prove the walk trusts all
+// of Google's non-customer space rather than one guess.
 // Clients are told apart by the address they connect from (127.0.0.2, 127.0.0.3, ...), never by a
 // header they write. By default each loopback client is presented as a public address of its own
 // (publicAddressOf), so the geolocation lookup production uses finds a real city for local scans.
 import http from "node:http";
+import { isIP } from "node:net";
 
-/** The Hosting edge hop appended after the client (a Google front-end proxy address; see decisions.md). */
-export const HOSTING_EDGE_HOP = "35.191.12.34";
+/**
+ * The Hosting hop appended after the client by default: a Google-owned address outside Google Cloud
+ * customer space (in googleRanges.json's googleNotCloud) and outside 35.191.0.0/16 and 130.211.0.0/22.
+ */
+export const DEFAULT_HOSTING_HOP = "142.250.189.4";
+
+/** The hop this machine's front appends: FRONT_HOSTING_HOP, else the default. */
+export function hostingHop(env: NodeJS.ProcessEnv = process.env): string {
+  const hop = env.FRONT_HOSTING_HOP?.trim() || DEFAULT_HOSTING_HOP;
+  if (!isIP(hop)) throw new Error(`FRONT_HOSTING_HOP: "${hop}" is not an IP address`);
+  return hop;
+}
 
 /**
  * A public IPv4 address standing for a loopback client: 127.a.b.c becomes 73.a.b.c (a US consumer ISP
@@ -27,7 +41,7 @@ export interface FrontRoute {
   listenPort: number;
   /** Emulator this front forwards to. */
   targetPort: number;
-  /** True for the Hosting path (adds the edge hop), false for a direct function URL. */
+  /** True for the Hosting path (adds the Hosting hop), false for a direct function URL. */
   viaHosting: boolean;
 }
 
@@ -36,6 +50,8 @@ export interface FrontOptions {
   routes: FrontRoute[];
   /** Present loopback clients as public addresses (default true); false passes 127.x.y.z through. */
   publicAddresses?: boolean;
+  /** The address the Hosting route appends after the client (default: hostingHop()). */
+  hostingHop?: string;
 }
 
 // Hop-by-hop headers (RFC 9110 7.6.1) are not forwarded.
@@ -48,14 +64,14 @@ const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te"
  */
 const EMULATOR_ONLY = new Set(["x-powered-by"]);
 
-function forwardedHeaders(req: http.IncomingMessage, route: FrontRoute, presentAsPublic: boolean): http.OutgoingHttpHeaders {
+function forwardedHeaders(req: http.IncomingMessage, route: FrontRoute, presentAsPublic: boolean, hop: string): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
   }
   const peer = req.socket.remoteAddress ?? "";
   const client = presentAsPublic ? publicAddressOf(peer) : peer.replace(/^::ffff:/, "");
-  const appended = route.viaHosting ? [client, HOSTING_EDGE_HOP] : [client];
+  const appended = route.viaHosting ? [client, hop] : [client];
   const sent = req.headers["x-forwarded-for"];
   const supplied = Array.isArray(sent) ? sent.join(", ") : sent;
   headers["x-forwarded-for"] = [supplied, ...appended].filter(Boolean).join(", ");
@@ -76,6 +92,7 @@ function validPercentEncoding(url: string): boolean {
 }
 
 export async function startFront(options: FrontOptions): Promise<RunningFront> {
+  const hop = options.hostingHop ?? hostingHop();
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const servers: http.Server[] = [];
   for (const route of options.routes) {
@@ -101,7 +118,7 @@ export async function startFront(options: FrontOptions): Promise<RunningFront> {
           port: route.targetPort,
           method: req.method,
           path: req.url,
-          headers: forwardedHeaders(req, route, options.publicAddresses !== false),
+          headers: forwardedHeaders(req, route, options.publicAddresses !== false, hop),
           agent,
         },
         (answer) => {

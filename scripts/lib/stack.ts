@@ -12,7 +12,7 @@ import { mkdirSync, openSync, readFileSync, existsSync, writeFileSync } from "no
 import { createConnection } from "node:net";
 import path from "node:path";
 import { LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/constants";
-import { startFront, type RunningFront } from "./front";
+import { hostingHop, startFront, type RunningFront } from "./front";
 
 export const ROOT = path.resolve(__dirname, "..", "..");
 export const PROJECT_ID = LOCAL_PROJECT_ID;
@@ -145,6 +145,8 @@ export class Stack {
     const host = "127.0.0.1";
     const env: Record<string, string> = {
       GCLOUD_PROJECT: PROJECT_ID,
+      // The address the front appends as the Hosting hop (scripts/lib/front.ts); tests read it from here.
+      FRONT_HOSTING_HOP: hostingHop(),
       LOCAL_IMAGE_DIR: path.join(ROOT, ".local-images"),
       // As in deployed functions: the HTTP layer's own error pages (e.g. for unparseable JSON) carry no stack.
       NODE_ENV: "production",
@@ -182,6 +184,7 @@ export class Stack {
         { listenPort: publicPorts.functions, targetPort: ports.functions, viaHosting: false },
       ],
       publicAddresses: process.env.FRONT_PUBLIC_ADDRESSES !== "0",
+      hostingHop: env.FRONT_HOSTING_HOP,
     });
     const base = `http://${host}:${publicPorts.site}`;
     this.info = {

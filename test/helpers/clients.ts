@@ -33,3 +33,10 @@ export function newClient(): TestClient {
     place: () => placeOfAddress(presentedAs),
   };
 }
+
+/** The address the local front appends as the Hosting hop in this run (scripts/lib/stack.ts exports it). */
+export function hostingHop(): string {
+  const hop = process.env.FRONT_HOSTING_HOP;
+  if (!hop) throw new Error("FRONT_HOSTING_HOP is not set: run the tests through `npm test`, which starts the front");
+  return hop;
+}

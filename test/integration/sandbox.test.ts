@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
+import { randomInt } from "node:crypto";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { firestore, signUp } from "../helpers/merchants";
 import { decodePng, fetchPng } from "../helpers/qr";
-import { newClient, type TestClient } from "../helpers/clients";
-import { functionsUrl } from "../helpers/env";
+import { hostingHop, newClient, type TestClient } from "../helpers/clients";
+import { functionsUrl, projectId } from "../helpers/env";
+import { LOCAL_PORTS } from "../../functions/src/core/constants";
+import { googleAll, googleNotCloud } from "../../functions/src/http/addressRanges";
 
 /** Clients differ only by the address they connect from; `forgedFor` is what a client may write itself. */
 async function generate(body: unknown, client: TestClient, init: { contentType?: string; forgedFor?: string; url?: string } = {}) {
@@ -101,6 +104,43 @@ describe("keyless sandbox", function () {
       statuses.push((await generate({ url: `https://example.com/p/${i}` }, c, via)).status);
     }
     assert.deepEqual(statuses, [200, 200, 200, 429], "one bucket through Hosting and at the function URL");
+  });
+
+  it("two clients behind a Hosting hop outside the old ranges get 3 codes each, and each is told its own address", async () => {
+    const hop = hostingHop();
+    assert.ok(googleNotCloud().has(hop), `${hop} is Google's and outside customer space`);
+    for (const old of ["35.191.", "130.211.0.", "130.211.1.", "130.211.2.", "130.211.3."]) assert.ok(!hop.startsWith(old), `${hop} is outside the old ranges`);
+    for (const client of [newClient(), newClient()]) {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await generate({ url: `https://example.com/hop/${i}` }, client)).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429], client.address);
+      const seen = await client.fetch(`${baseUrl()}/api/client-address`);
+      assert.equal(seen.headers.get("cache-control"), "private, no-store");
+      assert.deepEqual(await seen.json(), { address: client.presentedAs, viaProxy: false });
+    }
+  });
+
+  it("clients resolved to a Google address share one generous bucket instead of one visitor's", async () => {
+    // Straight to the Functions emulator, standing in for Google's front end: a chain of nothing but
+    // Google hops, as when Hosting's hop is trusted but no visitor entry reached the function.
+    const direct = `http://127.0.0.1:${LOCAL_PORTS.functions}/${projectId()}/us-central1/sandbox/api/generate-qr-code`;
+    const asGoogle = (xff: string) => ({ url: direct, forgedFor: xff });
+    const standing = async (xff: string) => {
+      const res = await fetch(direct, { headers: { "X-Forwarded-For": xff } });
+      assert.equal(res.status, 200);
+      return { limit: Number(res.headers.get("x-ratelimit-limit")), remaining: Number(res.headers.get("x-ratelimit-remaining")) };
+    };
+    const customerVm = "34.1.208.10";
+    assert.ok(googleAll().has(customerVm) && !googleNotCloud().has(customerVm));
+    const before = await standing(`${hostingHop()}, 142.250.1.1`);
+    assert.equal(before.limit, 300);
+    const made = await generate({ url: "https://example.com/shared" }, newClient(), asGoogle(`${hostingHop()}, 142.250.1.1`));
+    assert.equal(made.status, 200, made.text);
+    assert.equal(made.res.headers.get("x-ratelimit-limit"), "300");
+    // Another Google address, and a Google Cloud customer's: the same bucket, one code fewer.
+    for (const other of ["172.217.3.4", customerVm]) assert.deepEqual(await standing(other), { limit: 300, remaining: before.remaining - 1 });
+    // A visitor's own bucket is untouched.
+    assert.deepEqual(await standing(`203.0.113.${randomInt(1, 255)}, 142.250.1.1`), { limit: 3, remaining: 3 });
   });
 
   it("answers every kind of bad input with a JSON error and no stack, without using quota", async () => {

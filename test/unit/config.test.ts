@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { LOCAL_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/config";
+import { ConfigError, LOCAL_PORTS, LOCAL_PROJECT_ID, proxySettings } from "../../functions/src/core/config";
 
 describe("config", () => {
   it("local port defaults match firebase.json and the project id matches .firebaserc", () => {
@@ -39,5 +39,48 @@ describe("project and bucket names", () => {
     process.env.STORAGE_BUCKET = "custom-bucket";
     assert.equal(projectId(), "env-project");
     assert.equal(storageBucketName(), "custom-bucket");
+  });
+});
+
+describe("proxy and geo header settings", () => {
+  const settings = (raw: Partial<{ trustedProxyRanges: string; geoHeaderProxyRanges: string; trustGeoHeaders: string }>) =>
+    proxySettings({ trustedProxyRanges: "", geoHeaderProxyRanges: "", trustGeoHeaders: "false", ...raw });
+
+  it("trust only Google's own hops by default", () => {
+    assert.deepEqual(settings({}), { trustedProxyRanges: [], geoHeaderProxyRanges: [], trustGeoHeaders: false });
+  });
+
+  it("accept extra proxies outside Google Cloud customer space, the old defaults included", () => {
+    assert.deepEqual(settings({ trustedProxyRanges: "35.191.0.0/16, 130.211.0.0/22, 192.0.2.0/24, 2001:db8::/32" }).trustedProxyRanges, [
+      "35.191.0.0/16",
+      "130.211.0.0/22",
+      "192.0.2.0/24",
+      "2001:db8::/32",
+    ]);
+  });
+
+  it("refuse, with the reason, a range that touches customer space or does not parse", () => {
+    assert.throws(() => settings({ trustedProxyRanges: "192.0.2.0/24, 34.1.208.0/20" }), (error: Error) => {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /^TRUSTED_PROXY_RANGES: 34\.1\.208\.0\/20 overlaps Google Cloud customer space \(34\.1\.128\.0\/17 in cloud\.json\)/);
+      assert.match(error.message, /forged X-Forwarded-For/);
+      return true;
+    });
+    // A wide range that only partly covers customer space is refused too, naming some of what it covers.
+    assert.throws(() => settings({ trustedProxyRanges: "34.0.0.0/8" }), /34\.0\.0\.0\/8 overlaps Google Cloud customer space \(.+ and \d+ more in cloud\.json\)/);
+    assert.throws(() => settings({ trustedProxyRanges: "2600:1900:4000::1" }), /2600:1900:4000::1 overlaps Google Cloud customer space/);
+    assert.throws(() => settings({ geoHeaderProxyRanges: "35.192.0.0/14" }), /GEO_HEADER_PROXY_RANGES: 35\.192\.0\.0\/14 overlaps/);
+    assert.throws(() => settings({ trustedProxyRanges: "10.0.0.0/33" }), /TRUSTED_PROXY_RANGES: "10\.0\.0\.0\/33" is not an IP address or CIDR range/);
+  });
+
+  it("refuse TRUST_GEO_HEADERS unless the proxy that sets the headers is declared", () => {
+    assert.throws(() => settings({ trustGeoHeaders: "true" }), /TRUST_GEO_HEADERS=true needs GEO_HEADER_PROXY_RANGES/);
+    assert.throws(() => settings({ trustGeoHeaders: "yes" }), /TRUST_GEO_HEADERS: "yes" is neither true nor false/);
+    const cloudflare = "173.245.48.0/20, 2400:cb00::/32";
+    assert.deepEqual(settings({ trustGeoHeaders: " TRUE ", geoHeaderProxyRanges: cloudflare }), {
+      trustedProxyRanges: [],
+      geoHeaderProxyRanges: ["173.245.48.0/20", "2400:cb00::/32"],
+      trustGeoHeaders: true,
+    });
   });
 });

@@ -3,6 +3,7 @@
 // when unset, local defaults are derived from the emulator ports pinned in firebase.json.
 import { defineSecret, defineString } from "firebase-functions/params";
 import { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./constants";
+import { customerRangesOverlapping, googleCloudCustomerSpace, parseRange, type ParsedRange } from "../http/addressRanges";
 
 export { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./constants";
 
@@ -10,12 +11,6 @@ export const SERVICE_NAME = "svc";
 export const SITE_API_VERSION = "1.0.0";
 export const TOOL_SERVER_VERSION = "v0.1";
 export const MCP_PROTOCOL_VERSION = "2025-03-26";
-
-/**
- * Google's front-end proxy ranges (the documented source ranges of Google Cloud load balancer proxies and
- * health checks); the Firebase Hosting edge hop comes from them. See docs/decisions.md, "Which address".
- */
-export const DEFAULT_TRUSTED_PROXY_RANGES = "35.191.0.0/16, 130.211.0.0/22";
 
 /** Key of the sandbox's address hashes (Secret Manager; the local stack writes functions/.secret.local). */
 export const SANDBOX_IP_SALT = defineSecret("SANDBOX_IP_SALT");
@@ -29,12 +24,17 @@ const params = {
   docsUrl: defineString("DOCS_URL", { default: "", description: "Published reference page" }),
   contactEmail: defineString("CONTACT_EMAIL", { default: "", description: "Public contact address in site metadata" }),
   trustedProxyRanges: defineString("TRUSTED_PROXY_RANGES", {
-    default: DEFAULT_TRUSTED_PROXY_RANGES,
-    description: "Address ranges of the proxies that append to X-Forwarded-For before Google's front end hands the request over (docs/decisions.md)",
+    default: "",
+    description:
+      "Extra proxies in front (CIDR ranges, comma-separated) whose X-Forwarded-For entries are skipped; Google's own non-customer ranges are built in, and ranges in Google Cloud customer space are refused (docs/decisions.md)",
+  }),
+  geoHeaderProxyRanges: defineString("GEO_HEADER_PROXY_RANGES", {
+    default: "",
+    description: "Address ranges of the proxy in front that sets geo headers and overwrites client-sent ones; needed for TRUST_GEO_HEADERS",
   }),
   trustGeoHeaders: defineString("TRUST_GEO_HEADERS", {
     default: "false",
-    description: "true only where a proxy in front sets geo headers the client cannot (X-Client-Geo-*, cf-ipcity, X-Appengine-*)",
+    description: "true only with GEO_HEADER_PROXY_RANGES: believe geo headers (X-Client-Geo-*, cf-ipcity, X-Appengine-*) on requests that came through that proxy",
   }),
   scanRetentionDays: defineString("SCAN_RETENTION_DAYS", {
     default: "400",
@@ -60,9 +60,11 @@ export interface ServiceConfig {
   mcpFunctionUrl: string;
   docsUrl: string;
   contactEmail: string;
-  /** Proxies whose X-Forwarded-For entries are skipped when looking for the client (http/clientAddress.ts). */
-  trustedProxyRanges: string;
-  /** Whether platform geo headers are believed (they are client-settable unless a proxy overwrites them). */
+  /** Extra proxies (beyond Google's own) whose X-Forwarded-For entries are skipped (http/clientAddress.ts). */
+  trustedProxyRanges: string[];
+  /** The proxy that sets geo headers; also skipped as a hop. Non-empty whenever trustGeoHeaders is true. */
+  geoHeaderProxyRanges: string[];
+  /** Whether geo headers are believed on requests that came through the geo header proxy. */
   trustGeoHeaders: boolean;
   /** Hosts (`host` or `host:port`, lowercase) a request may address: DNS-rebinding protection (http/originGuard.ts). */
   allowedHosts: string[];
@@ -145,6 +147,55 @@ export function addressAllowLists(
   return { allowedHosts: [...hosts], allowedOrigins: [...origins] };
 }
 
+/** A setting that cannot be served safely; thrown when the configuration loads. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/**
+ * Checks a list of proxy ranges: each must parse and none may touch Google Cloud customer space
+ * (cloud.json), where any customer could send requests with forged hops from a VM of their own.
+ */
+export function proxyRanges(name: string, value: string): string[] {
+  const ranges = splitList(value);
+  for (const range of ranges) {
+    let parsed: ParsedRange;
+    try {
+      parsed = parseRange(range);
+    } catch (error) {
+      throw new ConfigError(`${name}: ${(error as Error).message}`);
+    }
+    if (googleCloudCustomerSpace().overlaps(parsed)) {
+      const overlapping = customerRangesOverlapping(parsed);
+      const listed = overlapping.length > 3 ? `${overlapping.slice(0, 3).join(", ")} and ${overlapping.length - 3} more` : overlapping.join(", ");
+      throw new ConfigError(
+        `${name}: ${range} overlaps Google Cloud customer space (${listed} in cloud.json). ` +
+          "Any Google Cloud customer can send requests from there with forged X-Forwarded-For entries, so it cannot be a trusted proxy. " +
+          "Remove it: Google's own front-end ranges are trusted already (docs/decisions.md, \"The client address\").",
+      );
+    }
+  }
+  return ranges;
+}
+
+/** The client-address and geo settings, validated; throws ConfigError with the reason. */
+export function proxySettings(raw: { trustedProxyRanges: string; geoHeaderProxyRanges: string; trustGeoHeaders: string }) {
+  const trustGeo = raw.trustGeoHeaders.trim().toLowerCase();
+  if (!["", "true", "false"].includes(trustGeo)) throw new ConfigError(`TRUST_GEO_HEADERS: "${raw.trustGeoHeaders}" is neither true nor false`);
+  const geoHeaderProxyRanges = proxyRanges("GEO_HEADER_PROXY_RANGES", raw.geoHeaderProxyRanges);
+  if (trustGeo === "true" && geoHeaderProxyRanges.length === 0) {
+    throw new ConfigError(
+      "TRUST_GEO_HEADERS=true needs GEO_HEADER_PROXY_RANGES: the address ranges of the proxy in front that sets the geo headers and overwrites " +
+        "client-sent ones. Without one, any client can write them (Cloud Functions 2nd gen get none from Google). See docs/deploy.md.",
+    );
+  }
+  return {
+    trustedProxyRanges: proxyRanges("TRUSTED_PROXY_RANGES", raw.trustedProxyRanges),
+    geoHeaderProxyRanges,
+    trustGeoHeaders: trustGeo === "true",
+  };
+}
+
 let cached: ServiceConfig | undefined;
 
 export function getConfig(): ServiceConfig {
@@ -168,8 +219,11 @@ export function getConfig(): ServiceConfig {
     isEmulator: local,
     ...urls,
     contactEmail: params.contactEmail.value() || (local ? "support@example.com" : `support@${new URL(baseUrl).hostname}`),
-    trustedProxyRanges: params.trustedProxyRanges.value() || DEFAULT_TRUSTED_PROXY_RANGES,
-    trustGeoHeaders: params.trustGeoHeaders.value().trim().toLowerCase() === "true",
+    ...proxySettings({
+      trustedProxyRanges: params.trustedProxyRanges.value(),
+      geoHeaderProxyRanges: params.geoHeaderProxyRanges.value(),
+      trustGeoHeaders: params.trustGeoHeaders.value(),
+    }),
     scanRetentionDays: parseRetentionDays(params.scanRetentionDays.value()),
     ...addressAllowLists(Object.values(urls), {
       local,

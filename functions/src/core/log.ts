@@ -68,3 +68,11 @@ export function logSessionStarted(facts: { uid: string }): void {
 export function logSessionEnded(facts: { uid: string }): void {
   logger.info("console session ended", { event: "session.ended", ...facts });
 }
+
+/**
+ * The client address resolved to a Google or known proxy address: no visitor could be told apart, so
+ * per-address limits fall back to the shared proxy bucket. Hops are the trusted proxies walked past.
+ */
+export function logClientIsProxy(facts: { client: string; hops: string[]; path?: string }): void {
+  logger.warn("client address is a proxy's", { event: "client.proxy", ...facts });
+}

@@ -1,63 +1,119 @@
 // The client's address, as Google's infrastructure saw it. Every hop that handles a request appends the
 // address it accepted the connection from to X-Forwarded-For, and everything left of the first appended
-// entry is whatever the client sent. Walking from the right and skipping the hops that belong to trusted
-// proxy ranges (as Express's `trust proxy` with address ranges does), the first other entry is the
-// client, on both production paths:
+// entry is whatever the client sent. Walking from the right and skipping trusted proxy hops (as Express's
+// `trust proxy` with address ranges does), the first other entry is the client, on both production paths:
 //   function URL called directly:  <client-supplied...>, <client>
-//   through Firebase Hosting:      <client-supplied...>, <client>, <Hosting edge hop in a trusted range>
-// A client cannot choose its address: its own entries sit left of the one Google appended for it, and
-// it cannot connect from a Google front-end proxy range. docs/decisions.md gives the evidence.
-import { BlockList, isIP } from "node:net";
+//   through Firebase Hosting:      <client-supplied...>, <client>, <Hosting hop>
+// Trusted hops are Google-owned addresses no Google Cloud customer can hold (goog.json minus cloud.json,
+// googleRanges.json), wherever in that space the Hosting hop lives, plus the operator's extra proxies. A
+// client cannot choose its address: its own entries sit left of the one Google appended for it, and it
+// cannot connect from a trusted range. docs/decisions.md, "The client address", gives the evidence.
+import { isIP } from "node:net";
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
+import { logClientIsProxy } from "../core/log";
+import { AddressMatcher, googleAll, googleNotCloud, isAddress } from "./addressRanges";
 
-export type TrustedRanges = BlockList;
-
-/** Builds the trusted set from CIDR ranges or single addresses ("35.191.0.0/16, 2600:1900::/28"). */
-export function trustedRanges(list: string): TrustedRanges {
-  const ranges = new BlockList();
-  for (const item of list.split(",").map((s) => s.trim()).filter(Boolean)) {
-    const [address, prefix] = item.split("/");
-    const family = isIP(address);
-    if (!family) throw new Error(`TRUSTED_PROXY_RANGES: "${item}" is not an address or CIDR range`);
-    const type = family === 4 ? "ipv4" : "ipv6";
-    if (prefix === undefined) ranges.addAddress(address, type);
-    else ranges.addSubnet(address, Number(prefix), type);
-  }
-  return ranges;
+interface AddressSet {
+  has(address: string): boolean;
 }
 
-function isTrusted(ranges: TrustedRanges, address: string): boolean {
-  return ranges.check(address, isIP(address) === 6 ? "ipv6" : "ipv4");
+export interface ClientAddressRules {
+  /** Hops skipped when walking X-Forwarded-For from the right. */
+  trustedHops: AddressSet;
+  /** Addresses that are proxies or servers, never one visitor: Google's (customer space included) and the trusted hops. */
+  proxies: AddressSet;
+  /** The declared geo header proxy (GEO_HEADER_PROXY_RANGES), a subset of the trusted hops; absent when none is. */
+  geoHeaderProxies?: AddressSet;
 }
 
-export function clientAddress(forwardedFor: string | string[] | undefined, socketAddress: string | undefined, trusted: TrustedRanges): string {
+export interface ResolvedClient {
+  /** The client's address, or the socket peer's when no proxy appended one. */
+  address: string;
+  /**
+   * True when the address is still a Google or known proxy address (the walk found no visitor): it stands
+   * for many people, so limits must use one generous shared bucket (limitSubjectOf), not this address's.
+   */
+  viaProxy: boolean;
+  /** Trusted hops walked past, nearest first (Google's and declared proxies' addresses only). */
+  hops: string[];
+  /** True when one of those hops is the declared geo header proxy: only then are its geo headers the platform's. */
+  throughGeoHeaderProxy: boolean;
+}
+
+/** The rules for a deployment: Google's ranges plus the configured extras (validated by core/config). */
+export function clientAddressRules(extra: { trustedProxyRanges: string[]; geoHeaderProxyRanges: string[] }): ClientAddressRules {
+  const declared = new AddressMatcher([...extra.trustedProxyRanges, ...extra.geoHeaderProxyRanges]);
+  const google = googleNotCloud();
+  const googleOrCustomer = googleAll();
+  return {
+    trustedHops: { has: (address) => google.has(address) || declared.has(address) },
+    proxies: { has: (address) => googleOrCustomer.has(address) || declared.has(address) },
+    geoHeaderProxies: extra.geoHeaderProxyRanges.length ? new AddressMatcher(extra.geoHeaderProxyRanges) : undefined,
+  };
+}
+
+export function resolveClient(forwardedFor: string | string[] | undefined, socketAddress: string | undefined, rules: ClientAddressRules): ResolvedClient {
   const header = Array.isArray(forwardedFor) ? forwardedFor.join(",") : (forwardedFor ?? "");
-  const entries = header.split(",").map((e) => stripPort(e.trim()));
+  const entries = header.split(",");
+  const hops: string[] = [];
+  const resolved = (address: string, viaProxy: boolean): ResolvedClient => ({
+    address,
+    viaProxy,
+    hops,
+    throughGeoHeaderProxy: hops.some((hop) => rules.geoHeaderProxies?.has(hop) === true),
+  });
   for (let i = entries.length - 1; i >= 0; i--) {
-    const entry = entries[i];
-    if (!isIP(entry)) break; // not something a proxy appended: we are into client-written text
-    if (!isTrusted(trusted, entry)) return entry;
+    const entry = stripPort(entries[i].trim());
+    if (!isAddress(entry)) break; // not something a proxy appended: we are into client-written text
+    if (!rules.trustedHops.has(entry)) return resolved(entry, rules.proxies.has(entry));
+    hops.push(entry);
   }
-  // No appended entry (a local caller that skipped every proxy): the peer itself.
-  return stripPort(socketAddress ?? "") || "unknown";
+  // Only trusted hops were appended: the farthest one is all we know of the client, and it is a proxy.
+  if (hops.length) return resolved(hops.pop()!, true);
+  // Nothing usable was appended (a local caller that skipped every proxy): the peer itself.
+  const peer = stripPort(socketAddress ?? "") || "unknown";
+  return resolved(peer, rules.proxies.has(peer));
 }
 
-/** The client address of a request reaching a function (through Hosting or at its own URL). */
-export function clientAddressOf(req: { headers: IncomingHttpHeaders; socket: { remoteAddress?: string } }): string {
-  const configured = getConfig().trustedProxyRanges;
-  if (parsed?.source !== configured) parsed = { source: configured, ranges: trustedRanges(configured) };
-  return clientAddress(req.headers["x-forwarded-for"], req.socket.remoteAddress, parsed.ranges);
+/** The resolved client of a request reaching a function (through Hosting or at its own URL). */
+export function clientOf(req: { headers: IncomingHttpHeaders; socket: { remoteAddress?: string }; path?: string }): ResolvedClient {
+  const config = getConfig();
+  if (rulesFor?.config !== config) rulesFor = { config, rules: clientAddressRules(config) };
+  const client = resolveClient(req.headers["x-forwarded-for"], req.socket.remoteAddress, rulesFor.rules);
+  if (client.viaProxy) reportProxyClient(client, req.path);
+  return client;
 }
 
-let parsed: { source: string; ranges: TrustedRanges } | undefined;
+/** The client address of a request (see clientOf for whether it is a proxy's). */
+export function clientAddressOf(req: { headers: IncomingHttpHeaders; socket: { remoteAddress?: string }; path?: string }): string {
+  return clientOf(req).address;
+}
+
+let rulesFor: { config: object; rules: ClientAddressRules } | undefined;
+
+// One log entry per proxy address per instance every 10 minutes: enough to alert on, not one per request.
+const PROXY_REPORT_INTERVAL_MS = 600_000;
+const lastReported = new Map<string, number>();
+
+function reportProxyClient(client: ResolvedClient, path: string | undefined): void {
+  const now = Date.now();
+  if (now - (lastReported.get(client.address) ?? -Infinity) < PROXY_REPORT_INTERVAL_MS) return;
+  if (lastReported.size >= 1000) lastReported.clear();
+  lastReported.set(client.address, now);
+  logClientIsProxy({ client: client.address, hops: client.hops, path });
+}
 
 function stripPort(value: string): string {
+  if (!value.includes(":")) return value; // a plain IPv4 address (or not an address at all)
   const v = value.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+)/, "");
   if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(v)) return v.split(":")[0];
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(v);
   return bracketed ? bracketed[1] : v;
 }
+
+/** Subject of the one bucket that every client resolved to a proxy address shares (see limitSubjectOf). */
+export const SHARED_PROXY_SUBJECT = "proxy:shared";
 
 /**
  * The unit a limit applies to: the IPv4 address, or the /64 prefix of an IPv6 address (one subscriber
@@ -71,4 +127,12 @@ export function rateLimitSubject(ip: string): string {
   const missing = 8 - headGroups.length - tailGroups.length;
   const groups = [...headGroups, ...Array(Math.max(0, missing)).fill("0"), ...tailGroups];
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
+}
+
+/**
+ * The bucket a per-address limit should charge: the client's own (rateLimitSubject), or, for a client
+ * resolved to a proxy address, SHARED_PROXY_SUBJECT, which callers give a generous limit of its own.
+ */
+export function limitSubjectOf(client: Pick<ResolvedClient, "address" | "viaProxy">): string {
+  return client.viaProxy ? SHARED_PROXY_SUBJECT : rateLimitSubject(client.address);
 }

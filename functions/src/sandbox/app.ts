@@ -9,8 +9,8 @@ import { httpUrl } from "../core/validation";
 import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import type { Quota } from "../store/sandbox";
-import { clientAddressOf } from "../http/clientAddress";
-import { generateSandboxCode, nextUtcMidnight, quotaFor } from "./service";
+import { clientOf } from "../http/clientAddress";
+import { generateSandboxCode, nextUtcMidnight, quotaFor, sandboxLimitFor } from "./service";
 
 export const SandboxRequestSchema = z.object({ url: httpUrl(URL_MAX_LENGTH) }).strict();
 
@@ -25,11 +25,13 @@ function setRateHeaders(res: Response, quota: Quota): void {
 /** On an error the caller still learns where their quota stands (and, when over it, how long to wait). */
 async function quotaHeadersOnError(req: Request, res: Response, error: unknown): Promise<void> {
   const now = new Date();
+  const client = clientOf(req);
+  const limit = sandboxLimitFor(client);
   if (error instanceof AppError && error.code === "RATE_LIMITED") {
-    setRateHeaders(res, { limit: SANDBOX_DAILY_LIMIT, used: SANDBOX_DAILY_LIMIT, resetAt: nextUtcMidnight(now) });
+    setRateHeaders(res, { limit, used: limit, resetAt: nextUtcMidnight(now) });
     res.set("Retry-After", String(Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000)));
   } else {
-    setRateHeaders(res, await quotaFor(clientAddressOf(req), now).catch(() => ({ limit: SANDBOX_DAILY_LIMIT, used: 0, resetAt: nextUtcMidnight(now) })));
+    setRateHeaders(res, await quotaFor(client, now).catch(() => ({ limit, used: 0, resetAt: nextUtcMidnight(now) })));
   }
 }
 
@@ -97,7 +99,7 @@ export const sandboxApp = createRestApp((app) => {
       headers: { "Cache-Control": "no-store" },
       onError: quotaHeadersOnError,
       async handle({ req, res, body }) {
-        const { quota, body: answer } = await generateSandboxCode(body.url, clientAddressOf(req));
+        const { quota, body: answer } = await generateSandboxCode(body.url, clientOf(req));
         setRateHeaders(res, quota);
         return answer;
       },
@@ -108,7 +110,7 @@ export const sandboxApp = createRestApp((app) => {
       credential: "none",
       headers: { "Cache-Control": "no-store" },
       async handle({ req, res }) {
-        setRateHeaders(res, await quotaFor(clientAddressOf(req)));
+        setRateHeaders(res, await quotaFor(clientOf(req)));
         return sandboxManifest();
       },
     }),

@@ -23,7 +23,7 @@ import {
   readQuota,
   type Quota,
 } from "../store/sandbox";
-import { rateLimitSubject } from "../http/clientAddress";
+import { limitSubjectOf, type ResolvedClient } from "../http/clientAddress";
 
 const DAY_MS = 86_400_000;
 
@@ -35,8 +35,19 @@ export function claimLink(token: string): string {
   return `${getConfig().createUrl}?claim=${encodeURIComponent(token)}`;
 }
 
-function counterFor(ip: string, now: Date): string {
-  return counterId(rateLimitSubject(ip), dayKey(now), sandboxSalt());
+/**
+ * Every client resolved to a Google or proxy address (no visitor could be told apart) shares one bucket,
+ * generous because it stands for many people (docs/decisions.md, "The client address").
+ */
+export const SANDBOX_SHARED_PROXY_DAILY_LIMIT = 300;
+
+/** The caller's daily limit: its own, or the shared one for a client resolved to a proxy address. */
+export function sandboxLimitFor(client: Pick<ResolvedClient, "viaProxy">): number {
+  return client.viaProxy ? SANDBOX_SHARED_PROXY_DAILY_LIMIT : SANDBOX_DAILY_LIMIT;
+}
+
+function counterFor(client: ResolvedClient, now: Date): string {
+  return counterId(limitSubjectOf(client), dayKey(now), sandboxSalt());
 }
 
 /**
@@ -51,24 +62,19 @@ function sandboxSalt(): string {
   throw new AppError("UNAVAILABLE", "The sandbox is not configured (SANDBOX_IP_SALT is missing)");
 }
 
-export function quotaFor(ip: string, now = new Date()): Promise<Quota> {
-  return readQuota(counterFor(ip, now), SANDBOX_DAILY_LIMIT, nextUtcMidnight(now));
+export function quotaFor(client: ResolvedClient, now = new Date()): Promise<Quota> {
+  return readQuota(counterFor(client, now), sandboxLimitFor(client), nextUtcMidnight(now));
 }
 
-export async function generateSandboxCode(url: string, ip: string, now = new Date()) {
+export async function generateSandboxCode(url: string, client: ResolvedClient, now = new Date()) {
   // Render before taking quota: a payload that cannot render must not use up a code.
   const png = renderPlainPng(url);
   const claimToken = newClaimToken();
   const id = newSandboxId();
   const expiresAt = new Date(now.getTime() + SANDBOX_LIFETIME_DAYS * DAY_MS);
-  const quota = await createWithinQuota(counterFor(ip, now), SANDBOX_DAILY_LIMIT, nextUtcMidnight(now), {
-    id,
-    destinationUrl: url,
-    claimTokenHash: hashClaimToken(claimToken),
-    createdAt: now,
-    expiresAt,
-    originalExpiresAt: expiresAt,
-  });
+  const record = { id, destinationUrl: url, claimTokenHash: hashClaimToken(claimToken), createdAt: now, expiresAt, originalExpiresAt: expiresAt };
+  const subjectName = client.viaProxy ? "proxy address (shared by everyone behind it)" : "IP address";
+  const quota = await createWithinQuota(counterFor(client, now), sandboxLimitFor(client), nextUtcMidnight(now), record, subjectName);
   const c = getConfig();
   return {
     quota,

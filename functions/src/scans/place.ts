@@ -2,11 +2,13 @@
 // platform geo headers where the operator has declared them trusted. Never from what the client claims.
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
-import { clientAddressOf } from "../http/clientAddress";
+import { clientOf } from "../http/clientAddress";
 import { placeFromGeoHeaders, type ScanPlace } from "./classify";
 import { placeOfAddress } from "./geo";
 
 export async function placeOfRequest(req: { headers: IncomingHttpHeaders; socket: { remoteAddress?: string } }): Promise<ScanPlace> {
-  const fromHeaders = getConfig().trustGeoHeaders ? placeFromGeoHeaders(req.headers) : undefined;
-  return fromHeaders ?? placeOfAddress(clientAddressOf(req));
+  const client = clientOf(req);
+  // Geo headers are the platform's only on requests that came through the declared proxy that sets them.
+  const fromHeaders = getConfig().trustGeoHeaders && client.throughGeoHeaderProxy ? placeFromGeoHeaders(req.headers) : undefined;
+  return fromHeaders ?? placeOfAddress(client.address);
 }

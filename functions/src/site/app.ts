@@ -4,6 +4,7 @@ import { AppError } from "../core/errors";
 import { z } from "zod";
 import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
+import { clientOf } from "../http/clientAddress";
 import { apiCatalog, serviceStatus, siteMetadata } from "./metadata";
 import { openApiDocument } from "./openapi";
 import { CatalogQuerySchema } from "./schemas";
@@ -24,6 +25,18 @@ export const siteApp = createRestApp((app) => {
       return status;
     }),
     publicGet("/api/openapi.json", PUBLIC_CACHE, () => openApiDocument()),
+    // The caller's own address as the service resolved it, for `npm run smoke` and operators checking
+    // the Hosting hop (docs/deploy.md). Only ever the caller's own, and never cached.
+    endpoint({
+      method: "GET",
+      path: "/api/client-address",
+      credential: "none",
+      headers: { "Cache-Control": "private, no-store" },
+      handle: ({ req }) => {
+        const { address, viaProxy } = clientOf(req);
+        return { address, viaProxy };
+      },
+    }),
   ]);
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);

@@ -53,6 +53,8 @@ export async function createWithinQuota(
   limit: number,
   resetAt: Date,
   code: Omit<SandboxCode, "claimedAt" | "claimedBy">,
+  /** Who the counter counts, for the error message. */
+  subjectName = "IP address",
 ): Promise<Quota> {
   const counterRef = counters().doc(counter);
   return db().runTransaction(
@@ -60,7 +62,7 @@ export async function createWithinQuota(
       const snap = await tx.get(counterRef);
       const used = snap.exists ? (snap.data()!.count as number) : 0;
       if (used >= limit) {
-        throw new AppError("RATE_LIMITED", `The keyless sandbox makes ${limit} codes per IP address per UTC day`, {
+        throw new AppError("RATE_LIMITED", `The keyless sandbox makes ${limit} codes per ${subjectName} per UTC day`, {
           hint: "Sign up for an API key to create more, or use the bulk endpoint with a key.",
           details: { limit, resetAt: resetAt.toISOString() },
         });
