@@ -42,9 +42,18 @@ const parse = (text: string): any => {
 };
 
 const form = (params: Record<string, string>) => new URLSearchParams(params).toString();
+/** What an HTTP client can put in a header value at all. */
+const headerSafe = (value: string) => value.replace(/[\r\n\u0000-\u001f\u007f-\uffff]/g, "");
+
+/** Bodies sent as JSON that the platform's strict parser refuses with its own bare 400, before our code. */
+function platformRefusesBody(request: RawRequest): boolean {
+  if (!String(request.headers?.["Content-Type"] ?? "").includes("json") || request.body === undefined) return false;
+  const value = parse(String(request.body));
+  return value === undefined || value === null || typeof value !== "object";
+}
 
 function hostileCookie(rand: Rand): string {
-  return pick(rand, [
+  return headerSafe(pick(rand, [
     `__session=${hostileId(rand)}`,
     `__session=${"A".repeat(43)}`,
     `__session=%zz; __session=${"b".repeat(43)}`,
@@ -52,7 +61,7 @@ function hostileCookie(rand: Rand): string {
     `__session=${encodeComponent(hostileUrl(rand))}`,
     Array.from({ length: 40 }, (_, i) => `__session=${String(i).padStart(43, "x")}`).join("; "),
     "",
-  ]).replace(/[\r\n\u0000-\u001f\u007f-\uffff]/g, "");
+  ]));
 }
 
 function authorizeCase(rand: Rand, f: Fixtures): Case {
@@ -105,10 +114,10 @@ function tokenCase(rand: Rand, f: Fixtures): Case {
 function audienceCase(rand: Rand, f: Fixtures): Case {
   const headers = { Authorization: `Bearer ${f.accessToken}`, "Content-Type": "application/json" };
   if (rand() < 0.5) {
-    return { request: { method: "POST", path: "/api/bulk-qr-codes", headers, body: JSON.stringify(randomValue(rand)) }, expect: "rest-401" };
+    return { request: { method: "POST", path: "/api/bulk-qr-codes", headers, body: JSON.stringify({ codes: randomValue(rand) }) }, expect: "rest-401" };
   }
   // A token whose grant id is real but whose secret is not: refused at the tool server.
-  const forged = `svc_at_${f.grantId}.${pick(rand, ["A".repeat(43), hostileId(rand)])}`;
+  const forged = headerSafe(`svc_at_${f.grantId}.${pick(rand, ["A".repeat(43), hostileId(rand)])}`);
   return { request: { method: "POST", path: "/api/mcp", headers: { ...headers, Authorization: `Bearer ${forged}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) }, expect: "mcp-401" };
 }
 
@@ -118,6 +127,9 @@ function check(c: Case, answer: RawAnswer): string | undefined {
   if ((answer.status === 431 || answer.status === 414) && answer.text === "") return undefined;
   const type = String(answer.headers["content-type"] ?? "");
   const body = parse(answer.text);
+  if (answer.status === 400 && body === undefined && platformRefusesBody(c.request)) return undefined;
+  // A dot segment or encoded slash in the id leaves /oauth/requests/: Hosting's own 404 page.
+  if (answer.status === 404 && type.includes("text/html") && c.expect === "decision") return undefined;
   switch (c.expect) {
     case "authorize": {
       if (answer.status === 302) {

@@ -45,7 +45,6 @@ function formBody(req: Request): Map<string, string> {
   return formParams(raw ? raw.toString("utf8") : new URLSearchParams(req.body as Record<string, string>).toString());
 }
 
-
 const ERROR_PAGE_STYLE = "body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}";
 
 function errorPage(res: Response, status: number, message: string): void {
