@@ -78,16 +78,16 @@ function authorizeCase(rand: Rand, f: Fixtures): Case {
 
 function decisionCase(rand: Rand, f: Fixtures): Case {
   const target = pick(rand, f.pending);
-  const rightBrowser = rand() < 0.05;
+  const sendRight = rand() < 0.05;
   const method = pick(rand, ["GET", "POST", "POST"]);
   const body = method === "POST" ? JSON.stringify(rand() < 0.5 ? { approve: rand() < 0.5, scopes: rand() < 0.5 ? ["merchant:read"] : undefined } : randomValue(rand)) : undefined;
   const headers: Record<string, string> = {
     Authorization: `Bearer ${f.s.merchant.idToken}`,
-    Cookie: rightBrowser ? target.cookie : rand() < 0.5 ? pick(rand, f.pending).cookie : hostileCookie(rand),
+    Cookie: sendRight ? target.cookie : rand() < 0.5 ? pick(rand, f.pending).cookie : hostileCookie(rand),
     ...(body ? { "Content-Type": "application/json" } : {}),
   };
   const id = rand() < 0.9 ? target.requestId : encodeComponent(hostileId(rand));
-  return { request: { method, path: `/oauth/requests/${id}`, headers, body, localAddress: pick(rand, f.clients) }, expect: "decision", rightBrowser: rightBrowser && id === target.requestId };
+  return { request: { method, path: `/oauth/requests/${id}`, headers, body, localAddress: pick(rand, f.clients) }, expect: "decision", rightBrowser: headers.Cookie === target.cookie && id === target.requestId };
 }
 
 function tokenCase(rand: Rand, f: Fixtures): Case {
