@@ -77,6 +77,8 @@ async function consentView(user: User): Promise<void> {
   app.replaceChildren(
     h("section", { id: "consent" },
       h("h2", {}, h("span", { id: "client-name" }, info.client.name), " wants to use your svc workspace"),
+      // The name is the app's own claim; where it comes from is the one fact svc can vouch for.
+      h("p", {}, "Name given by the app itself; ", h("strong", { id: "client-source" }, info.client.documentHost ? `its description is published on ${info.client.documentHost}` : "registered anonymously"), "."),
       h("p", { class: "error" }, "Unverified app: svc has not checked who runs it. Only continue if you started this connection yourself."),
       h("p", {}, "After you decide, you go back to ", h("strong", { id: "redirect-host" }, info.redirectHost), "."),
       h("p", {}, "Workspace: ", h("strong", { id: "workspace-name" }, info.workspace.name), ` (signed in as ${user.email ?? user.uid})`),

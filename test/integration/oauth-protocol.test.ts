@@ -1,70 +1,11 @@
 import assert from "node:assert/strict";
 import * as oauth from "oauth4webapi";
 import { appUrl, mcpUrl } from "../helpers/env";
-import { newClient, type TestClient } from "../helpers/clients";
-import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
-import { consent, REDIRECT_URI, serveClientMetadata } from "../helpers/oauth";
+import { newClient } from "../helpers/clients";
+import { createMerchant, firestore } from "../helpers/merchants";
+import { authorizeUrl, codeFor, exchange, oauthFailure, REDIRECT_URI, SCOPES, serveClientMetadata, session, startAuthorization, tokensFor } from "../helpers/oauth";
 import { callTool, rpc } from "../helpers/rpc";
 import { sha256Hex } from "../../functions/src/oauth/secrets";
-
-const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write"];
-
-interface Session {
-  net: TestClient;
-  as: oauth.AuthorizationServer;
-  client: oauth.Client;
-  merchant: TestMerchant;
-  options: oauth.TokenEndpointRequestOptions;
-}
-
-async function session(): Promise<Session> {
-  const net = newClient();
-  const options = { [oauth.customFetch]: net.fetch as typeof fetch, [oauth.allowInsecureRequests]: true };
-  const issuer = new URL(appUrl());
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...options, algorithm: "oauth2" }));
-  const reg = await net.fetch(as.registration_endpoint!, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ client_name: "Protocol test client", redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: "none" }),
-  });
-  assert.equal(reg.status, 201);
-  const { client_id } = (await reg.json()) as { client_id: string };
-  return { net, as, client: { client_id, token_endpoint_auth_method: "none" }, merchant: await createMerchant(), options };
-}
-
-function authorizeUrl(s: Session, challenge: string, extra: Record<string, string> = {}): URL {
-  const url = new URL(s.as.authorization_endpoint!);
-  const params = { response_type: "code", client_id: s.client.client_id, redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: "S256", state: "st-123", resource: mcpUrl(), scope: SCOPES.join(" "), ...extra };
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  return url;
-}
-
-/** Authorization up to the redirect back to the client, checked with oauth4webapi (state and RFC 9207 iss). */
-async function codeFor(s: Session, decision?: { approve: boolean; scopes?: string[] }, extra?: Record<string, string>) {
-  const verifier = oauth.generateRandomCodeVerifier();
-  const { redirect } = await consent(s.net, authorizeUrl(s, await oauth.calculatePKCECodeChallenge(verifier), extra), s.merchant, decision);
-  return { verifier, redirect };
-}
-
-const exchange = (s: Session, params: URLSearchParams, verifier: string, redirectUri = REDIRECT_URI, resource = mcpUrl()) =>
-  oauth.authorizationCodeGrantRequest(s.as, s.client, oauth.None(), params, redirectUri, verifier, { ...s.options, additionalParameters: { resource } });
-
-async function tokensFor(s: Session) {
-  const { verifier, redirect } = await codeFor(s);
-  const params = oauth.validateAuthResponse(s.as, s.client, redirect, "st-123");
-  return oauth.processAuthorizationCodeResponse(s.as, s.client, await exchange(s, params, verifier));
-}
-
-/** The OAuth error a token endpoint response carries, via oauth4webapi's own parsing. */
-async function oauthFailure(response: Promise<unknown>): Promise<{ error: string; status: number }> {
-  try {
-    await response;
-  } catch (e) {
-    if (e instanceof oauth.ResponseBodyError) return { error: e.error, status: e.status };
-    throw e;
-  }
-  throw new Error("expected an OAuth error response");
-}
 
 describe("OAuth: discovery and protocol rules", function () {
   this.timeout(60_000);
@@ -160,11 +101,9 @@ describe("OAuth: discovery and protocol rules", function () {
     const verifier = oauth.generateRandomCodeVerifier();
     const url = authorizeUrl(s, await oauth.calculatePKCECodeChallenge(verifier), { resource: "https://other.example/mcp" });
     const res = await s.net.fetch(String(url), { redirect: "manual" });
-    assert.equal(res.status, 302);
-    const back = new URL(res.headers.get("location")!);
-    assert.equal(back.searchParams.get("error"), "invalid_target");
-    assert.equal(back.searchParams.get("state"), "st-123");
-    assert.equal(back.searchParams.get("iss"), appUrl());
+    assert.equal(res.status, 400, "shown to the person, not sent to the redirect URI");
+    assert.equal(res.headers.get("location"), null);
+    assert.match(await res.text(), /invalid_target/);
 
     const { verifier: v2, redirect } = await codeFor(s);
     const params = oauth.validateAuthResponse(s.as, s.client, redirect, "st-123");
@@ -206,7 +145,9 @@ describe("OAuth: discovery and protocol rules", function () {
     for (const extra of [{ code_challenge: "" }, { code_challenge_method: "plain" }] as Record<string, string>[]) {
       const url = authorizeUrl(s, await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), extra);
       const res = await s.net.fetch(String(url), { redirect: "manual" });
-      assert.equal(new URL(res.headers.get("location")!).searchParams.get("error"), "invalid_request");
+      assert.equal(res.status, 400);
+      assert.equal(res.headers.get("location"), null);
+      assert.match(await res.text(), /invalid_request/);
     }
   });
 
@@ -257,10 +198,10 @@ describe("OAuth: discovery and protocol rules", function () {
   it("takes one decision per authorization request, from a signed-in person only", async () => {
     const s = await session();
     const url = authorizeUrl(s, await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()));
-    const consentUrl = new URL((await s.net.fetch(String(url), { redirect: "manual" })).headers.get("location")!);
+    const { consentUrl, cookie } = await startAuthorization(s.net, url);
     const api = `${appUrl()}/oauth/requests/${consentUrl.searchParams.get("request")}`;
     const post = (body: unknown, auth?: string) =>
-      s.net.fetch(api, { method: "POST", headers: { "Content-Type": "application/json", ...(auth ? { Authorization: `Bearer ${auth}` } : {}) }, body: JSON.stringify(body) });
+      s.net.fetch(api, { method: "POST", headers: { "Content-Type": "application/json", Cookie: cookie, ...(auth ? { Authorization: `Bearer ${auth}` } : {}) }, body: JSON.stringify(body) });
     const anonymous = await post({ approve: true });
     assert.equal(anonymous.status, 401);
     assert.equal(((await anonymous.json()) as any).error, "invalid_request");

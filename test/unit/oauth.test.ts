@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import * as oauth from "oauth4webapi";
-import { isAcceptableRedirectUri, isPublicAddress } from "../../functions/src/oauth/clients";
+import { fetchMetadataDocument, isAcceptableRedirectUri, isPublicAddress, type FetchGuards } from "../../functions/src/oauth/clients";
 import { parseScopes } from "../../functions/src/oauth/authorize";
 import { mcpChallenge } from "../../functions/src/oauth/metadata";
 import { newGrantToken, parseGrantToken, pkceMatches } from "../../functions/src/oauth/secrets";
@@ -29,6 +31,61 @@ describe("OAuth units", () => {
       assert.equal(isPublicAddress(blocked), false, blocked);
     }
     for (const open of ["8.8.8.8", "142.250.1.1", "2001:4860:4860::8888"]) assert.equal(isPublicAddress(open), true, open);
+  });
+
+  it("refuses the whole IANA special-purpose registries, IPv4-mapped addresses in any spelling included", () => {
+    const special = [
+      "::", "::127.0.0.1", "64:ff9b::808:808", "64:ff9b:1::1", "100::1", "100:0:0:1::1", "2001::1", "2001:2::1", "2001:20::1",
+      "2001:db8::1", "2002:c000:204::1", "2620:4f:8000::1", "3fff::1", "5f00::1", "fc00::1", "fec0::1", "ff02::1",
+      "0:0:0:0:0:ffff:7f00:1", "::ffff:8.8.8.8", "::FFFF:a00:1",
+      "192.0.2.1", "198.51.100.7", "203.0.113.9", "192.88.99.1", "192.31.196.1", "192.52.193.1", "192.175.48.1", "240.0.0.1", "255.255.255.255",
+    ];
+    for (const address of special) assert.equal(isPublicAddress(address), false, address);
+    for (const open of ["2606:4700:4700::1111", "2a00:1450:4001::200e", "1.1.1.1"]) assert.equal(isPublicAddress(open), true, open);
+  });
+
+  describe("metadata document fetch guards (stubbed resolver; nothing leaves loopback)", () => {
+    const outside = (resolve: FetchGuards["resolve"]): FetchGuards => ({ local: false, resolve, deadlineMs: 2000 });
+    const refusal = (e: unknown) => (e as Error).message;
+
+    it("takes port 443 only, before resolving anything", async () => {
+      let asked = 0;
+      const guards = outside(async () => (asked++, [{ address: "8.8.8.8", family: 4 }]));
+      await assert.rejects(fetchMetadataDocument("https://client.example:8443/client.json", guards), /must be served on port 443/);
+      await assert.rejects(fetchMetadataDocument("http://client.example/client.json", guards), /must be served over https/);
+      assert.equal(asked, 0);
+    });
+
+    it("refuses names that resolve to special-purpose addresses, with the same words as names that do not resolve", async () => {
+      const messages = new Set<string>();
+      for (const answer of [[{ address: "10.0.0.5", family: 4 }], [{ address: "8.8.8.8", family: 4 }, { address: "fd12::1", family: 6 }], []]) {
+        messages.add(await fetchMetadataDocument("https://client.example/client.json", outside(async () => answer)).then(() => "fetched", refusal));
+      }
+      const nxdomain = async () => {
+        throw Object.assign(new Error("getaddrinfo ENOTFOUND client.example"), { code: "ENOTFOUND" });
+      };
+      messages.add(await fetchMetadataDocument("https://client.example/client.json", outside(nxdomain)).then(() => "fetched", refusal));
+      assert.deepEqual([...messages], ["Client metadata document could not be fetched"]);
+    });
+
+    it("stops a document that drips in slowly at one overall deadline", async () => {
+      const server = http.createServer((_req, res) => {
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.write("{");
+        const drip = setInterval(() => res.write(" "), 50); // never idle, never done
+        res.on("close", () => clearInterval(drip));
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      try {
+        const started = Date.now();
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/client.json`;
+        await assert.rejects(fetchMetadataDocument(url, { local: true, resolve: async () => [], deadlineMs: 400 }), /took longer than 400 ms/);
+        assert.ok(Date.now() - started < 2000);
+      } finally {
+        server.closeAllConnections();
+        server.close();
+      }
+    });
   });
 
   it("parses scopes, tokens, form bodies and the MCP challenge", () => {

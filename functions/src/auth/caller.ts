@@ -105,10 +105,21 @@ export async function verifyUser(headers: CredentialHeaders): Promise<VerifiedUs
   return verifyFirebaseCredential(credential);
 }
 
-export async function authenticate(headers: CredentialHeaders): Promise<Caller> {
+/** The surface whose URL is the audience of OAuth access tokens (their grant's `resource`). */
+export const OAUTH_AUDIENCE_SURFACE = "mcp";
+
+export async function authenticate(headers: CredentialHeaders, surface?: string): Promise<Caller> {
   const credential = readCredential(headers);
   if (credential.kind === "bearer" && looksLikeApiKey(credential.value)) return authenticateApiKey(credential.value);
-  if (credential.kind === "bearer" && looksLikeAccessToken(credential.value)) return authenticateAccessToken(credential.value);
+  if (credential.kind === "bearer" && looksLikeAccessToken(credential.value)) {
+    // RFC 8707: a token is good only at the resource it was issued for (/api/mcp), not at any REST route.
+    if (surface !== OAUTH_AUDIENCE_SURFACE) {
+      throw new AppError("INVALID_TOKEN", "OAuth access tokens are accepted only at /api/mcp, the resource they were issued for", {
+        hint: "Use an sk-svc- API key here.",
+      });
+    }
+    return authenticateAccessToken(credential.value);
+  }
   const user = await verifyFirebaseCredential(credential);
   return callerForUser(user);
 }
@@ -140,7 +151,7 @@ async function authenticateApiKey(key: string): Promise<Caller> {
   if (record.revokedAt) throw new AppError("REVOKED", "API key was revoked", { hint: "Mint a new key in the merchant console." });
   // A key acts for the person who minted it: leaving the workspace revokes their keys (store/workspaces.ts
   // removeMember), and a disabled minter's keys stop here.
-  if (!(await userEnabled(record.uid))) {
+  if (!(await userStanding(record.uid)).enabled) {
     throw new AppError("REVOKED", "API key no longer works: the person who minted it was disabled", {
       hint: "Mint a new key in the merchant console.",
     });
@@ -157,29 +168,35 @@ async function authenticateApiKey(key: string): Promise<Caller> {
   };
 }
 
-/**
- * Whether a Firebase user exists and is enabled. Asked of Firebase Auth at most once per minute per uid
- * and instance: a disabled minter's keys stop within that minute (docs/decisions.md, "Keys").
- */
+export interface UserStanding {
+  enabled: boolean;
+  /** Epoch ms of `tokensValidAfterTime`: grants made before it end. 0 when unknown. */
+  validAfterMs: number;
+}
 const USER_STATUS_CACHE_MS = 60_000;
-const userStatus = new Map<string, { at: number; enabled: Promise<boolean> }>();
+const userStatus = new Map<string, { at: number; standing: Promise<UserStanding> }>();
 
-function userEnabled(uid: string, now = Date.now()): Promise<boolean> {
+/**
+ * Whether a Firebase user exists and is enabled, and since when their sessions are valid (signing out
+ * everywhere moves it). Asked of Firebase Auth at most once per minute per uid and instance, unless
+ * `fresh`: a disabled minter's keys and OAuth grants stop within that minute (docs/decisions.md, "Keys").
+ */
+export function userStanding(uid: string, options: { fresh?: boolean } = {}, now = Date.now()): Promise<UserStanding> {
   const cached = userStatus.get(uid);
-  if (cached && now - cached.at < USER_STATUS_CACHE_MS) return cached.enabled;
+  if (!options.fresh && cached && now - cached.at < USER_STATUS_CACHE_MS) return cached.standing;
   if (userStatus.size > 10_000) userStatus.clear();
-  const enabled = auth()
+  const standing = auth()
     .getUser(uid)
-    .then((user) => !user.disabled)
+    .then((user) => ({ enabled: !user.disabled, validAfterMs: user.tokensValidAfterTime ? Date.parse(user.tokensValidAfterTime) || 0 : 0 }))
     .catch((error: { code?: string }) => {
-      if (error?.code === "auth/user-not-found") return false;
-      // An Auth outage is not a verdict: the key keeps working (revocation still applies), ask again next time.
+      if (error?.code === "auth/user-not-found") return { enabled: false, validAfterMs: 0 };
+      // An Auth outage is not a verdict: the credential keeps working (revocation still applies), ask again next time.
       userStatus.delete(uid);
       logError("minter status unreadable", error);
-      return true;
+      return { enabled: true, validAfterMs: 0 };
     });
-  userStatus.set(uid, { at: now, enabled });
-  return enabled;
+  userStatus.set(uid, { at: now, standing });
+  return standing;
 }
 
 export function requireScope(caller: Caller, scope: Scope | null, what: string): void {

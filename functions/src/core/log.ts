@@ -76,3 +76,18 @@ export function logSessionEnded(facts: { uid: string }): void {
 export function logClientIsProxy(facts: { client: string; hops: string[]; path?: string }): void {
   logger.warn("client address is a proxy's", { event: "client.proxy", ...facts });
 }
+
+/** The token endpoint refused a grant because its person's account was disabled, deleted or signed out everywhere. */
+export function logOAuthGrantRefused(facts: { grantId: string; clientId: string; uid: string; reason: string }): void {
+  logger.warn("oauth grant refused", { event: "oauth.grant.refused", ...facts });
+}
+
+/** A grant revoked because one of its codes or refresh tokens was presented again (possible theft). */
+export function logOAuthGrantRevoked(facts: { grantId: string; reason: string }): void {
+  logger.warn("oauth grant revoked", { event: "oauth.grant.revoked", ...facts });
+}
+
+/** A consent decision from a browser other than the one that started the authorization request. */
+export function logOAuthForeignBrowser(facts: { requestId: string; clientId: string; uid: string }): void {
+  logger.warn("oauth request decided from another browser", { event: "oauth.request.foreign-browser", ...facts });
+}

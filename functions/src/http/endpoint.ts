@@ -61,7 +61,7 @@ export async function authenticateRequest(req: Request, mode: CredentialMode, su
     }
     switch (mode) {
       case "caller": {
-        const caller = await authenticate(headers);
+        const caller = await authenticate(headers, surface);
         await caller.background;
         return { caller };
       }

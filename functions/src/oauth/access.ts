@@ -1,13 +1,26 @@
 // The tool server's side: turns an OAuth access token into a Caller. Read on every request, never cached, so
 // a revoked grant fails on the next call; unknown, expired or foreign-resource tokens fail closed as 401.
+// A grant follows the account of the person who approved it, as keys follow their minter.
 import { AppError } from "../core/errors";
-import type { Caller } from "../auth/caller";
+import { userStanding, type Caller } from "../auth/caller";
 import { CONSOLE_USER_SCOPES } from "../auth/scopes";
-import { readAccessToken, touchGrant } from "../store/oauthGrants";
+import { readAccessToken, touchGrant, type Grant } from "../store/oauthGrants";
 import { oauthUrls } from "./metadata";
 import { parseGrantToken, sha256Hex } from "./secrets";
 
 export { looksLikeAccessToken } from "./secrets";
+
+/**
+ * Why a grant no longer works for its person's account, or undefined while it does: the person was
+ * disabled or deleted, or signed out everywhere after approving (Auth's `tokensValidAfterTime`, second
+ * resolution as for ID tokens). `fresh` skips the minute-long cache (the token endpoint asks each time).
+ */
+export async function accountProblem(grant: Pick<Grant, "uid" | "createdAt">, fresh = false): Promise<string | undefined> {
+  const standing = await userStanding(grant.uid, { fresh });
+  if (!standing.enabled) return "belongs to an account that was disabled or deleted";
+  if (grant.createdAt && grant.createdAt.getTime() < standing.validAfterMs) return "was ended when its account signed out everywhere";
+  return undefined;
+}
 
 export async function authenticateAccessToken(token: string, now = new Date()): Promise<Caller> {
   const invalid = (why: string) =>
@@ -20,6 +33,8 @@ export async function authenticateAccessToken(token: string, now = new Date()): 
   const { grant } = found;
   if (grant.revokedAt) throw invalid("belongs to a revoked grant");
   if (grant.resource !== oauthUrls().resource) throw invalid("was issued for another resource");
+  const problem = await accountProblem(grant);
+  if (problem) throw invalid(problem);
   return {
     merchantId: grant.merchantId,
     uid: grant.uid,

@@ -6,15 +6,17 @@ import { REST_MAX_BODY_BYTES } from "../core/limits";
 import { AppError } from "../core/errors";
 import { parseOrThrow } from "../core/validation";
 import { logError } from "../core/log";
-import { captureRawBody, createRestApp, isJsonContentType, parseJsonBody, rawBodyOf } from "../http/rest";
+import { getConfig } from "../core/config";
+import { captureRawBody, createRestApp, isJsonContentType, pageCsp, parseJsonBody, rawBodyOf } from "../http/rest";
 import { clientAddressOf } from "../http/clientAddress";
 import { callerForUser, verifyUser } from "../auth/caller";
 import { escapeHtml } from "../listings/html";
 import { registerClient } from "./clients";
-import { decide, describeRequest, startAuthorization } from "./authorize";
+import { BROWSER_ID, decide, describeRequest, startAuthorization } from "./authorize";
 import { oauthError, oauthErrorResponse } from "./errors";
-import { authorizationServerMetadata, oauthUrls, protectedResourceMetadata } from "./metadata";
+import { authorizationServerMetadata, oauthUrls, PENDING_REQUEST_TTL_MS, protectedResourceMetadata } from "./metadata";
 import { enforceOAuthLimit } from "./rateLimit";
+import { newSecret } from "./secrets";
 import { exchange, formParams, revoke } from "./token";
 import { DecisionSchema } from "./schemas";
 
@@ -43,16 +45,46 @@ function formBody(req: Request): Map<string, string> {
   return formParams(raw ? raw.toString("utf8") : new URLSearchParams(req.body as Record<string, string>).toString());
 }
 
+const ERROR_PAGE_STYLE = "body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}";
 
 function errorPage(res: Response, status: number, message: string): void {
   res
     .status(status)
+    .set("Content-Security-Policy", pageCsp(ERROR_PAGE_STYLE))
     .type("html")
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization stopped</title>` +
-        `<link rel="stylesheet" href="/style.css"></head><body><main><h1>Authorization stopped</h1>` +
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+        `<title>Authorization stopped</title><style>${ERROR_PAGE_STYLE}</style></head><body><main><h1>Authorization stopped</h1>` +
         `<p id="oauth-error">${escapeHtml(message)}</p><p>Return to the app and try connecting again.</p></main></body></html>`,
     );
+}
+
+/**
+ * The browser binding of pending requests. Firebase Hosting forwards only a cookie named `__session` to
+ * functions; this one is scoped to /oauth, so it never meets the console's session cookie (path /) there
+ * and browsers send it first. Its value is a random browser id, reused across requests so that two tabs
+ * authorizing at once both work.
+ */
+const BINDING_COOKIE = "__session";
+
+function browserIdsOf(req: Request): string[] {
+  return (req.headers.cookie ?? "")
+    .split(";")
+    .map((part) => part.trim().split("="))
+    .filter(([name, value]) => name === BINDING_COOKIE && value !== undefined && BROWSER_ID.test(value))
+    .map(([, value]) => value);
+}
+
+function bindBrowser(req: Request, res: Response): string {
+  const browserId = browserIdsOf(req)[0] ?? newSecret();
+  res.cookie(BINDING_COOKIE, browserId, {
+    path: "/oauth",
+    httpOnly: true,
+    secure: !getConfig().isEmulator,
+    sameSite: "lax",
+    maxAge: PENDING_REQUEST_TTL_MS,
+  });
+  return browserId;
 }
 
 const consentCaller = async (req: Request) => callerForUser(await verifyUser({ authorization: req.headers.authorization }));
@@ -60,8 +92,9 @@ const consentCaller = async (req: Request) => callerForUser(await verifyUser({ a
 export const oauthApp = createRestApp((app) => {
   app.use(captureRawBody(REST_MAX_BODY_BYTES));
   app.use((_req, res, next) => {
-    // Nothing here may be framed (clickjacking of the consent decision).
-    res.set({ "X-Frame-Options": "DENY", "Content-Security-Policy": "frame-ancestors 'none'", "Referrer-Policy": "no-referrer" });
+    // The strict API CSP and X-Frame-Options DENY come from createRestApp (no framing of anything here);
+    // the authorization URL carries state and the consent page's URL a request id: send no Referer.
+    res.set("Referrer-Policy", "no-referrer");
     next();
   });
 
@@ -96,10 +129,11 @@ export const oauthApp = createRestApp((app) => {
   );
 
   app.get("/oauth/authorize", async (req: Request, res: Response) => {
-    res.set("Cache-Control", "no-store");
+    // private: Hosting drops Set-Cookie from a response it may cache.
+    res.set("Cache-Control", "private, no-store");
     try {
       await enforceOAuthLimit("authorize", clientAddressOf(req));
-      const outcome = await startAuthorization(req.query as Record<string, unknown>);
+      const outcome = await startAuthorization(req.query as Record<string, unknown>, bindBrowser(req, res));
       if (outcome.kind === "redirect") res.redirect(302, outcome.location);
       else errorPage(res, outcome.status, outcome.message);
     } catch (error) {
@@ -114,7 +148,7 @@ export const oauthApp = createRestApp((app) => {
     "/oauth/requests/:id",
     oauthRoute(async (req, res) => {
       const caller = await consentCaller(req);
-      res.set("Cache-Control", "no-store").json(await describeRequest(String(req.params.id), caller));
+      res.set("Cache-Control", "no-store").json(await describeRequest(String(req.params.id), caller, browserIdsOf(req)));
     }),
   );
   app.post(
@@ -124,14 +158,14 @@ export const oauthApp = createRestApp((app) => {
       const caller = await consentCaller(req);
       if (!isJsonContentType(req)) throw oauthError("invalid_request", "Send the decision as application/json");
       const input = parseOrThrow(DecisionSchema, parseJsonBody(req, REST_MAX_BODY_BYTES), "decision");
-      res.set("Cache-Control", "no-store").json(await decide(String(req.params.id), caller, input));
+      res.set("Cache-Control", "no-store").json(await decide(String(req.params.id), caller, browserIdsOf(req), input));
     }),
   );
 
   app.post(
     "/oauth/token",
     oauthRoute(async (req, res) => {
-      await enforceOAuthLimit("token", clientAddressOf(req));
+      await enforceOAuthLimit("tokenAddress", clientAddressOf(req));
       const tokens = await exchange(formBody(req));
       res.set({ "Cache-Control": "no-store", Pragma: "no-cache" }).json(tokens);
     }),
@@ -140,7 +174,7 @@ export const oauthApp = createRestApp((app) => {
   app.post(
     "/oauth/revoke",
     oauthRoute(async (req, res) => {
-      await enforceOAuthLimit("token", clientAddressOf(req));
+      await enforceOAuthLimit("tokenAddress", clientAddressOf(req));
       await revoke(formBody(req));
       res.status(200).set("Cache-Control", "no-store").end();
     }),

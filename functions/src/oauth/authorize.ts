@@ -1,17 +1,23 @@
-// The authorization endpoint and the consent decision. GET /oauth/authorize checks the request; errors about
-// the client or its redirect URI are shown to the person (never redirected, RFC 6749 section 4.1.2.1), the
-// others go back to the client. A valid request is parked and the browser sent to the consent page, which
-// signs the person in and posts the decision with their ID token.
+// The authorization endpoint and the consent decision. GET /oauth/authorize checks the request; every error
+// there is shown to the person, never redirected: anyone may register any https redirect URI, so sending
+// errors back would make this an open redirector (RFC 9700 section 4.11.2). Only the person's decision goes
+// back to the client (a code, or access_denied). A valid request is parked, bound to the browser that
+// started it, and the browser sent to the consent page, which signs the person in and posts the decision
+// with their ID token.
 import type { Caller } from "../auth/caller";
 import { SCOPES, type Scope } from "../auth/scopes";
 import { getWorkspace } from "../store/workspaces";
 import { createPendingRequest, decidePendingRequest, getPendingRequest, type PendingRequest } from "../store/oauthGrants";
+import { logOAuthForeignBrowser } from "../core/log";
 import { resolveClient } from "./clients";
-import { oauthError, type OAuthErrorCode } from "./errors";
+import { oauthError } from "./errors";
 import { CODE_TTL_MS, oauthUrls, PENDING_REQUEST_TTL_MS } from "./metadata";
 import { newGrantId, newSecret, randomId, sha256Hex } from "./secrets";
 
 export type AuthorizeOutcome = { kind: "redirect"; location: string } | { kind: "error-page"; status: number; message: string };
+
+/** The browser that started a request holds this id (a cookie, oauth/app.ts); the request keeps its hash. */
+export const BROWSER_ID = /^[A-Za-z0-9_-]{43}$/;
 
 const CODE_CHALLENGE = /^[A-Za-z0-9._~-]{43,128}$/;
 
@@ -35,33 +41,31 @@ export function parseScopes(scope: string | undefined): Scope[] | undefined {
   return known.length ? [...new Set(known)] : undefined;
 }
 
-export async function startAuthorization(query: Record<string, unknown>): Promise<AuthorizeOutcome> {
+export async function startAuthorization(query: Record<string, unknown>, browserId: string): Promise<AuthorizeOutcome> {
   const clientId = single(query, "client_id");
   const redirectUri = single(query, "redirect_uri");
-  if (!clientId) return { kind: "error-page", status: 400, message: "The request has no client_id." };
+  const stop = (message: string): AuthorizeOutcome => ({ kind: "error-page", status: 400, message });
+  if (!clientId) return stop("The request has no client_id.");
   let client;
   try {
     client = await resolveClient(clientId);
   } catch (error) {
-    return { kind: "error-page", status: 400, message: `This app could not be identified: ${(error as Error).message}` };
+    return stop(`This app could not be identified: ${(error as Error).message}`);
   }
   if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
-    return { kind: "error-page", status: 400, message: "The redirect_uri does not exactly match one the app registered, so the request was stopped here." };
+    return stop("The redirect_uri does not exactly match one the app registered, so the request was stopped here.");
   }
-  const state = single(query, "state");
-  const fail = (error: OAuthErrorCode, description: string): AuthorizeOutcome => ({
-    kind: "redirect",
-    location: backToClient(redirectUri, { error, error_description: description, state }),
-  });
-  if (single(query, "response_type") !== "code") return fail("unsupported_response_type", "response_type must be code");
+  // Shown here rather than sent to the redirect URI (see the top of this file); the OAuth error code is
+  // named so the app's developer can find it.
+  if (single(query, "response_type") !== "code") return stop("The app's request is invalid (unsupported_response_type): response_type must be code.");
   const challenge = single(query, "code_challenge");
-  if (!challenge || !CODE_CHALLENGE.test(challenge)) return fail("invalid_request", "PKCE is required: send code_challenge");
-  if (single(query, "code_challenge_method") !== "S256") return fail("invalid_request", "code_challenge_method must be S256");
+  if (!challenge || !CODE_CHALLENGE.test(challenge)) return stop("The app's request is invalid (invalid_request): PKCE is required, send code_challenge.");
+  if (single(query, "code_challenge_method") !== "S256") return stop("The app's request is invalid (invalid_request): code_challenge_method must be S256.");
   const { resource: ourResource } = oauthUrls();
   const resource = single(query, "resource") ?? ourResource;
-  if (resource !== ourResource) return fail("invalid_target", `This server issues tokens only for ${ourResource}`);
+  if (resource !== ourResource) return stop(`The app's request is invalid (invalid_target): this server issues tokens only for ${ourResource}.`);
   const scopes = parseScopes(single(query, "scope"));
-  if (!scopes) return fail("invalid_scope", `Unknown scope; use any of: ${SCOPES.join(" ")}`);
+  if (!scopes) return stop(`The app's request is invalid (invalid_scope): unknown scope; use any of: ${SCOPES.join(" ")}.`);
 
   const requestId = randomId("req_", 16);
   await createPendingRequest({
@@ -70,29 +74,40 @@ export async function startAuthorization(query: Record<string, unknown>): Promis
     clientName: client.clientName,
     clientKind: client.kind,
     redirectUri,
-    state: state ?? null,
+    state: single(query, "state") ?? null,
     codeChallenge: challenge,
     scopes,
     resource,
     expiresAt: new Date(Date.now() + PENDING_REQUEST_TTL_MS),
+    browserHash: sha256Hex(browserId),
   });
   return { kind: "redirect", location: `${oauthUrls().consentPage}?request=${requestId}` };
 }
 
 const requestGone = () => oauthError("invalid_request", "This authorization request is unknown, expired or already decided; start again from the app", 404);
 
-async function pendingOrThrow(requestId: string): Promise<PendingRequest> {
+/** A pending request, if the browser asking is the one that started it (any of its binding cookies). */
+async function pendingOrThrow(requestId: string, caller: Caller, browserIds: readonly string[]): Promise<PendingRequest> {
   const request = /^req_[0-9a-f]{32}$/.test(requestId) ? await getPendingRequest(requestId) : undefined;
   if (!request) throw requestGone();
+  if (!browserIds.some((id) => sha256Hex(id) === request.browserHash)) {
+    logOAuthForeignBrowser({ requestId, clientId: request.clientId, uid: caller.uid });
+    throw oauthError("access_denied", "This authorization request was started in another browser; start again from the app in this one", 403);
+  }
   return request;
 }
 
+/** Where a client's identity comes from: the host serving its metadata document, or nowhere (DCR). */
+function clientSource(request: PendingRequest): string | null {
+  return request.clientKind === "metadata-document" ? new URL(request.clientId).host : null;
+}
+
 /** What the consent page shows: who asks, where the answer goes, for which workspace and scopes. */
-export async function describeRequest(requestId: string, caller: Caller) {
-  const request = await pendingOrThrow(requestId);
+export async function describeRequest(requestId: string, caller: Caller, browserIds: readonly string[]) {
+  const request = await pendingOrThrow(requestId, caller, browserIds);
   const workspace = await getWorkspace(caller.merchantId);
   return {
-    client: { id: request.clientId, name: request.clientName, registration: request.clientKind, verified: false },
+    client: { id: request.clientId, name: request.clientName, registration: request.clientKind, verified: false, documentHost: clientSource(request) },
     redirectHost: new URL(request.redirectUri).host || request.redirectUri.split(":")[0],
     workspace: { merchantId: caller.merchantId, name: workspace?.name ?? caller.merchantId },
     scopes: request.scopes,
@@ -102,8 +117,13 @@ export async function describeRequest(requestId: string, caller: Caller) {
 }
 
 /** Records the person's decision once and returns where to send the browser. */
-export async function decide(requestId: string, caller: Caller, input: { approve: boolean; scopes?: Scope[] }): Promise<{ redirect: string }> {
-  const request = await pendingOrThrow(requestId);
+export async function decide(
+  requestId: string,
+  caller: Caller,
+  browserIds: readonly string[],
+  input: { approve: boolean; scopes?: Scope[] },
+): Promise<{ redirect: string }> {
+  const request = await pendingOrThrow(requestId, caller, browserIds);
   if (!input.approve) {
     if (!(await decidePendingRequest(requestId, { approve: false }))) throw requestGone();
     return { redirect: backToClient(request.redirectUri, { error: "access_denied", error_description: "The user denied the request", state: request.state }) };

@@ -3,14 +3,16 @@
 //   with tight bounds (scheme, size, time, no redirects, no private addresses outside the local stack) and
 //   cached in Firestore;
 // - Dynamic Client Registration (RFC 7591) for clients that predate metadata documents.
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import type { LookupAddress } from "node:dns";
+import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
 import { BlockList, isIP, type LookupFunction } from "node:net";
 import { z } from "zod";
 import { getConfig } from "../core/config";
 import { formatIssues } from "../core/validation";
-import { getOAuthClient, saveOAuthClient, type OAuthClient } from "../store/oauthClients";
+import { getOAuthClient, saveOAuthClient, touchOAuthClient, type OAuthClient } from "../store/oauthClients";
+import { logError } from "../core/log";
 import { oauthError } from "./errors";
 import { randomId } from "./secrets";
 
@@ -90,6 +92,22 @@ export async function registerClient(body: unknown) {
   };
 }
 
+/** Stamped at most once a day per client and instance: a busy client's document is no write hot spot. */
+const TOUCH_INTERVAL_MS = 24 * 3600_000;
+const touched = new Map<string, number>();
+
+/** Records that a client was used, so it is not purged; a failure only logs (the request goes on). */
+export async function touchClient(clientId: string, now = Date.now()): Promise<void> {
+  const last = touched.get(clientId);
+  if (last !== undefined && now - last < TOUCH_INTERVAL_MS) return;
+  if (touched.size > 10_000) touched.clear();
+  touched.set(clientId, now);
+  await touchOAuthClient(clientId, now).catch((error) => {
+    touched.delete(clientId);
+    logError("oauth: client use not recorded", error);
+  });
+}
+
 export function isMetadataDocumentId(clientId: string): boolean {
   return /^https?:\/\//i.test(clientId);
 }
@@ -98,7 +116,10 @@ export function isMetadataDocumentId(clientId: string): boolean {
 export async function resolveClient(clientId: string): Promise<OAuthClient> {
   if (!clientId) throw oauthError("invalid_request", "client_id is required");
   const cached = await getOAuthClient(clientId);
-  if (cached && (!cached.expiresAt || cached.expiresAt > new Date())) return cached;
+  if (cached && (!cached.expiresAt || cached.expiresAt > new Date())) {
+    await touchClient(clientId);
+    return cached;
+  }
   if (!isMetadataDocumentId(clientId)) throw oauthError("invalid_client", "Unknown client_id", 401);
   const { document, maxAgeS } = await fetchMetadataDocument(clientId);
   if (typeof document !== "object" || document === null || (document as { client_id?: unknown }).client_id !== clientId) {
@@ -118,74 +139,107 @@ export async function resolveClient(clientId: string): Promise<OAuthClient> {
   return client;
 }
 
-// Addresses a metadata document may not be fetched from in production (SSRF): loopback, private,
-// link-local, shared, multicast and reserved ranges, in both families.
+// Addresses a metadata document may not be fetched from outside the local stack (SSRF): the IANA IPv4 and
+// IPv6 special-purpose registries (loopback, private, link-local, shared, documentation, benchmarking,
+// translation, 6to4, Teredo, ORCHID, AS112, discard, SRv6, unique-local) plus multicast and reserved space.
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
   ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15], ["224.0.0.0", 3],
+  ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.31.196.0", 24], ["192.52.193.0", 24], ["192.88.99.0", 24],
+  ["192.168.0.0", 16], ["192.175.48.0", 24], ["198.18.0.0", 15], ["198.51.100.0", 24], ["203.0.113.0", 24],
+  ["224.0.0.0", 3],
 ] as const) BLOCKED.addSubnet(net, prefix, "ipv4");
-// (IPv4-mapped IPv6 is refused below: a BlockList rule for ::ffff:0:0/96 would also match every IPv4 address.)
-for (const [net, prefix] of [["::", 127], ["fc00::", 7], ["fe80::", 10], ["ff00::", 8], ["64:ff9b::", 96], ["2002::", 16]] as const) {
-  BLOCKED.addSubnet(net, prefix, "ipv6");
-}
+for (const [net, prefix] of [
+  ["::", 96], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["100:0:0:1::", 64], ["2001::", 23], ["2001:db8::", 32],
+  ["2002::", 16], ["2620:4f:8000::", 48], ["3fff::", 20], ["5f00::", 16], ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8],
+] as const) BLOCKED.addSubnet(net, prefix, "ipv6");
+// IPv4-mapped IPv6 (::ffff:0:0/96) in any spelling. Its own list: in BLOCKED this rule would match every IPv4
+// address, since a BlockList checks IPv4 addresses against mapped IPv6 rules.
+const IPV4_MAPPED = new BlockList();
+IPV4_MAPPED.addSubnet("::ffff:0:0", 96, "ipv6");
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (!family) return false;
-  if (family === 6 && /^::ffff:/i.test(address)) return false;
+  if (family === 6 && IPV4_MAPPED.check(address, "ipv6")) return false;
   return !BLOCKED.check(address, family === 4 ? "ipv4" : "ipv6");
 }
 
-/** Resolves like dns.lookup but refuses non-public answers, so the check holds for the address actually used. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-    if (err) return callback(err, "", 0);
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    if (refused || addresses.length === 0) return callback(new Error(`${hostname} resolves to a non-public address`), "", 0);
-    if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-    callback(null, addresses[0].address, addresses[0].family);
-  });
-};
+/** How a metadata document is fetched: the guards differ between the local stack and everywhere else. */
+export interface FetchGuards {
+  /** The local stack: http, loopback and any port allowed. */
+  local: boolean;
+  /** Name resolution outside the local stack (tests stub it; the default is the system resolver). */
+  resolve: (hostname: string) => Promise<LookupAddress[]>;
+  /** One deadline for the whole fetch: resolution, connection, headers and body. */
+  deadlineMs: number;
+}
 
-async function fetchMetadataDocument(clientId: string): Promise<{ document: unknown; maxAgeS: number }> {
-  const local = getConfig().isEmulator;
+const systemResolve = (hostname: string) => dnsLookup(hostname, { all: true, verbatim: true });
+
+export const defaultFetchGuards = (): FetchGuards => ({ local: getConfig().isEmulator, resolve: systemResolve, deadlineMs: METADATA_DOCUMENT_TIMEOUT_MS });
+
+/**
+ * A lookup for the connection that refuses any name with a non-public answer, so the check holds for the
+ * address actually used (no rebinding between check and connect). Its error names neither the answer nor
+ * the reason: the caller reports every network failure alike.
+ */
+function publicOnlyLookup(resolve: FetchGuards["resolve"]): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname).then(
+      (addresses) => {
+        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+        if (wanted.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) return callback(new Error("refused"), "", 0);
+        if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, wanted);
+        callback(null, wanted[0].address, wanted[0].family);
+      },
+      () => callback(new Error("unresolved"), "", 0),
+    );
+  };
+}
+
+export async function fetchMetadataDocument(clientId: string, guards: FetchGuards = defaultFetchGuards()): Promise<{ document: unknown; maxAgeS: number }> {
+  const { local, deadlineMs } = guards;
   const url = new URL(clientId);
   const unusable = (why: string) => oauthError("invalid_client", `Client metadata document ${why}`, 401);
   if (url.protocol !== "https:" && !(local && url.protocol === "http:")) throw unusable("must be served over https");
   if (url.pathname === "/" || url.hash || url.username || url.password) throw unusable("URL must have a path and no fragment or credentials");
+  if (!local && url.port !== "") throw unusable("must be served on port 443");
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (!local && isIP(host) && !isPublicAddress(host)) throw unusable("must not be on a private or loopback address");
   const transport = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
-    const req = transport.get(
-      url,
-      { headers: { Accept: "application/json" }, timeout: METADATA_DOCUMENT_TIMEOUT_MS, ...(local ? {} : { lookup: publicOnlyLookup }) },
-      (res) => {
-        if (res.statusCode !== 200) {
-          res.resume();
-          return reject(unusable(`answered HTTP ${res.statusCode} (redirects are not followed)`));
+    const req = transport.get(url, { headers: { Accept: "application/json" }, ...(local ? {} : { lookup: publicOnlyLookup(guards.resolve) }) }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        return fail(unusable(`answered HTTP ${res.statusCode} (redirects are not followed)`));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > METADATA_DOCUMENT_MAX_BYTES) fail(unusable(`is larger than ${METADATA_DOCUMENT_MAX_BYTES} bytes`));
+        else chunks.push(chunk);
+      });
+      res.on("end", () => {
+        clearTimeout(deadline);
+        try {
+          resolve({ document: JSON.parse(Buffer.concat(chunks).toString("utf8")), maxAgeS: cacheSeconds(res.headers["cache-control"]) });
+        } catch {
+          reject(unusable("is not valid JSON"));
         }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > METADATA_DOCUMENT_MAX_BYTES) {
-            req.destroy();
-            reject(unusable(`is larger than ${METADATA_DOCUMENT_MAX_BYTES} bytes`));
-          } else chunks.push(chunk);
-        });
-        res.on("end", () => {
-          try {
-            resolve({ document: JSON.parse(Buffer.concat(chunks).toString("utf8")), maxAgeS: cacheSeconds(res.headers["cache-control"]) });
-          } catch {
-            reject(unusable("is not valid JSON"));
-          }
-        });
-      },
-    );
-    req.on("timeout", () => req.destroy(unusable(`took longer than ${METADATA_DOCUMENT_TIMEOUT_MS} ms`)));
-    req.on("error", (e) => reject(e instanceof Error && "details" in e ? e : unusable(`could not be fetched (${(e as Error).message})`)));
+      });
+      res.on("error", () => fail(unusable("could not be fetched")));
+    });
+    // The one deadline: an idle timeout alone lets a server drip a byte at a time for ever.
+    const deadline = setTimeout(() => fail(unusable(`took longer than ${deadlineMs} ms`)), deadlineMs);
+    function fail(error: Error): void {
+      clearTimeout(deadline);
+      reject(error);
+      req.destroy();
+    }
+    // Not the underlying message: it could say how the name resolved (or that it did not).
+    req.on("error", () => fail(unusable("could not be fetched")));
   });
 }
 

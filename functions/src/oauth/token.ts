@@ -1,10 +1,15 @@
 // Token endpoint (RFC 6749 section 3.2) and revocation endpoint (RFC 7009), for public clients identified by
 // client_id alone. Codes are redeemed with their PKCE verifier; refresh tokens rotate, and a replayed one
-// revokes the whole grant (OAuth 2.1, section 4.3.1).
+// revokes the whole grant (OAuth 2.1, section 4.3.1). Limits are per client and per grant (codes and tokens
+// are 256-bit, so guessing is not what they stop); app.ts adds a high per-address ceiling.
+import { logOAuthGrantRefused, logOAuthGrantRevoked } from "../core/log";
+import { clientOfCode, getGrant, redeemCode, revokeGrant, rotateRefreshToken, tokenBelongsToGrant, type Grant, type IssuedHashes, type SpendOutcome } from "../store/oauthGrants";
+import { accountProblem } from "./access";
+import { touchClient } from "./clients";
 import { oauthError } from "./errors";
 import { ACCESS_TOKEN_TTL_S, REFRESH_TOKEN_TTL_MS } from "./metadata";
+import { enforceOAuthLimit } from "./rateLimit";
 import { newGrantToken, parseGrantToken, pkceMatches, sha256Hex } from "./secrets";
-import { getGrant, redeemCode, revokeGrant, rotateRefreshToken, tokenBelongsToGrant, type Grant, type IssuedHashes, type SpendOutcome } from "../store/oauthGrants";
 
 /** A form body: each parameter at most once (RFC 6749 section 3.2: "MUST NOT be included more than once"). */
 export function formParams(raw: string): Map<string, string> {
@@ -50,6 +55,19 @@ function tokenResponse(accessToken: string, refreshToken: string, grant: Grant) 
   return { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refreshToken, scope: grant.scopes.join(" ") };
 }
 
+/** Refuses a grant whose person was disabled, deleted or signed out everywhere (asked of Auth each time). */
+async function requireAccountInStanding(grant: Grant, what: string): Promise<void> {
+  const problem = await accountProblem(grant, true);
+  if (!problem) return;
+  logOAuthGrantRefused({ grantId: grant.grantId, clientId: grant.clientId, uid: grant.uid, reason: problem });
+  throw oauthError("invalid_grant", `The ${what} ${problem}`);
+}
+
+function failure(what: string, outcome: Exclude<SpendOutcome, { ok: true }>, grantId: string | undefined) {
+  if (outcome.reason === "reused" && grantId) logOAuthGrantRevoked({ grantId, reason: `${what} reused` });
+  return oauthError("invalid_grant", `The ${what} ${REASONS[outcome.reason]}`);
+}
+
 export async function exchange(params: Map<string, string>) {
   const grantType = required(params, "grant_type");
   const clientId = required(params, "client_id");
@@ -57,41 +75,51 @@ export async function exchange(params: Map<string, string>) {
     const code = required(params, "code");
     const verifier = required(params, "code_verifier");
     const redirectUri = required(params, "redirect_uri");
-    // Tokens name their grant, which only the code record knows: they are minted inside the check.
+    const codeHash = sha256Hex(code);
+    // Counted against the client only for a real code of that client: anyone can name a public client_id,
+    // and junk codes must not spend its budget (the per-address ceiling bounds those).
+    if ((await clientOfCode(codeHash)) === clientId) await enforceOAuthLimit("tokenClient", clientId);
+    // Tokens name their grant, which only the code record knows: they are minted inside the transaction.
     let minted: ReturnType<typeof newTokens> | undefined;
+    let grantId: string | undefined;
     const outcome = await redeemCode(
-      sha256Hex(code),
-      (record) => {
+      codeHash,
+      async (record, grant) => {
+        grantId = grant.grantId;
         if (record.clientId !== clientId) throw oauthError("invalid_grant", "The code was issued to another client");
         if (record.redirectUri !== redirectUri) throw oauthError("invalid_grant", "redirect_uri does not match the authorization request");
         if (!pkceMatches(verifier, record.codeChallenge)) throw oauthError("invalid_grant", "code_verifier does not match the code_challenge");
         checkResource(params, record.resource);
-        minted = newTokens(record.grantId);
-        return minted.hashes;
+        await requireAccountInStanding(grant, "authorization code");
       },
+      (id) => (minted = newTokens(id)).hashes,
     );
-    if (!outcome.ok) throw oauthError("invalid_grant", `The authorization code ${REASONS[outcome.reason]}`);
+    if (!outcome.ok) throw failure("authorization code", outcome, grantId);
+    await touchClient(clientId);
     return tokenResponse(minted!.accessToken, minted!.refreshToken, outcome.grant);
   }
   if (grantType === "refresh_token") {
     const refreshToken = required(params, "refresh_token");
     const parsed = parseGrantToken(refreshToken, "rt");
     if (!parsed) throw oauthError("invalid_grant", "The refresh token is not recognised");
+    await enforceOAuthLimit("tokenGrant", parsed.grantId);
     const scope = params.get("scope");
     const minted = newTokens(parsed.grantId);
     const outcome = await rotateRefreshToken(
       sha256Hex(refreshToken),
       parsed.grantId,
-      (grant) => {
+      async (grant) => {
         if (grant.clientId !== clientId) throw oauthError("invalid_grant", "The refresh token was issued to another client");
         checkResource(params, grant.resource);
         if (scope && scope.split(/\s+/).some((s) => !(grant.scopes as string[]).includes(s))) {
           throw oauthError("invalid_scope", "A refresh cannot add scopes the grant does not hold");
         }
+        await requireAccountInStanding(grant, "refresh token");
       },
       minted.hashes,
     );
-    if (!outcome.ok) throw oauthError("invalid_grant", `The refresh token ${REASONS[outcome.reason]}`);
+    if (!outcome.ok) throw failure("refresh token", outcome, parsed.grantId);
+    await touchClient(clientId);
     return tokenResponse(minted.accessToken, minted.refreshToken, outcome.grant);
   }
   throw oauthError("unsupported_grant_type", "grant_type must be authorization_code or refresh_token");
@@ -108,6 +136,7 @@ export async function revoke(params: Map<string, string>): Promise<void> {
   const kind = parseGrantToken(token, "at") ? "access" : parseGrantToken(token, "rt") ? "refresh" : undefined;
   if (!kind) return;
   const { grantId } = parseGrantToken(token, kind === "access" ? "at" : "rt")!;
+  await enforceOAuthLimit("tokenGrant", grantId);
   if (!(await tokenBelongsToGrant(kind, sha256Hex(token), grantId))) return;
   const grant = await getGrant(grantId);
   if (!grant) return;

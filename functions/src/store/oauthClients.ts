@@ -1,9 +1,13 @@
 // OAuth client records: registered (RFC 7591, id minted here) or fetched from a Client ID Metadata
 // Document (id is the document's URL; the record is a cache with an expiry). Document id: SHA-256 of client_id.
+// A client unused for 90 days is gone: `purgeAt` (TTL) moves on with each use, and reads honour it before
+// the TTL sweep (which may lag) removes the document.
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { sha256Hex } from "../oauth/secrets";
 import { COLLECTIONS } from "./collections";
+
+export const CLIENT_UNUSED_TTL_MS = 90 * 24 * 3600_000;
 
 export interface OAuthClient {
   clientId: string;
@@ -16,11 +20,13 @@ export interface OAuthClient {
 }
 
 const clients = () => db().collection(COLLECTIONS.oauthClients);
+const purgeAt = (now: number) => Timestamp.fromMillis(now + CLIENT_UNUSED_TTL_MS);
 
-export async function getOAuthClient(clientId: string): Promise<OAuthClient | undefined> {
+export async function getOAuthClient(clientId: string, now = Date.now()): Promise<OAuthClient | undefined> {
   const snap = await clients().doc(sha256Hex(clientId)).get();
   if (!snap.exists) return undefined;
   const d = snap.data()!;
+  if (d.purgeAt && (d.purgeAt as Timestamp).toMillis() <= now) return undefined;
   return {
     clientId: d.clientId,
     kind: d.kind,
@@ -31,12 +37,24 @@ export async function getOAuthClient(clientId: string): Promise<OAuthClient | un
   };
 }
 
-export async function saveOAuthClient(client: OAuthClient): Promise<void> {
+export async function saveOAuthClient(client: OAuthClient, now = Date.now()): Promise<void> {
   await clients()
     .doc(sha256Hex(client.clientId))
     .set({
       ...client,
       expiresAt: client.expiresAt ? Timestamp.fromDate(client.expiresAt) : null,
       updatedAt: FieldValue.serverTimestamp(),
+      lastUsedAt: FieldValue.serverTimestamp(),
+      purgeAt: purgeAt(now),
+    });
+}
+
+/** Records a use (authorization or token request); a client already purged stays gone. */
+export async function touchOAuthClient(clientId: string, now = Date.now()): Promise<void> {
+  await clients()
+    .doc(sha256Hex(clientId))
+    .update({ lastUsedAt: FieldValue.serverTimestamp(), purgeAt: purgeAt(now) })
+    .catch((error: { code?: number }) => {
+      if (error?.code !== 5) throw error; // NOT_FOUND: nothing to keep alive
     });
 }

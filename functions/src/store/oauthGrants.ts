@@ -23,6 +23,8 @@ export interface PendingRequest {
   scopes: Scope[];
   resource: string;
   expiresAt: Date;
+  /** SHA-256 of the browser binding cookie set by /oauth/authorize: only that browser may decide. */
+  browserHash: string;
 }
 
 export interface Grant {
@@ -136,12 +138,18 @@ function revokeInTx(tx: Transaction, grantId: string, reason: string): void {
 
 /**
  * Redeems an authorization code once. `check` throws for a request that does not match the code (client,
- * redirect URI, verifier, resource; the code stays unspent then) and otherwise returns the new tokens' hashes.
- * A second redemption revokes the grant.
+ * redirect URI, verifier, resource, account; the code stays unspent then), also for a code already spent:
+ * only a request that would have redeemed it counts as a replay and revokes the grant, so holding a spent
+ * code alone revokes nothing. `issue` returns the new tokens' hashes.
  */
-export async function redeemCode(codeHash: string, check: (code: CodeRecord) => IssuedHashes, now = new Date()): Promise<SpendOutcome> {
+export async function redeemCode(
+  codeHash: string,
+  check: (code: CodeRecord, grant: Grant) => Promise<void>,
+  issue: (grantId: string) => IssuedHashes,
+  now = new Date(),
+): Promise<SpendOutcome> {
   const codeRef = col("oauthCodes").doc(codeHash);
-  const outcome = await db().runTransaction(async (tx): Promise<SpendOutcome> => {
+  return db().runTransaction(async (tx): Promise<SpendOutcome> => {
     const snap = await tx.get(codeRef);
     if (!snap.exists) return { ok: false, reason: "unknown" };
     const d = snap.data()!;
@@ -149,25 +157,33 @@ export async function redeemCode(codeHash: string, check: (code: CodeRecord) => 
     const grantSnap = await tx.get(col("oauthGrants").doc(code.grantId));
     if (!grantSnap.exists) return { ok: false, reason: "unknown" };
     const grant = grantFromDoc(grantSnap.id, grantSnap.data()!);
+    await check(code, grant);
     if (code.usedAt) {
       if (!grant.revokedAt) revokeInTx(tx, grant.grantId, "authorization code reused");
       return { ok: false, reason: "reused" };
     }
     if (code.expiresAt <= now) return { ok: false, reason: "expired" };
     if (grant.revokedAt) return { ok: false, reason: "revoked" };
-    const issued = check(code);
     tx.update(codeRef, { usedAt: FieldValue.serverTimestamp() });
-    writeTokens(tx, grant.grantId, issued);
+    writeTokens(tx, grant.grantId, issue(grant.grantId));
     return { ok: true, grant };
   });
-  return outcome;
 }
 
-/** Rotates a refresh token: the old one is spent, a new pair issued. Reuse of a spent one revokes the grant. */
+/** The client an authorization code was issued to, or undefined for an unknown code (no transaction). */
+export async function clientOfCode(codeHash: string): Promise<string | undefined> {
+  const snap = await col("oauthCodes").doc(codeHash).get();
+  return snap.exists ? (snap.get("clientId") as string) : undefined;
+}
+
+/**
+ * Rotates a refresh token: the old one is spent, a new pair issued. `check` runs first (client, resource,
+ * scope, account), so only a request that would have rotated it counts as reuse, which revokes the grant.
+ */
 export async function rotateRefreshToken(
   refreshHash: string,
   grantId: string,
-  check: (grant: Grant) => void,
+  check: (grant: Grant) => Promise<void>,
   issued: IssuedHashes,
   now = new Date(),
 ): Promise<SpendOutcome> {
@@ -177,7 +193,7 @@ export async function rotateRefreshToken(
     const [tokenSnap, grantSnap] = await tx.getAll(tokenRef, grantRef);
     if (!tokenSnap.exists || !grantSnap.exists || tokenSnap.data()!.grantId !== grantId) return { ok: false, reason: "unknown" };
     const grant = grantFromDoc(grantId, grantSnap.data()!);
-    check(grant);
+    await check(grant);
     if (tokenSnap.data()!.usedAt) {
       if (!grant.revokedAt) revokeInTx(tx, grantId, "refresh token reused");
       return { ok: false, reason: "reused" };
