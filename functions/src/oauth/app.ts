@@ -8,7 +8,7 @@ import { parseOrThrow } from "../core/validation";
 import { logError } from "../core/log";
 import { getConfig } from "../core/config";
 import { captureRawBody, createRestApp, isJsonContentType, pageCsp, parseJsonBody, rawBodyOf } from "../http/rest";
-import { clientAddressOf } from "../http/clientAddress";
+import { clientOf, limitSubjectOf } from "../http/clientAddress";
 import { callerForUser, verifyUser } from "../auth/caller";
 import { escapeHtml } from "../listings/html";
 import { registerClient } from "./clients";
@@ -116,7 +116,7 @@ export const oauthApp = createRestApp((app) => {
   app.post(
     "/oauth/register",
     oauthRoute(async (req, res) => {
-      await enforceOAuthLimit("register", clientAddressOf(req));
+      await enforceOAuthLimit("register", limitSubjectOf(clientOf(req)));
       if (!isJsonContentType(req)) throw oauthError("invalid_client_metadata", "Send the client metadata as application/json");
       let body: unknown;
       try {
@@ -132,7 +132,7 @@ export const oauthApp = createRestApp((app) => {
     // private: Hosting drops Set-Cookie from a response it may cache.
     res.set("Cache-Control", "private, no-store");
     try {
-      await enforceOAuthLimit("authorize", clientAddressOf(req));
+      await enforceOAuthLimit("authorize", limitSubjectOf(clientOf(req)));
       const outcome = await startAuthorization(req.query as Record<string, unknown>, bindBrowser(req, res));
       if (outcome.kind === "redirect") res.redirect(302, outcome.location);
       else errorPage(res, outcome.status, outcome.message);
@@ -154,7 +154,7 @@ export const oauthApp = createRestApp((app) => {
   app.post(
     "/oauth/requests/:id",
     oauthRoute(async (req, res) => {
-      await enforceOAuthLimit("authorize", clientAddressOf(req));
+      await enforceOAuthLimit("authorize", limitSubjectOf(clientOf(req)));
       const caller = await consentCaller(req);
       if (!isJsonContentType(req)) throw oauthError("invalid_request", "Send the decision as application/json");
       const input = parseOrThrow(DecisionSchema, parseJsonBody(req, REST_MAX_BODY_BYTES), "decision");
@@ -165,7 +165,7 @@ export const oauthApp = createRestApp((app) => {
   app.post(
     "/oauth/token",
     oauthRoute(async (req, res) => {
-      await enforceOAuthLimit("tokenAddress", clientAddressOf(req));
+      await enforceOAuthLimit("tokenAddress", limitSubjectOf(clientOf(req)));
       const tokens = await exchange(formBody(req));
       res.set({ "Cache-Control": "no-store", Pragma: "no-cache" }).json(tokens);
     }),
@@ -174,7 +174,7 @@ export const oauthApp = createRestApp((app) => {
   app.post(
     "/oauth/revoke",
     oauthRoute(async (req, res) => {
-      await enforceOAuthLimit("tokenAddress", clientAddressOf(req));
+      await enforceOAuthLimit("tokenAddress", limitSubjectOf(clientOf(req)));
       await revoke(formBody(req));
       res.status(200).set("Cache-Control", "no-store").end();
     }),

@@ -3,7 +3,7 @@
 // per-address ceiling high enough for every user of a hosted app whose servers share a few addresses.
 import { AppError } from "../core/errors";
 import { logRateLimited } from "../core/log";
-import { rateLimitSubject } from "../http/clientAddress";
+import { SHARED_PROXY_SUBJECT } from "../http/clientAddress";
 import { countHit } from "../store/oauthRateLimits";
 
 export const OAUTH_LIMITS = {
@@ -19,10 +19,17 @@ export const OAUTH_LIMITS = {
 
 export type OAuthBucket = keyof typeof OAUTH_LIMITS;
 
-/** Counts one hit for `subject` (the client's address, a client_id or a grant id, as the bucket says). */
+/** Clients resolved only to a proxy's address share one bucket this many times an address's size. */
+export const SHARED_PROXY_FACTOR = 50;
+
+/**
+ * Counts one hit for `subject`: for address buckets, limitSubjectOf(clientOf(req)) (an address, an IPv6 /64,
+ * or the shared proxy bucket); else a client_id or a grant id, as the bucket says.
+ */
 export async function enforceOAuthLimit(bucket: OAuthBucket, subject: string): Promise<void> {
-  const { limit, windowMs, per, what } = OAUTH_LIMITS[bucket];
-  const key = per === "address" ? rateLimitSubject(subject) : subject;
+  const { windowMs, per, what } = OAUTH_LIMITS[bucket];
+  const limit = subject === SHARED_PROXY_SUBJECT ? OAUTH_LIMITS[bucket].limit * SHARED_PROXY_FACTOR : OAUTH_LIMITS[bucket].limit;
+  const key = subject;
   const { count, resetAt } = await countHit(bucket, key, windowMs);
   if (count > limit) {
     const retryAfter = Math.max(1, Math.ceil((resetAt - Date.now()) / 1000));
