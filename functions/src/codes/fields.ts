@@ -21,6 +21,8 @@ export const EYE_STYLES = ["square", "rounded", "circle"] as const;
 /** Quiet zone in modules: the standard asks for 4; 2 still reads on most phones, and every design is decoded before use. */
 export const QUIET_ZONE_MIN = 2;
 export const QUIET_ZONE_MAX = 16;
+/** Request bodies that may carry a logo: 256 KB as base64 is about 342 KB, plus the rest of the request. */
+export const DESIGN_MAX_BODY_BYTES = 512 * 1024;
 export const PRESET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,39}$/;
 
 const hexColour = z.string().regex(/^#[0-9A-Fa-f]{6}$/, "Must be a colour as #RRGGBB");

@@ -11,7 +11,7 @@ import { readBrandPreset } from "../store/brandPresets";
 import { assertContrast } from "./contrast";
 import { loadLogo, normalizeLogo, storeLogo, type StoredLogo } from "./logo";
 import { designRefused } from "./refusal";
-import { designedSvg, type DesignStyle } from "./svg";
+import { designedSvg, type DesignStyle, type LogoImage } from "./svg";
 import { encodePng, rasterise, verifyRaster } from "./verify";
 
 export interface StoredDesign extends DesignStyle {
@@ -77,10 +77,14 @@ function designMatrix(payload: string, design: StoredDesign): QrMatrix {
   }
 }
 
-async function drawSvg(payload: string, design: StoredDesign, frame: FrameName | null): Promise<string> {
+/** Draws a design with its logo's pixels at hand (no storage); contrast is checked again, as stored designs may predate a rule. */
+export function drawDesign(payload: string, design: StoredDesign, logo: LogoImage | null, frame: FrameName | null): string {
   assertContrast(design.foreground, design.background);
-  const logo = design.logo ? await loadLogo(design.logo) : null;
   return designedSvg(designMatrix(payload, design), design, logo, frame);
+}
+
+async function drawSvg(payload: string, design: StoredDesign, frame: FrameName | null): Promise<string> {
+  return drawDesign(payload, design, design.logo ? await loadLogo(design.logo) : null, frame);
 }
 
 /** Hashes of SVG documents this instance has decoded already: drawing is deterministic, checking once is enough. */
@@ -99,7 +103,11 @@ function rememberVerified(hash: string): void {
  * sizes by both decoders, and the PNG is the same raster losslessly encoded.
  */
 export async function renderDesignedFiles(payload: string, design: StoredDesign, frame: FrameName | null): Promise<{ png: Buffer; svg: string }> {
-  const svg = await drawSvg(payload, design, frame);
+  return checkedFiles(await drawSvg(payload, design, frame), payload);
+}
+
+/** Rasterises a drawn design, decodes it, and gives the checked SVG and its PNG. */
+export async function checkedFiles(svg: string, payload: string): Promise<{ png: Buffer; svg: string }> {
   const raster = await rasterise(svg);
   await verifyRaster(raster, payload);
   rememberVerified(svgHash(svg));
