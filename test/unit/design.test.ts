@@ -12,12 +12,7 @@ import { normalizeLogo } from "../../functions/src/designs/logo";
 import { decodeAtSides, rasterise, verifyRaster } from "../../functions/src/designs/verify";
 import { renderPlainPng } from "../../functions/src/qr/render";
 import { decodePng } from "../helpers/qr";
-
-/** A square-ish brand mark as a PNG: coloured shapes with an alpha edge, like a real logo file. */
-export async function sampleLogo(width = 240, height = 200, colour = "#DC2626"): Promise<Buffer> {
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect x="8" y="8" width="${width - 16}" height="${height - 16}" rx="30" fill="${colour}"/><circle cx="${width / 2}" cy="${height / 2}" r="${Math.min(width, height) / 4}" fill="#ffffff"/></svg>`;
-  return sharp(Buffer.from(svg)).png().toBuffer();
-}
+import { sampleLogo } from "../helpers/designs";
 
 function refusalOf(error: unknown): { reason: string; suggestion: string } {
   assert.ok(error instanceof AppError, String(error));
