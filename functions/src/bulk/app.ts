@@ -8,7 +8,7 @@ import { hasHiddenCharacters, httpUrl } from "../core/validation";
 import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import type { Caller } from "../auth/caller";
-import { titleFromUrl } from "../codes/fields";
+import { DESIGN_MAX_BODY_BYTES, designSchema, titleFromUrl, type DesignInput } from "../codes/fields";
 import { createCodes } from "../codes/service";
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHashOf } from "../store/idempotency";
 
@@ -20,6 +20,7 @@ export const BulkRequestSchema = z
       .array(httpUrl(URL_MAX_LENGTH))
       .min(1, "Give at least one URL")
       .max(BULK_MAX_URLS, `At most ${BULK_MAX_URLS} URLs per call`),
+    design: designSchema.optional().describe("One brand design for every code of the call"),
   })
   .strict();
 
@@ -70,9 +71,10 @@ export async function claimOrReplay<T = BulkResponse>(merchantId: string, key: s
   }
 }
 
-async function handleBulk(req: Request, res: Response, caller: Caller, urls: string[]): Promise<BulkResponse | undefined> {
+async function handleBulk(req: Request, res: Response, caller: Caller, urls: string[], design?: DesignInput): Promise<BulkResponse | undefined> {
   const key = idempotencyKeyOf(req);
-  const requestHash = requestHashOf(urls);
+  // Without a design the hash is the URLs alone, as before designs existed.
+  const requestHash = requestHashOf(design ? { urls, design } : urls);
 
   let claimId: string | undefined;
   if (key) {
@@ -87,7 +89,7 @@ async function handleBulk(req: Request, res: Response, caller: Caller, urls: str
   try {
     await createCodes(
       caller.merchantId,
-      urls.map((url) => ({ title: titleFromUrl(url), destinationUrl: url })),
+      urls.map((url) => ({ title: titleFromUrl(url), destinationUrl: url, design })),
       "bulk",
       (batch, codes) => {
         response = {
@@ -113,8 +115,9 @@ export const bulkApp = createRestApp((app) => {
       credential: "caller",
       scope: BULK_SCOPE,
       limit: "bulk",
+      maxBodyBytes: DESIGN_MAX_BODY_BYTES,
       body: BulkRequestSchema,
-      handle: ({ req, res, caller, body }) => handleBulk(req, res, caller!, body.urls),
+      handle: ({ req, res, caller, body }) => handleBulk(req, res, caller!, body.urls, body.design),
     }),
   ]);
   app.use((req: Request) => {

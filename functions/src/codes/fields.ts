@@ -13,6 +13,58 @@ export const TAGS_MAX = 20;
 export { SCAN_BEEP_SOUNDS };
 export type ScanBeepSound = (typeof SCAN_BEEP_SOUNDS)[number];
 
+/** Logos: raster formats only (no SVG: it can carry scripts and external references), at most 256 KB. */
+export const LOGO_MAX_BYTES = 256 * 1024;
+export const LOGO_MEDIA_TYPES = ["image/png", "image/jpeg", "image/webp"] as const;
+export const MODULE_STYLES = ["square", "rounded", "dots"] as const;
+export const EYE_STYLES = ["square", "rounded", "circle"] as const;
+/** Quiet zone in modules: the standard asks for 4; 2 still reads on most phones, and every design is decoded before use. */
+export const QUIET_ZONE_MIN = 2;
+export const QUIET_ZONE_MAX = 16;
+/** Request bodies that may carry a logo: 256 KB as base64 is about 342 KB, plus the rest of the request. */
+export const DESIGN_MAX_BODY_BYTES = 512 * 1024;
+export const PRESET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,39}$/;
+
+const hexColour = z.string().regex(/^#[0-9A-Fa-f]{6}$/, "Must be a colour as #RRGGBB");
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+export const presetName = z.string().regex(PRESET_NAME_PATTERN, "Must be 1 to 40 letters, digits, spaces, _ or -, starting with a letter or digit");
+
+export const logoSchema = z
+  .object({
+    data: z
+      .string()
+      .min(4, "Must be the logo file as base64")
+      .max(Math.ceil(LOGO_MAX_BYTES / 3) * 4, `Must be at most ${LOGO_MAX_BYTES / 1024} KB`)
+      .regex(BASE64, "Must be base64 (no data: prefix, no line breaks)")
+      .refine((data) => data.length % 4 === 0, "Must be base64 with padding"),
+    mediaType: z.enum(LOGO_MEDIA_TYPES).describe("image/png, image/jpeg or image/webp"),
+  })
+  .strict()
+  .describe(`A PNG, JPEG or WebP file as base64, at most ${LOGO_MAX_BYTES / 1024} KB; drawn in the centre (error correction H)`);
+
+/** The colours of a design: what the keyless sandbox accepts. */
+export const designColoursShape = {
+  foreground: hexColour.optional().describe("Module colour, #RRGGBB (default #000000); must be darker than the background"),
+  background: hexColour.optional().describe("Background colour, #RRGGBB (default #FFFFFF)"),
+};
+
+/**
+ * A brand design. Every field is optional; `preset` starts from a saved brand preset of the workspace and
+ * the other fields given override it. Every designed image is decoded before use; a design that does not
+ * scan is refused with DESIGN_REFUSED, never altered.
+ */
+export const designSchema = z
+  .object({
+    ...designColoursShape,
+    logo: logoSchema.optional(),
+    moduleStyle: z.enum(MODULE_STYLES).optional().describe("square (default), rounded or dots"),
+    eyeStyle: z.enum(EYE_STYLES).optional().describe("Finder-eye style: square (default), rounded or circle"),
+    quietZone: z.number().int().min(QUIET_ZONE_MIN).max(QUIET_ZONE_MAX).optional().describe(`Margin in modules, ${QUIET_ZONE_MIN} to ${QUIET_ZONE_MAX} (default 4)`),
+    preset: presetName.optional().describe("Name of a brand preset saved in the workspace"),
+  })
+  .strict();
+export type DesignInput = z.infer<typeof designSchema>;
+
 export const fields = {
   title: text(TITLE_MAX).describe(`Human-readable name, at most ${TITLE_MAX} characters`),
   destinationUrl: httpUrl(URL_MAX_LENGTH).describe(`http(s) URL the code opens, at most ${URL_MAX_LENGTH} characters`),
@@ -25,6 +77,7 @@ export const fields = {
   template: z.enum(TEMPLATES).describe("Frame: hexSeal (hexagon with wordmark) or soundSeal (dashed ring; forces dynamic)"),
   scanBeepSound: z.enum(SCAN_BEEP_SOUNDS).describe("Sound the service's app plays on scan; forces dynamic"),
   boostFrame: z.enum(BOOST_FRAMES).describe("Scan-to-earn frame with 3X or 5X points; overrides template"),
+  design: designSchema.describe("Brand design: colours, logo, module and eye styles, quiet zone, or a saved preset; checked by two decoders before use"),
   codeId: ids.codeId,
   uniqueQRCodeID: ids.uniqueQRCodeID,
 };
@@ -39,6 +92,7 @@ export const newCodeShape = {
   template: fields.template.optional(),
   scanBeepSound: fields.scanBeepSound.optional(),
   boostFrame: fields.boostFrame.optional(),
+  design: fields.design.optional(),
 };
 
 /** Title for a bulk row: host and path of the URL, shortened to the title limit. */

@@ -1,6 +1,7 @@
 // The account-owned QR code as stored and as returned by tools and endpoints.
 import type { BoostFrame, Template } from "../qr/frames";
 import type { ScanBeepSound } from "./fields";
+import type { StoredDesign } from "../designs/design";
 import { getConfig } from "../core/config";
 
 export type CodeSource = "tool" | "bulk" | "sandbox-claim" | "console";
@@ -19,6 +20,8 @@ export interface QrCode {
   template: Template | null;
   scanBeepSound: ScanBeepSound | null;
   boostFrame: BoostFrame | null;
+  /** Brand design (docs/decisions.md, "Brand designs"); null or absent: the plain black-on-white code. */
+  design?: StoredDesign | null;
   qrImageUrl: string;
   imagePath: string;
   imageToken: string;
@@ -31,6 +34,13 @@ export interface QrCode {
 /** The code as print-ready SVG (served by the images function, drawn from the record): stable like qrImageUrl. */
 export function svgUrlOf(code: Pick<QrCode, "merchantId" | "codeId" | "imageToken">): string {
   return `${getConfig().appUrl}/img/svg/${code.merchantId}/${code.codeId}.svg?token=${code.imageToken}`;
+}
+
+/** A design as callers see it: the logo's storage path stays server-side. */
+export function publicDesign(design: StoredDesign | null) {
+  if (!design) return null;
+  const { logo, ...style } = design;
+  return { ...style, logo: logo ? { mediaType: "image/png" as const, width: logo.width, height: logo.height, sha256: logo.sha256 } : null };
 }
 
 /** What callers see: storage internals (image path and token) stay server-side. */
@@ -47,6 +57,7 @@ export function publicCode(code: QrCode) {
     template: code.template,
     scanBeepSound: code.scanBeepSound,
     boostFrame: code.boostFrame,
+    design: publicDesign(code.design ?? null),
     qrImageUrl: code.qrImageUrl,
     /** Addition to the spec's fields: the same code as print-ready SVG, at a stable URL. */
     qrSvgUrl: svgUrlOf(code),

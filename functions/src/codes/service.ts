@@ -1,5 +1,6 @@
 // Creating, listing and changing account QR codes. No HTTP here: tools and endpoints call these with a
 // merchant id that they derived from the verified caller.
+import { isDeepStrictEqual } from "node:util";
 import { getConfig } from "../core/config";
 import { AppError } from "../core/errors";
 import { db } from "../core/firebase";
@@ -7,8 +8,10 @@ import { logError } from "../core/log";
 import { imageStore, type StoredImage } from "../images/store";
 import type { BoostFrame, FrameName, Template } from "../qr/frames";
 import { renderFramedPng, renderPlainPng } from "../qr/render";
+import { renderSvg } from "../qr/svg";
 import { addNewCode, findCode, newCodeId, updateCodeInTransaction, type CodeLookup } from "../store/codes";
-import { uniqueTags, type ScanBeepSound } from "./fields";
+import { uniqueTags, type DesignInput, type ScanBeepSound } from "./fields";
+import type { StoredDesign } from "../designs/design";
 import { newUniqueQrId } from "./ids";
 import type { CodeSource, QrCode } from "./model";
 
@@ -21,7 +24,11 @@ export interface NewCodeInput {
   template?: Template;
   scanBeepSound?: ScanBeepSound;
   boostFrame?: BoostFrame;
+  design?: DesignInput;
 }
+
+/** Designs are drawn by designs/ (sharp, two decoders), loaded only when a code has one. */
+const designs = () => require("../designs/design") as typeof import("../designs/design"); // eslint-disable-line @typescript-eslint/no-require-imports
 
 export function dynamicLinkFor(uniqueQRCodeID: string): string {
   return `${getConfig().dynamicLinkUrl}/qr/${uniqueQRCodeID}`;
@@ -37,9 +44,34 @@ export function encodedPayload(code: Pick<QrCode, "dynamic" | "dynamicLink" | "d
   return code.dynamic ? code.dynamicLink! : code.destinationUrl;
 }
 
-export async function renderCodePng(code: Pick<QrCode, "dynamic" | "dynamicLink" | "destinationUrl" | "boostFrame" | "template">): Promise<Buffer> {
+type Drawn = Pick<QrCode, "dynamic" | "dynamicLink" | "destinationUrl" | "boostFrame" | "template" | "design">;
+
+/** The code's PNG; a designed code's image has been decoded by both decoders before this returns. */
+export async function renderCodePng(code: Drawn): Promise<Buffer> {
   const frame = frameOf(code);
+  if (code.design) return (await designs().renderDesignedFiles(encodedPayload(code), code.design, frame)).png;
   return frame ? renderFramedPng(encodedPayload(code), frame) : renderPlainPng(encodedPayload(code));
+}
+
+/** The code's SVG file, drawn from its record (served at qrSvgUrl). */
+export async function renderCodeSvg(code: Drawn): Promise<string> {
+  const frame = frameOf(code);
+  if (code.design) return designs().renderDesignedSvg(encodedPayload(code), code.design, frame);
+  return renderSvg(encodedPayload(code), frame);
+}
+
+/** Resolves each distinct design input once (bulk calls share one design object across their rows). */
+function designResolver(merchantId: string): (input: DesignInput | undefined) => Promise<StoredDesign | null> {
+  const resolved = new Map<DesignInput, Promise<StoredDesign>>();
+  return (input) => {
+    if (!input) return Promise.resolve(null);
+    let design = resolved.get(input);
+    if (!design) {
+      design = designs().resolveDesign(merchantId, input);
+      resolved.set(input, design);
+    }
+    return design;
+  };
 }
 
 /** The spec's rules for a new code: a boost frame overrides the template; soundSeal and a scan sound force dynamic. */
@@ -49,7 +81,7 @@ export function effectiveLook(input: Pick<NewCodeInput, "dynamic" | "template" |
 }
 
 /** Builds the record of a new code (ids, derived fields), before its image exists. */
-function draftCode(merchantId: string, input: NewCodeInput, source: CodeSource, now: Date): Omit<QrCode, "qrImageUrl" | "imagePath" | "imageToken"> {
+function draftCode(merchantId: string, input: NewCodeInput, design: StoredDesign | null, source: CodeSource, now: Date): Omit<QrCode, "qrImageUrl" | "imagePath" | "imageToken"> {
   const boostFrame = input.boostFrame ?? null;
   const scanBeepSound = input.scanBeepSound ?? null;
   const { template, dynamic } = effectiveLook(input);
@@ -67,6 +99,7 @@ function draftCode(merchantId: string, input: NewCodeInput, source: CodeSource, 
     template,
     scanBeepSound,
     boostFrame,
+    design,
     status: "draft",
     source,
     createdAt: now,
@@ -85,7 +118,8 @@ async function withImage(draft: Omit<QrCode, "qrImageUrl" | "imagePath" | "image
 /** Renders and stores the images of new codes; nothing is written to Firestore yet. */
 export async function prepareCodes(merchantId: string, inputs: readonly NewCodeInput[], source: CodeSource): Promise<QrCode[]> {
   const now = new Date();
-  const prepared = await Promise.allSettled(inputs.map((input) => withImage(draftCode(merchantId, input, source, now))));
+  const designOf = designResolver(merchantId);
+  const prepared = await Promise.allSettled(inputs.map(async (input) => withImage(draftCode(merchantId, input, await designOf(input.design), source, now))));
   const stored = prepared.flatMap((p) => (p.status === "fulfilled" ? [p.value] : []));
   const failed = prepared.find((p) => p.status === "rejected");
   if (failed) {
@@ -133,6 +167,8 @@ export interface CodeChanges {
   destinationUrl?: string;
   title?: string;
   scanBeepSound?: ScanBeepSound | "none";
+  /** A new design (replaces the whole design), or null to return to the plain code. */
+  design?: DesignInput | null;
 }
 
 /**
@@ -141,16 +177,18 @@ export interface CodeChanges {
  * re-rendered into the same image path with the same token: the qrImageUrl stays valid.
  */
 export async function updateCode(merchantId: string, lookup: CodeLookup, changes: CodeChanges): Promise<QrCode> {
-  if (changes.destinationUrl === undefined && changes.title === undefined && changes.scanBeepSound === undefined) {
-    throw new AppError("VALIDATION_FAILED", "Nothing to update: give destinationUrl, title or scanBeepSound");
+  if (changes.destinationUrl === undefined && changes.title === undefined && changes.scanBeepSound === undefined && changes.design === undefined) {
+    throw new AppError("VALIDATION_FAILED", "Nothing to update: give destinationUrl, title, scanBeepSound or design");
   }
-  // Render first: a destination the code cannot hold fails here, before anything is written, and the
-  // image that goes out after the commit is the one that was checked.
-  let rendered: { url: string; png: Buffer } | undefined;
-  if (changes.destinationUrl !== undefined) {
+  // Render first: a destination the code cannot hold, or a design that does not scan, fails here, before
+  // anything is written, and the image that goes out after the commit is the one that was checked.
+  let rendered: { url: string; design: StoredDesign | null; png: Buffer } | undefined;
+  const design = changes.design === undefined ? undefined : changes.design === null ? null : await designs().resolveDesign(merchantId, changes.design);
+  if (changes.destinationUrl !== undefined || design !== undefined) {
     const current = await findCode(merchantId, lookup);
-    if (!current.dynamic && changes.destinationUrl !== current.destinationUrl) {
-      rendered = { url: changes.destinationUrl, png: await renderCodePng({ ...current, destinationUrl: changes.destinationUrl }) };
+    const next = { ...current, destinationUrl: changes.destinationUrl ?? current.destinationUrl, design: design === undefined ? (current.design ?? null) : design };
+    if (design !== undefined || (!current.dynamic && next.destinationUrl !== current.destinationUrl)) {
+      rendered = { url: next.destinationUrl, design: next.design, png: await renderCodePng(next) };
     }
   }
   const updated = await db().runTransaction(async (tx) => {
@@ -165,16 +203,18 @@ export async function updateCode(merchantId: string, lookup: CodeLookup, changes
       title: changes.title ?? code.title,
       destinationUrl: changes.destinationUrl ?? code.destinationUrl,
       scanBeepSound: changes.scanBeepSound === undefined ? code.scanBeepSound : changes.scanBeepSound === "none" ? null : changes.scanBeepSound,
+      design: design === undefined ? (code.design ?? null) : design,
       updatedAt: new Date(),
     };
     updateCodeInTransaction(tx, next);
     return { before: code, after: next };
   });
   const { before, after } = updated;
-  if (!after.dynamic && after.destinationUrl !== before.destinationUrl) {
-    // Re-render from the committed state so the last writer's image reflects the last committed URL.
+  if (design !== undefined || (!after.dynamic && after.destinationUrl !== before.destinationUrl)) {
+    // Re-render from the committed state so the last writer's image reflects the last committed URL and design.
     const latest = await findCode(merchantId, { codeId: after.codeId });
-    const png = rendered?.url === latest.destinationUrl ? rendered.png : await renderCodePng(latest);
+    const same = rendered?.url === latest.destinationUrl && isDeepStrictEqual(rendered.design, latest.design ?? null);
+    const png = same ? rendered!.png : await renderCodePng(latest);
     await imageStore().put(latest.imagePath, png, latest.imageToken);
     return latest;
   }

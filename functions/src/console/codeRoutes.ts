@@ -6,8 +6,13 @@ import { endpoint, type Endpoint } from "../http/endpoint";
 import { publicCode } from "../codes/model";
 import { createCodes, dynamicLinkFor, effectiveLook, renderCodePng } from "../codes/service";
 import { findCode } from "../store/codes";
+import { resolveDesign } from "../designs/design";
 import { publishInBatch, unpublishCode } from "../store/codeStatus";
-import { ConsoleNewCodeSchema, ConsolePreviewSchema } from "./schemas";
+import { BrandPresetParams, BrandPresetSchema, ConsoleNewCodeSchema, ConsolePreviewSchema } from "./schemas";
+import { DESIGN_MAX_BODY_BYTES } from "../codes/fields";
+import { publicDesign } from "../codes/model";
+import { AppError } from "../core/errors";
+import { BRAND_PRESETS_MAX, deleteBrandPreset, listBrandPresets, saveBrandPreset, type BrandPreset } from "../store/brandPresets";
 import { importEndpoint } from "./importRoutes";
 import { settingsEndpoints } from "./settingsRoutes";
 
@@ -16,25 +21,78 @@ const PREVIEW_ID = "000000000000";
 
 const CodeParams = z.object({ codeId: ids.codeId }).strict();
 
+const presetView = (p: BrandPreset) => ({ name: p.name, design: publicDesign(p.design), updatedAt: p.updatedAt.toISOString() });
+
+/** Brand presets in Settings: saved once (logo checked and stored), then used by name in any design. */
+function brandPresetEndpoints(): Endpoint[] {
+  return [
+    endpoint({
+      method: "GET",
+      path: "/api/console/brand-presets",
+      credential: "member",
+      ownAddressOnly: true,
+      async handle({ caller }) {
+        return { presets: (await listBrandPresets(caller!.merchantId)).map(presetView) };
+      },
+    }),
+    endpoint({
+      method: "POST",
+      path: "/api/console/brand-presets/:name",
+      credential: "member",
+      ownAddressOnly: true,
+      limit: "consoleWrites",
+      maxBodyBytes: DESIGN_MAX_BODY_BYTES,
+      params: BrandPresetParams,
+      body: BrandPresetSchema,
+      async handle({ caller, params, body }) {
+        const who = caller!;
+        // Resolved like a code's design (contrast checked, logo re-encoded and stored); drawn when used.
+        const design = { ...(await resolveDesign(who.merchantId, body.design)), preset: null };
+        if (!(await saveBrandPreset(who.merchantId, { name: params.name, design, updatedBy: who.uid }))) {
+          throw new AppError("CONFLICT", `This workspace already has ${BRAND_PRESETS_MAX} brand presets`, { hint: "Delete one you no longer use." });
+        }
+        return { ok: true, preset: { name: params.name, design: publicDesign(design) } };
+      },
+    }),
+    endpoint({
+      method: "DELETE",
+      path: "/api/console/brand-presets/:name",
+      credential: "member",
+      ownAddressOnly: true,
+      limit: "consoleWrites",
+      params: BrandPresetParams,
+      async handle({ caller, params }) {
+        if (!(await deleteBrandPreset(caller!.merchantId, params.name))) throw new AppError("NOT_FOUND", `No brand preset named "${params.name}"`);
+        return { ok: true };
+      },
+    }),
+  ];
+}
+
 /** The console's routes for codes made by hand or from a spreadsheet, and the settings lists. */
 export const codeEndpoints: Endpoint[] = [
   ...settingsEndpoints,
   importEndpoint,
+  ...brandPresetEndpoints(),
   endpoint({
     method: "POST",
     path: "/api/console/codes/preview",
     credential: "member",
     ownAddressOnly: true,
     standing: "consoleWrites",
+    maxBodyBytes: DESIGN_MAX_BODY_BYTES,
     body: ConsolePreviewSchema,
-    async handle({ res, body: input }) {
+    async handle({ res, caller, body: input }) {
       const { template, dynamic } = effectiveLook(input);
+      // A design is resolved as on create (preset, checked logo), so the preview is the exact final image.
+      const design = input.design ? await resolveDesign(caller!.merchantId, input.design) : null;
       const png = await renderCodePng({
         dynamic,
         dynamicLink: dynamic ? dynamicLinkFor(PREVIEW_ID) : null,
         destinationUrl: input.destinationUrl,
         boostFrame: input.boostFrame ?? null,
         template,
+        design,
       });
       res.set({ "Content-Type": "image/png", "X-Preview-Dynamic": String(dynamic) }).send(png);
     },
@@ -45,6 +103,7 @@ export const codeEndpoints: Endpoint[] = [
     credential: "member",
     ownAddressOnly: true,
     limit: "consoleWrites",
+    maxBodyBytes: DESIGN_MAX_BODY_BYTES,
     body: ConsoleNewCodeSchema,
     async handle({ res, caller, body }) {
       const who = caller!;

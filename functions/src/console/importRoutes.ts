@@ -9,6 +9,7 @@ import { createCodes } from "../codes/service";
 import { completeIdempotencyKey, releaseIdempotencyKey, requestHashOf } from "../store/idempotency";
 import { publishInBatch } from "../store/codeStatus";
 import { ConsoleImportSchema } from "./schemas";
+import { DESIGN_MAX_BODY_BYTES } from "../codes/fields";
 
 interface ImportResponse {
   ok: true;
@@ -22,14 +23,15 @@ export const importEndpoint = endpoint({
   credential: "member",
   ownAddressOnly: true,
   limit: "bulk",
+  maxBodyBytes: DESIGN_MAX_BODY_BYTES,
   body: ConsoleImportSchema,
   async handle({ req, res, caller, body }) {
     const who = caller!;
-    const { rows, publish = true } = body;
+    const { rows, publish = true, design } = body;
     const key = idempotencyKeyOf(req);
     if (!key) throw new AppError("VALIDATION_FAILED", "Send an Idempotency-Key header, one per chunk, so a retry never creates codes twice");
     // Namespaced so the same key on the bulk endpoint (a different body shape) is a conflict, never a replay.
-    const outcome = await claimOrReplay<ImportResponse>(who.merchantId, key, requestHashOf({ consoleImport: rows, publish }));
+    const outcome = await claimOrReplay<ImportResponse>(who.merchantId, key, requestHashOf(design ? { consoleImport: rows, publish, design } : { consoleImport: rows, publish }));
     if ("replay" in outcome) {
       res.set("Idempotent-Replayed", "true");
       return outcome.replay;
@@ -37,7 +39,7 @@ export const importEndpoint = endpoint({
     const now = new Date();
     let response: ImportResponse | undefined;
     try {
-      await createCodes(who.merchantId, rows, "bulk", (batch, codes) => {
+      await createCodes(who.merchantId, design ? rows.map((row) => ({ ...row, design })) : rows, "bulk", (batch, codes) => {
         if (publish) for (const c of codes) publishInBatch(batch, who.merchantId, c.codeId, who.uid, now);
         response = { ok: true, count: codes.length, codes: codes.map((c) => publicCode({ ...c, status: publish ? "published" : "draft" })) };
         completeIdempotencyKey(batch, who.merchantId, key, response);

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ScopeSchema } from "../auth/scopes";
 import { text } from "../core/validation";
-import { fields, newCodeShape } from "../codes/fields";
+import { fields, newCodeShape, presetName } from "../codes/fields";
 import { ids } from "../core/ids";
 import { BULK_MAX_URLS } from "../core/limits";
 
@@ -15,7 +15,7 @@ export const MintKeySchema = z
 export const SessionSchema = z.object({ idToken: z.string().min(1).max(8192) }).strict();
 export const ClaimSchema = z.object({ claimToken: z.string().trim().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "Must be a claim token from the sandbox response") }).strict();
 export const ListingStatusSchema = z.enum(["pending", "approved", "rejected"]);
-export const CodeChangeSchema = z.object({ destinationUrl: fields.destinationUrl.optional(), title: fields.title.optional() }).strict();
+export const CodeChangeSchema = z.object({ destinationUrl: fields.destinationUrl.optional(), title: fields.title.optional(), design: fields.design.nullable().optional() }).strict();
 export const DaysQuerySchema = z.object({ days: z.coerce.number().int().min(1).max(365).default(30) }).strict();
 export const DraftKindSchema = z.enum(["menus", "challenges", "audioCodes"]);
 export const PublishSchema = z.object({ kind: z.enum(["codes", "menus", "challenges", "audioCodes"]), id: ids.recordId }).strict();
@@ -24,6 +24,9 @@ export const ConsoleNewCodeSchema = z.object({ ...newCodeShape, publish: z.boole
 /** What decides a code's image; the title, campaign and tags do not change it. */
 export const ConsolePreviewSchema = ConsoleNewCodeSchema.omit({ title: true, campaign: true, tags: true, publish: true });
 /** One chunk of a spreadsheet import: up to the bulk limit of rows, each a new code's main fields. */
+/** A named brand preset: a design without a preset of its own. */
+export const BrandPresetSchema = z.object({ design: fields.design.omit({ preset: true }) }).strict();
+export const BrandPresetParams = z.object({ name: presetName }).strict();
 export const ConsoleImportSchema = z
   .object({
     rows: z
@@ -31,5 +34,7 @@ export const ConsoleImportSchema = z
       .min(1, "Give at least one row")
       .max(BULK_MAX_URLS, `At most ${BULK_MAX_URLS} rows per call`),
     publish: z.boolean().optional(),
+    /** One design for every row of the chunk (a preset by name is the usual choice). */
+    design: newCodeShape.design,
   })
   .strict();

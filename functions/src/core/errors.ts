@@ -25,6 +25,8 @@ export const ERROR_TABLE = {
   NO_WORKSPACE: { status: 403, rpc: -32000 },
   FORBIDDEN: { status: 403, rpc: -32000 },
   CONFLICT: { status: 409, rpc: -32000 },
+  // A brand design whose image does not decode exactly, or whose colours lack contrast (docs/errors.md).
+  DESIGN_REFUSED: { status: 422, rpc: -32000 },
   GONE: { status: 410, rpc: -32000 },
   RATE_LIMITED: { status: 429, rpc: -32000 },
   UNAVAILABLE: { status: 503, rpc: -32000 },

@@ -23,6 +23,8 @@ export interface ImageStore {
   /** Writes the PNG at `path`; reuses `token` when given so the URL stays the same. */
   put(path: string, png: Buffer, token?: string): Promise<StoredImage>;
   delete(path: string): Promise<void>;
+  /** The stored bytes at `path` (server-side reads, such as a design's logo). */
+  get(path: string): Promise<Buffer>;
 }
 
 const SAFE_PATH = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\.png$/;
@@ -55,6 +57,12 @@ export class CloudStorageImageStore implements ImageStore {
 
   async delete(objectPath: string): Promise<void> {
     await this.bucket().file(objectPath).delete({ ignoreNotFound: true });
+  }
+
+  async get(objectPath: string): Promise<Buffer> {
+    assertSafePath(objectPath);
+    const [bytes] = await this.bucket().file(objectPath).download();
+    return bytes;
   }
 }
 
@@ -90,6 +98,11 @@ export class LocalImageStore implements ImageStore {
     const file = path.join(this.dir, imagePath);
     await rm(file, { force: true });
     await rm(`${file}.token`, { force: true });
+  }
+
+  async get(imagePath: string): Promise<Buffer> {
+    assertSafePath(imagePath);
+    return readFile(path.join(this.dir, imagePath));
   }
 
   /** The PNG if `token` matches the one stored with it (constant-time compare). */

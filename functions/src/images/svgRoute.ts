@@ -6,9 +6,8 @@ import { z } from "zod";
 import { AppError } from "../core/errors";
 import { ids } from "../core/ids";
 import { endpoint } from "../http/endpoint";
-import { encodedPayload } from "../codes/service";
+import { renderCodeSvg } from "../codes/service";
 import { findCode } from "../store/codes";
-import { renderSvg } from "../qr/svg";
 
 const SvgParams = z
   .object({
@@ -32,7 +31,7 @@ export const svgEndpoint = endpoint({
     const given = Buffer.from(query.token);
     const stored = Buffer.from(code.imageToken);
     if (given.length !== stored.length || !timingSafeEqual(given, stored)) throw new AppError("FORBIDDEN", "Invalid image token");
-    const svg = renderSvg(encodedPayload(code), code.boostFrame ?? code.template ?? null);
+    const svg = await renderCodeSvg(code);
     res
       .set({
         "Content-Type": "image/svg+xml",

@@ -6,13 +6,16 @@ import { getConfig } from "../core/config";
 import { AppError } from "../core/errors";
 import { SANDBOX_DAILY_LIMIT, SANDBOX_LIFETIME_DAYS, URL_MAX_LENGTH, BULK_MAX_URLS } from "../core/limits";
 import { httpUrl } from "../core/validation";
+import { designColoursShape } from "../codes/fields";
 import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import type { Quota } from "../store/sandbox";
 import { clientOf } from "../http/clientAddress";
 import { generateSandboxCode, nextUtcMidnight, quotaFor, sandboxLimitFor } from "./service";
 
-export const SandboxRequestSchema = z.object({ url: httpUrl(URL_MAX_LENGTH) }).strict();
+export const SandboxRequestSchema = z
+  .object({ url: httpUrl(URL_MAX_LENGTH), design: z.object(designColoursShape).strict().optional().describe("Colours only: foreground and background, #RRGGBB") })
+  .strict();
 
 function setRateHeaders(res: Response, quota: Quota): void {
   res.set({
@@ -99,7 +102,7 @@ export const sandboxApp = createRestApp((app) => {
       headers: { "Cache-Control": "no-store" },
       onError: quotaHeadersOnError,
       async handle({ req, res, body }) {
-        const { quota, body: answer } = await generateSandboxCode(body.url, clientOf(req));
+        const { quota, body: answer } = await generateSandboxCode(body.url, clientOf(req), new Date(), body.design);
         setRateHeaders(res, quota);
         return answer;
       },

@@ -27,6 +27,12 @@ import { limitSubjectOf, type ResolvedClient } from "../http/clientAddress";
 
 const DAY_MS = 86_400_000;
 
+/** Colours only (no logo, no stored design): drawn and decoded like any design; loaded only when asked for. */
+async function renderSandboxColours(url: string, colours: { foreground?: string; background?: string }): Promise<Buffer> {
+  const { colourDesign, renderDesignedFiles } = require("../designs/design") as typeof import("../designs/design"); // eslint-disable-line @typescript-eslint/no-require-imports
+  return (await renderDesignedFiles(url, colourDesign(colours), null)).png;
+}
+
 export function nextUtcMidnight(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + DAY_MS);
 }
@@ -66,9 +72,9 @@ export function quotaFor(client: ResolvedClient, now = new Date()): Promise<Quot
   return readQuota(counterFor(client, now), sandboxLimitFor(client), nextUtcMidnight(now));
 }
 
-export async function generateSandboxCode(url: string, client: ResolvedClient, now = new Date()) {
-  // Render before taking quota: a payload that cannot render must not use up a code.
-  const png = renderPlainPng(url);
+export async function generateSandboxCode(url: string, client: ResolvedClient, now = new Date(), colours?: { foreground?: string; background?: string }) {
+  // Render before taking quota: a payload that cannot render, or colours that do not scan, must not use up a code.
+  const png = colours ? await renderSandboxColours(url, colours) : renderPlainPng(url);
   const claimToken = newClaimToken();
   const id = newSandboxId();
   const expiresAt = new Date(now.getTime() + SANDBOX_LIFETIME_DAYS * DAY_MS);

@@ -7,7 +7,7 @@ import { defineTool } from "../tool";
 export const qrUpdateTool = defineTool({
   name: "svc.qr.update",
   description:
-    "Edits a QR code named by codeId or uniqueQRCodeID (give one, or both for the same code). A dynamic code redirects to a new destinationUrl on the very next scan; a static code's image is re-rendered at the same qrImageUrl. scanBeepSound none removes the sound. Returns the updated code.",
+    "Edits a QR code named by codeId or uniqueQRCodeID (give one, or both for the same code). A dynamic code redirects to a new destinationUrl on the very next scan; a static code's image is re-rendered at the same qrImageUrl. scanBeepSound none removes the sound. design replaces the brand design (null: plain); a design that does not scan is refused with DESIGN_REFUSED. Returns the updated code.",
   scope: "qr:write",
   input: z
     .object({
@@ -16,6 +16,7 @@ export const qrUpdateTool = defineTool({
       destinationUrl: fields.destinationUrl.optional(),
       scanBeepSound: z.enum([...SCAN_BEEP_SOUNDS, "none"]).optional().describe("New scan sound, or none to remove it"),
       title: fields.title.optional(),
+      design: fields.design.nullable().optional().describe("New brand design (replaces the whole design; the image is re-rendered at the same qrImageUrl), or null for the plain code"),
     })
     .strict(),
   async handler({ codeId, uniqueQRCodeID, ...changes }, { caller }) {

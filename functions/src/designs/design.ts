@@ -1,0 +1,126 @@
+// Brand designs: resolving what a caller sent (a preset by name, overrides, a logo) into the design stored
+// on the code, and drawing it. Every designed image is decoded before it is returned or stored; a design
+// that fails is refused with a named reason, never altered. Plain codes never come here (qr/render.ts).
+import { createHash } from "node:crypto";
+import { AppError } from "../core/errors";
+import type { DesignInput } from "../codes/fields";
+import type { FrameName } from "../qr/frames";
+import { qrMatrixBestFit, type ErrorCorrection } from "../qr/matrix";
+import type { QrMatrix } from "../qr/png";
+import { readBrandPreset } from "../store/brandPresets";
+import { assertContrast } from "./contrast";
+import { loadLogo, normalizeLogo, storeLogo, type StoredLogo } from "./logo";
+import { designRefused } from "./refusal";
+import { designedSvg, type DesignStyle, type LogoImage } from "./svg";
+import { encodePng, rasterise, verifyRaster } from "./verify";
+
+export interface StoredDesign extends DesignStyle {
+  logo: StoredLogo | null;
+  /** The preset the design started from, for people; the stored fields are what is drawn. */
+  preset: string | null;
+}
+
+export const DEFAULT_DESIGN: StoredDesign = {
+  foreground: "#000000",
+  background: "#FFFFFF",
+  moduleStyle: "square",
+  eyeStyle: "square",
+  quietZone: 4,
+  logo: null,
+  preset: null,
+};
+
+/** With a logo the centre is covered, so H (30%) is required; without, styled modules get Q like frames. */
+const LOGO_ERROR_CORRECTION: readonly ErrorCorrection[] = ["H"];
+const STYLED_ERROR_CORRECTION: readonly ErrorCorrection[] = ["Q", "M", "L"];
+
+const upper = (hex: string | undefined) => hex?.toUpperCase();
+
+/**
+ * The design a code stores: the named preset (if any), then the fields given. Colours are checked
+ * first (cheap), then the logo is re-encoded and stored with the workspace.
+ */
+export async function resolveDesign(merchantId: string, input: DesignInput): Promise<StoredDesign> {
+  let base = DEFAULT_DESIGN;
+  if (input.preset) {
+    const preset = await readBrandPreset(merchantId, input.preset);
+    if (!preset) throw new AppError("NOT_FOUND", `No brand preset named "${input.preset}" in this workspace`, { hint: "Save it first in the console (Settings, Brand presets), or omit preset." });
+    base = { ...preset.design, preset: preset.name };
+  }
+  const design: StoredDesign = {
+    foreground: upper(input.foreground) ?? base.foreground,
+    background: upper(input.background) ?? base.background,
+    moduleStyle: input.moduleStyle ?? base.moduleStyle,
+    eyeStyle: input.eyeStyle ?? base.eyeStyle,
+    quietZone: input.quietZone ?? base.quietZone,
+    logo: base.logo,
+    preset: base.preset,
+  };
+  assertContrast(design.foreground, design.background);
+  if (input.logo) design.logo = await storeLogo(merchantId, await normalizeLogo(input.logo.data, input.logo.mediaType));
+  return design;
+}
+
+/** Colours only, no storage: what the keyless sandbox accepts. */
+export function colourDesign(input: { foreground?: string; background?: string }): StoredDesign {
+  const design = { ...DEFAULT_DESIGN, foreground: upper(input.foreground) ?? DEFAULT_DESIGN.foreground, background: upper(input.background) ?? DEFAULT_DESIGN.background };
+  assertContrast(design.foreground, design.background);
+  return design;
+}
+
+function designMatrix(payload: string, design: StoredDesign): QrMatrix {
+  try {
+    return qrMatrixBestFit(payload, design.logo ? LOGO_ERROR_CORRECTION : STYLED_ERROR_CORRECTION);
+  } catch (error) {
+    if (!design.logo) throw error;
+    throw designRefused("too-long-for-logo", `The encoded text (${Buffer.byteLength(payload)} bytes) does not fit a QR code at error correction H, which a logo needs`, "Use a dynamic code (it encodes a short link), a shorter URL, or no logo.");
+  }
+}
+
+/** Draws a design with its logo's pixels at hand (no storage); contrast is checked again, as stored designs may predate a rule. */
+export function drawDesign(payload: string, design: StoredDesign, logo: LogoImage | null, frame: FrameName | null): string {
+  assertContrast(design.foreground, design.background);
+  return designedSvg(designMatrix(payload, design), design, logo, frame);
+}
+
+async function drawSvg(payload: string, design: StoredDesign, frame: FrameName | null): Promise<string> {
+  return drawDesign(payload, design, design.logo ? await loadLogo(design.logo) : null, frame);
+}
+
+/** Hashes of SVG documents this instance has decoded already: drawing is deterministic, checking once is enough. */
+const verifiedSvgs = new Set<string>();
+const VERIFIED_MAX = 10_000;
+
+const svgHash = (svg: string) => createHash("sha256").update(svg).digest("hex");
+
+function rememberVerified(hash: string): void {
+  if (verifiedSvgs.size >= VERIFIED_MAX) verifiedSvgs.clear();
+  verifiedSvgs.add(hash);
+}
+
+/**
+ * Both files of a design, checked: the SVG is rasterised once at 1024 px, that raster is decoded at three
+ * sizes by both decoders, and the PNG is the same raster losslessly encoded.
+ */
+export async function renderDesignedFiles(payload: string, design: StoredDesign, frame: FrameName | null): Promise<{ png: Buffer; svg: string }> {
+  return checkedFiles(await drawSvg(payload, design, frame), payload);
+}
+
+/** Rasterises a drawn design, decodes it, and gives the checked SVG and its PNG. */
+export async function checkedFiles(svg: string, payload: string): Promise<{ png: Buffer; svg: string }> {
+  const raster = await rasterise(svg);
+  await verifyRaster(raster, payload);
+  rememberVerified(svgHash(svg));
+  return { png: await encodePng(raster), svg };
+}
+
+/** The designed SVG, decoded (once per instance per document) before it is returned. */
+export async function renderDesignedSvg(payload: string, design: StoredDesign, frame: FrameName | null): Promise<string> {
+  const svg = await drawSvg(payload, design, frame);
+  const hash = svgHash(svg);
+  if (!verifiedSvgs.has(hash)) {
+    await verifyRaster(await rasterise(svg), payload, "SVG");
+    rememberVerified(hash);
+  }
+  return svg;
+}
