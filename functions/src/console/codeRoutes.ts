@@ -25,7 +25,7 @@ export const codeEndpoints: Endpoint[] = [
     path: "/api/console/codes/preview",
     credential: "member",
     ownAddressOnly: true,
-    standing: "consoleWrites",
+    limit: "previews",
     body: ConsolePreviewSchema,
     async handle({ res, body: input }) {
       const { template, dynamic } = effectiveLook(input);
