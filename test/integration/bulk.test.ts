@@ -6,6 +6,18 @@ import { decodePng, fetchPng } from "../helpers/qr";
 import { createCodes } from "../../functions/src/codes/service";
 import { bulkApp } from "../../functions/src/bulk/app";
 import { claimIdempotencyKey } from "../../functions/src/store/idempotency";
+import { imageStore } from "../../functions/src/images/store";
+import { sha256Hex } from "../../functions/src/core/hash";
+import { Timestamp, WriteBatch } from "firebase-admin/firestore";
+import type { Express } from "express";
+import type { AddressInfo } from "node:net";
+
+/** Serves the bulk endpoint in this process, so a test can reach into the call (stall it, lose a commit's answer). */
+async function inProcessBulk(): Promise<{ base: string; close: () => void }> {
+  const server = (bulkApp as unknown as Express).listen(0, "127.0.0.1");
+  await new Promise((r) => server.once("listening", r));
+  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
 
 async function bulk(credential: string | undefined, body: unknown, headers: Record<string, string> = {}, base = appUrl()) {
   const res = await fetch(`${base}/api/bulk-qr-codes`, {
@@ -168,5 +180,75 @@ describe("bulk endpoint", function () {
       assert.equal((await firestore().collection("links").doc(code.uniqueQRCodeID).get()).exists, false);
     }
     for (const code of created) assert.equal((await fetch(code.qrImageUrl)).status, 404, "image deleted");
+  });
+
+  it("a call stalled past its lease, whose key another call took over, writes nothing and answers with that call's codes", async () => {
+    const served = await inProcessBulk();
+    const store = imageStore();
+    const put = store.put.bind(store);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    store.put = async (...args) => {
+      await gate; // the first call stalls while storing its images
+      return put(...args);
+    };
+    try {
+      const key = randomUUID();
+      const urls = ["https://example.com/stall/1", "https://example.com/stall/2"];
+      const stalled = bulk(merchant.apiKey, { urls }, { "Idempotency-Key": key }, served.base);
+      const record = firestore().collection("workspaces").doc(merchant.merchantId).collection("idempotency").doc(sha256Hex(key));
+      while (!(await record.get()).exists) await new Promise((r) => setTimeout(r, 20));
+      // Its lease runs out (as after 130 s), and a retry through the deployed path takes the key over.
+      await record.update({ leaseUntil: Timestamp.fromMillis(Date.now() - 1000) });
+      const retry = await bulk(merchant.apiKey, { urls }, { "Idempotency-Key": key });
+      assert.equal(retry.status, 200, JSON.stringify(retry.body));
+      release();
+      const late = await stalled;
+      assert.equal(late.status, 200, JSON.stringify(late.body));
+      assert.deepEqual(late.body.codes.map((c: any) => c.codeId), retry.body.codes.map((c: any) => c.codeId), "the stalled call answers with the codes that exist");
+      assert.equal(late.headers.get("idempotent-replayed"), "true");
+      assert.equal(await codeCount(merchant.merchantId), 2, "codes created once");
+    } finally {
+      store.put = put;
+      release();
+      served.close();
+    }
+  });
+
+  it("a commit whose answer is lost keeps the images of the codes it wrote, and answers with them", async () => {
+    const served = await inProcessBulk();
+    const proto = WriteBatch.prototype as unknown as { _commit: (this: { _ops: unknown[] }, ...args: unknown[]) => Promise<unknown> };
+    const commit = proto._commit;
+    let armed = false;
+    // The commit is applied, then its answer is lost (as on a deadline): the caller sees DEADLINE_EXCEEDED.
+    proto._commit = async function (...args) {
+      const result = await commit.apply(this, args);
+      if (armed && this._ops.length >= 4) {
+        armed = false;
+        throw Object.assign(new Error("4 DEADLINE_EXCEEDED: answer lost (simulated)"), { code: 4 });
+      }
+      return result;
+    };
+    try {
+      const urls = ["https://example.com/lost/1", "https://example.com/lost/2"];
+      for (const headers of [{ "Idempotency-Key": randomUUID() }, {}] as Array<Record<string, string>>) {
+        armed = true;
+        const res = await bulk(merchant.apiKey, { urls }, headers, served.base);
+        assert.equal(armed, false, "the commit's answer was lost");
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        for (const code of res.body.codes) {
+          assert.equal((await firestore().collection("workspaces").doc(merchant.merchantId).collection("codes").doc(code.codeId).get()).exists, true);
+          assert.equal(decodePng(await fetchPng(code.qrImageUrl)).payload, code.destinationUrl, "image kept");
+        }
+        if ("Idempotency-Key" in headers) {
+          const again = await bulk(merchant.apiKey, { urls }, headers, served.base);
+          assert.deepEqual(again.body, res.body);
+        }
+      }
+      assert.equal(await codeCount(merchant.merchantId), 4);
+    } finally {
+      proto._commit = commit;
+      served.close();
+    }
   });
 });

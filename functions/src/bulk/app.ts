@@ -9,8 +9,9 @@ import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import type { Caller } from "../auth/caller";
 import { DESIGN_MAX_BODY_BYTES, designSchema, titleFromUrl, type DesignInput } from "../codes/fields";
-import { createCodes } from "../codes/service";
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey, requestHashOf } from "../store/idempotency";
+import type { QrCode } from "../codes/model";
+import { requestHashOf } from "../store/idempotency";
+import { createCodesInBatch, createCodesOnce } from "./createOnce";
 
 export const BULK_SCOPE = "qr:write" as const;
 
@@ -42,68 +43,18 @@ export function idempotencyKeyOf(req: Request): string | undefined {
   return value;
 }
 
-const WAIT_FOR_OTHER_CALL_MS = 30_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function conflict(): AppError {
-  return new AppError("CONFLICT", "This Idempotency-Key was used with a different request body", {
-    hint: "Use a new Idempotency-Key for a new request.",
-  });
-}
-
-/**
- * Claims the key, or answers with what another call holding it produced: its response for the same
- * body (after waiting for it to finish), 409 for a different body.
- */
-export async function claimOrReplay<T = BulkResponse>(merchantId: string, key: string, requestHash: string): Promise<{ claimId: string } | { replay: T }> {
-  const deadline = Date.now() + WAIT_FOR_OTHER_CALL_MS;
-  for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
-    const claim = await claimIdempotencyKey<T>(merchantId, key, requestHash);
-    if (claim.state === "claimed") return { claimId: claim.claimId };
-    if (!claim.sameRequest) throw conflict();
-    if (claim.state === "done") return { replay: claim.response };
-    if (Date.now() + wait > deadline) {
-      throw new AppError("CONFLICT", "Another request with this Idempotency-Key is still in progress", {
-        hint: "Retry with the same Idempotency-Key in a few seconds to get its result.",
-      });
-    }
-    await sleep(wait);
-  }
-}
-
-async function handleBulk(req: Request, res: Response, caller: Caller, urls: string[], design?: DesignInput): Promise<BulkResponse | undefined> {
+async function handleBulk(req: Request, res: Response, caller: Caller, urls: string[], design?: DesignInput): Promise<BulkResponse> {
   const key = idempotencyKeyOf(req);
+  const inputs = urls.map((url) => ({ title: titleFromUrl(url), destinationUrl: url, design }));
+  const finish = (_writer: unknown, codes: QrCode[]): BulkResponse => ({
+    ok: true,
+    count: codes.length,
+    codes: codes.map((c) => ({ codeId: c.codeId, title: c.title, destinationUrl: c.destinationUrl, qrImageUrl: c.qrImageUrl })),
+  });
+  if (!key) return createCodesInBatch(caller.merchantId, inputs, "bulk", finish);
   // Without a design the hash is the URLs alone, as before designs existed.
-  const requestHash = requestHashOf(design ? { urls, design } : urls);
-
-  let claimId: string | undefined;
-  if (key) {
-    const outcome = await claimOrReplay(caller.merchantId, key, requestHash);
-    if ("replay" in outcome) {
-      res.set("Idempotent-Replayed", "true");
-      return outcome.replay;
-    }
-    claimId = outcome.claimId;
-  }
-  let response: BulkResponse | undefined;
-  try {
-    await createCodes(
-      caller.merchantId,
-      urls.map((url) => ({ title: titleFromUrl(url), destinationUrl: url, design })),
-      "bulk",
-      (batch, codes) => {
-        response = {
-          ok: true,
-          count: codes.length,
-          codes: codes.map((c) => ({ codeId: c.codeId, title: c.title, destinationUrl: c.destinationUrl, qrImageUrl: c.qrImageUrl })),
-        };
-        if (key) completeIdempotencyKey(batch, caller.merchantId, key, response);
-      },
-    );
-  } catch (error) {
-    if (key && claimId) await releaseIdempotencyKey(caller.merchantId, key, claimId).catch(() => undefined);
-    throw error;
-  }
+  const { response, replayed } = await createCodesOnce(caller.merchantId, key, requestHashOf(design ? { urls, design } : urls), inputs, "bulk", finish);
+  if (replayed) res.set("Idempotent-Replayed", "true");
   return response;
 }
 

@@ -79,7 +79,7 @@ export const codeEndpoints: Endpoint[] = [
     path: "/api/console/codes/preview",
     credential: "member",
     ownAddressOnly: true,
-    standing: "consoleWrites",
+    limit: "previews",
     maxBodyBytes: DESIGN_MAX_BODY_BYTES,
     body: ConsolePreviewSchema,
     async handle({ res, caller, body: input }) {

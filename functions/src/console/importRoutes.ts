@@ -3,10 +3,10 @@
 // a retried chunk answers with the codes it already made instead of making them twice.
 import { AppError } from "../core/errors";
 import { endpoint } from "../http/endpoint";
-import { claimOrReplay, idempotencyKeyOf } from "../bulk/app";
+import { idempotencyKeyOf } from "../bulk/app";
+import { createCodesOnce } from "../bulk/createOnce";
 import { publicCode, type PublicCode } from "../codes/model";
-import { createCodes } from "../codes/service";
-import { completeIdempotencyKey, releaseIdempotencyKey, requestHashOf } from "../store/idempotency";
+import { requestHashOf } from "../store/idempotency";
 import { publishInBatch } from "../store/codeStatus";
 import { ConsoleImportSchema } from "./schemas";
 import { DESIGN_MAX_BODY_BYTES } from "../codes/fields";
@@ -30,23 +30,17 @@ export const importEndpoint = endpoint({
     const { rows, publish = true, design } = body;
     const key = idempotencyKeyOf(req);
     if (!key) throw new AppError("VALIDATION_FAILED", "Send an Idempotency-Key header, one per chunk, so a retry never creates codes twice");
-    // Namespaced so the same key on the bulk endpoint (a different body shape) is a conflict, never a replay.
-    const outcome = await claimOrReplay<ImportResponse>(who.merchantId, key, requestHashOf(design ? { consoleImport: rows, publish, design } : { consoleImport: rows, publish }));
-    if ("replay" in outcome) {
-      res.set("Idempotent-Replayed", "true");
-      return outcome.replay;
-    }
     const now = new Date();
-    let response: ImportResponse | undefined;
-    try {
-      await createCodes(who.merchantId, design ? rows.map((row) => ({ ...row, design })) : rows, "bulk", (batch, codes) => {
-        if (publish) for (const c of codes) publishInBatch(batch, who.merchantId, c.codeId, who.uid, now);
-        response = { ok: true, count: codes.length, codes: codes.map((c) => publicCode({ ...c, status: publish ? "published" : "draft" })) };
-        completeIdempotencyKey(batch, who.merchantId, key, response);
-      });
-    } catch (error) {
-      await releaseIdempotencyKey(who.merchantId, key, outcome.claimId).catch(() => undefined);
-      throw error;
+    // Namespaced so the same key on the bulk endpoint (a different body shape) is a conflict, never a replay.
+    const hash = requestHashOf(design ? { consoleImport: rows, publish, design } : { consoleImport: rows, publish });
+    const inputs = design ? rows.map((row) => ({ ...row, design })) : rows;
+    const { response, replayed } = await createCodesOnce<ImportResponse>(who.merchantId, key, hash, inputs, "bulk", (batch, codes) => {
+      if (publish) for (const c of codes) publishInBatch(batch, who.merchantId, c.codeId, who.uid, now);
+      return { ok: true, count: codes.length, codes: codes.map((c) => publicCode({ ...c, status: publish ? "published" : "draft" })) };
+    });
+    if (replayed) {
+      res.set("Idempotent-Replayed", "true");
+      return response;
     }
     res.status(201);
     return response;

@@ -1,39 +1,54 @@
-// Per-key and per-user rate limits on keyed surfaces, shared across instances (docs/decisions.md,
-// "Rate limits"). Fixed windows: each instance counts locally and, at most once a second per subject,
-// publishes its count and reads the sum of the other instances' counts (store/rateLimits.ts). The limit
-// is therefore approximate: N instances can each let through up to a second's worth of calls beyond it
-// before they see each other. A Firestore failure fails open (logged): a limiter outage must not take
-// the service down with it.
+// Rate limits shared across instances (docs/decisions.md, "Rate limits"). Fixed windows; each instance
+// admits calls from quota it has leased, and leases more in chunks when it runs out. A lease writes the
+// instance's own running total for the window to its own document, then (only after that write) reads
+// every instance's total (store/rateLimits.ts), and keeps only what fits under the limit. Because each
+// instance writes before it reads, of any two concurrent leases at least one sees the other, so leases
+// granted across instances never add up past the limit; no document is written by two instances.
+// The price is quota leased but left unused on an instance (at most a chunk each, chunks shrink as the
+// window's budget runs low). A Firestore failure fails open (logged): a limiter outage must not take the
+// service down with it.
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "./hash";
 import { AppError } from "./errors";
 import { logError } from "./log";
-import { readRateLimitOverrides, syncWindowCount } from "../store/rateLimits";
+import { leaseWindowQuota, readRateLimitOverrides, readWindowTotal, type RateLimitOverrides } from "../store/rateLimits";
 
 export interface RateLimitRule {
   max: number;
   windowSeconds: number;
   /** What is counted, for messages and docs. */
   counts: string;
+  /** Who it is counted for: a credential (key or signed-in user), or a client address. */
+  per: "credential" | "address";
 }
 
 /** Defaults; an operator can change `max` per workspace (docs/decisions.md lists them). */
 export const RATE_LIMITS = {
-  toolCalls: { max: 600, windowSeconds: 60, counts: "tools/call requests" },
-  bulk: { max: 60, windowSeconds: 60, counts: "bulk requests" },
-  appScans: { max: 120, windowSeconds: 60, counts: "app scan reports" },
-  consoleWrites: { max: 120, windowSeconds: 60, counts: "console changes" },
+  toolCalls: { max: 600, windowSeconds: 60, counts: "tools/call requests", per: "credential" },
+  bulk: { max: 60, windowSeconds: 60, counts: "bulk requests", per: "credential" },
+  appScans: { max: 120, windowSeconds: 60, counts: "app scan reports", per: "credential" },
+  consoleWrites: { max: 120, windowSeconds: 60, counts: "console changes", per: "credential" },
+  previews: { max: 300, windowSeconds: 60, counts: "PNG previews", per: "credential" },
+  mcpUnauthenticated: { max: 1200, windowSeconds: 60, counts: "MCP requests without a valid credential", per: "address" },
 } as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitName = keyof typeof RATE_LIMITS;
 export const RATE_LIMIT_NAMES = Object.keys(RATE_LIMITS) as RateLimitName[];
 
-/** Who is limited: an API key, or a signed-in user (ID token or session cookie). */
+/**
+ * A workspace's aggregate budget for a credential limit, unless an operator sets one: this many times
+ * the per-credential limit in effect, so minting more keys or grants does not multiply it.
+ */
+export const WORKSPACE_LIMIT_MULTIPLE = 3;
+
+/** Who is limited: an API key or OAuth grant, a signed-in user, or (per-address limits) a client address. */
 export interface RateSubject {
-  /** The workspace whose overrides apply; absent for a signed-in user acting outside any workspace. */
+  /** The workspace whose overrides and aggregate budget apply; absent outside any workspace. */
   merchantId?: string;
   keyId?: string;
-  uid: string;
+  uid?: string;
+  /** A client address, or an IPv6 /64 (http/clientAddress.ts rateLimitSubject). */
+  address?: string;
 }
 
 export interface RateDecision {
@@ -43,105 +58,206 @@ export interface RateDecision {
   remaining: number;
   resetAt: Date;
   retryAfterSeconds: number;
+  /** Which budget decided: the credential's (or address's) own, or the workspace's aggregate. */
+  scope: "subject" | "workspace";
 }
 
-interface WindowState {
+/** One subject's window on this instance. */
+interface Bucket {
+  /** The window key shared by every instance (a valid document id). */
+  key: string;
   index: number;
-  local: number;
+  /** When the window's documents may be deleted (TTL): an hour after the window ends. */
+  expiresAt: Date;
+  /** Quota this instance holds in the window: its document's count. */
+  granted: number;
+  /** Calls admitted here from that quota. */
+  used: number;
+  /** The other instances' totals at the last lease or read. */
   others: number;
-  syncedAt: number;
-  syncing?: Promise<void>;
+  readAt: number;
+  /** Set when a lease got less than it asked for: refuse locally until a re-check is due. */
+  exhaustedAt?: number;
+  leasing?: Promise<void>;
+  /** Calls waiting for the lease in flight. */
+  waiting: number;
+  /** The next lease's size before caps: doubles while leases run out fast, halves when they do not. */
+  chunk: number;
+  /** performance.now() when the last lease arrived. */
+  leasedAt: number;
 }
 
+/** Largest lease, as a fraction of the limit; leases also shrink to a tenth of what is left. */
+const LEASE_DIVISOR = 20;
+const REMAINDER_DIVISOR = 10;
+/** A lease used up within this long was too small: the next one is twice the size. */
+const FAST_LEASE_MS = 250;
+/** How long an exhausted bucket refuses without asking Firestore again (limits can be raised meanwhile). */
+const EXHAUSTED_RECHECK_MS = 1000;
+const PEEK_READ_INTERVAL_MS = 1000;
 const OVERRIDE_CACHE_MS = 30_000;
-const MAX_TRACKED_SUBJECTS = 20_000;
+const MAX_TRACKED_BUCKETS = 20_000;
 
 export class RateLimiter {
-  private readonly states = new Map<string, WindowState>();
-  private readonly overrides = new Map<string, { at: number; values: Promise<Record<string, number>> }>();
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly overrides = new Map<string, { at: number; values: Promise<RateLimitOverrides> }>();
 
-  constructor(
-    private readonly instanceId = randomBytes(8).toString("hex"),
-    private readonly syncIntervalMs = 1000,
-  ) {}
+  constructor(private readonly instanceId = randomBytes(8).toString("hex")) {}
 
-  /** Counts one call against `name` for the subject, unless it is over the limit. */
+  /** Counts one call against `name` for the subject, unless its own or its workspace's budget is spent. */
   async take(name: RateLimitName, subject: RateSubject, now = Date.now()): Promise<RateDecision> {
-    return this.decide(name, subject, now, true);
+    const { own, workspace, max, workspaceMax, index } = await this.bucketsFor(name, subject, now);
+    if (!(await this.acquire(own, max, now))) return decision(name, "subject", index, now, own, max, workspace, workspaceMax);
+    if (workspace && !(await this.acquire(workspace, workspaceMax, now))) {
+      own.used -= 1; // a refused call is not counted
+      return decision(name, "workspace", index, now, own, max, workspace, workspaceMax);
+    }
+    return decision(name, undefined, index, now, own, max, workspace, workspaceMax);
   }
 
   /** The subject's standing without counting a call (for headers on responses that cost nothing). */
   async peek(name: RateLimitName, subject: RateSubject, now = Date.now()): Promise<RateDecision> {
-    return this.decide(name, subject, now, false);
+    const { own, workspace, max, workspaceMax, index } = await this.bucketsFor(name, subject, now);
+    await Promise.all([this.refresh(own, now), workspace && this.refresh(workspace, now)]);
+    return decision(name, undefined, index, now, own, max, workspace, workspaceMax);
   }
 
-  private async decide(name: RateLimitName, subject: RateSubject, now: number, consume: boolean): Promise<RateDecision> {
-    const rule = RATE_LIMITS[name];
-    const max = (await this.overridesFor(subject.merchantId, now))[name] ?? rule.max;
-    const windowMs = rule.windowSeconds * 1000;
-    const index = Math.floor(now / windowMs);
-    const resetAt = new Date((index + 1) * windowMs);
-    const key = `${name}_${subjectHash(subject)}_${index}`;
-    const state = this.stateFor(key, index);
-    if (consume) state.local += 1;
-    if (now - state.syncedAt >= this.syncIntervalMs) await this.sync(key, state, resetAt, now);
-    const used = state.local + state.others;
-    const allowed = !consume || used <= max;
-    if (consume && !allowed) state.local -= 1; // a refused call is not counted
-    return {
-      name,
-      allowed,
-      limit: max,
-      remaining: Math.max(0, max - (state.local + state.others)),
-      resetAt,
-      retryAfterSeconds: Math.max(1, Math.ceil((resetAt.getTime() - now) / 1000)),
-    };
+  private async bucketsFor(name: RateLimitName, subject: RateSubject, now: number) {
+    const rule: RateLimitRule = RATE_LIMITS[name];
+    const overrides = await this.overridesFor(subject.merchantId, now);
+    const max = overrides.subject[name] ?? rule.max;
+    const index = Math.floor(now / (rule.windowSeconds * 1000));
+    const windowEnd = (index + 1) * rule.windowSeconds * 1000;
+    const own = this.bucket(name, subjectId(subject), index, windowEnd);
+    const pooled = rule.per === "credential" && subject.merchantId !== undefined;
+    const workspaceMax = overrides.workspace[name] ?? max * WORKSPACE_LIMIT_MULTIPLE;
+    const workspace = pooled ? this.bucket(name, `ws:${subject.merchantId}`, index, windowEnd) : undefined;
+    return { own, workspace, max, workspaceMax, index };
   }
 
-  private stateFor(key: string, index: number): WindowState {
-    let state = this.states.get(key);
-    if (!state) {
-      if (this.states.size >= MAX_TRACKED_SUBJECTS) {
-        for (const [k, s] of this.states) if (s.index < index) this.states.delete(k);
+  private bucket(name: string, id: string, index: number, windowEnd: number): Bucket {
+    const mapKey = `${name}|${id}|${index}`;
+    let bucket = this.buckets.get(mapKey);
+    if (!bucket) {
+      if (this.buckets.size >= MAX_TRACKED_BUCKETS) {
+        for (const [k, b] of this.buckets) if (b.index < index) this.buckets.delete(k);
       }
-      state = { index, local: 0, others: 0, syncedAt: 0 };
-      this.states.set(key, state);
+      const key = `${name}_${sha256Hex(id).slice(0, 32)}_${index}`;
+      bucket = { key, index, expiresAt: new Date(windowEnd + 3_600_000), granted: 0, used: 0, others: 0, readAt: 0, waiting: 0, chunk: 1, leasedAt: -Infinity };
+      this.buckets.set(mapKey, bucket);
     }
-    return state;
+    return bucket;
   }
 
-  private sync(key: string, state: WindowState, resetAt: Date, now: number): Promise<void> {
-    state.syncing ??= syncWindowCount(key, this.instanceId, state.local, new Date(resetAt.getTime() + 3_600_000))
-      .then((others) => {
-        state.others = others;
-        state.syncedAt = now;
+  /** Takes one unit of leased quota, leasing more (one lease in flight per bucket) when none is left. */
+  private async acquire(bucket: Bucket, max: number, now: number): Promise<boolean> {
+    for (;;) {
+      if (bucket.used < bucket.granted) {
+        bucket.used += 1;
+        return true;
+      }
+      if (bucket.leasing) {
+        bucket.waiting += 1;
+        await bucket.leasing;
+        bucket.waiting -= 1;
+        continue;
+      }
+      if (bucket.exhaustedAt !== undefined && now - bucket.exhaustedAt < EXHAUSTED_RECHECK_MS) return false;
+      const before = bucket.granted;
+      await this.lease(bucket, max, now);
+      if (bucket.granted === before && bucket.used >= bucket.granted) return false;
+    }
+  }
+
+  /**
+   * Leases a chunk sized to demand (the callers waiting, and how fast the last lease ran out), so that an
+   * instance with little traffic holds little unused quota, capped at a twentieth of the limit and a tenth
+   * of what was left at the last look.
+   */
+  private lease(bucket: Bucket, max: number, now: number): Promise<void> {
+    bucket.chunk = performance.now() - bucket.leasedAt < FAST_LEASE_MS ? bucket.chunk * 2 : Math.max(1, bucket.chunk >> 1);
+    const left = max - bucket.others - bucket.granted;
+    const cap = Math.max(1, Math.min(Math.ceil(max / LEASE_DIVISOR), Math.floor(left / REMAINDER_DIVISOR)));
+    bucket.chunk = Math.min(bucket.chunk, cap);
+    const chunk = Math.min(Math.max(bucket.chunk, bucket.waiting), cap);
+    bucket.leasing = leaseWindowQuota(bucket.key, this.instanceId, bucket.granted, chunk, max, bucket.expiresAt)
+      .then(({ granted, others }) => {
+        bucket.exhaustedAt = granted - bucket.granted < chunk ? now : undefined;
+        bucket.granted = granted;
+        bucket.others = others;
+        bucket.readAt = now;
+        bucket.leasedAt = performance.now();
       })
       .catch((error) => {
-        state.syncedAt = now; // fail open, and do not retry on every call
-        logError("rate limit sync failed", error);
+        bucket.granted += chunk; // fail open
+        logError("rate limit lease failed", error);
       })
       .finally(() => {
-        state.syncing = undefined;
+        bucket.leasing = undefined;
       });
-    return state.syncing;
+    return bucket.leasing;
   }
 
-  private overridesFor(merchantId: string | undefined, now: number): Promise<Record<string, number>> {
-    if (!merchantId) return Promise.resolve({});
+  /** Brings the other instances' totals up to date for a standing, at most once a second. */
+  private async refresh(bucket: Bucket, now: number): Promise<void> {
+    if (bucket.leasing) return bucket.leasing;
+    if (now - bucket.readAt < PEEK_READ_INTERVAL_MS) return;
+    bucket.readAt = now;
+    bucket.others = await readWindowTotal(bucket.key, this.instanceId).catch((error) => {
+      logError("rate limit read failed", error);
+      return bucket.others;
+    });
+  }
+
+  private overridesFor(merchantId: string | undefined, now: number): Promise<RateLimitOverrides> {
+    if (!merchantId) return Promise.resolve(NO_OVERRIDES);
     const cached = this.overrides.get(merchantId);
     if (cached && now - cached.at < OVERRIDE_CACHE_MS) return cached.values;
     const values = readRateLimitOverrides(merchantId).catch((error) => {
       logError("rate limit overrides unreadable", error);
-      return {};
+      return NO_OVERRIDES;
     });
     this.overrides.set(merchantId, { at: now, values });
     return values;
   }
 }
 
-function subjectHash(subject: RateSubject): string {
-  const id = subject.keyId ? `key:${subject.keyId}` : `user:${subject.uid}`;
-  return sha256Hex(id).slice(0, 32);
+const NO_OVERRIDES: RateLimitOverrides = { subject: {}, workspace: {} };
+
+function subjectId(subject: RateSubject): string {
+  if (subject.address !== undefined) return `addr:${subject.address}`;
+  return subject.keyId ? `key:${subject.keyId}` : `user:${subject.uid}`;
+}
+
+function remainingOf(bucket: Bucket, max: number): number {
+  return Math.max(0, max - bucket.others - bucket.used);
+}
+
+/** `refusedBy` names the budget that refused the call; undefined when it was admitted (or only peeked). */
+function decision(
+  name: RateLimitName,
+  refusedBy: "subject" | "workspace" | undefined,
+  index: number,
+  now: number,
+  own: Bucket,
+  max: number,
+  workspace: Bucket | undefined,
+  workspaceMax: number,
+): RateDecision {
+  const windowMs = RATE_LIMITS[name].windowSeconds * 1000;
+  const resetAt = new Date((index + 1) * windowMs);
+  const ownRemaining = remainingOf(own, max);
+  const workspaceRemaining = workspace ? remainingOf(workspace, workspaceMax) : Infinity;
+  const byWorkspace = refusedBy ? refusedBy === "workspace" : workspaceRemaining < ownRemaining;
+  return {
+    name,
+    allowed: refusedBy === undefined,
+    limit: byWorkspace ? workspaceMax : max,
+    remaining: refusedBy ? 0 : Math.min(ownRemaining, workspaceRemaining),
+    resetAt,
+    retryAfterSeconds: Math.max(1, Math.ceil((resetAt.getTime() - now) / 1000)),
+    scope: byWorkspace ? "workspace" : "subject",
+  };
 }
 
 /** The instance's limiter: one per process, like any per-instance cache. */
@@ -158,13 +274,17 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
 }
 
 export function rateLimitedError(decision: RateDecision): AppError {
-  const rule = RATE_LIMITS[decision.name];
+  const rule: RateLimitRule = RATE_LIMITS[decision.name];
+  const whose = decision.scope === "workspace" ? "this workspace (all its keys and grants together)" : rule.per === "address" ? "this client address" : "this credential";
   return new AppError(
     "RATE_LIMITED",
-    `Rate limit reached: at most ${decision.limit} ${rule.counts} per ${rule.windowSeconds} s for this credential; retry in ${decision.retryAfterSeconds} s`,
+    `Rate limit reached: at most ${decision.limit} ${rule.counts} per ${rule.windowSeconds} s for ${whose}; retry in ${decision.retryAfterSeconds} s`,
     {
-      hint: "Wait for Retry-After seconds. Limits are per key or signed-in user; ask the operator for a higher workspace limit.",
-      details: { limit: decision.limit, windowSeconds: rule.windowSeconds, retryAfterSeconds: decision.retryAfterSeconds, resetAt: decision.resetAt.toISOString() },
+      hint:
+        rule.per === "address"
+          ? "Wait for Retry-After seconds, or authenticate: requests with a valid credential are limited per credential."
+          : "Wait for Retry-After seconds. Limits are per key or signed-in user, and per workspace; ask the operator for a higher workspace limit.",
+      details: { limit: decision.limit, windowSeconds: rule.windowSeconds, retryAfterSeconds: decision.retryAfterSeconds, resetAt: decision.resetAt.toISOString(), scope: decision.scope },
     },
   );
 }

@@ -12,7 +12,7 @@ import { rateLimitedError, rateLimitHeaders, rateLimiter, type RateDecision, typ
 import { parseOrThrow } from "../core/validation";
 import { authenticate, callerForUser, credentialKind, requireScope, verifyUser, type Caller, type VerifiedUser } from "../auth/caller";
 import type { Scope } from "../auth/scopes";
-import { clientAddressOf } from "./clientAddress";
+import { clientAddressOf, rateLimitSubject } from "./clientAddress";
 import { refuseForeignAddress } from "./originGuard";
 import { captureRawBody, isJsonContentType, methodNotAllowed, parseJsonBody } from "./rest";
 
@@ -106,6 +106,15 @@ export async function enforceRateLimit(
 ): Promise<RateDecision | undefined> {
   const subject = subjectOf(verified);
   if (!subject) return undefined;
+  return applyLimit(res, req, name, subject, surface, consume);
+}
+
+/** Counts a request against a per-address limit (an IPv6 /64 counts as one), as enforceRateLimit does. */
+export function enforceAddressLimit(res: Response, req: Request, name: RateLimitName, surface: string): Promise<RateDecision> {
+  return applyLimit(res, req, name, { address: rateLimitSubject(clientAddressOf(req)) }, surface, true);
+}
+
+async function applyLimit(res: Response, req: Request, name: RateLimitName, subject: RateSubject, surface: string, consume: boolean): Promise<RateDecision> {
   const decision = consume ? await rateLimiter().take(name, subject) : await rateLimiter().peek(name, subject);
   res.set(rateLimitHeaders(decision));
   if (!decision.allowed) {
@@ -113,8 +122,8 @@ export async function enforceRateLimit(
       surface,
       path: req.path,
       client: clientAddressOf(req),
-      limit: name,
-      subject: subject.keyId ?? `uid:${subject.uid}`,
+      limit: decision.scope === "workspace" ? `${name} (workspace)` : name,
+      subject: decision.scope === "workspace" ? `merchant:${subject.merchantId}` : (subject.keyId ?? (subject.uid ? `uid:${subject.uid}` : `address:${subject.address}`)),
       max: decision.limit,
       windowSeconds: Math.round((decision.resetAt.getTime() - Date.now()) / 1000),
     });

@@ -5,8 +5,8 @@ import { AppError } from "../core/errors";
 import { MCP_MAX_BODY_BYTES } from "../core/limits";
 import { captureRawBody, createRestApp, parseJsonBody } from "../http/rest";
 import { refuseForeignAddress } from "../http/originGuard";
-import type { Caller } from "../auth/caller";
-import { authenticateRequest, enforceRateLimit } from "../http/endpoint";
+import { credentialKind, type Caller } from "../auth/caller";
+import { authenticateRequest, enforceAddressLimit, enforceRateLimit } from "../http/endpoint";
 import { McpDispatcher, rpcError } from "./protocol";
 import { isModernVersion } from "./era2026";
 import { checkStandardHeaders, headerValue } from "./httpHeaders";
@@ -21,6 +21,16 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
     return;
   }
   const protocolVersionHeader = headerValue(req.headers, "mcp-protocol-version");
+  // Requests without a credential are metered per client address before any work is done for them.
+  const anonymous = credentialKind(req.headers) === "none";
+  if (anonymous) {
+    try {
+      await enforceAddressLimit(res, req, "mcpUnauthenticated", "mcp");
+    } catch (error) {
+      res.status(429).json(rpcError(isModernVersion(protocolVersionHeader) ? undefined : null, error));
+      return;
+    }
+  }
   let body: unknown;
   try {
     body = parseJsonBody(req, MCP_MAX_BODY_BYTES);
@@ -31,7 +41,18 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
   }
   let caller: Caller | undefined;
   const dispatcher = new McpDispatcher(
-    async () => (caller = (await authenticateRequest(req, "caller", "mcp")).caller!),
+    async () => {
+      try {
+        caller = (await authenticateRequest(req, "caller", "mcp")).caller!;
+        return caller;
+      } catch (error) {
+        // A credential that fails counts against its address, as no credential does; over the limit, 429.
+        if (!anonymous && error instanceof AppError && (error.httpStatus === 401 || error.httpStatus === 403)) {
+          await enforceAddressLimit(res, req, "mcpUnauthenticated", "mcp");
+        }
+        throw error;
+      }
+    },
     (verified) => enforceRateLimit(res, req, "toolCalls", { caller: verified }, "mcp"),
   );
   const outcome = await dispatcher.handleBody(body, {

@@ -1,6 +1,6 @@
-// Rate-limit windows shared by every instance. Each instance writes its own count for a window:
+// Rate-limit windows shared by every instance. Each instance writes its own total for a window:
 //   rateLimits/{window key}~{instance}: key (the window key), count, expiresAt (TTL)
-// and reads the others' counts with one query on `key`. An instance's document is written by that
+// and reads the others' totals with one query on `key`. An instance's document is written by that
 // instance alone, so there is no contention on a hot key however many instances serve it.
 import { Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
@@ -8,33 +8,63 @@ import { COLLECTIONS } from "./collections";
 
 const windows = () => db().collection(COLLECTIONS.rateLimits);
 
-/**
- * Records this instance's count for a window and returns the sum of every other instance's count.
- * The window key is built from hashes and names only, so it is a valid document id.
- */
-export async function syncWindowCount(windowKey: string, instanceId: string, count: number, expiresAt: Date): Promise<number> {
-  const write = windows()
-    .doc(`${windowKey}~${instanceId}`)
-    .set({ key: windowKey, count, expiresAt: Timestamp.fromDate(expiresAt) });
-  const read = windows().where("key", "==", windowKey).select("count").get();
-  const [, snap] = await Promise.all([write, read]);
+/** The sum of every other instance's total for a window. */
+export async function readWindowTotal(windowKey: string, instanceId: string): Promise<number> {
+  const own = `${windowKey}~${instanceId}`;
+  const snap = await windows().where("key", "==", windowKey).select("count").get();
   let others = 0;
-  for (const doc of snap.docs) if (doc.id !== `${windowKey}~${instanceId}`) others += Number(doc.get("count")) || 0;
+  for (const doc of snap.docs) if (doc.id !== own) others += Number(doc.get("count")) || 0;
   return others;
 }
 
-/** Per-workspace overrides, set by an operator (`npm run admin -- set-rate-limit`). */
-export async function readRateLimitOverrides(merchantId: string): Promise<Record<string, number>> {
-  const snap = await db().collection(COLLECTIONS.workspaces).doc(merchantId).get();
-  const value = snap.get("rateLimits") as unknown;
-  if (typeof value !== "object" || value === null) return {};
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => Number.isInteger(v) && (v as number) > 0)) as Record<string, number>;
+/**
+ * Leases up to `chunk` more calls of a window for this instance, which holds `granted` so far, under `max`.
+ * Writes the instance's new total first and only then reads the others' totals: of two concurrent
+ * leases, at least one therefore sees the other's write, and the one that sees it keeps only what fits,
+ * so the totals granted never exceed `max` (docs/decisions.md, "Rate limits"). What is not granted is
+ * taken back from the document before the next lease writes it. The window key is built from hashes and
+ * names only, so it is a valid document id.
+ */
+export async function leaseWindowQuota(
+  windowKey: string,
+  instanceId: string,
+  granted: number,
+  chunk: number,
+  max: number,
+  expiresAt: Date,
+): Promise<{ granted: number; others: number }> {
+  const own = windows().doc(`${windowKey}~${instanceId}`);
+  const write = (count: number) => own.set({ key: windowKey, count, expiresAt: Timestamp.fromDate(expiresAt) });
+  await write(granted + chunk);
+  const others = await readWindowTotal(windowKey, instanceId);
+  const grant = Math.max(0, Math.min(chunk, max - others - granted));
+  if (grant < chunk) await write(granted + grant);
+  return { granted: granted + grant, others };
 }
 
-export async function writeRateLimitOverride(merchantId: string, limit: string, max: number | null): Promise<void> {
+/** Operator overrides of a workspace: per-credential maxima, and the workspace's aggregate maxima. */
+export interface RateLimitOverrides {
+  subject: Record<string, number>;
+  workspace: Record<string, number>;
+}
+
+const positiveIntegers = (value: unknown): Record<string, number> =>
+  typeof value === "object" && value !== null
+    ? (Object.fromEntries(Object.entries(value).filter(([, v]) => Number.isInteger(v) && (v as number) > 0)) as Record<string, number>)
+    : {};
+
+/** Per-workspace overrides, set by an operator (`npm run admin -- set-rate-limit`). */
+export async function readRateLimitOverrides(merchantId: string): Promise<RateLimitOverrides> {
+  const snap = await db().collection(COLLECTIONS.workspaces).doc(merchantId).get();
+  return { subject: positiveIntegers(snap.get("rateLimits")), workspace: positiveIntegers(snap.get("workspaceRateLimits")) };
+}
+
+/** Sets (or with `null` clears) a workspace's per-credential max, or with `per: "workspace"` its aggregate max. */
+export async function writeRateLimitOverride(merchantId: string, limit: string, max: number | null, per: "credential" | "workspace" = "credential"): Promise<void> {
   const { FieldValue } = await import("firebase-admin/firestore");
+  const field = per === "workspace" ? "workspaceRateLimits" : "rateLimits";
   await db()
     .collection(COLLECTIONS.workspaces)
     .doc(merchantId)
-    .set({ rateLimits: { [limit]: max === null ? FieldValue.delete() : max } }, { merge: true });
+    .set({ [field]: { [limit]: max === null ? FieldValue.delete() : max } }, { merge: true });
 }
