@@ -34,3 +34,8 @@ export const LOCAL_PORTS = {
   storage: 9199,
   hub: 4400,
 } as const;
+
+/** The limit subject of every client resolved only to a proxy's address (http/clientAddress.ts limitSubjectOf). */
+export const SHARED_PROXY_SUBJECT = "proxy:shared";
+/** Per-address limits give that shared bucket this many times one address's allowance. */
+export const SHARED_PROXY_FACTOR = 50;

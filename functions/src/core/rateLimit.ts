@@ -10,6 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "./hash";
 import { AppError } from "./errors";
+import { SHARED_PROXY_FACTOR, SHARED_PROXY_SUBJECT } from "./constants";
 import { logError } from "./log";
 import { leaseWindowQuota, readRateLimitOverrides, readWindowTotal, type RateLimitOverrides } from "../store/rateLimits";
 
@@ -125,7 +126,8 @@ export class RateLimiter {
   private async bucketsFor(name: RateLimitName, subject: RateSubject, now: number) {
     const rule: RateLimitRule = RATE_LIMITS[name];
     const overrides = await this.overridesFor(subject.merchantId, now);
-    const max = overrides.subject[name] ?? rule.max;
+    // Clients seen only as a proxy's address stand for many people: one shared bucket, SHARED_PROXY_FACTOR times as large.
+    const max = (overrides.subject[name] ?? rule.max) * (subject.address === SHARED_PROXY_SUBJECT ? SHARED_PROXY_FACTOR : 1);
     const index = Math.floor(now / (rule.windowSeconds * 1000));
     const windowEnd = (index + 1) * rule.windowSeconds * 1000;
     const own = this.bucket(name, subjectId(subject), index, windowEnd);

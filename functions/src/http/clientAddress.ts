@@ -8,6 +8,7 @@
 // googleRanges.json), wherever in that space the Hosting hop lives, plus the operator's extra proxies. A
 // client cannot choose its address: its own entries sit left of the one Google appended for it, and it
 // cannot connect from a trusted range. docs/decisions.md, "The client address", gives the evidence.
+import { SHARED_PROXY_SUBJECT } from "../core/constants";
 import { isIP } from "node:net";
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
@@ -113,7 +114,7 @@ function stripPort(value: string): string {
 }
 
 /** Subject of the one bucket that every client resolved to a proxy address shares (see limitSubjectOf). */
-export const SHARED_PROXY_SUBJECT = "proxy:shared";
+export { SHARED_PROXY_SUBJECT };
 
 /**
  * The unit a limit applies to: the IPv4 address, or the /64 prefix of an IPv6 address (one subscriber

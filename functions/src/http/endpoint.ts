@@ -12,7 +12,7 @@ import { rateLimitedError, rateLimitHeaders, rateLimiter, type RateDecision, typ
 import { parseOrThrow } from "../core/validation";
 import { authenticate, callerForUser, credentialKind, requireScope, verifyUser, type Caller, type VerifiedUser } from "../auth/caller";
 import type { Scope } from "../auth/scopes";
-import { clientAddressOf, rateLimitSubject } from "./clientAddress";
+import { clientAddressOf, clientOf, limitSubjectOf } from "./clientAddress";
 import { refuseForeignAddress } from "./originGuard";
 import { captureRawBody, isJsonContentType, methodNotAllowed, parseJsonBody } from "./rest";
 
@@ -111,7 +111,7 @@ export async function enforceRateLimit(
 
 /** Counts a request against a per-address limit (an IPv6 /64 counts as one), as enforceRateLimit does. */
 export function enforceAddressLimit(res: Response, req: Request, name: RateLimitName, surface: string): Promise<RateDecision> {
-  return applyLimit(res, req, name, { address: rateLimitSubject(clientAddressOf(req)) }, surface, true);
+  return applyLimit(res, req, name, { address: limitSubjectOf(clientOf(req)) }, surface, true);
 }
 
 async function applyLimit(res: Response, req: Request, name: RateLimitName, subject: RateSubject, surface: string, consume: boolean): Promise<RateDecision> {

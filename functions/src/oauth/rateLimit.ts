@@ -3,7 +3,7 @@
 // per-address ceiling high enough for every user of a hosted app whose servers share a few addresses.
 import { AppError } from "../core/errors";
 import { logRateLimited } from "../core/log";
-import { SHARED_PROXY_SUBJECT } from "../http/clientAddress";
+import { SHARED_PROXY_FACTOR, SHARED_PROXY_SUBJECT } from "../core/constants";
 import { countHit } from "../store/oauthRateLimits";
 
 export const OAUTH_LIMITS = {
@@ -18,9 +18,6 @@ export const OAUTH_LIMITS = {
 } as const;
 
 export type OAuthBucket = keyof typeof OAUTH_LIMITS;
-
-/** Clients resolved only to a proxy's address share one bucket this many times an address's size. */
-export const SHARED_PROXY_FACTOR = 50;
 
 /**
  * Counts one hit for `subject`: for address buckets, limitSubjectOf(clientOf(req)) (an address, an IPv6 /64,
