@@ -4,6 +4,7 @@
 // same key check and audit write against the Firestore emulator. Started by mcp.ts with IPC; prints
 // nothing. Messages: {cpu: true} is answered with this process's process.cpuUsage().
 import type { AddressInfo } from "node:net";
+import { createServer, type RequestListener } from "node:http";
 import express from "express";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -48,14 +49,14 @@ function sdkApp() {
   return app;
 }
 
-function listen(app: express.Express): Promise<string> {
+function listen(handler: RequestListener): Promise<string> {
   return new Promise((resolve) => {
-    const server = app.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`));
+    const server = createServer(handler).listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`));
   });
 }
 
 async function main(): Promise<void> {
-  const [ours, sdk] = await Promise.all([listen(mcpApp as unknown as express.Express), listen(sdkApp())]);
+  const [ours, sdk] = await Promise.all([listen(mcpApp), listen(sdkApp())]);
   process.on("message", (message: { cpu?: boolean }) => {
     if (message.cpu) process.send!({ cpu: process.cpuUsage() });
   });

@@ -66,11 +66,14 @@ export async function benchMcp(apiKey: string, requests = Number(process.env.BEN
   // Interleaved rounds: each contender runs a quarter of its requests in turn, so drift in the machine's
   // load (other processes, the emulator's JIT and GC) falls on all three alike.
   const ROUNDS = 4;
+  // For profiling one contender alone: BENCH_MCP_ONLY=legacy (or sdk, modern; comma-separated).
+  const only = process.env.BENCH_MCP_ONLY?.split(",");
   const runs = { sdk: [] as LoadResult[], legacy: [] as LoadResult[], modern: [] as LoadResult[] };
   const serverCpu = { sdk: 0, legacy: 0, modern: 0 };
   const clientCpu = { sdk: 0, legacy: 0, modern: 0 };
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, once] of [["sdk", sdkCall], ["legacy", legacyCall], ["modern", modernCall]] as const) {
+      if (only && !only.includes(name)) continue;
       const server0 = await servers.cpu();
       const client0 = process.cpuUsage();
       runs[name].push(await runLoad(Math.ceil(requests / ROUNDS), concurrency, once));

@@ -8,7 +8,7 @@ import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { createMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
 import type { AddressInfo } from "node:net";
-import type { Express } from "express";
+import { createServer } from "node:http";
 import { appUrl } from "../helpers/env";
 import { mcpApp } from "../../functions/src/mcp/app";
 
@@ -110,7 +110,7 @@ describe("metered surfaces", function () {
     const merchant = await createMerchant();
     // Served in this process: the flood of 1,200 requests takes seconds, not the emulator's minute. Each
     // client still connects from its own loopback address, which is what the server sees.
-    const server = (mcpApp as unknown as Express).listen(0, "127.0.0.1");
+    const server = createServer(mcpApp).listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
     after(() => server.close());
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`;
