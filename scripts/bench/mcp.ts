@@ -65,14 +65,17 @@ export async function benchMcp(apiKey: string, requests = Number(process.env.BEN
   for (const once of [legacyCall, modernCall, sdkCall]) await runLoad(100, 8, once);
   // Interleaved rounds: each contender runs a quarter of its requests in turn, so drift in the machine's
   // load (other processes, the emulator's JIT and GC) falls on all three alike.
-  const ROUNDS = 4;
+  const ROUNDS = 6;
   // For profiling one contender alone: BENCH_MCP_ONLY=legacy (or sdk, modern; comma-separated).
   const only = process.env.BENCH_MCP_ONLY?.split(",");
   const runs = { sdk: [] as LoadResult[], legacy: [] as LoadResult[], modern: [] as LoadResult[] };
   const serverCpu = { sdk: 0, legacy: 0, modern: 0 };
   const clientCpu = { sdk: 0, legacy: 0, modern: 0 };
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, once] of [["sdk", sdkCall], ["legacy", legacyCall], ["modern", modernCall]] as const) {
+    // The starting contender rotates, so that none always runs right after another's leftover work (its
+    // last audit batch, its garbage) lands in the server's CPU reading.
+    const contenders = [["sdk", sdkCall], ["legacy", legacyCall], ["modern", modernCall]] as const;
+    for (const [name, once] of contenders.map((_, i) => contenders[(i + round) % contenders.length])) {
       if (only && !only.includes(name)) continue;
       const server0 = await servers.cpu();
       const client0 = process.cpuUsage();
@@ -101,6 +104,13 @@ export async function benchMcp(apiKey: string, requests = Number(process.env.BEN
   const sdkRun = combined(runs.sdk, serverCpu.sdk, clientCpu.sdk);
   const legacyRun = combined(runs.legacy, serverCpu.legacy, clientCpu.legacy);
   const modernRun = combined(runs.modern, serverCpu.modern, clientCpu.modern);
+  if (only) {
+    for (const [name, run] of [["sdk", sdkRun], ["legacy", legacyRun], ["modern", modernRun]] as const) {
+      if (only.includes(name)) console.log(`  ${name}: ${fmt(run.result.throughput, 0)} req/s, server CPU ${fmt(run.cpuMs, 3)} ms per call`);
+    }
+    servers.child.disconnect();
+    return undefined;
+  }
   printLoad("official SDK, stateless (baseline)", sdkRun.result);
   printLoad("svc dispatcher, 2025-03-26", legacyRun.result);
   printLoad("svc dispatcher, 2026-07-28", modernRun.result);
