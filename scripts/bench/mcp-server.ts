@@ -2,7 +2,8 @@
 // CPU apart from the load client's: ours (the JSON-RPC dispatcher, as deployed: mcpApp) and the official
 // SDK's stateless server (a new McpServer and StreamableHTTPServerTransport per request), both with the
 // same key check and audit write against the Firestore emulator. Started by mcp.ts with IPC; prints
-// nothing. Messages: {cpu: true} is answered with this process's process.cpuUsage().
+// nothing. Messages: {cpu: true} is answered with this process's process.cpuUsage(); with settle: true,
+// after a young-generation garbage collection (the process runs with --expose-gc).
 import type { AddressInfo } from "node:net";
 import { createServer, type RequestListener } from "node:http";
 import express from "express";
@@ -57,8 +58,11 @@ function listen(handler: RequestListener): Promise<string> {
 
 async function main(): Promise<void> {
   const [ours, sdk] = await Promise.all([listen(mcpApp), listen(sdkApp())]);
-  process.on("message", (message: { cpu?: boolean }) => {
-    if (message.cpu) process.send!({ cpu: process.cpuUsage() });
+  process.on("message", (message: { cpu?: boolean; settle?: boolean }) => {
+    if (!message.cpu) return;
+    // A young-generation collection: cheap, and it clears what the round just finished left behind.
+    if (message.settle) (globalThis as { gc?: (options: { type: "minor" }) => void }).gc?.({ type: "minor" });
+    process.send!({ cpu: process.cpuUsage() });
   });
   process.on("disconnect", () => process.exit(0));
   process.send!({ ready: { ours, sdk } });

@@ -12,14 +12,17 @@ interface ServerProcess {
   child: ChildProcess;
   ours: string;
   sdk: string;
-  /** CPU time the server process has used so far, in microseconds. */
-  cpu(): Promise<number>;
+  /**
+   * CPU time the server process has used so far, in microseconds. `settle` first collects the garbage
+   * left so far, so that its cost is charged to the contender that made it, not to the one after it.
+   */
+  cpu(settle?: boolean): Promise<number>;
 }
 
 function startServers(): Promise<ServerProcess> {
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const child = fork(path.join(__dirname, "mcp-server.ts"), [], { execArgv: [...process.execArgv, ...profile], stdio: ["ignore", "inherit", "inherit", "ipc"] });
-  const cpu = () =>
+  const child = fork(path.join(__dirname, "mcp-server.ts"), [], { execArgv: [...process.execArgv, "--expose-gc", ...profile], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const cpu = (settle = false) =>
     new Promise<number>((resolve) => {
       const onMessage = (m: { cpu?: NodeJS.CpuUsage }) => {
         if (!m.cpu) return;
@@ -27,7 +30,7 @@ function startServers(): Promise<ServerProcess> {
         resolve(m.cpu.user + m.cpu.system);
       };
       child.on("message", onMessage);
-      child.send({ cpu: true });
+      child.send({ cpu: true, settle });
     });
   return new Promise((resolve, reject) => {
     child.once("error", reject);
@@ -77,13 +80,16 @@ export async function benchMcp(apiKey: string, requests = Number(process.env.BEN
     const contenders = [["sdk", sdkCall], ["legacy", legacyCall], ["modern", modernCall]] as const;
     for (const [name, once] of contenders.map((_, i) => contenders[(i + round) % contenders.length])) {
       if (only && !only.includes(name)) continue;
-      const server0 = await servers.cpu();
+      // An unmeasured lead-in of the same contender absorbs what the one before it left behind (its
+      // garbage on both sides, its last audit batch), which would otherwise be charged to this round.
+      await runLoad(2 * concurrency, concurrency, once);
+      const server0 = await servers.cpu(true);
       const client0 = process.cpuUsage();
       runs[name].push(await runLoad(Math.ceil(requests / ROUNDS), concurrency, once));
       const client1 = process.cpuUsage();
-      // Let the round's last audit batch commit before reading the server's CPU.
+      // Let the round's last audit batch commit, and its garbage be collected, before reading the server's CPU.
       await new Promise((r) => setTimeout(r, 50));
-      serverCpu[name] += (await servers.cpu()) - server0;
+      serverCpu[name] += (await servers.cpu(true)) - server0;
       clientCpu[name] += client1.user - client0.user + client1.system - client0.system;
     }
   }
