@@ -20,6 +20,7 @@ commands:
   sync-phone-book (writes the public phoneBook entry of every approved listing: run once after upgrading)
   set-admin       --email <email>   (grants the admin custom claim: console moderation)
   set-rate-limit  --merchant <id> --limit <${RATE_LIMIT_NAMES.join("|")}> --max <n per window | default>
+                  [--per workspace]  (the workspace's aggregate over all its keys and grants; default: each credential)
   set-time-zone   --merchant <id> --tz <IANA name, e.g. America/Los_Angeles | UTC>   (days and hours of scan analytics)
   scan-maintenance (folds finished days' rollup shards, destroys expired daily secrets; hourly when deployed)
 
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
       role: { type: "string", default: "member" },
       limit: { type: "string" },
       max: { type: "string" },
+      per: { type: "string", default: "credential" },
       scopes: { type: "string" },
       tz: { type: "string" },
       key: { type: "string" },
@@ -108,8 +110,11 @@ async function main(): Promise<void> {
       if (!(RATE_LIMIT_NAMES as string[]).includes(name)) throw new Error(`--limit must be one of ${RATE_LIMIT_NAMES.join(", ")}`);
       const max = need("max") === "default" ? null : Number(need("max"));
       if (max !== null && !(Number.isInteger(max) && max > 0)) throw new Error("--max must be a positive integer or default");
-      await writeRateLimitOverride(need("merchant"), name, max);
-      out(`${values.merchant}: ${name} ${max === null ? "back to the default" : `at most ${max} per window`} (instances pick it up within 30 s)`, { merchantId: values.merchant, limit: name, max });
+      const per = values.per;
+      if (per !== "credential" && per !== "workspace") throw new Error("--per must be credential or workspace");
+      await writeRateLimitOverride(need("merchant"), name, max, per);
+      const whose = per === "workspace" ? " for the whole workspace" : " per credential";
+      out(`${values.merchant}: ${name}${whose} ${max === null ? "back to the default" : `at most ${max} per window`} (instances pick it up within 30 s)`, { merchantId: values.merchant, limit: name, max, per });
       break;
     }
     case "set-time-zone": {

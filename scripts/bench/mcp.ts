@@ -1,66 +1,49 @@
 // tools/call svc.ping: our JSON-RPC dispatcher, in both protocol eras (2025-03-26 and 2026-07-28), vs the
 // official SDK's stateless server (a new McpServer and StreamableHTTPServerTransport per request, 2025 era),
-// same key check and audit write against the Firestore emulator, all served in this process on loopback.
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
-import express from "express";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { mcpApp } from "../../functions/src/mcp/app";
-import { authenticate } from "../../functions/src/auth/caller";
-import { writeAuditEvent } from "../../functions/src/store/audit";
+// same key check, rate limiter and audit write against the Firestore emulator. The servers run in a
+// process of their own (mcp-server.ts), so their CPU is read apart from this load client's.
+// BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there.
+import { fork, type ChildProcess } from "node:child_process";
+import path from "node:path";
 import { getConfig } from "../../functions/src/core/config";
 import { runLoad, printLoad, fmt, post, type LoadResult } from "./measure";
 
-function sdkApp() {
-  const app = express();
-  app.use(express.json({ limit: "256kb" }));
-  app.post("/api/mcp", async (req, res) => {
-    let caller;
-    try {
-      caller = await authenticate({ authorization: req.headers.authorization, cookie: req.headers.cookie });
-    } catch (e) {
-      res.status(401).json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: String(e) } });
-      return;
-    }
-    const server = new McpServer({ name: "svc-mcp", version: "v0.1" });
-    server.registerTool("svc.ping", { description: "ping", inputSchema: {} }, async () => {
-      const started = performance.now();
-      const result = { ok: true, merchantId: caller.merchantId, authMethod: caller.authMethod };
-      await writeAuditEvent({
-        merchantId: caller.merchantId,
-        uid: caller.uid,
-        authMethod: caller.authMethod,
-        keyPrefix: caller.keyPrefix ?? null,
-        tool: "svc.ping",
-        status: "ok",
-        durationMs: performance.now() - started,
-      });
-      return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on("close", () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, req.body);
-  });
-  return app;
+interface ServerProcess {
+  child: ChildProcess;
+  ours: string;
+  sdk: string;
+  /**
+   * CPU time the server process has used so far, in microseconds. `settle` first collects the garbage
+   * left so far, so that its cost is charged to the contender that made it, not to the one after it.
+   */
+  cpu(settle?: boolean): Promise<number>;
 }
 
-function listen(app: express.Express): Promise<{ server: Server; url: string }> {
-  return new Promise((resolve) => {
-    const server = app.listen(0, "127.0.0.1", () => {
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp` });
+function startServers(): Promise<ServerProcess> {
+  const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const child = fork(path.join(__dirname, "mcp-server.ts"), [], { execArgv: [...process.execArgv, "--expose-gc", ...profile], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const cpu = (settle = false) =>
+    new Promise<number>((resolve) => {
+      const onMessage = (m: { cpu?: NodeJS.CpuUsage }) => {
+        if (!m.cpu) return;
+        child.off("message", onMessage);
+        resolve(m.cpu.user + m.cpu.system);
+      };
+      child.on("message", onMessage);
+      child.send({ cpu: true, settle });
+    });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`bench server exited with ${code}`)));
+    child.on("message", (m: { ready?: { ours: string; sdk: string } }) => {
+      if (m.ready) resolve({ child, ...m.ready, cpu });
     });
   });
 }
 
 export async function benchMcp(apiKey: string, requests = Number(process.env.BENCH_MCP_REQUESTS ?? 2000), concurrency = 32) {
   console.log(`\n[mcp] tools/call svc.ping, ${requests} requests, concurrency ${concurrency}, key check + audit on the Firestore emulator`);
-  const ours = await listen(mcpApp as unknown as express.Express);
-  const sdk = await listen(sdkApp());
+  const servers = await startServers();
   const params = { name: "svc.ping", arguments: {} };
   const legacyBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params });
   const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} };
@@ -78,25 +61,39 @@ export async function benchMcp(apiKey: string, requests = Number(process.env.BEN
     const json = JSON.parse(res.text) as { result?: { structuredContent?: { ok?: boolean } } };
     return res.status === 200 && json.result?.structuredContent?.ok === true;
   };
-  const sdkCall = call(sdk.url, legacyBody, headers);
-  const legacyCall = call(ours.url, legacyBody, headers);
-  const modernCall = call(ours.url, modernBody, modernHeaders);
+  const sdkCall = call(servers.sdk, legacyBody, headers);
+  const legacyCall = call(servers.ours, legacyBody, headers);
+  const modernCall = call(servers.ours, modernBody, modernHeaders);
   // Warm all (JIT, connections, Firestore channel) before measuring.
   for (const once of [legacyCall, modernCall, sdkCall]) await runLoad(100, 8, once);
   // Interleaved rounds: each contender runs a quarter of its requests in turn, so drift in the machine's
   // load (other processes, the emulator's JIT and GC) falls on all three alike.
-  const ROUNDS = 4;
+  const ROUNDS = 6;
+  // For profiling one contender alone: BENCH_MCP_ONLY=legacy (or sdk, modern; comma-separated).
+  const only = process.env.BENCH_MCP_ONLY?.split(",");
   const runs = { sdk: [] as LoadResult[], legacy: [] as LoadResult[], modern: [] as LoadResult[] };
-  const cpu = { sdk: 0, legacy: 0, modern: 0 };
+  const serverCpu = { sdk: 0, legacy: 0, modern: 0 };
+  const clientCpu = { sdk: 0, legacy: 0, modern: 0 };
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, once] of [["sdk", sdkCall], ["legacy", legacyCall], ["modern", modernCall]] as const) {
-      const cpu0 = process.cpuUsage();
+    // The starting contender rotates, so that none always runs right after another's leftover work (its
+    // last audit batch, its garbage) lands in the server's CPU reading.
+    const contenders = [["sdk", sdkCall], ["legacy", legacyCall], ["modern", modernCall]] as const;
+    for (const [name, once] of contenders.map((_, i) => contenders[(i + round) % contenders.length])) {
+      if (only && !only.includes(name)) continue;
+      // An unmeasured lead-in of the same contender absorbs what the one before it left behind (its
+      // garbage on both sides, its last audit batch), which would otherwise be charged to this round.
+      await runLoad(2 * concurrency, concurrency, once);
+      const server0 = await servers.cpu(true);
+      const client0 = process.cpuUsage();
       runs[name].push(await runLoad(Math.ceil(requests / ROUNDS), concurrency, once));
-      const cpu1 = process.cpuUsage();
-      cpu[name] += cpu1.user - cpu0.user + cpu1.system - cpu0.system;
+      const client1 = process.cpuUsage();
+      // Let the round's last audit batch commit, and its garbage be collected, before reading the server's CPU.
+      await new Promise((r) => setTimeout(r, 50));
+      serverCpu[name] += (await servers.cpu(true)) - server0;
+      clientCpu[name] += client1.user - client0.user + client1.system - client0.system;
     }
   }
-  const combined = (results: LoadResult[], cpuMicros: number) => {
+  const combined = (results: LoadResult[], cpuMicros: number, clientMicros: number) => {
     const total = results.reduce((n, r) => n + r.requests, 0);
     const seconds = results.reduce((n, r) => n + r.seconds, 0);
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -108,23 +105,31 @@ export async function benchMcp(apiKey: string, requests = Number(process.env.BEN
       p99: median(results.map((r) => r.p99)),
       errors: results.reduce((n, r) => n + r.errors, 0),
     };
-    return { result, cpuMs: cpuMicros / 1000 / total };
+    return { result, cpuMs: cpuMicros / 1000 / total, clientCpuMs: clientMicros / 1000 / total };
   };
-  const sdkRun = combined(runs.sdk, cpu.sdk);
-  const legacyRun = combined(runs.legacy, cpu.legacy);
-  const modernRun = combined(runs.modern, cpu.modern);
+  const sdkRun = combined(runs.sdk, serverCpu.sdk, clientCpu.sdk);
+  const legacyRun = combined(runs.legacy, serverCpu.legacy, clientCpu.legacy);
+  const modernRun = combined(runs.modern, serverCpu.modern, clientCpu.modern);
+  if (only) {
+    for (const [name, run] of [["sdk", sdkRun], ["legacy", legacyRun], ["modern", modernRun]] as const) {
+      if (only.includes(name)) console.log(`  ${name}: ${fmt(run.result.throughput, 0)} req/s, server CPU ${fmt(run.cpuMs, 3)} ms per call`);
+    }
+    servers.child.disconnect();
+    return undefined;
+  }
   printLoad("official SDK, stateless (baseline)", sdkRun.result);
   printLoad("svc dispatcher, 2025-03-26", legacyRun.result);
   printLoad("svc dispatcher, 2026-07-28", modernRun.result);
   console.log(
-    `  Node CPU per request (server + load client): SDK ${fmt(sdkRun.cpuMs)} ms, ours 2025-03-26 ${fmt(legacyRun.cpuMs)} ms, ours 2026-07-28 ${fmt(modernRun.cpuMs)} ms`,
+    `  server process CPU per request: SDK ${fmt(sdkRun.cpuMs, 3)} ms, ours 2025-03-26 ${fmt(legacyRun.cpuMs, 3)} ms, ours 2026-07-28 ${fmt(modernRun.cpuMs, 3)} ms` +
+      `   (load client, apart: ${fmt(sdkRun.clientCpuMs, 3)} / ${fmt(legacyRun.clientCpuMs, 3)} / ${fmt(modernRun.clientCpuMs, 3)} ms)`,
   );
   for (const [label, run] of [["2025-03-26", legacyRun], ["2026-07-28", modernRun]] as const) {
     console.log(
-      `  ${label}: throughput ratio (ours / SDK): ${fmt(run.result.throughput / sdkRun.result.throughput)}x   p50 ratio (SDK / ours): ${fmt(sdkRun.result.p50 / run.result.p50)}x   (goal >= 1.8x)`,
+      `  ${label}: server CPU per call, ours / SDK: ${fmt(run.cpuMs / sdkRun.cpuMs)} (goal <= 0.5)   throughput ours / SDK: ${fmt(run.result.throughput / sdkRun.result.throughput)}x   p50 SDK / ours: ${fmt(sdkRun.result.p50 / run.result.p50)}x`,
     );
   }
-  ours.server.close();
-  sdk.server.close();
+  servers.child.disconnect();
+  await new Promise((r) => servers.child.once("exit", r));
   return { ours: legacyRun.result, ours2026: modernRun.result, sdk: sdkRun.result };
 }

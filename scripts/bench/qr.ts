@@ -1,7 +1,6 @@
 // QR rendering and code creation figures, each next to a baseline measured in the same run.
 import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
-import express from "express";
+import { createServer, type RequestListener, type Server } from "node:http";
 import QRCode from "qrcode";
 import { renderFramedPng, renderPlainPng, warmFrames } from "../../functions/src/qr/render";
 import { BOOST_FRAMES, TEMPLATES } from "../../functions/src/qr/frames";
@@ -29,16 +28,16 @@ export async function benchRendering() {
   }
 }
 
-function listen(app: express.Express): Promise<{ server: Server; origin: string }> {
+function listen(handler: RequestListener): Promise<{ server: Server; origin: string }> {
   return new Promise((resolve) => {
-    const server = app.listen(0, "127.0.0.1", () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
+    const server = createServer(handler).listen(0, "127.0.0.1", () => resolve({ server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }));
   });
 }
 
 export async function benchCreation(apiKey: string) {
   console.log("\n[qr] code creation against the Firestore emulator and the image store (sequential calls, median)");
-  const mcp = await listen(mcpApp as unknown as express.Express);
-  const bulk = await listen(bulkApp as unknown as express.Express);
+  const mcp = await listen(mcpApp);
+  const bulk = await listen(bulkApp as unknown as RequestListener);
   const headers = { "Content-Type": "application/json", Authorization: `Bearer ${apiKey}` };
   let n = 0;
   const createOne = async () => {

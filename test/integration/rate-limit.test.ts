@@ -8,7 +8,7 @@ import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { createMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
 import type { AddressInfo } from "node:net";
-import type { Express } from "express";
+import { createServer } from "node:http";
 import { appUrl } from "../helpers/env";
 import { mcpApp } from "../../functions/src/mcp/app";
 
@@ -110,42 +110,45 @@ describe("metered surfaces", function () {
     const merchant = await createMerchant();
     // Served in this process: the flood of 1,200 requests takes seconds, not the emulator's minute. Each
     // client still connects from its own loopback address, which is what the server sees.
-    const server = (mcpApp as unknown as Express).listen(0, "127.0.0.1");
+    const server = createServer(mcpApp).listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
-    after(() => server.close());
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/mcp`;
     const flooder = newClient();
-    const badKey = { Authorization: `Bearer sk-svc-${"0".repeat(64)}` };
-    const post = (client: ReturnType<typeof newClient>, headers: Record<string, string> = {}, method = "ping") =>
-      client.fetch(url, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", "X-Forwarded-Host": new URL(appUrl()).host, ...headers },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method }),
-      });
-    const statuses = new Map<number, number>();
-    let sent = 0;
-    let refused = false;
-    const worker = async () => {
-      while (!refused && sent < 1500) {
-        sent++;
-        // Half without a credential (ping: 200), half with a key that does not exist (tools/list: 401); both count.
-        const res = sent % 2 ? await post(flooder) : await post(flooder, badKey, "tools/list");
-        await res.arrayBuffer();
-        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-        if (res.status === 429) refused = true;
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
-    const admitted = (statuses.get(200) ?? 0) + (statuses.get(401) ?? 0);
-    assert.ok(refused, `never refused: ${JSON.stringify([...statuses])}`);
-    assert.ok(admitted <= 1200 && admitted >= 1100, `admitted ${admitted} of a limit of 1,200: ${JSON.stringify([...statuses])}`);
-    const over = await post(flooder);
-    assert.equal(over.status, 429);
-    const body = (await over.json()) as { error: { code: number; data: { code: string } } };
-    assert.equal(body.error.data.code, "RATE_LIMITED");
-    assert.ok(Number(over.headers.get("retry-after")) >= 1);
-    assert.equal((await post(flooder, badKey, "tools/list")).status, 429, "a bad key over the limit");
-    assert.equal((await post(flooder, { Authorization: `Bearer ${merchant.apiKey}` })).status, 200, "a valid key from the same address");
-    assert.equal((await post(newClient())).status, 200, "another address");
+    try {
+      const badKey = { Authorization: `Bearer sk-svc-${"0".repeat(64)}` };
+      const post = (client: ReturnType<typeof newClient>, headers: Record<string, string> = {}, method = "ping") =>
+        client.fetch(url, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-Forwarded-Host": new URL(appUrl()).host, ...headers },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method }),
+        });
+      const statuses = new Map<number, number>();
+      let sent = 0;
+      let refused = false;
+      const worker = async () => {
+        while (!refused && sent < 1500) {
+          sent++;
+          // Half without a credential (ping: 200), half with a key that does not exist (tools/list: 401); both count.
+          const res = sent % 2 ? await post(flooder) : await post(flooder, badKey, "tools/list");
+          await res.arrayBuffer();
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status === 429) refused = true;
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, worker));
+      const admitted = (statuses.get(200) ?? 0) + (statuses.get(401) ?? 0);
+      assert.ok(refused, `never refused: ${JSON.stringify([...statuses])}`);
+      assert.ok(admitted <= 1200 && admitted >= 1100, `admitted ${admitted} of a limit of 1,200: ${JSON.stringify([...statuses])}`);
+      const over = await post(flooder);
+      assert.equal(over.status, 429);
+      const body = (await over.json()) as { error: { code: number; data: { code: string } } };
+      assert.equal(body.error.data.code, "RATE_LIMITED");
+      assert.ok(Number(over.headers.get("retry-after")) >= 1);
+      assert.equal((await post(flooder, badKey, "tools/list")).status, 429, "a bad key over the limit");
+      assert.equal((await post(flooder, { Authorization: `Bearer ${merchant.apiKey}` })).status, 200, "a valid key from the same address");
+      assert.equal((await post(newClient())).status, 200, "another address");
+    } finally {
+      server.close();
+    }
   });
 });

@@ -116,7 +116,8 @@ export function enforceAddressLimit(res: Response, req: Request, name: RateLimit
 
 async function applyLimit(res: Response, req: Request, name: RateLimitName, subject: RateSubject, surface: string, consume: boolean): Promise<RateDecision> {
   const decision = consume ? await rateLimiter().take(name, subject) : await rateLimiter().peek(name, subject);
-  res.set(rateLimitHeaders(decision));
+  // setHeader rather than express's res.set: the tool server answers POSTs without express.
+  for (const [header, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(header, value);
   if (!decision.allowed) {
     logRateLimited({
       surface,

@@ -1,9 +1,16 @@
 // HTTP surface of the tool server: POST carries JSON-RPC, GET returns the manifest. Transport concerns stay
 // here (addresses, headers, body bytes); protocol.ts knows no HTTP.
-import type { Request, Response } from "express";
+//
+// POST is the hot path and is served without express (routing, res.json's ETag and charset handling cost
+// more CPU than the whole JSON-RPC dispatch): the same security and CORS headers are set, then one
+// writeHead and one end with a string body, which Node sends in a single write. Everything else (GET,
+// OPTIONS, other methods) goes through the express app as before. docs/performance.md has the figures.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { NextFunction, Request, Response } from "express";
 import { AppError } from "../core/errors";
 import { MCP_MAX_BODY_BYTES } from "../core/limits";
-import { captureRawBody, createRestApp, parseJsonBody } from "../http/rest";
+import { logError } from "../core/log";
+import { captureRawBody, createRestApp, openCors, parseJsonBody, securityHeaders } from "../http/rest";
 import { refuseForeignAddress } from "../http/originGuard";
 import { credentialKind, type Caller } from "../auth/caller";
 import { authenticateRequest, enforceAddressLimit, enforceRateLimit } from "../http/endpoint";
@@ -13,11 +20,36 @@ import { checkStandardHeaders, headerValue } from "./httpHeaders";
 import { mcpManifest } from "./manifest";
 import { mcpChallenge } from "../oauth/metadata";
 
+/** Sends a JSON body (or none) in one write. */
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (body === undefined) {
+    res.writeHead(status).end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) }).end(text);
+}
+
+// The DNS-rebinding verdict depends only on these three headers, and a deployment sees few distinct
+// combinations: remember them (bounded) instead of parsing URLs on every call.
+const addressVerdicts = new Map<string, AppError | null>();
+function refusedAddress(req: IncomingMessage): AppError | undefined {
+  const { host, origin } = req.headers;
+  const key = `${String(req.headers["x-forwarded-host"])}\n${String(host)}\n${String(origin)}`;
+  let verdict = addressVerdicts.get(key);
+  if (verdict === undefined) {
+    verdict = refuseForeignAddress(req.headers) ?? null;
+    if (addressVerdicts.size >= 256) addressVerdicts.clear();
+    addressVerdicts.set(key, verdict);
+  }
+  return verdict ?? undefined;
+}
+
 export async function handleMcpPost(req: Request, res: Response): Promise<void> {
   // DNS rebinding: 403 before anything else; the JSON-RPC error has no id (none was read).
-  const refused = refuseForeignAddress(req.headers);
+  const refused = refusedAddress(req);
   if (refused) {
-    res.status(refused.httpStatus).json(rpcError(undefined, refused));
+    sendJson(res, refused.httpStatus, rpcError(undefined, refused));
     return;
   }
   const protocolVersionHeader = headerValue(req.headers, "mcp-protocol-version");
@@ -27,7 +59,7 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
     try {
       await enforceAddressLimit(res, req, "mcpUnauthenticated", "mcp");
     } catch (error) {
-      res.status(429).json(rpcError(isModernVersion(protocolVersionHeader) ? undefined : null, error));
+      sendJson(res, 429, rpcError(isModernVersion(protocolVersionHeader) ? undefined : null, error));
       return;
     }
   }
@@ -36,7 +68,7 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
     body = parseJsonBody(req, MCP_MAX_BODY_BYTES);
   } catch (error) {
     const err = error as AppError;
-    res.status(err.httpStatus).json(rpcError(isModernVersion(protocolVersionHeader) ? undefined : null, err));
+    sendJson(res, err.httpStatus, rpcError(isModernVersion(protocolVersionHeader) ? undefined : null, err));
     return;
   }
   let caller: Caller | undefined;
@@ -62,12 +94,8 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
   // Every keyed response carries the caller's standing, even when no tools/call was counted.
   if (caller && !res.hasHeader("X-RateLimit-Limit")) await enforceRateLimit(res, req, "toolCalls", { caller }, "mcp", false).catch(() => undefined);
   const challenge = mcpChallenge(outcome.status, outcome.body);
-  if (challenge) res.set("WWW-Authenticate", challenge);
-  if (outcome.body === undefined) {
-    res.status(outcome.status).end();
-    return;
-  }
-  res.status(outcome.status).json(outcome.body);
+  if (challenge) res.setHeader("WWW-Authenticate", challenge);
+  sendJson(res, outcome.status, outcome.body);
 }
 
 function handleMcpGet(req: Request, res: Response): void {
@@ -79,7 +107,7 @@ function handleMcpGet(req: Request, res: Response): void {
   res.set({ "Cache-Control": "public, max-age=300", Vary: "Accept" }).json(mcpManifest());
 }
 
-export const mcpApp = createRestApp((app) => {
+const expressApp = createRestApp((app) => {
   app.post("/api/mcp", captureRawBody(MCP_MAX_BODY_BYTES), handleMcpPost);
   app.get("/api/mcp", handleMcpGet);
   app.all("/api/mcp", (_req: Request, res: Response) => {
@@ -89,3 +117,36 @@ export const mcpApp = createRestApp((app) => {
   app.post("/", captureRawBody(MCP_MAX_BODY_BYTES), handleMcpPost);
   app.get("/", handleMcpGet);
 });
+
+/** The paths express would route to handleMcpPost (its matching ignores case and one trailing slash). */
+function isMcpPath(url: string | undefined): boolean {
+  const end = url?.indexOf("?") ?? -1;
+  const path = (end === -1 ? (url ?? "") : url!.slice(0, end)).toLowerCase();
+  return path === "/" || path === "/api/mcp" || path === "/api/mcp/";
+}
+
+const noop: NextFunction = () => undefined;
+const captureBody = captureRawBody(MCP_MAX_BODY_BYTES);
+
+/** The tool server's request handler (Cloud Functions, or any node:http server). */
+export function mcpApp(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== "POST" || !isMcpPath(req.url)) {
+    expressApp(req as Request, res as Response);
+    return;
+  }
+  const request = req as Request;
+  const response = res as Response;
+  // What express would have provided: its `path` (for log lines) and the app's header middleware.
+  if (request.path === undefined) Object.defineProperty(request, "path", { value: (req.url ?? "/").split("?")[0] });
+  securityHeaders(request, response, noop);
+  openCors(request, response, noop);
+  captureBody(request, response, () => {
+    handleMcpPost(request, response).catch((error: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, rpcError(null, error)); // rpcError logs it
+      else {
+        logError("tool server internal error", error);
+        res.destroy();
+      }
+    });
+  });
+}
