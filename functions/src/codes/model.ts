@@ -36,6 +36,11 @@ export function svgUrlOf(code: Pick<QrCode, "merchantId" | "codeId" | "imageToke
   return `${getConfig().appUrl}/img/svg/${code.merchantId}/${code.codeId}.svg?token=${code.imageToken}`;
 }
 
+/** The code as a print PDF (vector modules; `&size=<mm>` or `&distance=<m>` choose its size), stable like qrImageUrl. */
+export function pdfUrlOf(code: Pick<QrCode, "merchantId" | "codeId" | "imageToken">): string {
+  return `${getConfig().appUrl}/img/pdf/${code.merchantId}/${code.codeId}.pdf?token=${code.imageToken}`;
+}
+
 /** A design as callers see it: the logo's storage path stays server-side. */
 export function publicDesign(design: StoredDesign | null) {
   if (!design) return null;
@@ -61,6 +66,8 @@ export function publicCode(code: QrCode) {
     qrImageUrl: code.qrImageUrl,
     /** Addition to the spec's fields: the same code as print-ready SVG, at a stable URL. */
     qrSvgUrl: svgUrlOf(code),
+    /** Addition: the same code as a print PDF, sized for scanning from 1 m unless size or distance is given. */
+    qrPdfUrl: pdfUrlOf(code),
     status: code.status,
     source: code.source,
     createdAt: code.createdAt.toISOString(),

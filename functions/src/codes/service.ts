@@ -35,7 +35,7 @@ export function dynamicLinkFor(uniqueQRCodeID: string): string {
 }
 
 /** The frame drawn around a code: a boost frame overrides the template. */
-function frameOf(code: Pick<QrCode, "boostFrame" | "template">): FrameName | null {
+export function frameOf(code: Pick<QrCode, "boostFrame" | "template">): FrameName | null {
   return code.boostFrame ?? code.template ?? null;
 }
 
@@ -44,7 +44,7 @@ export function encodedPayload(code: Pick<QrCode, "dynamic" | "dynamicLink" | "d
   return code.dynamic ? code.dynamicLink! : code.destinationUrl;
 }
 
-type Drawn = Pick<QrCode, "dynamic" | "dynamicLink" | "destinationUrl" | "boostFrame" | "template" | "design">;
+export type Drawn = Pick<QrCode, "dynamic" | "dynamicLink" | "destinationUrl" | "boostFrame" | "template" | "design">;
 
 /** The code's PNG; a designed code's image has been decoded by both decoders before this returns. */
 export async function renderCodePng(code: Drawn): Promise<Buffer> {

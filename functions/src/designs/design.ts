@@ -68,7 +68,7 @@ export function colourDesign(input: { foreground?: string; background?: string }
   return design;
 }
 
-function designMatrix(payload: string, design: StoredDesign): QrMatrix {
+export function designMatrix(payload: string, design: StoredDesign): QrMatrix {
   try {
     return qrMatrixBestFit(payload, design.logo ? LOGO_ERROR_CORRECTION : STYLED_ERROR_CORRECTION);
   } catch (error) {
@@ -84,7 +84,12 @@ export function drawDesign(payload: string, design: StoredDesign, logo: LogoImag
 }
 
 async function drawSvg(payload: string, design: StoredDesign, frame: FrameName | null): Promise<string> {
-  return drawDesign(payload, design, design.logo ? await loadLogo(design.logo) : null, frame);
+  return drawDesign(payload, design, await designLogo(design), frame);
+}
+
+/** The logo's pixels of a stored design, or null. */
+export async function designLogo(design: StoredDesign): Promise<LogoImage | null> {
+  return design.logo ? loadLogo(design.logo) : null;
 }
 
 /** Hashes of SVG documents this instance has decoded already: drawing is deterministic, checking once is enough. */

@@ -103,44 +103,75 @@ function dataModules(matrix: QrMatrix, style: ModuleStyle, cleared: (r: number, 
   return parts.join("");
 }
 
-function eye(x: number, y: number, style: EyeStyle): string {
+/** A finder eye's three rings (7, 5 and 3 modules): dark, light, dark. */
+function eyeRings(x: number, y: number, style: EyeStyle): [string, string, string] {
   if (style === "circle") {
     const cx = x + 3.5;
     const cy = y + 3.5;
     const ring = (r: number) => `M${cx - r} ${cy}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 -${2 * r} 0z`;
-    return ring(3.5) + ring(2.5) + ring(1.5);
+    return [ring(3.5), ring(2.5), ring(1.5)];
   }
   const rect = (x0: number, y0: number, s: number, rad: number) =>
     rad === 0
       ? `M${x0} ${y0}h${s}v${s}h-${s}z`
       : `M${x0 + rad} ${y0}h${s - 2 * rad}a${rad} ${rad} 0 0 1 ${rad} ${rad}v${s - 2 * rad}a${rad} ${rad} 0 0 1 -${rad} ${rad}h-${s - 2 * rad}a${rad} ${rad} 0 0 1 -${rad} -${rad}v-${s - 2 * rad}a${rad} ${rad} 0 0 1 ${rad} -${rad}z`;
   const rounded = style === "rounded";
-  return rect(x, y, 7, rounded ? 2 : 0) + rect(x + 1, y + 1, 5, rounded ? 1.5 : 0) + rect(x + 2, y + 2, 3, rounded ? 1 : 0);
+  return [rect(x, y, 7, rounded ? 2 : 0), rect(x + 1, y + 1, 5, rounded ? 1.5 : 0), rect(x + 2, y + 2, 3, rounded ? 1 : 0)];
 }
 
-/** The code with its quiet zone, in module units: a (size + 2 * quietZone)-unit square at the origin. */
-function codeBody(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null): string {
+/**
+ * The drawing of a designed code in module units, apart from any file format: the SVG writes it as one
+ * document and the PDF paints the same paths (images/pdf.ts), so the two cannot differ.
+ */
+export interface DesignLayout {
+  /** Side of the code with its quiet zone, in modules. */
+  total: number;
+  /** Top left of the symbol inside that square (the quiet zone). */
+  origin: number;
+  /** Data modules, relative to the symbol's top left. */
+  modules: string;
+  /** The three finder eyes' rings by layer: outer (dark), middle (light), inner (dark), relative to the symbol. */
+  eyeLayers: [string, string, string];
+  /** Where the logo goes, in the same units as `total`. */
+  logo: { x: number; y: number; width: number; height: number } | null;
+}
+
+export function designLayout(matrix: QrMatrix, style: DesignStyle, logo: Pick<LogoImage, "width" | "height"> | null): DesignLayout {
   const { size } = matrix;
   const q = style.quietZone;
-  const total = size + 2 * q;
   const area = logo ? logoArea(size) : null;
   const cleared = area ? (r: number, c: number) => r >= area.start && r < area.start + area.side && c >= area.start && c < area.start + area.side : () => false;
-  const eyes = eye(0, 0, style.eyeStyle) + eye(size - 7, 0, style.eyeStyle) + eye(0, size - 7, style.eyeStyle);
-  let body =
-    `<rect width="${total}" height="${total}" fill="${style.background}"/>` +
-    `<g transform="translate(${q} ${q})" fill="${style.foreground}">` +
-    `<path d="${dataModules(matrix, style.moduleStyle, cleared)}"/>` +
-    `<path fill-rule="evenodd" d="${eyes}"/>` +
-    `</g>`;
+  const eyes = [eyeRings(0, 0, style.eyeStyle), eyeRings(size - 7, 0, style.eyeStyle), eyeRings(0, size - 7, style.eyeStyle)];
+  let placed: DesignLayout["logo"] = null;
   if (logo && area) {
     // Fit the logo inside the cleared square, half a module in from its edge, keeping its aspect ratio.
     const box = area.side - 1;
     const scale = Math.min(box / logo.width, box / logo.height);
-    const w = logo.width * scale;
-    const h = logo.height * scale;
-    const x = q + area.start + (area.side - w) / 2;
-    const y = q + area.start + (area.side - h) / 2;
-    body += `<image x="${n(x)}" y="${n(y)}" width="${n(w)}" height="${n(h)}" preserveAspectRatio="xMidYMid meet" href="data:image/png;base64,${logo.png.toString("base64")}"/>`;
+    const width = logo.width * scale;
+    const height = logo.height * scale;
+    placed = { x: q + area.start + (area.side - width) / 2, y: q + area.start + (area.side - height) / 2, width, height };
+  }
+  return {
+    total: size + 2 * q,
+    origin: q,
+    modules: dataModules(matrix, style.moduleStyle, cleared),
+    eyeLayers: [0, 1, 2].map((layer) => eyes.map((e) => e[layer]).join("")) as [string, string, string],
+    logo: placed,
+  };
+}
+
+/** The code with its quiet zone, in module units: a (size + 2 * quietZone)-unit square at the origin. */
+function codeBody(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null): string {
+  const layout = designLayout(matrix, style, logo);
+  let body =
+    `<rect width="${layout.total}" height="${layout.total}" fill="${style.background}"/>` +
+    `<g transform="translate(${layout.origin} ${layout.origin})" fill="${style.foreground}">` +
+    `<path d="${layout.modules}"/>` +
+    `<path fill-rule="evenodd" d="${layout.eyeLayers.join("")}"/>` +
+    `</g>`;
+  if (logo && layout.logo) {
+    const { x, y, width, height } = layout.logo;
+    body += `<image x="${n(x)}" y="${n(y)}" width="${n(width)}" height="${n(height)}" preserveAspectRatio="xMidYMid meet" href="data:image/png;base64,${logo.png.toString("base64")}"/>`;
   }
   return body;
 }

@@ -136,9 +136,9 @@ function refuseUnlessExact(outcomes: DecodeOutcome[], expected: string, what: st
  * scaled to each of VERIFY_SIDES. The PNG is this raster losslessly encoded, and the SVG is the document
  * it was drawn from, so one check covers both files.
  */
-export async function verifyRaster(raster: { rgba: Buffer; side: number }, expected: string, what = "code"): Promise<void> {
+export async function verifyRaster(raster: { rgba: Buffer; side: number }, expected: string, what = "code", sides: readonly number[] = VERIFY_SIDES): Promise<void> {
   const outcomes: DecodeOutcome[] = [];
-  for (const side of [...VERIFY_SIDES].reverse()) {
+  for (const side of [...sides].sort((a, b) => b - a)) {
     const pixels = side === raster.side ? raster.rgba : downscale(raster.rgba, raster.side, side);
     const outcome = await decodeRgba(pixels, side, side, side);
     outcomes.push(outcome);

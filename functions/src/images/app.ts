@@ -6,6 +6,7 @@ import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import { imageStore, LocalImageStore } from "./store";
 import { svgEndpoint } from "./svgRoute";
+import { printEndpoints } from "./printRoutes";
 
 const ImageParams = z.object({ imagePath: z.array(z.string().regex(/^[A-Za-z0-9_.-]{1,100}$/, "Must be an image path segment")).min(1).max(6) }).strict();
 const ImageQuery = z.object({ token: z.string().max(200).default("") }).strict();
@@ -13,6 +14,7 @@ const ImageQuery = z.object({ token: z.string().max(200).default("") }).strict()
 export const imagesApp = createRestApp((app) => {
   mountEndpoints(app, "images", [
     svgEndpoint,
+    ...printEndpoints,
     endpoint({
       method: "GET",
       path: "/img/*imagePath",
