@@ -12,6 +12,7 @@ import { downloadUrl, saveBlob, scansCsv } from "./files";
 import { button, field, h, select, table } from "./dom";
 import { importView } from "./import";
 import { connectedAppsSection } from "./connectedApps";
+import { brandPresetsSection, codeDesignSection, designPanel, type DesignContext } from "./design";
 import { insights } from "./insights";
 import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, SCOPES, TEMPLATES } from "../functions/src/core/constants";
 import { LOCAL, startFirebaseAuth } from "./firebaseAuth";
@@ -78,8 +79,11 @@ function downloads(c: any): HTMLElement {
     { class: "actions" },
     act("PNG", () => downloadUrl(c.qrImageUrl, `${slug(c.title)}.png`), { class: "dl-png", "aria-label": `Download PNG of ${c.title}` }),
     act("SVG", () => downloadUrl(c.qrSvgUrl, `${slug(c.title)}.svg`), { class: "dl-svg", "aria-label": `Download SVG of ${c.title}` }),
+    act("PDF", () => downloadUrl(c.qrPdfUrl, `${slug(c.title)}.pdf`), { class: "dl-pdf", "aria-label": `Download PDF of ${c.title}` }),
   );
 }
+
+const designContext = (): DesignContext => ({ api, act, authHeader, flash, render: route, slug });
 
 const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 60) || "qr-code";
 
@@ -131,6 +135,7 @@ function newCodeView(): HTMLElement[] {
   const preview = h("img", { id: "preview", alt: "Preview of the QR code", width: "256", height: "256" });
   const previewNote = h("p", { class: "muted", id: "preview-note" });
   const result = h("div", { id: "created" });
+  const design = designPanel(designContext(), { id: "new-design", presets: true, onChange: () => refresh() });
 
   const input = () => {
     const body: Record<string, unknown> = { title: title.input.value.trim(), destinationUrl: url.input.value.trim() };
@@ -141,6 +146,8 @@ function newCodeView(): HTMLElement[] {
     if (template.input.value) body.template = template.input.value;
     if (boost.input.value) body.boostFrame = boost.input.value;
     if (sound.input.value) body.scanBeepSound = sound.input.value;
+    const chosen = design.value();
+    if (chosen) body.design = chosen;
     return body;
   };
 
@@ -170,7 +177,8 @@ function newCodeView(): HTMLElement[] {
       const res = await fetch("/api/console/codes/preview", { method: "POST", headers: { ...(await authHeader()), "Content-Type": "application/json" }, body: JSON.stringify(look) });
       if (mine !== seq) return; // a newer preview is on its way
       if (!res.ok) {
-        previewNote.textContent = `No preview: ${(await res.json()).message}`;
+        const problem = await res.json();
+        previewNote.textContent = `No preview: ${problem.message}${problem.hint ? ` ${problem.hint}` : ""}`;
         return;
       }
       if (shown) URL.revokeObjectURL(shown);
@@ -194,6 +202,7 @@ function newCodeView(): HTMLElement[] {
     { id: "new-code-form", "aria-labelledby": "new-title-h" },
     h("div", { class: "form-grid" }, title.wrap, url.wrap, campaign.wrap, tags.wrap, kind.wrap, template.wrap, boost.wrap, sound.wrap),
     rules,
+    design.element,
     h("label", { class: "check" }, publish, " Publish now"),
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", id: "create-code" }, "Create QR code")),
   );
@@ -280,6 +289,7 @@ async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
           )
         : h("p", { class: "muted" }, "Static code: the URL is printed in the pattern. Changing it re-renders the same files."),
     ),
+    ...codeDesignSection(designContext(), c),
     h(
       "section",
       { id: "code-scans", "aria-labelledby": "scans-h" },
@@ -410,6 +420,7 @@ export const SETTINGS_SECTIONS: Array<() => Promise<HTMLElement>> = [
   membersSection,
   listingsSection,
   timeZoneSection,
+  () => brandPresetsSection(designContext()),
   () => connectedAppsSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
 ];
 

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import sharp from "sharp";
 import { appUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
-import { createMerchant, type TestMerchant } from "../helpers/merchants";
+import type { TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
 import { decodePng, decodeSvg, fetchPng } from "../helpers/qr";
-import { sampleLogo } from "../helpers/designs";
+import { hasColour, merchantWithLogo } from "../helpers/designs";
 
 const BRAND = { foreground: "#1E3A8A", background: "#FEF3C7" };
 
@@ -19,14 +18,6 @@ async function call(path: string, token: string, body?: unknown, method = body =
   return { status: res.status, type, body: type.startsWith("application/json") ? ((await res.json()) as any) : Buffer.from(await res.arrayBuffer()) };
 }
 
-/** Whether the PNG's pixels include a colour (the design's colours are really drawn). */
-async function hasColour(png: Buffer, hex: string): Promise<boolean> {
-  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  const want = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
-  for (let o = 0; o < data.length; o += info.channels) if (data[o] === want[0] && data[o + 1] === want[1] && data[o + 2] === want[2]) return true;
-  return false;
-}
-
 async function expectScans(png: Buffer, payload: string, colour?: string) {
   assert.equal(decodePng(png).payload, payload);
   if (colour) assert.ok(await hasColour(png, colour), `image has ${colour}`);
@@ -34,12 +25,10 @@ async function expectScans(png: Buffer, payload: string, colour?: string) {
 
 describe("brand designs on every surface", function () {
   this.timeout(120_000);
+  const setup = merchantWithLogo();
   let merchant: TestMerchant;
   let logo: string;
-  before(async () => {
-    merchant = await createMerchant();
-    logo = (await sampleLogo()).toString("base64");
-  });
+  before(() => ({ merchant, logo } = setup));
 
   it("svc.qr.create: a framed design with a logo is stored, and its PNG and SVG (logo kept) decode", async () => {
     const code = toolResult(

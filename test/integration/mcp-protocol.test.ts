@@ -120,8 +120,8 @@ describe("MCP tool server: protocol", () => {
       assert.match(res.body.error.message, /Workspace not found/);
     });
 
-    it("413 with a JSON-RPC error for a body over the 256 KiB limit", async () => {
-      const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(300 * 1024) } });
+    it("413 with a JSON-RPC error for a body over the 512 KiB limit", async () => {
+      const big = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(520 * 1024) } });
       const res = await postRaw(big, { "Content-Type": "application/json" });
       assertRpcError(res, 413, -32600, "PAYLOAD_TOO_LARGE");
     });

@@ -64,6 +64,7 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<Ma
   });
   assert.equal(listing.domain, domain);
   assert.equal((await run("svc.voice_agent.lookup", { domain })).domain, domain);
+  assert.deepEqual(await run("svc.brand.list_presets", {}), { count: 0, presets: [] });
   assert.deepEqual([...results.keys()].sort(), TOOLS.map((t) => t.name).sort(), "every registered tool was called");
   return results;
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { httpUrl, text } from "../core/validation";
 import { URL_MAX_LENGTH } from "../core/limits";
 import { ids } from "../core/ids";
-import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, TEMPLATES } from "../core/constants";
+import { BOOST_FRAMES, EYE_STYLES, LOGO_MAX_BYTES, LOGO_MEDIA_TYPES, MODULE_STYLES, QUIET_ZONE_MAX, QUIET_ZONE_MIN, SCAN_BEEP_SOUNDS, TEMPLATES } from "../core/constants";
 
 export const TITLE_MAX = 200;
 export const CAMPAIGN_MAX = 100;
@@ -13,14 +13,7 @@ export const TAGS_MAX = 20;
 export { SCAN_BEEP_SOUNDS };
 export type ScanBeepSound = (typeof SCAN_BEEP_SOUNDS)[number];
 
-/** Logos: raster formats only (no SVG: it can carry scripts and external references), at most 256 KB. */
-export const LOGO_MAX_BYTES = 256 * 1024;
-export const LOGO_MEDIA_TYPES = ["image/png", "image/jpeg", "image/webp"] as const;
-export const MODULE_STYLES = ["square", "rounded", "dots"] as const;
-export const EYE_STYLES = ["square", "rounded", "circle"] as const;
-/** Quiet zone in modules: the standard asks for 4; 2 still reads on most phones, and every design is decoded before use. */
-export const QUIET_ZONE_MIN = 2;
-export const QUIET_ZONE_MAX = 16;
+export { EYE_STYLES, LOGO_MAX_BYTES, LOGO_MEDIA_TYPES, MODULE_STYLES, QUIET_ZONE_MAX, QUIET_ZONE_MIN };
 /** Request bodies that may carry a logo: 256 KB as base64 is about 342 KB, plus the rest of the request. */
 export const DESIGN_MAX_BODY_BYTES = 512 * 1024;
 export const PRESET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,39}$/;

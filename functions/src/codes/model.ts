@@ -48,6 +48,11 @@ export function publicDesign(design: StoredDesign | null) {
   return { ...style, logo: logo ? { mediaType: "image/png" as const, width: logo.width, height: logo.height, sha256: logo.sha256 } : null };
 }
 
+/** A saved brand preset as callers see it (console Settings and svc.brand.list_presets). */
+export function publicBrandPreset(preset: { name: string; design: StoredDesign; updatedAt: Date }) {
+  return { name: preset.name, design: publicDesign(preset.design), updatedAt: preset.updatedAt.toISOString() };
+}
+
 /** What callers see: storage internals (image path and token) stay server-side. */
 export function publicCode(code: QrCode) {
   return {

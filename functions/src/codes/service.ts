@@ -169,6 +169,17 @@ export interface CodeChanges {
   scanBeepSound?: ScanBeepSound | "none";
   /** A new design (replaces the whole design), or null to return to the plain code. */
   design?: DesignInput | null;
+  /** With a design that brings no logo of its own: keep the code's current logo (the console's design panel). */
+  keepLogo?: boolean;
+}
+
+/**
+ * The design a change gives a code, resolved as on create. With keepLogo, a design that brings no logo
+ * (neither its own nor its preset's) keeps the code's current one: a logo cannot be sent back as a file.
+ */
+export async function changedDesign(merchantId: string, current: Pick<QrCode, "design">, input: DesignInput, keepLogo = false): Promise<StoredDesign> {
+  const design = await designs().resolveDesign(merchantId, input);
+  return keepLogo && !design.logo && current.design?.logo ? { ...design, logo: current.design.logo } : design;
 }
 
 /**
@@ -183,7 +194,10 @@ export async function updateCode(merchantId: string, lookup: CodeLookup, changes
   // Render first: a destination the code cannot hold, or a design that does not scan, fails here, before
   // anything is written, and the image that goes out after the commit is the one that was checked.
   let rendered: { url: string; design: StoredDesign | null; png: Buffer } | undefined;
-  const design = changes.design === undefined ? undefined : changes.design === null ? null : await designs().resolveDesign(merchantId, changes.design);
+  const design =
+    changes.design === undefined || changes.design === null
+      ? changes.design
+      : await changedDesign(merchantId, changes.keepLogo ? await findCode(merchantId, lookup) : { design: null }, changes.design, changes.keepLogo);
   if (changes.destinationUrl !== undefined || design !== undefined) {
     const current = await findCode(merchantId, lookup);
     const next = { ...current, destinationUrl: changes.destinationUrl ?? current.destinationUrl, design: design === undefined ? (current.design ?? null) : design };

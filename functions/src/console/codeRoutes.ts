@@ -4,15 +4,15 @@ import { z } from "zod";
 import { ids } from "../core/ids";
 import { endpoint, type Endpoint } from "../http/endpoint";
 import { publicCode } from "../codes/model";
-import { createCodes, dynamicLinkFor, effectiveLook, renderCodePng } from "../codes/service";
+import { changedDesign, createCodes, dynamicLinkFor, effectiveLook, renderCodePng } from "../codes/service";
 import { findCode } from "../store/codes";
 import { resolveDesign } from "../designs/design";
 import { publishInBatch, unpublishCode } from "../store/codeStatus";
-import { BrandPresetParams, BrandPresetSchema, ConsoleNewCodeSchema, ConsolePreviewSchema } from "./schemas";
+import { BrandPresetParams, BrandPresetSchema, CodeDesignPreviewSchema, ConsoleNewCodeSchema, ConsolePreviewSchema } from "./schemas";
 import { DESIGN_MAX_BODY_BYTES } from "../codes/fields";
-import { publicDesign } from "../codes/model";
+import { publicBrandPreset, publicDesign } from "../codes/model";
 import { AppError } from "../core/errors";
-import { BRAND_PRESETS_MAX, deleteBrandPreset, listBrandPresets, saveBrandPreset, type BrandPreset } from "../store/brandPresets";
+import { BRAND_PRESETS_MAX, deleteBrandPreset, listBrandPresets, saveBrandPreset } from "../store/brandPresets";
 import { importEndpoint } from "./importRoutes";
 import { settingsEndpoints } from "./settingsRoutes";
 
@@ -20,8 +20,6 @@ import { settingsEndpoints } from "./settingsRoutes";
 const PREVIEW_ID = "000000000000";
 
 const CodeParams = z.object({ codeId: ids.codeId }).strict();
-
-const presetView = (p: BrandPreset) => ({ name: p.name, design: publicDesign(p.design), updatedAt: p.updatedAt.toISOString() });
 
 /** Brand presets in Settings: saved once (logo checked and stored), then used by name in any design. */
 function brandPresetEndpoints(): Endpoint[] {
@@ -32,7 +30,7 @@ function brandPresetEndpoints(): Endpoint[] {
       credential: "member",
       ownAddressOnly: true,
       async handle({ caller }) {
-        return { presets: (await listBrandPresets(caller!.merchantId)).map(presetView) };
+        return { presets: (await listBrandPresets(caller!.merchantId)).map(publicBrandPreset) };
       },
     }),
     endpoint({
@@ -95,6 +93,22 @@ export const codeEndpoints: Endpoint[] = [
         design,
       });
       res.set({ "Content-Type": "image/png", "X-Preview-Dynamic": String(dynamic) }).send(png);
+    },
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/console/codes/:codeId/preview",
+    credential: "member",
+    ownAddressOnly: true,
+    limit: "previews",
+    maxBodyBytes: DESIGN_MAX_BODY_BYTES,
+    params: CodeParams,
+    body: CodeDesignPreviewSchema,
+    async handle({ res, caller, params, body }) {
+      // The code's own payload and frame with the design tried on: exactly what saving it would store.
+      const code = await findCode(caller!.merchantId, { codeId: params.codeId });
+      const design = body.design ? await changedDesign(caller!.merchantId, code, body.design, body.keepLogo) : null;
+      res.set({ "Content-Type": "image/png" }).send(await renderCodePng({ ...code, design }));
     },
   }),
   endpoint({

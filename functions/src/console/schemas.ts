@@ -15,7 +15,11 @@ export const MintKeySchema = z
 export const SessionSchema = z.object({ idToken: z.string().min(1).max(8192) }).strict();
 export const ClaimSchema = z.object({ claimToken: z.string().trim().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "Must be a claim token from the sandbox response") }).strict();
 export const ListingStatusSchema = z.enum(["pending", "approved", "rejected"]);
-export const CodeChangeSchema = z.object({ destinationUrl: fields.destinationUrl.optional(), title: fields.title.optional(), design: fields.design.nullable().optional() }).strict();
+export const CodeChangeSchema = z
+  .object({ destinationUrl: fields.destinationUrl.optional(), title: fields.title.optional(), design: fields.design.nullable().optional(), keepLogo: z.boolean().optional() })
+  .strict();
+/** A design tried on an existing code (its own payload and frame): the console's code page preview. */
+export const CodeDesignPreviewSchema = z.object({ design: fields.design.nullable(), keepLogo: z.boolean().optional() }).strict();
 export const DaysQuerySchema = z.object({ days: z.coerce.number().int().min(1).max(365).default(30) }).strict();
 export const DraftKindSchema = z.enum(["menus", "challenges", "audioCodes"]);
 export const PublishSchema = z.object({ kind: z.enum(["codes", "menus", "challenges", "audioCodes"]), id: ids.recordId }).strict();

@@ -9,6 +9,15 @@ export const TEMPLATES = ["hexSeal", "soundSeal"] as const;
 export const BOOST_FRAMES = ["svc_x3_bluepurple", "svc_x5_gold", "svc_x3_sunset", "svc_x5_midnight"] as const;
 export const SCAN_BEEP_SOUNDS = ["mariocoin", "8bitcoin", "chime", "woosh", "mouse", "ah", "mission"] as const;
 
+/** Brand designs (codes/fields.ts holds their schema). Logos: raster formats only (SVG can carry scripts and external references). */
+export const LOGO_MAX_BYTES = 256 * 1024;
+export const LOGO_MEDIA_TYPES = ["image/png", "image/jpeg", "image/webp"] as const;
+export const MODULE_STYLES = ["square", "rounded", "dots"] as const;
+export const EYE_STYLES = ["square", "rounded", "circle"] as const;
+/** Quiet zone in modules: the standard asks for 4; 2 still reads on most phones, and every design is decoded before use. */
+export const QUIET_ZONE_MIN = 2;
+export const QUIET_ZONE_MAX = 16;
+
 export const DEFAULT_REGION = "us-central1";
 
 /** Workspaces count scans in this time zone until they choose another. */

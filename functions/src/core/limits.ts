@@ -3,8 +3,8 @@ export const SANDBOX_DAILY_LIMIT = 3;
 export const SANDBOX_LIFETIME_DAYS = 7;
 export const BULK_MAX_URLS = 50;
 export const URL_MAX_LENGTH = 2048;
-/** Largest JSON-RPC body the tool server reads. */
-export const MCP_MAX_BODY_BYTES = 256 * 1024;
+/** Largest JSON-RPC body the tool server reads: room for a 256 KB logo as base64 (about 342 KB) in a design. */
+export const MCP_MAX_BODY_BYTES = 512 * 1024;
 /** Largest JSON body the REST endpoints read. */
 export const REST_MAX_BODY_BYTES = 256 * 1024;
 /** Pending phone book listings one workspace may hold at a time (pending changes of approved ones do not count). */

@@ -15,6 +15,7 @@ import { menuAddItemTool } from "./tools/menuAddItem";
 import { challengeCreateTool } from "./tools/challengeCreate";
 import { voiceAgentRegisterTool } from "./tools/voiceAgentRegister";
 import { voiceAgentLookupTool } from "./tools/voiceAgentLookup";
+import { brandListPresetsTool } from "./tools/brandListPresets";
 
 export const TOOLS: readonly ToolDefinition[] = [
   pingTool,
@@ -31,6 +32,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   challengeCreateTool,
   voiceAgentRegisterTool,
   voiceAgentLookupTool,
+  brandListPresetsTool,
 ] as unknown as ToolDefinition[];
 
 const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));

@@ -22,15 +22,17 @@ import {
   newSandboxId,
   readQuota,
   type Quota,
+  type SandboxColours,
 } from "../store/sandbox";
 import { limitSubjectOf, type ResolvedClient } from "../http/clientAddress";
 
 const DAY_MS = 86_400_000;
 
 /** Colours only (no logo, no stored design): drawn and decoded like any design; loaded only when asked for. */
-async function renderSandboxColours(url: string, colours: { foreground?: string; background?: string }): Promise<Buffer> {
+async function renderSandboxColours(url: string, colours: { foreground?: string; background?: string }): Promise<{ png: Buffer; colours: SandboxColours }> {
   const { colourDesign, renderDesignedFiles } = require("../designs/design") as typeof import("../designs/design"); // eslint-disable-line @typescript-eslint/no-require-imports
-  return (await renderDesignedFiles(url, colourDesign(colours), null)).png;
+  const design = colourDesign(colours);
+  return { png: (await renderDesignedFiles(url, design, null)).png, colours: { foreground: design.foreground, background: design.background } };
 }
 
 export function nextUtcMidnight(now: Date): Date {
@@ -74,11 +76,11 @@ export function quotaFor(client: ResolvedClient, now = new Date()): Promise<Quot
 
 export async function generateSandboxCode(url: string, client: ResolvedClient, now = new Date(), colours?: { foreground?: string; background?: string }) {
   // Render before taking quota: a payload that cannot render, or colours that do not scan, must not use up a code.
-  const png = colours ? await renderSandboxColours(url, colours) : renderPlainPng(url);
+  const { png, colours: kept } = colours ? await renderSandboxColours(url, colours) : { png: renderPlainPng(url), colours: null };
   const claimToken = newClaimToken();
   const id = newSandboxId();
   const expiresAt = new Date(now.getTime() + SANDBOX_LIFETIME_DAYS * DAY_MS);
-  const record = { id, destinationUrl: url, claimTokenHash: hashClaimToken(claimToken), createdAt: now, expiresAt, originalExpiresAt: expiresAt };
+  const record = { id, destinationUrl: url, colours: kept, claimTokenHash: hashClaimToken(claimToken), createdAt: now, expiresAt, originalExpiresAt: expiresAt };
   const subjectName = client.viaProxy ? "proxy address (shared by everyone behind it)" : "IP address";
   const quota = await createWithinQuota(counterFor(client, now), sandboxLimitFor(client), nextUtcMidnight(now), record, subjectName);
   const c = getConfig();
@@ -108,7 +110,7 @@ export async function generateSandboxCode(url: string, client: ResolvedClient, n
 
 /**
  * Claims a sandbox code into the user's workspace (created if the user has none): a permanent static
- * account code with the same destination and a hosted PNG. The image is prepared first; the code, its
+ * account code with the same destination, the same colours, and a hosted PNG. The image is prepared first; the code, its
  * link and the claim mark are written in one transaction that re-checks the token, so a token claims once.
  */
 export async function claimSandboxCode(user: { uid: string; email?: string }, claimToken: string, now = new Date()) {
@@ -117,7 +119,7 @@ export async function claimSandboxCode(user: { uid: string; email?: string }, cl
   const blocker = claimBlocker(sandbox, now);
   if (blocker || !sandbox) throw blocker;
   const { workspace } = await ensureWorkspaceForOwner(user.uid, `${user.email?.split("@")[0] ?? "My"} workspace`);
-  const [code] = await prepareCodes(workspace.merchantId, [{ title: titleFromUrl(sandbox.destinationUrl), destinationUrl: sandbox.destinationUrl }], "sandbox-claim");
+  const [code] = await prepareCodes(workspace.merchantId, [{ title: titleFromUrl(sandbox.destinationUrl), destinationUrl: sandbox.destinationUrl, ...(sandbox.colours ? { design: sandbox.colours } : {}) }], "sandbox-claim");
   try {
     await db().runTransaction(async (tx) => {
       const current = await findByClaimToken(claimToken, tx);

@@ -1,6 +1,6 @@
 // Sandbox codes (keyless, expiring) and their per-IP daily counters, apart from account codes.
-//   sandboxCodes/{id}: destinationUrl, claimTokenHash, createdAt, expiresAt (TTL; null once claimed),
-//                      claimedAt, claimedBy {uid, merchantId, codeId}
+//   sandboxCodes/{id}: destinationUrl, colours {foreground, background} or null, claimTokenHash, createdAt,
+//                      expiresAt (TTL; null once claimed), claimedAt, claimedBy {uid, merchantId, codeId}
 //   sandboxCounters/{subjectHash}_{day}: count, expiresAt (TTL)
 // TTL deletion is lazy (and absent in the emulator), so readers treat an expired document as gone.
 import { createHmac, randomBytes } from "node:crypto";
@@ -13,12 +13,19 @@ import { COLLECTIONS } from "./collections";
 export interface SandboxCode {
   id: string;
   destinationUrl: string;
+  /** The design's colours the code was made with, kept by a claim; null for black on white. */
+  colours: SandboxColours | null;
   claimTokenHash: string;
   createdAt: Date;
   expiresAt: Date | null;
   originalExpiresAt: Date;
   claimedAt: Date | null;
   claimedBy: { uid: string; merchantId: string; codeId: string } | null;
+}
+
+export interface SandboxColours {
+  foreground: string;
+  background: string;
 }
 
 const codes = () => db().collection(COLLECTIONS.sandboxCodes);
@@ -70,6 +77,7 @@ export async function createWithinQuota(
       tx.set(counterRef, { count: used + 1, expiresAt: Timestamp.fromMillis(resetAt.getTime() + 86_400_000) });
       tx.create(codes().doc(code.id), {
         destinationUrl: code.destinationUrl,
+        colours: code.colours,
         claimTokenHash: code.claimTokenHash,
         createdAt: Timestamp.fromDate(code.createdAt),
         expiresAt: Timestamp.fromDate(code.expiresAt!),
@@ -92,6 +100,7 @@ function fromDoc(id: string, d: FirebaseFirestore.DocumentData): SandboxCode {
   return {
     id,
     destinationUrl: d.destinationUrl,
+    colours: d.colours ?? null,
     claimTokenHash: d.claimTokenHash,
     createdAt: date(d.createdAt)!,
     expiresAt: date(d.expiresAt),

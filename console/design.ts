@@ -1,0 +1,293 @@
+// Brand designs in the console: the design panel (create page and code page), the code page's live
+// preview and print downloads, and brand presets in Settings. Every preview is the backend's own render
+// of the exact final image (POST /api/console/codes/preview or /codes/<id>/preview), never a imitation.
+import { downloadUrl } from "./files";
+import { field, h, select } from "./dom";
+import { EYE_STYLES, LOGO_MAX_BYTES, LOGO_MEDIA_TYPES, MODULE_STYLES, QUIET_ZONE_MAX, QUIET_ZONE_MIN } from "../functions/src/core/constants";
+
+export interface DesignContext {
+  api: <T = any>(path: string, init?: { method?: string; body?: unknown }) => Promise<T>;
+  act: (label: string, onClick: () => unknown, attrs?: Record<string, string>) => HTMLButtonElement;
+  authHeader: () => Promise<Record<string, string>>;
+  flash: (message: string, isError?: boolean) => void;
+  render: () => Promise<void>;
+  slug: (s: string) => string;
+}
+
+/** A design as the API shows it (publicDesign): the logo is described, not sent back. */
+interface ShownDesign {
+  foreground: string;
+  background: string;
+  moduleStyle: string;
+  eyeStyle: string;
+  quietZone: number;
+  preset: string | null;
+  logo: { width: number; height: number } | null;
+}
+
+export interface DesignPanel {
+  element: HTMLElement;
+  /** The design to send: null for the plain black-on-white code. */
+  value(): Record<string, unknown> | null;
+  /** Whether the code's current logo stays (the code page, when no other logo is chosen). */
+  keepsLogo(): boolean;
+}
+
+const STYLE_FIELDS = ["foreground", "background", "moduleStyle", "eyeStyle", "quietZone"] as const;
+type StyleField = (typeof STYLE_FIELDS)[number];
+
+function readBase64(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+    reader.onerror = () => reject(new Error("The logo file could not be read"));
+    reader.readAsDataURL(file);
+  });
+}
+
+/**
+ * The design panel. `initial` is the code's current design (code page); `alwaysOn` drops the on/off
+ * switch (Settings, where a preset is always a design); `presets` offers the workspace's saved presets.
+ */
+export function designPanel(ctx: DesignContext, opts: { id: string; initial?: ShownDesign | null; onChange: () => void; presets: boolean; alwaysOn?: boolean }): DesignPanel {
+  const p = opts.id;
+  const initial = opts.initial ?? null;
+  const on = h("input", { type: "checkbox", id: `${p}-on`, ...(initial || opts.alwaysOn ? { checked: "" } : {}) });
+  const preset = field("Brand preset", select(`${p}-preset`, [["", "None"]]));
+  const fg = field("Module colour", h("input", { type: "color", id: `${p}-fg`, value: (initial?.foreground ?? "#000000").toLowerCase() }));
+  const bg = field("Background colour", h("input", { type: "color", id: `${p}-bg`, value: (initial?.background ?? "#FFFFFF").toLowerCase() }));
+  const moduleStyle = field("Module style", select(`${p}-modules`, MODULE_STYLES.map((s) => [s, s] as [string, string])));
+  const eyeStyle = field("Eye style", select(`${p}-eyes`, EYE_STYLES.map((s) => [s, s] as [string, string])));
+  const quietZone = field(`Quiet zone (modules, ${QUIET_ZONE_MIN} to ${QUIET_ZONE_MAX})`, h("input", { type: "number", id: `${p}-quiet`, min: String(QUIET_ZONE_MIN), max: String(QUIET_ZONE_MAX), value: String(initial?.quietZone ?? 4) }));
+  moduleStyle.input.value = initial?.moduleStyle ?? "square";
+  eyeStyle.input.value = initial?.eyeStyle ?? "square";
+  const logoInput = h("input", { type: "file", id: `${p}-logo`, accept: LOGO_MEDIA_TYPES.join(",") });
+  const logo = field(`Logo (PNG, JPEG or WebP, at most ${LOGO_MAX_BYTES / 1024} KB)`, logoInput);
+  const logoNote = h("p", { class: "muted", id: `${p}-logo-note`, "aria-live": "polite" }, initial?.logo ? "The code's current logo is kept." : "");
+  let uploaded: { data: string; mediaType: string } | undefined;
+  let keepCurrent = Boolean(initial?.logo);
+  const removeLogo = ctx.act("Remove logo", () => {
+    uploaded = undefined;
+    keepCurrent = false;
+    logoInput.value = "";
+    logoNote.textContent = "No logo.";
+    opts.onChange();
+  }, { id: `${p}-logo-remove` });
+  // Fields the user set since a preset was chosen: only those override the preset.
+  const dirty = new Set<StyleField>();
+  const inputs: Record<StyleField, HTMLInputElement | HTMLSelectElement> = { foreground: fg.input, background: bg.input, moduleStyle: moduleStyle.input, eyeStyle: eyeStyle.input, quietZone: quietZone.input };
+  let presets: Array<{ name: string; design: ShownDesign }> = [];
+
+  const body = h(
+    "div",
+    { class: "design-fields", id: `${p}-fields` },
+    ...(opts.presets ? [preset.wrap] : []),
+    fg.wrap,
+    bg.wrap,
+    moduleStyle.wrap,
+    eyeStyle.wrap,
+    quietZone.wrap,
+    logo.wrap,
+    h("div", { class: "logo-row" }, logoNote, removeLogo),
+  );
+  const show = () => (body.hidden = !on.checked);
+  show();
+
+  for (const name of STYLE_FIELDS) {
+    inputs[name].addEventListener("input", () => {
+      dirty.add(name);
+      opts.onChange();
+    });
+  }
+  on.addEventListener("change", () => {
+    show();
+    opts.onChange();
+  });
+  logoInput.addEventListener("change", async () => {
+    const file = logoInput.files?.[0];
+    if (!file) return;
+    if (file.size > LOGO_MAX_BYTES) {
+      logoInput.value = "";
+      ctx.flash(`The logo is ${Math.ceil(file.size / 1024)} KB; at most ${LOGO_MAX_BYTES / 1024} KB is accepted.`, true);
+      return;
+    }
+    uploaded = { data: await readBase64(file), mediaType: file.type };
+    keepCurrent = false;
+    logoNote.textContent = `${file.name}, ${Math.ceil(file.size / 1024)} KB: drawn in the centre (error correction H).`;
+    opts.onChange();
+  });
+  preset.input.addEventListener("change", () => {
+    const chosen = presets.find((x) => x.name === preset.input.value);
+    dirty.clear();
+    if (chosen) {
+      fg.input.value = chosen.design.foreground.toLowerCase();
+      bg.input.value = chosen.design.background.toLowerCase();
+      moduleStyle.input.value = chosen.design.moduleStyle;
+      eyeStyle.input.value = chosen.design.eyeStyle;
+      quietZone.input.value = String(chosen.design.quietZone);
+      if (!uploaded) logoNote.textContent = chosen.design.logo ? `The preset's logo.` : logoNote.textContent;
+    }
+    opts.onChange();
+  });
+  if (opts.presets) {
+    void ctx.api<{ presets: typeof presets }>("/brand-presets").then((r) => {
+      presets = r.presets;
+      for (const x of presets) preset.input.append(h("option", { value: x.name }, x.name));
+      if (initial?.preset && presets.some((x) => x.name === initial.preset)) preset.input.value = initial.preset;
+    });
+  }
+
+  const value = (): Record<string, unknown> | null => {
+    if (!on.checked) return null;
+    const design: Record<string, unknown> = {};
+    const chosen = opts.presets ? preset.input.value : "";
+    if (chosen) design.preset = chosen;
+    for (const name of STYLE_FIELDS) {
+      if (chosen && !dirty.has(name)) continue;
+      const raw = inputs[name].value;
+      design[name] = name === "quietZone" ? Number(raw) : name === "foreground" || name === "background" ? raw.toUpperCase() : raw;
+    }
+    if (uploaded) design.logo = uploaded;
+    return design;
+  };
+
+  const element = h(
+    "fieldset",
+    { class: "design-panel", id: p },
+    h("legend", {}, "Design"),
+    opts.alwaysOn ? "" : h("label", { class: "check" }, on, " Brand design: colours, logo, module and eye styles"),
+    body,
+  );
+  return { element, value, keepsLogo: () => keepCurrent && !uploaded && on.checked };
+}
+
+/** Shows a PNG answer in `img`, or the refusal's message (reason and suggestion) in `note`. */
+export async function showPreview(res: Response, img: HTMLImageElement, note: HTMLElement, okText: string): Promise<boolean> {
+  if (!res.ok) {
+    const problem = await res.json().catch(() => ({}));
+    note.textContent = `No preview: ${problem.message ?? res.statusText}${problem.hint ? ` ${problem.hint}` : ""}`;
+    note.classList.add("refused");
+    return false;
+  }
+  if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
+  img.src = URL.createObjectURL(await res.blob());
+  note.textContent = okText;
+  note.classList.remove("refused");
+  return true;
+}
+
+const PNG_SIZES = [512, 1024, 2048, 4096];
+
+/** Print downloads of a code: the smallest PDF for a scanning distance (the print hint), and PNGs by size. */
+function printFiles(ctx: DesignContext, c: any): HTMLElement {
+  const distance = field("Scanning distance (metres)", h("input", { type: "number", id: "print-distance", min: "0.1", max: "100", step: "0.1", value: "1" }));
+  const hintText = h("p", { id: "print-hint", "aria-live": "polite" });
+  const size = field("PNG size (pixels)", select("png-size", PNG_SIZES.map((s) => [String(s), `${s} px`] as [string, string])));
+  size.input.value = "2048";
+  const hintUrl = () => `${c.qrPdfUrl.replace("/img/pdf/", "/img/print-hint/").replace(".pdf?", ".json?")}&distance=${encodeURIComponent(distance.input.value)}`;
+  let sideMm: number | undefined;
+  const refresh = async () => {
+    const res = await fetch(hintUrl());
+    const hint = await res.json();
+    if (!res.ok) {
+      hintText.textContent = hint.message ?? "Enter a distance from 0.1 to 100 m.";
+      sideMm = undefined;
+      return;
+    }
+    sideMm = hint.sideMm;
+    hintText.textContent = `Scans from ${hint.distanceM} m when printed at least ${hint.sideMm} mm wide (code ${hint.symbolMm} mm, modules ${hint.moduleMm} mm). Rule of thumb: ${hint.rule}`;
+  };
+  distance.input.addEventListener("input", () => void refresh());
+  void refresh();
+  return h(
+    "section",
+    { id: "print-files", "aria-labelledby": "print-h" },
+    h("h2", { id: "print-h" }, "Print files"),
+    h("div", { class: "form-row" }, distance.wrap),
+    hintText,
+    h(
+      "div",
+      { class: "actions" },
+      ctx.act("Download PDF at this size", () => downloadUrl(`${c.qrPdfUrl}&size=${sideMm ?? 50}`, `${ctx.slug(c.title)}-${sideMm ?? 50}mm.pdf`), { id: "dl-print-pdf" }),
+      size.wrap,
+      ctx.act("Download PNG", () => downloadUrl(`${c.qrSvgUrl.replace("/img/svg/", "/img/png/").replace(".svg?", ".png?")}&px=${size.input.value}`, `${ctx.slug(c.title)}-${size.input.value}px.png`), { id: "dl-sized-png" }),
+    ),
+  );
+}
+
+/** The code page's design section: the panel, a live preview of this code's exact image, save, and print files. */
+export function codeDesignSection(ctx: DesignContext, c: any): HTMLElement[] {
+  const preview = h("img", { id: "design-preview", alt: `Preview of ${c.title} with this design`, width: "256", height: "256", src: c.qrImageUrl });
+  const note = h("p", { class: "muted", id: "design-preview-note", "aria-live": "polite" }, "The code's current image.");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let seq = 0;
+  const panel: DesignPanel = designPanel(ctx, {
+    id: "code-design",
+    initial: c.design,
+    presets: true,
+    onChange: () => {
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        const mine = ++seq;
+        const res = await fetch(`/api/console/codes/${encodeURIComponent(c.codeId)}/preview`, {
+          method: "POST",
+          headers: { ...(await ctx.authHeader()), "Content-Type": "application/json" },
+          body: JSON.stringify({ design: panel.value(), keepLogo: panel.keepsLogo() }),
+        });
+        if (mine === seq) await showPreview(res, preview, note, "Exactly the image this code gets when you save, checked by two decoders.");
+      }, 250);
+    },
+  });
+  const save = ctx.act("Save design", async () => {
+    await ctx.api(`/codes/${c.codeId}`, { body: { design: panel.value(), keepLogo: panel.keepsLogo() } });
+    ctx.flash("Design saved: the code's PNG, SVG and PDF now show it, at the same addresses.");
+    await ctx.render();
+  }, { id: "save-design", class: "primary" });
+  return [
+    h(
+      "section",
+      { id: "code-design-section", "aria-labelledby": "design-h" },
+      h("h2", { id: "design-h" }, "Design"),
+      h("div", { class: "create" }, h("div", {}, panel.element, h("div", { class: "actions" }, save)), h("figure", { class: "preview" }, preview, h("figcaption", {}, note))),
+    ),
+    printFiles(ctx, c),
+  ];
+}
+
+/** Settings: the workspace's brand presets, saved once and used by name by people, imports and agents. */
+export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLElement> {
+  const { presets } = await ctx.api<{ presets: Array<{ name: string; design: ShownDesign; updatedAt: string }> }>("/brand-presets");
+  const swatch = (hex: string) => h("span", { class: "swatch-row" }, h("span", { class: "swatch", style: `background:${hex}`, "aria-hidden": "true" }), hex);
+  const rows = presets.map((x) => [
+    h("strong", {}, x.name),
+    h("span", {}, swatch(x.design.foreground), " on ", swatch(x.design.background)),
+    `${x.design.moduleStyle} modules, ${x.design.eyeStyle} eyes, quiet zone ${x.design.quietZone}`,
+    x.design.logo ? `logo ${x.design.logo.width}×${x.design.logo.height}` : "no logo",
+    ctx.act("Delete", async () => {
+      await ctx.api(`/brand-presets/${encodeURIComponent(x.name)}`, { method: "DELETE" });
+      ctx.flash(`Brand preset ${x.name} deleted. Codes made with it keep their design.`);
+      await ctx.render();
+    }, { "aria-label": `Delete brand preset ${x.name}`, class: "delete-preset" }),
+  ]);
+  const name = field("Preset name", h("input", { id: "preset-name", maxlength: "40", pattern: "[A-Za-z0-9][A-Za-z0-9 _\\-]{0,39}" }));
+  const panel = designPanel(ctx, { id: "preset-design", presets: false, alwaysOn: true, onChange: () => undefined });
+  return h(
+    "section",
+    { id: "brand-presets", "aria-labelledby": "presets-h" },
+    h("h2", { id: "presets-h" }, "Brand presets"),
+    h("p", { class: "muted" }, "Save your colours, logo and styles once; use them by name on new codes, imports, and from agents (design: { preset: \"<name>\" })."),
+    rows.length ? h("div", { id: "preset-rows" }, ...rows.map((cells) => h("div", { class: "preset-row", "data-preset": String((cells[0] as HTMLElement).textContent) }, ...cells.map((cell) => h("span", {}, cell))))) : h("p", { class: "muted" }, "No presets yet."),
+    h("div", { class: "form-row" }, name.wrap),
+    panel.element,
+    h(
+      "div",
+      { class: "actions" },
+      ctx.act("Save preset", async () => {
+        const presetName = name.input.value.trim();
+        await ctx.api(`/brand-presets/${encodeURIComponent(presetName)}`, { body: { design: panel.value() } });
+        ctx.flash(`Brand preset ${presetName} saved.`);
+        await ctx.render();
+      }, { id: "save-preset", class: "primary" }),
+    ),
+  );
+}
