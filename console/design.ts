@@ -70,11 +70,13 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
     uploaded = undefined;
     keepCurrent = false;
     logoInput.value = "";
-    logoNote.textContent = "No logo.";
+    const fromPreset = presets.find((x) => x.name === preset.input.value)?.design.logo;
+    logoNote.textContent = fromPreset ? "The preset's logo stays: it is part of the preset (choose None to drop it)." : "No logo.";
     opts.onChange();
   }, { id: `${p}-logo-remove` });
-  // Fields the user set since a preset was chosen: only those override the preset.
-  const dirty = new Set<StyleField>();
+  // Fields that override the chosen preset: those the user set since choosing it, and all of a code's own
+  // design until another preset is chosen (its fields may differ from the preset it started from).
+  const dirty = new Set<StyleField>(initial ? STYLE_FIELDS : []);
   const inputs: Record<StyleField, HTMLInputElement | HTMLSelectElement> = { foreground: fg.input, background: bg.input, moduleStyle: moduleStyle.input, eyeStyle: eyeStyle.input, quietZone: quietZone.input };
   let presets: Array<{ name: string; design: ShownDesign }> = [];
 
@@ -154,8 +156,8 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
   const element = h(
     "fieldset",
     { class: "design-panel", id: p },
-    h("legend", {}, "Design"),
-    opts.alwaysOn ? "" : h("label", { class: "check" }, on, " Brand design: colours, logo, module and eye styles"),
+    h("legend", {}, "Brand design"),
+    opts.alwaysOn ? "" : h("label", { class: "check" }, on, " Use a brand design: colours, logo, module and eye styles"),
     body,
   );
   return { element, value, keepsLogo: () => keepCurrent && !uploaded && on.checked };
@@ -195,7 +197,7 @@ function printFiles(ctx: DesignContext, c: any): HTMLElement {
       return;
     }
     sideMm = hint.sideMm;
-    hintText.textContent = `Scans from ${hint.distanceM} m when printed at least ${hint.sideMm} mm wide (code ${hint.symbolMm} mm, modules ${hint.moduleMm} mm). Rule of thumb: ${hint.rule}`;
+    hintText.textContent = `Scans from ${hint.distanceM} m when printed at least ${hint.sideMm} mm wide (code ${hint.symbolMm} mm, modules ${hint.moduleMm} mm). ${hint.rule}`;
   };
   distance.input.addEventListener("input", () => void refresh());
   void refresh();
@@ -240,6 +242,8 @@ export function codeDesignSection(ctx: DesignContext, c: any): HTMLElement[] {
   });
   const save = ctx.act("Save design", async () => {
     await ctx.api(`/codes/${c.codeId}`, { body: { design: panel.value(), keepLogo: panel.keepsLogo() } });
+    // The image keeps its address: refresh the browser's cached copy so the page shows the new design.
+    await fetch(c.qrImageUrl, { cache: "reload" });
     ctx.flash("Design saved: the code's PNG, SVG and PDF now show it, at the same addresses.");
     await ctx.render();
   }, { id: "save-design", class: "primary" });

@@ -34,16 +34,20 @@ export async function runLoad(requests: number, concurrency: number, once: () =>
   return { requests, seconds, throughput: requests / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
 }
 
-/** Median time of `fn` over `iterations` runs, in ms. */
-export async function medianMs(iterations: number, fn: () => unknown | Promise<unknown>): Promise<number> {
+/** Sorted times of `fn` over `iterations` sequential runs, in ms. */
+export async function timesMs(iterations: number, fn: () => unknown | Promise<unknown>): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < iterations; i++) {
     const t = performance.now();
     await fn();
     times.push(performance.now() - t);
   }
-  times.sort((a, b) => a - b);
-  return percentile(times, 50);
+  return times.sort((a, b) => a - b);
+}
+
+/** Median time of `fn` over `iterations` runs, in ms. */
+export async function medianMs(iterations: number, fn: () => unknown | Promise<unknown>): Promise<number> {
+  return percentile(await timesMs(iterations, fn), 50);
 }
 
 export const fmt = (n: number, digits = 2) => n.toFixed(digits);

@@ -26,6 +26,7 @@ export async function benchRendering() {
     const framed = await medianMs(100, () => renderFramedPng(`${URL_SAMPLE}&n=${i++}`, frame));
     console.log(`  framed 1024 px PNG, ${frame.padEnd(20)}            ${fmt(framed, 2)} ms (goal <= 8 ms)`);
   }
+  await (await import("./designs")).benchDesigns();
 }
 
 function listen(handler: RequestListener): Promise<{ server: Server; origin: string }> {

@@ -70,7 +70,7 @@ export interface PrintHint {
   rule: string;
 }
 
-export const PRINT_RULE = `The symbol is at least distance / ${DISTANCE_TO_WIDTH} for a ${REFERENCE_MODULES}-module code (a module of distance / ${DISTANCE_TO_WIDTH * REFERENCE_MODULES}), larger in proportion for denser codes, and never under ${MIN_SYMBOL_MM} mm.`;
+export const PRINT_RULE = `Rule of thumb: the code (without its margin) is at least distance / ${DISTANCE_TO_WIDTH} for a ${REFERENCE_MODULES}-module code (a module of distance / ${DISTANCE_TO_WIDTH * REFERENCE_MODULES}), larger in proportion for denser codes, and never under ${MIN_SYMBOL_MM} mm.`;
 
 /** The smallest print that scans from `distanceM` metres (docs/decisions.md, "Print files"). */
 export function printHint(model: Pick<PrintModel, "matrix" | "style" | "frame">, distanceM: number): PrintHint {
