@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import sharp from "sharp";
 import { DEFAULT_DESIGN, type StoredDesign } from "../../functions/src/designs/design";
 import { MIN_SYMBOL_MM, printHint, printModel, renderPdf, renderSizedPng } from "../../functions/src/images/print";
@@ -67,5 +70,25 @@ describe("print files", function () {
         assert.equal(decoded.payload, URL_SAMPLE);
       }
     }
+  });
+
+  it("pdf-lib is loaded only when a PDF is made: not by loading the images function, nor by a plain sized PNG", () => {
+    const images = path.resolve(__dirname, "../../functions/src/images/app");
+    const print = path.resolve(__dirname, "../../functions/src/images/print");
+    const script = `
+      require(${JSON.stringify(images)});
+      const { renderSizedPng, renderPdf } = require(${JSON.stringify(print)});
+      const loaded = () => Object.keys(require.cache).some((f) => f.includes("/node_modules/pdf-lib/"));
+      const code = { dynamic: false, dynamicLink: null, destinationUrl: "${URL_SAMPLE}", boostFrame: null, template: null, design: null };
+      renderSizedPng(code, 300).then(async () => {
+        const before = loaded();
+        await renderPdf(code, 40, "t");
+        console.log(JSON.stringify([before, loaded()]));
+      });`;
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "pdf-lazy-")), "lazy.cjs");
+    writeFileSync(file, script);
+    const run = spawnSync(process.execPath, ["--import", "tsx", file], { encoding: "utf8" });
+    assert.equal(run.status, 0, run.stderr + run.stdout);
+    assert.deepEqual(JSON.parse(run.stdout.trim().split("\n").pop()!), [false, true]);
   });
 });
