@@ -18,7 +18,8 @@ function lazy(load: () => Handler): Handler {
 export const site = onRequest({ invoker: "public", cors: "*" }, lazy(() => require("./site/app").siteApp));
 export const mcp = onRequest({ invoker: "public", cors: "*", memory: "512MiB" }, lazy(() => require("./mcp/app").mcpApp));
 export const consoleApi = onRequest({ invoker: "public", cors: false }, lazy(() => require("./console/app").consoleApp));
-export const images = onRequest({ invoker: "public" }, lazy(() => require("./images/app").imagesApp));
+// 1 GiB: print files (a 4096 px PNG, a large framed PDF's artwork) peak near 400 MB while drawn.
+export const images = onRequest({ invoker: "public", memory: "1GiB" }, lazy(() => require("./images/app").imagesApp));
 export const bulk = onRequest({ invoker: "public", cors: "*", memory: "512MiB", timeoutSeconds: 120 }, lazy(() => require("./bulk/app").bulkApp));
 // 512 MiB: the geolocation databases (~63 MB IPv4, ~71 MB IPv6) are held in memory once loaded.
 export const redirect = onRequest({ invoker: "public", memory: "512MiB", concurrency: 80 }, lazy(() => require("./redirect/app").redirectApp));

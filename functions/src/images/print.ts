@@ -109,8 +109,12 @@ export async function renderSizedPng(code: Drawn, px: number): Promise<Buffer> {
 }
 
 const MM_TO_PT = 72 / 25.4;
-/** Frames are artwork with gradients and strokes: embedded as a 300 dpi raster; the code on them stays vector. */
+/**
+ * Frames are artwork with gradients and strokes: embedded as a 300 dpi raster (at most 3000 px, so
+ * 250 mm at full resolution; larger signs are seen from further away); the code on them stays vector.
+ */
 const FRAME_DPI = 300;
+const FRAME_PX_MAX = 3000;
 
 function colour(hex: string) {
   const { rgb } = pdfLib();
@@ -149,7 +153,7 @@ export async function renderPdf(code: Drawn, sideMm: number, title: string): Pro
   const page = doc.addPage([side, side]);
   if (model.frame) {
     const spec = frameSpec(model.frame);
-    const px = Math.min(PNG_PX_MAX, Math.ceil((sideMm / 25.4) * FRAME_DPI));
+    const px = Math.min(FRAME_PX_MAX, Math.ceil((sideMm / 25.4) * FRAME_DPI));
     const art = await verify()
       .sharp()(Buffer.from(spec.svg), { density: (72 * px) / FRAME_SIDE })
       .resize(px, px, { fit: "fill" })
