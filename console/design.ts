@@ -1,6 +1,6 @@
 // Brand designs in the console: the design panel (create page and code page), the code page's live
 // preview and print downloads, and brand presets in Settings. Every preview is the backend's own render
-// of the exact final image (POST /api/console/codes/preview or /codes/<id>/preview), never a imitation.
+// of the exact final image (POST /api/console/codes/preview or /codes/<id>/preview), never an imitation.
 import { downloadUrl } from "./files";
 import { field, h, select } from "./dom";
 import { EYE_STYLES, LOGO_MAX_BYTES, LOGO_MEDIA_TYPES, MODULE_STYLES, QUIET_ZONE_MAX, QUIET_ZONE_MIN } from "../functions/src/core/constants";
