@@ -261,7 +261,11 @@ export function codeDesignSection(ctx: DesignContext, c: any): HTMLElement[] {
 /** Settings: the workspace's brand presets, saved once and used by name by people, imports and agents. */
 export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLElement> {
   const { presets } = await ctx.api<{ presets: Array<{ name: string; design: ShownDesign; updatedAt: string }> }>("/brand-presets");
-  const swatch = (hex: string) => h("span", { class: "swatch-row" }, h("span", { class: "swatch", style: `background:${hex}`, "aria-hidden": "true" }), hex);
+  const swatch = (hex: string) => {
+    const chip = h("span", { class: "swatch", "aria-hidden": "true" });
+    chip.style.backgroundColor = hex; // through the CSSOM: the console's CSP refuses style attributes
+    return h("span", { class: "swatch-row" }, chip, hex);
+  };
   const rows = presets.map((x) => [
     h("strong", {}, x.name),
     h("span", {}, swatch(x.design.foreground), " on ", swatch(x.design.background)),
@@ -274,7 +278,25 @@ export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLEleme
     }, { "aria-label": `Delete brand preset ${x.name}`, class: "delete-preset" }),
   ]);
   const name = field("Preset name", h("input", { id: "preset-name", maxlength: "40", pattern: "[A-Za-z0-9][A-Za-z0-9 _\\-]{0,39}" }));
-  const panel = designPanel(ctx, { id: "preset-design", presets: false, alwaysOn: true, onChange: () => undefined });
+  // An example code in the preset, drawn by the backend like any preview, so a preset is seen before it is saved.
+  const example = h("img", { id: "preset-preview", alt: "Example code in this preset", width: "200", height: "200" });
+  const exampleNote = h("p", { class: "muted", id: "preset-preview-note", "aria-live": "polite" }, "An example code in this design.");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let seq = 0;
+  const drawExample = () => {
+    clearTimeout(timer);
+    timer = setTimeout(async () => {
+      const mine = ++seq;
+      const res = await fetch("/api/console/codes/preview", {
+        method: "POST",
+        headers: { ...(await ctx.authHeader()), "Content-Type": "application/json" },
+        body: JSON.stringify({ destinationUrl: "https://example.com/", design: panel.value() }),
+      });
+      if (mine === seq) await showPreview(res, example, exampleNote, "An example code in this design, checked by two decoders.");
+    }, 250);
+  };
+  const panel: DesignPanel = designPanel(ctx, { id: "preset-design", presets: false, alwaysOn: true, onChange: drawExample });
+  drawExample();
   return h(
     "section",
     { id: "brand-presets", "aria-labelledby": "presets-h" },
@@ -282,7 +304,7 @@ export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLEleme
     h("p", { class: "muted" }, "Save your colours, logo and styles once; use them by name on new codes, imports, and from agents (design: { preset: \"<name>\" })."),
     rows.length ? h("div", { id: "preset-rows" }, ...rows.map((cells) => h("div", { class: "preset-row", "data-preset": String((cells[0] as HTMLElement).textContent) }, ...cells.map((cell) => h("span", {}, cell))))) : h("p", { class: "muted" }, "No presets yet."),
     h("div", { class: "form-row" }, name.wrap),
-    panel.element,
+    h("div", { class: "create" }, panel.element, h("figure", { class: "preview" }, example, h("figcaption", {}, exampleNote))),
     h(
       "div",
       { class: "actions" },

@@ -45,6 +45,10 @@ describe("merchant console: brand designs", function () {
     await page.selectOption("#preset-design-eyes", "circle");
     await page.setInputFiles("#preset-design-logo", { name: "logo.png", mimeType: "image/png", buffer: await sampleLogo() });
     await page.waitForFunction(() => document.getElementById("preset-design-logo-note")?.textContent?.includes("logo.png"));
+    await page.waitForFunction(() => (document.getElementById("preset-preview-note")?.textContent ?? "").startsWith("An example code in this design, checked"));
+    const example = await imageBytes(page, "#preset-preview");
+    assert.equal(decodePng(example).payload, "https://example.com/", "the example is drawn by the backend");
+    assert.ok(await hasColour(example, HOUSE.foreground.toUpperCase()));
     await page.click("#save-preset");
     await page.waitForSelector('#preset-rows [data-preset="House"]');
     await page.fill("#preset-name", "Spare");
@@ -52,6 +56,8 @@ describe("merchant console: brand designs", function () {
     await page.waitForSelector('#preset-rows [data-preset="Spare"]');
     await page.click('button[aria-label="Delete brand preset Spare"]');
     await page.waitForFunction(() => !document.querySelector('#preset-rows [data-preset="Spare"]'));
+    const chip = await page.evaluate(() => getComputedStyle(document.querySelector('[data-preset="House"] .swatch')!).backgroundColor);
+    assert.equal(chip, "rgb(124, 45, 18)", "the swatch shows the preset's colour");
     const listed = toolResult(await callTool("svc.brand.list_presets", {}, merchant.apiKey));
     assert.deepEqual(listed.presets.map((p: any) => p.name), ["House"]);
     assert.equal(listed.presets[0].design.foreground, HOUSE.foreground.toUpperCase());
