@@ -287,12 +287,13 @@ export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLEleme
     clearTimeout(timer);
     timer = setTimeout(async () => {
       const mine = ++seq;
+      const design = panel.value();
       const res = await fetch("/api/console/codes/preview", {
         method: "POST",
         headers: { ...(await ctx.authHeader()), "Content-Type": "application/json" },
-        body: JSON.stringify({ destinationUrl: "https://example.com/", design: panel.value() }),
+        body: JSON.stringify({ destinationUrl: "https://example.com/", design }),
       });
-      if (mine === seq) await showPreview(res, example, exampleNote, "An example code in this design, checked by two decoders.");
+      if (mine === seq && (await showPreview(res, example, exampleNote, "An example code in this design, checked by two decoders."))) example.dataset.for = JSON.stringify(design);
     }, 250);
   };
   const panel: DesignPanel = designPanel(ctx, { id: "preset-design", presets: false, alwaysOn: true, onChange: drawExample });

@@ -45,7 +45,10 @@ describe("merchant console: brand designs", function () {
     await page.selectOption("#preset-design-eyes", "circle");
     await page.setInputFiles("#preset-design-logo", { name: "logo.png", mimeType: "image/png", buffer: await sampleLogo() });
     await page.waitForFunction(() => document.getElementById("preset-design-logo-note")?.textContent?.includes("logo.png"));
-    await page.waitForFunction(() => (document.getElementById("preset-preview-note")?.textContent ?? "").startsWith("An example code in this design, checked"));
+    await page.waitForFunction(() => {
+      const shown = JSON.parse((document.getElementById("preset-preview") as HTMLImageElement).dataset.for ?? "{}");
+      return shown.foreground === "#7C2D12" && shown.eyeStyle === "circle" && Boolean(shown.logo);
+    });
     const example = await imageBytes(page, "#preset-preview");
     assert.equal(decodePng(example).payload, "https://example.com/", "the example is drawn by the backend");
     assert.ok(await hasColour(example, HOUSE.foreground.toUpperCase()));
