@@ -15,6 +15,12 @@ import { menuAddItemTool } from "./tools/menuAddItem";
 import { challengeCreateTool } from "./tools/challengeCreate";
 import { voiceAgentRegisterTool } from "./tools/voiceAgentRegister";
 import { voiceAgentLookupTool } from "./tools/voiceAgentLookup";
+import { webhookCreateTool } from "./tools/webhookCreate";
+import { webhookListTool } from "./tools/webhookList";
+import { webhookDeleteTool } from "./tools/webhookDelete";
+import { webhookTestTool } from "./tools/webhookTest";
+import { webhookRotateSecretTool } from "./tools/webhookRotateSecret";
+import { webhookDeliveriesTool } from "./tools/webhookDeliveries";
 
 export const TOOLS: readonly ToolDefinition[] = [
   pingTool,
@@ -31,6 +37,12 @@ export const TOOLS: readonly ToolDefinition[] = [
   challengeCreateTool,
   voiceAgentRegisterTool,
   voiceAgentLookupTool,
+  webhookCreateTool,
+  webhookListTool,
+  webhookDeleteTool,
+  webhookTestTool,
+  webhookRotateSecretTool,
+  webhookDeliveriesTool,
 ] as unknown as ToolDefinition[];
 
 const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
