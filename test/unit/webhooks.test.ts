@@ -54,6 +54,7 @@ describe("webhook targets", () => {
     }
     assert.equal(targetProblem("https://user:pw@hooks.example.com/", false), "must not carry credentials");
     assert.equal(targetProblem("http://127.0.0.1:9000/hook", true), null, "the local stack's receiver");
+    for (const url of ["https://hooks.example.com/in", "http://10.0.0.1/x"]) assert.match(targetProblem(url, true) ?? "", /local stack/, "nothing leaves loopback locally");
   });
 
   it("refuses at connection time a name that resolves to a private address (stubbed resolver, nothing sent)", async () => {

@@ -9,8 +9,10 @@ import { isPublicAddress, publicOnlyLookup, systemResolve, type Resolver } from 
 export const TARGET_DEADLINE_MS = 5_000;
 export const RESPONSE_KEPT_BYTES = 1_024;
 
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
 export interface TargetGuards {
-  /** The local stack: http, loopback and any port allowed (the test receiver listens on 127.0.0.1). */
+  /** The local stack: loopback only, http and any port allowed (the test receiver listens on 127.0.0.1). */
   local: boolean;
   resolve: Resolver;
   deadlineMs: number;
@@ -27,10 +29,11 @@ export function targetProblem(raw: string, local: boolean): string | null {
     return "is not a URL";
   }
   if (url.username || url.password) return "must not carry credentials";
-  if (local) return url.protocol === "https:" || url.protocol === "http:" ? null : "must be http or https";
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  // The local stack sends to loopback only, so nothing a test or a demo subscribes leaves the machine.
+  if (local) return (url.protocol === "https:" || url.protocol === "http:") && LOOPBACK.has(host) ? null : "must be on 127.0.0.1, ::1 or localhost on the local stack";
   if (url.protocol !== "https:") return "must use https";
   if (url.port !== "") return "must use port 443";
-  const host = url.hostname.replace(/^\[|\]$/g, "");
   if (isIP(host) && !isPublicAddress(host)) return "must not be a private, loopback or reserved address";
   return null;
 }
