@@ -117,12 +117,6 @@ export async function listWebhooks(merchantId: string): Promise<Webhook[]> {
   return snap.docs.map((d) => webhookFrom(merchantId, d.id, d.data()));
 }
 
-/** Active subscriptions to `event`: one query, used when codes change (never per scan). */
-export async function activeWebhooksFor(merchantId: string, event: WebhookEvent): Promise<Webhook[]> {
-  const snap = await webhooksOf(merchantId).where("events", "array-contains", event).get();
-  return snap.docs.map((d) => webhookFrom(merchantId, d.id, d.data())).filter((w) => w.status === "active");
-}
-
 export async function deleteWebhook(merchantId: string, webhookId: string): Promise<boolean> {
   const ref = webhooksOf(merchantId).doc(webhookId);
   const snap = await ref.get();

@@ -14,13 +14,12 @@ import {
   type Webhook,
 } from "../store/webhooks";
 import type { DeliveryTask } from "./queue";
-import { openSecret, signatureHeader, signingSecrets } from "./secrets";
+import { openSecret, secretBinding, signatureHeader, signingSecrets } from "./secrets";
+import { syncLinkWebhooks } from "./service";
 import { postToTarget, targetGuards, type TargetGuards } from "./target";
 
 /** An endpoint failing this long without a success is disabled. */
 export const DISABLE_AFTER_MS = 24 * 60 * 60 * 1000;
-
-export const secretBinding = (w: Pick<Webhook, "merchantId" | "webhookId">) => `${w.merchantId}/${w.webhookId}`;
 
 export type AttemptResult = "delivered" | "retry" | "dropped";
 
@@ -50,6 +49,7 @@ export async function attemptDelivery(task: DeliveryTask, guards: TargetGuards =
     await recordAttempt(task.merchantId, delivery, attempt, "failed");
     if (await disableWithMail(task.merchantId, task.webhookId, now, (uid) => disabledMail(uid, webhook))) {
       logWebhookDisabled({ merchantId: task.merchantId, webhookId: task.webhookId, failingSince: failingSince.toISOString() });
+      await syncLinkWebhooks(task.merchantId); // its links stop naming it: scans stop queueing for it
     }
     return "dropped";
   }

@@ -9,6 +9,9 @@ export const WEBHOOK_SECRET_KEY = defineSecret("WEBHOOK_SECRET_KEY");
 
 const PREFIX = "whsec_";
 
+/** What a sealed secret is bound to: its workspace and endpoint. */
+export const secretBinding = (w: { merchantId: string; webhookId: string }) => `${w.merchantId}/${w.webhookId}`;
+
 /** A new secret in the Standard Webhooks form: whsec_ and 24 random bytes in base64. */
 export function newSigningSecret(): string {
   return PREFIX + randomBytes(24).toString("base64");

@@ -7,7 +7,6 @@ import { httpUrl, text } from "../core/validation";
 import { logError, logWebhookSecretIssued, logWebhookTargetRefused } from "../core/log";
 import type { QrCode } from "../codes/model";
 import {
-  activeWebhooksFor,
   deleteWebhook,
   listDeliveries,
   listWebhooks,
@@ -27,8 +26,7 @@ import {
 } from "../store/webhooks";
 import { covers, eventBody, newMessageId, type CodeNotice } from "./events";
 import { enqueueDelivery } from "./queue";
-import { newSigningSecret, sealSecret } from "./secrets";
-import { secretBinding } from "./deliver";
+import { newSigningSecret, sealSecret, secretBinding } from "./secrets";
 import { targetProblem } from "./target";
 
 export const MAX_WEBHOOKS = 10;
@@ -192,31 +190,34 @@ export function codeNotice(code: QrCode): CodeNotice {
 }
 
 /**
- * Tells subscribers about changed codes (one query per call, never per scan). New codes also get their
- * link's scan subscriptions here, since the code's writer does not know them. Never fails the change.
+ * Tells subscribers about changed codes (one query of the workspace's subscriptions per change, never per
+ * scan). New codes also get their links' scan subscriptions here, since the code's writer does not know
+ * them. Never fails the change.
  */
 export async function emitCodeEvents(event: Exclude<WebhookEvent, "scan.created">, codes: readonly QrCode[]): Promise<void> {
   if (!codes.length) return;
   const merchantId = codes[0].merchantId;
   try {
-    const [hooks] = await Promise.all([activeWebhooksFor(merchantId, event), event === "code.created" ? syncNewLinks(merchantId, codes) : undefined]);
+    const active = (await listWebhooks(merchantId)).filter((w) => w.status === "active");
+    const coversCode = (w: Webhook, c: QrCode) => covers(w, { codeId: c.codeId, campaign: c.campaign ?? null });
+    if (event === "code.created") {
+      const scanHooks = active.filter((w) => w.events.includes("scan.created"));
+      const changes = codes.flatMap((c) => {
+        const webhookIds = scanHooks.filter((w) => coversCode(w, c)).map((w) => w.webhookId);
+        return webhookIds.length ? [{ uniqueQRCodeID: c.uniqueQRCodeID, webhookIds }] : [];
+      });
+      await setLinkWebhooks(changes);
+    }
     const now = new Date();
     await Promise.all(
-      hooks.flatMap((w) => {
-        const covered = codes.filter((c) => covers(w, { codeId: c.codeId, campaign: c.campaign ?? null }));
-        return covered.length ? [enqueueDelivery({ merchantId, webhookId: w.webhookId, deliveryId: newMessageId(), type: event, count: covered.length, body: eventBody(event, { codes: covered.map(codeNotice) }, now) })] : [];
-      }),
+      active
+        .filter((w) => w.events.includes(event))
+        .flatMap((w) => {
+          const covered = codes.filter((c) => coversCode(w, c));
+          return covered.length ? [enqueueDelivery({ merchantId, webhookId: w.webhookId, deliveryId: newMessageId(), type: event, count: covered.length, body: eventBody(event, { codes: covered.map(codeNotice) }, now) })] : [];
+        }),
     );
   } catch (error) {
     logError("webhook code event failed", error);
   }
-}
-
-async function syncNewLinks(merchantId: string, codes: readonly QrCode[]): Promise<void> {
-  const scanHooks = await activeWebhooksFor(merchantId, "scan.created");
-  const changes = codes.flatMap((c) => {
-    const webhookIds = scanHooks.filter((w) => covers(w, { codeId: c.codeId, campaign: c.campaign ?? null })).map((w) => w.webhookId);
-    return webhookIds.length ? [{ uniqueQRCodeID: c.uniqueQRCodeID, webhookIds }] : [];
-  });
-  await setLinkWebhooks(changes);
 }
