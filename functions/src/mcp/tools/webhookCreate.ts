@@ -5,7 +5,7 @@ import { createWebhook, NewWebhookSchema, publicWebhook } from "../../webhooks/s
 import { WebhookOut } from "./webhookShapes";
 
 const input = NewWebhookSchema;
-const output = z.object({ webhookId: z.string(), secret: z.string().describe("whsec_…: shown this once; verify deliveries with it"), webhook: WebhookOut });
+const output = z.object({ webhookId: z.string(), secret: z.string().describe("whsec_…: shown this once; verify deliveries with it"), webhook: WebhookOut }).strict();
 
 // Declared apart from defineTool so the hints and output schema ride along whichever ToolDefinition shape is merged.
 const definition = {

@@ -4,7 +4,7 @@ import { defineTool } from "../tool";
 import { removeWebhook, webhookIdSchema } from "../../webhooks/service";
 
 const input = z.object({ webhookId: webhookIdSchema }).strict();
-const output = z.object({ deleted: z.literal(true), webhookId: z.string() });
+const output = z.object({ deleted: z.literal(true), webhookId: z.string() }).strict();
 
 const definition = {
   name: "svc.webhook.delete",

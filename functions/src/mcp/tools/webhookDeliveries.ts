@@ -6,7 +6,7 @@ import { deliveriesOf, webhookIdSchema } from "../../webhooks/service";
 import { DeliveryOut } from "./webhookShapes";
 
 const input = z.object({ webhookId: webhookIdSchema, limit: listLimit.optional() }).strict();
-const output = z.object({ webhookId: z.string(), count: z.number().int(), deliveries: z.array(DeliveryOut) });
+const output = z.object({ webhookId: z.string(), count: z.number().int(), deliveries: z.array(DeliveryOut) }).strict();
 
 const definition = {
   name: "svc.webhook.deliveries",

@@ -6,7 +6,7 @@ import { publicWebhook } from "../../webhooks/service";
 import { WebhookOut } from "./webhookShapes";
 
 const input = z.object({}).strict();
-const output = z.object({ count: z.number().int(), webhooks: z.array(WebhookOut) });
+const output = z.object({ count: z.number().int(), webhooks: z.array(WebhookOut) }).strict();
 
 const definition = {
   name: "svc.webhook.list",

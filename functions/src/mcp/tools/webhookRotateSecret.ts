@@ -9,7 +9,7 @@ const input = z
     overlapHours: z.number().min(0).max(MAX_OVERLAP_HOURS).optional().describe(`Hours the previous secret keeps signing too (0 to ${MAX_OVERLAP_HOURS}, default 24)`),
   })
   .strict();
-const output = z.object({ webhookId: z.string(), secret: z.string().describe("The new whsec_… secret, shown this once"), previousValidUntil: z.string() });
+const output = z.object({ webhookId: z.string(), secret: z.string().describe("The new whsec_… secret, shown this once"), previousValidUntil: z.string() }).strict();
 
 const definition = {
   name: "svc.webhook.rotate_secret",

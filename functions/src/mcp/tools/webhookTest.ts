@@ -6,7 +6,7 @@ import { deliveryIdSchema, redeliver, sendTestEvent, webhookIdSchema } from "../
 const input = z
   .object({ webhookId: webhookIdSchema, deliveryId: deliveryIdSchema.optional().describe("Redeliver this logged delivery (same webhook-id and body) instead of sending a test event") })
   .strict();
-const output = z.object({ webhookId: z.string(), deliveryId: z.string(), queued: z.literal(true), redelivery: z.boolean() });
+const output = z.object({ webhookId: z.string(), deliveryId: z.string(), queued: z.literal(true), redelivery: z.boolean() }).strict();
 
 const definition = {
   name: "svc.webhook.test",
