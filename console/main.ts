@@ -3,7 +3,7 @@
 //   #/new            create a code with a live preview of its exact PNG, published in the same step
 //   #/code/<codeId>  one code: chart with dated axis, recent scans, ranges, CSV export, re-point, publish
 //   #/content        audio codes, menus and challenges, with publish
-//   #/settings       API keys (the name the sandbox manifest uses), members, phone-book listings
+//   #/settings       API keys (the name the sandbox manifest uses), members, phone-book listings, webhooks
 //   #/admin          phone-book moderation (admins)
 // Talks only to /api/console/* with the user's ID token.
 import { createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, signOut, type User } from "firebase/auth";
@@ -13,6 +13,7 @@ import { button, field, h, select, table } from "./dom";
 import { importView } from "./import";
 import { connectedAppsSection } from "./connectedApps";
 import { brandPresetsSection, codeDesignSection, designPanel, type DesignContext } from "./design";
+import { webhooksSection } from "./webhooks";
 import { insights } from "./insights";
 import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, SCOPES, TEMPLATES } from "../functions/src/core/constants";
 import { LOCAL, startFirebaseAuth } from "./firebaseAuth";
@@ -422,6 +423,7 @@ export const SETTINGS_SECTIONS: Array<() => Promise<HTMLElement>> = [
   timeZoneSection,
   () => brandPresetsSection(designContext()),
   () => connectedAppsSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
+  () => webhooksSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
 ];
 
 async function settingsView(): Promise<HTMLElement[]> {

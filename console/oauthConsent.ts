@@ -10,6 +10,8 @@ const SCOPE_TEXT: Record<string, string> = {
   "menu:write": "Create menus and add items (as drafts)",
   "audio:write": "Create audio codes (as drafts)",
   "challenge:write": "Create challenge codes (as drafts)",
+  "webhooks:read": "See webhook endpoints and their delivery log",
+  "webhooks:write": "Add, test, rotate and remove webhook endpoints that receive scan and code events",
 };
 const app = document.getElementById("app")!;
 const requestId = new URLSearchParams(location.search).get("request") ?? "";

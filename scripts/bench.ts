@@ -22,6 +22,7 @@ async function main(): Promise<void> {
       create: async () => (await import("./bench/qr")).benchCreation(demo.apiKey),
       sandbox: async () => (await import("./bench/sandbox")).benchSandbox(),
       redirect: async () => (await import("./bench/redirect")).benchRedirect(demo.merchantId),
+      webhooks: async () => (await import("./bench/webhooks")).benchWebhooks(info.urls, demo.apiKey),
     };
     for (const [name, run] of Object.entries(sections)) {
       if (!only || only === name) await run();

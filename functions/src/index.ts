@@ -30,3 +30,4 @@ export const pages = onRequest({ invoker: "public", memory: "256MiB" }, lazy(() 
 // Loaded only where it can run (deploy analysis, the emulator, or its own instances), not by HTTP functions.
 const target = process.env.FUNCTION_TARGET;
 export const scanMaintenance = !target || target === "scanMaintenance" ? require("./scans/schedule").scanMaintenance : undefined;
+export const webhookDelivery = !target || target === "webhookDelivery" ? require("./webhooks/task").webhookDelivery : undefined;

@@ -114,11 +114,13 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: n
 
 /**
  * The emulator reads secret params from functions/.secret.local (git-ignored) and would otherwise try
- * Secret Manager. Locally the sandbox's address-hash key is a random value made once per checkout.
+ * Secret Manager. Locally each secret (the sandbox's address-hash key, the webhook sealing key) is a random value made once per checkout.
  */
 function writeLocalSecrets(): void {
   const file = path.join(ROOT, "functions", ".secret.local");
-  if (!existsSync(file)) writeFileSync(file, `SANDBOX_IP_SALT=${randomBytes(24).toString("hex")}\n`, { mode: 0o600 });
+  const present = existsSync(file) ? readFileSync(file, "utf8") : "";
+  const missing = ["SANDBOX_IP_SALT", "WEBHOOK_SECRET_KEY"].filter((name) => !new RegExp(`^${name}=`, "m").test(present));
+  if (missing.length) writeFileSync(file, present + missing.map((name) => `${name}=${randomBytes(24).toString("hex")}\n`).join(""), { mode: 0o600 });
 }
 
 export class Stack {
@@ -165,7 +167,7 @@ export class Stack {
       childEnv.REAL_JAVA = realJava();
       childEnv.PATH = `${path.join(__dirname, "java-shim")}${path.delimiter}${process.env.PATH ?? ""}`;
     }
-    const only = mode === "gcloud" ? "auth,firestore,functions,hosting" : "auth,firestore,functions,hosting,storage";
+    const only = mode === "gcloud" ? "auth,firestore,functions,hosting,tasks" : "auth,firestore,functions,hosting,storage,tasks";
     const firebaseBin = path.join(ROOT, "node_modules", "firebase-tools", "lib", "bin", "firebase.js");
     // firebase-tools runs the functions on the Node that runs it: Node 22 here, as in production.
     const firebase = spawn(NODE22, [firebaseBin, "emulators:start", "--project", PROJECT_ID, "--only", only], {

@@ -89,7 +89,7 @@ describe("OAuth units", () => {
   });
 
   it("parses scopes, tokens, form bodies and the MCP challenge", () => {
-    assert.deepEqual(parseScopes(undefined), ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write"]);
+    assert.deepEqual(parseScopes(undefined), ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write", "webhooks:read", "webhooks:write"]);
     assert.deepEqual(parseScopes("qr:write unknown qr:write"), ["qr:write"]);
     assert.equal(parseScopes("unknown"), undefined);
     const token = newGrantToken("at", "grant_0123456789abcdef01234567");

@@ -6,7 +6,7 @@ import { AppError } from "../core/errors";
 import { db } from "../core/firebase";
 import { logError } from "../core/log";
 import type { QrCode, CodeSource } from "../codes/model";
-import { discardPrepared, prepareCodes, type NewCodeInput } from "../codes/service";
+import { discardPrepared, emitCodeEvents, prepareCodes, type NewCodeInput } from "../codes/service";
 import { addNewCode, codesOf } from "../store/codes";
 import { claimIdempotencyKey, completeUnderClaim, settleClaim } from "../store/idempotency";
 
@@ -81,7 +81,10 @@ export async function createCodesOnce<T>(
       if (settled) await discardPrepared(codes);
       throw error;
     }
-    if (written.state === "completed") return { response: written.response, replayed: false };
+    if (written.state === "completed") {
+      await emitCodeEvents("code.created", codes);
+      return { response: written.response, replayed: false };
+    }
     await discardPrepared(codes); // lost the claim: nothing of ours was written
   }
   throw new AppError("CONFLICT", "Another request with this Idempotency-Key is still in progress", {
@@ -105,6 +108,7 @@ export async function createCodesInBatch<T>(merchantId: string, inputs: readonly
     for (const code of codes) addNewCode(batch, code);
     response = finish(batch, codes);
     await batch.commit();
+    await emitCodeEvents("code.created", codes);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (typeof code !== "number" || !AMBIGUOUS_CODES.has(code)) {

@@ -155,7 +155,14 @@ export async function createCodes(
     await discardPrepared(codes);
     throw error;
   }
+  await emitCodeEvents("code.created", codes);
   return codes;
+}
+
+/** Tells webhook subscribers about changed codes; the webhook modules load on the first change, not at cold start. */
+export function emitCodeEvents(event: "code.created" | "code.updated" | "code.published", codes: readonly QrCode[]): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require("../webhooks/service") as typeof import("../webhooks/service")).emitCodeEvents(event, codes);
 }
 
 export async function createCode(merchantId: string, input: NewCodeInput, source: CodeSource = "tool"): Promise<QrCode> {
@@ -230,7 +237,9 @@ export async function updateCode(merchantId: string, lookup: CodeLookup, changes
     const same = rendered?.url === latest.destinationUrl && isDeepStrictEqual(rendered.design, latest.design ?? null);
     const png = same ? rendered!.png : await renderCodePng(latest);
     await imageStore().put(latest.imagePath, png, latest.imageToken);
+    await emitCodeEvents("code.updated", [latest]);
     return latest;
   }
+  await emitCodeEvents("code.updated", [after]);
   return after;
 }

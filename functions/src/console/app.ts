@@ -18,10 +18,10 @@ import { claimSandboxCode } from "../sandbox/service";
 import { moderateListing, publicListing } from "../listings/service";
 import { normalizeDomain } from "../listings/domain";
 import { listListings } from "../store/listings";
-import { listCodes } from "../store/codes";
+import { findCode, listCodes } from "../store/codes";
 import { listDrafts, publishRecord } from "../store/drafts";
 import { publicCode } from "../codes/model";
-import { updateCode } from "../codes/service";
+import { emitCodeEvents, updateCode } from "../codes/service";
 import { codeAnalytics, scanSummary } from "../scans/analytics";
 import { connectedAppsEndpoints } from "./connectedAppsRoutes";
 import { codeEndpoints } from "./codeRoutes";
@@ -200,7 +200,9 @@ const endpoints = [
     body: PublishSchema,
     limit: "consoleWrites",
     async handle({ caller, body }) {
-      return publishRecord(caller!.merchantId, body.kind, body.id, caller!.uid);
+      const published = await publishRecord(caller!.merchantId, body.kind, body.id, caller!.uid);
+      if (body.kind === "codes") await emitCodeEvents("code.published", [await findCode(caller!.merchantId, { codeId: body.id })]);
+      return published;
     },
   }),
   // Phone book moderation, for users with the `admin` custom claim.

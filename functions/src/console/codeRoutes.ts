@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ids } from "../core/ids";
 import { endpoint, type Endpoint } from "../http/endpoint";
 import { publicCode } from "../codes/model";
-import { changedDesign, createCodes, dynamicLinkFor, effectiveLook, renderCodePng } from "../codes/service";
+import { changedDesign, createCodes, dynamicLinkFor, emitCodeEvents, effectiveLook, renderCodePng } from "../codes/service";
 import { findCode } from "../store/codes";
 import { resolveDesign } from "../designs/design";
 import { publishInBatch, unpublishCode } from "../store/codeStatus";
@@ -15,6 +15,7 @@ import { AppError } from "../core/errors";
 import { BRAND_PRESETS_MAX, deleteBrandPreset, listBrandPresets, saveBrandPreset } from "../store/brandPresets";
 import { importEndpoint } from "./importRoutes";
 import { settingsEndpoints } from "./settingsRoutes";
+import { webhookEndpoints } from "./webhookRoutes";
 
 /** Same length and alphabet as a real id, so a dynamic preview has the final code's size and layout. */
 const PREVIEW_ID = "000000000000";
@@ -70,6 +71,7 @@ function brandPresetEndpoints(): Endpoint[] {
 /** The console's routes for codes made by hand or from a spreadsheet, and the settings lists. */
 export const codeEndpoints: Endpoint[] = [
   ...settingsEndpoints,
+  ...webhookEndpoints,
   importEndpoint,
   ...brandPresetEndpoints(),
   endpoint({
@@ -126,6 +128,7 @@ export const codeEndpoints: Endpoint[] = [
       const [code] = await createCodes(who.merchantId, [input], "console", (batch, codes) => {
         if (publish) for (const c of codes) publishInBatch(batch, who.merchantId, c.codeId, who.uid, now);
       });
+      if (publish) await emitCodeEvents("code.published", [{ ...code, status: "published" }]);
       res.status(201);
       return publicCode({ ...code, status: publish ? "published" : "draft" });
     },

@@ -2,7 +2,7 @@
 // bundles this file, so it must not pull in firebase-functions or Node modules.
 
 /** Key scopes (the specification's five). */
-export const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write"] as const;
+export const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write", "webhooks:read", "webhooks:write"] as const;
 
 /** Code looks (spec §4): frame templates, boost frames and scan sounds. */
 export const TEMPLATES = ["hexSeal", "soundSeal"] as const;

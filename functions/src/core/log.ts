@@ -91,3 +91,18 @@ export function logOAuthGrantRevoked(facts: { grantId: string; reason: string })
 export function logOAuthForeignBrowser(facts: { requestId: string; clientId: string; uid: string }): void {
   logger.warn("oauth request decided from another browser", { event: "oauth.request.foreign-browser", ...facts });
 }
+
+/** A webhook endpoint that failed for a day was disabled and its workspace's owner mailed. */
+export function logWebhookDisabled(facts: { merchantId: string; webhookId: string; failingSince: string }): void {
+  logger.warn("webhook endpoint disabled", { event: "webhook.disabled", ...facts });
+}
+
+/** A webhook target refused (not https, not port 443, or not a public address); the URL's host only. */
+export function logWebhookTargetRefused(facts: { merchantId: string; host: string; reason: string }): void {
+  logger.warn("webhook target refused", { event: "webhook.target_refused", ...facts });
+}
+
+/** A webhook signing secret was made or rotated (never the secret). */
+export function logWebhookSecretIssued(facts: { merchantId: string; webhookId: string; uid: string; rotated: boolean }): void {
+  logger.info("webhook secret issued", { event: "webhook.secret_issued", ...facts });
+}

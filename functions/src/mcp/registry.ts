@@ -16,6 +16,12 @@ import { challengeCreateTool } from "./tools/challengeCreate";
 import { voiceAgentRegisterTool } from "./tools/voiceAgentRegister";
 import { voiceAgentLookupTool } from "./tools/voiceAgentLookup";
 import { brandListPresetsTool } from "./tools/brandListPresets";
+import { webhookCreateTool } from "./tools/webhookCreate";
+import { webhookListTool } from "./tools/webhookList";
+import { webhookDeleteTool } from "./tools/webhookDelete";
+import { webhookTestTool } from "./tools/webhookTest";
+import { webhookRotateSecretTool } from "./tools/webhookRotateSecret";
+import { webhookDeliveriesTool } from "./tools/webhookDeliveries";
 
 export const TOOLS: readonly ToolDefinition[] = [
   pingTool,
@@ -33,6 +39,12 @@ export const TOOLS: readonly ToolDefinition[] = [
   voiceAgentRegisterTool,
   voiceAgentLookupTool,
   brandListPresetsTool,
+  webhookCreateTool,
+  webhookListTool,
+  webhookDeleteTool,
+  webhookTestTool,
+  webhookRotateSecretTool,
+  webhookDeliveriesTool,
 ] as unknown as ToolDefinition[];
 
 const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));

@@ -3,11 +3,10 @@
 //   with tight bounds (scheme, size, time, no redirects, no private addresses outside the local stack) and
 //   cached in Firestore;
 // - Dynamic Client Registration (RFC 7591) for clients that predate metadata documents.
-import type { LookupAddress } from "node:dns";
-import { lookup as dnsLookup } from "node:dns/promises";
 import http from "node:http";
 import https from "node:https";
-import { BlockList, isIP, type LookupFunction } from "node:net";
+import { isIP } from "node:net";
+import { isPublicAddress, publicOnlyLookup, systemResolve, type Resolver } from "../http/publicAddress";
 import { z } from "zod";
 import { getConfig } from "../core/config";
 import { formatIssues } from "../core/validation";
@@ -15,6 +14,8 @@ import { getOAuthClient, saveOAuthClient, touchOAuthClient, type OAuthClient } f
 import { logError } from "../core/log";
 import { oauthError } from "./errors";
 import { randomId } from "./secrets";
+
+export { isPublicAddress };
 
 export const METADATA_DOCUMENT_MAX_BYTES = 8 * 1024;
 export const METADATA_DOCUMENT_TIMEOUT_MS = 5_000;
@@ -139,64 +140,17 @@ export async function resolveClient(clientId: string): Promise<OAuthClient> {
   return client;
 }
 
-// Addresses a metadata document may not be fetched from outside the local stack (SSRF): the IANA IPv4 and
-// IPv6 special-purpose registries (loopback, private, link-local, shared, documentation, benchmarking,
-// translation, 6to4, Teredo, ORCHID, AS112, discard, SRv6, unique-local) plus multicast and reserved space.
-const BLOCKED = new BlockList();
-for (const [net, prefix] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.31.196.0", 24], ["192.52.193.0", 24], ["192.88.99.0", 24],
-  ["192.168.0.0", 16], ["192.175.48.0", 24], ["198.18.0.0", 15], ["198.51.100.0", 24], ["203.0.113.0", 24],
-  ["224.0.0.0", 3],
-] as const) BLOCKED.addSubnet(net, prefix, "ipv4");
-for (const [net, prefix] of [
-  ["::", 96], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["100:0:0:1::", 64], ["2001::", 23], ["2001:db8::", 32],
-  ["2002::", 16], ["2620:4f:8000::", 48], ["3fff::", 20], ["5f00::", 16], ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8],
-] as const) BLOCKED.addSubnet(net, prefix, "ipv6");
-// IPv4-mapped IPv6 (::ffff:0:0/96) in any spelling. Its own list: in BLOCKED this rule would match every IPv4
-// address, since a BlockList checks IPv4 addresses against mapped IPv6 rules.
-const IPV4_MAPPED = new BlockList();
-IPV4_MAPPED.addSubnet("::ffff:0:0", 96, "ipv6");
-
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (!family) return false;
-  if (family === 6 && IPV4_MAPPED.check(address, "ipv6")) return false;
-  return !BLOCKED.check(address, family === 4 ? "ipv4" : "ipv6");
-}
-
 /** How a metadata document is fetched: the guards differ between the local stack and everywhere else. */
 export interface FetchGuards {
   /** The local stack: http, loopback and any port allowed. */
   local: boolean;
   /** Name resolution outside the local stack (tests stub it; the default is the system resolver). */
-  resolve: (hostname: string) => Promise<LookupAddress[]>;
+  resolve: Resolver;
   /** One deadline for the whole fetch: resolution, connection, headers and body. */
   deadlineMs: number;
 }
 
-const systemResolve = (hostname: string) => dnsLookup(hostname, { all: true, verbatim: true });
-
 export const defaultFetchGuards = (): FetchGuards => ({ local: getConfig().isEmulator, resolve: systemResolve, deadlineMs: METADATA_DOCUMENT_TIMEOUT_MS });
-
-/**
- * A lookup for the connection that refuses any name with a non-public answer, so the check holds for the
- * address actually used (no rebinding between check and connect). Its error names neither the answer nor
- * the reason: the caller reports every network failure alike.
- */
-function publicOnlyLookup(resolve: FetchGuards["resolve"]): LookupFunction {
-  return (hostname, options, callback) => {
-    resolve(hostname).then(
-      (addresses) => {
-        const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
-        if (wanted.length === 0 || addresses.some((a) => !isPublicAddress(a.address))) return callback(new Error("refused"), "", 0);
-        if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, wanted);
-        callback(null, wanted[0].address, wanted[0].family);
-      },
-      () => callback(new Error("unresolved"), "", 0),
-    );
-  };
-}
 
 export async function fetchMetadataDocument(clientId: string, guards: FetchGuards = defaultFetchGuards()): Promise<{ document: unknown; maxAgeS: number }> {
   const { local, deadlineMs } = guards;

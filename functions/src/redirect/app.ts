@@ -27,6 +27,12 @@ import { recordScanSafely, visitorHash, type CodeIdentity } from "../scans/recor
 import { deviceOf } from "../scans/device";
 import { localMoment } from "../scans/localTime";
 import { NOT_FOUND_STYLE, notFoundPage } from "./pages";
+import type { ScanPlace } from "../scans/classify";
+
+// Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
+let webhookScans: typeof import("../webhooks/scans") | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const webhooks = () => (webhookScans ??= require("../webhooks/scans") as typeof import("../webhooks/scans"));
 
 preloadGeoDatabase();
 
@@ -90,8 +96,10 @@ const readLinkCounted = (id: string) => linkReads.submit(id);
 async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
   const at = new Date();
+  let place: ScanPlace | undefined;
   const record = async (identity: Omit<CodeIdentity, "timeZone">) => {
-    const [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
+    let timeZone: string;
+    [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
     return recordScanSafely({ ...identity, timeZone }, id, { method: req.method ?? "GET", headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect" });
   };
   const known = identities.get(id);
@@ -105,6 +113,8 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     outcome = await record(remember(id, link));
   }
   if (!link) return sendNotFound(res); // links are never deleted; a remembered id always has one
+  // Queued before the 302, like the scan itself: nothing runs after the response.
+  if (link.webhookIds?.length && outcome && place) await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
   const counted = outcome === undefined ? "unknown" : outcome.counted ? "true" : `false; reason=${outcome.reason}`;
   res.removeHeader("X-Powered-By");
   res

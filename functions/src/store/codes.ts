@@ -16,6 +16,8 @@ export interface Link {
   codeId: string;
   destinationUrl: string;
   campaign: string | null;
+  /** Active scan.created subscriptions covering this code (store/webhooks.ts); absent when none. */
+  webhookIds?: string[];
 }
 
 export async function readLink(uniqueQRCodeID: string): Promise<Link | undefined> {

@@ -1,0 +1,80 @@
+// Console Settings → Webhooks: endpoints (add, test, rotate the secret, enable, delete) and each one's
+// delivery log with redelivery. Takes the console's helpers (ConsoleKit) like the connected-apps section.
+import type { ConsoleKit } from "./connectedApps";
+import { field, table } from "./dom";
+
+const EVENTS = ["scan.created", "code.created", "code.updated", "code.published"];
+
+export async function webhooksSection({ api, h, button, render }: ConsoleKit): Promise<HTMLElement> {
+  const { webhooks } = await api<{ webhooks: any[] }>("/webhooks");
+  const url = field("Endpoint URL (https)", h("input", { id: "webhook-url", type: "url", placeholder: "https://example.com/hooks/svc" }));
+  const boxes = EVENTS.map((e) => h("label", { class: "check" }, h("input", { type: "checkbox", value: e, checked: "" }), ` ${e}`));
+  const secretBox = h("div", { id: "webhook-secret-box", "aria-live": "polite" });
+  const logBox = h("div", { id: "webhook-log" });
+  const showSecret = (secret: string, what: string) =>
+    secretBox.replaceChildren(h("p", { class: "notice" }, `${what} Copy it now: it is shown only once. `, h("code", { class: "key", id: "webhook-secret" }, secret)));
+
+  async function showLog(webhookId: string): Promise<void> {
+    const { deliveries } = await api<{ deliveries: any[] }>(`/webhooks/${webhookId}/deliveries`);
+    const rows = deliveries.map((d) => [
+      h("code", {}, d.deliveryId),
+      d.type,
+      h("span", { class: "delivery-status" }, d.status),
+      String(d.attempts),
+      d.last?.responseCode === null || d.last === null ? "—" : String(d.last.responseCode),
+      d.last ? `${d.last.latencyMs} ms` : "—",
+      new Date(d.createdAt).toLocaleString(),
+      button("Redeliver", async () => {
+        await api(`/webhooks/${webhookId}/deliveries/${d.deliveryId}/redeliver`, { body: {} });
+        await showLog(webhookId);
+      }, { class: "redeliver", "aria-label": `Redeliver ${d.deliveryId}` }),
+    ]);
+    logBox.replaceChildren(
+      h("h3", { id: "webhook-log-h" }, `Deliveries of ${webhookId} (last 30 days)`),
+      button("Refresh", () => showLog(webhookId), { id: "refresh-log" }),
+      rows.length
+        ? table(["Delivery", "Event", "Status", "Attempts", "Response", "Latency", "Created", ""], rows, { id: "delivery-rows", caption: "Delivery log" }, (i) => ({ "data-delivery-id": deliveries[i].deliveryId }))
+        : h("p", { class: "muted" }, "No deliveries yet."),
+    );
+  }
+
+  const rows = webhooks.map((w) => [
+    h("span", { class: "webhook-url" }, w.url),
+    w.events.join(", "),
+    h("span", { class: "webhook-status" }, w.status),
+    h(
+      "span",
+      { class: "actions" },
+      button("Log", () => showLog(w.webhookId), { class: "show-log", "aria-label": `Delivery log of ${w.url}` }),
+      button("Send test", async () => { await api(`/webhooks/${w.webhookId}/test`, { body: {} }); await showLog(w.webhookId); }, { class: "send-test" }),
+      button("Rotate secret", async () => {
+        const r = await api(`/webhooks/${w.webhookId}/rotate-secret`, { body: { overlapHours: 24 } });
+        showSecret(r.secret, `New secret; the previous one also signs until ${new Date(r.previousValidUntil).toLocaleString()}.`);
+      }, { class: "rotate" }),
+      w.status === "disabled" ? button("Enable", async () => { await api(`/webhooks/${w.webhookId}/enable`, { body: {} }); await render(); }, { class: "enable" }) : "",
+      button("Delete", async () => { await api(`/webhooks/${w.webhookId}`, { method: "DELETE" }); await render(); }, { class: "revoke" }),
+    ),
+  ]);
+  return h(
+    "section",
+    { id: "webhooks", "aria-labelledby": "webhooks-h" },
+    h("h2", { id: "webhooks-h" }, "Webhooks"),
+    h("p", { class: "muted" }, "Your systems hear about scans and code changes within seconds. Deliveries are signed (Standard Webhooks) and retried for a day."),
+    h("div", { class: "form-row" }, url.wrap),
+    h("fieldset", {}, h("legend", {}, "Events"), ...boxes),
+    h(
+      "div",
+      { class: "actions" },
+      button("Add webhook", async () => {
+        const events = boxes.map((l) => l.querySelector("input")!).filter((b) => b.checked).map((b) => b.value);
+        const created = await api("/webhooks", { body: { url: url.input.value, events } });
+        await render();
+        const box = document.getElementById("webhook-secret-box");
+        if (box) box.replaceChildren(h("p", { class: "notice" }, "Signing secret. Copy it now: it is shown only once. ", h("code", { class: "key", id: "webhook-secret" }, created.secret)));
+      }, { id: "add-webhook", class: "primary" }),
+    ),
+    secretBox,
+    rows.length ? table(["Endpoint", "Events", "Status", ""], rows, { id: "webhook-rows", caption: "Webhook endpoints" }, (i) => ({ "data-webhook-id": webhooks[i].webhookId })) : h("p", { class: "muted" }, "No webhooks yet."),
+    logBox,
+  );
+}

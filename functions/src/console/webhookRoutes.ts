@@ -1,0 +1,113 @@
+// Console Settings → Webhooks: the same operations as the svc.webhook.* tools, for members of the workspace.
+import { z } from "zod";
+import { endpoint } from "../http/endpoint";
+import { listLimit } from "../core/validation";
+import { listWebhooks } from "../store/webhooks";
+import {
+  createWebhook,
+  deliveriesOf,
+  deliveryIdSchema,
+  enableWebhook,
+  MAX_OVERLAP_HOURS,
+  NewWebhookSchema,
+  publicWebhook,
+  redeliver,
+  removeWebhook,
+  rotateSecret,
+  sendTestEvent,
+  webhookIdSchema,
+} from "../webhooks/service";
+
+const WebhookParams = z.object({ webhookId: webhookIdSchema }).strict();
+const member = { credential: "member" as const, ownAddressOnly: true };
+
+export const webhookEndpoints = [
+  endpoint({
+    method: "GET",
+    path: "/api/console/webhooks",
+    ...member,
+    standing: "consoleWrites",
+    async handle({ caller }) {
+      return { webhooks: (await listWebhooks(caller!.merchantId)).map(publicWebhook) };
+    },
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/console/webhooks",
+    ...member,
+    limit: "consoleWrites",
+    body: NewWebhookSchema,
+    async handle({ caller, body, res }) {
+      const { webhook, secret } = await createWebhook(caller!.merchantId, caller!.uid, body);
+      res.status(201);
+      return { webhookId: webhook.webhookId, secret, webhook: publicWebhook(webhook) };
+    },
+  }),
+  endpoint({
+    method: "DELETE",
+    path: "/api/console/webhooks/:webhookId",
+    ...member,
+    limit: "consoleWrites",
+    params: WebhookParams,
+    async handle({ caller, params }) {
+      await removeWebhook(caller!.merchantId, params.webhookId);
+      return { deleted: true, webhookId: params.webhookId };
+    },
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/console/webhooks/:webhookId/test",
+    ...member,
+    limit: "consoleWrites",
+    params: WebhookParams,
+    body: z.object({}).strict(),
+    async handle({ caller, params }) {
+      return sendTestEvent(caller!.merchantId, params.webhookId);
+    },
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/console/webhooks/:webhookId/enable",
+    ...member,
+    limit: "consoleWrites",
+    params: WebhookParams,
+    body: z.object({}).strict(),
+    async handle({ caller, params }) {
+      return publicWebhook(await enableWebhook(caller!.merchantId, params.webhookId));
+    },
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/console/webhooks/:webhookId/rotate-secret",
+    ...member,
+    limit: "consoleWrites",
+    params: WebhookParams,
+    body: z.object({ overlapHours: z.number().min(0).max(MAX_OVERLAP_HOURS).optional() }).strict(),
+    async handle({ caller, params, body }) {
+      return rotateSecret(caller!.merchantId, caller!.uid, params.webhookId, body.overlapHours ?? 24);
+    },
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/console/webhooks/:webhookId/deliveries",
+    ...member,
+    standing: "consoleWrites",
+    params: WebhookParams,
+    query: z.object({ limit: z.coerce.number().pipe(listLimit).optional() }).strict(),
+    async handle({ caller, params, query }) {
+      return { deliveries: await deliveriesOf(caller!.merchantId, params.webhookId, query.limit ?? 50) };
+    },
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/console/webhooks/:webhookId/deliveries/:deliveryId/redeliver",
+    ...member,
+    limit: "consoleWrites",
+    params: z.object({ webhookId: webhookIdSchema, deliveryId: deliveryIdSchema }).strict(),
+    body: z.object({}).strict(),
+    async handle({ caller, params }) {
+      await redeliver(caller!.merchantId, params.webhookId, params.deliveryId);
+      return { queued: true, deliveryId: params.deliveryId };
+    },
+  }),
+];

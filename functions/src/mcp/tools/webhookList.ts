@@ -1,0 +1,26 @@
+import { z } from "zod";
+import type { ToolContext } from "../tool";
+import { defineTool } from "../tool";
+import { listWebhooks } from "../../store/webhooks";
+import { publicWebhook } from "../../webhooks/service";
+import { WebhookOut } from "./webhookShapes";
+
+const input = z.object({}).strict();
+const output = z.object({ count: z.number().int(), webhooks: z.array(WebhookOut) }).strict();
+
+const definition = {
+  name: "svc.webhook.list",
+  title: "List webhooks",
+  description: "Lists the workspace's webhook endpoints with their events, narrowing and status (disabled after a day of failures). Never shows secrets.",
+  scope: "webhooks:read" as const,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input,
+  output,
+  async handler(_args: z.infer<typeof input>, { caller }: ToolContext): Promise<z.infer<typeof output>> {
+    const webhooks = (await listWebhooks(caller.merchantId)).map(publicWebhook);
+    return { count: webhooks.length, webhooks };
+  },
+  summarize: (r: z.infer<typeof output>) => `${r.count} webhook${r.count === 1 ? "" : "s"}.`,
+};
+
+export const webhookListTool = defineTool(definition);

@@ -1,0 +1,239 @@
+// Webhook subscriptions and their delivery log.
+//   workspaces/{m}/webhooks/{webhookId}                       the endpoint: url, events, narrowing, sealed secrets, status
+//   workspaces/{m}/webhooks/{webhookId}/deliveries/{msgId}    one delivery (its webhook-id), body and attempts; TTL 30 days
+// Links carry `webhookIds`: the active scan.created subscriptions that match their code, so the redirect
+// (which reads the link anyway) knows without another read whether a scan must be delivered anywhere.
+import { FieldValue, Timestamp, type DocumentData } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { COLLECTIONS } from "./collections";
+import { queueMail, type MailMessage } from "./listings";
+
+export const WEBHOOK_EVENTS = ["scan.created", "code.created", "code.updated", "code.published"] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** A signing secret, sealed (webhooks/secrets.ts); an old one keeps signing until `expiresAt` after a rotation. */
+export interface StoredSecret {
+  sealed: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+export interface Webhook {
+  webhookId: string;
+  merchantId: string;
+  url: string;
+  events: WebhookEvent[];
+  /** Only these codes, or these campaigns (null: every code). */
+  codeIds: string[] | null;
+  campaigns: string[] | null;
+  secrets: StoredSecret[];
+  status: "active" | "disabled";
+  /** When the first of the current run of failed attempts happened; null after a success. */
+  failingSince: Date | null;
+  disabledAt: Date | null;
+  createdAt: Date;
+  createdBy: string;
+}
+
+export interface DeliveryAttempt {
+  at: Date;
+  attempt: number;
+  ok: boolean;
+  responseCode: number | null;
+  latencyMs: number;
+  /** At most 1 KB of the response body, or why there was no response. */
+  detail: string;
+}
+
+export interface Delivery {
+  deliveryId: string;
+  webhookId: string;
+  type: WebhookEvent;
+  /** Events in the delivery (scans are batched). */
+  count: number;
+  body: string;
+  status: "pending" | "retrying" | "succeeded" | "failed";
+  attempts: DeliveryAttempt[];
+  createdAt: Date;
+}
+
+export const DELIVERY_LOG_DAYS = 30;
+/** Attempts kept per delivery: a day of backoff capped at an hour is about 30. */
+const ATTEMPTS_KEPT = 40;
+
+const webhooksOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("webhooks");
+const deliveriesOf = (merchantId: string, webhookId: string) => webhooksOf(merchantId).doc(webhookId).collection("deliveries");
+
+const date = (v: unknown) => (v instanceof Timestamp ? v.toDate() : null);
+
+function webhookFrom(merchantId: string, id: string, d: DocumentData): Webhook {
+  return {
+    webhookId: id,
+    merchantId,
+    url: d.url,
+    events: d.events,
+    codeIds: d.codeIds ?? null,
+    campaigns: d.campaigns ?? null,
+    secrets: (d.secrets as DocumentData[]).map((s) => ({ sealed: s.sealed, createdAt: date(s.createdAt)!, expiresAt: date(s.expiresAt) })),
+    status: d.status,
+    failingSince: date(d.failingSince),
+    disabledAt: date(d.disabledAt),
+    createdAt: date(d.createdAt)!,
+    createdBy: d.createdBy,
+  };
+}
+
+const secretsData = (secrets: StoredSecret[]) =>
+  secrets.map((s) => ({ sealed: s.sealed, createdAt: Timestamp.fromDate(s.createdAt), expiresAt: s.expiresAt ? Timestamp.fromDate(s.expiresAt) : null }));
+
+export function newWebhookId(merchantId: string): string {
+  return `wh_${webhooksOf(merchantId).doc().id}`;
+}
+
+export async function saveNewWebhook(w: Webhook): Promise<void> {
+  await webhooksOf(w.merchantId)
+    .doc(w.webhookId)
+    .create({
+      url: w.url,
+      events: w.events,
+      codeIds: w.codeIds,
+      campaigns: w.campaigns,
+      secrets: secretsData(w.secrets),
+      status: w.status,
+      failingSince: null,
+      disabledAt: null,
+      createdAt: Timestamp.fromDate(w.createdAt),
+      createdBy: w.createdBy,
+    });
+}
+
+export async function readWebhook(merchantId: string, webhookId: string): Promise<Webhook | undefined> {
+  const snap = await webhooksOf(merchantId).doc(webhookId).get();
+  return snap.exists ? webhookFrom(merchantId, snap.id, snap.data()!) : undefined;
+}
+
+export async function listWebhooks(merchantId: string): Promise<Webhook[]> {
+  const snap = await webhooksOf(merchantId).orderBy("createdAt", "desc").limit(100).get();
+  return snap.docs.map((d) => webhookFrom(merchantId, d.id, d.data()));
+}
+
+export async function deleteWebhook(merchantId: string, webhookId: string): Promise<boolean> {
+  const ref = webhooksOf(merchantId).doc(webhookId);
+  const snap = await ref.get();
+  if (!snap.exists) return false;
+  await db().recursiveDelete(ref);
+  return true;
+}
+
+export async function saveSecrets(merchantId: string, webhookId: string, secrets: StoredSecret[]): Promise<void> {
+  await webhooksOf(merchantId).doc(webhookId).update({ secrets: secretsData(secrets) });
+}
+
+/** After an attempt: a success clears the failure run; a failure starts one unless one is running. */
+export async function noteAttemptOutcome(merchantId: string, webhookId: string, ok: boolean, at: Date, failingSince: Date | null): Promise<void> {
+  if (ok && failingSince === null) return;
+  if (!ok && failingSince !== null) return;
+  await webhooksOf(merchantId).doc(webhookId).update({ failingSince: ok ? null : Timestamp.fromDate(at) });
+}
+
+export async function setWebhookStatus(merchantId: string, webhookId: string, status: Webhook["status"], at: Date): Promise<void> {
+  await webhooksOf(merchantId)
+    .doc(webhookId)
+    .update(status === "disabled" ? { status, disabledAt: Timestamp.fromDate(at) } : { status, disabledAt: null, failingSince: null });
+}
+
+/** Disables an endpoint and queues its mail in one transaction; false if it was already disabled (one mail). */
+export async function disableWithMail(merchantId: string, webhookId: string, at: Date, mail: (ownerUid: string) => Promise<MailMessage | null>): Promise<boolean> {
+  const ref = webhooksOf(merchantId).doc(webhookId);
+  const ownerUid = (await db().collection(COLLECTIONS.workspaces).doc(merchantId).get()).get("ownerUid") as string | undefined;
+  const message = ownerUid ? await mail(ownerUid) : null;
+  return db().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    if (!snap.exists || snap.get("status") === "disabled") return false;
+    tx.update(ref, { status: "disabled", disabledAt: Timestamp.fromDate(at) });
+    if (message) queueMail(tx, message);
+    return true;
+  });
+}
+
+// ---- links: which scan subscriptions each code has ----
+
+export interface LinkTarget {
+  uniqueQRCodeID: string;
+  codeId: string;
+  campaign: string | null;
+  webhookIds: string[];
+}
+
+/** Every link of a workspace with its current webhook ids (subscriptions change rarely; codes are listed in pages). */
+export async function workspaceLinks(merchantId: string): Promise<LinkTarget[]> {
+  const snap = await db().collection(COLLECTIONS.links).where("merchantId", "==", merchantId).select("codeId", "campaign", "webhookIds").get();
+  return snap.docs.map((d) => ({ uniqueQRCodeID: d.id, codeId: d.get("codeId"), campaign: d.get("campaign") ?? null, webhookIds: d.get("webhookIds") ?? [] }));
+}
+
+/** Sets links' webhook ids, 500 writes per batch; an empty list removes the field (the redirect then does nothing). */
+export async function setLinkWebhooks(changes: Array<{ uniqueQRCodeID: string; webhookIds: string[] }>): Promise<void> {
+  for (let i = 0; i < changes.length; i += 500) {
+    const batch = db().batch();
+    for (const c of changes.slice(i, i + 500)) {
+      batch.update(db().collection(COLLECTIONS.links).doc(c.uniqueQRCodeID), { webhookIds: c.webhookIds.length ? c.webhookIds : FieldValue.delete() });
+    }
+    await batch.commit();
+  }
+}
+
+// ---- the delivery log ----
+
+function deliveryFrom(webhookId: string, id: string, d: DocumentData): Delivery {
+  return {
+    deliveryId: id,
+    webhookId,
+    type: d.type,
+    count: d.count,
+    body: d.body,
+    status: d.status,
+    attempts: (d.attempts as DocumentData[]).map((a) => ({ ...(a as DeliveryAttempt), at: date(a.at)! })),
+    createdAt: date(d.createdAt)!,
+  };
+}
+
+export async function readDelivery(merchantId: string, webhookId: string, deliveryId: string): Promise<Delivery | undefined> {
+  const snap = await deliveriesOf(merchantId, webhookId).doc(deliveryId).get();
+  return snap.exists ? deliveryFrom(webhookId, snap.id, snap.data()!) : undefined;
+}
+
+/** Writes a delivery's first record unless it exists (a retried task finds its own). */
+export async function createDeliveryOnce(merchantId: string, d: Omit<Delivery, "attempts" | "status">): Promise<Delivery> {
+  const ref = deliveriesOf(merchantId, d.webhookId).doc(d.deliveryId);
+  try {
+    await ref.create({
+      type: d.type,
+      count: d.count,
+      body: d.body,
+      status: "pending",
+      attempts: [],
+      createdAt: Timestamp.fromDate(d.createdAt),
+      expiresAt: Timestamp.fromMillis(d.createdAt.getTime() + DELIVERY_LOG_DAYS * 86_400_000),
+    });
+    return { ...d, status: "pending", attempts: [] };
+  } catch (error) {
+    const existing = await readDelivery(merchantId, d.webhookId, d.deliveryId);
+    if (!existing) throw error;
+    return existing;
+  }
+}
+
+export async function recordAttempt(merchantId: string, delivery: Delivery, attempt: DeliveryAttempt, status: Delivery["status"]): Promise<void> {
+  const attempts = [...delivery.attempts, attempt].slice(-ATTEMPTS_KEPT).map((a) => ({ ...a, at: Timestamp.fromDate(a.at) }));
+  await deliveriesOf(merchantId, delivery.webhookId).doc(delivery.deliveryId).update({ status, attempts });
+}
+
+export async function listDeliveries(merchantId: string, webhookId: string, limit: number): Promise<Delivery[]> {
+  const snap = await deliveriesOf(merchantId, webhookId).orderBy("createdAt", "desc").limit(limit).get();
+  return snap.docs.map((d) => deliveryFrom(webhookId, d.id, d.data()));
+}
+
+/** A delivery set back to pending for a redelivery (same webhook-id, so receivers can tell it is the same message). */
+export async function markRedelivery(merchantId: string, webhookId: string, deliveryId: string): Promise<void> {
+  await deliveriesOf(merchantId, webhookId).doc(deliveryId).update({ status: "pending" });
+}

@@ -1,0 +1,69 @@
+// One attempt of one delivery, as the queue function runs it: sign, send, log the attempt. A failure asks
+// the queue to retry (its backoff); once an endpoint has failed for a day without a success, it is
+// disabled and the workspace's owner gets a mail.
+import { getConfig } from "../core/config";
+import { auth } from "../core/firebase";
+import { logWebhookDisabled } from "../core/log";
+import {
+  createDeliveryOnce,
+  disableWithMail,
+  noteAttemptOutcome,
+  readDelivery,
+  readWebhook,
+  recordAttempt,
+  type Webhook,
+} from "../store/webhooks";
+import type { DeliveryTask } from "./queue";
+import { openSecret, secretBinding, signatureHeader, signingSecrets } from "./secrets";
+import { syncLinkWebhooks } from "./service";
+import { postToTarget, targetGuards, type TargetGuards } from "./target";
+
+/** An endpoint failing this long without a success is disabled. */
+export const DISABLE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+export type AttemptResult = "delivered" | "retry" | "dropped";
+
+export function signedHeaders(webhook: Webhook, deliveryId: string, body: string, now: Date): Record<string, string> {
+  const secrets = signingSecrets(webhook.secrets, now).map((s) => openSecret(s.sealed, secretBinding(webhook)));
+  const timestamp = Math.floor(now.getTime() / 1000);
+  return { "webhook-id": deliveryId, "webhook-timestamp": String(timestamp), "webhook-signature": signatureHeader(secrets, deliveryId, timestamp, body) };
+}
+
+export async function attemptDelivery(task: DeliveryTask, guards: TargetGuards = targetGuards(getConfig().isEmulator), now = new Date()): Promise<AttemptResult> {
+  const webhook = await readWebhook(task.merchantId, task.webhookId);
+  if (!webhook || webhook.status !== "active") return "dropped"; // deleted or disabled since: nothing to send
+  const delivery = task.body
+    ? await createDeliveryOnce(task.merchantId, { deliveryId: task.deliveryId, webhookId: task.webhookId, type: task.type, count: task.count, body: task.body, createdAt: now })
+    : await readDelivery(task.merchantId, task.webhookId, task.deliveryId);
+  if (!delivery) return "dropped"; // a redelivery of a log entry that expired
+  if (delivery.status === "succeeded" && task.body) return "delivered"; // the queue ran a finished task again
+
+  const outcome = await postToTarget(webhook.url, signedHeaders(webhook, delivery.deliveryId, delivery.body, now), delivery.body, guards);
+  const attempt = { at: now, attempt: delivery.attempts.length + 1, ...outcome };
+  if (outcome.ok) {
+    await Promise.all([recordAttempt(task.merchantId, delivery, attempt, "succeeded"), noteAttemptOutcome(task.merchantId, task.webhookId, true, now, webhook.failingSince)]);
+    return "delivered";
+  }
+  const failingSince = webhook.failingSince ?? now;
+  if (now.getTime() - failingSince.getTime() >= DISABLE_AFTER_MS) {
+    await recordAttempt(task.merchantId, delivery, attempt, "failed");
+    if (await disableWithMail(task.merchantId, task.webhookId, now, (uid) => disabledMail(uid, webhook))) {
+      logWebhookDisabled({ merchantId: task.merchantId, webhookId: task.webhookId, failingSince: failingSince.toISOString() });
+      await syncLinkWebhooks(task.merchantId); // its links stop naming it: scans stop queueing for it
+    }
+    return "dropped";
+  }
+  await Promise.all([recordAttempt(task.merchantId, delivery, attempt, "retrying"), noteAttemptOutcome(task.merchantId, task.webhookId, false, now, webhook.failingSince)]);
+  return "retry";
+}
+
+async function disabledMail(ownerUid: string, webhook: Webhook) {
+  const email = (await auth().getUser(ownerUid)).email;
+  if (!email) return null;
+  const settings = `${getConfig().createUrl}#settings`;
+  const text =
+    `Your webhook endpoint ${webhook.url} (${webhook.webhookId}) has failed every delivery for 24 hours, so it has been disabled.\n` +
+    `Deliveries that failed are kept in its log for 30 days. Fix the endpoint, enable it again and redeliver them in Settings → Webhooks: ${settings}\n`;
+  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  return { to: email, message: { subject: "Webhook endpoint disabled", text, html: `<p>${esc(text).replace(/\n/g, "<br>")}</p>` } };
+}

@@ -1,0 +1,53 @@
+// Signing secrets: made here, shown once, stored sealed (AES-256-GCM under a key from Secret Manager, bound
+// to their workspace and endpoint), and used to sign deliveries the Standard Webhooks way.
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
+import { defineSecret } from "firebase-functions/params";
+import type { StoredSecret } from "../store/webhooks";
+
+/** Key that seals webhook signing secrets (the local stack writes one to functions/.secret.local). */
+export const WEBHOOK_SECRET_KEY = defineSecret("WEBHOOK_SECRET_KEY");
+
+const PREFIX = "whsec_";
+
+/** What a sealed secret is bound to: its workspace and endpoint. */
+export const secretBinding = (w: { merchantId: string; webhookId: string }) => `${w.merchantId}/${w.webhookId}`;
+
+/** A new secret in the Standard Webhooks form: whsec_ and 24 random bytes in base64. */
+export function newSigningSecret(): string {
+  return PREFIX + randomBytes(24).toString("base64");
+}
+
+// Any text Secret Manager holds becomes a 32-byte key; rotating the key means re-sealing (docs/webhooks.md).
+const sealingKey = (keyText: string) => createHash("sha256").update(keyText, "utf8").digest();
+
+/** Seals a secret for one endpoint: a sealed secret copied to another endpoint does not open. */
+export function sealSecret(secret: string, boundTo: string, keyText = WEBHOOK_SECRET_KEY.value()): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", sealingKey(keyText), iv);
+  cipher.setAAD(Buffer.from(boundTo, "utf8"));
+  const body = Buffer.concat([cipher.update(secret, "utf8"), cipher.final()]);
+  return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64url")}`;
+}
+
+export function openSecret(sealed: string, boundTo: string, keyText = WEBHOOK_SECRET_KEY.value()): string {
+  const raw = Buffer.from(sealed.slice(3), "base64url");
+  const decipher = createDecipheriv("aes-256-gcm", sealingKey(keyText), raw.subarray(0, 12));
+  decipher.setAAD(Buffer.from(boundTo, "utf8"));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
+}
+
+/** Secrets that still sign at `now`: the current one and, during a rotation's overlap, the previous one. */
+export function signingSecrets(secrets: readonly StoredSecret[], now: Date): StoredSecret[] {
+  return secrets.filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime());
+}
+
+/** The webhook-signature header: one `v1,<base64 HMAC-SHA256>` per secret, space separated. */
+export function signatureHeader(secrets: readonly string[], msgId: string, timestampSeconds: number, body: string): string {
+  return secrets
+    .map((secret) => {
+      const key = Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, "base64");
+      return `v1,${createHmac("sha256", key).update(`${msgId}.${timestampSeconds}.${body}`).digest("base64")}`;
+    })
+    .join(" ");
+}

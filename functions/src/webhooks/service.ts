@@ -1,0 +1,223 @@
+// Managing subscriptions (the MCP tools and the console call these) and emitting code events.
+import { z } from "zod";
+import { AppError } from "../core/errors";
+import { getConfig } from "../core/config";
+import { ids } from "../core/ids";
+import { httpUrl, text } from "../core/validation";
+import { logError, logWebhookSecretIssued, logWebhookTargetRefused } from "../core/log";
+import type { QrCode } from "../codes/model";
+import {
+  deleteWebhook,
+  listDeliveries,
+  listWebhooks,
+  markRedelivery,
+  newWebhookId,
+  readDelivery,
+  readWebhook,
+  saveNewWebhook,
+  saveSecrets,
+  setLinkWebhooks,
+  setWebhookStatus,
+  WEBHOOK_EVENTS,
+  workspaceLinks,
+  type Delivery,
+  type Webhook,
+  type WebhookEvent,
+} from "../store/webhooks";
+import { covers, eventBody, newMessageId, type CodeNotice } from "./events";
+import { enqueueDelivery } from "./queue";
+import { newSigningSecret, sealSecret, secretBinding } from "./secrets";
+import { targetProblem } from "./target";
+
+export const MAX_WEBHOOKS = 10;
+export const MAX_OVERLAP_HOURS = 168;
+
+export const webhookIdSchema = z.string().regex(/^wh_[A-Za-z0-9]{20}$/, "Must be a webhookId: wh_ and 20 letters and digits").describe("Webhook id from svc.webhook.create or svc.webhook.list");
+export const deliveryIdSchema = z.string().regex(/^msg_[A-Za-z0-9_-]{16}$/, "Must be a deliveryId: msg_ and 16 characters").describe("Delivery id (its webhook-id header) from svc.webhook.deliveries");
+
+export const NewWebhookSchema = z
+  .object({
+    url: httpUrl(2048).describe("Where deliveries are POSTed: https, port 443, a public address"),
+    events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(WEBHOOK_EVENTS.length).describe(`Events to receive: ${WEBHOOK_EVENTS.join(", ")}`),
+    codeIds: z.array(ids.codeId).min(1).max(100).optional().describe("Only these codes (with campaigns: either matches)"),
+    campaigns: z.array(text(100)).min(1).max(20).optional().describe("Only codes of these campaigns"),
+  })
+  .strict();
+
+export type NewWebhook = z.infer<typeof NewWebhookSchema>;
+
+/** What callers see of an endpoint: never a secret. */
+export function publicWebhook(w: Webhook) {
+  return {
+    webhookId: w.webhookId,
+    url: w.url,
+    events: w.events,
+    codeIds: w.codeIds,
+    campaigns: w.campaigns,
+    status: w.status,
+    failingSince: w.failingSince?.toISOString() ?? null,
+    disabledAt: w.disabledAt?.toISOString() ?? null,
+    createdAt: w.createdAt.toISOString(),
+    secretsInUse: w.secrets.filter((s) => s.expiresAt === null || s.expiresAt > new Date()).length,
+  };
+}
+
+export function publicDelivery(d: Delivery) {
+  const last = d.attempts.at(-1);
+  return {
+    deliveryId: d.deliveryId,
+    type: d.type,
+    events: d.count,
+    status: d.status,
+    attempts: d.attempts.length,
+    createdAt: d.createdAt.toISOString(),
+    last: last ? { at: last.at.toISOString(), attempt: last.attempt, ok: last.ok, responseCode: last.responseCode, latencyMs: last.latencyMs, detail: last.detail } : null,
+  };
+}
+
+async function mustRead(merchantId: string, webhookId: string): Promise<Webhook> {
+  const w = await readWebhook(merchantId, webhookId);
+  if (!w) throw new AppError("NOT_FOUND", "Webhook not found");
+  return w;
+}
+
+/**
+ * Points every link of the workspace at its matching active scan subscriptions (and nothing else), so the
+ * redirect learns from the link it reads anyway; only links whose list changes are written.
+ */
+export async function syncLinkWebhooks(merchantId: string): Promise<void> {
+  const [hooks, links] = await Promise.all([listWebhooks(merchantId), workspaceLinks(merchantId)]);
+  const scanHooks = hooks.filter((w) => w.status === "active" && w.events.includes("scan.created"));
+  const changes = links.flatMap((link) => {
+    const wanted = scanHooks.filter((w) => covers(w, link)).map((w) => w.webhookId).sort();
+    return wanted.join() === [...link.webhookIds].sort().join() ? [] : [{ uniqueQRCodeID: link.uniqueQRCodeID, webhookIds: wanted }];
+  });
+  await setLinkWebhooks(changes);
+}
+
+export async function createWebhook(merchantId: string, uid: string, input: NewWebhook): Promise<{ webhook: Webhook; secret: string }> {
+  const local = getConfig().isEmulator;
+  const problem = targetProblem(input.url, local);
+  if (problem) {
+    logWebhookTargetRefused({ merchantId, host: new URL(input.url).host, reason: problem });
+    throw new AppError("VALIDATION_FAILED", `The webhook URL ${problem}`, { hint: "Use an https URL on port 443 at a public address." });
+  }
+  if ((await listWebhooks(merchantId)).length >= MAX_WEBHOOKS) throw new AppError("CONFLICT", `A workspace has at most ${MAX_WEBHOOKS} webhooks; delete one first`);
+  const webhookId = newWebhookId(merchantId);
+  const secret = newSigningSecret();
+  const now = new Date();
+  const webhook: Webhook = {
+    webhookId,
+    merchantId,
+    url: input.url,
+    events: [...new Set(input.events)],
+    codeIds: input.codeIds ?? null,
+    campaigns: input.campaigns ?? null,
+    secrets: [{ sealed: sealSecret(secret, secretBinding({ merchantId, webhookId })), createdAt: now, expiresAt: null }],
+    status: "active",
+    failingSince: null,
+    disabledAt: null,
+    createdAt: now,
+    createdBy: uid,
+  };
+  await saveNewWebhook(webhook);
+  logWebhookSecretIssued({ merchantId, webhookId, uid, rotated: false });
+  if (webhook.events.includes("scan.created")) await syncLinkWebhooks(merchantId);
+  return { webhook, secret };
+}
+
+export async function removeWebhook(merchantId: string, webhookId: string): Promise<void> {
+  if (!(await deleteWebhook(merchantId, webhookId))) throw new AppError("NOT_FOUND", "Webhook not found");
+  await syncLinkWebhooks(merchantId);
+}
+
+export async function enableWebhook(merchantId: string, webhookId: string): Promise<Webhook> {
+  await mustRead(merchantId, webhookId);
+  await setWebhookStatus(merchantId, webhookId, "active", new Date());
+  await syncLinkWebhooks(merchantId);
+  return mustRead(merchantId, webhookId);
+}
+
+/** A new secret signs from now on; the previous one keeps signing for `overlapHours` (both signatures sent). */
+export async function rotateSecret(merchantId: string, uid: string, webhookId: string, overlapHours: number): Promise<{ secret: string; previousValidUntil: string }> {
+  const webhook = await mustRead(merchantId, webhookId);
+  const now = new Date();
+  const until = new Date(now.getTime() + overlapHours * 3_600_000);
+  const secret = newSigningSecret();
+  const kept = webhook.secrets
+    .filter((s) => s.expiresAt === null || s.expiresAt > now)
+    .map((s) => ({ ...s, expiresAt: s.expiresAt && s.expiresAt < until ? s.expiresAt : until }));
+  await saveSecrets(merchantId, webhookId, [{ sealed: sealSecret(secret, secretBinding(webhook)), createdAt: now, expiresAt: null }, ...kept]);
+  logWebhookSecretIssued({ merchantId, webhookId, uid, rotated: true });
+  return { secret, previousValidUntil: until.toISOString() };
+}
+
+/** Queues a `webhook.test`-style ping: a code.updated-shaped body is not invented; the test event names itself. */
+export async function sendTestEvent(merchantId: string, webhookId: string): Promise<{ deliveryId: string }> {
+  const webhook = await mustRead(merchantId, webhookId);
+  if (webhook.status !== "active") throw new AppError("CONFLICT", "This webhook is disabled; enable it first");
+  const deliveryId = newMessageId();
+  const type = webhook.events[0];
+  await enqueueDelivery({ merchantId, webhookId, deliveryId, type, count: 0, body: eventBody(type, { test: true, webhookId }, new Date()) });
+  return { deliveryId };
+}
+
+export async function deliveriesOf(merchantId: string, webhookId: string, limit: number) {
+  await mustRead(merchantId, webhookId);
+  return (await listDeliveries(merchantId, webhookId, limit)).map(publicDelivery);
+}
+
+/** Sends a logged delivery again, same webhook-id and body, signed afresh. */
+export async function redeliver(merchantId: string, webhookId: string, deliveryId: string): Promise<void> {
+  const webhook = await mustRead(merchantId, webhookId);
+  if (webhook.status !== "active") throw new AppError("CONFLICT", "This webhook is disabled; enable it first");
+  const delivery = await readDelivery(merchantId, webhookId, deliveryId);
+  if (!delivery) throw new AppError("NOT_FOUND", "Delivery not found (the log keeps 30 days)");
+  await markRedelivery(merchantId, webhookId, deliveryId);
+  await enqueueDelivery({ merchantId, webhookId, deliveryId, type: delivery.type, count: delivery.count });
+}
+
+export function codeNotice(code: QrCode): CodeNotice {
+  return {
+    codeId: code.codeId,
+    uniqueQRCodeID: code.uniqueQRCodeID,
+    title: code.title ?? null,
+    campaign: code.campaign ?? null,
+    destinationUrl: code.destinationUrl,
+    dynamic: code.dynamic,
+    status: code.status,
+  };
+}
+
+/**
+ * Tells subscribers about changed codes (one query of the workspace's subscriptions per change, never per
+ * scan). New codes also get their links' scan subscriptions here, since the code's writer does not know
+ * them. Never fails the change.
+ */
+export async function emitCodeEvents(event: Exclude<WebhookEvent, "scan.created">, codes: readonly QrCode[]): Promise<void> {
+  if (!codes.length) return;
+  const merchantId = codes[0].merchantId;
+  try {
+    const active = (await listWebhooks(merchantId)).filter((w) => w.status === "active");
+    const coversCode = (w: Webhook, c: QrCode) => covers(w, { codeId: c.codeId, campaign: c.campaign ?? null });
+    if (event === "code.created") {
+      const scanHooks = active.filter((w) => w.events.includes("scan.created"));
+      const changes = codes.flatMap((c) => {
+        const webhookIds = scanHooks.filter((w) => coversCode(w, c)).map((w) => w.webhookId);
+        return webhookIds.length ? [{ uniqueQRCodeID: c.uniqueQRCodeID, webhookIds }] : [];
+      });
+      await setLinkWebhooks(changes);
+    }
+    const now = new Date();
+    await Promise.all(
+      active
+        .filter((w) => w.events.includes(event))
+        .flatMap((w) => {
+          const covered = codes.filter((c) => coversCode(w, c));
+          return covered.length ? [enqueueDelivery({ merchantId, webhookId: w.webhookId, deliveryId: newMessageId(), type: event, count: covered.length, body: eventBody(event, { codes: covered.map(codeNotice) }, now) })] : [];
+        }),
+    );
+  } catch (error) {
+    logError("webhook code event failed", error);
+  }
+}

@@ -1,0 +1,39 @@
+// The delivery queue's function. Cloud Tasks retries a failed attempt with exponential backoff: its first
+// step is WEBHOOK_FIRST_RETRY_SECONDS (1 s on the local stack, so tests see retries), doubling up to an hour,
+// for a little over a day; the endpoint is disabled after 24 h of failures (deliver.ts).
+import { z } from "zod";
+import { defineInt } from "firebase-functions/params";
+import { onTaskDispatched } from "firebase-functions/v2/tasks";
+import { HttpsError } from "firebase-functions/v2/https";
+import { WEBHOOK_EVENTS } from "../store/webhooks";
+import { WEBHOOK_SECRET_KEY } from "./secrets";
+
+const FIRST_RETRY_SECONDS = defineInt("WEBHOOK_FIRST_RETRY_SECONDS", { default: 30, description: "First backoff step of webhook retries, in seconds (doubles up to an hour)" });
+
+const TaskSchema = z
+  .object({
+    merchantId: z.string().min(1).max(64),
+    webhookId: z.string().min(1).max(64),
+    deliveryId: z.string().min(1).max(64),
+    type: z.enum(WEBHOOK_EVENTS),
+    count: z.number().int().min(0).max(100),
+    body: z.string().max(512 * 1024).optional(),
+  })
+  .strict();
+
+export const webhookDelivery = onTaskDispatched(
+  {
+    retryConfig: { maxAttempts: 100, maxRetrySeconds: 25 * 3600, minBackoffSeconds: FIRST_RETRY_SECONDS, maxBackoffSeconds: 3600, maxDoublings: 16 },
+    rateLimits: { maxConcurrentDispatches: 100 },
+    secrets: [WEBHOOK_SECRET_KEY],
+    memory: "256MiB",
+    timeoutSeconds: 30,
+  },
+  async (request) => {
+    const task = TaskSchema.safeParse(request.data);
+    if (!task.success) return; // not ours to retry
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { attemptDelivery } = require("./deliver") as typeof import("./deliver");
+    if ((await attemptDelivery(task.data)) === "retry") throw new HttpsError("unavailable", "delivery failed; retry");
+  },
+);

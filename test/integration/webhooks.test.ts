@@ -1,0 +1,258 @@
+import assert from "node:assert/strict";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { appUrl, baseUrl } from "../helpers/env";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { newClient } from "../helpers/clients";
+
+const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
+
+interface Received {
+  id: string;
+  body: string;
+  headers: IncomingHttpHeaders;
+  verified: boolean;
+  at: number;
+}
+
+/** A receiver on loopback that verifies every request with the standardwebhooks library. */
+class Receiver {
+  requests: Received[] = [];
+  /** Answer 500 to this many requests first. */
+  failFirst = 0;
+  secrets: string[] = [];
+  private server: Server;
+  constructor() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        const verified = this.secrets.some((s) => {
+          try {
+            new Webhook(s).verify(body, req.headers as Record<string, string>);
+            return true;
+          } catch {
+            return false;
+          }
+        });
+        this.requests.push({ id: String(req.headers["webhook-id"]), body, headers: req.headers, verified, at: Date.now() });
+        if (this.failFirst > 0) {
+          this.failFirst--;
+          res.writeHead(500).end("not yet");
+        } else res.writeHead(verified ? 204 : 401).end();
+      });
+    });
+  }
+  async listen(): Promise<string> {
+    await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+  }
+  close() {
+    this.server.close();
+  }
+  /** Verified messages, once each by webhook-id (the receiver deduplicates). */
+  messages(): Array<{ id: string; event: any }> {
+    const seen = new Map<string, any>();
+    for (const r of this.requests) if (r.verified && !seen.has(r.id)) seen.set(r.id, JSON.parse(r.body));
+    return [...seen].map(([id, event]) => ({ id, event }));
+  }
+  async until(what: string, ok: () => boolean, ms = 60_000) {
+    const end = Date.now() + ms;
+    while (!ok()) {
+      if (Date.now() > end) throw new Error(`receiver: ${what} not seen within ${ms} ms; got ${this.requests.length} requests`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+const tool = async (merchant: TestMerchant, name: string, args: unknown) => toolResult(await callTool(name, args, merchant.apiKey));
+
+describe("signed scan webhooks", function () {
+  this.timeout(180_000);
+  const client = newClient();
+  let merchant: TestMerchant;
+  let receiver: Receiver;
+  let url: string;
+  beforeEach(async () => {
+    merchant = await createMerchant();
+    receiver = new Receiver();
+    url = await receiver.listen();
+  });
+  afterEach(() => receiver.close());
+
+  const scan = (id: string) => client.fetch(`${baseUrl()}/qr/${id}`, { redirect: "manual", headers: { "User-Agent": PHONE } });
+
+  it("delivers every event of a run exactly once by webhook-id, verified, after the receiver answered 500 to the first three attempts", async () => {
+    const spring = await tool(merchant, "svc.qr.create", { title: "table", destinationUrl: "https://example.com/a", dynamic: true, campaign: "spring" });
+    const created = await tool(merchant, "svc.webhook.create", { url, events: ["scan.created", "code.created", "code.updated"] });
+    assert.match(created.webhookId, /^wh_/);
+    assert.match(created.secret, /^whsec_/);
+    receiver.secrets = [created.secret];
+    receiver.failFirst = 3;
+    const later = await tool(merchant, "svc.qr.create", { title: "window", destinationUrl: "https://example.com/b", dynamic: true });
+    await tool(merchant, "svc.qr.update", { codeId: spring.codeId, title: "table 4" });
+    for (const id of [spring.uniqueQRCodeID, later.uniqueQRCodeID, spring.uniqueQRCodeID]) assert.equal((await scan(id)).status, 302);
+    const scansOf = () => receiver.messages().filter((m) => m.event.type === "scan.created").flatMap((m) => m.event.data.scans);
+    await receiver.until("3 scans, a code.created and a code.updated", () => scansOf().length >= 3 && receiver.messages().length >= 3);
+    await new Promise((r) => setTimeout(r, 3000)); // anything extra would arrive now
+    const messages = receiver.messages();
+    const types = messages.map((m) => m.event.type).sort();
+    assert.deepEqual(types.filter((t) => t !== "scan.created"), ["code.created", "code.updated"]);
+    const scans = scansOf();
+    assert.equal(scans.length, 3, "each scan once");
+    assert.equal(new Set(scans.map((s: any) => s.scanId)).size, 3);
+    assert.deepEqual(scans.map((s: any) => s.uniqueQRCodeID).sort(), [spring.uniqueQRCodeID, spring.uniqueQRCodeID, later.uniqueQRCodeID].sort());
+    const first = scans.find((s: any) => s.campaign === "spring");
+    assert.equal(first.codeId, spring.codeId);
+    assert.equal(first.human, true);
+    assert.equal(first.device, "mobile");
+    assert.ok(typeof first.country === "string" && typeof first.region === "string" && typeof first.city === "string");
+    assert.equal(scans.filter((s: any) => s.unique === true).length, 2, "first scan of each code unique, the second of spring a repeat");
+    // The three 500s were retried: those webhook-ids arrived more than once, and every request verified.
+    assert.ok(receiver.requests.length >= messages.length + 3);
+    assert.ok(receiver.requests.every((r) => r.verified));
+    const log = await tool(merchant, "svc.webhook.deliveries", { webhookId: created.webhookId });
+    assert.ok(log.deliveries.every((d: any) => d.status === "succeeded"));
+    assert.ok(log.deliveries.some((d: any) => d.attempts > 1 && d.last.responseCode === 204));
+  });
+
+  it("batches concurrent scans: fewer deliveries than scans, each scan in exactly one, at most 100 per delivery", async () => {
+    const code = await tool(merchant, "svc.qr.create", { title: "busy", destinationUrl: "https://example.com/busy", dynamic: true });
+    const created = await tool(merchant, "svc.webhook.create", { url, events: ["scan.created"] });
+    receiver.secrets = [created.secret];
+    const clients = Array.from({ length: 30 }, () => newClient());
+    const answers = await Promise.all(clients.map((c) => c.fetch(`${baseUrl()}/qr/${code.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } })));
+    assert.ok(answers.every((a) => a.status === 302));
+    const scans = () => receiver.messages().flatMap((m) => m.event.data.scans);
+    await receiver.until("30 scans", () => scans().length >= 30);
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.equal(scans().length, 30);
+    assert.equal(new Set(scans().map((s: any) => s.scanId)).size, 30);
+    const deliveries = receiver.messages();
+    assert.ok(deliveries.length < 30, `${deliveries.length} deliveries for 30 scans`);
+    assert.ok(deliveries.every((m) => m.event.data.scans.length <= 100));
+    assert.equal(scans().filter((s: any) => s.unique === true).length, 30, "thirty people, each a first scan");
+  });
+
+  it("signatures fail when a delivery is tampered with or replayed later", async () => {
+    const code = await tool(merchant, "svc.qr.create", { title: "t", destinationUrl: "https://example.com/t", dynamic: true });
+    const created = await tool(merchant, "svc.webhook.create", { url, events: ["scan.created"] });
+    receiver.secrets = [created.secret];
+    await scan(code.uniqueQRCodeID);
+    await receiver.until("a scan", () => receiver.messages().length === 1);
+    const { body, headers } = receiver.requests[0];
+    const wh = new Webhook(created.secret);
+    const h = { "webhook-id": String(headers["webhook-id"]), "webhook-timestamp": String(headers["webhook-timestamp"]), "webhook-signature": String(headers["webhook-signature"]) };
+    assert.doesNotThrow(() => wh.verify(body, h));
+    assert.throws(() => wh.verify(body.replace('"human":true', '"human":false'), h), /signature/i);
+    assert.throws(() => wh.verify(body, { ...h, "webhook-id": "msg_other" }), /signature/i);
+    assert.throws(() => wh.verify(body, { ...h, "webhook-timestamp": String(Math.floor(Date.now() / 1000)) + "0" }));
+    // The same request replayed ten minutes later is outside the library's tolerance.
+    const realNow = Date.now;
+    Date.now = () => realNow() + 10 * 60_000;
+    try {
+      assert.throws(() => wh.verify(body, h), /too old/i);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
+  it("costs a workspace without subscriptions nothing per scan: only covered links name a subscription", async () => {
+    const a = await tool(merchant, "svc.qr.create", { title: "a", destinationUrl: "https://example.com/a", dynamic: true });
+    const b = await tool(merchant, "svc.qr.create", { title: "b", destinationUrl: "https://example.com/b", dynamic: true, campaign: "fall" });
+    const link = async (id: string) => (await firestore().collection("links").doc(id).get()).get("webhookIds");
+    assert.equal(await link(a.uniqueQRCodeID), undefined);
+    const narrowed = await tool(merchant, "svc.webhook.create", { url, events: ["scan.created"], campaigns: ["fall"] });
+    assert.equal(await link(a.uniqueQRCodeID), undefined);
+    assert.deepEqual(await link(b.uniqueQRCodeID), [narrowed.webhookId]);
+    const codesOnly = await tool(merchant, "svc.webhook.create", { url, events: ["code.updated"] });
+    assert.equal(await link(a.uniqueQRCodeID), undefined, "code events do not touch links");
+    await tool(merchant, "svc.webhook.delete", { webhookId: narrowed.webhookId });
+    assert.equal(await link(b.uniqueQRCodeID), undefined);
+    const listed = await tool(merchant, "svc.webhook.list", {});
+    assert.deepEqual(listed.webhooks.map((w: any) => w.webhookId), [codesOnly.webhookId]);
+    assert.ok(!JSON.stringify(listed).includes("whsec_"));
+  });
+
+  it("redelivers from an MCP call with the same webhook-id, and signs with both secrets during a rotation's overlap", async () => {
+    const created = await tool(merchant, "svc.webhook.create", { url, events: ["code.updated"] });
+    receiver.secrets = [created.secret];
+    const test = await tool(merchant, "svc.webhook.test", { webhookId: created.webhookId });
+    await receiver.until("the test event", () => receiver.requests.length === 1);
+    assert.equal(receiver.requests[0].id, test.deliveryId);
+    const again = await tool(merchant, "svc.webhook.test", { webhookId: created.webhookId, deliveryId: test.deliveryId });
+    assert.equal(again.redelivery, true);
+    await receiver.until("the redelivery", () => receiver.requests.length === 2);
+    assert.equal(receiver.requests[1].id, test.deliveryId);
+    assert.equal(receiver.requests[1].body, receiver.requests[0].body);
+    assert.ok(receiver.requests[1].verified);
+    const log = await tool(merchant, "svc.webhook.deliveries", { webhookId: created.webhookId });
+    assert.equal(log.deliveries[0].attempts, 2);
+
+    const rotated = await tool(merchant, "svc.webhook.rotate_secret", { webhookId: created.webhookId, overlapHours: 1 });
+    assert.notEqual(rotated.secret, created.secret);
+    await tool(merchant, "svc.webhook.test", { webhookId: created.webhookId });
+    await receiver.until("a delivery after rotation", () => receiver.requests.length === 3);
+    const { body, headers } = receiver.requests[2];
+    for (const secret of [created.secret, rotated.secret]) assert.doesNotThrow(() => new Webhook(secret).verify(body, headers as Record<string, string>));
+  });
+
+  it("disables an endpoint that failed for a day and mails the workspace's owner", async () => {
+    const created = await tool(merchant, "svc.webhook.create", { url, events: ["code.updated"] });
+    receiver.secrets = [created.secret];
+    receiver.failFirst = 100;
+    const ref = firestore().collection("workspaces").doc(merchant.merchantId).collection("webhooks").doc(created.webhookId);
+    await ref.update({ failingSince: new Date(Date.now() - 25 * 3600_000) });
+    await tool(merchant, "svc.webhook.test", { webhookId: created.webhookId });
+    const end = Date.now() + 30_000;
+    while ((await ref.get()).get("status") !== "disabled") {
+      if (Date.now() > end) throw new Error("not disabled");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(receiver.requests.length, 1, "no retry after disabling");
+    const mail = await firestore().collection("mail").where("to", "==", merchant.email).get();
+    assert.equal(mail.size, 1);
+    assert.match(mail.docs[0].get("message.text"), /disabled/);
+    const log = await tool(merchant, "svc.webhook.deliveries", { webhookId: created.webhookId });
+    assert.equal(log.deliveries[0].status, "failed");
+    assert.equal(log.deliveries[0].last.responseCode, 500);
+  });
+
+  it("tells code.published subscribers when the console publishes a code, through the console API's own webhook routes", async () => {
+    const consoleApi = async (path: string, body?: unknown) => {
+      const res = await fetch(`${appUrl()}/api/console${path}`, {
+        method: body === undefined ? "GET" : "POST",
+        headers: { Authorization: `Bearer ${merchant.idToken}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const created = await consoleApi("/webhooks", { url, events: ["code.published"] });
+    assert.equal(created.status, 201);
+    receiver.secrets = [created.body.secret];
+    const code = await tool(merchant, "svc.qr.create", { title: "menu card", destinationUrl: "https://example.com/m" });
+    assert.equal((await consoleApi("/publish", { kind: "codes", id: code.codeId })).status, 200);
+    await receiver.until("code.published", () => receiver.messages().length === 1);
+    const [message] = receiver.messages();
+    assert.equal(message.event.type, "code.published");
+    assert.deepEqual(message.event.data.codes.map((c: any) => [c.codeId, c.status]), [[code.codeId, "published"]]);
+    const log = await consoleApi(`/webhooks/${created.body.webhookId}/deliveries`);
+    assert.equal(log.body.deliveries[0].status, "succeeded");
+    assert.equal((await consoleApi("/webhooks", { url: "http://example.com/hook", events: ["code.published"] })).status, 400, "the local stack sends to loopback only");
+  });
+
+  it("refuses webhook tools without the webhooks scopes and bad input without a 5xx", async () => {
+    const readOnly = await createMerchant(["webhooks:read"]);
+    const refused = await callTool("svc.webhook.create", { url, events: ["scan.created"] }, readOnly.apiKey);
+    assert.equal(refused.status, 200);
+    assert.ok(refused.body.error || refused.body.result?.isError);
+    for (const args of [{ url, events: [] }, { url, events: ["scan.deleted"] }, { url: "ftp://x", events: ["scan.created"] }, { url, events: ["scan.created"], extra: 1 }]) {
+      const res = await callTool("svc.webhook.create", args, merchant.apiKey);
+      assert.ok(res.status < 500);
+      assert.ok(res.body.error || res.body.result?.isError, JSON.stringify(args));
+    }
+  });
+});
