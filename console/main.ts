@@ -454,7 +454,9 @@ async function route(): Promise<void> {
   const mine = ++routeSeq;
   // A view that takes a moment says so (after 200 ms, so fast ones do not flash).
   const slow = setTimeout(() => {
-    if (mine === routeSeq) app.replaceChildren(nav(navKey), h("p", { class: "loading", role: "status", id: "view-loading" }, "Loading…"));
+    if (mine !== routeSeq) return;
+    delete app.dataset.view; // not ready: what waits for a view waits on
+    app.replaceChildren(nav(navKey), h("p", { class: "loading", role: "status", id: "view-loading" }, "Loading…"));
   }, 200);
   let content: HTMLElement[];
   try {
