@@ -182,7 +182,7 @@ describe("console as a product: dashboard, a list of thousands, every view at th
       await cut.focus();
       assert.ok(await cut.locator(".pop").isVisible());
       await checkView(page, "codes-url-focus", width);
-      await openView(page, "#/codes?q=window&kind=static&status=draft", "#code-rows");
+      await openView(page, "#/codes?q=window&kind=dynamic&status=draft&campaign=autumn-3", "#code-rows");
       await checkView(page, "codes-filtered", width);
       for (const [hash, ready, name] of [
         [`#/code/${scanned.codeId}`, "#code-scans", "code"],
