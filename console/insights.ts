@@ -46,25 +46,28 @@ function hourGrid(grid: number[][], timeZone: string): HTMLElement {
   );
 }
 
-export function insights(a: any): HTMLElement {
+/** `figures: false` where the page already shows the scan totals (the dashboard). */
+export function insights(a: any, options: { figures?: boolean } = {}): HTMLElement {
   const bots = Object.entries((a.botScans?.byReason ?? {}) as Record<string, number>)
     .map(([reason, n]) => `${reason} ${n}`)
     .join(", ");
   return h(
     "div",
     { class: "insights", id: "insights" },
-    h(
-      "dl",
-      { class: "figures" },
-      h("dt", {}, "Scans by people"),
-      h("dd", { id: "fig-scans" }, String(a.totalScans)),
-      h("dt", {}, "Unique scanners"),
-      h("dd", { id: "fig-unique" }, String(a.uniqueScanners)),
-      h("dt", {}, "Repeats (not counted)"),
-      h("dd", { id: "fig-repeats" }, String(a.repeatScans)),
-      h("dt", {}, "Bots and previews (not counted)"),
-      h("dd", { id: "fig-bots" }, bots ? `${a.botScans.total}: ${bots}` : "0"),
-    ),
+    options.figures === false
+      ? ""
+      : h(
+          "dl",
+          { class: "figures" },
+          h("dt", {}, "Scans by people"),
+          h("dd", { id: "fig-scans" }, String(a.totalScans)),
+          h("dt", {}, "Unique scanners"),
+          h("dd", { id: "fig-unique" }, String(a.uniqueScanners)),
+          h("dt", {}, "Repeats (not counted)"),
+          h("dd", { id: "fig-repeats" }, String(a.repeatScans)),
+          h("dt", {}, "Bots and previews (not counted)"),
+          h("dd", { id: "fig-bots" }, bots ? `${a.botScans.total}: ${bots}` : "0"),
+        ),
     topList("Countries", a.countries ?? [], (r) => String(r.country), "top-countries"),
     topList("Regions", a.regions ?? [], (r) => `${r.region}, ${r.country}`, "top-regions"),
     ...(a.cities ? [topList("Cities", a.cities, (r) => `${r.city}, ${r.region}`, "top-cities")] : []),

@@ -1,5 +1,6 @@
 // The merchant console: sign in (Firebase Auth), then views chosen by the URL hash:
-//   #/codes          code list, with links to each code
+//   #/               dashboard: the workspace's scans, top codes, places, devices, hours (dashboard.ts)
+//   #/codes          code list: search, filters, sort, pages, 7- and 30-day scans (codeList.ts)
 //   #/new            create a code with a live preview of its exact PNG, published in the same step
 //   #/code/<codeId>  one code: chart with dated axis, recent scans, ranges, CSV export, re-point, publish
 //   #/content        audio codes, menus and challenges, with publish
@@ -15,6 +16,8 @@ import { connectedAppsSection } from "./connectedApps";
 import { brandPresetsSection, codeDesignSection, designPanel, type DesignContext } from "./design";
 import { webhooksSection } from "./webhooks";
 import { insights } from "./insights";
+import { codeListView } from "./codeList";
+import { DASHBOARD_RANGES, dashboardView } from "./dashboard";
 import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, SCOPES, TEMPLATES } from "../functions/src/core/constants";
 import { LOCAL, startFirebaseAuth } from "./firebaseAuth";
 
@@ -90,36 +93,6 @@ const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(
 
 // ---- Codes ------------------------------------------------------------------------------------------
 
-async function codesView(): Promise<HTMLElement[]> {
-  const [{ codes }, summary] = await Promise.all([api<{ codes: any[] }>("/codes"), api("/analytics?days=30")]);
-  const rows = codes.map((c) => [
-    h("img", { class: "thumb", src: c.qrImageUrl, alt: "", width: "56", height: "56" }),
-    h("a", { href: `#/code/${c.codeId}`, class: "code-title long", title: c.title }, c.title),
-    longText(c.destinationUrl, { class: "long url" }),
-    c.dynamic ? "dynamic" : "static",
-    h("span", { class: "code-status" }, c.status),
-    downloads(c),
-  ]);
-  return [
-    h(
-      "section",
-      { id: "codes", "aria-labelledby": "codes-title" },
-      h("div", { class: "section-head" }, h("h1", { id: "codes-title" }, "QR codes"), h("a", { href: "#/new", class: "button primary", id: "new-code-link" }, "New QR code")),
-      codes.length
-        ? table(["", "Title", "Destination", "Kind", "Status", "Files"], rows, { id: "code-rows", caption: "Your QR codes, newest first" }, (i) => ({ "data-code-id": codes[i].codeId }))
-        : h("p", { class: "muted" }, "No codes yet. Make one with New QR code, import a spreadsheet, or let an agent create drafts with svc.qr.create."),
-    ),
-    h(
-      "section",
-      { id: "analytics", "aria-labelledby": "analytics-title" },
-      h("h2", { id: "analytics-title" }, `Scans: ${summary.totalScans} in the last 30 days (${summary.uniqueScanners} unique)`),
-      barChart(summary.byDay, "Workspace scans per day"),
-      h("p", { class: "muted" }, summary.byCampaign.map((c: any) => `${c.campaign ?? "(no campaign)"}: ${c.scans}`).join(" · ")),
-      insights(summary),
-    ),
-  ];
-}
-
 // ---- Create -----------------------------------------------------------------------------------------
 
 function newCodeView(): HTMLElement[] {
@@ -133,7 +106,8 @@ function newCodeView(): HTMLElement[] {
   const sound = field("Scan sound (makes it dynamic)", select("new-sound", [["", "None"], ...SCAN_BEEP_SOUNDS.map((t) => [t, t] as [string, string])]));
   const publish = h("input", { type: "checkbox", id: "new-publish", checked: "" });
   const rules = h("p", { class: "muted", id: "new-rules", "aria-live": "polite" });
-  const preview = h("img", { id: "preview", alt: "Preview of the QR code", width: "256", height: "256" });
+  // Hidden until there is a preview to show: an image without a source is a broken-image icon.
+  const preview = h("img", { id: "preview", alt: "Preview of the QR code", width: "256", height: "256", hidden: "" });
   const previewNote = h("p", { class: "muted", id: "preview-note" });
   const result = h("div", { id: "created" });
   const design = designPanel(designContext(), { id: "new-design", presets: true, onChange: () => refresh() });
@@ -185,6 +159,7 @@ function newCodeView(): HTMLElement[] {
       if (shown) URL.revokeObjectURL(shown);
       shown = URL.createObjectURL(await res.blob());
       preview.src = shown;
+      preview.hidden = false;
       preview.dataset.for = JSON.stringify(look);
       previewNote.textContent =
         res.headers.get("X-Preview-Dynamic") === "true"
@@ -465,7 +440,7 @@ async function claimFromLink(): Promise<void> {
 }
 
 function nav(current: string): HTMLElement {
-  const items: Array<[string, string]> = [["#/codes", "Codes"], ["#/new", "New code"], ["#/import", "Import CSV"], ["#/content", "Menus and more"], ["#/settings", "Settings"], ...(me?.isAdmin ? [["#/admin", "Moderation"] as [string, string]] : [])];
+  const items: Array<[string, string]> = [["#/", "Dashboard"], ["#/codes", "Codes"], ["#/new", "New code"], ["#/import", "Import CSV"], ["#/content", "Menus and more"], ["#/settings", "Settings"], ...(me?.isAdmin ? [["#/admin", "Moderation"] as [string, string]] : [])];
   return h("nav", { "aria-label": "Console" }, h("ul", {}, ...items.map(([href, label]) => h("li", {}, h("a", { href, ...(href === current ? { "aria-current": "page" } : {}) }, label)))));
 }
 
@@ -475,10 +450,11 @@ let routeSeq = 0;
 
 async function route(): Promise<void> {
   if (!user) return;
-  const [path, query] = (location.hash || "#/codes").split("?");
+  const [path, query] = (location.hash || "#/").split("?");
   const params = new URLSearchParams(query ?? "");
   const detail = /^#\/code\/([A-Za-z0-9_-]+)$/.exec(path);
-  const navKey = detail ? "#/codes" : path;
+  const known = ["#/codes", "#/new", "#/content", "#/settings", "#/admin", "#/import"];
+  const navKey = detail ? "#/codes" : known.includes(path) ? path : "#/";
   let view: View;
   if (detail) view = () => codeView(detail[1], RANGES.includes(Number(params.get("days"))) ? Number(params.get("days")) : 30);
   else if (path === "#/new") view = newCodeView;
@@ -486,13 +462,31 @@ async function route(): Promise<void> {
   else if (path === "#/settings") view = settingsView;
   else if (path === "#/admin" && me?.isAdmin) view = adminView;
   else if (path === "#/import") view = () => importView({ authHeader, act, slug });
-  else view = codesView;
+  else if (path === "#/codes") view = () => codeListView({ api, downloads }, params);
+  else view = () => dashboardView(api, DASHBOARD_RANGES.includes(Number(params.get("days"))) ? Number(params.get("days")) : 30);
   const mine = ++routeSeq;
+  // A view that takes a moment says so (after 200 ms, so fast ones do not flash).
+  const slow = setTimeout(() => {
+    if (mine !== routeSeq) return;
+    delete app.dataset.view; // not ready: what waits for a view waits on
+    app.replaceChildren(nav(navKey), h("p", { class: "loading", role: "status", id: "view-loading" }, "Loading…"));
+  }, 200);
   let content: HTMLElement[];
   try {
     content = await view();
   } catch (e) {
-    content = [h("p", { class: "error", role: "alert" }, String((e as Error).message ?? e))];
+    const retry = act("Try again", () => route(), { id: "view-retry" });
+    content = [
+      h(
+        "div",
+        { class: "error", role: "alert", id: "view-error" },
+        h("p", {}, `This page could not be loaded: ${String((e as Error).message ?? e).replace(/\.?$/, ".")}`),
+        h("p", {}, "Check your connection and try again; if it keeps happening, sign out and in again."),
+        retry,
+      ),
+    ];
+  } finally {
+    clearTimeout(slow);
   }
   if (mine !== routeSeq) return; // the user moved on while this view loaded
   const notices = [...app.querySelectorAll(".notice[role=status]:not(#created *), .error")];

@@ -106,3 +106,33 @@ export function signedInSession(): Session {
   });
   return session;
 }
+
+/**
+ * Words broken inside themselves in table cells and badges: a word laid out on more than one line although
+ * it would fit on one line of its cell ("stat ic", "draf t"). Hyphens are allowed break points; hidden
+ * text (screen-reader only, tooltips) is not looked at.
+ */
+export async function brokenWords(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    for (const cell of document.querySelectorAll<HTMLElement>("td, th, .badge")) {
+      const style = getComputedStyle(cell);
+      const room = cell.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
+        const parent = node.parentElement;
+        if (!parent || parent.closest(".sr-only, .pop, [hidden]") || parent.getClientRects().length === 0) continue;
+        for (const m of node.data.matchAll(/[^\s\-‐–]+/g)) {
+          const range = document.createRange();
+          range.setStart(node, m.index!);
+          range.setEnd(node, m.index! + m[0].length);
+          const rects = [...range.getClientRects()].filter((r) => r.width > 0);
+          const lines = new Set(rects.map((r) => Math.round(r.top)));
+          const width = rects.reduce((sum, r) => sum + r.width, 0);
+          if (lines.size > 1 && width <= room) problems.push(`"${m[0]}" in ${cell.tagName.toLowerCase()}${cell.className ? `.${cell.className}` : ""} (${lines.size} lines)`);
+        }
+      }
+    }
+    return problems.slice(0, 10);
+  });
+}

@@ -13,12 +13,13 @@ import { endpoint, mountEndpoints, type EndpointSpec } from "../http/endpoint";
 import { SESSION_COOKIE_NAME, verifyUser } from "../auth/caller";
 import { listApiKeys, mintApiKey, revokeApiKey, type ApiKeyRecord } from "../store/apiKeys";
 import { ensureWorkspaceForOwner, getWorkspace } from "../store/workspaces";
-import { ClaimSchema, CodeChangeSchema, DaysQuerySchema, DraftKindSchema, PublishSchema, ListingStatusSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
+import { ClaimSchema, CodeListQuerySchema, CodeChangeSchema, DaysQuerySchema, DraftKindSchema, PublishSchema, ListingStatusSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
 import { claimSandboxCode } from "../sandbox/service";
 import { moderateListing, publicListing } from "../listings/service";
 import { normalizeDomain } from "../listings/domain";
 import { listListings } from "../store/listings";
-import { findCode, listCodes } from "../store/codes";
+import { findCode, readCodes } from "../store/codes";
+import { listCodePage, workspaceDashboard } from "../codes/directory";
 import { listDrafts, publishRecord } from "../store/drafts";
 import { publicCode } from "../codes/model";
 import { emitCodeEvents, updateCode } from "../codes/service";
@@ -150,8 +151,18 @@ const endpoints = [
     method: "GET",
     path: "/api/console/codes",
     credential: "member",
-    async handle({ caller }) {
-      return { codes: (await listCodes(caller!.merchantId, 100)).map(publicCode) };
+    query: CodeListQuerySchema,
+    async handle({ caller, query }) {
+      const page = await listCodePage(caller!.merchantId, query);
+      const full = new Map((await readCodes(caller!.merchantId, page.codes.map((c) => c.codeId))).map((c) => [c.codeId, c]));
+      return {
+        ...page,
+        // A code written after the directory was read may be missing from `full`; it shows on the next load.
+        codes: page.codes.flatMap((c) => {
+          const code = full.get(c.codeId);
+          return code ? [{ ...publicCode(code), scans7: c.scans7, scans30: c.scans30 }] : [];
+        }),
+      };
     },
   }),
   consoleEndpoint({
@@ -182,6 +193,15 @@ const endpoints = [
     query: DaysQuerySchema,
     async handle({ caller, query }) {
       return scanSummary(caller!.merchantId, query.days);
+    },
+  }),
+  consoleEndpoint({
+    method: "GET",
+    path: "/api/console/dashboard",
+    credential: "member",
+    query: DaysQuerySchema,
+    async handle({ caller, query }) {
+      return workspaceDashboard(caller!.merchantId, query.days);
     },
   }),
   consoleEndpoint({

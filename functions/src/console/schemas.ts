@@ -4,6 +4,7 @@ import { text } from "../core/validation";
 import { fields, newCodeShape, presetName } from "../codes/fields";
 import { ids } from "../core/ids";
 import { BULK_MAX_URLS } from "../core/limits";
+import { CODE_LIST_SORTS } from "../codes/directory";
 
 export const CreateWorkspaceSchema = z.object({ name: text(100).optional() }).strict();
 export const MintKeySchema = z
@@ -40,5 +41,18 @@ export const ConsoleImportSchema = z
     publish: z.boolean().optional(),
     /** One design for every row of the chunk (a preset by name is the usual choice). */
     design: newCodeShape.design,
+  })
+  .strict();
+/** The code list's search, filters, sort and page (codes/directory.ts). */
+export const CodeListQuerySchema = z
+  .object({
+    q: z.string().max(200).optional(),
+    kind: z.enum(["static", "dynamic"]).optional(),
+    status: z.enum(["draft", "published"]).optional(),
+    campaign: z.string().max(100).optional(),
+    sort: z.enum(CODE_LIST_SORTS).default("created"),
+    order: z.enum(["asc", "desc"]).optional(),
+    cursor: z.string().max(2000).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(50),
   })
   .strict();

@@ -6,6 +6,7 @@ import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import type { QrCode } from "../codes/model";
 import { COLLECTIONS } from "./collections";
+import { entryOf, writeIndexEntry } from "./codeIndex";
 
 export const codesOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("codes");
 export const linkRef = (uniqueQRCodeID: string) => db().collection(COLLECTIONS.links).doc(uniqueQRCodeID);
@@ -63,6 +64,7 @@ export function addNewCode(batch: WriteBatch | Transaction, code: QrCode): void 
   const writer = batch as WriteBatch;
   writer.create(codesOf(code.merchantId).doc(code.codeId), codeData(code));
   writer.create(linkRef(code.uniqueQRCodeID), { ...linkData(code), createdAt: Timestamp.fromDate(code.createdAt) });
+  writeIndexEntry(batch, code.merchantId, code.codeId, entryOf(code));
 }
 
 export interface CodeLookup {
@@ -100,5 +102,13 @@ export async function listCodes(merchantId: string, limit: number): Promise<QrCo
 export function updateCodeInTransaction(tx: Transaction, code: QrCode): void {
   tx.set(codesOf(code.merchantId).doc(code.codeId), codeData(code));
   tx.set(linkRef(code.uniqueQRCodeID), linkData(code), { merge: true });
+  writeIndexEntry(tx, code.merchantId, code.codeId, entryOf(code));
 }
 
+
+/** Several codes of one workspace in one round trip, in the order asked; missing ones are left out. */
+export async function readCodes(merchantId: string, codeIds: string[]): Promise<QrCode[]> {
+  if (!codeIds.length) return [];
+  const snaps = await db().getAll(...codeIds.map((id) => codesOf(merchantId).doc(id)));
+  return snaps.filter((s) => s.exists).map((s) => fromDoc(s.data()!));
+}

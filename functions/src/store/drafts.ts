@@ -3,6 +3,7 @@ import { Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
+import { writeIndexStatus } from "./codeIndex";
 
 export type DraftKind = "audioCodes" | "menus" | "challenges";
 
@@ -55,6 +56,7 @@ export async function publishRecord(merchantId: string, kind: PublishableKind, i
     if (data.status === "published") return { id, status: "published" as const, publishedAt: (data.publishedAt as Timestamp).toDate().toISOString() };
     const now = new Date();
     tx.update(ref, { status: "published", publishedAt: Timestamp.fromDate(now), publishedBy: uid, updatedAt: Timestamp.fromDate(now) });
+    if (kind === "codes") writeIndexStatus(tx, merchantId, id, "published");
     return { id, status: "published" as const, publishedAt: now.toISOString() };
   });
 }

@@ -1,0 +1,207 @@
+// The code list (#/codes): search, filters, sort and pages of 50, with each code's scans in the last 7
+// and 30 days. The list's state lives in the URL's hash query, so reload, back and a shared link keep it.
+import { h, select, table } from "./dom";
+
+export interface ListContext {
+  api: <T = any>(path: string) => Promise<T>;
+  downloads: (code: any) => HTMLElement;
+}
+
+const SORTS: Array<[string, string]> = [
+  ["created:desc", "Newest first"],
+  ["created:asc", "Oldest first"],
+  ["title:asc", "Title A to Z"],
+  ["title:desc", "Title Z to A"],
+  ["scans7:desc", "Most scans, 7 days"],
+  ["scans30:desc", "Most scans, 30 days"],
+];
+
+/** Cursors of the pages before this one, so "Previous page" works without the server keeping state. */
+const earlier: string[] = [];
+/** Typing re-renders the list: the search box gets the focus back where the person left it. */
+let refocusSearch = false;
+
+/** A long text cut in its middle ("https://shop.example/…/menu?table=4"), the full text on hover and focus. */
+export function middleCut(text: string, max = 34): HTMLElement {
+  if (text.length <= max) return h("span", { class: "url" }, text);
+  const head = Math.ceil((max - 1) * 0.6);
+  const tail = max - 1 - head;
+  const cut = `${text.slice(0, head)}…${text.slice(text.length - tail)}`;
+  return h(
+    "span",
+    { class: "url mid", tabindex: "0", title: text },
+    h("span", { "aria-hidden": "true" }, cut),
+    h("span", { class: "pop" }, text),
+  );
+}
+
+export const badge = (kind: string, text: string) => h("span", { class: `badge badge-${kind}` }, text);
+
+function readState(params: URLSearchParams) {
+  return {
+    q: params.get("q") ?? "",
+    kind: params.get("kind") ?? "",
+    status: params.get("status") ?? "",
+    campaign: params.get("campaign"),
+    sort: SORTS.some(([v]) => v === params.get("sort")) ? params.get("sort")! : "created:desc",
+    cursor: params.get("cursor") ?? "",
+  };
+}
+
+type State = ReturnType<typeof readState>;
+
+function toHash(state: State): string {
+  const p = new URLSearchParams();
+  if (state.q) p.set("q", state.q);
+  if (state.kind) p.set("kind", state.kind);
+  if (state.status) p.set("status", state.status);
+  if (state.campaign !== null) p.set("campaign", state.campaign);
+  if (state.sort !== "created:desc") p.set("sort", state.sort);
+  if (state.cursor) p.set("cursor", state.cursor);
+  const q = p.toString();
+  return `#/codes${q ? `?${q}` : ""}`;
+}
+
+function apiQuery(state: State): string {
+  const [sort, order] = state.sort.split(":");
+  const p = new URLSearchParams({ sort, order, limit: "50" });
+  if (state.q.trim()) p.set("q", state.q.trim());
+  if (state.kind) p.set("kind", state.kind);
+  if (state.status) p.set("status", state.status);
+  if (state.campaign !== null) p.set("campaign", state.campaign);
+  if (state.cursor) p.set("cursor", state.cursor);
+  return p.toString();
+}
+
+export async function codeListView(ctx: ListContext, params: URLSearchParams): Promise<HTMLElement[]> {
+  const state = readState(params);
+  if (!state.cursor) earlier.length = 0;
+  const started = performance.now();
+  const page = await ctx.api<any>(`/codes?${apiQuery(state)}`);
+  const go = (change: Partial<State>) => {
+    const next = { ...state, cursor: "", ...change };
+    if (!("cursor" in change)) earlier.length = 0;
+    location.hash = toHash(next);
+  };
+
+  const search = h("input", { type: "search", id: "code-search", value: state.q, placeholder: "Title, URL, campaign or tag", maxlength: "200", autocomplete: "off" });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  search.addEventListener("input", () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      refocusSearch = true;
+      go({ q: search.value });
+    }, 300);
+  });
+  if (refocusSearch) {
+    refocusSearch = false;
+    // After the view is in the document (route() inserts it once this function's promise settles).
+    setTimeout(() => {
+      search.focus();
+      search.setSelectionRange(search.value.length, search.value.length);
+    }, 0);
+  }
+  const kind = select("code-kind", [["", "All kinds"], ["static", "Static"], ["dynamic", "Dynamic"]]);
+  kind.value = state.kind;
+  kind.addEventListener("change", () => go({ kind: kind.value }));
+  const status = select("code-status-filter", [["", "Any status"], ["published", "Published"], ["draft", "Draft"]]);
+  status.value = state.status;
+  status.addEventListener("change", () => go({ status: status.value }));
+  const campaigns: string[] = page.campaigns ?? [];
+  // "\u0000": every campaign; "": codes without one. Option values must be strings.
+  const campaign = select("code-campaign", [["\u0000", "All campaigns"], ["", "No campaign"], ...campaigns.map((c) => [c, c] as [string, string])]);
+  campaign.value = state.campaign ?? "\u0000";
+  campaign.addEventListener("change", () => go({ campaign: campaign.value === "\u0000" ? null : campaign.value }));
+  const sort = select("code-sort", SORTS);
+  sort.value = state.sort;
+  sort.addEventListener("change", () => go({ sort: sort.value }));
+  const labelled = (text: string, control: HTMLElement) => h("div", { class: "field" }, h("label", { for: control.id }, text), control);
+
+  const filters = h(
+    "form",
+    { class: "toolbar", role: "search", "aria-label": "Find codes", id: "code-filters" },
+    labelled("Search", search),
+    labelled("Kind", kind),
+    labelled("Status", status),
+    labelled("Campaign", campaign),
+    labelled("Sort", sort),
+  );
+  filters.addEventListener("submit", (e) => {
+    e.preventDefault();
+    clearTimeout(timer);
+    go({ q: search.value });
+  });
+
+  const codes: any[] = page.codes;
+  const first = earlier.length * 50 + 1;
+  const filtered = Boolean(state.q || state.kind || state.status || state.campaign !== null);
+  const summary = codes.length
+    ? `Showing ${first}–${first + codes.length - 1} of ${page.total} ${filtered ? "matching " : ""}code${page.total === 1 ? "" : "s"}.`
+    : "";
+  const rows = codes.map((c) => [
+    h("img", { class: "thumb", src: c.qrImageUrl, alt: "", width: "56", height: "56", loading: "lazy" }),
+    h("div", { class: "code-cell" }, h("a", { href: `#/code/${c.codeId}`, class: "code-title" }, c.title), middleCut(c.destinationUrl)),
+    badge(c.dynamic ? "dynamic" : "static", c.dynamic ? "dynamic" : "static"),
+    h("span", { class: "code-status" }, badge(c.status, c.status)),
+    h("span", { class: "num", "data-scans7": String(c.scans7) }, String(c.scans7)),
+    h("span", { class: "num", "data-scans30": String(c.scans30) }, String(c.scans30)),
+    ctx.downloads(c),
+  ]);
+
+  const pager = h("div", { class: "actions pager", role: "group", "aria-label": "Pages" });
+  if (state.cursor) {
+    pager.append(
+      h("a", { class: "button", id: "page-first", href: toHash({ ...state, cursor: "" }) }, "First page"),
+      ...(earlier.length
+        ? [
+            (() => {
+              const prev = h("button", { type: "button", id: "page-prev" }, "Previous page");
+              prev.addEventListener("click", () => {
+                const cursor = earlier.pop() ?? "";
+                location.hash = toHash({ ...state, cursor });
+              });
+              return prev;
+            })(),
+          ]
+        : []),
+    );
+  }
+  if (page.nextCursor) {
+    const next = h("button", { type: "button", id: "page-next", class: "primary" }, "Next page");
+    next.addEventListener("click", () => {
+      earlier.push(state.cursor);
+      location.hash = toHash({ ...state, cursor: page.nextCursor });
+    });
+    pager.append(next);
+  }
+
+  const empty =
+    page.workspaceTotal === 0
+      ? h(
+          "div",
+          { class: "empty", id: "codes-empty" },
+          h("p", {}, "No codes yet. Start with one:"),
+          h(
+            "ul",
+            {},
+            h("li", {}, h("a", { href: "#/new" }, "Make a QR code"), " and print it."),
+            h("li", {}, h("a", { href: "#/import" }, "Import a spreadsheet"), " of links."),
+            h("li", {}, "Or let an agent draft codes with svc.qr.create; you publish them here."),
+          ),
+        )
+      : h("p", { class: "empty", id: "codes-empty" }, "No code matches. Try fewer words or ", h("a", { href: "#/codes" }, "clear the filters"), ".");
+
+  return [
+    h(
+      "section",
+      { id: "codes", "aria-labelledby": "codes-title", "data-load-ms": String(Math.round(performance.now() - started)) },
+      h("div", { class: "section-head" }, h("h1", { id: "codes-title" }, "QR codes"), h("a", { href: "#/new", class: "button primary", id: "new-code-link" }, "New QR code")),
+      filters,
+      h("p", { class: "muted", id: "codes-summary", "aria-live": "polite" }, summary),
+      codes.length
+        ? table(["", "Code", "Kind", "Status", "Scans 7 days", "Scans 30 days", "Files"], rows, { id: "code-rows", caption: "Your QR codes" }, (i) => ({ "data-code-id": codes[i].codeId }))
+        : empty,
+      pager,
+    ),
+  ];
+}

@@ -1,0 +1,168 @@
+// The console's code list through HTTP: search over title, destination, campaign and tags; filters; sorts;
+// cursor pages that neither skip nor repeat; 7- and 30-day scans read from the rollups; the directory kept
+// in step with every write path (create, re-point, publish, unpublish) and built once for older workspaces.
+import assert from "node:assert/strict";
+import { appUrl, baseUrl } from "../helpers/env";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { newClient } from "../helpers/clients";
+import { BROWSERS } from "../fixtures/user-agents";
+import { writeScan, type ScanFacts } from "../../functions/src/store/scans";
+
+async function consoleGet(path: string, token: string) {
+  const res = await fetch(`${appUrl()}/api/console${path}`, { headers: { Authorization: `Bearer ${token}` } });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+async function consolePost(path: string, token: string, body: unknown = {}) {
+  const res = await fetch(`${appUrl()}/api/console${path}`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const list = async (m: TestMerchant, query = "") => {
+  const res = await consoleGet(`/codes${query ? `?${query}` : ""}`, m.idToken);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  return res.body;
+};
+
+const titles = (page: any) => page.codes.map((c: any) => c.title);
+
+describe("console code list: search, filters, sort, pages and recent scans", function () {
+  this.timeout(120_000);
+  let m: TestMerchant;
+  const made: Record<string, any> = {};
+
+  before(async () => {
+    m = await createMerchant();
+    const specs = [
+      { title: "Lunch menu", destinationUrl: "https://bistro.example/menu/lunch", campaign: "spring", tags: ["tables"] },
+      { title: "Dinner menu", destinationUrl: "https://bistro.example/menu/dinner", campaign: "spring", tags: ["tables", "evening"], dynamic: true },
+      { title: "Window poster", destinationUrl: "https://bistro.example/offers?src=window", campaign: "Été 2026", dynamic: true },
+      { title: "Wi-Fi card", destinationUrl: "https://wifi.example/join", tags: ["Counter"] },
+      { title: "apple Review", destinationUrl: "https://reviews.example/bistro" },
+    ];
+    for (const s of specs) made[s.title] = toolResult(await callTool("svc.qr.create", s, m.apiKey));
+  });
+
+  it("lists newest first with the workspace's campaigns, and nothing of another workspace", async () => {
+    const page = await list(m);
+    assert.deepEqual(titles(page), ["apple Review", "Wi-Fi card", "Window poster", "Dinner menu", "Lunch menu"]);
+    assert.equal(page.total, 5);
+    assert.deepEqual(page.campaigns, ["spring", "Été 2026"].sort((a, b) => a.localeCompare(b)));
+    assert.equal(page.nextCursor, null);
+    assert.ok(page.codes.every((c: any) => c.qrImageUrl && c.qrSvgUrl && c.scans7 === 0 && c.scans30 === 0));
+    const other = await createMerchant();
+    toolResult(await callTool("svc.qr.create", { title: "Lunch menu elsewhere", destinationUrl: "https://other.example/" }, other.apiKey));
+    const theirs = await list(other, "q=lunch");
+    assert.deepEqual(titles(theirs), ["Lunch menu elsewhere"]);
+  });
+
+  it("searches title, destination, campaign and tags, ignoring case and width", async () => {
+    assert.deepEqual(titles(await list(m, "q=MENU")), ["Dinner menu", "Lunch menu"]);
+    assert.deepEqual(titles(await list(m, "q=src%3Dwindow")), ["Window poster"], "destination");
+    assert.deepEqual(titles(await list(m, "q=%C3%A9t%C3%A9")), ["Window poster"], "campaign, accents kept");
+    assert.deepEqual(titles(await list(m, "q=counter")), ["Wi-Fi card"], "tag");
+    assert.deepEqual(titles(await list(m, "q=%EF%BD%8C%EF%BD%95%EF%BD%8E%EF%BD%83%EF%BD%88")), ["Lunch menu"], "full-width letters");
+    const none = await list(m, "q=nothing-like-this");
+    assert.equal(none.total, 0);
+    assert.equal(none.workspaceTotal, 5);
+  });
+
+  it("filters by kind, status and campaign (or none), and sorts by title both ways", async () => {
+    assert.deepEqual(titles(await list(m, "kind=dynamic")), ["Window poster", "Dinner menu"]);
+    assert.deepEqual(titles(await list(m, "kind=static&campaign=spring")), ["Lunch menu"]);
+    assert.deepEqual(titles(await list(m, "campaign=")), ["apple Review", "Wi-Fi card"]);
+    assert.equal((await list(m, "status=published")).total, 0, "agents' codes are drafts");
+    assert.deepEqual(titles(await list(m, "sort=title")), ["apple Review", "Dinner menu", "Lunch menu", "Wi-Fi card", "Window poster"]);
+    assert.deepEqual(titles(await list(m, "sort=title&order=desc")), ["Window poster", "Wi-Fi card", "Lunch menu", "Dinner menu", "apple Review"]);
+  });
+
+  it("pages with cursors that never skip or repeat a code, and refuses a cursor of another sort", async () => {
+    for (const sort of ["created", "title", "scans30"]) {
+      const seen: string[] = [];
+      let cursor: string | null = "";
+      let pages = 0;
+      while (cursor !== null) {
+        const page: any = await list(m, `sort=${sort}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+        assert.ok(page.codes.length <= 2);
+        seen.push(...page.codes.map((c: any) => c.codeId));
+        cursor = page.nextCursor;
+        pages++;
+      }
+      assert.equal(pages, 3, sort);
+      assert.equal(new Set(seen).size, 5, `${sort}: every code once`);
+    }
+    const first = await list(m, "limit=2");
+    const wrong = await consoleGet(`/codes?sort=title&cursor=${encodeURIComponent(first.nextCursor)}`, m.idToken);
+    assert.equal(wrong.status, 400);
+    assert.equal(wrong.body.code, "VALIDATION_FAILED");
+    assert.match(wrong.body.message, /no longer valid/);
+    for (const bad of ["cursor=%7B%7D", "sort=popularity", "limit=0", "limit=101", "kind=animated", "extra=1", `q=${"x".repeat(201)}`]) {
+      const res = await consoleGet(`/codes?${bad}`, m.idToken);
+      assert.equal(res.status, 400, bad);
+    }
+  });
+
+  it("shows each code's people-scans in the last 7 and 30 days from the rollups, and sorts by them", async () => {
+    const dinner = made["Dinner menu"];
+    const poster = made["Window poster"];
+    const client = newClient();
+    for (const ua of [BROWSERS[0].ua, BROWSERS[1].ua]) {
+      const res = await client.fetch(`${baseUrl()}/qr/${dinner.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": ua } });
+      assert.equal(res.status, 302);
+    }
+    // Twelve days ago: inside 30 days, outside 7.
+    const day = new Date(Date.now() - 12 * 86_400_000).toISOString().slice(0, 10);
+    const facts = (hour: number): ScanFacts => ({
+      merchantId: m.merchantId,
+      codeId: poster.codeId,
+      uniqueQRCodeID: poster.uniqueQRCodeID,
+      campaign: poster.campaign,
+      at: new Date(`${day}T${String(hour).padStart(2, "0")}:00:00Z`),
+      day,
+      hour,
+      timeZone: "UTC",
+      place: { country: "US", state: "Oregon", city: "Portland" },
+      device: { device: "mobile", os: "iOS", browser: "Safari" },
+      source: "redirect",
+      retentionDays: 400,
+    });
+    for (let i = 0; i < 3; i++) await writeScan(facts(i), { kind: "human", unique: true, eventId: `list-${i}` }, 0);
+    await writeScan(facts(4), { kind: "bot", reason: "crawler" }, 0);
+
+    const page = await list(m, "sort=scans7");
+    const byTitle = Object.fromEntries(page.codes.map((c: any) => [c.title, c]));
+    assert.equal(byTitle["Dinner menu"].scans7, 2);
+    assert.equal(byTitle["Dinner menu"].scans30, 2);
+    assert.equal(byTitle["Window poster"].scans7, 0);
+    assert.equal(byTitle["Window poster"].scans30, 3, "bots are not counted");
+    assert.equal(titles(page)[0], "Dinner menu");
+    assert.equal(titles(await list(m, "sort=scans30"))[0], "Window poster");
+  });
+
+  it("keeps the directory in step with re-pointing, renaming, publishing and unpublishing", async () => {
+    const lunch = made["Lunch menu"];
+    assert.equal((await consolePost(`/codes/${lunch.codeId}`, m.idToken, { title: "Brunch menu", destinationUrl: "https://bistro.example/menu/brunch" })).status, 200);
+    assert.deepEqual(titles(await list(m, "q=brunch")), ["Brunch menu"]);
+    assert.equal((await list(m, "q=lunch")).total, 0, "the old title and URL are gone");
+    assert.equal((await consolePost("/publish", m.idToken, { kind: "codes", id: lunch.codeId })).status, 200);
+    assert.deepEqual(titles(await list(m, "status=published")), ["Brunch menu"]);
+    assert.equal((await consolePost(`/codes/${lunch.codeId}/unpublish`, m.idToken)).status, 200);
+    assert.equal((await list(m, "status=published")).total, 0);
+    const made2 = await consolePost("/codes", m.idToken, { title: "Made here", destinationUrl: "https://bistro.example/here" });
+    assert.equal(made2.status, 201);
+    assert.deepEqual(titles(await list(m, "status=published")), ["Made here"], "console-made codes are published at once");
+  });
+
+  it("builds the directory once for a workspace whose codes predate it", async () => {
+    const old = await createMerchant();
+    for (const t of ["Old one", "Old two"]) toolResult(await callTool("svc.qr.create", { title: t, destinationUrl: "https://old.example/" }, old.apiKey));
+    const index = firestore().collection("workspaces").doc(old.merchantId).collection("codeIndex");
+    for (const d of (await index.get()).docs) await d.ref.delete();
+    const page = await list(old);
+    assert.deepEqual(titles(page), ["Old two", "Old one"]);
+    assert.ok((await index.doc("meta").get()).exists, "built and marked");
+    toolResult(await callTool("svc.qr.create", { title: "New three", destinationUrl: "https://old.example/3" }, old.apiKey));
+    assert.deepEqual(titles(await list(old)), ["New three", "Old two", "Old one"]);
+  });
+});
