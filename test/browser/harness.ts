@@ -109,7 +109,8 @@ export function signedInSession(): Session {
 
 /**
  * Words broken inside themselves in table cells and badges: a word laid out on more than one line although
- * it would fit on one line of its cell ("stat ic", "draf t"). Hyphens are allowed break points; hidden
+ * it would fit on one line of its cell ("stat ic", "draf t"). Hyphens are allowed break points; ids and
+ * e-mail addresses marked `.long` may wrap anywhere (they are one "word" wider than a phone); hidden
  * text (screen-reader only, tooltips) is not looked at.
  */
 export async function brokenWords(page: Page): Promise<string[]> {
@@ -121,7 +122,7 @@ export async function brokenWords(page: Page): Promise<string[]> {
       const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
       for (let node = walker.nextNode() as Text | null; node; node = walker.nextNode() as Text | null) {
         const parent = node.parentElement;
-        if (!parent || parent.closest(".sr-only, .pop, [hidden]") || parent.getClientRects().length === 0) continue;
+        if (!parent || parent.closest(".sr-only, .pop, .long, [hidden]") || parent.getClientRects().length === 0) continue;
         for (const m of node.data.matchAll(/[^\s\-‐–]+/g)) {
           const range = document.createRange();
           range.setStart(node, m.index!);
