@@ -7,7 +7,8 @@ import { randomUUID } from "node:crypto";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { mcpUrl } from "../helpers/env";
 import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
-import { TOOLS } from "../../functions/src/mcp/registry";
+import { TOOLS, toolListing } from "../../functions/src/mcp/registry";
+import { checkToolContent } from "../helpers/rpc";
 
 type Mode = "legacy" | "auto" | { pin: string };
 
@@ -29,8 +30,7 @@ async function connect(mode: Mode, credential: string): Promise<Client> {
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
   const result: any = await client.callTool({ name, arguments: args });
   assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result)}`);
-  assert.equal(result.content[0].type, "text", name);
-  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent, name);
+  checkToolContent(result.content, result.structuredContent);
   return result.structuredContent;
 }
 
@@ -90,10 +90,7 @@ describe("MCP tool server: official SDK v2 client", () => {
           assert.equal(client.getNegotiatedProtocolVersion(), version);
           assert.deepEqual(client.getServerVersion(), { name: "svc-mcp", version: "v0.1" });
           const { tools } = await client.listTools();
-          assert.deepEqual(
-            tools.map((t) => t.name),
-            TOOLS.map((t) => t.name),
-          );
+          assert.deepEqual(tools, toolListing(), "the listed tools, as the registry derives them");
           outputs.set(label, await callEveryTool(client, merchant));
           const audit = await firestore().collection("auditEvents").where("merchantId", "==", merchant.merchantId).get();
           assert.equal(audit.size, TOOLS.length, "one audit event per tools/call");
