@@ -88,6 +88,7 @@ export function rpc2026(method: string, params: Record<string, unknown> = {}, op
     "mcp-method": method,
   };
   if (method === "tools/call" && typeof params.name === "string") headers["mcp-name"] = params.name;
+  if (method === "resources/read" && typeof params.uri === "string") headers["mcp-name"] = params.uri;
   if (options.credential) headers.authorization = `Bearer ${options.credential}`;
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];
