@@ -46,7 +46,7 @@ describe("MCP app in a host (ext-apps AppBridge)", function () {
     requests.length = 0;
     await page.evaluate(([h, r]) => window.renderApp(h as string, r), [html, result] as const);
     const frame = page.frameLocator("iframe");
-    await frame.locator(ready).waitFor();
+    await frame.locator(ready).first().waitFor();
     return frame;
   }
 
