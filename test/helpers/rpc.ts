@@ -36,14 +36,24 @@ export function callTool(name: string, args: unknown, credential?: string, extra
   return rpc("tools/call", { name, arguments: args }, credential, extraHeaders);
 }
 
+/**
+ * A tool result's content: a sentence for people (not JSON), then the JSON of structuredContent for
+ * clients that read only text.
+ */
+export function checkToolContent(content: any, structuredContent: unknown): void {
+  if (!Array.isArray(content) || content.length !== 2 || content.some((c) => c?.type !== "text")) throw new Error("result content is not [summary, JSON]");
+  const summary: string = content[0].text;
+  if (!summary.trim() || summary.trimStart().startsWith("{")) throw new Error(`the first text is not a summary: ${summary.slice(0, 80)}`);
+  if (JSON.stringify(JSON.parse(content[1].text)) !== JSON.stringify(structuredContent)) {
+    throw new Error("text content and structuredContent disagree");
+  }
+}
+
 /** The structured result of a successful tools/call, after checking the MCP result shape. */
 export function toolResult(res: HttpResult): any {
   if (res.status !== 200 || !res.body?.result) throw new Error(`tool call failed: ${res.status} ${res.text}`);
   const { content, structuredContent } = res.body.result;
-  if (!Array.isArray(content) || content[0]?.type !== "text") throw new Error("result has no text content");
-  if (JSON.stringify(JSON.parse(content[0].text)) !== JSON.stringify(structuredContent)) {
-    throw new Error("text content and structuredContent disagree");
-  }
+  checkToolContent(content, structuredContent);
   return structuredContent;
 }
 
@@ -78,6 +88,7 @@ export function rpc2026(method: string, params: Record<string, unknown> = {}, op
     "mcp-method": method,
   };
   if (method === "tools/call" && typeof params.name === "string") headers["mcp-name"] = params.name;
+  if (method === "resources/read" && typeof params.uri === "string") headers["mcp-name"] = params.uri;
   if (options.credential) headers.authorization = `Bearer ${options.credential}`;
   for (const [name, value] of Object.entries(options.headers ?? {})) {
     for (const existing of Object.keys(headers)) if (existing.toLowerCase() === name.toLowerCase()) delete headers[existing];

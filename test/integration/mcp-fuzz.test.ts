@@ -3,7 +3,8 @@ import { mcpUrl } from "../helpers/env";
 import { createMerchant } from "../helpers/merchants";
 import { prng } from "../helpers/fuzz";
 
-const METHODS = ["initialize", "ping", "tools/list", "tools/call", "notifications/initialized", "nope", "", "tools/call"];
+const METHODS = ["initialize", "ping", "tools/list", "tools/call", "notifications/initialized", "nope", "", "tools/call", "resources/list", "resources/read", "resources/templates/list", "resources/read"];
+const URIS = ["ui://svc/code.html", "ui://svc/scans.html", "ui://svc/nope.html", "", "file:///etc/passwd", "ui://svc/code.html?x=1"];
 const TOOLS = ["svc.ping", "svc.merchant.get_profile", "svc.unknown", "", "svc.qr.create"];
 
 function randomValue(rand: () => number, depth = 0): unknown {
@@ -32,7 +33,10 @@ function randomBody(rand: () => number): { body: string; contentType: string } {
     if (rand() < 0.8) m.id = rand() < 0.7 ? Math.floor(rand() * 1000) : randomValue(rand);
     if (rand() < 0.9) m.method = rand() < 0.85 ? METHODS[Math.floor(rand() * METHODS.length)] : randomValue(rand);
     if (rand() < 0.7) {
-      m.params = rand() < 0.7 ? { name: TOOLS[Math.floor(rand() * TOOLS.length)], arguments: randomValue(rand) } : randomValue(rand);
+      m.params =
+        rand() < 0.7
+          ? { name: TOOLS[Math.floor(rand() * TOOLS.length)], arguments: randomValue(rand), uri: rand() < 0.8 ? URIS[Math.floor(rand() * URIS.length)] : randomValue(rand) }
+          : randomValue(rand);
     }
     return m;
   };

@@ -55,7 +55,7 @@ describe("MCP tool server: protocol 2026-07-28", () => {
       const result = assertComplete(res);
       assert.equal(res.body.id, "d1");
       assert.deepEqual(result.supportedVersions, ["2026-07-28", "2025-03-26"]);
-      assert.deepEqual(result.capabilities, { tools: { listChanged: false } });
+      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false } });
       assert.equal(typeof result.instructions, "string");
       assert.equal(result.ttlMs, 300_000);
       assert.equal(result.cacheScope, "public");
@@ -168,7 +168,7 @@ describe("MCP tool server: protocol 2026-07-28", () => {
   });
 
   describe("methods", () => {
-    for (const method of ["initialize", "ping", "logging/setLevel", "resources/list", "nope/nothing"]) {
+    for (const method of ["initialize", "ping", "logging/setLevel", "prompts/list", "nope/nothing"]) {
       it(`${method}: 404 with -32601`, async () => {
         const res = await rpc2026(method, {}, { credential: merchant.apiKey, id: 404 });
         assertError(res, 404, -32601, "METHOD_NOT_FOUND");

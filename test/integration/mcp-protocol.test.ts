@@ -96,7 +96,7 @@ describe("MCP tool server: protocol", () => {
     });
 
     it("200/-32601 for an unsupported method", async () => {
-      assertRpcError(await rpc("resources/list", undefined, merchant.apiKey), 200, -32601, "METHOD_NOT_FOUND");
+      assertRpcError(await rpc("prompts/list", undefined, merchant.apiKey), 200, -32601, "METHOD_NOT_FOUND");
     });
 
     it("200/-32602 for a missing or unknown tool name", async () => {

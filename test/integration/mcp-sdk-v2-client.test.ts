@@ -7,7 +7,11 @@ import { randomUUID } from "node:crypto";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { mcpUrl } from "../helpers/env";
 import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
-import { TOOLS } from "../../functions/src/mcp/registry";
+import { TOOLS, toolListing } from "../../functions/src/mcp/registry";
+import { UI_RESOURCES } from "../../functions/src/mcp/ui/resources";
+import { checkToolContent } from "../helpers/rpc";
+import { Ajv2020 } from "ajv/dist/2020";
+import addFormats from "ajv-formats";
 
 type Mode = "legacy" | "auto" | { pin: string };
 
@@ -26,11 +30,17 @@ async function connect(mode: Mode, credential: string): Promise<Client> {
   return client;
 }
 
+// Each tool's listed outputSchema, compiled once: every result must validate against it.
+const ajv = new Ajv2020({ strict: false });
+addFormats(ajv);
+const outputValidators = new Map(toolListing().map((t) => [t.name, ajv.compile(t.outputSchema)]));
+
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<any> {
   const result: any = await client.callTool({ name, arguments: args });
   assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result)}`);
-  assert.equal(result.content[0].type, "text", name);
-  assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent, name);
+  checkToolContent(result.content, result.structuredContent);
+  const validate = outputValidators.get(name)!;
+  assert.ok(validate(result.structuredContent), `${name}: structuredContent does not match its outputSchema: ${JSON.stringify(validate.errors)}`);
   return result.structuredContent;
 }
 
@@ -91,11 +101,13 @@ describe("MCP tool server: official SDK v2 client", () => {
           assert.equal(client.getNegotiatedProtocolVersion(), version);
           assert.deepEqual(client.getServerVersion(), { name: "svc-mcp", version: "v0.1" });
           const { tools } = await client.listTools();
-          assert.deepEqual(
-            tools.map((t) => t.name),
-            TOOLS.map((t) => t.name),
-          );
+          assert.deepEqual(tools, toolListing(), "the listed tools, as the registry derives them");
           outputs.set(label, await callEveryTool(client, merchant));
+          // A client without UI support still lists and reads the app resources as plain resources.
+          const { resources } = await client.listResources();
+          assert.deepEqual(resources.map((r) => r.uri).sort(), Object.values(UI_RESOURCES).map((r) => r.uri).sort());
+          const read = await client.readResource({ uri: UI_RESOURCES.code.uri });
+          assert.equal(read.contents[0].mimeType, "text/html;profile=mcp-app");
           const audit = await firestore().collection("auditEvents").where("merchantId", "==", merchant.merchantId).get();
           assert.equal(audit.size, TOOLS.length, "one audit event per tools/call");
           assert.ok(audit.docs.every((d) => d.data().status === "ok"));

@@ -17,6 +17,8 @@ export const ERROR_TABLE = {
   UNSUPPORTED_PROTOCOL_VERSION: { status: 400, rpc: -32022 },
   ORIGIN_NOT_ALLOWED: { status: 403, rpc: -32600 },
   NOT_FOUND: { status: 404, rpc: -32000 },
+  // MCP resources/read of a URI the server does not have (-32602 as in MCP 2026-07-28, both eras).
+  RESOURCE_NOT_FOUND: { status: 404, rpc: -32602 },
   NO_AUTH: { status: 401, rpc: -32001 },
   INVALID_API_KEY: { status: 401, rpc: -32001 },
   INVALID_TOKEN: { status: 401, rpc: -32001 },

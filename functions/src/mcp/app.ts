@@ -18,6 +18,7 @@ import { McpDispatcher, rpcError } from "./protocol";
 import { isModernVersion } from "./era2026";
 import { checkStandardHeaders, headerValue } from "./httpHeaders";
 import { mcpManifest } from "./manifest";
+import { serveDiscovery } from "./discovery";
 import { mcpChallenge } from "../oauth/metadata";
 
 /** Sends a JSON body (or none) in one write. */
@@ -108,6 +109,9 @@ function handleMcpGet(req: Request, res: Response): void {
 }
 
 const expressApp = createRestApp((app) => {
+  // Discovery before connecting (docs/mcp.md, "Discovery"): the AI Catalog and the server card.
+  app.get(["/.well-known/mcp", "/.well-known/ai-catalog.json"], serveDiscovery("catalog"));
+  app.get(["/api/mcp/server-card", "/.well-known/mcp/server-card"], serveDiscovery("card"));
   app.post("/api/mcp", captureRawBody(MCP_MAX_BODY_BYTES), handleMcpPost);
   app.get("/api/mcp", handleMcpGet);
   app.all("/api/mcp", (_req: Request, res: Response) => {

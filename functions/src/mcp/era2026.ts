@@ -30,7 +30,7 @@ const ENVELOPE_KEYS = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLI
 export const LIST_CACHE_HINTS = { ttlMs: 300_000, cacheScope: "public" } as const;
 
 /** Results of these methods are `CacheableResult`s in 2026-07-28 (the ones this server implements). */
-const CACHEABLE_METHODS = new Set(["tools/list", "server/discover"]);
+const CACHEABLE_METHODS = new Set(["tools/list", "server/discover", "resources/list", "resources/templates/list", "resources/read"]);
 
 export type Era = "2025-03-26" | "2026-07-28";
 

@@ -5,6 +5,7 @@ import { toolListing } from "./registry";
 import { SERVER_INFO } from "./identity";
 import { MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./era2026";
 import { oauthUrls } from "../oauth/metadata";
+import { serverCardUrl } from "./discovery";
 
 export function mcpManifest() {
   const c = getConfig();
@@ -19,10 +20,10 @@ export function mcpManifest() {
       version: MCP_PROTOCOL_VERSION,
       supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
       transport: "Streamable HTTP, stateless: JSON-RPC 2.0 over POST, one JSON response per request",
-      methods: ["initialize", "notifications/initialized", "ping", "tools/list", "tools/call"],
+      methods: ["initialize", "notifications/initialized", "ping", "tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read"],
       perRequest: {
         version: MODERN_PROTOCOL_VERSION,
-        methods: ["server/discover", "tools/list", "tools/call"],
+        methods: ["server/discover", "tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read"],
         headers: ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"],
       },
     },
@@ -37,6 +38,7 @@ export function mcpManifest() {
       oauth: { resourceMetadata: oauthUrls().resourceMetadata, authorizationServer: oauthUrls().issuer },
     },
     tools: toolListing(),
+    serverCard: serverCardUrl(),
     freeTrial: {
       description: `No key yet? Make a real scannable QR code without one: ${SANDBOX_DAILY_LIMIT} per IP per day, kept ${SANDBOX_LIFETIME_DAYS} days unless claimed into an account.`,
       generate: `${c.appUrl}/api/generate-qr-code`,

@@ -8,6 +8,7 @@ import { parseOrThrow } from "../core/validation";
 import { requireScope, type Caller } from "../auth/caller";
 import { writeAuditEvent } from "../store/audit";
 import { findTool, toolListing } from "./registry";
+import { listResources, readResource } from "./ui/resources";
 import { logError } from "../core/log";
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from "./identity";
 import {
@@ -176,6 +177,10 @@ export class McpDispatcher {
         return this.listTools();
       case "tools/call":
         return this.callTool(params);
+      case "resources/list":
+      case "resources/templates/list":
+      case "resources/read":
+        return this.resources(method, params);
       default:
         throw new AppError("METHOD_NOT_FOUND", `Method not supported: ${method}`);
     }
@@ -220,10 +225,14 @@ export class McpDispatcher {
         return this.listTools();
       case "tools/call":
         return this.callTool(params);
+      case "resources/list":
+      case "resources/templates/list":
+      case "resources/read":
+        return this.resources(method, params);
       default: {
         const removed = Object.hasOwn(REMOVED_METHODS, method) ? REMOVED_METHODS[method] : undefined;
         throw new AppError("METHOD_NOT_FOUND", `Method not supported in protocol ${MODERN_PROTOCOL_VERSION}: ${method.slice(0, 100)}`, {
-          hint: removed ?? "server/discover, tools/list and tools/call are served.",
+          hint: removed ?? "server/discover, tools/list, tools/call, resources/list, resources/templates/list and resources/read are served.",
         });
       }
     }
@@ -242,6 +251,14 @@ export class McpDispatcher {
     return { tools: toolListing() };
   }
 
+  /** The ui:// resources: static pages, behind the same credential as tools/list. */
+  private async resources(method: string, params: unknown): Promise<Record<string, unknown>> {
+    await this.awaitCaller();
+    if (method === "resources/list") return { resources: listResources() };
+    if (method === "resources/templates/list") return { resourceTemplates: [] };
+    return readResource(params);
+  }
+
   private async callTool(params: unknown): Promise<Record<string, unknown>> {
     const caller = await this.awaitCaller();
     const started = performance.now();
@@ -256,7 +273,14 @@ export class McpDispatcher {
       await this.beforeToolCall(caller);
       const args = parseOrThrow(tool.input, p.arguments ?? {}, `arguments for ${tool.name}`);
       const result = await tool.handler(args, { caller });
-      return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: result };
+      // A sentence for people first, then the JSON for clients that do not read structuredContent.
+      return {
+        content: [
+          { type: "text", text: tool.summarize(result) },
+          { type: "text", text: JSON.stringify(result) },
+        ],
+        structuredContent: result,
+      };
     } catch (error) {
       status = toAppError(error).code;
       throw error;

@@ -1,6 +1,6 @@
 // The one table of tools. tools/list, the GET manifest and tools/call all read it.
 import { z } from "zod";
-import type { ToolDefinition } from "./tool";
+import type { ToolAnnotations, ToolDefinition } from "./tool";
 import { pingTool } from "./tools/ping";
 import { merchantGetProfileTool } from "./tools/merchantGetProfile";
 import { qrCreateTool } from "./tools/qrCreate";
@@ -55,18 +55,38 @@ export function findTool(name: string): ToolDefinition | undefined {
 
 export interface ToolListing {
   name: string;
+  title: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: ToolAnnotations & { title: string };
+  _meta?: { ui: { resourceUri: string } };
+}
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
 }
 
 let listing: ToolListing[] | undefined;
 
-/** JSON Schemas are derived once per instance from the zod inputs. */
+/**
+ * The tools/list entries, derived once per instance from the zod schemas. Sorted by name, so the order
+ * does not depend on where a tool sits in the table (clients cache the list; the snapshot test holds it).
+ * `title` is given twice: top level (2025-06-18 and later) and in `annotations` (2025-03-26).
+ */
 export function toolListing(): ToolListing[] {
-  listing ??= TOOLS.map((tool) => {
-    const inputSchema = z.toJSONSchema(tool.input, { io: "input" }) as Record<string, unknown>;
-    delete inputSchema.$schema;
-    return { name: tool.name, description: tool.description, inputSchema };
-  });
+  listing ??= [...TOOLS]
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: jsonSchema(tool.input, "input"),
+      outputSchema: jsonSchema(tool.output, "output"),
+      annotations: { title: tool.title, ...tool.annotations },
+      ...(tool.ui ? { _meta: { ui: { resourceUri: tool.ui } } } : {}),
+    }));
   return listing;
 }

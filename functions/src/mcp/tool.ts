@@ -1,4 +1,5 @@
-// What a tool is: a name, a scope, a strict zod input schema, and a handler that knows nothing of HTTP.
+// What a tool is: a name and a title, a scope, what it does to the world (annotations), strict zod input
+// and output schemas, a handler that knows nothing of HTTP, and a one-line summary of its result for people.
 import type { z } from "zod";
 import type { Caller } from "../auth/caller";
 import type { Scope } from "../auth/scopes";
@@ -7,16 +8,42 @@ export interface ToolContext {
   caller: Caller;
 }
 
-export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject> {
+/** The four MCP tool hints, all required: a client must not have to guess any of them. */
+export interface ToolAnnotations {
+  /** Changes nothing anywhere. */
+  readOnlyHint: boolean;
+  /** May overwrite or remove what exists (meaningful only when not read-only). */
+  destructiveHint: boolean;
+  /** Calling again with the same arguments changes nothing more. */
+  idempotentHint: boolean;
+  /** Reaches beyond the caller's own workspace (public listings, other businesses, mail). */
+  openWorldHint: boolean;
+}
+
+export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output extends z.ZodObject = z.ZodObject> {
   name: string;
+  /** Human display name (tools/list `title` and `annotations.title`). */
+  title: string;
   description: string;
   /** Scope the caller must carry; null means any verified caller. */
   scope: Scope | null;
+  annotations: ToolAnnotations;
   input: Input;
-  handler(args: z.infer<Input>, ctx: ToolContext): Promise<Record<string, unknown>>;
+  /** The result's schema: tools/list publishes it as `outputSchema`, the handler's return type follows it. */
+  output: Output;
+  /** A `ui://` resource (MCP Apps) a host may render with the result. */
+  ui?: string;
+  handler(args: z.infer<Input>, ctx: ToolContext): Promise<z.infer<Output>>;
+  /** A short text a person can read in place of the JSON. */
+  summarize(result: z.infer<Output>): string;
 }
 
-/** Identity helper that keeps the handler's argument type tied to the schema. */
-export function defineTool<Input extends z.ZodObject>(tool: ToolDefinition<Input>): ToolDefinition<Input> {
+/** Identity helper that keeps the handler's argument and result types tied to the schemas. */
+export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(tool: ToolDefinition<Input, Output>): ToolDefinition<Input, Output> {
   return tool;
 }
+
+/** Hints of a tool that only reads the caller's workspace. */
+export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Hints of a tool that adds a new draft each call. */
+export const CREATES_DRAFT: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };

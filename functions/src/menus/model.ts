@@ -11,7 +11,7 @@ export interface MenuSection {
   items: MenuItem[];
 }
 
-const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : v);
+const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : String(v));
 
 export function publicMenu(menu: Record<string, unknown>) {
   const sections = (menu.sections as MenuSection[]) ?? [];
@@ -20,7 +20,7 @@ export function publicMenu(menu: Record<string, unknown>) {
     name: menu.name as string,
     description: (menu.description as string | null) ?? null,
     locationId: (menu.locationId as string | null) ?? null,
-    status: menu.status as string,
+    status: menu.status as "draft" | "published",
     sections,
     itemCount: sections.reduce((n, s) => n + s.items.length, 0),
     createdAt: iso(menu.createdAt),

@@ -1,14 +1,17 @@
 import { z } from "zod";
 import { LIMITS, text } from "../../menus/fields";
 import { createDraft } from "../../store/drafts";
-import { defineTool } from "../tool";
+import { consoleUrl, consoleUrlField, draftStatus } from "../outputs";
+import { CREATES_DRAFT, defineTool } from "../tool";
 
 const isUrl = (s: string) => /^https?:\/\/\S+$/i.test(s);
 
 export const audioCreateTool = defineTool({
   name: "svc.audio.create",
+  title: "Draft an audio code",
   description: "Creates a draft audio code (a near-ultrasonic sharing experience the merchant can publish) carrying a short text or URL payload.",
   scope: "audio:write",
+  annotations: CREATES_DRAFT,
   input: z
     .object({
       title: text(LIMITS.title).describe(`At most ${LIMITS.title} characters`),
@@ -16,17 +19,28 @@ export const audioCreateTool = defineTool({
       campaign: text(LIMITS.campaign).optional().describe(`At most ${LIMITS.campaign} characters`),
     })
     .strict(),
+  output: z.object({
+    audioCodeId: z.string(),
+    title: z.string(),
+    payloadText: z.string(),
+    payloadKind: z.enum(["url", "text"]),
+    campaign: z.string().nullable(),
+    status: draftStatus,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    consoleUrl: consoleUrlField,
+  }),
   async handler(args, { caller }) {
     const now = new Date();
-    const draft = await createDraft(caller.merchantId, "audioCodes", "audioCodeId", {
+    const fieldsOf = {
       title: args.title,
       payloadText: args.payloadText,
-      payloadKind: isUrl(args.payloadText) ? "url" : "text",
+      payloadKind: isUrl(args.payloadText) ? ("url" as const) : ("text" as const),
       campaign: args.campaign ?? null,
-      status: "draft",
-      createdAt: now,
-      updatedAt: now,
-    });
-    return { ...draft, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+      status: "draft" as const,
+    };
+    const draft = await createDraft(caller.merchantId, "audioCodes", "audioCodeId", { ...fieldsOf, createdAt: now, updatedAt: now });
+    return { audioCodeId: draft.audioCodeId as string, ...fieldsOf, createdAt: now.toISOString(), updatedAt: now.toISOString(), consoleUrl: consoleUrl("content") };
   },
+  summarize: (r) => `Drafted audio code "${r.title}" (${r.audioCodeId}) carrying ${r.payloadKind === "url" ? "a URL" : "text"}. Publish it in the console: ${r.consoleUrl}`,
 });

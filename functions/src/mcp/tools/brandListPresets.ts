@@ -1,16 +1,22 @@
 import { z } from "zod";
 import { publicBrandPreset } from "../../codes/model";
 import { listBrandPresets } from "../../store/brandPresets";
-import { defineTool } from "../tool";
+import { defineTool, READ_ONLY } from "../tool";
+import { count, designOutput, isoTime } from "../outputs";
 
 export const brandListPresetsTool = defineTool({
   name: "svc.brand.list_presets",
+  title: "List brand presets",
   description:
     "Lists the workspace's saved brand presets (read-only): each preset's name and design (colours, module and eye styles, quiet zone, logo size). Use a preset in svc.qr.create or svc.qr.update with design: { preset: \"<name>\" }; other design fields given beside it override the preset's. Presets are saved by people in the console (Settings, Brand presets).",
   scope: "merchant:read",
+  annotations: READ_ONLY,
   input: z.object({}).strict(),
+  output: z.object({ count: z.number().int(), presets: z.array(z.object({ name: z.string(), design: designOutput.nullable(), updatedAt: isoTime })) }),
   async handler(_args, { caller }) {
     const presets = (await listBrandPresets(caller.merchantId)).map(publicBrandPreset);
     return { count: presets.length, presets };
   },
+  summarize: (r) =>
+    `${count(r.count, "brand preset")}${r.count ? ":\n" + r.presets.map((p) => `- "${p.name}": ${p.design?.foreground ?? "#000000"} on ${p.design?.background ?? "#FFFFFF"}, ${p.design?.moduleStyle ?? "square"} modules${p.design?.logo ? ", with logo" : ""}`).join("\n") : ". People save presets in the console (Settings, Brand presets)."}`,
 });

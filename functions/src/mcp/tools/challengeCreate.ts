@@ -1,12 +1,15 @@
 import { z } from "zod";
 import { CHALLENGE_TYPES, isoDate, LIMITS, text } from "../../menus/fields";
 import { createDraft } from "../../store/drafts";
-import { defineTool } from "../tool";
+import { consoleUrl, consoleUrlField, draftStatus } from "../outputs";
+import { CREATES_DRAFT, defineTool } from "../tool";
 
 export const challengeCreateTool = defineTool({
   name: "svc.challenge.create",
+  title: "Draft a scan challenge",
   description: "Creates a draft scan challenge, streak, game or loyalty campaign (challengeType streak, scan_count, visit_window or game). startsAt/endsAt are ISO 8601 dates; endsAt must be after startsAt.",
   scope: "challenge:write",
+  annotations: CREATES_DRAFT,
   input: z
     .object({
       name: text(LIMITS.challengeName).describe(`At most ${LIMITS.challengeName} characters`),
@@ -21,19 +24,32 @@ export const challengeCreateTool = defineTool({
       message: "endsAt must be after startsAt",
       path: ["endsAt"],
     }),
+  output: z.object({
+    challengeId: z.string(),
+    name: z.string(),
+    challengeType: z.enum(CHALLENGE_TYPES),
+    description: z.string().nullable(),
+    rewardText: z.string().nullable(),
+    startsAt: z.string().nullable(),
+    endsAt: z.string().nullable(),
+    status: draftStatus,
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    consoleUrl: consoleUrlField,
+  }),
   async handler(args, { caller }) {
     const now = new Date();
-    const draft = await createDraft(caller.merchantId, "challenges", "challengeId", {
+    const fieldsOf = {
       name: args.name,
       challengeType: args.challengeType,
       description: args.description ?? null,
       rewardText: args.rewardText ?? null,
       startsAt: args.startsAt ? new Date(args.startsAt).toISOString() : null,
       endsAt: args.endsAt ? new Date(args.endsAt).toISOString() : null,
-      status: "draft",
-      createdAt: now,
-      updatedAt: now,
-    });
-    return { ...draft, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+      status: "draft" as const,
+    };
+    const draft = await createDraft(caller.merchantId, "challenges", "challengeId", { ...fieldsOf, createdAt: now, updatedAt: now });
+    return { challengeId: draft.challengeId as string, ...fieldsOf, createdAt: now.toISOString(), updatedAt: now.toISOString(), consoleUrl: consoleUrl("content") };
   },
+  summarize: (r) => `Drafted ${r.challengeType} challenge "${r.name}" (${r.challengeId})${r.startsAt ? ` from ${r.startsAt}` : ""}${r.endsAt ? ` to ${r.endsAt}` : ""}. Publish it in the console: ${r.consoleUrl}`,
 });

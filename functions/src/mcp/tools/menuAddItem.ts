@@ -6,11 +6,15 @@ import { LIMITS, price, text } from "../../menus/fields";
 import type { MenuSection } from "../../menus/model";
 import { updateDraft } from "../../store/drafts";
 import { defineTool } from "../tool";
+import { menuItemOutput } from "../outputs";
 
 export const menuAddItemTool = defineTool({
   name: "svc.menu.add_item",
   description: "Adds an item to a section of an existing menu of this workspace; the section is created when first used, and items keep their order.",
+  title: "Add a menu item",
   scope: "menu:write",
+  // Each call appends an item: the same call twice adds it twice.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   input: z
     .object({
       menuId: ids.menuId,
@@ -20,6 +24,7 @@ export const menuAddItemTool = defineTool({
       price: price.optional(),
     })
     .strict(),
+  output: z.object({ menuId: z.string(), sectionName: z.string(), sectionCreated: z.boolean(), position: z.number().int(), item: menuItemOutput }),
   async handler(args, { caller }) {
     return updateDraft(caller.merchantId, "menus", args.menuId, (menu) => {
       const sections = (menu.sections as MenuSection[]) ?? [];
@@ -42,4 +47,5 @@ export const menuAddItemTool = defineTool({
       };
     });
   },
+  summarize: (r) => `Added "${r.item.name}"${r.item.price === null ? "" : ` (${r.item.price})`} as item ${r.position} of ${r.sectionCreated ? "new " : ""}section "${r.sectionName}" of menu ${r.menuId}.`,
 });

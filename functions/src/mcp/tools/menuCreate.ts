@@ -2,12 +2,16 @@ import { z } from "zod";
 import { LIMITS, text } from "../../menus/fields";
 import { publicMenu } from "../../menus/model";
 import { createDraft } from "../../store/drafts";
-import { defineTool } from "../tool";
+import { consoleUrl, consoleUrlField, menuOutputShape } from "../outputs";
+import { CREATES_DRAFT, defineTool } from "../tool";
+import { UI_RESOURCES } from "../ui/resources";
 
 export const menuCreateTool = defineTool({
   name: "svc.menu.create",
+  title: "Draft a menu",
   description: "Creates a draft menu (name, optional description and merchant locationId). Add items with svc.menu.add_item.",
   scope: "menu:write",
+  annotations: CREATES_DRAFT,
   input: z
     .object({
       name: text(LIMITS.menuName).describe(`At most ${LIMITS.menuName} characters`),
@@ -15,6 +19,8 @@ export const menuCreateTool = defineTool({
       locationId: text(LIMITS.locationId).optional(),
     })
     .strict(),
+  output: z.object({ ...menuOutputShape, consoleUrl: consoleUrlField }),
+  ui: UI_RESOURCES.menu.uri,
   async handler(args, { caller }) {
     const now = new Date();
     const menu = await createDraft(caller.merchantId, "menus", "menuId", {
@@ -26,6 +32,7 @@ export const menuCreateTool = defineTool({
       createdAt: now,
       updatedAt: now,
     });
-    return publicMenu(menu);
+    return { ...publicMenu(menu), consoleUrl: consoleUrl("content") };
   },
+  summarize: (r) => `Drafted menu "${r.name}" (${r.menuId}); add items with svc.menu.add_item. Publish it in the console: ${r.consoleUrl}`,
 });

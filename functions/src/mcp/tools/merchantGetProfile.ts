@@ -1,13 +1,28 @@
 import { z } from "zod";
 import { AppError } from "../../core/errors";
 import { getWorkspace } from "../../store/workspaces";
-import { defineTool } from "../tool";
+import { defineTool, READ_ONLY } from "../tool";
+import { authMethodOutput } from "./ping";
 
 export const merchantGetProfileTool = defineTool({
   name: "svc.merchant.get_profile",
+  title: "Get the workspace profile",
   description: "Returns the merchant workspace attached to the calling key or user: id, name, creation time, and the caller's role and scopes.",
   scope: "merchant:read",
+  annotations: READ_ONLY,
   input: z.object({}).strict(),
+  output: z.object({
+    merchantId: z.string(),
+    name: z.string(),
+    createdAt: z.string(),
+    caller: z.object({
+      uid: z.string(),
+      authMethod: authMethodOutput,
+      role: z.enum(["owner", "member"]),
+      scopes: z.array(z.string()),
+      keyPrefix: z.string().optional(),
+    }),
+  }),
   async handler(_args, { caller }) {
     const workspace = await getWorkspace(caller.merchantId);
     if (!workspace) throw new AppError("NOT_FOUND", "Workspace not found");
@@ -24,4 +39,5 @@ export const merchantGetProfileTool = defineTool({
       },
     };
   },
+  summarize: (r) => `Workspace "${r.name}" (${r.merchantId}); you are ${r.caller.role} with scopes ${r.caller.scopes.join(", ") || "none"}.`,
 });

@@ -4,12 +4,18 @@ import { text } from "../../core/validation";
 import { registerListing } from "../../listings/service";
 import { defineTool } from "../tool";
 
+const details = { businessName: z.string(), voiceAgentPhone: z.string(), email: z.string() };
+
 export const voiceAgentRegisterTool = defineTool({
   name: "svc.voice_agent.register",
+  title: "Register a voice agent in the phone book",
   description:
     `Registers (free) the phone number of a business's AI voice agent for its website domain in the public phone book. The listing awaits approval; once approved, a page at {base_url}/d/<domain> exists and a confirmation goes to the email. A domain registered by another business cannot be taken over. Needs the qr:write scope. A workspace holds at most ${MAX_PENDING_LISTINGS} pending listings, and a pending listing expires ${PENDING_LISTING_LIFETIME_DAYS} days after registration.`,
   // Like a code, a listing is customer-facing material drafted for the workspace (docs/decisions.md).
   scope: "qr:write",
+  // It submits to a public phone book and, once approved, mails the contact: beyond the workspace. The same
+  // registration again leaves the same pending listing.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   input: z
     .object({
       businessName: text(200),
@@ -18,7 +24,22 @@ export const voiceAgentRegisterTool = defineTool({
       email: z.string().trim().max(254).email().describe("Contact address that receives the confirmation once approved"),
     })
     .strict(),
+  output: z.object({
+    domain: z.string(),
+    ...details,
+    status: z.enum(["pending", "approved", "rejected"]),
+    pendingChange: z.object(details).nullable().describe("A change to an approved listing, live once approved"),
+    page: z.string().nullable().describe("The public phone-book page, once approved"),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    approvedAt: z.string().nullable(),
+    expiresAt: z.string().nullable().describe("When a pending listing lapses"),
+    free: z.boolean().describe("Listings are free"),
+    awaitingApproval: z.boolean(),
+  }),
   async handler(args, { caller }) {
     return registerListing(caller.merchantId, args);
   },
+  summarize: (r) =>
+    `${r.domain}: ${r.awaitingApproval ? `registered for ${r.voiceAgentPhone}, awaiting approval${r.expiresAt ? ` (lapses ${r.expiresAt})` : ""}` : `listed at ${r.page}`}.`,
 });

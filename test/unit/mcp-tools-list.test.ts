@@ -1,0 +1,60 @@
+// The tool server's contract: the exact tools/list (names, titles, annotations, input and output schemas)
+// is held in test/snapshots/mcp-tools-list.json, a reviewed file. Any change to it must be written there on
+// purpose: `UPDATE_SNAPSHOT=1 npm run test:unit -- --grep "tools/list snapshot"` rewrites it (this test
+// never does so by itself), then review the diff.
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Ajv2020 } from "ajv/dist/2020";
+import addFormats from "ajv-formats";
+import { TOOLS, toolListing } from "../../functions/src/mcp/registry";
+import { UI_RESOURCES } from "../../functions/src/mcp/ui/resources";
+
+const SNAPSHOT = join(__dirname, "..", "snapshots", "mcp-tools-list.json");
+const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+
+describe("MCP tools/list snapshot", () => {
+  it("tools/list snapshot: the listing is exactly the reviewed file", () => {
+    const current = `${JSON.stringify({ tools: toolListing() }, null, 2)}\n`;
+    if (process.env.UPDATE_SNAPSHOT === "1") writeFileSync(SNAPSHOT, current);
+    const reviewed = readFileSync(SNAPSHOT, "utf8");
+    assert.equal(current, reviewed, "tools/list changed: if on purpose, regenerate with UPDATE_SNAPSHOT=1 (see the head of this file) and review the diff");
+  });
+
+  it("lists every tool of the table once, sorted by name", () => {
+    const names = toolListing().map((t) => t.name);
+    assert.deepEqual(names, [...names].sort());
+    assert.deepEqual([...names].sort(), TOOLS.map((t) => t.name).sort());
+  });
+
+  it("every tool has a title, all four hints, and object input and output schemas that compile", () => {
+    const ajv = new Ajv2020({ strict: false });
+    addFormats(ajv);
+    for (const tool of toolListing()) {
+      assert.ok(tool.title.length > 3 && tool.title === tool.annotations.title, tool.name);
+      for (const hint of HINTS) assert.equal(typeof tool.annotations[hint], "boolean", `${tool.name} ${hint}`);
+      if (tool.annotations.readOnlyHint) assert.equal(tool.annotations.destructiveHint, false, `${tool.name}: read-only tools destroy nothing`);
+      for (const schema of [tool.inputSchema, tool.outputSchema]) {
+        assert.equal(schema.type, "object", tool.name);
+        assert.equal(schema.additionalProperties, false, `${tool.name}: unknown fields are refused (input) and never sent (output)`);
+        ajv.compile(schema);
+      }
+    }
+  });
+
+  it("the three app tools link their ui:// resource, and no other tool does", () => {
+    const linked = Object.fromEntries(toolListing().flatMap((t) => (t._meta ? [[t.name, t._meta.ui.resourceUri]] : [])));
+    assert.deepEqual(linked, {
+      "svc.qr.create": UI_RESOURCES.code.uri,
+      "svc.qr.get_analytics": UI_RESOURCES.scans.uri,
+      "svc.menu.create": UI_RESOURCES.menu.uri,
+    });
+  });
+
+  it("read-only tools are the listing and lookup tools; only re-pointing a code overwrites", () => {
+    const by = (hint: (typeof HINTS)[number]) => toolListing().filter((t) => t.annotations[hint]).map((t) => t.name);
+    assert.deepEqual(by("readOnlyHint"), ["svc.analytics.scan_summary", "svc.menu.list", "svc.merchant.get_profile", "svc.ping", "svc.qr.get_analytics", "svc.qr.list", "svc.voice_agent.lookup"]);
+    assert.deepEqual(by("destructiveHint"), ["svc.qr.update"]);
+    assert.deepEqual(by("openWorldHint"), ["svc.voice_agent.lookup", "svc.voice_agent.register"]);
+  });
+});
