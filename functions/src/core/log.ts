@@ -42,11 +42,12 @@ export function logRateLimited(facts: RequestFacts & { limit: string; subject: s
   logger.warn("rate limited", { event: "rate.limited", ...facts });
 }
 
-export function logKeyMinted(facts: { merchantId: string; keyId: string; prefix: string; uid: string; scopes: readonly string[] }): void {
+/** `via: "cli"` marks keys minted or revoked with the admin CLI (scripts/admin.ts), not the console. */
+export function logKeyMinted(facts: { merchantId: string; keyId: string; prefix: string; uid: string; scopes: readonly string[]; via?: "console" | "cli" }): void {
   logger.info("api key minted", { event: "key.minted", ...facts });
 }
 
-export function logKeyRevoked(facts: { merchantId: string; keyId: string; prefix: string; byUid: string }): void {
+export function logKeyRevoked(facts: { merchantId: string; keyId: string; prefix: string; byUid: string; via?: "console" | "cli" }): void {
   logger.info("api key revoked", { event: "key.revoked", ...facts });
 }
 
