@@ -12,7 +12,9 @@ const say = (step: string) => console.log(`[${((Date.now() - started) / 1000).to
 async function main(): Promise<void> {
   const stack = new Stack();
   let build: ChildProcess | undefined;
+  let interrupted = false;
   stack.stopOnSignals(() => {
+    interrupted = true;
     build?.kill("SIGKILL");
     console.log("\nstopping (saving the emulators' state)... a second Ctrl-C changes nothing, it is being cleaned up");
   }, 0);
@@ -61,6 +63,7 @@ async function main(): Promise<void> {
 `);
     if (process.env.START_EXIT_AFTER_READY) process.kill(process.pid, "SIGINT");
   } catch (error) {
+    if (interrupted) return; // the signal handler stops the stack and exits
     if (error instanceof PrerequisiteError) console.error(error.message);
     else {
       console.error(error instanceof Error ? error.message : error);
