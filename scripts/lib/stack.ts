@@ -198,9 +198,10 @@ function portOpen(port: number): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, child?: ChildProcess): Promise<void> {
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, child?: ChildProcess, stillWanted: () => void = () => undefined): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    stillWanted();
     if (child && child.exitCode !== null) throw new Error(`${what}: process exited with code ${child.exitCode}`);
     if (await check().catch(() => false)) return;
     await sleep(250);
@@ -233,12 +234,20 @@ export class Stack {
   private tracker?: NodeJS.Timeout;
   private front?: RunningFront;
   private stopping?: Promise<void>;
+  /** In the environment of every process the stack starts, so that even orphans can be found and ended. */
+  private readonly marker = `SVC_STACK_RUN=${randomBytes(8).toString("hex")}`;
   info!: StackInfo;
+
+  /** Throws once stop() has begun, so an interrupted start() goes no further. */
+  private stillStarting(): void {
+    if (this.stopping) throw new StartInterrupted();
+  }
 
   async start(options: StartOptions = {}): Promise<StackInfo> {
     const step = options.onStep ?? (() => undefined);
     const ports = emulatorPorts();
     const mode = await checkPrerequisites({ ui: options.ui });
+    this.stillStarting();
     const publicPorts = { site: LOCAL_FRONT_PORTS.site, functions: LOCAL_FRONT_PORTS.functions };
     writeLocalSecrets();
     mkdirSync(LOG_DIR, { recursive: true });
@@ -260,7 +269,8 @@ export class Stack {
     const storageEmulator = mode === "firebase";
     if (storageEmulator) env.FIREBASE_STORAGE_EMULATOR_HOST = `${host}:${ports.storage}`;
 
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, FIREBASE_CLI_DISABLE_UPDATE_CHECK: "true" };
+    const [markerName, markerValue] = this.marker.split("=");
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, FIREBASE_CLI_DISABLE_UPDATE_CHECK: "true", [markerName]: markerValue };
     delete childEnv.FIRESTORE_EMULATOR_HOST; // firebase-tools runs Firestore and sets it for the functions
     if (mode === "gcloud") {
       childEnv.FIRESTORE_EMULATOR_BINARY_PATH = gcloudFirestoreJar();
@@ -308,11 +318,12 @@ export class Stack {
     const functionsLoaded = watchLog(logFile, /Loaded functions definitions from source: (.*)\./, (m) => step(`functions loaded: ${m[1]}`));
     const hostingDirect = `http://${host}:${ports.hosting}`;
     try {
-      await waitFor("Firebase emulators", () => httpOk(`${hostingDirect}/api/status.json`), 180_000, firebase);
+      await waitFor("Firebase emulators", () => httpOk(`${hostingDirect}/api/status.json`), 180_000, firebase, () => this.stillStarting());
     } finally {
       clearInterval(watchPorts);
       functionsLoaded();
     }
+    this.stillStarting();
     step("emulators ready (the site API answers through Hosting)");
     this.front = await startFront({
       host,
@@ -323,6 +334,8 @@ export class Stack {
       publicAddresses: process.env.FRONT_PUBLIC_ADDRESSES !== "0",
       hostingHop: env.FRONT_HOSTING_HOP,
     });
+    if (this.stopping) await this.front.close();
+    this.stillStarting();
     step(`front end listening on :${publicPorts.site} and :${publicPorts.functions}`);
     const base = `http://${host}:${publicPorts.site}`;
     this.info = {
@@ -379,6 +392,13 @@ export class Stack {
         kill(-pgid, "SIGKILL");
         kill(pid, "SIGKILL");
       }
+      // Processes started after the last look, whose parent is gone: found by the marker in their environment.
+      for (let round = 0; round < 20; round++) {
+        const marked = processesWithMarker(this.marker);
+        if (!marked.length) break;
+        for (const pid of marked) kill(pid, "SIGKILL");
+        await sleep(100);
+      }
       const ports = emulatorPorts();
       const all = [...Object.values(ports), LOCAL_FRONT_PORTS.site, LOCAL_FRONT_PORTS.functions];
       const freeBy = Date.now() + 10_000;
@@ -401,6 +421,23 @@ export class Stack {
     };
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, handler);
   }
+}
+
+/** Thrown by start() when stop() began while it was starting. */
+export class StartInterrupted extends Error {
+  constructor() {
+    super("start-up interrupted");
+  }
+}
+
+/** Pids of processes whose environment holds `marker` (`ps e` shows it on Linux and macOS). */
+function processesWithMarker(marker: string): number[] {
+  const out = spawnSync("ps", ["eww", "-A", "-o", "pid=,command="], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  return (out.stdout ?? "")
+    .split("\n")
+    .filter((line) => line.includes(marker))
+    .map((line) => Number(line.trim().split(/\s+/)[0]))
+    .filter((pid) => pid && pid !== process.pid);
 }
 
 /** Pids (with their process group) of every process below `roots`, from `ps` (Linux and macOS). */

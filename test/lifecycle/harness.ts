@@ -89,6 +89,12 @@ export class Terminal {
     return [...this.seen].filter(alive);
   }
 
+  /** `ps` lines of the given pids, for a failure message. */
+  describe(pids: number[]): string {
+    if (!pids.length) return "";
+    return spawnSync("ps", ["-o", "pid,ppid,pgid,etime,args", "-p", pids.join(",")], { encoding: "utf8" }).stdout;
+  }
+
   /** Kills what is left of what this terminal started (nothing else). */
   cleanUp(): void {
     clearInterval(this.tracker);

@@ -64,7 +64,8 @@ describe("the README's quick start on a fresh clone", function () {
           assert.ok(listed.codes.some((c: any) => c.codeId === codeId), "the first start's code is still there");
         }
         terminal.ctrlC();
-        assert.deepEqual(await terminal.leftovers(120_000), [], `processes left behind:\n${terminal.output}`);
+        const left = await terminal.leftovers(120_000);
+        assert.deepEqual(left, [], `processes left behind:\n${terminal.describe(left)}\n${terminal.output}`);
         assert.deepEqual(await openPorts(), [], `ports still bound:\n${terminal.output}`);
       } finally {
         terminal.cleanUp();

@@ -35,7 +35,7 @@ describe("npm start interrupted at each point of its start-up", function () {
           await new Promise((r) => setTimeout(r, 400));
         }
         const left = await terminal.leftovers();
-        assert.deepEqual(left, [], `processes left behind:\n${terminal.output}`);
+        assert.deepEqual(left, [], `processes left behind:\n${terminal.describe(left)}\n${terminal.output}`);
         assert.deepEqual(await openPorts(), [], `ports still bound after the exit:\n${terminal.output}`);
       } finally {
         terminal.cleanUp();
