@@ -258,7 +258,8 @@ export class Stack {
       GCLOUD_PROJECT: PROJECT_ID,
       // The address the front appends as the Hosting hop (scripts/lib/front.ts); tests read it from here.
       FRONT_HOSTING_HOP: hostingHop(),
-      LOCAL_IMAGE_DIR: path.join(ROOT, ".local-images"),
+      // With saved state, the local image store's files are part of it (and go with `npm run reset`).
+      LOCAL_IMAGE_DIR: options.persist ? path.join(SAVED_DIR, "images") : path.join(ROOT, ".local-images"),
       // As in deployed functions: the HTTP layer's own error pages (e.g. for unparseable JSON) carry no stack.
       NODE_ENV: "production",
       // Not on GCE: skip google-auth-library's metadata-server probe (a warning and a delay otherwise).
