@@ -1,7 +1,9 @@
 // `npm start`: the whole local service on the Firebase emulators, a seeded demo merchant, and the URLs
 // and demo key printed. Each step is reported as it completes. State (emulator data and the demo key)
 // is kept in .emulator-data/ across restarts; `npm run reset` forgets it. Ctrl-C at any moment, once or
-// more, stops every process it started.
+// more, stops every process it started. package.json runs it with `node --import tsx`, not the tsx CLI:
+// that CLI's signal relay SIGKILLs a child that does not confirm a Ctrl-C at once, which would orphan the
+// emulators.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { checkPrerequisites, LOG_FILE, PrerequisiteError, ROOT, Stack, STATE_DIR, tailOf } from "./lib/stack";
