@@ -1,21 +1,12 @@
 // `npm run reset`: forgets what `npm start` saved (emulator data and the demo key), so the next start
 // begins empty with a new demo key. Refuses while a stack is running (it would save its state again on exit).
 import { rmSync } from "node:fs";
-import { createConnection } from "node:net";
 import path from "node:path";
 import { LOCAL_FRONT_PORTS } from "../functions/src/core/constants";
-import { ROOT, SAVED_DIR } from "./lib/stack";
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port });
-    socket.once("connect", () => (socket.destroy(), resolve(true)));
-    socket.once("error", () => resolve(false));
-  });
-}
+import { portOpen, ROOT, SAVED_DIR } from "./lib/stack";
 
 async function main(): Promise<number> {
-  if (await listening(LOCAL_FRONT_PORTS.site)) {
+  if (await portOpen(LOCAL_FRONT_PORTS.site)) {
     console.error("A local stack is running: stop it (Ctrl-C in its terminal) first, or it saves its state again on exit.");
     return 1;
   }

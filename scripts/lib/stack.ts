@@ -185,7 +185,7 @@ function emulatorUiAvailable(mode: "firebase" | "gcloud"): boolean {
   return cached || mode === "firebase";
 }
 
-function portOpen(port: number): Promise<boolean> {
+export function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: "127.0.0.1", port });
     socket.once("connect", () => {

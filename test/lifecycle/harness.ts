@@ -2,19 +2,10 @@
 // Ctrl-C being SIGINT to that group. Tracks every process below it, so a test can tell whether any is left
 // after it exits, and clean up (only what it started) if so.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createConnection } from "node:net";
-import { emulatorPorts } from "../../scripts/lib/stack";
+import { emulatorPorts, portOpen } from "../../scripts/lib/stack";
 import { LOCAL_FRONT_PORTS } from "../../functions/src/core/constants";
 
 export const STACK_PORTS = (): number[] => [...Object.values(emulatorPorts()), LOCAL_FRONT_PORTS.site, LOCAL_FRONT_PORTS.functions];
-
-export function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: "127.0.0.1", port });
-    socket.once("connect", () => (socket.destroy(), resolve(true)));
-    socket.once("error", () => resolve(false));
-  });
-}
 
 export async function openPorts(): Promise<number[]> {
   const ports = STACK_PORTS();
