@@ -13,13 +13,10 @@ export async function openPorts(): Promise<number[]> {
   return ports.filter((_, i) => open[i]);
 }
 
+/** Running (a zombie is dead and holds nothing: it only waits for init, which here reaps slowly). */
 function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+  const state = spawnSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" }).stdout.trim();
+  return state !== "" && !state.startsWith("Z");
 }
 
 export class Terminal {
