@@ -1,32 +1,11 @@
-// Spreadsheet rows for the import: RFC 4180 parsing and the same field rules the server applies, so every
-// bad row is shown with its reason before anything is created.
+// Spreadsheet rows for the import: parsed with papaparse, columns found by their header name (in any
+// order; `title` and `url` required, `campaign` and `tags` optional), checked with the same field rules the
+// server applies, so every bad row is shown with its reason before anything is created.
+import Papa from "papaparse";
+
 export const IMPORT_MAX_ROWS = 500;
 export const HEADER = ["title", "url", "campaign", "tags"];
-
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  const src = text.replace(/^\uFEFF/, "");
-  for (let i = 0; i < src.length; i++) {
-    const ch = src[i];
-    if (quoted) {
-      if (ch === '"' && src[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"' && cell === "") quoted = true;
-    else if (ch === ",") row.push(cell), (cell = "");
-    else if (ch === "\n" || ch === "\r") {
-      if (ch === "\r" && src[i + 1] === "\n") i++;
-      row.push(cell);
-      rows.push(row);
-      (row = []), (cell = "");
-    } else cell += ch;
-  }
-  if (cell !== "" || row.length) row.push(cell), rows.push(row);
-  return rows.filter((r) => r.some((c) => c.trim() !== ""));
-}
+const REQUIRED = ["title", "url"];
 
 export interface CheckedRow {
   line: number;
@@ -45,21 +24,50 @@ function urlProblem(url: string): string | null {
   }
 }
 
-/** Checks the header and each row; `fatal` is a problem with the file as a whole. */
+/** Parsed records, each with the spreadsheet line it starts on (1-based; a quoted cell may span lines). */
+function records(text: string): Array<{ cells: string[]; line: number }> {
+  const src = text.replace(/^\uFEFF/, "");
+  const out: Array<{ cells: string[]; line: number }> = [];
+  let line = 1;
+  let from = 0;
+  Papa.parse<string[]>(src, {
+    step: (result) => {
+      const to = result.meta.cursor;
+      const cells = result.data;
+      if (cells.some((c) => c.trim() !== "")) out.push({ cells, line });
+      for (let i = from; i < to; i++) if (src[i] === "\n") line++;
+      from = to;
+    },
+  });
+  return out;
+}
+
+/** Checks the header and each row; `fatal` is a problem with the file as a whole, worded for a person. */
 export function checkCsv(text: string): { rows: CheckedRow[]; fatal: string | null } {
-  const table = parseCsv(text);
-  if (!table.length) return { rows: [], fatal: "The file is empty." };
+  const parsed = records(text);
+  const table = parsed.map((r) => r.cells);
+  if (!table.length) return { rows: [], fatal: "The file is empty. Choose a CSV file whose first row is the header title,url,campaign,tags." };
   const header = table[0].map((h) => h.trim().toLowerCase());
-  if (header.join(",") !== HEADER.join(",") && header.slice(0, 2).join(",") !== "title,url") {
-    return { rows: [], fatal: `The first row must be the header ${HEADER.join(",")}.` };
+  const unknown = header.filter((name) => !HEADER.includes(name));
+  const missing = REQUIRED.filter((name) => !header.includes(name));
+  const twice = header.filter((name, i) => header.indexOf(name) !== i);
+  if (missing.length || unknown.length || twice.length) {
+    const problems = [
+      missing.length ? `it has no ${missing.join(" or ")} column` : "",
+      unknown.length ? `it has columns this import does not know (${unknown.map((u) => u || "(empty)").join(", ")})` : "",
+      twice.length ? `${twice.join(", ")} appears twice` : "",
+    ].filter(Boolean);
+    return { rows: [], fatal: `The first row must name the columns: title and url, optionally campaign and tags, in any order; ${problems.join("; ")}. Fix the header row and choose the file again.` };
   }
+  const column = (name: string) => header.indexOf(name);
   const body = table.slice(1);
-  if (!body.length) return { rows: [], fatal: "The file has a header but no rows." };
-  if (body.length > IMPORT_MAX_ROWS) return { rows: [], fatal: `At most ${IMPORT_MAX_ROWS} rows per file; this one has ${body.length}.` };
+  if (!body.length) return { rows: [], fatal: "The file has a header but no rows. Add one row per code and choose the file again." };
+  if (body.length > IMPORT_MAX_ROWS) return { rows: [], fatal: `At most ${IMPORT_MAX_ROWS} rows per file; this one has ${body.length}. Split it into smaller files and import each.` };
   const rows = body.map((cells, i) => {
-    const [title = "", url = "", campaign = "", tags = ""] = cells.map((c) => c.trim());
+    const cell = (name: string) => (column(name) === -1 ? "" : (cells[column(name)] ?? "").trim());
+    const [title, url, campaign, tags] = HEADER.map(cell);
     const errors: string[] = [];
-    if (cells.length > HEADER.length) errors.push(`${cells.length} columns; expected at most ${HEADER.length} (quote values that contain commas)`);
+    if (cells.length > header.length) errors.push(`${cells.length} columns; the header names ${header.length} (quote values that contain commas)`);
     if (!title) errors.push("title is empty");
     if (title.length > 200) errors.push("title is longer than 200 characters");
     const bad = urlProblem(url);
@@ -71,7 +79,7 @@ export function checkCsv(text: string): { rows: CheckedRow[]; fatal: string | nu
     const input: CheckedRow["input"] = { title, destinationUrl: url };
     if (campaign) input.campaign = campaign;
     if (tagList.length) input.tags = tagList;
-    return { line: i + 2, input, errors };
+    return { line: parsed[i + 1].line, input, errors };
   });
   return { rows, fatal: null };
 }

@@ -1,4 +1,6 @@
 // Small DOM helpers for the console. Text is always appended as text nodes: no HTML injection.
+import { messageFor } from "./errors";
+
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
@@ -14,7 +16,7 @@ export function button(label: string, onClick: () => unknown, onError: (message:
     try {
       await onClick();
     } catch (e) {
-      onError(String((e as Error).message ?? e));
+      onError(messageFor(e));
     } finally {
       b.disabled = false;
     }

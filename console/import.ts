@@ -1,8 +1,11 @@
 // "Import CSV": check every row first (nothing is created while any row is bad), then create the codes in
-// chunks of 50, each with its own Idempotency-Key so a retried chunk never doubles, then offer a ZIP of
-// every code's PNG and SVG.
-import { checkCsv, HEADER, IMPORT_MAX_ROWS, type CheckedRow } from "./csv";
+// chunks of 50, then offer a ZIP of every code's PNG and SVG. Each chunk's Idempotency-Key comes from the
+// file's content and the chunk's rows, not from the click: a retry after a partial failure, a second click
+// or the same file after a reload gets the codes already made (the server replays them for 24 hours) and
+// creates only what is missing.
+import { checkCsv, IMPORT_MAX_ROWS, type CheckedRow } from "./csv";
 import { field, h, table } from "./dom";
+import { answerMessage, ShownError } from "./errors";
 import { saveBlob } from "./files";
 import { zip } from "./zip";
 
@@ -15,26 +18,39 @@ export interface ImportKit {
   slug: (s: string) => string;
 }
 
-async function postChunk(kit: ImportKit, rows: CheckedRow["input"][], key: string): Promise<any[]> {
-  let last: unknown;
+/** SHA-256 of text, hex. */
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The chunk's key: the same file and the same rows always give the same key, in any session. */
+export async function chunkKey(fileHash: string, rows: CheckedRow[]): Promise<string> {
+  return `console-import-${(await sha256(`${fileHash}:${rows.map((r) => r.line).join(",")}`)).slice(0, 48)}`;
+}
+
+async function postChunk(kit: ImportKit, rows: CheckedRow["input"][], key: string): Promise<{ codes: any[]; replayed: boolean }> {
+  let last = "";
   for (let attempt = 0; attempt < RETRIES; attempt++) {
+    let res: Response | undefined;
     try {
-      const res = await fetch("/api/console/codes/import", {
+      res = await fetch("/api/console/codes/import", {
         method: "POST",
         headers: { ...(await kit.authHeader()), "Content-Type": "application/json", "Idempotency-Key": key },
         body: JSON.stringify({ rows }),
       });
-      const body = await res.json();
-      if (res.ok) return body.codes;
-      if (res.status < 500 && res.status !== 409) throw Object.assign(new Error(body.message ?? res.statusText), { final: true });
-      last = new Error(body.message ?? res.statusText);
-    } catch (e) {
-      if ((e as { final?: boolean }).final) throw e;
-      last = e; // network failure: the same key makes the retry safe
+    } catch {
+      last = "The service could not be reached."; // network failure: the same key makes the retry safe
+    }
+    if (res) {
+      const body = await res.json().catch(() => undefined);
+      if (res.ok && Array.isArray(body?.codes)) return { codes: body.codes, replayed: res.headers.get("Idempotent-Replayed") === "true" };
+      last = body ? answerMessage(res, body) : `The service answered in a way the console does not understand (HTTP ${res.status}).`;
+      if (body && res.status < 500 && res.status !== 409 && res.status !== 429) break;
     }
     await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
   }
-  throw last;
+  throw new ShownError(last);
 }
 
 export function importView(kit: ImportKit): HTMLElement[] {
@@ -44,23 +60,35 @@ export function importView(kit: ImportKit): HTMLElement[] {
   const status = h("p", { id: "import-status", role: "status" });
   const done = h("div", { id: "import-done" });
   let valid: CheckedRow[] = [];
+  let fileHash = "";
 
   const start = kit.act(
     "Create codes",
     async () => {
       if (!valid.length) return;
-      const batchId = crypto.randomUUID();
       const created: any[] = [];
+      let earlier = 0;
       progress.hidden = false;
       progress.max = valid.length;
+      progress.value = 0;
       for (let i = 0; i < valid.length; i += CHUNK) {
-        const chunk = valid.slice(i, i + CHUNK).map((r) => r.input);
+        const chunk = valid.slice(i, i + CHUNK);
         status.textContent = `Creating codes ${i + 1} to ${i + chunk.length} of ${valid.length}…`;
-        created.push(...(await postChunk(kit, chunk, `console-import-${batchId}-${i / CHUNK}`)));
+        let answer: { codes: any[]; replayed: boolean };
+        try {
+          answer = await postChunk(kit, chunk.map((r) => r.input), await chunkKey(fileHash, chunk));
+        } catch (e) {
+          status.textContent = `Rows ${chunk[0].line} to ${chunk.at(-1)!.line} were not created, nor any after them. Click Create codes again: codes already made from this file are not made twice.`;
+          throw e;
+        }
+        if (answer.replayed) earlier += answer.codes.length;
+        created.push(...answer.codes);
         progress.value = created.length;
       }
-      status.textContent = `Created ${created.length} codes.`;
-      valid = []; // this file is done: a second click must not make the codes again
+      const fresh = created.length - earlier;
+      status.textContent = earlier
+        ? `Created ${fresh} codes; ${earlier} were created from this file before and were not made again.`
+        : `Created ${created.length} codes.`;
       start.hidden = true;
       done.replaceChildren(
         kit.act("Download ZIP of PNGs and SVGs", async () => {
@@ -71,7 +99,7 @@ export function importView(kit: ImportKit): HTMLElement[] {
             while (used.has(base)) base += "-x";
             used.add(base);
             const [png, svg] = await Promise.all([fetch(c.qrImageUrl), fetch(c.qrSvgUrl)]);
-            if (!png.ok || !svg.ok) throw new Error(`Could not fetch the files of ${c.title}`);
+            if (!png.ok || !svg.ok) throw new ShownError(`The files of "${c.title}" could not be fetched. Click Download ZIP again in a moment.`);
             files.push({ name: `png/${base}.png`, data: new Uint8Array(await png.arrayBuffer()) });
             files.push({ name: `svg/${base}.svg`, data: new Uint8Array(await svg.arrayBuffer()) });
           }
@@ -88,8 +116,11 @@ export function importView(kit: ImportKit): HTMLElement[] {
     status.textContent = "";
     progress.hidden = true;
     start.disabled = true;
+    start.hidden = false;
     if (!f) return;
-    const { rows, fatal } = checkCsv(await f.text());
+    const text = await f.text();
+    fileHash = await sha256(text);
+    const { rows, fatal } = checkCsv(text);
     if (fatal) {
       checks.replaceChildren(h("p", { class: "error", id: "csv-fatal" }, fatal));
       return;
@@ -113,7 +144,7 @@ export function importView(kit: ImportKit): HTMLElement[] {
       "section",
       { id: "import", "aria-labelledby": "import-h" },
       h("h1", { id: "import-h" }, "Import codes from a spreadsheet"),
-      h("p", { class: "muted" }, `A CSV file with the header ${HEADER.join(",")} and up to ${IMPORT_MAX_ROWS} rows. Separate several tags with ";". Codes are created as published static codes, 50 per call.`),
+      h("p", { class: "muted" }, `A CSV file whose first row names its columns: title and url, optionally campaign and tags, in any order; up to ${IMPORT_MAX_ROWS} rows. Separate several tags with ";". Codes are created as published static codes, 50 per call; importing the same file again never makes its codes twice.`),
       file.wrap,
       checks,
       h("div", { class: "actions" }, start),

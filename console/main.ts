@@ -20,6 +20,7 @@ import { codeListView } from "./codeList";
 import { DASHBOARD_RANGES, dashboardView } from "./dashboard";
 import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, SCOPES, TEMPLATES } from "../functions/src/core/constants";
 import { LOCAL, startFirebaseAuth } from "./firebaseAuth";
+import { messageFor, readAnswer } from "./errors";
 
 const RANGES = [7, 30, 90, 365];
 
@@ -44,9 +45,7 @@ async function api<T = any>(path: string, init: { method?: string; body?: unknow
     headers: { ...(await authHeader()), ...(init.body === undefined ? {} : { "Content-Type": "application/json" }) },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${json.message ?? res.statusText}`);
-  return json as T;
+  return readAnswer<T>(res);
 }
 
 function signInView(): void {
@@ -152,8 +151,7 @@ function newCodeView(): HTMLElement[] {
       const res = await fetch("/api/console/codes/preview", { method: "POST", headers: { ...(await authHeader()), "Content-Type": "application/json" }, body: JSON.stringify(look) });
       if (mine !== seq) return; // a newer preview is on its way
       if (!res.ok) {
-        const problem = await res.json();
-        previewNote.textContent = `No preview: ${problem.message}${problem.hint ? ` ${problem.hint}` : ""}`;
+        previewNote.textContent = `No preview: ${await readAnswer(res).catch(messageFor)}`;
         return;
       }
       if (shown) URL.revokeObjectURL(shown);
@@ -199,7 +197,7 @@ function newCodeView(): HTMLElement[] {
       );
       result.querySelector("a")?.focus();
     } catch (err) {
-      flash(String((err as Error).message ?? err), true);
+      flash(messageFor(err), true);
     } finally {
       submit.disabled = false;
     }
@@ -278,9 +276,17 @@ async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
         { class: "actions" },
         act("Export scans as CSV", () => saveBlob(new Blob([scansCsv(a.scans)], { type: "text/csv" }), `${slug(c.title)}-scans-${a.from}-${a.to}.csv`), { id: "export-csv" }),
       ),
+      exportCoverage(a),
       scanRows.length ? table(["Date", "City", "State", "Country", "Device"], scanRows, { id: "scan-rows", caption: `Most recent scans (${scanRows.length} of ${a.scansListed})` }) : h("p", { class: "muted" }, "No scans in this range."),
     ),
   ];
+}
+
+/** Says what the scans export holds when the range has more scans than one answer lists. */
+function exportCoverage(a: { scans: Array<{ date: string }>; scansTruncated?: boolean; totalScans: number; scansListed: number; from: string }): HTMLElement | string {
+  if (!a.scansTruncated) return "";
+  const oldest = a.scans.at(-1)?.date ?? a.from;
+  return h("p", { id: "export-coverage", class: "notice" }, `The export holds the newest ${a.scansListed.toLocaleString("en-US")} of ${a.totalScans.toLocaleString("en-US")} scans of this range: it stops at ${oldest}. Earlier scans are in the figures above but not in the file; a shorter range exports more of its days.`);
 }
 
 // ---- Audio codes, menus, challenges ----------------------------------------------------------------
@@ -402,7 +408,7 @@ export const SETTINGS_SECTIONS: Array<() => Promise<HTMLElement>> = [
 ];
 
 async function settingsView(): Promise<HTMLElement[]> {
-  const built = await Promise.all(SETTINGS_SECTIONS.map((s) => s().catch((e) => h("section", {}, h("p", { class: "error" }, String((e as Error).message ?? e))))));
+  const built = await Promise.all(SETTINGS_SECTIONS.map((s) => s().catch((e) => h("section", {}, h("p", { class: "error" }, messageFor(e))))));
   return [h("h1", { class: "page-title" }, "Settings"), ...built];
 }
 
@@ -435,7 +441,7 @@ async function claimFromLink(): Promise<void> {
     const result = await api("/claims", { body: { claimToken: token } });
     flash(`Claimed: ${result.code.title} is now a permanent code in your workspace.`);
   } catch (e) {
-    flash(`Could not claim the code: ${(e as Error).message}`, true);
+    flash(`Could not claim the code: ${messageFor(e)}`, true);
   }
 }
 
@@ -480,7 +486,7 @@ async function route(): Promise<void> {
       h(
         "div",
         { class: "error", role: "alert", id: "view-error" },
-        h("p", {}, `This page could not be loaded: ${String((e as Error).message ?? e).replace(/\.?$/, ".")}`),
+        h("p", {}, `This page could not be loaded: ${messageFor(e)}`),
         h("p", {}, "Check your connection and try again; if it keeps happening, sign out and in again."),
         retry,
       ),

@@ -1,6 +1,8 @@
 // Ops CLI: `npm run admin -- <command> [options]`. Against the local emulators by default (demo project);
 // with `--project <id>` of a real project it uses application default credentials
 // (`gcloud auth application-default login`).
+import "./lib/cliStderrLogs";
+import { createConnection } from "node:net";
 import { parseArgs } from "node:util";
 import { LOCAL_PORTS, LOCAL_PROJECT_ID } from "../functions/src/core/config";
 import { RATE_LIMIT_NAMES } from "../functions/src/core/rateLimit";
@@ -8,8 +10,9 @@ import { RATE_LIMIT_NAMES } from "../functions/src/core/rateLimit";
 const USAGE = `usage: npm run admin -- <command> [options]
 
 commands:
-  create-merchant --email <owner email> [--name <workspace name>] [--merchant-id <id>]
-  add-member      --merchant <id> --email <email> [--role member|owner]
+  create-merchant --email <owner email> [--name <workspace name>] [--merchant-id <id>] [--password <pw>]
+  add-member      --merchant <id> --email <email> [--role member|owner] [--password <pw>]
+  set-password    --email <email> --password <pw>   (local emulators only: console sign-in at /console)
   remove-member   --merchant <id> --email <email>   (their API keys stop working at once)
   mint-key        --merchant <id> --email <email of owner or member> --scopes <a,b,...> [--name <label>]
   list-keys       --merchant <id>
@@ -47,20 +50,25 @@ async function main(): Promise<void> {
       domain: { type: "string" },
       status: { type: "string", default: "pending" },
       reason: { type: "string", default: "" },
+      password: { type: "string" },
       json: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
+      help: { type: "boolean", short: "h", default: false },
     },
   });
   const command = positionals[0];
-  if (!command || values.help) {
+  if (values.help || command === "help") {
     console.log(USAGE);
-    process.exitCode = command ? 0 : 2;
     return;
   }
+  if (!command) throw new UsageError(`a command is needed\n\n${USAGE}`);
   process.env.GCLOUD_PROJECT = values.project;
-  if (values.project!.startsWith("demo-")) {
+  const local = values.project!.startsWith("demo-");
+  if (local) {
     process.env.FIRESTORE_EMULATOR_HOST ??= `127.0.0.1:${LOCAL_PORTS.firestore}`;
     process.env.FIREBASE_AUTH_EMULATOR_HOST ??= `127.0.0.1:${LOCAL_PORTS.auth}`;
+    // Not on Google Cloud: without this, google-auth-library probes the metadata server and warns.
+    process.env.METADATA_SERVER_DETECTION ??= "none";
+    await requireEmulators();
   }
   // Imported after the environment is set: the Admin SDK reads it on first use.
   const { getAuth } = await import("firebase-admin/auth");
@@ -68,34 +76,54 @@ async function main(): Promise<void> {
   const workspaces = await import("../functions/src/store/workspaces");
   const keys = await import("../functions/src/store/apiKeys");
   const { SCOPES, ScopeSchema } = await import("../functions/src/auth/scopes");
+  const { logKeyMinted, logKeyRevoked } = await import("../functions/src/core/log");
   const out = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data, null, 2) : human);
   const need = (name: keyof typeof values): string => {
     const v = values[name];
-    if (typeof v !== "string" || !v) throw new Error(`--${name} is required for ${command}\n\n${USAGE}`);
+    if (typeof v !== "string" || !v) throw new UsageError(`--${name} is required for ${command}\n\n${USAGE}`);
     return v;
+  };
+  const localPassword = (): string | undefined => {
+    if (values.password === undefined) return undefined;
+    if (!local) throw new UsageError("--password: passwords are set only on the local emulators; people sign in to a deployed console with their own account");
+    if (values.password.length < 6) throw new UsageError("--password: at least 6 characters (Firebase Auth's minimum)");
+    return values.password;
   };
   const userByEmail = async (email: string, create: boolean) => {
     const auth = getAuth(adminApp());
+    const password = localPassword();
     try {
-      return await auth.getUserByEmail(email);
+      const user = await auth.getUserByEmail(email);
+      return password ? await auth.updateUser(user.uid, { password }) : user;
     } catch (e) {
-      if (!create) throw new Error(`No user with email ${email}`);
-      return auth.createUser({ email });
+      // Only "no such user" means that; anything else (a malformed email, Auth unreachable) is reported as it is.
+      if ((e as { code?: string }).code !== "auth/user-not-found") throw authError(e);
+      if (!create) throw new UsageError(`--email: no user with email ${email}`);
+      return auth.createUser({ email, ...(password ? { password } : {}) }).catch((error: unknown) => {
+        throw authError(error);
+      });
     }
   };
+  const signInNote = () => (local && values.password ? `; console sign-in: ${values.email} with the given password` : "");
 
   switch (command) {
     case "create-merchant": {
       const user = await userByEmail(need("email"), true);
       const { workspace, created } = await workspaces.ensureWorkspaceForOwner(user.uid, values.name ?? `${user.email} workspace`, values["merchant-id"]);
-      out(`${created ? "created" : "exists:"} merchant ${workspace.merchantId} (${workspace.name}), owner ${user.email} (${user.uid})`, { created, workspace, ownerUid: user.uid });
+      out(`${created ? "created" : "exists:"} merchant ${workspace.merchantId} (${workspace.name}), owner ${user.email} (${user.uid})${signInNote()}`, { created, workspace, ownerUid: user.uid });
       break;
     }
     case "add-member": {
       const role = values.role === "owner" ? "owner" : "member";
       const user = await userByEmail(need("email"), true);
       const membership = await workspaces.addMember(need("merchant"), user.uid, role);
-      out(`${user.email} (${user.uid}) is now ${role} of ${membership.merchantId}`, membership);
+      out(`${user.email} (${user.uid}) is now ${role} of ${membership.merchantId}${signInNote()}`, membership);
+      break;
+    }
+    case "set-password": {
+      need("password");
+      const user = await userByEmail(need("email"), false);
+      out(`${user.email} can now sign in to the local console with that password`, { uid: user.uid });
       break;
     }
     case "remove-member": {
@@ -136,8 +164,13 @@ async function main(): Promise<void> {
       const user = await userByEmail(need("email"), false);
       const membership = await workspaces.getMembership(user.uid);
       if (membership?.merchantId !== merchantId) throw new Error(`${user.email} is not a member of ${merchantId}`);
-      const scopes = need("scopes") === "all" ? [...SCOPES] : need("scopes").split(",").map((s) => ScopeSchema.parse(s.trim()));
+      const scopes = need("scopes") === "all" ? [...SCOPES] : need("scopes").split(",").map((s) => {
+        const scope = ScopeSchema.safeParse(s.trim());
+        if (!scope.success) throw new UsageError(`--scopes: "${s.trim()}" is not a scope; use all or some of ${SCOPES.join(",")}`);
+        return scope.data;
+      });
       const { key, record } = await keys.mintApiKey({ merchantId, uid: user.uid, name: values.name ?? "CLI key", scopes });
+      logKeyMinted({ merchantId, keyId: record.keyId, prefix: record.prefix, uid: user.uid, scopes: record.scopes, via: "cli" });
       out(`key (shown once, store it now):\n${key}\nkeyId ${record.keyId}, scopes ${record.scopes.join(",")}`, { key, keyId: record.keyId, prefix: record.prefix, scopes: record.scopes });
       break;
     }
@@ -154,6 +187,7 @@ async function main(): Promise<void> {
     }
     case "revoke-key": {
       const record = await keys.revokeApiKey(need("merchant"), need("key"));
+      logKeyRevoked({ merchantId: record.merchantId, keyId: record.keyId, prefix: record.prefix, byUid: "cli", via: "cli" });
       out(`revoked ${record.keyId} (${record.prefix}…) at ${record.revokedAt?.toISOString()}`, { keyId: record.keyId, revokedAt: record.revokedAt });
       break;
     }
@@ -196,14 +230,59 @@ async function main(): Promise<void> {
       break;
     }
     default:
-      throw new Error(`unknown command ${command}\n\n${USAGE}`);
+      throw new UsageError(`unknown command ${command}\n\n${USAGE}`);
   }
+}
+
+/** A mistake in the command line: reported as it is, exit status 2. */
+class UsageError extends Error {}
+
+/** An Auth failure reported as what it is (its code and Auth's own message). */
+function authError(error: unknown): Error {
+  const { code, message } = error as { code?: string; message?: string };
+  return new Error(`Firebase Auth refused: ${message ?? String(error)}${code ? ` (${code})` : ""}`);
+}
+
+/** Fails within seconds, with what to do, when nothing listens where the emulators should be. */
+async function requireEmulators(): Promise<void> {
+  for (const [name, hostPort] of [["Firestore", process.env.FIRESTORE_EMULATOR_HOST!], ["Auth", process.env.FIREBASE_AUTH_EMULATOR_HOST!]]) {
+    if (!(await listening(hostPort, 2000))) {
+      throw new Error(`The ${name} emulator is not running (nothing answers at ${hostPort}). Start the local stack with \`npm start\` in another terminal, or pass --project <id> to act on a real project.`);
+    }
+  }
+}
+
+function listening(hostPort: string, timeoutMs: number): Promise<boolean> {
+  const at = hostPort.lastIndexOf(":");
+  return new Promise((resolve) => {
+    const socket = createConnection({ host: hostPort.slice(0, at).replace(/^\[|\]$/g, ""), port: Number(hostPort.slice(at + 1)) });
+    socket.setTimeout(timeoutMs, () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/** zod issues as one line per field; anything else as its message. */
+function describeFailure(error: unknown): string {
+  const issues = (error as { issues?: { path: PropertyKey[]; message: string }[] }).issues;
+  if (error instanceof Error && error.name === "ZodError" && issues) return issues.map((i) => `${i.path.map(String).join(".") || "input"}: ${i.message}`).join("\n");
+  if (error instanceof Error && error.name === "AppError") {
+    const details = (error as { details?: { issues?: { path: string; message: string }[] } }).details;
+    if (details?.issues?.length) return details.issues.map((i) => `${i.path || "input"}: ${i.message}`).join("\n");
+  }
+  return error instanceof Error ? error.message : String(error);
 }
 
 main().then(
   () => process.exit(process.exitCode ?? 0),
   (error) => {
-    console.error(error instanceof Error ? error.message : error);
-    process.exit(1);
+    console.error(describeFailure(error));
+    process.exit(error instanceof UsageError ? 2 : 1);
   },
 );

@@ -189,6 +189,7 @@ async function main(): Promise<number> {
       const { Stack } = await import("./lib/stack");
       const stack = new Stack();
       stop = () => stack.stop();
+      stack.stopOnSignals();
       Object.assign(process.env, (await stack.start()).env);
     }
     if (!apiKey && local) {

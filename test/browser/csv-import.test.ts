@@ -3,10 +3,10 @@ import { readFile } from "node:fs/promises";
 import type { Page } from "playwright-core";
 import { appUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
-import type { TestMerchant } from "../helpers/merchants";
+import { firestore, type TestMerchant } from "../helpers/merchants";
 import { decodePng, decodeSvg, isVectorOnly } from "../helpers/qr";
 import { readZip } from "../helpers/zip";
-import { assertPhoneReadyAndAccessible, openView, PHONE, signedInSession } from "./harness";
+import { assertPhoneReadyAndAccessible, openView, PHONE, screenshot, signedInSession } from "./harness";
 
 const ROWS = 60; // two chunks: 50 and 10
 const csvLine = (cells: string[]) => cells.map((c) => (/[",\n]/.test(c) ? `"${c.replace(/"/g, '""')}"` : c)).join(",");
@@ -16,8 +16,9 @@ function csv(rows: string[][]): Buffer {
   return Buffer.from(["title,url,campaign,tags", ...rows.map(csvLine)].join("\r\n") + "\r\n");
 }
 
+/** Every code of the workspace, counted in Firestore (a tool's list stops at 100). */
 async function countCodes(merchant: TestMerchant): Promise<number> {
-  return toolResult(await callTool("svc.qr.list", { limit: 100 }, merchant.apiKey)).count;
+  return (await firestore().collection("workspaces").doc(merchant.merchantId).collection("codes").count().get()).data().count;
 }
 
 describe("merchant console: CSV import", function () {
@@ -92,5 +93,98 @@ describe("merchant console: CSV import", function () {
     assert.equal(b.headers.get("idempotent-replayed"), "true");
     assert.deepEqual(((await b.json()) as any).codes.map((c: any) => c.codeId), ((await a.json()) as any).codes.map((c: any) => c.codeId));
     assert.equal(await countCodes(merchant), before + 1);
+  });
+
+  it("an interrupted import, repeated by a second click and after a reload, creates no code twice", async () => {
+    const shelves = Array.from({ length: ROWS }, (_, i) => [`Shelf ${i + 1}`, `https://example.com/shelf/${i + 1}`, "", ""]);
+    const before = await countCodes(merchant);
+    await openView(page, "#/import", "#csv-file");
+    await page.setInputFiles("#csv-file", { name: "shelves.csv", mimeType: "text/csv", buffer: csv(shelves) });
+    await page.locator("#csv-summary", { hasText: "All 60 rows are valid." }).waitFor();
+    // The second chunk reaches the server and is created, but every answer to it is lost on the way back.
+    let seen = 0;
+    await page.route("**/api/console/codes/import", async (route) => {
+      if (++seen === 1) return route.continue();
+      await route.fetch();
+      await route.abort("connectionreset");
+    });
+    await page.click("#start-import");
+    await page.locator("#import-status", { hasText: "were not created" }).waitFor({ timeout: 60_000 });
+    assert.match((await page.textContent("#import-status"))!, /Rows 52 to 61 were not created.*Click Create codes again/);
+    const alert = (await page.locator("[role=alert]").first().textContent())!;
+    assert.doesNotMatch(alert, /TypeError|Failed to fetch|SyntaxError/);
+    assert.match(alert, /could not be reached/);
+    await screenshot(page, "csv-import-interrupted");
+    assert.equal(await countCodes(merchant), before + ROWS, "the lost answer's codes were created once");
+
+    await page.unroute("**/api/console/codes/import");
+    await page.click("#start-import");
+    await page.locator("#import-status", { hasText: "were created from this file before" }).waitFor({ timeout: 60_000 });
+    assert.match((await page.textContent("#import-status"))!, /Created 0 codes; 60 were created from this file before/);
+    assert.equal(await countCodes(merchant), before + ROWS, "a second click creates nothing twice");
+
+    await page.reload();
+    await page.waitForSelector("#app[data-view]");
+    await openView(page, "#/import", "#csv-file");
+    await page.setInputFiles("#csv-file", { name: "shelves.csv", mimeType: "text/csv", buffer: csv(shelves) });
+    await page.locator("#csv-summary", { hasText: "All 60 rows are valid." }).waitFor();
+    await page.click("#start-import");
+    await page.locator("#import-status", { hasText: "were created from this file before" }).waitFor({ timeout: 60_000 });
+    assert.equal(await countCodes(merchant), before + ROWS, "the same file after a reload creates nothing twice");
+    const listed = (await firestore().collection("workspaces").doc(merchant.merchantId).collection("codes").get()).docs
+      .map((d) => d.data())
+      .filter((c) => c.destinationUrl.startsWith("https://example.com/shelf/"));
+    assert.equal(listed.length, ROWS);
+    assert.equal(new Set(listed.map((c: any) => c.destinationUrl)).size, listed.length, "no destination twice");
+  });
+
+  it("reads columns by their header names, in any order", async () => {
+    await openView(page, "#/import", "#csv-file");
+    const file = Buffer.from("url,title,tags\r\nhttps://example.com/by-name,By name,menu;drinks\r\n");
+    await page.setInputFiles("#csv-file", { name: "named.csv", mimeType: "text/csv", buffer: file });
+    await page.locator("#csv-summary", { hasText: "All 1 rows are valid." }).waitFor();
+    await page.click("#start-import");
+    await page.locator("#import-status", { hasText: "Created 1 codes." }).waitFor({ timeout: 60_000 });
+    const code = toolResult(await callTool("svc.qr.list", { limit: 100 }, merchant.apiKey)).codes.find((c: any) => c.destinationUrl === "https://example.com/by-name");
+    assert.equal(code.title, "By name");
+    assert.deepEqual(code.tags, ["menu", "drinks"]);
+    assert.equal(code.campaign ?? null, null, "tags never land in the campaign");
+
+    await page.setInputFiles("#csv-file", { name: "bad.csv", mimeType: "text/csv", buffer: Buffer.from("name,link\r\nx,y\r\n") });
+    assert.match((await page.textContent("#csv-fatal"))!, /no title or url column.*Fix the header row/);
+  });
+
+  it("an answer that is not JSON shows a sentence with a next step, not a SyntaxError", async () => {
+    await openView(page, "#/import", "#csv-file");
+    await page.setInputFiles("#csv-file", { name: "one.csv", mimeType: "text/csv", buffer: Buffer.from("title,url\r\nProxy page,https://example.com/proxy\r\n") });
+    await page.locator("#csv-summary", { hasText: "All 1 rows are valid." }).waitFor();
+    await page.route("**/api/console/codes/import", (route) => route.fulfill({ status: 502, contentType: "text/html", body: "<html><body>Bad gateway</body></html>" }));
+    try {
+      await page.click("#start-import");
+      const alert = page.locator("[role=alert]", { hasText: "does not understand" });
+      await alert.waitFor({ timeout: 60_000 });
+      const text = (await alert.first().textContent())!;
+      assert.doesNotMatch(text, /SyntaxError|Unexpected token/);
+      assert.match(text, /HTTP 502/);
+    } finally {
+      await page.unroute("**/api/console/codes/import");
+    }
+  });
+
+  it("a failed sign-in reads as a sentence, not \"Firebase: Error (auth/...)\"", async () => {
+    const other = await session.browser.newPage();
+    try {
+      await other.goto(`${appUrl()}/console`);
+      await other.fill("#email", merchant.email);
+      await other.fill("#password", "not-the-password");
+      await other.click("#sign-in");
+      const alert = other.locator("[role=alert]");
+      await alert.first().waitFor();
+      const text = (await alert.first().textContent())!;
+      assert.doesNotMatch(text, /Firebase|auth\//);
+      assert.match(text, /do not match an account|password is not right/);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -28,6 +28,18 @@ export async function signUp(email = `user-${randomUUID()}@example.com`, passwor
   return { uid: body.localId, email, idToken: body.idToken };
 }
 
+/** Signs in on the Auth emulator's REST API as the console does: true when the password is right. */
+export async function signInWithPassword(email: string, password: string): Promise<boolean> {
+  const host = process.env.FIREBASE_AUTH_EMULATOR_HOST;
+  const res = await fetch(`http://${host}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=fake-api-key`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, password, returnSecureToken: true }),
+  });
+  await res.arrayBuffer();
+  return res.ok;
+}
+
 export interface TestMerchant extends TestUser {
   merchantId: string;
   apiKey: string;

@@ -1,5 +1,6 @@
 // One error type for the whole service. Each code fixes its HTTP status (REST surfaces) and its
 // JSON-RPC error code (tool server); each surface maps AppError to its wire format in one place.
+import { randomBytes } from "node:crypto";
 
 export const ERROR_TABLE = {
   INVALID_REQUEST: { status: 400, rpc: -32600 },
@@ -48,6 +49,11 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly hint?: string;
   readonly details?: Record<string, unknown>;
+  /**
+   * Server-side failures (5xx) carry an id that is both in the answer and in the log line, so support can
+   * find the cause from what a caller quotes. Answers never carry the cause itself.
+   */
+  readonly requestId?: string;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -55,6 +61,7 @@ export class AppError extends Error {
     this.code = code;
     this.hint = options.hint;
     this.details = options.details;
+    if (ERROR_TABLE[code].status >= 500) this.requestId = newRequestId();
   }
 
   get httpStatus(): number {
@@ -66,8 +73,12 @@ export class AppError extends Error {
   }
 }
 
+function newRequestId(): string {
+  return `req_${randomBytes(9).toString("base64url")}`;
+}
+
 /** Anything thrown that is not an AppError becomes INTERNAL without leaking internals. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  return new AppError("INTERNAL", "Internal error", { cause: error, hint: "Retry later; if it persists, contact support." });
+  return new AppError("INTERNAL", "Internal error", { cause: error, hint: "Retry later; if it persists, contact support and quote the requestId." });
 }

@@ -20,8 +20,9 @@ export function adminApp(): App {
 
 export function requireEmulator(envVar: "FIRESTORE_EMULATOR_HOST" | "FIREBASE_AUTH_EMULATOR_HOST", service: string): void {
   if (isLocal() && !process.env[envVar]) {
-    throw new AppError("UNAVAILABLE", `${service} emulator is not configured (${envVar} is unset)`, {
-      hint: "Start the local stack with `npm start`, or export the emulator host before running.",
+    throw new AppError("UNAVAILABLE", `${service} is not reachable from this server`, {
+      hint: "Start the local stack with `npm start`.",
+      cause: new Error(`${envVar} is unset`),
     });
   }
 }

@@ -4,7 +4,18 @@
 import { logger } from "firebase-functions";
 
 export function logError(message: string, error: unknown): void {
-  logger.error(message, { error: error instanceof Error ? { message: error.message, stack: error.stack } : String(error) });
+  logger.error(message, { error: describeError(error) });
+}
+
+/** A request answered with a 5xx: the line support finds from the requestId the caller quotes. */
+export function logServerError(facts: { surface: string; requestId: string; code: string; path?: string }, error: unknown): void {
+  logger.error(`${facts.surface}: ${facts.code} (request ${facts.requestId})`, { event: "request.failed", ...facts, error: describeError(error) });
+}
+
+/** The error and its causes (an AppError's cause holds the internal detail its answer leaves out). */
+function describeError(error: unknown): unknown {
+  if (!(error instanceof Error)) return String(error);
+  return { message: error.message, stack: error.stack, ...(error.cause === undefined ? {} : { cause: describeError(error.cause) }) };
 }
 
 export function logWarn(message: string, fields: Record<string, unknown> = {}): void {
@@ -31,11 +42,12 @@ export function logRateLimited(facts: RequestFacts & { limit: string; subject: s
   logger.warn("rate limited", { event: "rate.limited", ...facts });
 }
 
-export function logKeyMinted(facts: { merchantId: string; keyId: string; prefix: string; uid: string; scopes: readonly string[] }): void {
+/** `via: "cli"` marks keys minted or revoked with the admin CLI (scripts/admin.ts), not the console. */
+export function logKeyMinted(facts: { merchantId: string; keyId: string; prefix: string; uid: string; scopes: readonly string[]; via?: "console" | "cli" }): void {
   logger.info("api key minted", { event: "key.minted", ...facts });
 }
 
-export function logKeyRevoked(facts: { merchantId: string; keyId: string; prefix: string; byUid: string }): void {
+export function logKeyRevoked(facts: { merchantId: string; keyId: string; prefix: string; byUid: string; via?: "console" | "cli" }): void {
   logger.info("api key revoked", { event: "key.revoked", ...facts });
 }
 

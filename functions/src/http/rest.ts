@@ -4,7 +4,7 @@ import type { Express, NextFunction, Request, Response } from "express";
 import { createHash } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import { AppError, toAppError } from "../core/errors";
-import { logError } from "../core/log";
+import { logServerError } from "../core/log";
 import { getConfig } from "../core/config";
 
 export interface JsonErrorBody {
@@ -15,6 +15,8 @@ export interface JsonErrorBody {
   status?: number;
   path?: string;
   details?: Record<string, unknown>;
+  /** 5xx only: the id of the log line that holds the cause. */
+  requestId?: string;
 }
 
 export function jsonErrorBody(err: AppError, path?: string): JsonErrorBody {
@@ -26,6 +28,7 @@ export function jsonErrorBody(err: AppError, path?: string): JsonErrorBody {
     status: err.httpStatus,
     ...(path ? { path } : {}),
     ...(err.details ? { details: err.details } : {}),
+    ...(err.requestId ? { requestId: err.requestId } : {}),
   };
 }
 
@@ -42,7 +45,7 @@ function defaultHint(err: AppError): string {
 
 export function sendJsonError(res: Response, error: unknown, path?: string): void {
   const err = toAppError(error);
-  if (err.code === "INTERNAL") logError("unhandled error", error);
+  if (err.requestId) logServerError({ surface: "rest", requestId: err.requestId, code: err.code, path }, error);
   if (res.headersSent) return;
   if (err.code === "METHOD_NOT_ALLOWED" && err.details?.allow) res.setHeader("Allow", String(err.details.allow));
   res.status(err.httpStatus).json(jsonErrorBody(err, path));

@@ -9,7 +9,7 @@ import { requireScope, type Caller } from "../auth/caller";
 import { writeAuditEvent } from "../store/audit";
 import { findTool, toolListing } from "./registry";
 import { listResources, readResource } from "./ui/resources";
-import { logError } from "../core/log";
+import { logError, logServerError } from "../core/log";
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from "./identity";
 import {
   carriesEnvelope,
@@ -62,8 +62,8 @@ export interface TransportContext {
  */
 export function rpcError(id: JsonRpcId | undefined, error: unknown): JsonRpcResponse {
   const err = toAppError(error);
-  if (err.code === "INTERNAL") logError("tool server internal error", error);
-  const data: Record<string, unknown> = { code: err.code, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ?? {}) };
+  if (err.requestId) logServerError({ surface: "mcp", requestId: err.requestId, code: err.code }, error);
+  const data: Record<string, unknown> = { code: err.code, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ?? {}), ...(err.requestId ? { requestId: err.requestId } : {}) };
   return { jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: { code: err.rpcCode, message: err.message, data } };
 }
 

@@ -5,7 +5,7 @@ import type { Request, Response } from "express";
 import { REST_MAX_BODY_BYTES } from "../core/limits";
 import { AppError } from "../core/errors";
 import { parseOrThrow } from "../core/validation";
-import { logError } from "../core/log";
+import { logServerError } from "../core/log";
 import { getConfig } from "../core/config";
 import { captureRawBody, createRestApp, isJsonContentType, pageCsp, parseJsonBody, rawBodyOf } from "../http/rest";
 import { clientOf, limitSubjectOf } from "../http/clientAddress";
@@ -24,7 +24,7 @@ type Handler = (req: Request, res: Response) => Promise<void>;
 
 function sendOAuthError(res: Response, error: unknown): void {
   const { status, body, err } = oauthErrorResponse(error);
-  if (err.code === "INTERNAL") logError("oauth: unhandled error", error);
+  if (err.requestId) logServerError({ surface: "oauth", requestId: err.requestId, code: err.code }, error);
   if (typeof err.details?.retryAfter === "number") res.set("Retry-After", String(err.details.retryAfter));
   res.status(status).set("Cache-Control", "no-store").json(body);
 }
@@ -137,9 +137,9 @@ export const oauthApp = createRestApp((app) => {
       if (outcome.kind === "redirect") res.redirect(302, outcome.location);
       else errorPage(res, outcome.status, outcome.message);
     } catch (error) {
-      const { status, err } = oauthErrorResponse(error);
-      if (err.code === "INTERNAL") logError("oauth: authorize failed", error);
-      errorPage(res, status, err.message);
+      const { status, body, err } = oauthErrorResponse(error);
+      if (err.requestId) logServerError({ surface: "oauth", requestId: err.requestId, code: err.code, path: "/oauth/authorize" }, error);
+      errorPage(res, status, body.error_description);
     }
   });
 

@@ -33,7 +33,9 @@ export function oauthCodeOf(err: AppError): OAuthErrorCode {
 }
 
 /** Status and body of an OAuth error response (RFC 6749 section 5.2). */
-export function oauthErrorResponse(error: unknown): { status: number; body: { error: OAuthErrorCode; error_description: string }; err: AppError } {
+export function oauthErrorResponse(error: unknown): { status: number; body: { error: OAuthErrorCode; error_description: string; request_id?: string }; err: AppError } {
   const err = toAppError(error);
-  return { status: err.httpStatus, body: { error: oauthCodeOf(err), error_description: err.message }, err };
+  // RFC 6749 allows extra members; a 5xx names the log line that holds its cause.
+  const description = err.requestId ? `${err.message} (request id ${err.requestId})` : err.message;
+  return { status: err.httpStatus, body: { error: oauthCodeOf(err), error_description: description, ...(err.requestId ? { request_id: err.requestId } : {}) }, err };
 }

@@ -67,7 +67,11 @@ function sandboxSalt(): string {
   const salt = SANDBOX_IP_SALT.value();
   if (salt) return salt;
   if (isLocal()) return `svc-sandbox:${getConfig().projectId}`;
-  throw new AppError("UNAVAILABLE", "The sandbox is not configured (SANDBOX_IP_SALT is missing)");
+  // The answer names no setting; the log line (found by the answer's requestId) says which one is missing.
+  throw new AppError("UNAVAILABLE", "The sandbox is not available right now", {
+    hint: "Retry later, or use the bulk endpoint with an API key.",
+    cause: new Error("SANDBOX_IP_SALT secret is not set for the sandbox function"),
+  });
 }
 
 export function quotaFor(client: ResolvedClient, now = new Date()): Promise<Quota> {
