@@ -58,7 +58,8 @@ describe("merchant console: brand designs", function () {
     await page.click("#save-preset");
     await page.waitForSelector('#preset-rows [data-preset="Spare"]');
     await page.click('button[aria-label="Delete brand preset Spare"]');
-    await page.waitForFunction(() => !document.querySelector('#preset-rows [data-preset="Spare"]'));
+    // The list is drawn again (a slow view shows "Loading…" meanwhile): wait for House in the new list.
+    await page.waitForFunction(() => !document.querySelector('#preset-rows [data-preset="Spare"]') && document.querySelector('#preset-rows [data-preset="House"] .swatch'));
     const chip = await page.evaluate(() => getComputedStyle(document.querySelector('[data-preset="House"] .swatch')!).backgroundColor);
     assert.equal(chip, "rgb(124, 45, 18)", "the swatch shows the preset's colour");
     const listed = toolResult(await callTool("svc.brand.list_presets", {}, merchant.apiKey));

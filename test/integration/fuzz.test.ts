@@ -197,7 +197,7 @@ function consoleCase(rand: Rand, f: Fixtures): Case {
     ["POST", `/api/console/listings/${id}/${pick(rand, ["approve", "reject", id])}`],
     ["POST", "/api/console/claims", { claimToken: hostileId(rand) }],
     ["POST", "/api/console/webhooks", { url: hostileUrl(rand), events: pick(rand, [["scan.created"], [hostileId(rand)], [], "scan.created"]) }],
-    ["POST", `/api/console/webhooks/${id}/deliveries/${encodeURIComponent(hostileId(rand))}/redeliver`, {}],
+    ["POST", `/api/console/webhooks/${id}/deliveries/${segment(rand)}/redeliver`, {}],
     ["GET", `/api/console/webhooks/${id}/deliveries?limit=${pick(rand, ["5", "0", "x", "1e3"])}`],
     ["POST", "/api/console/keys", { name: hostileId(rand), scopes: pick(rand, [["qr:write"], [hostileId(rand)], [], Array(50).fill("qr:write")]) }],
     ["POST", "/api/console/session", { idToken: hostileId(rand) }],

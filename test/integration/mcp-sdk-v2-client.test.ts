@@ -75,6 +75,14 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<Ma
   assert.equal(listing.domain, domain);
   assert.equal((await run("svc.voice_agent.lookup", { domain })).domain, domain);
   assert.deepEqual(await run("svc.brand.list_presets", {}), { count: 0, presets: [] });
+  // A receiver that is never there (loopback, refused): the calls are about the tools' shapes, not delivery.
+  const hook = await run("svc.webhook.create", { url: "http://127.0.0.1:9/hook", events: ["code.published"] });
+  assert.match(hook.secret, /^whsec_/);
+  assert.equal((await run("svc.webhook.list", {})).webhooks.length, 1);
+  assert.equal((await run("svc.webhook.test", { webhookId: hook.webhookId })).queued, true);
+  assert.ok(Array.isArray((await run("svc.webhook.deliveries", { webhookId: hook.webhookId })).deliveries));
+  assert.match((await run("svc.webhook.rotate_secret", { webhookId: hook.webhookId })).secret, /^whsec_/);
+  await run("svc.webhook.delete", { webhookId: hook.webhookId });
   assert.deepEqual([...results.keys()].sort(), TOOLS.map((t) => t.name).sort(), "every registered tool was called");
   return results;
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ScopeSchema } from "../auth/scopes";
+import { SCOPES, ScopeSchema } from "../auth/scopes";
 import { text } from "../core/validation";
 import { fields, newCodeShape, presetName } from "../codes/fields";
 import { ids } from "../core/ids";
@@ -10,7 +10,7 @@ export const CreateWorkspaceSchema = z.object({ name: text(100).optional() }).st
 export const MintKeySchema = z
   .object({
     name: text(100).optional(),
-    scopes: z.array(ScopeSchema).min(1, "Choose at least one scope").max(5),
+    scopes: z.array(ScopeSchema).min(1, "Choose at least one scope").max(SCOPES.length),
   })
   .strict();
 export const SessionSchema = z.object({ idToken: z.string().min(1).max(8192) }).strict();
