@@ -61,6 +61,7 @@ describe("merchant console in a browser", function () {
     }).then((r) => r.json() as Promise<any>);
     await page.goto(sandbox.upgrade.claim);
     await page.locator("p.notice", { hasText: "Claimed" }).waitFor();
+    await openView(page, "#/codes", "#code-rows"); // the console opens on its dashboard
     const claimed = page.locator("#code-rows tr", { hasText: "example.com/claimed-in-browser" });
     await claimed.waitFor();
     await claimed.locator("img.thumb").evaluate((img: HTMLImageElement) => img.decode());

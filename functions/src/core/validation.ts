@@ -83,8 +83,12 @@ export function text(max: number) {
     .trim()
     .min(1, "Must not be empty")
     .max(max, `Must be at most ${max} characters`)
-    .refine((value) => !hasHiddenCharacters(value), "Must not contain control, zero-width or bidirectional-override characters");
+    .refine((value) => !hasHiddenCharacters(value), "Must not contain control, zero-width or bidirectional-override characters")
+    // A lone UTF-16 surrogate is no character at all; stored, it breaks every later encoder (logs, UTF-8).
+    .refine((value) => !LONE_SURROGATE.test(value), "Must be valid Unicode text (no lone surrogate halves)");
 }
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** The `limit` argument of list tools: 1 to 100, default applied by the tool. */
 export const listLimit = z.number().int().min(1).max(100).describe("How many, 1 to 100 (default 20)");
