@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { writeArtifact } from "../helpers/artifacts";
 import sharp from "sharp";
 import { appUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
@@ -20,7 +20,7 @@ async function fetchPdf(url: string) {
 /** Draws a PDF's page as a printer would (its own paths and images) and decodes it. */
 async function decodePdf(pdf: Buffer, name: string) {
   const page = await pdfToSvg(pdf);
-  writeFileSync(`test-artifacts/${name}.png`, await sharp(Buffer.from(page.svg), { density: (72 * 900) / page.widthPt }).resize(900).png().toBuffer());
+  writeArtifact(`${name}.png`, await sharp(Buffer.from(page.svg), { density: (72 * 900) / page.widthPt }).resize(900).png().toBuffer());
   return { page, payload: (await decodeSvg(page.svg, 900)).payload };
 }
 

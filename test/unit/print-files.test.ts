@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { writeArtifact } from "../helpers/artifacts";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
@@ -55,7 +56,7 @@ describe("print files", function () {
       assert.equal(page.images.length, name === "designed-framed" ? 1 : 0, "only the frame's artwork is an image");
       if (name !== "plain") assert.match(page.svg, /fill="#1e3a8a"/, "the design's foreground");
       const png = await sharp(Buffer.from(page.svg), { density: (72 * 800) / page.widthPt }).resize(800).png().toBuffer();
-      writeFileSync(`test-artifacts/print-pdf-${name}.png`, png);
+      writeArtifact(`print-pdf-${name}.png`, png);
       assert.equal((await decodeSvg(page.svg, 800)).payload, URL_SAMPLE, name);
       assert.deepEqual(await renderPdf(c, 60, name), pdf, "same code and size, same bytes");
     }
