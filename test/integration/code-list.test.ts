@@ -7,7 +7,8 @@ import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
 import { BROWSERS } from "../fixtures/user-agents";
-import { writeScan, type ScanFacts } from "../../functions/src/store/scans";
+import { writeScan } from "../../functions/src/store/scans";
+import { pastScanFacts } from "../helpers/scans";
 
 async function consoleGet(path: string, token: string) {
   const res = await fetch(`${appUrl()}/api/console${path}`, { headers: { Authorization: `Bearer ${token}` } });
@@ -113,20 +114,7 @@ describe("console code list: search, filters, sort, pages and recent scans", fun
     }
     // Twelve days ago: inside 30 days, outside 7.
     const day = new Date(Date.now() - 12 * 86_400_000).toISOString().slice(0, 10);
-    const facts = (hour: number): ScanFacts => ({
-      merchantId: m.merchantId,
-      codeId: poster.codeId,
-      uniqueQRCodeID: poster.uniqueQRCodeID,
-      campaign: poster.campaign,
-      at: new Date(`${day}T${String(hour).padStart(2, "0")}:00:00Z`),
-      day,
-      hour,
-      timeZone: "UTC",
-      place: { country: "US", state: "Oregon", city: "Portland" },
-      device: { device: "mobile", os: "iOS", browser: "Safari" },
-      source: "redirect",
-      retentionDays: 400,
-    });
+    const facts = (hour: number) => pastScanFacts(m.merchantId, poster, poster.campaign, day, hour);
     for (let i = 0; i < 3; i++) await writeScan(facts(i), { kind: "human", unique: true, eventId: `list-${i}` }, 0);
     await writeScan(facts(4), { kind: "bot", reason: "crawler" }, 0);
 

@@ -8,7 +8,8 @@ import { createMerchant, firestore, type TestMerchant } from "../helpers/merchan
 import { newClient, type TestClient } from "../helpers/clients";
 import { BROWSERS, MACHINES } from "../fixtures/user-agents";
 import { recordScan, REPEATS_PER_MINUTE } from "../../functions/src/scans/record";
-import { writeScan, type ScanFacts } from "../../functions/src/store/scans";
+import { writeScan } from "../../functions/src/store/scans";
+import { pastScanFacts } from "../helpers/scans";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import { localMoment } from "../../functions/src/scans/localTime";
 
@@ -181,20 +182,7 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     const m = await createMerchant();
     const code = await dynamicCode(m, "fold");
     const day = new Date(Date.now() - 3 * 86_400_000).toISOString().slice(0, 10);
-    const facts = (hour: number): ScanFacts => ({
-      merchantId: m.merchantId,
-      codeId: code.codeId,
-      uniqueQRCodeID: code.uniqueQRCodeID,
-      campaign: "fall",
-      at: new Date(`${day}T${String(hour).padStart(2, "0")}:00:00Z`),
-      day,
-      hour,
-      timeZone: "UTC",
-      place: { country: "US", state: "Oregon", city: "Portland" },
-      device: { device: "mobile", os: "iOS", browser: "Safari" },
-      source: "redirect",
-      retentionDays: 400,
-    });
+    const facts = (hour: number) => pastScanFacts(m.merchantId, code, "fall", day, hour);
     for (let i = 0; i < 12; i++) await writeScan(facts(i), { kind: "human", unique: i % 3 === 0, eventId: `fold-${i}` }, i % 4);
     await writeScan(facts(5), { kind: "bot", reason: "crawler" }, 2);
     const before = await analytics(m, code.codeId, 5);
