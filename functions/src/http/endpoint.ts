@@ -147,6 +147,12 @@ type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
 export interface EndpointSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
   method: "GET" | "POST" | "DELETE";
   path: string;
+  /** One line saying what the route does: the OpenAPI operation's summary. */
+  summary?: string;
+  /** The JSON a success returns; omitted where the answer is not JSON (an image, a redirect). */
+  response?: Schema;
+  /** The console's own API: left out of the public contract. */
+  internal?: boolean;
   credential: CredentialMode;
   scope?: Scope;
   params?: P;
@@ -168,6 +174,8 @@ export interface EndpointSpec<P extends Schema | undefined, Q extends Schema | u
 }
 
 export interface Endpoint {
+  /** The declaration itself, for readers such as the OpenAPI generator. */
+  spec: EndpointSpec<Schema | undefined, Schema | undefined, Schema | undefined>;
   method: "GET" | "POST" | "DELETE";
   path: string;
   hasBody: boolean;
@@ -181,6 +189,7 @@ export function endpoint<P extends Schema | undefined = undefined, Q extends Sch
   spec: EndpointSpec<P, Q, B>,
 ): Endpoint {
   return {
+    spec: spec as unknown as EndpointSpec<Schema | undefined, Schema | undefined, Schema | undefined>,
     method: spec.method,
     path: spec.path,
     hasBody: spec.body !== undefined,
