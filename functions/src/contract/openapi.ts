@@ -66,13 +66,13 @@ const RATE_HEADERS = {
 
 const reportsLimit = (spec: RouteSpec) => Boolean(spec.limit || spec.standing || spec.doc?.rateLimitHeaders);
 
+/** Which schemes an operation takes. Scopes are not OAuth scopes of these schemes: the description and `x-scopes` name them. */
 function securityOf(spec: RouteSpec): Array<Record<string, string[]>> {
-  const scopes = spec.scope ? [spec.scope] : [];
   switch (spec.credential) {
     case "none":
       return [];
     case "caller":
-      return [{ apiKey: scopes }, { firebaseIdToken: scopes }, { sessionCookie: scopes }];
+      return [{ apiKey: [] }, { firebaseIdToken: [] }, { sessionCookie: [] }];
     default:
       return [{ firebaseIdToken: [] }, { sessionCookie: [] }];
   }
@@ -155,8 +155,9 @@ function operationOf(spec: RouteSpec, surface: Surface): Built {
     operationId: id,
     tags: [surface.tag],
     summary: spec.summary,
-    description: doc.description,
+    description: spec.scope ? `${doc.description}\n\nNeeds the \`${spec.scope}\` scope.` : doc.description,
     security: securityOf(spec),
+    ...(spec.scope ? { "x-scopes": [spec.scope] } : {}),
     ...(parametersOf(spec).length ? { parameters: parametersOf(spec) } : {}),
     ...(spec.body
       ? {

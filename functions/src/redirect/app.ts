@@ -117,7 +117,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     .end();
 }
 
-const restApp = createRestApp((app) => {
+export const appScansApp = createRestApp((app) => {
   mountEndpoints(app, "app-scans", appScanRoutes);
   app.use((_req: Request, res: Response) => sendNotFound(res));
 });
@@ -127,7 +127,7 @@ const QR_PATH = /^\/qr\/([^/?#]*)\/?(?:[?#]|$)/;
 /** The redirect function: /qr/<id> (GET, HEAD) on the plain-node path, everything else through express. */
 export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
   const match = req.method === "GET" || req.method === "HEAD" ? QR_PATH.exec(req.url ?? "") : null;
-  if (!match) return void restApp(req as Request, res as Response);
+  if (!match) return void appScansApp(req as Request, res as Response);
   let id: string;
   try {
     id = decodeURIComponent(match[1]);
