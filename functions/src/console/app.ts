@@ -345,6 +345,9 @@ async function endSession(req: Request): Promise<void> {
   }
 }
 
+// Code routes first: /codes/preview and /codes/import before /codes/:codeId would take them.
+export const consoleRoutes = [...codeEndpoints, ...endpoints, ...connectedAppsEndpoints];
+
 export const consoleApp = createRestApp(
   (app) => {
     app.use((_req: Request, res: Response, next) => {
@@ -352,8 +355,7 @@ export const consoleApp = createRestApp(
       res.set("Cache-Control", "private, no-store");
       next();
     });
-    // Code routes first: /codes/preview and /codes/import before /codes/:codeId would take them.
-    mountEndpoints(app, "console", [...codeEndpoints, ...endpoints, ...connectedAppsEndpoints]);
+    mountEndpoints(app, "console", consoleRoutes);
     app.use((req: Request) => {
       throw new AppError("NOT_FOUND", `No such console endpoint: ${req.method} ${req.path}`);
     });

@@ -41,6 +41,8 @@ export function errorCodesOf(spec: RouteSpec): Map<number, ErrorCode[]> {
       add("NO_AUTH", "INVALID_TOKEN", "FORBIDDEN", "ORIGIN_NOT_ALLOWED");
       break;
   }
+  // A change authenticated by session cookie must be JSON (endpoint.ts, requireCookieSafety).
+  if (spec.credential !== "none" && spec.method !== "GET") add("UNSUPPORTED_MEDIA_TYPE");
   if (spec.scope) add("INSUFFICIENT_SCOPE");
   if (spec.limit) add("RATE_LIMITED");
   if (spec.params) add("VALIDATION_FAILED");
@@ -151,6 +153,7 @@ function operationOf(spec: RouteSpec, surface: Surface): Built {
     };
   }
 
+  const parameters = parametersOf(spec);
   const operation: Json = {
     operationId: id,
     tags: [surface.tag],
@@ -158,7 +161,7 @@ function operationOf(spec: RouteSpec, surface: Surface): Built {
     description: spec.scope ? `${doc.description}\n\nNeeds the \`${spec.scope}\` scope.` : doc.description,
     security: securityOf(spec),
     ...(spec.scope ? { "x-scopes": [spec.scope] } : {}),
-    ...(parametersOf(spec).length ? { parameters: parametersOf(spec) } : {}),
+    ...(parameters.length ? { parameters } : {}),
     ...(spec.body
       ? {
           requestBody: {
