@@ -101,8 +101,8 @@ export const bulkRoutes = [
           ok: true,
           count: 2,
           codes: [
-            { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne", title: "example.com/menu", destinationUrl: "https://example.com/menu", qrImageUrl: "https://svc.example/img/m_8c1f/Hk2Qm8ZpT1xVb4sLr9Ne.png?token=7f3a" },
-            { codeId: "Vb4xQ9kLr2m8ZpT1Hk2Q", title: "example.com/offers", destinationUrl: "https://example.com/offers", qrImageUrl: "https://svc.example/img/m_8c1f/Vb4xQ9kLr2m8ZpT1Hk2Q.png?token=9b2e" },
+            { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne", title: "example.com/menu", destinationUrl: "https://example.com/menu", qrImageUrl: "https://svc.example/img/m_3f9a2c7d1e5b4a60/Hk2Qm8ZpT1xVb4sLr9Ne.png?token=7f3a" },
+            { codeId: "Vb4xQ9kLr2m8ZpT1Hk2Q", title: "example.com/offers", destinationUrl: "https://example.com/offers", qrImageUrl: "https://svc.example/img/m_3f9a2c7d1e5b4a60/Vb4xQ9kLr2m8ZpT1Hk2Q.png?token=9b2e" },
           ],
         },
       },
