@@ -182,7 +182,7 @@ const appScanEndpoint = endpoint({
 const restApp = createRestApp((app) => {
   mountEndpoints(app, "app-scans", [appScanEndpoint]);
   app.use((_req: Request, res: Response) => sendNotFound(res));
-});
+}, { cors: "app-scans" });
 
 const QR_PATH = /^\/qr\/([^/?#]*)\/?(?:[?#]|$)/;
 
