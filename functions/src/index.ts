@@ -14,18 +14,25 @@ function lazy(load: () => Handler): Handler {
   return (req, res) => (handler ??= load())(req, res);
 }
 
+/**
+ * `cors: false` on every function: the apps answer cross-origin requests themselves (http/cors.ts decides
+ * per surface). Leaving the option out is not the same: the emulator then wraps every function in CORS
+ * middleware that reflects any origin and answers preflight before the app runs.
+ */
+const PUBLIC = { invoker: "public", cors: false } as const;
+
 /* eslint-disable @typescript-eslint/no-require-imports */
-export const site = onRequest({ invoker: "public", cors: "*" }, lazy(() => require("./site/app").siteApp));
-export const mcp = onRequest({ invoker: "public", cors: "*", memory: "512MiB" }, lazy(() => require("./mcp/app").mcpApp));
-export const consoleApi = onRequest({ invoker: "public", cors: false }, lazy(() => require("./console/app").consoleApp));
+export const site = onRequest({ ...PUBLIC }, lazy(() => require("./site/app").siteApp));
+export const mcp = onRequest({ ...PUBLIC, memory: "512MiB" }, lazy(() => require("./mcp/app").mcpApp));
+export const consoleApi = onRequest({ ...PUBLIC }, lazy(() => require("./console/app").consoleApp));
 // 1 GiB: print files (a 4096 px PNG, a large framed PDF's artwork) peak near 400 MB while drawn.
-export const images = onRequest({ invoker: "public", memory: "1GiB" }, lazy(() => require("./images/app").imagesApp));
-export const bulk = onRequest({ invoker: "public", cors: "*", memory: "512MiB", timeoutSeconds: 120 }, lazy(() => require("./bulk/app").bulkApp));
+export const images = onRequest({ ...PUBLIC, memory: "1GiB" }, lazy(() => require("./images/app").imagesApp));
+export const bulk = onRequest({ ...PUBLIC, memory: "512MiB", timeoutSeconds: 120 }, lazy(() => require("./bulk/app").bulkApp));
 // 512 MiB: the geolocation databases (~63 MB IPv4, ~71 MB IPv6) are held in memory once loaded.
-export const redirect = onRequest({ invoker: "public", memory: "512MiB", concurrency: 80 }, lazy(() => require("./redirect/app").redirectApp));
-export const sandbox = onRequest({ invoker: "public", cors: "*", memory: "256MiB", secrets: [SANDBOX_IP_SALT] }, lazy(() => require("./sandbox/app").sandboxApp));
-export const oauth = onRequest({ invoker: "public", cors: false, memory: "256MiB" }, lazy(() => require("./oauth/app").oauthApp));
-export const pages = onRequest({ invoker: "public", memory: "256MiB" }, lazy(() => require("./listings/app").pagesApp));
+export const redirect = onRequest({ ...PUBLIC, memory: "512MiB", concurrency: 80 }, lazy(() => require("./redirect/app").redirectApp));
+export const sandbox = onRequest({ ...PUBLIC, memory: "256MiB", secrets: [SANDBOX_IP_SALT] }, lazy(() => require("./sandbox/app").sandboxApp));
+export const oauth = onRequest({ ...PUBLIC, memory: "256MiB" }, lazy(() => require("./oauth/app").oauthApp));
+export const pages = onRequest({ ...PUBLIC, memory: "256MiB" }, lazy(() => require("./listings/app").pagesApp));
 
 // Loaded only where it can run (deploy analysis, the emulator, or its own instances), not by HTTP functions.
 const target = process.env.FUNCTION_TARGET;

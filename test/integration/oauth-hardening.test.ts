@@ -13,16 +13,20 @@ import { authorizeUrl, codeFor, consent, exchange, oauthFailure, refresh, REDIRE
 import { rpc } from "../helpers/rpc";
 import { auth } from "../../functions/src/core/firebase";
 import { sha256Hex } from "../../functions/src/oauth/secrets";
-import { OAUTH_LIMITS, type OAuthBucket } from "../../functions/src/oauth/rateLimit";
+import { RATE_LIMITS, subjectId, windowKey, type RateLimitName, type RateSubject } from "../../functions/src/core/rateLimit";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Fills a limit's counter for `subject` in this window and the next (a test may straddle the boundary). */
-async function exhaust(bucket: OAuthBucket, subject: string): Promise<void> {
-  const { limit, windowMs } = OAUTH_LIMITS[bucket];
-  const window = Math.floor(Date.now() / windowMs);
+/**
+ * Spends a limit's window for `subject` in this window and the next (a test may straddle the boundary), as
+ * another instance would: its own share document (store/rateLimits.ts) holding the whole budget.
+ */
+async function exhaust(name: RateLimitName, subject: RateSubject): Promise<void> {
+  const { max, windowSeconds } = RATE_LIMITS[name];
+  const window = Math.floor(Date.now() / (windowSeconds * 1000));
   for (const w of [window, window + 1]) {
-    await firestore().collection("oauthRateLimits").doc(`${bucket}_${w}_${sha256Hex(subject).slice(0, 32)}`).set({ bucket, count: limit, expireAt: new Date((w + 1) * windowMs) });
+    const key = windowKey(name, subjectId(subject), w);
+    await firestore().collection("rateLimits").doc(`${key}~test-instance`).set({ key, count: max, expiresAt: new Date((w + 2) * windowSeconds * 1000) });
   }
 }
 
@@ -176,16 +180,20 @@ describe("OAuth hardening", function () {
       // Per grant: a grant at its limit cannot refresh; another grant of the same client still can.
       const a = await tokensFor(s);
       const b = await tokensFor(s);
-      await exhaust("tokenGrant", /^svc_rt_(grant_[0-9a-f]{24})\./.exec(a.refresh_token!)![1]);
+      await exhaust("oauthTokenGrant", { keyId: /^svc_rt_(grant_[0-9a-f]{24})\./.exec(a.refresh_token!)![1] });
       assert.deepEqual(await oauthFailure(refresh(s, a.refresh_token!)), { error: "temporarily_unavailable", status: 429 });
       assert.ok((await refresh(s, b.refresh_token!)).access_token);
 
       // Per client: junk codes naming a client do not spend its budget; a real code of a client at its limit waits.
-      const { verifier, redirect } = await codeFor(s);
-      const params = oauth.validateAuthResponse(s.as, s.client, redirect, "st-123");
-      await exhaust("tokenClient", s.client.client_id);
-      assert.equal((await post(junk)).status, 400);
-      assert.deepEqual(await oauthFailure(oauth.processAuthorizationCodeResponse(s.as, s.client, await exchange(s, params, verifier))), { error: "temporarily_unavailable", status: 429 });
+      // A client that has redeemed nothing yet: an instance may hold quota leased for one that has.
+      const c = await session();
+      const { verifier, redirect } = await codeFor(c);
+      const params = oauth.validateAuthResponse(c.as, c.client, redirect, "st-123");
+      await exhaust("oauthTokenClient", { clientId: c.client.client_id });
+      assert.equal((await post({ ...junk, client_id: c.client.client_id })).status, 400);
+      const limited = await exchange(c, params, verifier);
+      assert.equal(limited.headers.get("retry-after") !== null, true, "Retry-After on a 429");
+      assert.deepEqual(await oauthFailure(oauth.processAuthorizationCodeResponse(c.as, c.client, limited)), { error: "temporarily_unavailable", status: 429 });
     });
   });
 

@@ -52,7 +52,7 @@ describe("endpoint()", () => {
   let server: http.Server;
   let base: string;
   before(async () => {
-    const app = createRestApp((a) => mountEndpoints(a, "test", routes));
+    const app = createRestApp((a) => mountEndpoints(a, "test", routes), { cors: "console" });
     server = http.createServer(app).listen(0, "127.0.0.1");
     await new Promise((r) => server.once("listening", r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -6,7 +6,12 @@ import { fetchMetadataDocument, isAcceptableRedirectUri, isPublicAddress, type F
 import { parseScopes } from "../../functions/src/oauth/authorize";
 import { mcpChallenge } from "../../functions/src/oauth/metadata";
 import { newGrantToken, parseGrantToken, pkceMatches } from "../../functions/src/oauth/secrets";
-import { formParams } from "../../functions/src/oauth/token";
+import { parseFormBody } from "../../functions/src/http/rest";
+import { asOAuthError, oauthErrorResponse } from "../../functions/src/oauth/errors";
+import { AppError } from "../../functions/src/core/errors";
+import type { Request } from "express";
+
+const formRequest = (text: string) => ({ rawBody: Buffer.from(text), headers: {} }) as unknown as Request;
 
 describe("OAuth units", () => {
   it("checks PKCE S256 as an independent client library computes it", async () => {
@@ -95,9 +100,33 @@ describe("OAuth units", () => {
     const token = newGrantToken("at", "grant_0123456789abcdef01234567");
     assert.deepEqual(parseGrantToken(token, "at"), { grantId: "grant_0123456789abcdef01234567" });
     assert.equal(parseGrantToken(token, "rt"), undefined);
-    assert.throws(() => formParams("a=1&a=2"), /repeated/);
     assert.equal(mcpChallenge(200, {}), undefined);
     assert.match(mcpChallenge(401, { error: { data: { code: "NO_AUTH" } } })!, /^Bearer resource_metadata="http.*\/\.well-known\/oauth-protected-resource\/api\/mcp"$/);
     assert.match(mcpChallenge(401, { error: { data: { code: "INVALID_TOKEN" } } })!, /^Bearer error="invalid_token", resource_metadata=/);
   });
+
+  it("reads a form body once per parameter: repeats refused, empty values absent, __proto__ a plain parameter", () => {
+    assert.throws(() => parseFormBody(formRequest("a=1&a=2"), 1000), (e: AppError) => e.code === "VALIDATION_FAILED" && /repeated/.test(e.message));
+    const parsed = parseFormBody(formRequest("grant_type=refresh_token&scope=&__proto__=x"), 1000);
+    assert.deepEqual(Object.entries(parsed), [["grant_type", "refresh_token"], ["__proto__", "x"]]);
+    assert.equal(Object.getPrototypeOf(parsed), null);
+    assert.throws(() => parseFormBody(formRequest("a=" + "x".repeat(100)), 50), (e: AppError) => e.code === "PAYLOAD_TOO_LARGE");
+  });
+
+  it("names the edge's input errors as each OAuth endpoint's RFC does, with status 400", () => {
+    const unsupported = new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
+    assert.deepEqual(pick(asOAuthError(unsupported, "/oauth/register")), { status: 400, error: "invalid_client_metadata" });
+    assert.deepEqual(pick(asOAuthError(unsupported, "/OAuth/Register/")), { status: 400, error: "invalid_client_metadata" });
+    assert.deepEqual(pick(asOAuthError(unsupported, "/oauth/token")), { status: 400, error: "invalid_request" });
+    const badUri = new AppError("VALIDATION_FAILED", "Invalid request body", { details: { issues: [{ path: "redirect_uris.0", message: "x", code: "custom" }] } });
+    assert.deepEqual(pick(asOAuthError(badUri, "/oauth/register")), { status: 400, error: "invalid_redirect_uri" });
+    const notAllowed = new AppError("METHOD_NOT_ALLOWED", "Method not allowed", { details: { allow: "POST" } });
+    assert.deepEqual(pick(asOAuthError(notAllowed, "/oauth/token")), { status: 405, error: "invalid_request" });
+    assert.deepEqual(pick(asOAuthError(new AppError("RATE_LIMITED", "slow down"), "/oauth/token")), { status: 429, error: "temporarily_unavailable" });
+  });
 });
+
+function pick(err: AppError) {
+  const { status, body } = oauthErrorResponse(err);
+  return { status, error: body.error };
+}

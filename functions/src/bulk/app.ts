@@ -116,4 +116,4 @@ export const bulkApp = createRestApp((app) => {
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });
-});
+}, { cors: "bulk" });

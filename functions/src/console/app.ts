@@ -360,5 +360,5 @@ export const consoleApp = createRestApp(
       throw new AppError("NOT_FOUND", `No such console endpoint: ${req.method} ${req.path}`);
     });
   },
-  { cors: false },
+  { cors: "console" },
 );

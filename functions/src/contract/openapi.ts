@@ -44,7 +44,7 @@ export function errorCodesOf(spec: RouteSpec): Map<number, ErrorCode[]> {
   // A change authenticated by session cookie must be JSON (endpoint.ts, requireCookieSafety).
   if (spec.credential !== "none" && spec.method !== "GET") add("UNSUPPORTED_MEDIA_TYPE");
   if (spec.scope) add("INSUFFICIENT_SCOPE");
-  if (spec.limit) add("RATE_LIMITED");
+  if (spec.limit || spec.addressLimit) add("RATE_LIMITED");
   if (spec.params) add("VALIDATION_FAILED");
   if (spec.query) add("UNKNOWN_QUERY_PARAMETER");
   if (spec.body) add("MALFORMED_JSON", "VALIDATION_FAILED", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE");
@@ -66,7 +66,7 @@ const RATE_HEADERS = {
   "X-RateLimit-Reset": ref("headers", "X-RateLimit-Reset"),
 };
 
-const reportsLimit = (spec: RouteSpec) => Boolean(spec.limit || spec.standing || spec.doc?.rateLimitHeaders);
+const reportsLimit = (spec: RouteSpec) => Boolean(spec.limit || spec.addressLimit || spec.standing || spec.doc?.rateLimitHeaders);
 
 /** Which schemes an operation takes. Scopes are not OAuth scopes of these schemes: the description and `x-scopes` name them. */
 function securityOf(spec: RouteSpec): Array<Record<string, string[]>> {
@@ -138,20 +138,37 @@ function operationOf(spec: RouteSpec, surface: Surface): Built {
     : doc.binary
       ? { [doc.binary]: { schema: { type: "string", contentMediaType: doc.binary } } }
       : undefined;
-  if (!successContent) throw new Error(`${spec.method} ${spec.path}: give a response schema or doc.binary`);
+  if (!successContent && !doc.empty) throw new Error(`${spec.method} ${spec.path}: give a response schema, doc.binary or doc.empty`);
   const responses: Json = {};
   for (const status of doc.success ?? [200]) {
-    responses[String(status)] = { description: status === 201 ? "Created" : "Success", ...(Object.keys(successHeaders).length ? { headers: successHeaders } : {}), content: successContent };
+    responses[String(status)] = { description: status === 201 ? "Created" : "Success", ...(Object.keys(successHeaders).length ? { headers: successHeaders } : {}), ...(successContent ? { content: successContent } : {}) };
   }
   for (const [status, description] of Object.entries(doc.alsoAnswers ?? {})) responses[status] = { description, content: successContent };
-  for (const [status, codes] of errorCodesOf(spec)) {
-    const headers = status === 429 ? { "Retry-After": ref("headers", "Retry-After"), ...RATE_HEADERS } : undefined;
-    responses[String(status)] = {
-      description: `Error: ${codes.join(", ")} (docs/errors.md)`,
-      ...(headers ? { headers } : {}),
-      content: { "application/json": { schema: { allOf: [ref("schemas", "JsonError"), { properties: { code: { enum: codes } } }] } } },
-    };
+  const limitedHeaders = { "Retry-After": ref("headers", "Retry-After"), ...RATE_HEADERS };
+  if (surface.errorBody) {
+    // RFC 6749 section 5.2 bodies: the route lists its error names by status; a limit answers 429 and an
+    // unexpected failure 500 in the same style (oauth/errors.ts).
+    const styled: Record<number, readonly string[]> = { ...(doc.styledErrors ?? {}) };
+    if (spec.limit || spec.addressLimit) styled[429] = ["temporarily_unavailable"];
+    styled[500] = ["server_error"];
+    schemas[surface.errorBody.name] = jsonSchema(surface.errorBody.schema, "output");
+    for (const [status, names] of Object.entries(styled)) {
+      responses[status] = {
+        description: `Error: ${names.join(", ")}`,
+        ...(status === "429" ? { headers: limitedHeaders } : {}),
+        content: { "application/json": { schema: { allOf: [ref("schemas", surface.errorBody.name), { properties: { error: { enum: [...names] } } }] } } },
+      };
+    }
+  } else {
+    for (const [status, codes] of errorCodesOf(spec)) {
+      responses[String(status)] = {
+        description: `Error: ${codes.join(", ")} (docs/errors.md)`,
+        ...(status === 429 ? { headers: limitedHeaders } : {}),
+        content: { "application/json": { schema: { allOf: [ref("schemas", "JsonError"), { properties: { code: { enum: codes } } }] } } },
+      };
+    }
   }
+  const bodyType = spec.bodyFormat === "form" ? "application/x-www-form-urlencoded" : "application/json";
 
   const parameters = parametersOf(spec);
   const operation: Json = {
@@ -166,7 +183,7 @@ function operationOf(spec: RouteSpec, surface: Surface): Built {
       ? {
           requestBody: {
             required: true,
-            content: { "application/json": { schema: named(spec.body, "Request", "input"), ...examples(doc.example?.body, "A typical request") } },
+            content: { [bodyType]: { schema: named(spec.body, "Request", "input"), ...examples(doc.example?.body, "A typical request") } },
           },
         }
       : {}),
@@ -230,7 +247,7 @@ export function buildOpenApiDocument(surfaces: readonly Surface[] = publicSurfac
       version: SITE_API_VERSION,
       description:
         "The HTTP API of svc: discovery and status, the keyless sandbox, bulk creation with an API key, app scans, and the image, SVG and print files of a code. " +
-        "Every error is a JsonError whose `code` is stable (docs/errors.md). Rate-limited operations report their standing in X-RateLimit-* headers and answer 429 with Retry-After when over it. " +
+        "Every error is a JsonError whose `code` is stable (docs/errors.md); the OAuth endpoints answer RFC 6749 error bodies instead. Rate-limited operations report their standing in X-RateLimit-* headers and answer 429 with Retry-After when over it. " +
         "Generated from the service's route declarations.",
       contact: { name: "svc support", url: c.docsUrl, email: c.contactEmail },
       license: { name: "Proprietary", url: c.docsUrl },

@@ -1,6 +1,7 @@
 // Every public surface's route list, read by the OpenAPI generator (contract/openapi.ts) and by the test
 // that checks each public app mounts nothing else (test/unit/openapi.test.ts). Loaded on the first request
 // for the document only: the site function does not pay for the other surfaces' modules otherwise.
+import type { z } from "zod";
 import type { Endpoint } from "../http/endpoint";
 
 export interface Surface {
@@ -10,6 +11,8 @@ export interface Surface {
   /** The host it answers on: the public site's (BASE_URL) or the app's (APP_URL). */
   host: "site" | "app";
   routes: readonly Endpoint[];
+  /** A surface whose errors are not JsonError bodies (OAuth's RFC 6749 bodies): their schema, by name. */
+  errorBody?: { name: string; schema: z.ZodType };
 }
 
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded when the document is first built */
@@ -27,7 +30,8 @@ export function publicSurfaces(): Surface[] {
       description: "Scans of a code read inside the service's own app, reported by its signed-in user." },
     { tag: "Files", host: app, routes: (require("../images/app") as typeof import("../images/app")).imageRoutes,
       description: "A code's images and print files at stable URLs; the code's image token (in the URLs the API returns) is the capability." },
-    // OAuth (issue 25, part B) joins with one line here:
-    // { tag: "OAuth", host: app, routes: (require("../oauth/routes") as typeof import("../oauth/routes")).oauthRoutes, description: "..." },
+    { tag: "OAuth", host: app, routes: (require("../oauth/routes") as typeof import("../oauth/routes")).oauthRoutes,
+      errorBody: { name: "OAuthError", schema: (require("../oauth/schemas") as typeof import("../oauth/schemas")).OAuthErrorBodySchema },
+      description: "The authorization server MCP clients connect through: dynamic client registration (RFC 7591), tokens with PKCE (RFC 6749) and revocation (RFC 7009). Errors are RFC 6749 bodies, not JsonError." },
   ];
 }

@@ -11,6 +11,10 @@ export const RECORD_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const QR_ID_PATTERN = /^[0-9A-Za-z]{12}$/;
 /** API key record id (store/apiKeys.ts): `key_` and 16 hex digits. */
 export const KEY_ID_PATTERN = /^key_[0-9a-f]{16}$/;
+/** OAuth grant id (oauth/secrets.ts mints them): `grant_` and 24 hex digits. */
+export const GRANT_ID_PATTERN = /^grant_[0-9a-f]{24}$/;
+/** A pending OAuth authorization request: `req_` and 32 hex digits. */
+export const OAUTH_REQUEST_ID_PATTERN = /^req_[0-9a-f]{32}$/;
 
 function recordId(what: string) {
   return z
@@ -29,4 +33,6 @@ export const ids = {
     .regex(QR_ID_PATTERN, "Must be a uniqueQRCodeID: 12 letters and digits")
     .describe("Cross-platform id (the last part of a dynamic link)"),
   keyId: z.string().regex(KEY_ID_PATTERN, "Must be a keyId: key_ and 16 hex digits"),
+  grantId: z.string().regex(GRANT_ID_PATTERN, "Must be a grantId: grant_ and 24 hex digits"),
+  oauthRequestId: z.string().regex(OAUTH_REQUEST_ID_PATTERN, "Must be an authorization request id: req_ and 32 hex digits"),
 };

@@ -91,17 +91,28 @@ export function logClientIsProxy(facts: { client: string; hops: string[]; path?:
 
 /** The token endpoint refused a grant because its person's account was disabled, deleted or signed out everywhere. */
 export function logOAuthGrantRefused(facts: { grantId: string; clientId: string; uid: string; reason: string }): void {
-  logger.warn("oauth grant refused", { event: "oauth.grant.refused", ...facts });
+  logger.warn("oauth grant refused", { event: "oauth.grant_refused", ...facts });
 }
 
-/** A grant revoked because one of its codes or refresh tokens was presented again (possible theft). */
-export function logOAuthGrantRevoked(facts: { grantId: string; reason: string }): void {
-  logger.warn("oauth grant revoked", { event: "oauth.grant.revoked", ...facts });
+/**
+ * A grant revoked, and why: one of its codes or refresh tokens presented again (possible theft), the client
+ * revoking it (RFC 7009), the person in the console, or the person leaving the workspace.
+ */
+export function logOAuthGrantRevoked(facts: { grantId: string; reason: string; clientId?: string; uid?: string; merchantId?: string }): void {
+  logger.warn("oauth grant revoked", { event: "oauth.grant_revoked", ...facts });
+}
+
+/**
+ * The token or revocation endpoint refused a request (invalid_grant, invalid_client, invalid_request...):
+ * the OAuth error and its description, the client_id and grant type as sent; never a code or a token.
+ */
+export function logOAuthFailed(facts: RequestFacts & { error: string; description: string; status: number; clientId?: string; grantType?: string }): void {
+  logger.warn("oauth request refused", { event: "oauth.failed", ...facts });
 }
 
 /** A consent decision from a browser other than the one that started the authorization request. */
 export function logOAuthForeignBrowser(facts: { requestId: string; clientId: string; uid: string }): void {
-  logger.warn("oauth request decided from another browser", { event: "oauth.request.foreign-browser", ...facts });
+  logger.warn("oauth request decided from another browser", { event: "oauth.foreign_browser", ...facts });
 }
 
 /** A webhook endpoint that failed for a day was disabled and its workspace's owner mailed. */

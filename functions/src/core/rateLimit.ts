@@ -19,8 +19,8 @@ export interface RateLimitRule {
   windowSeconds: number;
   /** What is counted, for messages and docs. */
   counts: string;
-  /** Who it is counted for: a credential (key or signed-in user), or a client address. */
-  per: "credential" | "address";
+  /** Who it is counted for: a credential (key, OAuth grant or signed-in user), a client address, or an OAuth client_id. */
+  per: "credential" | "address" | "client";
 }
 
 /** Defaults; an operator can change `max` per workspace (docs/decisions.md lists them). */
@@ -31,6 +31,16 @@ export const RATE_LIMITS = {
   consoleWrites: { max: 120, windowSeconds: 60, counts: "console changes", per: "credential" },
   previews: { max: 300, windowSeconds: 60, counts: "PNG previews", per: "credential" },
   mcpUnauthenticated: { max: 1200, windowSeconds: 60, counts: "MCP requests without a valid credential", per: "address" },
+  // The OAuth server's endpoints. Registration and authorization are per address (no credential yet); the
+  // token endpoint is limited per client and per grant, with a per-address ceiling high enough for every
+  // user of a hosted app whose servers share a few addresses.
+  oauthRegister: { max: 20, windowSeconds: 3600, counts: "client registrations", per: "address" },
+  oauthAuthorize: { max: 60, windowSeconds: 600, counts: "authorization requests", per: "address" },
+  oauthTokenAddress: { max: 3000, windowSeconds: 600, counts: "token and revocation requests", per: "address" },
+  /** Counted only for real codes of the client: anyone can name a public client_id. */
+  oauthTokenClient: { max: 600, windowSeconds: 600, counts: "code redemptions", per: "client" },
+  /** Refreshes and revocations per grant (an hourly refresh needs one). */
+  oauthTokenGrant: { max: 60, windowSeconds: 600, counts: "refreshes and revocations", per: "credential" },
 } as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitName = keyof typeof RATE_LIMITS;
@@ -42,7 +52,7 @@ export const RATE_LIMIT_NAMES = Object.keys(RATE_LIMITS) as RateLimitName[];
  */
 export const WORKSPACE_LIMIT_MULTIPLE = 3;
 
-/** Who is limited: an API key or OAuth grant, a signed-in user, or (per-address limits) a client address. */
+/** Who is limited: an API key or OAuth grant, a signed-in user, an OAuth client, or (per-address limits) a client address. */
 export interface RateSubject {
   /** The workspace whose overrides and aggregate budget apply; absent outside any workspace. */
   merchantId?: string;
@@ -50,6 +60,8 @@ export interface RateSubject {
   uid?: string;
   /** A client address, or an IPv6 /64 (http/clientAddress.ts rateLimitSubject). */
   address?: string;
+  /** An OAuth client_id (per-client limits). */
+  clientId?: string;
 }
 
 export interface RateDecision {
@@ -144,7 +156,7 @@ export class RateLimiter {
       if (this.buckets.size >= MAX_TRACKED_BUCKETS) {
         for (const [k, b] of this.buckets) if (b.index < index) this.buckets.delete(k);
       }
-      const key = `${name}_${sha256Hex(id).slice(0, 32)}_${index}`;
+      const key = windowKey(name, id, index);
       bucket = { key, index, expiresAt: new Date(windowEnd + 3_600_000), granted: 0, used: 0, others: 0, readAt: 0, waiting: 0, chunk: 1, leasedAt: -Infinity };
       this.buckets.set(mapKey, bucket);
     }
@@ -226,8 +238,12 @@ export class RateLimiter {
 
 const NO_OVERRIDES: RateLimitOverrides = { subject: {}, workspace: {} };
 
-function subjectId(subject: RateSubject): string {
+/** The key every instance shares for one subject's window of a limit (a valid document id). */
+export const windowKey = (name: RateLimitName | string, subjectKey: string, index: number) => `${name}_${sha256Hex(subjectKey).slice(0, 32)}_${index}`;
+
+export function subjectId(subject: RateSubject): string {
   if (subject.address !== undefined) return `addr:${subject.address}`;
+  if (subject.clientId !== undefined) return `client:${subject.clientId}`;
   return subject.keyId ? `key:${subject.keyId}` : `user:${subject.uid}`;
 }
 
@@ -277,13 +293,22 @@ export function rateLimitHeaders(decision: RateDecision): Record<string, string>
 
 export function rateLimitedError(decision: RateDecision): AppError {
   const rule: RateLimitRule = RATE_LIMITS[decision.name];
-  const whose = decision.scope === "workspace" ? "this workspace (all its keys and grants together)" : rule.per === "address" ? "this client address" : "this credential";
+  const whose =
+    decision.scope === "workspace"
+      ? "this workspace (all its keys and grants together)"
+      : rule.per === "address"
+        ? "this client address"
+        : rule.per === "client"
+          ? "this client_id"
+          : "this credential";
   return new AppError(
     "RATE_LIMITED",
     `Rate limit reached: at most ${decision.limit} ${rule.counts} per ${rule.windowSeconds} s for ${whose}; retry in ${decision.retryAfterSeconds} s`,
     {
       hint:
-        rule.per === "address"
+        rule.per === "client"
+          ? "Wait for Retry-After seconds; the limit is shared by every user of this client."
+          : rule.per === "address"
           ? "Wait for Retry-After seconds, or authenticate: requests with a valid credential are limited per credential."
           : "Wait for Retry-After seconds. Limits are per key or signed-in user, and per workspace; ask the operator for a higher workspace limit.",
       details: { limit: decision.limit, windowSeconds: rule.windowSeconds, retryAfterSeconds: decision.retryAfterSeconds, resetAt: decision.resetAt.toISOString(), scope: decision.scope },

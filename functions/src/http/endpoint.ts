@@ -1,7 +1,8 @@
 // The one edge every REST route goes through. An endpoint declares its method, credential mode, scope,
 // zod schemas for path params, query and body, and its rate limit; this module enforces them in a fixed
 // order and maps every failure through the surface's single error mapping (http/rest.ts):
-//   own-address check → credential (with the cookie rules) → scope → rate limit → params → query → body → handler.
+//   own-address check → per-address limit → credential (with the cookie rules) → scope → rate limit → params →
+//   query → body (JSON or form) → handler.
 // The tool server uses the same credential and limit code (authenticateRequest, enforceRateLimit).
 import type { Express, Request, Response } from "express";
 import type { z } from "zod";
@@ -14,7 +15,7 @@ import { authenticate, callerForUser, credentialKind, requireScope, verifyUser, 
 import type { Scope } from "../auth/scopes";
 import { clientAddressOf, clientOf, limitSubjectOf } from "./clientAddress";
 import { refuseForeignAddress } from "./originGuard";
-import { captureRawBody, isJsonContentType, methodNotAllowed, parseJsonBody } from "./rest";
+import { captureRawBody, isFormContentType, isJsonContentType, methodNotAllowed, parseFormBody, parseJsonBody } from "./rest";
 
 /**
  * none: no credential is read. user: a signed-in Firebase user (ID token or session cookie), with or
@@ -60,14 +61,17 @@ function requireCookieSafety(req: Request): void {
   }
 }
 
-/** Verifies the request's credential for `mode`; failures are logged as `auth.failed` (never the credential). */
-export async function authenticateRequest<M extends CredentialMode>(req: Request, mode: M, surface: string): Promise<Credentials<M>> {
-  return (await verifyCredential(req, mode, surface)) as Credentials<M>;
+/**
+ * Verifies the request's credential for `mode`; failures are logged as `auth.failed` (never the credential).
+ * `bearerOnly`: only the Authorization header counts (where a cookie on the path is not a session).
+ */
+export async function authenticateRequest<M extends CredentialMode>(req: Request, mode: M, surface: string, options: { bearerOnly?: boolean } = {}): Promise<Credentials<M>> {
+  return (await verifyCredential(req, mode, surface, options)) as Credentials<M>;
 }
 
-async function verifyCredential(req: Request, mode: CredentialMode, surface: string): Promise<Verified> {
+async function verifyCredential(req: Request, mode: CredentialMode, surface: string, options: { bearerOnly?: boolean } = {}): Promise<Verified> {
   if (mode === "none") return {};
-  const headers = { authorization: req.headers.authorization, cookie: req.headers.cookie };
+  const headers = { authorization: req.headers.authorization, cookie: options.bearerOnly ? undefined : req.headers.cookie };
   const kind = credentialKind(headers);
   try {
     if (kind === "cookie") {
@@ -130,6 +134,11 @@ export function enforceAddressLimit(res: Response, req: Request, name: RateLimit
   return applyLimit(res, req, name, { address: limitSubjectOf(clientOf(req)) }, surface, true);
 }
 
+/** Counts a request against a limit for a subject the handler names (an OAuth client or grant from the body). */
+export function enforceSubjectLimit(res: Response, req: Request, name: RateLimitName, subject: RateSubject, surface: string): Promise<RateDecision> {
+  return applyLimit(res, req, name, subject, surface, true);
+}
+
 async function applyLimit(res: Response, req: Request, name: RateLimitName, subject: RateSubject, surface: string, consume: boolean): Promise<RateDecision> {
   const decision = consume ? await rateLimiter().take(name, subject) : await rateLimiter().peek(name, subject);
   // setHeader rather than express's res.set: the tool server answers POSTs without express.
@@ -140,7 +149,10 @@ async function applyLimit(res: Response, req: Request, name: RateLimitName, subj
       path: req.path,
       client: clientAddressOf(req),
       limit: decision.scope === "workspace" ? `${name} (workspace)` : name,
-      subject: decision.scope === "workspace" ? `merchant:${subject.merchantId}` : (subject.keyId ?? (subject.uid ? `uid:${subject.uid}` : `address:${subject.address}`)),
+      subject:
+        decision.scope === "workspace"
+          ? `merchant:${subject.merchantId}`
+          : (subject.keyId ?? (subject.uid ? `uid:${subject.uid}` : subject.clientId ? `client:${subject.clientId}` : `address:${subject.address}`)),
       max: decision.limit,
       windowSeconds: Math.round((decision.resetAt.getTime() - Date.now()) / 1000),
     });
@@ -178,6 +190,8 @@ export interface OperationDoc<P = unknown, Q = unknown, B = unknown, R = unknown
   success?: readonly number[];
   /** Other statuses that answer with the success schema (a degraded health check). */
   alsoAnswers?: Readonly<Record<number, string>>;
+  /** The success has no body (a revocation's 200). */
+  empty?: boolean;
   /** The media type of a success that is not JSON. */
   binary?: BinaryMediaType;
   /** Request headers the route reads. */
@@ -186,6 +200,11 @@ export interface OperationDoc<P = unknown, Q = unknown, B = unknown, R = unknown
   responseHeaders?: Readonly<Record<string, string>>;
   /** The route reports a quota in X-RateLimit-* headers though it declares no `limit` (the sandbox's own). */
   rateLimitHeaders?: boolean;
+  /**
+   * For a surface with its own error body (OAuth): the error names it can answer, by status. The shared
+   * edge's input refusals arrive as 400 in that style, so they are listed here by the route, not implied.
+   */
+  styledErrors?: Readonly<Record<number, readonly string[]>>;
   /** One request a reader can send as is (the credential and code ids aside) and what it answers. */
   example?: { params?: P; query?: Q; body?: B; headers?: Record<string, string>; response?: R };
 }
@@ -211,8 +230,17 @@ export interface EndpointSpec<
   scope?: Scope;
   params?: P;
   query?: Q;
-  /** A JSON body, required to be `application/json` (or `+json`). */
+  /** The body, required to be `application/json` (or `+json`), or with `bodyFormat: "form"` a form. */
   body?: B;
+  /**
+   * "form": `application/x-www-form-urlencoded`, read into an object of strings (a repeated parameter is
+   * refused, an empty one is absent) before `body` validates it.
+   */
+  bodyFormat?: "json" | "form";
+  /** Only the Authorization header is read: a cookie on this path is not a session (OAuth's consent API). */
+  bearerOnly?: boolean;
+  /** A per-address limit (an IPv6 /64 counts as one), counted before the credential is read. */
+  addressLimit?: RateLimitName;
   limit?: RateLimitName;
   /** For a keyed route that counts nothing: the limit whose standing its X-RateLimit-* headers report. */
   standing?: RateLimitName;
@@ -271,7 +299,8 @@ export function endpoint<
         const refused = refuseForeignAddress(req.headers);
         if (refused) throw refused;
       }
-      const verified: Verified = await verifyCredential(req, spec.credential, surface);
+      if (spec.addressLimit) await enforceAddressLimit(res, req, spec.addressLimit, surface);
+      const verified: Verified = await verifyCredential(req, spec.credential, surface, { bearerOnly: spec.bearerOnly });
       if (spec.scope && verified.caller) requireScope(verified.caller, spec.scope, `${spec.method} ${spec.path}`);
       if (spec.limit) await enforceRateLimit(res, req, spec.limit, verified, surface);
       else if (spec.standing) await enforceRateLimit(res, req, spec.standing, verified, surface, false);
@@ -279,7 +308,10 @@ export function endpoint<
       // A query schema is strict: an unknown parameter is an error, not silently ignored.
       const query = (spec.query ? parseOrThrow(spec.query, { ...(req.query as object) }, "query", "UNKNOWN_QUERY_PARAMETER") : undefined) as Infer<Q>;
       let body = undefined as Infer<B>;
-      if (spec.body) {
+      if (spec.body && spec.bodyFormat === "form") {
+        if (!isFormContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/x-www-form-urlencoded");
+        body = parseOrThrow(spec.body, parseFormBody(req, this.maxBodyBytes), "request body") as Infer<B>;
+      } else if (spec.body) {
         if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
         body = parseOrThrow(spec.body, parseJsonBody(req, this.maxBodyBytes), "request body") as Infer<B>;
       }

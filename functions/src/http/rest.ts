@@ -1,11 +1,13 @@
-// Shared plumbing for the REST surfaces (site API, sandbox, bulk, console): open CORS, raw-body capture
-// for portability outside Cloud Functions, and the single AppError -> JsonError mapping.
+// Shared plumbing for the REST surfaces (site API, sandbox, bulk, console): CORS as http/cors.ts decides,
+// raw-body capture for portability outside Cloud Functions, and the AppError -> JsonError mapping (or the
+// surface's own error style, as OAuth's RFC error bodies).
 import type { Express, NextFunction, Request, Response } from "express";
 import { createHash } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import { AppError, toAppError } from "../core/errors";
 import { logServerError } from "../core/log";
 import { getConfig } from "../core/config";
+import { corsFor, type CorsSurface } from "./cors";
 
 export interface JsonErrorBody {
   error: string;
@@ -43,17 +45,33 @@ function defaultHint(err: AppError): string {
   }
 }
 
-export function sendJsonError(res: Response, error: unknown, path?: string): void {
+/** How a surface writes an error answer; the status line's extras (Allow) and the 5xx log are common. */
+export interface ErrorStyle {
+  surface: string;
+  write(res: Response, err: AppError, path?: string): void;
+}
+
+const JSON_ERRORS: ErrorStyle = {
+  surface: "rest",
+  write: (res, err, path) => void res.status(err.httpStatus).json(jsonErrorBody(err, path)),
+};
+
+export function sendJsonError(res: Response, error: unknown, path?: string, style: ErrorStyle = JSON_ERRORS): void {
   const err = toAppError(error);
-  if (err.requestId) logServerError({ surface: "rest", requestId: err.requestId, code: err.code, path }, error);
+  if (err.requestId) logServerError({ surface: style.surface, requestId: err.requestId, code: err.code, path }, error);
   if (res.headersSent) return;
   if (err.code === "METHOD_NOT_ALLOWED" && err.details?.allow) res.setHeader("Allow", String(err.details.allow));
-  res.status(err.httpStatus).json(jsonErrorBody(err, path));
+  style.write(res, err, path);
 }
 
 /** Express error middleware for REST apps: every failure leaves as a JsonError. */
 export function restErrorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
   sendJsonError(res, bodyParserError(err) ?? err, req.path);
+}
+
+/** Express error middleware for a surface with its own error style. */
+export function errorHandlerFor(style: ErrorStyle) {
+  return (err: unknown, req: Request, res: Response, _next: NextFunction): void => sendJsonError(res, bodyParserError(err) ?? err, req.path, style);
 }
 
 /**
@@ -66,22 +84,6 @@ function bodyParserError(err: unknown): AppError | undefined {
   if (type === "entity.too.large") return new AppError("PAYLOAD_TOO_LARGE", "Request body is too large");
   if (err instanceof URIError || status === 400) return new AppError("INVALID_REQUEST", "The request path is not valid percent-encoding");
   return undefined;
-}
-
-export function openCors(req: Request, res: Response, next: NextFunction): void {
-  res.setHeader("Access-Control-Allow-Origin", "*");
-  res.setHeader("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS");
-  res.setHeader(
-    "Access-Control-Allow-Headers",
-    "Authorization, Content-Type, Idempotency-Key, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Session-Id, Accept",
-  );
-  res.setHeader("Access-Control-Expose-Headers", "WWW-Authenticate, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset");
-  res.setHeader("Access-Control-Max-Age", "3600");
-  if (req.method === "OPTIONS") {
-    res.status(204).end();
-    return;
-  }
-  next();
 }
 
 type RawRequest = Request & { rawBody?: Buffer };
@@ -133,6 +135,32 @@ export function parseJsonBody(req: Request, maxBytes: number): unknown {
   throw new AppError("MALFORMED_JSON", "Request body is empty", { hint: "Send a JSON document." });
 }
 
+/**
+ * Parses an `application/x-www-form-urlencoded` body into an object of strings. A repeated parameter is
+ * refused (RFC 6749 section 3.2: parameters "MUST NOT be included more than once") and an empty one is
+ * absent (section 3.1), so a schema sees each parameter once or not at all.
+ */
+export function parseFormBody(req: Request, maxBytes: number): Record<string, string> {
+  const raw = rawBodyOf(req);
+  if (raw && raw.length > maxBytes) {
+    throw new AppError("PAYLOAD_TOO_LARGE", `Request body is larger than ${maxBytes} bytes`, { details: { maxBytes } });
+  }
+  // Without raw bytes (plain express in tests) a body parser may have run already.
+  const text = raw ? raw.toString("utf8") : new URLSearchParams((req.body ?? {}) as Record<string, string>).toString();
+  const params = Object.create(null) as Record<string, string>; // a parameter named __proto__ stays a parameter
+  const seen = new Set<string>();
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (seen.has(name)) throw new AppError("VALIDATION_FAILED", `Parameter ${name} is repeated`, { details: { parameter: name } });
+    seen.add(name);
+    if (value !== "") params[name] = value;
+  }
+  return params;
+}
+
+export function isFormContentType(req: Request): boolean {
+  return (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase() === "application/x-www-form-urlencoded";
+}
+
 export function isJsonContentType(req: Request): boolean {
   const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
@@ -161,16 +189,17 @@ export function securityHeaders(_req: Request, res: Response, next: NextFunction
   next();
 }
 
-export function createRestApp(configure: (app: Express) => void, options: { cors?: boolean } = {}): Express {
+/** An express app for one surface: security headers, CORS as http/cors.ts decides for it, then its routes. */
+export function createRestApp(configure: (app: Express) => void, options: { cors: CorsSurface; errors?: ErrorStyle }): Express {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const express = require("express") as typeof import("express");
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", false);
   app.use(securityHeaders);
-  if (options.cors !== false) app.use(openCors);
+  app.use(corsFor(options.cors));
   configure(app);
-  app.use(restErrorHandler);
+  app.use(options.errors ? errorHandlerFor(options.errors) : restErrorHandler);
   return app;
 }
 

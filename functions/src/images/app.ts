@@ -44,4 +44,4 @@ export const imagesApp = createRestApp((app) => {
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such image: ${req.path}`);
   });
-});
+}, { cors: "images" });

@@ -68,4 +68,4 @@ export const pagesApp = createRestApp((app) => {
   app.get("/phone-book", phoneBook);
   app.get("/d/:domain", domainPage);
   app.use((req: Request, res: Response) => notFound(res, req.path));
-}, { cors: false });
+}, { cors: "pages" });

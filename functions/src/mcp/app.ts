@@ -10,7 +10,8 @@ import type { NextFunction, Request, Response } from "express";
 import { AppError } from "../core/errors";
 import { MCP_MAX_BODY_BYTES } from "../core/limits";
 import { logError } from "../core/log";
-import { captureRawBody, createRestApp, openCors, parseJsonBody, securityHeaders } from "../http/rest";
+import { captureRawBody, createRestApp, parseJsonBody, securityHeaders } from "../http/rest";
+import { corsFor } from "../http/cors";
 import { refuseForeignAddress } from "../http/originGuard";
 import { credentialKind, type Caller } from "../auth/caller";
 import { authenticateRequest, enforceAddressLimit, enforceRateLimit } from "../http/endpoint";
@@ -120,7 +121,7 @@ const expressApp = createRestApp((app) => {
   // Reached directly (functions URL) rather than through the Hosting rewrite: serve the same endpoint at /.
   app.post("/", captureRawBody(MCP_MAX_BODY_BYTES), handleMcpPost);
   app.get("/", handleMcpGet);
-});
+}, { cors: "mcp" });
 
 /** The paths express would route to handleMcpPost (its matching ignores case and one trailing slash). */
 function isMcpPath(url: string | undefined): boolean {
@@ -131,6 +132,7 @@ function isMcpPath(url: string | undefined): boolean {
 
 const noop: NextFunction = () => undefined;
 const captureBody = captureRawBody(MCP_MAX_BODY_BYTES);
+const mcpCors = corsFor("mcp");
 
 /** The tool server's request handler (Cloud Functions, or any node:http server). */
 export function mcpApp(req: IncomingMessage, res: ServerResponse): void {
@@ -143,7 +145,7 @@ export function mcpApp(req: IncomingMessage, res: ServerResponse): void {
   // What express would have provided: its `path` (for log lines) and the app's header middleware.
   if (request.path === undefined) Object.defineProperty(request, "path", { value: (req.url ?? "/").split("?")[0] });
   securityHeaders(request, response, noop);
-  openCors(request, response, noop);
+  mcpCors(request, response, noop);
   captureBody(request, response, () => {
     handleMcpPost(request, response).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, rpcError(null, error)); // rpcError logs it

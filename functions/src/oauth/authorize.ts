@@ -9,6 +9,7 @@ import { SCOPES, type Scope } from "../auth/scopes";
 import { getWorkspace } from "../store/workspaces";
 import { createPendingRequest, decidePendingRequest, getPendingRequest, type PendingRequest } from "../store/oauthGrants";
 import { logOAuthForeignBrowser } from "../core/log";
+import { OAUTH_REQUEST_ID_PATTERN } from "../core/ids";
 import { resolveClient } from "./clients";
 import { oauthError } from "./errors";
 import { CODE_TTL_MS, oauthUrls, PENDING_REQUEST_TTL_MS } from "./metadata";
@@ -88,7 +89,7 @@ const requestGone = () => oauthError("invalid_request", "This authorization requ
 
 /** A pending request, if the browser asking is the one that started it (any of its binding cookies). */
 async function pendingOrThrow(requestId: string, caller: Caller, browserIds: readonly string[]): Promise<PendingRequest> {
-  const request = /^req_[0-9a-f]{32}$/.test(requestId) ? await getPendingRequest(requestId) : undefined;
+  const request = OAUTH_REQUEST_ID_PATTERN.test(requestId) ? await getPendingRequest(requestId) : undefined;
   if (!request) throw requestGone();
   if (!browserIds.some((id) => sha256Hex(id) === request.browserHash)) {
     logOAuthForeignBrowser({ requestId, clientId: request.clientId, uid: caller.uid });

@@ -55,7 +55,16 @@ const ClientMetadataSchema = z.object({
   scope: z.string().max(1000).optional(),
 });
 
-type ClientMetadata = z.infer<typeof ClientMetadataSchema>;
+export type ClientMetadata = z.infer<typeof ClientMetadataSchema>;
+
+const SECRET_MEMBERS = ["client_secret", "jwks", "jwks_uri"];
+
+/** POST /oauth/register's body: client metadata of a public client (no secrets, no keys). */
+export const RegistrationRequestSchema = z.looseObject(ClientMetadataSchema.shape).superRefine((body, ctx) => {
+  if (SECRET_MEMBERS.some((name) => name in body)) {
+    ctx.addIssue({ code: "custom", path: [], message: "Only public clients are supported: send no secrets or keys, token_endpoint_auth_method none" });
+  }
+});
 
 function parseMetadata(input: unknown, what: string): ClientMetadata {
   const result = ClientMetadataSchema.safeParse(input);
@@ -66,12 +75,8 @@ function parseMetadata(input: unknown, what: string): ClientMetadata {
   throw oauthError(redirectProblem ? "invalid_redirect_uri" : "invalid_client_metadata", `Invalid ${what}: ${summary}`);
 }
 
-/** RFC 7591: registers a public client and returns the registration response. */
-export async function registerClient(body: unknown) {
-  if (body && typeof body === "object" && ("client_secret" in body || "jwks" in body || "jwks_uri" in body)) {
-    throw oauthError("invalid_client_metadata", "Only public clients are supported: send no secrets or keys, token_endpoint_auth_method none");
-  }
-  const metadata = parseMetadata(body, "client metadata");
+/** RFC 7591: registers a public client (its metadata checked by RegistrationRequestSchema) and returns the registration response. */
+export async function registerClient(metadata: ClientMetadata) {
   const client: OAuthClient = {
     clientId: randomId("svc-client-", 16),
     kind: "registered",
@@ -89,7 +94,7 @@ export async function registerClient(body: unknown) {
     redirect_uris: client.redirectUris,
     grant_types: ["authorization_code", "refresh_token"],
     response_types: ["code"],
-    token_endpoint_auth_method: "none",
+    token_endpoint_auth_method: "none" as const,
   };
 }
 

@@ -1,6 +1,8 @@
 // OAuth errors ride on the one AppError type: `details.oauthError` carries the RFC 6749 / 7591 / 8707 code,
-// and oauth/app.ts turns any AppError into an OAuth error body (`error`, `error_description`) in one place.
+// and the surface's error style (OAUTH_ERRORS, given to createRestApp) turns any AppError into an OAuth error
+// body (`error`, `error_description`) with Cache-Control: no-store, in one place.
 import { AppError, toAppError, type ErrorCode } from "../core/errors";
+import type { ErrorStyle } from "../http/rest";
 
 export type OAuthErrorCode =
   | "invalid_request"
@@ -39,3 +41,36 @@ export function oauthErrorResponse(error: unknown): { status: number; body: { er
   const description = err.requestId ? `${err.message} (request id ${err.requestId})` : err.message;
   return { status: err.httpStatus, body: { error: oauthCodeOf(err), error_description: description, ...(err.requestId ? { request_id: err.requestId } : {}) }, err };
 }
+
+/** The shared edge's refusals of a request's shape (http/endpoint.ts): always 400 in OAuth's terms. */
+const EDGE_INPUT_ERRORS = new Set<ErrorCode>(["UNSUPPORTED_MEDIA_TYPE", "MALFORMED_JSON", "PAYLOAD_TOO_LARGE", "VALIDATION_FAILED", "UNKNOWN_QUERY_PARAMETER"]);
+
+export const REGISTRATION_PATH = "/oauth/register";
+
+/**
+ * An error as the OAuth endpoint at `path` names it: the edge's input errors become RFC 7591's
+ * invalid_client_metadata at registration (invalid_redirect_uri when a redirect URI is the problem) and
+ * RFC 6749's invalid_request elsewhere, with status 400; other errors keep their code and status.
+ */
+export function asOAuthError(error: unknown, path = ""): AppError {
+  const err = toAppError(error);
+  if (!EDGE_INPUT_ERRORS.has(err.code) || typeof err.details?.oauthError === "string") return err;
+  // express matches paths ignoring case and one trailing slash
+  const registration = path.toLowerCase().replace(/\/$/, "") === REGISTRATION_PATH;
+  const issues = (err.details?.issues ?? []) as Array<{ path?: string }>;
+  const code: OAuthErrorCode = !registration
+    ? "invalid_request"
+    : issues.some((issue) => issue.path?.startsWith("redirect_uris"))
+      ? "invalid_redirect_uri"
+      : "invalid_client_metadata";
+  return oauthError(code, err.message, 400);
+}
+
+/** OAuth's error answers: RFC 6749 section 5.2 bodies, never cached. */
+export const OAUTH_ERRORS: ErrorStyle = {
+  surface: "oauth",
+  write(res, err, path) {
+    const { status, body } = oauthErrorResponse(asOAuthError(err, path));
+    res.status(status).set("Cache-Control", "no-store").json(body);
+  },
+};

@@ -1,29 +1,23 @@
 // Token endpoint (RFC 6749 section 3.2) and revocation endpoint (RFC 7009), for public clients identified by
 // client_id alone. Codes are redeemed with their PKCE verifier; refresh tokens rotate, and a replayed one
 // revokes the whole grant (OAuth 2.1, section 4.3.1). Limits are per client and per grant (codes and tokens
-// are 256-bit, so guessing is not what they stop); app.ts adds a high per-address ceiling.
+// are 256-bit, so guessing is not what they stop); the routes add a high per-address ceiling.
 import { logOAuthGrantRefused, logOAuthGrantRevoked } from "../core/log";
+import type { RateLimitName, RateSubject } from "../core/rateLimit";
 import { clientOfCode, getGrant, redeemCode, revokeGrant, rotateRefreshToken, tokenBelongsToGrant, type Grant, type IssuedHashes, type SpendOutcome } from "../store/oauthGrants";
 import { accountProblem } from "./access";
 import { touchClient } from "./clients";
 import { oauthError } from "./errors";
 import { ACCESS_TOKEN_TTL_S, REFRESH_TOKEN_TTL_MS } from "./metadata";
-import { enforceOAuthLimit } from "./rateLimit";
+import type { RevocationRequest, TokenRequest } from "./schemas";
 import { newGrantToken, parseGrantToken, pkceMatches, sha256Hex } from "./secrets";
 
-/** A form body: each parameter at most once (RFC 6749 section 3.2: "MUST NOT be included more than once"). */
-export function formParams(raw: string): Map<string, string> {
-  const params = new Map<string, string>();
-  for (const [k, v] of new URLSearchParams(raw)) {
-    if (params.has(k)) throw oauthError("invalid_request", `Parameter ${k} is repeated`);
-    if (v !== "") params.set(k, v);
-  }
-  return params;
-}
+/** Counts a request against a per-client or per-grant limit (the route's, so headers and logs are the edge's). */
+export type Limit = (name: RateLimitName, subject: RateSubject) => Promise<unknown>;
 
-function required(params: Map<string, string>, name: string): string {
-  const value = params.get(name);
-  if (!value) throw oauthError("invalid_request", `${name} is required`);
+function required<T extends object>(params: T, name: keyof T & string): string {
+  const value = params[name];
+  if (typeof value !== "string" || value === "") throw oauthError("invalid_request", `${name} is required`);
   return value;
 }
 
@@ -39,8 +33,8 @@ function newTokens(grantId: string) {
   return { accessToken, refreshToken, hashes };
 }
 
-function checkResource(params: Map<string, string>, bound: string): void {
-  const resource = params.get("resource");
+function checkResource(params: TokenRequest, bound: string): void {
+  const resource = params.resource;
   if (resource !== undefined && resource !== bound) throw oauthError("invalid_target", `The grant is bound to ${bound}, not ${resource}`);
 }
 
@@ -52,7 +46,7 @@ const REASONS: Record<Exclude<SpendOutcome, { ok: true }>["reason"], string> = {
 };
 
 function tokenResponse(accessToken: string, refreshToken: string, grant: Grant) {
-  return { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refreshToken, scope: grant.scopes.join(" ") };
+  return { access_token: accessToken, token_type: "Bearer" as const, expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refreshToken, scope: grant.scopes.join(" ") };
 }
 
 /** Refuses a grant whose person was disabled, deleted or signed out everywhere (asked of Auth each time). */
@@ -63,12 +57,13 @@ async function requireAccountInStanding(grant: Grant, what: string): Promise<voi
   throw oauthError("invalid_grant", `The ${what} ${problem}`);
 }
 
-function failure(what: string, outcome: Exclude<SpendOutcome, { ok: true }>, grantId: string | undefined) {
-  if (outcome.reason === "reused" && grantId) logOAuthGrantRevoked({ grantId, reason: `${what} reused` });
+function failure(what: string, outcome: Exclude<SpendOutcome, { ok: true }>) {
+  const grant = outcome.revoked;
+  if (grant) logOAuthGrantRevoked({ grantId: grant.grantId, reason: `${what} reused`, clientId: grant.clientId, uid: grant.uid, merchantId: grant.merchantId });
   return oauthError("invalid_grant", `The ${what} ${REASONS[outcome.reason]}`);
 }
 
-export async function exchange(params: Map<string, string>) {
+export async function exchange(params: TokenRequest, limit: Limit) {
   const grantType = required(params, "grant_type");
   const clientId = required(params, "client_id");
   if (grantType === "authorization_code") {
@@ -78,14 +73,12 @@ export async function exchange(params: Map<string, string>) {
     const codeHash = sha256Hex(code);
     // Counted against the client only for a real code of that client: anyone can name a public client_id,
     // and junk codes must not spend its budget (the per-address ceiling bounds those).
-    if ((await clientOfCode(codeHash)) === clientId) await enforceOAuthLimit("tokenClient", clientId);
+    if ((await clientOfCode(codeHash)) === clientId) await limit("oauthTokenClient", { clientId });
     // Tokens name their grant, which only the code record knows: they are minted inside the transaction.
     let minted: ReturnType<typeof newTokens> | undefined;
-    let grantId: string | undefined;
     const outcome = await redeemCode(
       codeHash,
       async (record, grant) => {
-        grantId = grant.grantId;
         if (record.clientId !== clientId) throw oauthError("invalid_grant", "The code was issued to another client");
         if (record.redirectUri !== redirectUri) throw oauthError("invalid_grant", "redirect_uri does not match the authorization request");
         if (!pkceMatches(verifier, record.codeChallenge)) throw oauthError("invalid_grant", "code_verifier does not match the code_challenge");
@@ -94,7 +87,7 @@ export async function exchange(params: Map<string, string>) {
       },
       (id) => (minted = newTokens(id)).hashes,
     );
-    if (!outcome.ok) throw failure("authorization code", outcome, grantId);
+    if (!outcome.ok) throw failure("authorization code", outcome);
     await touchClient(clientId);
     return tokenResponse(minted!.accessToken, minted!.refreshToken, outcome.grant);
   }
@@ -102,8 +95,8 @@ export async function exchange(params: Map<string, string>) {
     const refreshToken = required(params, "refresh_token");
     const parsed = parseGrantToken(refreshToken, "rt");
     if (!parsed) throw oauthError("invalid_grant", "The refresh token is not recognised");
-    await enforceOAuthLimit("tokenGrant", parsed.grantId);
-    const scope = params.get("scope");
+    await limit("oauthTokenGrant", { keyId: parsed.grantId });
+    const scope = params.scope;
     const minted = newTokens(parsed.grantId);
     const outcome = await rotateRefreshToken(
       sha256Hex(refreshToken),
@@ -118,7 +111,7 @@ export async function exchange(params: Map<string, string>) {
       },
       minted.hashes,
     );
-    if (!outcome.ok) throw failure("refresh token", outcome, parsed.grantId);
+    if (!outcome.ok) throw failure("refresh token", outcome);
     await touchClient(clientId);
     return tokenResponse(minted.accessToken, minted.refreshToken, outcome.grant);
   }
@@ -126,17 +119,17 @@ export async function exchange(params: Map<string, string>) {
 }
 
 /** RFC 7009: revoking either token of a grant revokes the grant. Unknown tokens answer 200 all the same. */
-export async function revoke(params: Map<string, string>): Promise<void> {
+export async function revoke(params: RevocationRequest, limit: Limit): Promise<void> {
   const token = required(params, "token");
   const clientId = required(params, "client_id");
-  const hint = params.get("token_type_hint");
+  const hint = params.token_type_hint;
   if (hint !== undefined && hint !== "access_token" && hint !== "refresh_token") {
     throw oauthError("unsupported_token_type", "token_type_hint must be access_token or refresh_token");
   }
   const kind = parseGrantToken(token, "at") ? "access" : parseGrantToken(token, "rt") ? "refresh" : undefined;
   if (!kind) return;
   const { grantId } = parseGrantToken(token, kind === "access" ? "at" : "rt")!;
-  await enforceOAuthLimit("tokenGrant", grantId);
+  await limit("oauthTokenGrant", { keyId: grantId });
   if (!(await tokenBelongsToGrant(kind, sha256Hex(token), grantId))) return;
   const grant = await getGrant(grantId);
   if (!grant) return;

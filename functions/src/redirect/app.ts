@@ -120,7 +120,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
 export const appScansApp = createRestApp((app) => {
   mountEndpoints(app, "app-scans", appScanRoutes);
   app.use((_req: Request, res: Response) => sendNotFound(res));
-});
+}, { cors: "app-scans" });
 
 const QR_PATH = /^\/qr\/([^/?#]*)\/?(?:[?#]|$)/;
 

@@ -206,4 +206,4 @@ export const sandboxApp = createRestApp((app) => {
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });
-});
+}, { cors: "sandbox" });

@@ -119,4 +119,4 @@ export const siteApp = createRestApp((app) => {
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });
-});
+}, { cors: "site" });

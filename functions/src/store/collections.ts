@@ -20,5 +20,4 @@ export const COLLECTIONS = {
   oauthGrants: "oauthGrants",
   oauthAccessTokens: "oauthAccessTokens",
   oauthRefreshTokens: "oauthRefreshTokens",
-  oauthRateLimits: "oauthRateLimits",
 } as const;

@@ -5,6 +5,7 @@ import { FieldValue, Timestamp, type Transaction } from "firebase-admin/firestor
 import { db } from "../core/firebase";
 import type { Scope } from "../auth/scopes";
 import { COLLECTIONS } from "./collections";
+import { logOAuthGrantRevoked } from "../core/log";
 
 const col = (name: keyof typeof COLLECTIONS) => db().collection(COLLECTIONS[name]);
 const toDate = (v: unknown) => (v ? (v as Timestamp).toDate() : null);
@@ -60,7 +61,8 @@ export interface IssuedHashes {
 }
 
 /** Outcome of spending a one-time secret: the grant, or why not (reuse revokes the grant). */
-export type SpendOutcome = { ok: true; grant: Grant } | { ok: false; reason: "unknown" | "expired" | "reused" | "revoked" };
+/** `revoked`: this attempt revoked the grant (a reuse of a live grant's code or refresh token). */
+export type SpendOutcome = { ok: true; grant: Grant } | { ok: false; reason: "unknown" | "expired" | "reused" | "revoked"; revoked?: Grant };
 
 function grantFromDoc(grantId: string, d: FirebaseFirestore.DocumentData): Grant {
   const { merchantId, uid, clientId, clientName, resource } = d;
@@ -159,8 +161,9 @@ export async function redeemCode(
     const grant = grantFromDoc(grantSnap.id, grantSnap.data()!);
     await check(code, grant);
     if (code.usedAt) {
-      if (!grant.revokedAt) revokeInTx(tx, grant.grantId, "authorization code reused");
-      return { ok: false, reason: "reused" };
+      if (grant.revokedAt) return { ok: false, reason: "reused" };
+      revokeInTx(tx, grant.grantId, "authorization code reused");
+      return { ok: false, reason: "reused", revoked: grant };
     }
     if (code.expiresAt <= now) return { ok: false, reason: "expired" };
     if (grant.revokedAt) return { ok: false, reason: "revoked" };
@@ -195,8 +198,9 @@ export async function rotateRefreshToken(
     const grant = grantFromDoc(grantId, grantSnap.data()!);
     await check(grant);
     if (tokenSnap.data()!.usedAt) {
-      if (!grant.revokedAt) revokeInTx(tx, grantId, "refresh token reused");
-      return { ok: false, reason: "reused" };
+      if (grant.revokedAt) return { ok: false, reason: "reused" };
+      revokeInTx(tx, grantId, "refresh token reused");
+      return { ok: false, reason: "reused", revoked: grant };
     }
     if (grant.revokedAt) return { ok: false, reason: "revoked" };
     if (toDate(tokenSnap.data()!.expiresAt)! <= now) return { ok: false, reason: "expired" };
@@ -218,24 +222,34 @@ export async function getGrant(grantId: string): Promise<Grant | undefined> {
   return snap.exists ? grantFromDoc(grantId, snap.data()!) : undefined;
 }
 
-/** Revokes a grant (every token it issued stops working on the next request). Idempotent. */
+/** Revokes a grant (every token it issued stops working on the next request), logged once. Idempotent. */
 export async function revokeGrant(grantId: string, reason: string): Promise<Grant | undefined> {
   const ref = col("oauthGrants").doc(grantId);
-  await db().runTransaction(async (tx) => {
+  const revoked = await db().runTransaction(async (tx) => {
     const snap = await tx.get(ref);
-    if (snap.exists && !snap.data()!.revokedAt) revokeInTx(tx, grantId, reason);
+    if (!snap.exists || snap.data()!.revokedAt) return false;
+    revokeInTx(tx, grantId, reason);
+    return true;
   });
-  return getGrant(grantId);
+  const grant = await getGrant(grantId);
+  if (revoked && grant) logOAuthGrantRevoked({ grantId, reason, clientId: grant.clientId, uid: grant.uid, merchantId: grant.merchantId });
+  return grant;
 }
 
 /**
  * Reads, inside `tx`, the live grants `uid` made for `merchantId` (they leave the workspace) and returns
  * the step that revokes them: a transaction does all its reads before its writes.
  */
-export async function grantsOfUserRevocation(tx: Transaction, merchantId: string, uid: string): Promise<() => void> {
+export async function grantsOfUserRevocation(tx: Transaction, merchantId: string, uid: string): Promise<() => () => void> {
   const grants = await tx.get(col("oauthGrants").where("merchantId", "==", merchantId).where("uid", "==", uid));
+  const reason = "member left the workspace";
   return () => {
-    for (const doc of grants.docs) if (!doc.get("revokedAt")) revokeInTx(tx, doc.id, "member left the workspace");
+    const live = grants.docs.filter((doc) => !doc.get("revokedAt"));
+    for (const doc of live) revokeInTx(tx, doc.id, reason);
+    // Logged by the caller once the transaction has committed (a retried transaction runs this again).
+    return () => {
+      for (const doc of live) logOAuthGrantRevoked({ grantId: doc.id, reason, clientId: doc.get("clientId"), uid, merchantId });
+    };
   };
 }
 

@@ -107,12 +107,15 @@ export async function addMember(merchantId: string, uid: string, role: Role = "m
  */
 export async function removeMember(merchantId: string, uid: string): Promise<void> {
   const membershipRef = memberships().doc(uid);
-  await db().runTransaction(async (tx) => {
+  const logGrantRevocations = await db().runTransaction(async (tx) => {
     const existing = await tx.get(membershipRef);
     if (!existing.exists || existing.data()!.merchantId !== merchantId) throw new AppError("NOT_FOUND", `User ${uid} is not a member of ${merchantId}`);
     if (existing.data()!.role === "owner") throw new AppError("CONFLICT", "The owner cannot be removed from their workspace");
-    const revocations = await Promise.all([keysOfMinterRevocation(tx, merchantId, uid), grantsOfUserRevocation(tx, merchantId, uid)]);
-    for (const revoke of revocations) revoke();
+    const [revokeKeys, revokeGrants] = await Promise.all([keysOfMinterRevocation(tx, merchantId, uid), grantsOfUserRevocation(tx, merchantId, uid)]);
+    revokeKeys();
+    const logGrants = revokeGrants();
     tx.delete(membershipRef);
+    return logGrants;
   });
+  logGrantRevocations();
 }
