@@ -11,8 +11,9 @@ import { readBrandPreset } from "../store/brandPresets";
 import { assertContrast } from "./contrast";
 import { loadLogo, normalizeLogo, storeLogo, type StoredLogo } from "./logo";
 import { designRefused } from "./refusal";
+import { drawRaster } from "./raster";
 import { designedSvg, type DesignStyle, type LogoImage } from "./svg";
-import { encodePng, rasterise, verifyRaster } from "./verify";
+import { encodePng, rasteriseSvg, verifyRaster, VERIFY_SIDES } from "./verify";
 
 export interface StoredDesign extends DesignStyle {
   logo: StoredLogo | null;
@@ -103,29 +104,35 @@ function rememberVerified(hash: string): void {
   verifiedSvgs.add(hash);
 }
 
+/** The designed PNG, decoded by both decoders at three sizes before it is returned. */
+export async function renderDesignedPng(payload: string, design: StoredDesign, frame: FrameName | null): Promise<Buffer> {
+  return checkedPng(payload, design, await designLogo(design), frame);
+}
+
 /**
- * Both files of a design, checked: the SVG is rasterised once at 1024 px, that raster is decoded at three
- * sizes by both decoders, and the PNG is the same raster losslessly encoded.
+ * Draws a design's 1024 px raster from its layout (designs/raster.ts), decodes it at three sizes, and
+ * gives that raster losslessly encoded. The encoding runs on sharp's threads while the decoders run.
  */
-export async function renderDesignedFiles(payload: string, design: StoredDesign, frame: FrameName | null): Promise<{ png: Buffer; svg: string }> {
-  return checkedFiles(await drawSvg(payload, design, frame), payload);
-}
-
-/** Rasterises a drawn design, decodes it, and gives the checked SVG and its PNG. */
-export async function checkedFiles(svg: string, payload: string): Promise<{ png: Buffer; svg: string }> {
-  const raster = await rasterise(svg);
+export async function checkedPng(payload: string, design: StoredDesign, logo: LogoImage | null, frame: FrameName | null): Promise<Buffer> {
+  assertContrast(design.foreground, design.background);
+  const raster = await drawRaster(designMatrix(payload, design), design, logo, frame);
+  const png = encodePng(raster);
+  png.catch(() => undefined); // a refusal below is the error that counts
   await verifyRaster(raster, payload);
-  rememberVerified(svgHash(svg));
-  return { png: await encodePng(raster), svg };
+  return png;
 }
 
-/** The designed SVG, decoded (once per instance per document) before it is returned. */
-export async function renderDesignedSvg(payload: string, design: StoredDesign, frame: FrameName | null): Promise<string> {
-  const svg = await drawSvg(payload, design, frame);
+/** Decodes a drawn SVG document as a viewer shows it (librsvg at 600 px, then 300 and 150), once per instance per document. */
+export async function checkedSvg(svg: string, payload: string): Promise<string> {
   const hash = svgHash(svg);
   if (!verifiedSvgs.has(hash)) {
-    await verifyRaster(await rasterise(svg), payload, "SVG");
+    await verifyRaster(await rasteriseSvg(svg, Math.max(...VERIFY_SIDES)), payload, "SVG");
     rememberVerified(hash);
   }
   return svg;
+}
+
+/** The designed SVG, decoded before it is returned. */
+export async function renderDesignedSvg(payload: string, design: StoredDesign, frame: FrameName | null): Promise<string> {
+  return checkedSvg(await drawSvg(payload, design, frame), payload);
 }
