@@ -50,7 +50,6 @@ export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: Log
   const { left, top, scale: k } = codePlacement(layout.total, frame);
   const placed = logo && layout.logo ? { x: Math.round(left + layout.logo.x * k), y: Math.round(top + layout.logo.y * k), w: Math.max(1, Math.round(layout.logo.width * k)), h: Math.max(1, Math.round(layout.logo.height * k)) } : null;
   const [canvas, logoRgba] = await Promise.all([frame ? frameCanvas(frame) : null, logo && placed ? logoPixels(logo, placed.w, placed.h) : null]);
-  const rgb = canvas ? Buffer.from(canvas) : Buffer.alloc(side * side * 3, 255);
 
   // The code square (quiet zone included) in pixels, and the dark coverage of each of its pixels.
   const right = left + layout.total * k;
@@ -60,12 +59,17 @@ export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: Log
   const w = Math.min(side, Math.ceil(right)) - px0;
   const h = Math.min(side, Math.ceil(bottom)) - py0;
   const cov = new Float32Array(w * h);
+  // Without a frame the code square is (nearly) the whole image: only what it leaves uncovered starts white.
+  const covers = !canvas && px0 === 0 && py0 === 0 && w === side && h === side;
+  const rgb = canvas ? Buffer.from(canvas) : covers ? Buffer.allocUnsafe(side * side * 3) : Buffer.alloc(side * side * 3, 255);
   const ox = left + layout.origin * k;
   const oy = top + layout.origin * k;
 
   // Data modules: four quadrants each, square or a quarter of the disc about the module's centre.
   const [tl, tr, brc, bl] = [TL, TR, BR, BL]; // locals: imported bindings are getters in some module loaders
   const half = k / 2;
+  const inside2 = Math.max(0, half - 0.5) ** 2;
+  const outside2 = (half + 0.5) ** 2;
   for (const { r, c, rounded } of layout.shapes) {
     const cx = ox + c * k;
     const cy = oy + r * k;
@@ -87,7 +91,9 @@ export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: Log
           continue;
         }
         const dx = x + 0.5 - mx;
-        const disc = clamp01(0.5 - (Math.sqrt(dx * dx + dy * dy) - half));
+        const d2 = dx * dx + dy * dy;
+        // Only pixels within half a pixel of the arc need its distance.
+        const disc = d2 <= inside2 ? 1 : d2 >= outside2 ? 0 : clamp01(0.5 - (Math.sqrt(d2) - half));
         cov[row + x] += l * t * (rounded & tl ? disc : 1) + rr * t * (rounded & tr ? disc : 1) + rr * b * (rounded & brc ? disc : 1) + l * b * (rounded & bl ? disc : 1);
       }
     }
@@ -145,9 +151,10 @@ export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: Log
         continue;
       }
       const fc = Math.min(1, f);
-      const r0 = rgb[o] + (br - rgb[o]) * a;
-      const g0 = rgb[o + 1] + (bg - rgb[o + 1]) * a;
-      const b0 = rgb[o + 2] + (bb - rgb[o + 2]) * a;
+      const [ur, ug, ub] = covers ? [255, 255, 255] : [rgb[o], rgb[o + 1], rgb[o + 2]];
+      const r0 = ur + (br - ur) * a;
+      const g0 = ug + (bg - ug) * a;
+      const b0 = ub + (bb - ub) * a;
       rgb[o] = Math.round(r0 + (fr - r0) * fc);
       rgb[o + 1] = Math.round(g0 + (fg - g0) * fc);
       rgb[o + 2] = Math.round(b0 + (fb - b0) * fc);

@@ -88,51 +88,57 @@ export function downscale(raster: Raster, to: number): Buffer {
   const { pixels, channels, side: from } = raster;
   const f = from / to;
   const taps = Math.ceil(f) + 1;
+  // Per output index: its first source index, how many source pixels it touches, and each one's weight
+  // (the share of the output's span it covers).
   const first = new Int32Array(to);
-  const weights = new Float32Array(to * taps);
+  const count = new Int32Array(to);
+  const weights = new Float64Array(to * taps);
   for (let i = 0; i < to; i++) {
     const lo = i * f;
     const hi = lo + f;
     first[i] = Math.floor(lo);
-    for (let t = 0; t < taps; t++) weights[i * taps + t] = Math.max(0, Math.min(first[i] + t + 1, hi) - Math.max(first[i] + t, lo)) / f;
+    count[i] = Math.min(Math.ceil(hi), from) - first[i];
+    for (let t = 0; t < count[i]; t++) weights[i * taps + t] = (Math.min(first[i] + t + 1, hi) - Math.max(first[i] + t, lo)) / f;
   }
-  // Rows: from x from source rows of `to` pixels, 3 channels.
-  const rows = new Float32Array(from * to * 3);
-  for (let y = 0; y < from; y++) {
+  // Source rows reduced across (RGB, `to` wide), kept in a ring while the output rows that need them are made.
+  const width = to * 3;
+  const ring = new Float64Array(taps * width);
+  let reduced = 0;
+  const reduceRow = (y: number) => {
     const src = y * from * channels;
-    const dst = y * to * 3;
-    for (let i = 0; i < to; i++) {
+    let dst = (y % taps) * width;
+    for (let i = 0; i < to; i++, dst += 3) {
       let r = 0;
       let g = 0;
       let b = 0;
-      for (let t = 0; t < taps; t++) {
-        const wt = weights[i * taps + t];
-        if (!wt) continue;
-        const o = src + (first[i] + t) * channels;
+      let o = src + first[i] * channels;
+      for (let t = i * taps, end = t + count[i]; t < end; t++, o += channels) {
+        const wt = weights[t];
         r += pixels[o] * wt;
         g += pixels[o + 1] * wt;
         b += pixels[o + 2] * wt;
       }
-      rows[dst + i * 3] = r;
-      rows[dst + i * 3 + 1] = g;
-      rows[dst + i * 3 + 2] = b;
+      ring[dst] = r;
+      ring[dst + 1] = g;
+      ring[dst + 2] = b;
     }
-  }
+  };
   const out = Buffer.alloc(to * to * 4, 255);
-  const acc = new Float32Array(to * 3);
+  const rounded = new Uint8ClampedArray(out.buffer, out.byteOffset, out.length); // rounds and clamps
+  const acc = new Float64Array(width);
   for (let j = 0; j < to; j++) {
+    while (reduced < first[j] + count[j]) reduceRow(reduced++);
     acc.fill(0);
-    for (let t = 0; t < taps; t++) {
+    for (let t = 0; t < count[j]; t++) {
       const wt = weights[j * taps + t];
-      if (!wt) continue;
-      const src = (first[j] + t) * to * 3;
-      for (let k = 0; k < to * 3; k++) acc[k] += rows[src + k] * wt;
+      const src = ((first[j] + t) % taps) * width;
+      for (let k = 0; k < width; k++) acc[k] += ring[src + k] * wt;
     }
-    for (let i = 0; i < to; i++) {
-      const o = (j * to + i) * 4;
-      out[o] = Math.round(acc[i * 3]);
-      out[o + 1] = Math.round(acc[i * 3 + 1]);
-      out[o + 2] = Math.round(acc[i * 3 + 2]);
+    let o = j * to * 4;
+    for (let k = 0; k < width; k += 3, o += 4) {
+      rounded[o] = acc[k];
+      rounded[o + 1] = acc[k + 1];
+      rounded[o + 2] = acc[k + 2];
     }
   }
   return out;
@@ -149,10 +155,10 @@ export async function rasteriseSvg(svg: string, side: number): Promise<Raster> {
   return { pixels, channels: 3, side };
 }
 
-/** Lossless PNG of a raster. */
+/** Lossless PNG of a raster. Level 3: a 1024 px design is ~10% larger than at 6 for ~30% less encoding time. */
 export function encodePng(raster: Raster): Promise<Buffer> {
   const image = sharp()(raster.pixels, { raw: { width: raster.side, height: raster.side, channels: raster.channels } });
-  return (raster.channels === 4 ? image.removeAlpha() : image).png({ compressionLevel: 6 }).toBuffer();
+  return (raster.channels === 4 ? image.removeAlpha() : image).png({ compressionLevel: 3 }).toBuffer();
 }
 
 function refuseUnlessExact(outcomes: DecodeOutcome[], expected: string, what: string): void {
