@@ -6,7 +6,7 @@ import path from "node:path";
 import sharp from "sharp";
 import { AppError } from "../../functions/src/core/errors";
 import { designSchema } from "../../functions/src/codes/fields";
-import { checkedPng, checkedSvg, colourDesign, DEFAULT_DESIGN, designMatrix, drawDesign, type StoredDesign } from "../../functions/src/designs/design";
+import { checkedFiles, colourDesign, DEFAULT_DESIGN, designMatrix, drawDesign, type StoredDesign } from "../../functions/src/designs/design";
 import { CONTRAST_FLOOR, contrastRatio } from "../../functions/src/designs/contrast";
 import { normalizeLogo } from "../../functions/src/designs/logo";
 import { drawRaster } from "../../functions/src/designs/raster";
@@ -63,8 +63,7 @@ describe("brand designs", function () {
   it("a styled code with a logo decodes exactly with both decoders at 150, 300 and 600 px, in PNG and SVG", async () => {
     const logo = await normalizeLogo((await sampleLogo()).toString("base64"), "image/png");
     const design: StoredDesign = { ...DEFAULT_DESIGN, foreground: "#1E3A8A", background: "#FEF3C7", moduleStyle: "rounded", eyeStyle: "rounded", logo: { path: "unused", sha256: logo.sha256, width: logo.width, height: logo.height } };
-    const svg = await checkedSvg(drawDesign(PAYLOAD, design, logo, "svc_x3_bluepurple"), PAYLOAD);
-    const png = await checkedPng(PAYLOAD, design, logo, "svc_x3_bluepurple");
+    const { png, svg } = await checkedFiles(PAYLOAD, design, logo, "svc_x3_bluepurple");
     assert.match(svg, /<image [^>]*href="data:image\/png;base64,/, "the SVG keeps the logo");
     // An independent path from the service's check: sharp's own resampling of the PNG, and the SVG rasterised at each size.
     for (const [image, kind] of [[png, "png"], [Buffer.from(svg), "svg"]] as const) {

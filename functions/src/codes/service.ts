@@ -49,7 +49,7 @@ export type Drawn = Pick<QrCode, "dynamic" | "dynamicLink" | "destinationUrl" | 
 /** The code's PNG; a designed code's image has been decoded by both decoders before this returns. */
 export async function renderCodePng(code: Drawn): Promise<Buffer> {
   const frame = frameOf(code);
-  if (code.design) return designs().renderDesignedPng(encodedPayload(code), code.design, frame);
+  if (code.design) return (await designs().renderDesignedFiles(encodedPayload(code), code.design, frame)).png;
   return frame ? renderFramedPng(encodedPayload(code), frame) : renderPlainPng(encodedPayload(code));
 }
 

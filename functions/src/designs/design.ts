@@ -13,7 +13,7 @@ import { loadLogo, normalizeLogo, storeLogo, type StoredLogo } from "./logo";
 import { designRefused } from "./refusal";
 import { drawRaster } from "./raster";
 import { designedSvg, type DesignStyle, type LogoImage } from "./svg";
-import { encodePng, rasteriseSvg, verifyRaster, VERIFY_SIDES } from "./verify";
+import { encodePng, rasteriseSvg, verifyRaster, VERIFY_SIDES, type Raster } from "./verify";
 
 export interface StoredDesign extends DesignStyle {
   logo: StoredLogo | null;
@@ -104,29 +104,37 @@ function rememberVerified(hash: string): void {
   verifiedSvgs.add(hash);
 }
 
-/** The designed PNG, decoded by both decoders at three sizes before it is returned. */
-export async function renderDesignedPng(payload: string, design: StoredDesign, frame: FrameName | null): Promise<Buffer> {
-  return checkedPng(payload, design, await designLogo(design), frame);
+/** Both files of a design, each decoded by both decoders at three sizes before either is returned. */
+export async function renderDesignedFiles(payload: string, design: StoredDesign, frame: FrameName | null): Promise<{ png: Buffer; svg: string }> {
+  return checkedFiles(payload, design, await designLogo(design), frame);
 }
 
 /**
- * Draws a design's 1024 px raster from its layout (designs/raster.ts), decodes it at three sizes, and
- * gives that raster losslessly encoded. The encoding runs on sharp's threads while the decoders run.
+ * The PNG is a 1024 px raster drawn straight from the design's layout (designs/raster.ts), decoded at
+ * three sizes and returned losslessly encoded: the checked pixels. The SVG is written from the same layout
+ * and checked on its own rendering (librsvg at 600 px), so a code whose SVG would be refused when served
+ * is never made. librsvg renders and sharp encodes on their own threads while the PNG's pixels are drawn
+ * and decoded.
  */
-export async function checkedPng(payload: string, design: StoredDesign, logo: LogoImage | null, frame: FrameName | null): Promise<Buffer> {
+export async function checkedFiles(payload: string, design: StoredDesign, logo: LogoImage | null, frame: FrameName | null): Promise<{ png: Buffer; svg: string }> {
   assertContrast(design.foreground, design.background);
-  const raster = await drawRaster(designMatrix(payload, design), design, logo, frame);
+  const matrix = designMatrix(payload, design);
+  const svg = designedSvg(matrix, design, logo, frame);
+  const svgRaster = verifiedSvgs.has(svgHash(svg)) ? null : rasteriseSvg(svg, Math.max(...VERIFY_SIDES));
+  svgRaster?.catch(() => undefined); // awaited below unless the PNG is refused first
+  const raster = await drawRaster(matrix, design, logo, frame);
   const png = encodePng(raster);
   png.catch(() => undefined); // a refusal below is the error that counts
   await verifyRaster(raster, payload);
-  return png;
+  if (svgRaster) await checkedSvg(svg, payload, await svgRaster);
+  return { png: await png, svg };
 }
 
 /** Decodes a drawn SVG document as a viewer shows it (librsvg at 600 px, then 300 and 150), once per instance per document. */
-export async function checkedSvg(svg: string, payload: string): Promise<string> {
+export async function checkedSvg(svg: string, payload: string, rendered?: Raster): Promise<string> {
   const hash = svgHash(svg);
   if (!verifiedSvgs.has(hash)) {
-    await verifyRaster(await rasteriseSvg(svg, Math.max(...VERIFY_SIDES)), payload, "SVG");
+    await verifyRaster(rendered ?? (await rasteriseSvg(svg, Math.max(...VERIFY_SIDES))), payload, "SVG");
     rememberVerified(hash);
   }
   return svg;
