@@ -14,13 +14,13 @@ const rgbOf = (hex: string): [number, number, number] => [1, 3, 5].map((i) => Nu
 const overlap = (a: number, lo: number, hi: number) => Math.max(0, Math.min(a + 1, hi) - Math.max(a, lo));
 const clamp01 = (v: number) => (v < 0 ? 0 : v > 1 ? 1 : v);
 
-/** Frames drawn once per instance in full colour (the designed PNG keeps the frame's exact shades). */
+/** Frames drawn once per instance in full colour, RGBA (the designed PNG keeps the frame's exact shades). */
 const frames = new Map<FrameName, Promise<Buffer>>();
 
 function frameCanvas(name: FrameName): Promise<Buffer> {
   let canvas = frames.get(name);
   if (!canvas) {
-    canvas = sharp()(Buffer.from(frameSpec(name).svg)).flatten({ background: "#ffffff" }).removeAlpha().raw().toBuffer();
+    canvas = sharp()(Buffer.from(frameSpec(name).svg)).flatten({ background: "#ffffff" }).ensureAlpha().raw().toBuffer();
     canvas.catch(() => frames.delete(name));
     frames.set(name, canvas);
   }
@@ -43,7 +43,7 @@ function logoPixels(logo: LogoImage, width: number, height: number): Promise<Buf
   return pixels;
 }
 
-/** The designed code as DESIGNED_SIDE-pixel RGB, framed when `frame` is given. */
+/** The designed code as DESIGNED_SIDE-pixel RGBA (opaque; RGBA so a pixel is written as one word), framed when `frame` is given. */
 export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null, frame: FrameName | null): Promise<Raster> {
   const side = DESIGNED_SIDE;
   const layout = designLayout(matrix, style, logo);
@@ -61,7 +61,8 @@ export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: Log
   const cov = new Float32Array(w * h);
   // Without a frame the code square is (nearly) the whole image: only what it leaves uncovered starts white.
   const covers = !canvas && px0 === 0 && py0 === 0 && w === side && h === side;
-  const rgb = canvas ? Buffer.from(canvas) : covers ? Buffer.allocUnsafe(side * side * 3) : Buffer.alloc(side * side * 3, 255);
+  const rgb = canvas ? Buffer.from(canvas) : covers ? Buffer.allocUnsafe(side * side * 4) : Buffer.alloc(side * side * 4, 255);
+  const words = new Uint32Array(rgb.buffer, rgb.byteOffset, rgb.length / 4);
   const ox = left + layout.origin * k;
   const oy = top + layout.origin * k;
 
@@ -134,22 +135,21 @@ export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: Log
   // square a coverage quantised to 1/255 picks its colour from a table; its anti-aliased edge is blended.
   const [fr, fg, fb] = rgbOf(style.foreground);
   const [br, bg, bb] = rgbOf(style.background);
-  const shade = Buffer.alloc(256 * 3);
-  for (let i = 0; i < 256; i++) [fr, fg, fb].forEach((f, ch) => (shade[i * 3 + ch] = Math.round([br, bg, bb][ch] + ((f - [br, bg, bb][ch]) * i) / 255)));
+  const shadeBytes = Buffer.alloc(256 * 4, 255);
+  for (let i = 0; i < 256; i++) [fr, fg, fb].forEach((f, ch) => (shadeBytes[i * 4 + ch] = Math.round([br, bg, bb][ch] + ((f - [br, bg, bb][ch]) * i) / 255)));
+  const shade = new Uint32Array(shadeBytes.buffer, shadeBytes.byteOffset, 256);
   const colX = Float32Array.from({ length: w }, (_, i) => overlap(px0 + i, left, right));
   for (let j = 0; j < h; j++) {
     const rowB = overlap(py0 + j, top, bottom);
-    let o = ((py0 + j) * side + px0) * 3;
-    for (let i = 0; i < w; i++, o += 3) {
+    const p0 = (py0 + j) * side + px0;
+    for (let i = 0; i < w; i++) {
       const a = rowB * colX[i];
       const f = cov[j * w + i];
       if (a === 1) {
-        const s = (f >= 1 ? 255 : (f * 255 + 0.5) | 0) * 3;
-        rgb[o] = shade[s];
-        rgb[o + 1] = shade[s + 1];
-        rgb[o + 2] = shade[s + 2];
+        words[p0 + i] = shade[f >= 1 ? 255 : (f * 255 + 0.5) | 0];
         continue;
       }
+      const o = (p0 + i) * 4;
       const fc = Math.min(1, f);
       const [ur, ug, ub] = covers ? [255, 255, 255] : [rgb[o], rgb[o + 1], rgb[o + 2]];
       const r0 = ur + (br - ur) * a;
@@ -172,10 +172,10 @@ export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: Log
         const s = (y * placed.w + x) * 4;
         const a = logoRgba[s + 3] / 255;
         if (!a) continue;
-        const o = (ty * side + tx) * 3;
+        const o = (ty * side + tx) * 4;
         for (let ch = 0; ch < 3; ch++) rgb[o + ch] = Math.round(rgb[o + ch] + (logoRgba[s + ch] - rgb[o + ch]) * a);
       }
     }
   }
-  return { pixels: rgb, channels: 3, side };
+  return { pixels: rgb, channels: 4, side };
 }
