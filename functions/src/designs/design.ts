@@ -12,7 +12,7 @@ import { assertContrast } from "./contrast";
 import { loadLogo, normalizeLogo, storeLogo, type StoredLogo } from "./logo";
 import { designRefused } from "./refusal";
 import { drawRaster } from "./raster";
-import { designedSvg, type DesignStyle, type LogoImage } from "./svg";
+import { designedSvg, designLayout, type DesignStyle, type LogoImage } from "./svg";
 import { encodePng, rasteriseSvg, verifyRaster, VERIFY_SIDES, type Raster } from "./verify";
 
 export interface StoredDesign extends DesignStyle {
@@ -119,10 +119,11 @@ export async function renderDesignedFiles(payload: string, design: StoredDesign,
 export async function checkedFiles(payload: string, design: StoredDesign, logo: LogoImage | null, frame: FrameName | null): Promise<{ png: Buffer; svg: string }> {
   assertContrast(design.foreground, design.background);
   const matrix = designMatrix(payload, design);
-  const svg = designedSvg(matrix, design, logo, frame);
+  const layout = designLayout(matrix, design, logo);
+  const svg = designedSvg(matrix, design, logo, frame, layout);
   const svgRaster = verifiedSvgs.has(svgHash(svg)) ? null : rasteriseSvg(svg, Math.max(...VERIFY_SIDES));
   svgRaster?.catch(() => undefined); // awaited below unless the PNG is refused first
-  const raster = await drawRaster(matrix, design, logo, frame);
+  const raster = await drawRaster(matrix, design, logo, frame, layout);
   const png = encodePng(raster);
   png.catch(() => undefined); // a refusal below is the error that counts
   await verifyRaster(raster, payload);

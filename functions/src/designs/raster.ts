@@ -44,9 +44,8 @@ function logoPixels(logo: LogoImage, width: number, height: number): Promise<Buf
 }
 
 /** The designed code as DESIGNED_SIDE-pixel RGBA (opaque; RGBA so a pixel is written as one word), framed when `frame` is given. */
-export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null, frame: FrameName | null): Promise<Raster> {
+export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null, frame: FrameName | null, layout = designLayout(matrix, style, logo)): Promise<Raster> {
   const side = DESIGNED_SIDE;
-  const layout = designLayout(matrix, style, logo);
   const { left, top, scale: k } = codePlacement(layout.total, frame);
   const placed = logo && layout.logo ? { x: Math.round(left + layout.logo.x * k), y: Math.round(top + layout.logo.y * k), w: Math.max(1, Math.round(layout.logo.width * k)), h: Math.max(1, Math.round(layout.logo.height * k)) } : null;
   const [canvas, logoRgba] = await Promise.all([frame ? frameCanvas(frame) : null, logo && placed ? logoPixels(logo, placed.w, placed.h) : null]);

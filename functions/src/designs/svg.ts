@@ -204,8 +204,7 @@ export function designLayout(matrix: QrMatrix, style: DesignStyle, logo: Pick<Lo
 }
 
 /** The code with its quiet zone, in module units: a (size + 2 * quietZone)-unit square at the origin. */
-function codeBody(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null): string {
-  const layout = designLayout(matrix, style, logo);
+function codeBody(layout: DesignLayout, style: DesignStyle, logo: LogoImage | null): string {
   let body =
     `<rect width="${layout.total}" height="${layout.total}" fill="${style.background}"/>` +
     `<g transform="translate(${layout.origin} ${layout.origin})" fill="${style.foreground}">` +
@@ -227,9 +226,9 @@ export function codePlacement(total: number, frame: FrameName | null): { left: n
 }
 
 /** The designed code as a complete SVG document, framed when `frame` is given. */
-export function designedSvg(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null, frame: FrameName | null): string {
+export function designedSvg(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null, frame: FrameName | null, layout = designLayout(matrix, style, logo)): string {
   const total = matrix.size + 2 * style.quietZone;
-  const code = codeBody(matrix, style, logo);
+  const code = codeBody(layout, style, logo);
   const { left, top, scale } = codePlacement(total, frame);
   let body: string;
   if (frame) {
