@@ -2,7 +2,7 @@
 // module shapes, eye rings, logo box and placement), so no SVG is rasterised per code: librsvg took
 // ~30-40 ms a 1024 px code. Edges are anti-aliased by area: straight edges exactly (the pixel's overlap
 // with the module), curves by their distance to the pixel's centre. A unit test compares this raster
-// with librsvg's rendering of the SVG, and the SVG itself is decoded before it is served (design.ts).
+// with librsvg's rendering of the SVG, and the SVG's own rendering is decoded too (design.ts).
 import { frameSpec, type FrameName } from "../qr/frames";
 import type { QrMatrix } from "../qr/png";
 import { BL, BR, codePlacement, DESIGNED_SIDE, designLayout, EYE_RINGS, eyeOrigins, TL, TR, type DesignStyle, type LogoImage } from "./svg";

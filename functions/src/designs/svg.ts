@@ -1,6 +1,7 @@
-// The designed code as one SVG document: the single drawing from which the PNG is rasterised, so the
-// PNG and the SVG files show the same thing (the SVG keeps the logo, embedded as its re-encoded PNG).
-// Coordinates are in modules; finder eyes are drawn apart from the data modules so they can be styled.
+// The designed code's layout (module shapes, eye rings, logo box, placement) and its SVG document. The PNG's
+// pixels are drawn from the same layout (raster.ts), so both files show the same thing (the SVG keeps the
+// logo, embedded as its re-encoded PNG). Coordinates are in modules; finder eyes are drawn apart from the
+// data modules so they can be styled.
 import { FRAME_SIDE, frameSpec, type FrameName } from "../qr/frames";
 import type { QrMatrix } from "../qr/png";
 import { modulePath } from "../qr/svg";
@@ -99,7 +100,7 @@ export function moduleShapes(matrix: QrMatrix, style: ModuleStyle, cleared: (r: 
       if (!on(r, c)) continue;
       let rounded = 0;
       if (style === "dots" && !aligned?.[r * size + c]) {
-        // Dots fill their module's width (radius 0.5): smaller dots made jsQR miss most codes.
+        // Dots fill their module's width (radius 0.5): smaller dots made decoders miss most codes.
         rounded = TL | TR | BR | BL;
       } else if (style === "rounded") {
         // A corner is rounded only where neither neighbour on that corner's sides is dark: runs stay solid.
