@@ -3,6 +3,13 @@
 import { Stack } from "./lib/stack";
 
 async function main(): Promise<void> {
+  const only = process.argv[2];
+  // Designed codes need no emulator: `npm run bench designs` runs without the stack (and its lock).
+  if (only === "designs") {
+    console.log(`bench on ${process.version}, ${require("node:os").cpus().length} cores, load average ${require("node:os").loadavg().map((n: number) => n.toFixed(1)).join(" ")}`);
+    await (await import("./bench/designs")).benchDesigns({ withPlain: true });
+    return;
+  }
   const stack = new Stack();
   process.once("SIGINT", () => void stack.stop().then(() => process.exit(130)));
   try {
@@ -15,7 +22,6 @@ async function main(): Promise<void> {
     const { writeRateLimitOverride } = await import("../functions/src/store/rateLimits");
     for (const limit of ["toolCalls", "bulk"]) await writeRateLimitOverride(demo.merchantId, limit, 10_000_000);
     console.log(`bench on ${process.version}, ${require("node:os").cpus().length} cores, Firestore emulator via ${info.mode}`);
-    const only = process.argv[2];
     const sections: Record<string, () => Promise<unknown>> = {
       mcp: async () => (await import("./bench/mcp")).benchMcp(demo.apiKey),
       render: async () => (await import("./bench/qr")).benchRendering(),

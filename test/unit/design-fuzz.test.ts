@@ -50,7 +50,8 @@ describe("design fuzz", function () {
       const payload = rand() < 0.1 ? `https://example.com/${"p".repeat(Math.floor(rand() * 1500))}` : `https://example.com/c/${i}?utm=${Math.floor(rand() * 1e9)}`;
       let outcome: string;
       try {
-        const { png } = await checkedFiles(drawDesign(payload, design, logo, frame), payload);
+        const { png, svg } = await checkedFiles(payload, design, logo, frame);
+        assert.equal(svg, drawDesign(payload, design, logo, frame), `combination ${i}: the SVG served later is the one checked`);
         // What was returned must scan: decode the full-size PNG with the test's own decoder path.
         assert.equal(decodePng(png).payload, payload, `combination ${i} was accepted but the PNG does not decode`);
         outcome = "decodes";

@@ -6,10 +6,12 @@ import path from "node:path";
 import sharp from "sharp";
 import { AppError } from "../../functions/src/core/errors";
 import { designSchema } from "../../functions/src/codes/fields";
-import { checkedFiles, colourDesign, DEFAULT_DESIGN, drawDesign, type StoredDesign } from "../../functions/src/designs/design";
+import { checkedFiles, colourDesign, DEFAULT_DESIGN, designMatrix, drawDesign, type StoredDesign } from "../../functions/src/designs/design";
 import { CONTRAST_FLOOR, contrastRatio } from "../../functions/src/designs/contrast";
 import { normalizeLogo } from "../../functions/src/designs/logo";
-import { decodeAtSides, rasterise, verifyRaster } from "../../functions/src/designs/verify";
+import { drawRaster } from "../../functions/src/designs/raster";
+import { decodeAtSides, rasteriseSvg, verifyRaster } from "../../functions/src/designs/verify";
+import { EYE_STYLES, MODULE_STYLES } from "../../functions/src/codes/fields";
 import { renderPlainPng } from "../../functions/src/qr/render";
 import { decodePng } from "../helpers/qr";
 import { sampleLogo } from "../helpers/designs";
@@ -61,11 +63,11 @@ describe("brand designs", function () {
   it("a styled code with a logo decodes exactly with both decoders at 150, 300 and 600 px, in PNG and SVG", async () => {
     const logo = await normalizeLogo((await sampleLogo()).toString("base64"), "image/png");
     const design: StoredDesign = { ...DEFAULT_DESIGN, foreground: "#1E3A8A", background: "#FEF3C7", moduleStyle: "rounded", eyeStyle: "rounded", logo: { path: "unused", sha256: logo.sha256, width: logo.width, height: logo.height } };
-    const { png, svg } = await checkedFiles(drawDesign(PAYLOAD, design, logo, "svc_x3_bluepurple"), PAYLOAD);
+    const { png, svg } = await checkedFiles(PAYLOAD, design, logo, "svc_x3_bluepurple");
     assert.match(svg, /<image [^>]*href="data:image\/png;base64,/, "the SVG keeps the logo");
     // An independent path from the service's check: sharp's own resampling of the PNG, and the SVG rasterised at each size.
     for (const [image, kind] of [[png, "png"], [Buffer.from(svg), "svg"]] as const) {
-      for (const outcome of await decodeAtSides(image, kind)) assert.deepEqual([outcome.zxing, outcome.jsqr], [PAYLOAD, PAYLOAD], `${kind} at ${outcome.side}`);
+      for (const outcome of await decodeAtSides(image, kind)) assert.deepEqual([outcome.zxing, outcome.qr], [PAYLOAD, PAYLOAD], `${kind} at ${outcome.side}`);
     }
     const decoded = decodePng(png);
     assert.equal(decoded.payload, PAYLOAD);
@@ -74,6 +76,36 @@ describe("brand designs", function () {
     const colours = new Set<string>();
     for (let o = 0; o < data.length; o += 3 * 97) colours.add(hex(o));
     assert.ok(colours.has("#1E3A8A") && colours.has("#FEF3C7"), "the brand colours are drawn");
+  });
+
+  it("the PNG's pixels, drawn from the layout, are the SVG's as librsvg renders it (every style, framed or not, with a logo)", async () => {
+    const logo = await normalizeLogo((await sampleLogo()).toString("base64"), "image/png");
+    const stored = { path: "unused", sha256: logo.sha256, width: logo.width, height: logo.height };
+    for (const moduleStyle of MODULE_STYLES) {
+      for (const eyeStyle of EYE_STYLES) {
+        for (const frame of [null, "svc_x5_gold", "soundSeal"] as const) {
+          const design: StoredDesign = { ...DEFAULT_DESIGN, foreground: "#4C1D95", background: "#FCE7F3", moduleStyle, eyeStyle, quietZone: 3, logo: eyeStyle === "circle" ? stored : null };
+          const withLogo = design.logo ? logo : null;
+          const drawn = await drawRaster(designMatrix(PAYLOAD, design), design, withLogo, frame);
+          const rendered = await rasteriseSvg(drawDesign(PAYLOAD, design, withLogo, frame), 1024);
+          assert.equal(drawn.side, rendered.side);
+          let sum = 0;
+          let far = 0;
+          const values = rendered.side * rendered.side * 3;
+          for (let px = 0; px < rendered.side * rendered.side; px++) {
+            for (let ch = 0; ch < 3; ch++) {
+              const d = Math.abs(drawn.pixels[px * drawn.channels + ch] - rendered.pixels[px * rendered.channels + ch]);
+              sum += d;
+              if (d > 64) far++;
+            }
+          }
+          // Only anti-aliased edges differ, by a shade: on average under 1/255, and under 0.2% of values by more than a quarter.
+          const label = `${moduleStyle} modules, ${eyeStyle} eyes, ${frame ?? "no frame"}`;
+          assert.ok(sum / values < 1, `${label}: mean difference ${sum / values}`);
+          assert.ok(far / values < 0.002, `${label}: ${far} values differ by more than 64`);
+        }
+      }
+    }
   });
 
   it("a logo is re-encoded as PNG (JPEG and WebP accepted), and bytes that are not the declared image are refused", async () => {
@@ -89,7 +121,7 @@ describe("brand designs", function () {
   });
 
   it("an image that does not give back the encoded text is refused as does-not-decode, naming the decoder and size", async () => {
-    const other = await rasterise(drawDesign("https://example.com/other", DEFAULT_DESIGN, null, null));
+    const other = await rasteriseSvg(drawDesign("https://example.com/other", DEFAULT_DESIGN, null, null), 600);
     await assert.rejects(verifyRaster(other, PAYLOAD), (error) => {
       const details = refusalOf(error) as unknown as { reason: string; failures: Array<{ decoder: string; side: number; read: string | null }> };
       assert.equal(details.reason, "does-not-decode");
@@ -114,7 +146,7 @@ describe("brand designs", function () {
     const script = `
       const { renderCodePng } = require(${JSON.stringify(service)});
       renderCodePng({ dynamic: false, dynamicLink: null, destinationUrl: "${PAYLOAD}", boostFrame: null, template: null, design: null }).then(() => {
-        console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.includes("/node_modules/sharp/") || f.includes("/node_modules/zxing-wasm/") || f.includes("/node_modules/jsqr/"))));
+        console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.includes("/node_modules/sharp/") || f.includes("/node_modules/zxing-wasm/") || f.includes("/node_modules/jsqr/") || f.includes("/node_modules/qr/"))));
       });`;
     const file = path.join(mkdtempSync(path.join(tmpdir(), "plain-path-")), "plain.cjs");
     writeFileSync(file, script);

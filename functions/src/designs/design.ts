@@ -11,8 +11,9 @@ import { readBrandPreset } from "../store/brandPresets";
 import { assertContrast } from "./contrast";
 import { loadLogo, normalizeLogo, storeLogo, type StoredLogo } from "./logo";
 import { designRefused } from "./refusal";
-import { designedSvg, type DesignStyle, type LogoImage } from "./svg";
-import { encodePng, rasterise, verifyRaster } from "./verify";
+import { drawRaster } from "./raster";
+import { designedSvg, designLayout, type DesignStyle, type LogoImage } from "./svg";
+import { encodePng, rasteriseSvg, verifyRaster, VERIFY_SIDES, type Raster } from "./verify";
 
 export interface StoredDesign extends DesignStyle {
   logo: StoredLogo | null;
@@ -103,29 +104,44 @@ function rememberVerified(hash: string): void {
   verifiedSvgs.add(hash);
 }
 
-/**
- * Both files of a design, checked: the SVG is rasterised once at 1024 px, that raster is decoded at three
- * sizes by both decoders, and the PNG is the same raster losslessly encoded.
- */
+/** Both files of a design, each decoded by both decoders at three sizes before either is returned. */
 export async function renderDesignedFiles(payload: string, design: StoredDesign, frame: FrameName | null): Promise<{ png: Buffer; svg: string }> {
-  return checkedFiles(await drawSvg(payload, design, frame), payload);
+  return checkedFiles(payload, design, await designLogo(design), frame);
 }
 
-/** Rasterises a drawn design, decodes it, and gives the checked SVG and its PNG. */
-export async function checkedFiles(svg: string, payload: string): Promise<{ png: Buffer; svg: string }> {
-  const raster = await rasterise(svg);
+/**
+ * The PNG is a 1024 px raster drawn straight from the design's layout (designs/raster.ts), decoded at
+ * three sizes and returned losslessly encoded: the checked pixels. The SVG is written from the same layout
+ * and checked on its own rendering (librsvg at 600 px), so a code whose SVG would be refused when served
+ * is never made. librsvg renders and sharp encodes on their own threads while the PNG's pixels are drawn
+ * and decoded.
+ */
+export async function checkedFiles(payload: string, design: StoredDesign, logo: LogoImage | null, frame: FrameName | null): Promise<{ png: Buffer; svg: string }> {
+  assertContrast(design.foreground, design.background);
+  const matrix = designMatrix(payload, design);
+  const layout = designLayout(matrix, design, logo);
+  const svg = designedSvg(matrix, design, logo, frame, layout);
+  const svgRaster = verifiedSvgs.has(svgHash(svg)) ? null : rasteriseSvg(svg, Math.max(...VERIFY_SIDES));
+  svgRaster?.catch(() => undefined); // awaited below unless the PNG is refused first
+  const raster = await drawRaster(matrix, design, logo, frame, layout);
+  const png = encodePng(raster);
+  png.catch(() => undefined); // a refusal below is the error that counts
   await verifyRaster(raster, payload);
-  rememberVerified(svgHash(svg));
-  return { png: await encodePng(raster), svg };
+  if (svgRaster) await checkedSvg(svg, payload, await svgRaster);
+  return { png: await png, svg };
 }
 
-/** The designed SVG, decoded (once per instance per document) before it is returned. */
-export async function renderDesignedSvg(payload: string, design: StoredDesign, frame: FrameName | null): Promise<string> {
-  const svg = await drawSvg(payload, design, frame);
+/** Decodes a drawn SVG document as a viewer shows it (librsvg at 600 px, then 300 and 150), once per instance per document. */
+export async function checkedSvg(svg: string, payload: string, rendered?: Raster): Promise<string> {
   const hash = svgHash(svg);
   if (!verifiedSvgs.has(hash)) {
-    await verifyRaster(await rasterise(svg), payload, "SVG");
+    await verifyRaster(rendered ?? (await rasteriseSvg(svg, Math.max(...VERIFY_SIDES))), payload, "SVG");
     rememberVerified(hash);
   }
   return svg;
+}
+
+/** The designed SVG, decoded before it is returned. */
+export async function renderDesignedSvg(payload: string, design: StoredDesign, frame: FrameName | null): Promise<string> {
+  return checkedSvg(await drawSvg(payload, design, frame), payload);
 }

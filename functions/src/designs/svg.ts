@@ -1,6 +1,7 @@
-// The designed code as one SVG document: the single drawing from which the PNG is rasterised, so the
-// PNG and the SVG files show the same thing (the SVG keeps the logo, embedded as its re-encoded PNG).
-// Coordinates are in modules; finder eyes are drawn apart from the data modules so they can be styled.
+// The designed code's layout (module shapes, eye rings, logo box, placement) and its SVG document. The PNG's
+// pixels are drawn from the same layout (raster.ts), so both files show the same thing (the SVG keeps the
+// logo, embedded as its re-encoded PNG). Coordinates are in modules; finder eyes are drawn apart from the
+// data modules so they can be styled.
 import { FRAME_SIDE, frameSpec, type FrameName } from "../qr/frames";
 import type { QrMatrix } from "../qr/png";
 import { modulePath } from "../qr/svg";
@@ -71,52 +72,91 @@ function roundedModule(x: number, y: number, corners: [boolean, boolean, boolean
   );
 }
 
-function dataModules(matrix: QrMatrix, style: ModuleStyle, cleared: (r: number, c: number) => boolean): string {
+/** Corner bits of a drawn data module (a corner is rounded with radius half a module, about the module's centre). */
+export const TL = 1;
+export const TR = 2;
+export const BR = 4;
+export const BL = 8;
+
+/** A drawn data module, in symbol coordinates, and which of its corners are rounded. */
+export interface ModuleShape {
+  r: number;
+  c: number;
+  rounded: number;
+}
+
+/**
+ * The data modules a style draws (finder eyes and the logo's square left out) and their shapes: the one
+ * description both the SVG (paths) and the PNG (designs/raster.ts) are drawn from.
+ */
+export function moduleShapes(matrix: QrMatrix, style: ModuleStyle, cleared: (r: number, c: number) => boolean): ModuleShape[] {
   const { size, data } = matrix;
   const on = (r: number, c: number) => r >= 0 && c >= 0 && r < size && c < size && data[r * size + c] === 1 && !isEye(size, r, c) && !cleared(r, c);
-  if (style === "square") {
-    const masked = new Uint8Array(size * size);
-    for (let r = 0; r < size; r++) for (let c = 0; c < size; c++) masked[r * size + c] = on(r, c) ? 1 : 0;
-    return modulePath({ size, data: masked });
-  }
-  const parts: string[] = [];
   // Dots keep the alignment patterns as squares: decoders locate them by their run lengths.
   const aligned = style === "dots" ? alignmentMask(size) : undefined;
+  const shapes: ModuleShape[] = [];
   for (let r = 0; r < size; r++) {
     for (let c = 0; c < size; c++) {
       if (!on(r, c)) continue;
-      if (aligned?.[r * size + c]) {
-        parts.push(`M${c} ${r}h1v1h-1z`);
-      } else if (style === "dots") {
-        // Dots fill their module's width (radius 0.5): smaller dots made jsQR miss most codes.
-        parts.push(`M${c} ${r + 0.5}a0.5 0.5 0 1 0 1 0a0.5 0.5 0 1 0 -1 0z`);
-      } else {
+      let rounded = 0;
+      if (style === "dots" && !aligned?.[r * size + c]) {
+        // Dots fill their module's width (radius 0.5): smaller dots made decoders miss most codes.
+        rounded = TL | TR | BR | BL;
+      } else if (style === "rounded") {
         // A corner is rounded only where neither neighbour on that corner's sides is dark: runs stay solid.
         const up = on(r - 1, c);
         const down = on(r + 1, c);
         const left = on(r, c - 1);
         const right = on(r, c + 1);
-        parts.push(roundedModule(c, r, [!up && !left, !up && !right, !down && !right, !down && !left]));
+        rounded = (!up && !left ? TL : 0) | (!up && !right ? TR : 0) | (!down && !right ? BR : 0) | (!down && !left ? BL : 0);
       }
+      shapes.push({ r, c, rounded });
     }
   }
-  return parts.join("");
+  return shapes;
 }
+
+function dataModules(matrix: QrMatrix, style: ModuleStyle, shapes: ModuleShape[]): string {
+  if (style === "square") {
+    const masked = new Uint8Array(matrix.size * matrix.size);
+    for (const { r, c } of shapes) masked[r * matrix.size + c] = 1;
+    return modulePath({ size: matrix.size, data: masked });
+  }
+  return shapes
+    .map(({ r, c, rounded }) => {
+      if (style === "dots") return rounded ? `M${c} ${r + 0.5}a0.5 0.5 0 1 0 1 0a0.5 0.5 0 1 0 -1 0z` : `M${c} ${r}h1v1h-1z`;
+      return roundedModule(c, r, [!!(rounded & TL), !!(rounded & TR), !!(rounded & BR), !!(rounded & BL)]);
+    })
+    .join("");
+}
+
+/** Top left modules of the three finder eyes (7 x 7 each). */
+export function eyeOrigins(size: number): Array<[number, number]> {
+  return [
+    [0, 0],
+    [size - 7, 0],
+    [0, size - 7],
+  ];
+}
+
+/** A finder eye's three rings (outer dark, middle light, inner dark): half their side, and corner radius when rounded. */
+export const EYE_RINGS = [
+  { half: 3.5, rounding: 2 },
+  { half: 2.5, rounding: 1.5 },
+  { half: 1.5, rounding: 1 },
+] as const;
 
 /** A finder eye's three rings (7, 5 and 3 modules): dark, light, dark. */
 function eyeRings(x: number, y: number, style: EyeStyle): [string, string, string] {
-  if (style === "circle") {
-    const cx = x + 3.5;
-    const cy = y + 3.5;
-    const ring = (r: number) => `M${cx - r} ${cy}a${r} ${r} 0 1 0 ${2 * r} 0a${r} ${r} 0 1 0 -${2 * r} 0z`;
-    return [ring(3.5), ring(2.5), ring(1.5)];
-  }
-  const rect = (x0: number, y0: number, s: number, rad: number) =>
-    rad === 0
+  const cx = x + 3.5;
+  const cy = y + 3.5;
+  return EYE_RINGS.map(({ half: h, rounding }) => {
+    if (style === "circle") return `M${cx - h} ${cy}a${h} ${h} 0 1 0 ${2 * h} 0a${h} ${h} 0 1 0 -${2 * h} 0z`;
+    const [x0, y0, s, rad] = [cx - h, cy - h, 2 * h, style === "rounded" ? rounding : 0];
+    return rad === 0
       ? `M${x0} ${y0}h${s}v${s}h-${s}z`
       : `M${x0 + rad} ${y0}h${s - 2 * rad}a${rad} ${rad} 0 0 1 ${rad} ${rad}v${s - 2 * rad}a${rad} ${rad} 0 0 1 -${rad} ${rad}h-${s - 2 * rad}a${rad} ${rad} 0 0 1 -${rad} -${rad}v-${s - 2 * rad}a${rad} ${rad} 0 0 1 ${rad} -${rad}z`;
-  const rounded = style === "rounded";
-  return [rect(x, y, 7, rounded ? 2 : 0), rect(x + 1, y + 1, 5, rounded ? 1.5 : 0), rect(x + 2, y + 2, 3, rounded ? 1 : 0)];
+  }) as [string, string, string];
 }
 
 /**
@@ -130,6 +170,8 @@ export interface DesignLayout {
   origin: number;
   /** Data modules, relative to the symbol's top left. */
   modules: string;
+  /** The same modules as shapes (what the PNG is drawn from). */
+  shapes: ModuleShape[];
   /** The three finder eyes' rings by layer: outer (dark), middle (light), inner (dark), relative to the symbol. */
   eyeLayers: [string, string, string];
   /** Where the logo goes, in the same units as `total`. */
@@ -141,7 +183,8 @@ export function designLayout(matrix: QrMatrix, style: DesignStyle, logo: Pick<Lo
   const q = style.quietZone;
   const area = logo ? logoArea(size) : null;
   const cleared = area ? (r: number, c: number) => r >= area.start && r < area.start + area.side && c >= area.start && c < area.start + area.side : () => false;
-  const eyes = [eyeRings(0, 0, style.eyeStyle), eyeRings(size - 7, 0, style.eyeStyle), eyeRings(0, size - 7, style.eyeStyle)];
+  const eyes = eyeOrigins(size).map(([x, y]) => eyeRings(x, y, style.eyeStyle));
+  const shapes = moduleShapes(matrix, style.moduleStyle, cleared);
   let placed: DesignLayout["logo"] = null;
   if (logo && area) {
     // Fit the logo inside the cleared square, half a module in from its edge, keeping its aspect ratio.
@@ -154,15 +197,15 @@ export function designLayout(matrix: QrMatrix, style: DesignStyle, logo: Pick<Lo
   return {
     total: size + 2 * q,
     origin: q,
-    modules: dataModules(matrix, style.moduleStyle, cleared),
+    modules: dataModules(matrix, style.moduleStyle, shapes),
+    shapes,
     eyeLayers: [0, 1, 2].map((layer) => eyes.map((e) => e[layer]).join("")) as [string, string, string],
     logo: placed,
   };
 }
 
 /** The code with its quiet zone, in module units: a (size + 2 * quietZone)-unit square at the origin. */
-function codeBody(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null): string {
-  const layout = designLayout(matrix, style, logo);
+function codeBody(layout: DesignLayout, style: DesignStyle, logo: LogoImage | null): string {
   let body =
     `<rect width="${layout.total}" height="${layout.total}" fill="${style.background}"/>` +
     `<g transform="translate(${layout.origin} ${layout.origin})" fill="${style.foreground}">` +
@@ -176,19 +219,25 @@ function codeBody(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null):
   return body;
 }
 
+/** Where the code square (with its quiet zone) goes in the 1024-unit drawing: its top left, and units per module. */
+export function codePlacement(total: number, frame: FrameName | null): { left: number; top: number; scale: number } {
+  if (!frame) return { left: 0, top: 0, scale: n(FRAME_SIDE / total) };
+  const { box } = frameSpec(frame);
+  return { left: box.left, top: box.top, scale: n(box.side / total) };
+}
+
 /** The designed code as a complete SVG document, framed when `frame` is given. */
-export function designedSvg(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null, frame: FrameName | null): string {
+export function designedSvg(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null, frame: FrameName | null, layout = designLayout(matrix, style, logo)): string {
   const total = matrix.size + 2 * style.quietZone;
-  const code = codeBody(matrix, style, logo);
+  const code = codeBody(layout, style, logo);
+  const { left, top, scale } = codePlacement(total, frame);
   let body: string;
   if (frame) {
-    const spec = frameSpec(frame);
-    const scale = spec.box.side / total;
     body =
-      spec.svg.replace(/^<svg[^>]*>/, "").replace(/<\/svg>\s*$/, "") +
-      `<g transform="translate(${spec.box.left} ${spec.box.top}) scale(${n(scale)})">${code}</g>`;
+      frameSpec(frame).svg.replace(/^<svg[^>]*>/, "").replace(/<\/svg>\s*$/, "") +
+      `<g transform="translate(${left} ${top}) scale(${scale})">${code}</g>`;
   } else {
-    body = `<g transform="scale(${n(FRAME_SIDE / total)})">${code}</g>`;
+    body = `<g transform="scale(${scale})">${code}</g>`;
   }
   return (
     `<?xml version="1.0" encoding="UTF-8"?>\n` +

@@ -99,17 +99,17 @@ export async function renderSizedPng(code: Drawn, px: number): Promise<Buffer> {
   if (!code.design && !frame) return renderPlainPng(encodedPayload(code), px);
   const svg = await renderCodeSvg(code);
   const { sharp, verifyRaster, encodePng, VERIFY_SIDES } = verify();
-  const { data, info } = await sharp()(Buffer.from(svg), { density: (72 * px) / FRAME_SIDE })
+  const data = await sharp()(Buffer.from(svg), { density: (72 * px) / FRAME_SIDE })
     .resize(px, px, { fit: "fill" })
     .flatten({ background: "#ffffff" })
     .ensureAlpha()
     .raw()
-    .toBuffer({ resolveWithObject: true });
-  const raster = { rgba: data, side: info.width };
+    .toBuffer();
+  const raster = { pixels: data, channels: 4 as const, side: px };
   if (code.design) {
     // Large files are checked from a 1024 px reduction (libvips box-averages whole factors): the same
     // pixels a camera gets from a big print, at a fraction of the cost of averaging 16 M pixels per size.
-    const checked = px <= CHECK_SIDE_MAX ? raster : { rgba: await sharp()(data, { raw: { width: px, height: px, channels: 4 } }).resize(CHECK_SIDE_MAX, CHECK_SIDE_MAX, { fit: "fill" }).raw().toBuffer(), side: CHECK_SIDE_MAX };
+    const checked = px <= CHECK_SIDE_MAX ? raster : { channels: 4 as const, pixels: await sharp()(data, { raw: { width: px, height: px, channels: 4 } }).resize(CHECK_SIDE_MAX, CHECK_SIDE_MAX, { fit: "fill" }).raw().toBuffer(), side: CHECK_SIDE_MAX };
     await verifyRaster(checked, encodedPayload(code), `PNG at ${px} px`, [...new Set([...VERIFY_SIDES.filter((s) => s < px), Math.min(px, CHECK_SIDE_MAX)])]);
   }
   return encodePng(raster);
