@@ -4,7 +4,8 @@ import { z } from "zod";
 import { ids } from "../core/ids";
 import { endpoint, type Endpoint } from "../http/endpoint";
 import { publicCode } from "../codes/model";
-import { changedDesign, createCodes, dynamicLinkFor, emitCodeEvents, effectiveLook, renderCodePng } from "../codes/service";
+import { changedDesign, createCodes, dynamicLinkFor, emitCodeEvents, renderCodePng } from "../codes/service";
+import { effectiveLook } from "../codes/look";
 import { findCode } from "../store/codes";
 import { resolveDesign } from "../designs/design";
 import { publishInBatch, unpublishCode } from "../store/codeStatus";
@@ -83,14 +84,14 @@ export const codeEndpoints: Endpoint[] = [
     maxBodyBytes: DESIGN_MAX_BODY_BYTES,
     body: ConsolePreviewSchema,
     async handle({ res, caller, body: input }) {
-      const { template, dynamic } = effectiveLook(input);
+      const { template, boostFrame, dynamic } = effectiveLook(input);
       // A design is resolved as on create (preset, checked logo), so the preview is the exact final image.
       const design = input.design ? await resolveDesign(caller!.merchantId, input.design) : null;
       const png = await renderCodePng({
         dynamic,
         dynamicLink: dynamic ? dynamicLinkFor(PREVIEW_ID) : null,
         destinationUrl: input.destinationUrl,
-        boostFrame: input.boostFrame ?? null,
+        boostFrame,
         template,
         design,
       });
