@@ -4,11 +4,11 @@ import { z } from "zod";
 import { ids } from "../core/ids";
 import { endpoint, type Endpoint } from "../http/endpoint";
 import { publicCode } from "../codes/model";
-import { changedDesign, createCodes, dynamicLinkFor, emitCodeEvents, renderCodePng } from "../codes/service";
+import { changedDesign, createCodes, dynamicLinkFor, renderCodePng } from "../codes/service";
 import { effectiveLook } from "../codes/look";
 import { findCode } from "../store/codes";
 import { resolveDesign } from "../designs/design";
-import { publishInBatch, unpublishCode } from "../store/codeStatus";
+import { publishOnCreate, unpublishCode } from "../codes/publish";
 import { BrandPresetParams, BrandPresetSchema, CodeDesignPreviewSchema, ConsoleNewCodeSchema, ConsolePreviewSchema } from "./schemas";
 import { DESIGN_MAX_BODY_BYTES } from "../codes/fields";
 import { publicBrandPreset, publicDesign } from "../codes/model";
@@ -125,11 +125,11 @@ export const codeEndpoints: Endpoint[] = [
     async handle({ res, caller, body }) {
       const who = caller!;
       const { publish = true, ...input } = body;
-      const now = new Date();
+      const publishing = publishOnCreate(who.merchantId, who.uid);
       const [code] = await createCodes(who.merchantId, [input], "console", (batch, codes) => {
-        if (publish) for (const c of codes) publishInBatch(batch, who.merchantId, c.codeId, who.uid, now);
+        if (publish) publishing.write(batch, codes);
       });
-      if (publish) await emitCodeEvents("code.published", [{ ...code, status: "published" }]);
+      if (publish) await publishing.announce([code]);
       res.status(201);
       return publicCode({ ...code, status: publish ? "published" : "draft" });
     },
@@ -153,7 +153,7 @@ export const codeEndpoints: Endpoint[] = [
     limit: "consoleWrites",
     params: CodeParams,
     async handle({ caller, params }) {
-      return unpublishCode(caller!.merchantId, params.codeId);
+      return unpublishCode(caller!.merchantId, params.codeId, caller!.uid);
     },
   }),
 ];
