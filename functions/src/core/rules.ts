@@ -79,5 +79,7 @@ export function textProblem(value: string, max: number): string | null {
   return null;
 }
 
-/** A brand preset's name, as a pattern body (anchored by the caller; `-` escaped for HTML's `v`-flag patterns). */
-export const PRESET_NAME_PATTERN = `[A-Za-z0-9][A-Za-z0-9 _\\-]{0,${PRESET_NAME_MAX - 1}}`;
+/** A brand preset's name, as a pattern body (anchored by the caller). */
+export const PRESET_NAME_PATTERN = `[A-Za-z0-9][A-Za-z0-9 _-]{0,${PRESET_NAME_MAX - 1}}`;
+/** The same for an HTML `pattern` attribute, which browsers compile with the `v` flag: there `-` must be escaped. */
+export const PRESET_NAME_HTML_PATTERN = PRESET_NAME_PATTERN.replace("_-]", "_\\-]");
