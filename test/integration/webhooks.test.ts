@@ -6,6 +6,7 @@ import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
+import { consoleAs } from "../helpers/consoleApi";
 
 const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
 
@@ -204,26 +205,19 @@ describe("signed scan webhooks", function () {
   });
 
   it("tells code.published subscribers when the console publishes a code, through the console API's own webhook routes", async () => {
-    const consoleApi = async (path: string, body?: unknown) => {
-      const res = await fetch(`${appUrl()}/api/console${path}`, {
-        method: body === undefined ? "GET" : "POST",
-        headers: { Authorization: `Bearer ${merchant.idToken}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
-    const created = await consoleApi("/webhooks", { url, events: ["code.published"] });
+    const as = consoleAs(merchant.idToken);
+    const created = await as.post("/webhooks", { url, events: ["code.published"] });
     assert.equal(created.status, 201);
     receiver.secrets = [created.body.secret];
     const code = await tool(merchant, "svc.qr.create", { title: "menu card", destinationUrl: "https://example.com/m" });
-    assert.equal((await consoleApi("/publish", { kind: "codes", id: code.codeId })).status, 200);
+    assert.equal((await as.post("/publish", { kind: "codes", id: code.codeId })).status, 200);
     await receiver.until("code.published", () => receiver.messages().length === 1);
     const [message] = receiver.messages();
     assert.equal(message.event.type, "code.published");
     assert.deepEqual(message.event.data.codes.map((c: any) => [c.codeId, c.status]), [[code.codeId, "published"]]);
-    const log = await consoleApi(`/webhooks/${created.body.webhookId}/deliveries`);
+    const log = await as.get(`/webhooks/${created.body.webhookId}/deliveries`);
     assert.equal(log.body.deliveries[0].status, "succeeded");
-    assert.equal((await consoleApi("/webhooks", { url: "http://example.com/hook", events: ["code.published"] })).status, 400, "the local stack sends to loopback only");
+    assert.equal((await as.post("/webhooks", { url: "http://example.com/hook", events: ["code.published"] })).status, 400, "the local stack sends to loopback only");
   });
 
   it("refuses webhook tools without the webhooks scopes and bad input without a 5xx", async () => {
