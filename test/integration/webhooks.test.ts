@@ -7,6 +7,7 @@ import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
 import { consoleAs } from "../helpers/consoleApi";
+import { eventually } from "../helpers/poll";
 
 const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
 
@@ -61,11 +62,7 @@ class Receiver {
     return [...seen].map(([id, event]) => ({ id, event }));
   }
   async until(what: string, ok: () => boolean, ms = 60_000) {
-    const end = Date.now() + ms;
-    while (!ok()) {
-      if (Date.now() > end) throw new Error(`receiver: ${what} not seen within ${ms} ms; got ${this.requests.length} requests`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(() => this.requests.length, () => ok(), { timeoutMs: ms, intervalMs: 100, what: `receiver: ${what} (requests so far)` });
   }
 }
 
@@ -190,11 +187,7 @@ describe("signed scan webhooks", function () {
     const ref = firestore().collection("workspaces").doc(merchant.merchantId).collection("webhooks").doc(created.webhookId);
     await ref.update({ failingSince: new Date(Date.now() - 25 * 3600_000) });
     await tool(merchant, "svc.webhook.test", { webhookId: created.webhookId });
-    const end = Date.now() + 30_000;
-    while ((await ref.get()).get("status") !== "disabled") {
-      if (Date.now() > end) throw new Error("not disabled");
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await eventually(async () => (await ref.get()).get("status"), (status) => status === "disabled", { what: "the endpoint disabled" });
     assert.equal(receiver.requests.length, 1, "no retry after disabling");
     const mail = await firestore().collection("mail").where("to", "==", merchant.email).get();
     assert.equal(mail.size, 1);
