@@ -4,7 +4,7 @@
 import { auth } from "../core/firebase";
 import { logError } from "../core/log";
 
-export interface UserStanding {
+interface UserStanding {
   enabled: boolean;
   /** Epoch ms of `tokensValidAfterTime`: grants made before it end. 0 when unknown. */
   validAfterMs: number;

@@ -18,7 +18,7 @@ const hexColour = z.string().regex(/^#[0-9A-Fa-f]{6}$/, "Must be a colour as #RR
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export const presetName = z.string().regex(PRESET_NAME, `Must be 1 to ${PRESET_NAME_MAX} letters, digits, spaces, _ or -, starting with a letter or digit`);
 
-export const logoSchema = z
+const logoSchema = z
   .object({
     data: z
       .string()

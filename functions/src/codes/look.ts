@@ -3,7 +3,7 @@
 // scan sound make the code dynamic. Bundle-safe (the console imports it): constants only, no Node modules.
 import type { BoostFrame, ScanBeepSound, Template } from "../core/constants";
 
-export interface LookChoice {
+interface LookChoice {
   dynamic?: boolean | null;
   template?: Template | null;
   boostFrame?: BoostFrame | null;

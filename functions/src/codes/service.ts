@@ -162,7 +162,7 @@ export async function createCode(merchantId: string, input: NewCodeInput, source
   return code;
 }
 
-export interface CodeChanges {
+interface CodeChanges {
   destinationUrl?: string;
   title?: string;
   scanBeepSound?: ScanBeepSound | "none";

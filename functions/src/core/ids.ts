@@ -6,11 +6,11 @@
 import { z } from "zod";
 
 /** Record ids (codeId, menuId, merchantId...): starts with a letter or digit, then letters, digits, - or _. */
-export const RECORD_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const RECORD_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** uniqueQRCodeID: 12 base62 characters from a CSPRNG (codes/ids.ts mints them). */
 export const QR_ID_PATTERN = /^[0-9A-Za-z]{12}$/;
 /** API key record id (store/apiKeys.ts): `key_` and 16 hex digits. */
-export const KEY_ID_PATTERN = /^key_[0-9a-f]{16}$/;
+const KEY_ID_PATTERN = /^key_[0-9a-f]{16}$/;
 
 function recordId(what: string) {
   return z

@@ -6,12 +6,12 @@ import { COLLECTIONS } from "./collections";
 
 export type DraftKind = "audioCodes" | "menus" | "challenges";
 
-export const draftsOf = (merchantId: string, kind: DraftKind) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind);
+const draftsOf = (merchantId: string, kind: DraftKind) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind);
 
 /** Document data with Date fields turned into Timestamps for storage, and back. */
 const toStored = (data: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v instanceof Date ? Timestamp.fromDate(v) : v]));
-export const fromStored = (data: FirebaseFirestore.DocumentData) =>
+const fromStored = (data: FirebaseFirestore.DocumentData) =>
   Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v instanceof Timestamp ? v.toDate() : v]));
 
 export async function createDraft<T extends Record<string, unknown>>(merchantId: string, kind: DraftKind, idField: string, data: T): Promise<T & Record<string, unknown>> {

@@ -13,7 +13,7 @@ import type { DraftKind } from "./drafts";
 export type PublishableKind = DraftKind | "codes";
 export type Status = "draft" | "published";
 
-export interface StatusChange {
+interface StatusChange {
   id: string;
   status: Status;
   /** When it was published (ISO), null for a draft. */
