@@ -210,6 +210,12 @@ describe("signed scan webhooks", function () {
     assert.deepEqual(message.event.data.codes.map((c: any) => [c.codeId, c.status]), [[code.codeId, "published"]]);
     const log = await as.get(`/webhooks/${created.body.webhookId}/deliveries`);
     assert.equal(log.body.deliveries[0].status, "succeeded");
+    // A spreadsheet import that publishes is a publication too (one publish service): one more event.
+    const imported = await as.post("/codes/import", { rows: [{ title: "imported", destinationUrl: "https://example.com/i" }] }, { "Idempotency-Key": `webhook-import-${code.codeId}` });
+    assert.equal(imported.status, 201, imported.text);
+    await receiver.until("code.published of the import", () => receiver.messages().length === 2);
+    const importedEvent = receiver.messages().find((m) => m.event.data.codes[0].codeId === imported.body.codes[0].codeId);
+    assert.equal(importedEvent?.event.data.codes[0].status, "published");
     assert.equal((await as.post("/webhooks", { url: "http://example.com/hook", events: ["code.published"] })).status, 400, "the local stack sends to loopback only");
   });
 
