@@ -22,6 +22,8 @@ export const TITLE_MAX = 200;
 export const CAMPAIGN_MAX = 100;
 export const TAG_MAX = 50;
 export const TAGS_MAX = 20;
+/** The console code list's search text, in characters. */
+export const CODE_SEARCH_MAX = 200;
 /** Rows of one CSV file the console imports (sent in chunks of BULK_MAX_URLS). */
 export const IMPORT_MAX_ROWS = 500;
 /** Brand preset names. */
