@@ -56,7 +56,7 @@ export type DesignInput = z.infer<typeof designSchema>;
 
 export const fields = {
   title: text(TITLE_MAX).describe(`Human-readable name, at most ${TITLE_MAX} characters`),
-  destinationUrl: httpUrl(URL_MAX_LENGTH).describe(`http(s) URL the code opens, at most ${URL_MAX_LENGTH} characters`),
+  destinationUrl: httpUrl(URL_MAX_LENGTH).describe(`http(s) URL the code opens, at most ${URL_MAX_LENGTH} bytes once normalised (non-ASCII is percent-encoded)`),
   campaign: text(CAMPAIGN_MAX).describe(`Campaign label for scan roll-ups, at most ${CAMPAIGN_MAX} characters`),
   tags: z
     .array(text(TAG_MAX))
