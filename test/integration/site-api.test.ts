@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Validator } from "@seriousme/openapi-schema-validator";
-import Ajv2020 from "ajv/dist/2020";
 import { baseUrl } from "../helpers/env";
+import { contractChecker } from "../helpers/contract";
 
 async function get(path: string, init?: RequestInit) {
   const res = await fetch(`${baseUrl()}${path}`, init);
@@ -111,14 +111,13 @@ describe("site metadata API (through Hosting)", () => {
       const result = await new Validator().validate(doc);
       assert.equal(result.valid, true, JSON.stringify(result.errors));
       assert.deepEqual(
-        Object.values(doc.paths).map((p: any) => p.get.operationId),
+        ["/api", "/api/site.json", "/api/status.json", "/api/openapi.json"].map((p) => doc.paths[p].get.operationId),
         ["getApiCatalog", "getSiteMetadata", "getStatus", "getOpenApiDocument"],
       );
     });
 
     it("describes every real response", async () => {
-      const ajv = new Ajv2020({ strict: false, validateFormats: false });
-      ajv.addSchema({ $id: "openapi.json", components: doc.components });
+      const check = contractChecker(doc);
       const cases: Array<[string, string, number]> = [
         ["/api", "/api", 200],
         ["/api", "/api?x=1", 400],
@@ -129,8 +128,7 @@ describe("site metadata API (through Hosting)", () => {
         const { res, body } = await get(url);
         assert.equal(res.status, status, url);
         const schema = doc.paths[path].get.responses[String(status)].content["application/json"].schema;
-        const validate = ajv.compile({ $ref: `openapi.json${schema.$ref}` });
-        assert.ok(validate(body), `${url}: ${JSON.stringify(validate.errors)}`);
+        assert.equal(check(schema, body), undefined, url);
       }
     });
   });

@@ -25,11 +25,22 @@ export const BulkRequestSchema = z
   })
   .strict();
 
-interface BulkResponse {
-  ok: true;
-  count: number;
-  codes: Array<{ codeId: string; title: string; destinationUrl: string; qrImageUrl: string }>;
-}
+export const BulkResponseSchema = z
+  .object({
+    ok: z.literal(true),
+    count: z.number().int().min(1).max(BULK_MAX_URLS),
+    codes: z.array(
+      z.object({
+        codeId: z.string(),
+        title: z.string().describe("Made from the URL's host and path"),
+        destinationUrl: z.string().url(),
+        qrImageUrl: z.string().url().describe("The hosted PNG"),
+      }),
+    ),
+  })
+  .meta({ title: "BulkCodes" });
+
+type BulkResponse = z.infer<typeof BulkResponseSchema>;
 
 const IDEMPOTENCY_KEY_MAX = 255;
 
@@ -58,19 +69,50 @@ async function handleBulk(req: Request, res: Response, caller: Caller, urls: str
   return response;
 }
 
+export const bulkRoutes = [
+  endpoint({
+    method: "POST",
+    path: "/api/bulk-qr-codes",
+    summary: "Create up to 50 permanent static codes",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    maxBodyBytes: DESIGN_MAX_BODY_BYTES,
+    body: BulkRequestSchema,
+    response: BulkResponseSchema,
+    doc: {
+      operationId: "createBulkCodes",
+      description:
+        `1 to ${BULK_MAX_URLS} http(s) URLs become permanent static codes in the key's workspace, all or none. ` +
+        "Send an Idempotency-Key to retry safely: the same key with the same body answers the first call's codes again (Idempotent-Replayed: true); with another body it is a 409.",
+      errors: ["CONFLICT", "DESIGN_REFUSED"],
+      requestHeaders: [
+        {
+          name: "Idempotency-Key",
+          maxLength: IDEMPOTENCY_KEY_MAX,
+          description: `Makes a retry safe: 1 to ${IDEMPOTENCY_KEY_MAX} visible characters, one per distinct request. Claimed before any code is written.`,
+        },
+      ],
+      responseHeaders: { "Idempotent-Replayed": "`true` when the answer is a replay of an earlier call with the same Idempotency-Key" },
+      example: {
+        headers: { "Idempotency-Key": "menu-import-2026-11-23" },
+        body: { urls: ["https://example.com/menu", "https://example.com/offers"] },
+        response: {
+          ok: true,
+          count: 2,
+          codes: [
+            { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne", title: "example.com/menu", destinationUrl: "https://example.com/menu", qrImageUrl: "https://svc.example/img/m_3f9a2c7d1e5b4a60/Hk2Qm8ZpT1xVb4sLr9Ne.png?token=7f3a" },
+            { codeId: "Vb4xQ9kLr2m8ZpT1Hk2Q", title: "example.com/offers", destinationUrl: "https://example.com/offers", qrImageUrl: "https://svc.example/img/m_3f9a2c7d1e5b4a60/Vb4xQ9kLr2m8ZpT1Hk2Q.png?token=9b2e" },
+          ],
+        },
+      },
+    },
+    handle: ({ req, res, caller, body }) => handleBulk(req, res, caller, body.urls, body.design),
+  }),
+];
+
 export const bulkApp = createRestApp((app) => {
-  mountEndpoints(app, "bulk", [
-    endpoint({
-      method: "POST",
-      path: "/api/bulk-qr-codes",
-      credential: "caller",
-      scope: BULK_SCOPE,
-      limit: "bulk",
-      maxBodyBytes: DESIGN_MAX_BODY_BYTES,
-      body: BulkRequestSchema,
-      handle: ({ req, res, caller, body }) => handleBulk(req, res, caller!, body.urls, body.design),
-    }),
-  ]);
+  mountEndpoints(app, "bulk", bulkRoutes);
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });

@@ -9,7 +9,7 @@ import { auth } from "../core/firebase";
 import { ids } from "../core/ids";
 import { logKeyMinted, logKeyRevoked, logSandboxClaimed, logSessionEnded, logSessionStarted } from "../core/log";
 import { createRestApp } from "../http/rest";
-import { endpoint, mountEndpoints, type EndpointSpec } from "../http/endpoint";
+import { endpoint, mountEndpoints, type CredentialMode, type EndpointSpec } from "../http/endpoint";
 import { SESSION_COOKIE_NAME, verifyUser } from "../auth/caller";
 import { listApiKeys, mintApiKey, revokeApiKey, type ApiKeyRecord } from "../store/apiKeys";
 import { ensureWorkspaceForOwner, getWorkspace } from "../store/workspaces";
@@ -59,10 +59,13 @@ const StatusQuery = z.object({ status: ListingStatusSchema.default("pending") })
 const NoQuery = z.object({}).strict();
 
 /** Console endpoints: always on the service's own addresses; every signed-in answer reports the write limit. */
-function consoleEndpoint<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  spec: EndpointSpec<P, Q, B>,
-) {
-  return endpoint({ ownAddressOnly: true, standing: "consoleWrites", ...spec });
+function consoleEndpoint<
+  M extends CredentialMode,
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(spec: EndpointSpec<M, P, Q, B>) {
+  return endpoint<M, P, Q, B>({ ownAddressOnly: true, standing: "consoleWrites", internal: true, ...spec });
 }
 
 const workspaceJson = (w: { createdAt: Date }) => ({ ...w, createdAt: w.createdAt.toISOString() });
@@ -71,12 +74,13 @@ const revokeKey = (method: "POST" | "DELETE", path: string) =>
   consoleEndpoint({
     method,
     path,
+    summary: "Revoke an API key",
     credential: "member",
     params: KeyParams,
     limit: "consoleWrites",
     async handle({ caller, params }) {
-      const record = await revokeApiKey(caller!.merchantId, params.id, caller!.role === "owner" ? undefined : caller!.uid);
-      logKeyRevoked({ merchantId: record.merchantId, keyId: record.keyId, prefix: record.prefix, byUid: caller!.uid });
+      const record = await revokeApiKey(caller.merchantId, params.id, caller.role === "owner" ? undefined : caller.uid);
+      logKeyRevoked({ merchantId: record.merchantId, keyId: record.keyId, prefix: record.prefix, byUid: caller.uid });
       return publicKey(record);
     },
   });
@@ -85,12 +89,14 @@ const endpoints = [
   consoleEndpoint({
     method: "POST",
     path: "/api/console/workspace",
+    summary: "Create the signed-in user's workspace (or return the one they own)",
+    internal: true,
     credential: "user",
     body: CreateWorkspaceSchema,
     limit: "consoleWrites",
     async handle({ user, body, res }) {
-      const name = body.name ?? `${user!.email?.split("@")[0] ?? "My"} workspace`;
-      const { workspace, created } = await ensureWorkspaceForOwner(user!.uid, name);
+      const name = body.name ?? `${user.email?.split("@")[0] ?? "My"} workspace`;
+      const { workspace, created } = await ensureWorkspaceForOwner(user.uid, name);
       res.status(created ? 201 : 200);
       return { created, workspace: workspaceJson(workspace) };
     },
@@ -98,15 +104,17 @@ const endpoints = [
   consoleEndpoint({
     method: "GET",
     path: "/api/console/me",
+    summary: "The signed-in member, their role and workspace",
+    internal: true,
     credential: "member",
     async handle({ caller }) {
-      const workspace = await getWorkspace(caller!.merchantId);
+      const workspace = await getWorkspace(caller.merchantId);
       return {
-        uid: caller!.uid,
-        authMethod: caller!.authMethod,
-        role: caller!.role,
-        isAdmin: caller!.isAdmin,
-        scopes: caller!.scopes,
+        uid: caller.uid,
+        authMethod: caller.authMethod,
+        role: caller.role,
+        isAdmin: caller.isAdmin,
+        scopes: caller.scopes,
         workspace: workspace && workspaceJson(workspace),
       };
     },
@@ -114,20 +122,24 @@ const endpoints = [
   consoleEndpoint({
     method: "GET",
     path: "/api/console/keys",
+    summary: "List the workspace's API keys",
+    internal: true,
     credential: "member",
     async handle({ caller }) {
-      return { keys: (await listApiKeys(caller!.merchantId)).map(publicKey) };
+      return { keys: (await listApiKeys(caller.merchantId)).map(publicKey) };
     },
   }),
   consoleEndpoint({
     method: "POST",
     path: "/api/console/keys",
+    summary: "Mint an API key (shown once)",
+    internal: true,
     credential: "member",
     body: MintKeySchema,
     limit: "consoleWrites",
     async handle({ caller, body, res }) {
-      const { key, record } = await mintApiKey({ merchantId: caller!.merchantId, uid: caller!.uid, name: body.name ?? "API key", scopes: body.scopes });
-      logKeyMinted({ merchantId: caller!.merchantId, keyId: record.keyId, prefix: record.prefix, uid: caller!.uid, scopes: record.scopes });
+      const { key, record } = await mintApiKey({ merchantId: caller.merchantId, uid: caller.uid, name: body.name ?? "API key", scopes: body.scopes });
+      logKeyMinted({ merchantId: caller.merchantId, keyId: record.keyId, prefix: record.prefix, uid: caller.uid, scopes: record.scopes });
       res.status(201);
       return { key, ...publicKey(record), notice: "This is the only time the key is shown. Store it now." };
     },
@@ -137,12 +149,14 @@ const endpoints = [
   consoleEndpoint({
     method: "POST",
     path: "/api/console/claims",
+    summary: "Claim a sandbox code into the workspace",
+    internal: true,
     credential: "user",
     body: ClaimSchema,
     limit: "consoleWrites",
     async handle({ user, body, res }) {
-      const claimed = await claimSandboxCode(user!, body.claimToken);
-      logSandboxClaimed({ sandboxId: claimed.sandboxId, merchantId: claimed.merchantId, codeId: claimed.code.codeId, uid: user!.uid });
+      const claimed = await claimSandboxCode(user, body.claimToken);
+      logSandboxClaimed({ sandboxId: claimed.sandboxId, merchantId: claimed.merchantId, codeId: claimed.code.codeId, uid: user.uid });
       res.status(201);
       return claimed;
     },
@@ -151,11 +165,13 @@ const endpoints = [
   consoleEndpoint({
     method: "GET",
     path: "/api/console/codes",
+    summary: "One page of the workspace's codes with recent scan counts",
+    internal: true,
     credential: "member",
     query: CodeListQuerySchema,
     async handle({ caller, query }) {
-      const page = await listCodePage(caller!.merchantId, query);
-      const full = new Map((await readCodes(caller!.merchantId, page.codes.map((c) => c.codeId))).map((c) => [c.codeId, c]));
+      const page = await listCodePage(caller.merchantId, query);
+      const full = new Map((await readCodes(caller.merchantId, page.codes.map((c) => c.codeId))).map((c) => [c.codeId, c]));
       return {
         ...page,
         // A code written after the directory was read may be missing from `full`; it shows on the next load.
@@ -169,65 +185,79 @@ const endpoints = [
   consoleEndpoint({
     method: "POST",
     path: "/api/console/codes/:codeId",
+    summary: "Change a code (title, destination, campaign, design)",
+    internal: true,
     credential: "member",
     params: CodeParams,
     body: CodeChangeSchema,
     limit: "consoleWrites",
     async handle({ caller, params, body }) {
-      return publicCode(await updateCode(caller!.merchantId, { codeId: params.codeId }, body));
+      return publicCode(await updateCode(caller.merchantId, { codeId: params.codeId }, body));
     },
   }),
   consoleEndpoint({
     method: "GET",
     path: "/api/console/codes/:codeId/analytics",
+    summary: "Scan analytics of one code",
+    internal: true,
     credential: "member",
     params: CodeParams,
     query: DaysQuerySchema,
     async handle({ caller, params, query }) {
-      return codeAnalytics(caller!.merchantId, { codeId: params.codeId }, query.days);
+      return codeAnalytics(caller.merchantId, { codeId: params.codeId }, query.days);
     },
   }),
   consoleEndpoint({
     method: "GET",
     path: "/api/console/analytics",
+    summary: "Scan summary of the workspace",
+    internal: true,
     credential: "member",
     query: DaysQuerySchema,
     async handle({ caller, query }) {
-      return scanSummary(caller!.merchantId, query.days);
+      return scanSummary(caller.merchantId, query.days);
     },
   }),
   consoleEndpoint({
     method: "GET",
     path: "/api/console/dashboard",
+    summary: "The workspace dashboard",
+    internal: true,
     credential: "member",
     query: DaysQuerySchema,
     async handle({ caller, query }) {
-      return workspaceDashboard(caller!.merchantId, query.days);
+      return workspaceDashboard(caller.merchantId, query.days);
     },
   }),
   consoleEndpoint({
     method: "GET",
     path: "/api/console/drafts/:kind",
+    summary: "List drafts of one kind",
+    internal: true,
     credential: "member",
     params: z.object({ kind: DraftKindSchema }).strict(),
     async handle({ caller, params }) {
-      return { items: (await listDrafts(caller!.merchantId, params.kind, 100)).map((d) => JSON.parse(JSON.stringify(d))) };
+      return { items: (await listDrafts(caller.merchantId, params.kind, 100)).map((d) => JSON.parse(JSON.stringify(d))) };
     },
   }),
   consoleEndpoint({
     method: "POST",
     path: "/api/console/publish",
+    summary: "Publish a draft",
+    internal: true,
     credential: "member",
     body: PublishSchema,
     limit: "consoleWrites",
     async handle({ caller, body }) {
-      return publish(caller!.merchantId, body.kind, body.id, caller!.uid);
+      return publish(caller.merchantId, body.kind, body.id, caller.uid);
     },
   }),
   // Phone book moderation, for users with the `admin` custom claim.
   consoleEndpoint({
     method: "GET",
     path: "/api/console/listings",
+    summary: "Phone book listings awaiting moderation (admins)",
+    internal: true,
     credential: "admin",
     query: StatusQuery,
     async handle({ query }) {
@@ -237,16 +267,20 @@ const endpoints = [
   consoleEndpoint({
     method: "POST",
     path: "/api/console/listings/:domain/:action",
+    summary: "Approve or reject a phone book listing (admins)",
+    internal: true,
     credential: "admin",
     params: ListingParams,
     query: ReasonQuery,
     async handle({ user, params, query }) {
-      return moderateListing(params.action, params.domain, { by: user!.uid, reason: query.reason ?? "" });
+      return moderateListing(params.action, params.domain, { by: user.uid, reason: query.reason ?? "" });
     },
   }),
   consoleEndpoint({
     method: "POST",
     path: "/api/console/session",
+    summary: "Start a session cookie from a fresh sign-in",
+    internal: true,
     credential: "none",
     body: SessionSchema,
     async handle({ body, res }) {
@@ -265,6 +299,8 @@ const endpoints = [
   consoleEndpoint({
     method: "POST",
     path: "/api/console/logout",
+    summary: "End the session everywhere",
+    internal: true,
     credential: "none",
     query: NoQuery,
     async handle({ req, res }) {
@@ -308,6 +344,9 @@ async function endSession(req: Request): Promise<void> {
   }
 }
 
+// Code routes first: /codes/preview and /codes/import before /codes/:codeId would take them.
+export const consoleRoutes = [...codeEndpoints, ...endpoints, ...connectedAppsEndpoints];
+
 export const consoleApp = createRestApp(
   (app) => {
     app.use((_req: Request, res: Response, next) => {
@@ -315,8 +354,7 @@ export const consoleApp = createRestApp(
       res.set("Cache-Control", "private, no-store");
       next();
     });
-    // Code routes first: /codes/preview and /codes/import before /codes/:codeId would take them.
-    mountEndpoints(app, "console", [...codeEndpoints, ...endpoints, ...connectedAppsEndpoints]);
+    mountEndpoints(app, "console", consoleRoutes);
     app.use((req: Request) => {
       throw new AppError("NOT_FOUND", `No such console endpoint: ${req.method} ${req.path}`);
     });

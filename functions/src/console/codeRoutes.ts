@@ -29,15 +29,19 @@ function brandPresetEndpoints(): Endpoint[] {
     endpoint({
       method: "GET",
       path: "/api/console/brand-presets",
+      summary: "List the workspace's brand presets",
+      internal: true,
       credential: "member",
       ownAddressOnly: true,
       async handle({ caller }) {
-        return { presets: (await listBrandPresets(caller!.merchantId)).map(publicBrandPreset) };
+        return { presets: (await listBrandPresets(caller.merchantId)).map(publicBrandPreset) };
       },
     }),
     endpoint({
       method: "POST",
       path: "/api/console/brand-presets/:name",
+      summary: "Save a brand preset",
+      internal: true,
       credential: "member",
       ownAddressOnly: true,
       limit: "consoleWrites",
@@ -45,7 +49,7 @@ function brandPresetEndpoints(): Endpoint[] {
       params: BrandPresetParams,
       body: BrandPresetSchema,
       async handle({ caller, params, body }) {
-        const who = caller!;
+        const who = caller;
         // Resolved like a code's design (contrast checked, logo re-encoded and stored); drawn when used.
         const design = { ...(await resolveDesign(who.merchantId, body.design)), preset: null };
         if (!(await saveBrandPreset(who.merchantId, { name: params.name, design, updatedBy: who.uid }))) {
@@ -57,12 +61,14 @@ function brandPresetEndpoints(): Endpoint[] {
     endpoint({
       method: "DELETE",
       path: "/api/console/brand-presets/:name",
+      summary: "Delete a brand preset",
+      internal: true,
       credential: "member",
       ownAddressOnly: true,
       limit: "consoleWrites",
       params: BrandPresetParams,
       async handle({ caller, params }) {
-        if (!(await deleteBrandPreset(caller!.merchantId, params.name))) throw new AppError("NOT_FOUND", `No brand preset named "${params.name}"`);
+        if (!(await deleteBrandPreset(caller.merchantId, params.name))) throw new AppError("NOT_FOUND", `No brand preset named "${params.name}"`);
         return { ok: true };
       },
     }),
@@ -78,6 +84,8 @@ export const codeEndpoints: Endpoint[] = [
   endpoint({
     method: "POST",
     path: "/api/console/codes/preview",
+    summary: "Preview the PNG of a code before creating it",
+    internal: true,
     credential: "member",
     ownAddressOnly: true,
     limit: "previews",
@@ -86,7 +94,7 @@ export const codeEndpoints: Endpoint[] = [
     async handle({ res, caller, body: input }) {
       const { template, boostFrame, dynamic } = effectiveLook(input);
       // A design is resolved as on create (preset, checked logo), so the preview is the exact final image.
-      const design = input.design ? await resolveDesign(caller!.merchantId, input.design) : null;
+      const design = input.design ? await resolveDesign(caller.merchantId, input.design) : null;
       const png = await renderCodePng({
         dynamic,
         dynamicLink: dynamic ? dynamicLinkFor(PREVIEW_ID) : null,
@@ -101,6 +109,8 @@ export const codeEndpoints: Endpoint[] = [
   endpoint({
     method: "POST",
     path: "/api/console/codes/:codeId/preview",
+    summary: "Preview a code with a changed design",
+    internal: true,
     credential: "member",
     ownAddressOnly: true,
     limit: "previews",
@@ -109,21 +119,23 @@ export const codeEndpoints: Endpoint[] = [
     body: CodeDesignPreviewSchema,
     async handle({ res, caller, params, body }) {
       // The code's own payload and frame with the design tried on: exactly what saving it would store.
-      const code = await findCode(caller!.merchantId, { codeId: params.codeId });
-      const design = body.design ? await changedDesign(caller!.merchantId, code, body.design, body.keepLogo) : null;
+      const code = await findCode(caller.merchantId, { codeId: params.codeId });
+      const design = body.design ? await changedDesign(caller.merchantId, code, body.design, body.keepLogo) : null;
       res.set({ "Content-Type": "image/png" }).send(await renderCodePng({ ...code, design }));
     },
   }),
   endpoint({
     method: "POST",
     path: "/api/console/codes",
+    summary: "Create a code (published unless asked otherwise)",
+    internal: true,
     credential: "member",
     ownAddressOnly: true,
     limit: "consoleWrites",
     maxBodyBytes: DESIGN_MAX_BODY_BYTES,
     body: ConsoleNewCodeSchema,
     async handle({ res, caller, body }) {
-      const who = caller!;
+      const who = caller;
       const { publish = true, ...input } = body;
       const publishing = publishOnCreate(who.merchantId, who.uid);
       const [code] = await createCodes(who.merchantId, [input], "console", (batch, codes) => {
@@ -137,23 +149,27 @@ export const codeEndpoints: Endpoint[] = [
   endpoint({
     method: "GET",
     path: "/api/console/codes/:codeId",
+    summary: "One code",
+    internal: true,
     credential: "member",
     ownAddressOnly: true,
     standing: "consoleWrites",
     params: CodeParams,
     async handle({ caller, params }) {
-      return publicCode(await findCode(caller!.merchantId, { codeId: params.codeId }));
+      return publicCode(await findCode(caller.merchantId, { codeId: params.codeId }));
     },
   }),
   endpoint({
     method: "POST",
     path: "/api/console/codes/:codeId/unpublish",
+    summary: "Unpublish a code",
+    internal: true,
     credential: "member",
     ownAddressOnly: true,
     limit: "consoleWrites",
     params: CodeParams,
     async handle({ caller, params }) {
-      return unpublishCode(caller!.merchantId, params.codeId, caller!.uid);
+      return unpublishCode(caller.merchantId, params.codeId, caller.uid);
     },
   }),
 ];

@@ -18,14 +18,16 @@ const revoke = (method: "POST" | "DELETE", path: string) =>
   endpoint({
     method,
     path,
+    summary: "Revoke a connected app's grant",
+    internal: true,
     credential: "member",
     params: GrantParams,
     limit: "consoleWrites",
     ownAddressOnly: true,
     async handle({ caller, params }) {
       const grant = await getGrant(params.grantId);
-      if (!grant || grant.merchantId !== caller!.merchantId) throw new AppError("NOT_FOUND", "No such connected app in this workspace");
-      if (caller!.role !== "owner" && grant.uid !== caller!.uid) throw new AppError("FORBIDDEN", "Members can revoke only the apps they connected");
+      if (!grant || grant.merchantId !== caller.merchantId) throw new AppError("NOT_FOUND", "No such connected app in this workspace");
+      if (caller.role !== "owner" && grant.uid !== caller.uid) throw new AppError("FORBIDDEN", "Members can revoke only the apps they connected");
       return publicGrant((await revokeGrant(params.grantId, "revoked in the console"))!);
     },
   });
@@ -34,11 +36,13 @@ export const connectedAppsEndpoints: Endpoint[] = [
   endpoint({
     method: "GET",
     path: "/api/console/connected-apps",
+    summary: "The workspace's connected OAuth apps",
+    internal: true,
     credential: "member",
     ownAddressOnly: true,
     standing: "consoleWrites",
     async handle({ caller }) {
-      return { apps: (await listGrants(caller!.merchantId)).map(publicGrant) };
+      return { apps: (await listGrants(caller.merchantId)).map(publicGrant) };
     },
   }),
   revoke("POST", "/api/console/connected-apps/:grantId/revoke"),

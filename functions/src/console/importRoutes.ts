@@ -20,13 +20,15 @@ interface ImportResponse {
 export const importEndpoint = endpoint({
   method: "POST",
   path: "/api/console/codes/import",
+  summary: "Import one chunk of spreadsheet rows as codes",
+  internal: true,
   credential: "member",
   ownAddressOnly: true,
   limit: "bulk",
   maxBodyBytes: DESIGN_MAX_BODY_BYTES,
   body: ConsoleImportSchema,
   async handle({ req, res, caller, body }) {
-    const who = caller!;
+    const who = caller;
     const { rows, publish = true, design } = body;
     const key = idempotencyKeyOf(req);
     if (!key) throw new AppError("VALIDATION_FAILED", "Send an Idempotency-Key header, one per chunk, so a retry never creates codes twice");

@@ -16,24 +16,28 @@ export const settingsEndpoints = [
   endpoint({
     method: "POST",
     path: "/api/console/workspace/time-zone",
+    summary: "Set the workspace's time zone (owner)",
+    internal: true,
     credential: "member",
     ownAddressOnly: true,
     limit: "consoleWrites",
     body: TimeZoneSchema,
     async handle({ caller, body }) {
-      if (caller!.role !== "owner") throw new AppError("FORBIDDEN", "Only the workspace's owner can change its time zone");
-      await setWorkspaceTimeZone(caller!.merchantId, body.timeZone);
+      if (caller.role !== "owner") throw new AppError("FORBIDDEN", "Only the workspace's owner can change its time zone");
+      await setWorkspaceTimeZone(caller.merchantId, body.timeZone);
       return { ok: true, timeZone: body.timeZone };
     },
   }),
   endpoint({
     method: "GET",
     path: "/api/console/members",
+    summary: "The workspace's members",
+    internal: true,
     credential: "member",
     ownAddressOnly: true,
     standing: "consoleWrites",
     async handle({ caller }) {
-      const who = caller!;
+      const who = caller;
       const members = await listMembers(who.merchantId);
       // Emails come from Auth (memberships store only the uid); one batched lookup for up to 100 members.
       const users = members.length ? await auth().getUsers(members.slice(0, 100).map((m) => ({ uid: m.uid }))) : { users: [] };
@@ -46,11 +50,13 @@ export const settingsEndpoints = [
   endpoint({
     method: "GET",
     path: "/api/console/workspace-listings",
+    summary: "The workspace's phone book listings",
+    internal: true,
     credential: "member",
     ownAddressOnly: true,
     standing: "consoleWrites",
     async handle({ caller }) {
-      return { listings: (await listWorkspaceListings(caller!.merchantId)).map(publicListing) };
+      return { listings: (await listWorkspaceListings(caller.merchantId)).map(publicListing) };
     },
   }),
 ];

@@ -25,20 +25,24 @@ export const webhookEndpoints = [
   endpoint({
     method: "GET",
     path: "/api/console/webhooks",
+    summary: "List the workspace's webhooks",
+    internal: true,
     ...member,
     standing: "consoleWrites",
     async handle({ caller }) {
-      return { webhooks: (await listWebhooks(caller!.merchantId)).map(publicWebhook) };
+      return { webhooks: (await listWebhooks(caller.merchantId)).map(publicWebhook) };
     },
   }),
   endpoint({
     method: "POST",
     path: "/api/console/webhooks",
+    summary: "Create a webhook (its secret is shown once)",
+    internal: true,
     ...member,
     limit: "consoleWrites",
     body: NewWebhookSchema,
     async handle({ caller, body, res }) {
-      const { webhook, secret } = await createWebhook(caller!.merchantId, caller!.uid, body);
+      const { webhook, secret } = await createWebhook(caller.merchantId, caller.uid, body);
       res.status(201);
       return { webhookId: webhook.webhookId, secret, webhook: publicWebhook(webhook) };
     },
@@ -46,67 +50,79 @@ export const webhookEndpoints = [
   endpoint({
     method: "DELETE",
     path: "/api/console/webhooks/:webhookId",
+    summary: "Delete a webhook",
+    internal: true,
     ...member,
     limit: "consoleWrites",
     params: WebhookParams,
     async handle({ caller, params }) {
-      await removeWebhook(caller!.merchantId, params.webhookId);
+      await removeWebhook(caller.merchantId, params.webhookId);
       return { deleted: true, webhookId: params.webhookId };
     },
   }),
   endpoint({
     method: "POST",
     path: "/api/console/webhooks/:webhookId/test",
+    summary: "Send a test event",
+    internal: true,
     ...member,
     limit: "consoleWrites",
     params: WebhookParams,
     body: z.object({}).strict(),
     async handle({ caller, params }) {
-      return sendTestEvent(caller!.merchantId, params.webhookId);
+      return sendTestEvent(caller.merchantId, params.webhookId);
     },
   }),
   endpoint({
     method: "POST",
     path: "/api/console/webhooks/:webhookId/enable",
+    summary: "Enable a disabled webhook",
+    internal: true,
     ...member,
     limit: "consoleWrites",
     params: WebhookParams,
     body: z.object({}).strict(),
     async handle({ caller, params }) {
-      return publicWebhook(await enableWebhook(caller!.merchantId, params.webhookId));
+      return publicWebhook(await enableWebhook(caller.merchantId, params.webhookId));
     },
   }),
   endpoint({
     method: "POST",
     path: "/api/console/webhooks/:webhookId/rotate-secret",
+    summary: "Rotate a webhook's secret",
+    internal: true,
     ...member,
     limit: "consoleWrites",
     params: WebhookParams,
     body: z.object({ overlapHours: z.number().min(0).max(MAX_OVERLAP_HOURS).optional() }).strict(),
     async handle({ caller, params, body }) {
-      return rotateSecret(caller!.merchantId, caller!.uid, params.webhookId, body.overlapHours ?? 24);
+      return rotateSecret(caller.merchantId, caller.uid, params.webhookId, body.overlapHours ?? 24);
     },
   }),
   endpoint({
     method: "GET",
     path: "/api/console/webhooks/:webhookId/deliveries",
+    summary: "A webhook's recent deliveries",
+    internal: true,
     ...member,
     standing: "consoleWrites",
     params: WebhookParams,
     query: z.object({ limit: z.coerce.number().pipe(listLimit).optional() }).strict(),
     async handle({ caller, params, query }) {
-      return { deliveries: await deliveriesOf(caller!.merchantId, params.webhookId, query.limit ?? 50) };
+      return { deliveries: await deliveriesOf(caller.merchantId, params.webhookId, query.limit ?? 50) };
     },
   }),
   endpoint({
     method: "POST",
     path: "/api/console/webhooks/:webhookId/deliveries/:deliveryId/redeliver",
+    summary: "Send a delivery again",
+    internal: true,
     ...member,
     limit: "consoleWrites",
     params: z.object({ webhookId: webhookIdSchema, deliveryId: deliveryIdSchema }).strict(),
     body: z.object({}).strict(),
     async handle({ caller, params }) {
-      await redeliver(caller!.merchantId, params.webhookId, params.deliveryId);
+      await redeliver(caller.merchantId, params.webhookId, params.deliveryId);
       return { queued: true, deliveryId: params.deliveryId };
     },
   }),

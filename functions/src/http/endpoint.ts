@@ -5,7 +5,7 @@
 // The tool server uses the same credential and limit code (authenticateRequest, enforceRateLimit).
 import type { Express, Request, Response } from "express";
 import type { z } from "zod";
-import { AppError } from "../core/errors";
+import { AppError, type ErrorCode } from "../core/errors";
 import { REST_MAX_BODY_BYTES } from "../core/limits";
 import { logAuthenticationFailed, logRateLimited } from "../core/log";
 import { rateLimitedError, rateLimitHeaders, rateLimiter, type RateDecision, type RateLimitName, type RateSubject } from "../core/rateLimit";
@@ -28,6 +28,18 @@ export interface Verified {
   user?: VerifiedUser;
 }
 
+/**
+ * What a verified credential of `mode` gives a handler: the type says which of caller and user exist,
+ * so a handler reading one its mode does not provide fails to compile.
+ */
+export type Credentials<M extends CredentialMode> = M extends "caller"
+  ? { caller: Caller }
+  : M extends "member"
+    ? { caller: Caller; user: VerifiedUser }
+    : M extends "user" | "admin"
+      ? { user: VerifiedUser }
+      : Record<never, never>;
+
 const AUTH_FAILURES = new Set(["NO_AUTH", "INVALID_API_KEY", "INVALID_TOKEN", "REVOKED", "NO_WORKSPACE"]);
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -49,7 +61,11 @@ function requireCookieSafety(req: Request): void {
 }
 
 /** Verifies the request's credential for `mode`; failures are logged as `auth.failed` (never the credential). */
-export async function authenticateRequest(req: Request, mode: CredentialMode, surface: string): Promise<Verified> {
+export async function authenticateRequest<M extends CredentialMode>(req: Request, mode: M, surface: string): Promise<Credentials<M>> {
+  return (await verifyCredential(req, mode, surface)) as Credentials<M>;
+}
+
+async function verifyCredential(req: Request, mode: CredentialMode, surface: string): Promise<Verified> {
   if (mode === "none") return {};
   const headers = { authorization: req.headers.authorization, cookie: req.headers.cookie };
   const kind = credentialKind(headers);
@@ -133,27 +149,65 @@ async function applyLimit(res: Response, req: Request, name: RateLimitName, subj
   return decision;
 }
 
-export interface EndpointContext<P, Q, B> extends Verified {
+export type EndpointContext<M extends CredentialMode, P, Q, B> = {
   req: Request;
   res: Response;
   params: P;
   query: Q;
   body: B;
-}
+} & Credentials<M>;
 
 type Schema = z.ZodType;
 type Infer<S> = S extends z.ZodType ? z.infer<S> : undefined;
+type Input<S> = S extends z.ZodType ? z.input<S> : never;
+/** A handler of a route with a response schema returns that JSON, or nothing when it answered `res` itself. */
+type HandlerResult<R> = R extends z.ZodType ? z.input<R> | void : unknown;
 
-export interface EndpointSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
+/** The non-JSON media types a route may answer with (a success only; errors are JSON). */
+export type BinaryMediaType = "image/png" | "image/svg+xml" | "application/pdf";
+
+/** What the public contract says about a route beyond what its checks already imply (see contract/openapi.ts). */
+export interface OperationDoc<P = unknown, Q = unknown, B = unknown, R = unknown> {
+  /** A paragraph or two (Markdown) for the reference. */
+  description: string;
+  /** The stable operation name generated clients call; made from the method and path when omitted. */
+  operationId?: string;
+  /** Error codes the handler itself may answer; those its credential, limit and schemas imply are added. */
+  errors?: readonly ErrorCode[];
+  /** Success statuses; 200 when omitted. */
+  success?: readonly number[];
+  /** Other statuses that answer with the success schema (a degraded health check). */
+  alsoAnswers?: Readonly<Record<number, string>>;
+  /** The media type of a success that is not JSON. */
+  binary?: BinaryMediaType;
+  /** Request headers the route reads. */
+  requestHeaders?: readonly { name: string; description: string; maxLength?: number; required?: boolean }[];
+  /** Response headers a success may carry (besides the rate-limit ones). */
+  responseHeaders?: Readonly<Record<string, string>>;
+  /** The route reports a quota in X-RateLimit-* headers though it declares no `limit` (the sandbox's own). */
+  rateLimitHeaders?: boolean;
+  /** One request a reader can send as is (the credential and code ids aside) and what it answers. */
+  example?: { params?: P; query?: Q; body?: B; headers?: Record<string, string>; response?: R };
+}
+
+export interface EndpointSpec<
+  M extends CredentialMode,
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  R extends Schema | undefined = undefined,
+> {
   method: "GET" | "POST" | "DELETE";
   path: string;
   /** One line saying what the route does: the OpenAPI operation's summary. */
-  summary?: string;
+  summary: string;
   /** The JSON a success returns; omitted where the answer is not JSON (an image, a redirect). */
-  response?: Schema;
+  response?: R;
   /** The console's own API: left out of the public contract. */
   internal?: boolean;
-  credential: CredentialMode;
+  /** The public contract's remaining facts; required of every route that is not internal (test/unit/openapi). */
+  doc?: OperationDoc<Input<P>, Input<Q>, Input<B>, Input<R>>;
+  credential: M;
   scope?: Scope;
   params?: P;
   query?: Q;
@@ -170,12 +224,17 @@ export interface EndpointSpec<P extends Schema | undefined, Q extends Schema | u
   /** Decorates the response before an error is sent (the error still goes through the surface's mapping). */
   onError?(req: Request, res: Response, error: unknown): Promise<void> | void;
   /** Returns the JSON to send (status 200 unless the handler set one), or answers `res` itself. */
-  handle(ctx: EndpointContext<Infer<P>, Infer<Q>, Infer<B>>): Promise<unknown> | unknown;
+  handle(ctx: EndpointContext<M, Infer<P>, Infer<Q>, Infer<B>>): Promise<HandlerResult<R>> | HandlerResult<R>;
 }
+
+/** A declaration as readers see it (the handler's exact types erased). */
+export type RouteSpec = Omit<EndpointSpec<CredentialMode, Schema | undefined, Schema | undefined, Schema | undefined, Schema | undefined>, "handle" | "doc"> & {
+  doc?: OperationDoc;
+};
 
 export interface Endpoint {
   /** The declaration itself, for readers such as the OpenAPI generator. */
-  spec: EndpointSpec<Schema | undefined, Schema | undefined, Schema | undefined>;
+  spec: RouteSpec;
   method: "GET" | "POST" | "DELETE";
   path: string;
   hasBody: boolean;
@@ -185,11 +244,15 @@ export interface Endpoint {
 }
 
 /** Declares one route; mount the result with `mountEndpoints`. */
-export function endpoint<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
-  spec: EndpointSpec<P, Q, B>,
-): Endpoint {
+export function endpoint<
+  M extends CredentialMode,
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+  R extends Schema | undefined = undefined,
+>(spec: EndpointSpec<M, P, Q, B, R>): Endpoint {
   return {
-    spec: spec as unknown as EndpointSpec<Schema | undefined, Schema | undefined, Schema | undefined>,
+    spec: spec as RouteSpec,
     method: spec.method,
     path: spec.path,
     hasBody: spec.body !== undefined,
@@ -208,7 +271,7 @@ export function endpoint<P extends Schema | undefined = undefined, Q extends Sch
         const refused = refuseForeignAddress(req.headers);
         if (refused) throw refused;
       }
-      const verified = await authenticateRequest(req, spec.credential, surface);
+      const verified: Verified = await verifyCredential(req, spec.credential, surface);
       if (spec.scope && verified.caller) requireScope(verified.caller, spec.scope, `${spec.method} ${spec.path}`);
       if (spec.limit) await enforceRateLimit(res, req, spec.limit, verified, surface);
       else if (spec.standing) await enforceRateLimit(res, req, spec.standing, verified, surface, false);
@@ -220,7 +283,8 @@ export function endpoint<P extends Schema | undefined = undefined, Q extends Sch
         if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
         body = parseOrThrow(spec.body, parseJsonBody(req, this.maxBodyBytes), "request body") as Infer<B>;
       }
-      const result = await spec.handle({ req, res, ...verified, params, query, body });
+      // verifyCredential returns exactly what Credentials<M> promises for the spec's mode.
+      const result = await spec.handle({ req, res, ...verified, params, query, body } as EndpointContext<M, Infer<P>, Infer<Q>, Infer<B>>);
       if (!res.headersSent) res.json(result);
     },
   };

@@ -88,7 +88,7 @@ type RawRequest = Request & { rawBody?: Buffer };
 
 /**
  * Cloud Functions hands us `req.rawBody`; elsewhere (benchmarks, plain express) read the stream once.
- * Reading stops at `maxBytes + 1` so an oversized body cannot exhaust memory.
+ * Reading keeps at most `maxBytes` and one chunk, so an oversized body cannot exhaust memory.
  */
 export function captureRawBody(maxBytes: number) {
   return (req: RawRequest, _res: Response, next: NextFunction): void => {
@@ -99,8 +99,9 @@ export function captureRawBody(maxBytes: number) {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
+      // Keep chunks until the limit is passed (so the oversize shows, as 413), then drop the rest.
+      if (size <= maxBytes) chunks.push(chunk);
       size += chunk.length;
-      if (size <= maxBytes + 1) chunks.push(chunk);
     });
     req.on("end", () => {
       req.rawBody = Buffer.concat(chunks);

@@ -18,7 +18,11 @@ export function codeFileParams(ext: string) {
     .strict();
 }
 
-export const tokenField = z.string().max(200).default("");
+export const tokenField = z.string().max(200).default("").describe("The code's image token, as in the URLs the API returns");
+
+/** Documentation examples of a code file's URL (contract/openapi.ts): real ids have this shape. */
+export const FILE_EXAMPLE = (ext: string) => ({ merchantId: "m_3f9a2c7d1e5b4a60", file: `Hk2Qm8ZpT1xVb4sLr9Ne.${ext}` });
+export const TOKEN_EXAMPLE = "b8d1c2e3f4a5968778695a4b3c2d1e0f";
 
 /** The code named by a file's params, if `token` is its image token; NOT_FOUND and FORBIDDEN otherwise. */
 export async function codeForFile(params: { merchantId: string; file: string }, token: string): Promise<QrCode> {

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { endpoint } from "../http/endpoint";
 import { pdfUrlOf } from "../codes/model";
-import { codeFileParams, codeForFile, tokenField } from "./codeFiles";
+import { codeFileParams, codeForFile, FILE_EXAMPLE, TOKEN_EXAMPLE, tokenField } from "./codeFiles";
 import { DEFAULT_PRINT_DISTANCE_M, DISTANCE_M_MAX, DISTANCE_M_MIN, PDF_MM_MAX, PDF_MM_MIN, PNG_PX_MAX, PNG_PX_MIN, printHint, printModel, renderPdf, renderSizedPng } from "./print";
 
 const distance = z.coerce
@@ -29,13 +29,38 @@ const PngQuery = z
 
 const HintQuery = z.object({ token: tokenField, distance }).strict();
 
+export const PrintHintSchema = z
+  .object({
+    distanceM: z.number().describe("The scanning distance asked for, in metres"),
+    sideMm: z.number().int().describe("The side of the smallest print that scans from there, in mm"),
+    symbolMm: z.number().describe("The side of the code itself (without its margin), in mm"),
+    moduleMm: z.number().describe("The side of one module, in mm"),
+    modules: z.number().int().describe("Modules per side"),
+    rule: z.string().describe("The rule of thumb the size comes from"),
+    pdfUrl: z.string().url().describe("The PDF at that size"),
+  })
+  .meta({ title: "PrintHint" });
+
+const FILE_ERRORS = ["NOT_FOUND", "FORBIDDEN"] as const;
+
 const FILE_HEADERS = { "Cache-Control": "public, max-age=300", "X-Content-Type-Options": "nosniff" };
 
 export const printEndpoints = [
   endpoint({
     method: "GET",
     path: "/img/pdf/:merchantId/:file",
+    summary: "A code as a print-ready PDF",
     credential: "none",
+    doc: {
+      operationId: "getCodePdf",
+      description:
+        `One page, the code at \`size\` mm (${PDF_MM_MIN} to ${PDF_MM_MAX}), or at the smallest size that scans from \`distance\` metres ` +
+        `(${DEFAULT_PRINT_DISTANCE_M} m when neither is given). The side used is in X-Print-Side-Mm. The URL, with its token, is the code's \`pdfUrl\`.`,
+      binary: "application/pdf",
+      errors: FILE_ERRORS,
+      responseHeaders: { "X-Print-Side-Mm": "The printed side in millimetres" },
+      example: { params: FILE_EXAMPLE("pdf"), query: { token: TOKEN_EXAMPLE, size: 40 } },
+    },
     params: codeFileParams("pdf"),
     query: PdfQuery,
     async handle({ res, params, query }) {
@@ -48,7 +73,15 @@ export const printEndpoints = [
   endpoint({
     method: "GET",
     path: "/img/png/:merchantId/:file",
+    summary: "A code as a PNG of a chosen size",
     credential: "none",
+    doc: {
+      operationId: "getCodePng",
+      description: `The code drawn \`px\` pixels a side (${PNG_PX_MIN} to ${PNG_PX_MAX}); designed codes are decoded at that size before they are returned.`,
+      binary: "image/png",
+      errors: FILE_ERRORS,
+      example: { params: FILE_EXAMPLE("png"), query: { token: TOKEN_EXAMPLE, px: 1024 } },
+    },
     params: codeFileParams("png"),
     query: PngQuery,
     async handle({ res, params, query }) {
@@ -60,7 +93,27 @@ export const printEndpoints = [
   endpoint({
     method: "GET",
     path: "/img/print-hint/:merchantId/:file",
+    summary: "The smallest print of a code that scans from a distance",
     credential: "none",
+    response: PrintHintSchema,
+    doc: {
+      operationId: "getPrintHint",
+      description: "How large to print the code so that it scans from `distance` metres, and the PDF at that size.",
+      errors: FILE_ERRORS,
+      example: {
+        params: FILE_EXAMPLE("json"),
+        query: { token: TOKEN_EXAMPLE, distance: 2 },
+        response: {
+          distanceM: 2,
+          sideMm: 29,
+          symbolMm: 23.81,
+          moduleMm: 0.95,
+          modules: 25,
+          rule: "Rule of thumb: the code (without its margin) is at least distance / 10 for a 25-module code.",
+          pdfUrl: "https://svc.example/img/pdf/m_3f9a2c7d1e5b4a60/Hk2Qm8ZpT1xVb4sLr9Ne.pdf?token=b8d1c2e3f4a5968778695a4b3c2d1e0f&size=29",
+        },
+      },
+    },
     params: codeFileParams("json"),
     query: HintQuery,
     async handle({ params, query }) {

@@ -4,14 +4,22 @@
 import { z } from "zod";
 import { endpoint } from "../http/endpoint";
 import { renderCodeSvg } from "../codes/service";
-import { codeFileParams, codeForFile, tokenField } from "./codeFiles";
+import { codeFileParams, codeForFile, FILE_EXAMPLE, TOKEN_EXAMPLE, tokenField } from "./codeFiles";
 
 export const svgEndpoint = endpoint({
   method: "GET",
   path: "/img/svg/:merchantId/:file",
+  summary: "A code as a print-ready SVG",
   credential: "none",
   params: codeFileParams("svg"),
   query: z.object({ token: tokenField }).strict(),
+  doc: {
+    operationId: "getCodeSvg",
+    description: "Drawn from the code's current record on each request (a static code's SVG follows a new destination). The URL, with its token, is the code's `svgUrl`.",
+    binary: "image/svg+xml",
+    errors: ["NOT_FOUND", "FORBIDDEN"],
+    example: { params: FILE_EXAMPLE("svg"), query: { token: TOKEN_EXAMPLE } },
+  },
   async handle({ res, params, query }) {
     const code = await codeForFile(params, query.token);
     const svg = await renderCodeSvg(code);

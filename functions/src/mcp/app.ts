@@ -76,7 +76,7 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
   const dispatcher = new McpDispatcher(
     async () => {
       try {
-        caller = (await authenticateRequest(req, "caller", "mcp")).caller!;
+        caller = (await authenticateRequest(req, "caller", "mcp")).caller;
         return caller;
       } catch (error) {
         // A credential that fails counts against its address, as no credential does; over the limit, 429.

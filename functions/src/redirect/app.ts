@@ -3,29 +3,24 @@
 // so a scan whose redirect was answered survives the instance dying at that moment. Nothing runs after the
 // response and nothing runs later per scan (no trigger).
 // Which workspace and code a link belongs to never changes, so an instance remembers it: from the second
-// scan of a code on, the read and the write go in parallel. POST /api/scans lets the service's own app
-// record scans of codes it read.
+// scan of a code on, the read and the write go in parallel. POST /api/scans (redirect/appScans.ts) lets the
+// service's own app record scans of codes it read.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request, Response } from "express";
-import { z } from "zod";
-import { AppError } from "../core/errors";
 import { logError } from "../core/log";
-import { ids, QR_ID_PATTERN } from "../core/ids";
-import { sha256Hex } from "../core/hash";
+import { QR_ID_PATTERN } from "../core/ids";
 import { getConfig } from "../core/config";
 import { API_CSP, createRestApp, pageCsp } from "../http/rest";
-import { endpoint, mountEndpoints } from "../http/endpoint";
+import { mountEndpoints } from "../http/endpoint";
+import { appScanRoutes } from "./appScans";
 import { clientAddressOf } from "../http/clientAddress";
-import { readLink, readLinks, type Link } from "../store/codes";
+import { readLinks, type Link } from "../store/codes";
 import { Coalescer } from "../core/coalescer";
 import { readWorkspaceTimeZone } from "../store/workspaces";
-import { APP_SCAN_REPEAT_MS, countAppScan } from "../store/scans";
 import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
-import { recordScanSafely, visitorHash, type CodeIdentity } from "../scans/record";
-import { deviceOf } from "../scans/device";
-import { localMoment } from "../scans/localTime";
+import { recordScanSafely, type CodeIdentity } from "../scans/record";
 import { NOT_FOUND_STYLE, notFoundPage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
 
@@ -122,65 +117,8 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     .end();
 }
 
-const appScansInFlight = new Map<string, Promise<boolean>>();
-
-async function trackAppScan(markId: string, counting: Promise<boolean>): Promise<boolean> {
-  appScansInFlight.set(markId, counting);
-  try {
-    return await counting;
-  } finally {
-    appScansInFlight.delete(markId);
-  }
-}
-
-// The place of an app scan comes from the caller's address, like a redirect's, never from the body.
-const AppScanSchema = z.object({ uniqueQRCodeID: ids.uniqueQRCodeID }).strict();
-
-const appScanEndpoint = endpoint({
-  method: "POST",
-  path: "/api/scans",
-  credential: "user",
-  limit: "appScans",
-  body: AppScanSchema,
-  async handle({ req, res, user, body }) {
-    const link = await readLink(body.uniqueQRCodeID);
-    if (!link) throw new AppError("NOT_FOUND", "No code with this uniqueQRCodeID");
-    const at = new Date();
-    const [place, timeZone] = await Promise.all([placeOfRequest(req), readWorkspaceTimeZone(link.merchantId)]);
-    const { day, hour } = localMoment(at, timeZone);
-    const ua = req.headers["user-agent"];
-    const facts = {
-      merchantId: link.merchantId,
-      codeId: link.codeId,
-      uniqueQRCodeID: body.uniqueQRCodeID,
-      campaign: link.campaign ?? null,
-      at,
-      day,
-      hour,
-      timeZone,
-      place,
-      device: deviceOf(typeof ua === "string" ? ua : undefined),
-      source: "app" as const,
-      retentionDays: getConfig().scanRetentionDays,
-    };
-    // The app's user is the visitor: one unique per user, code and day.
-    const visitor = await visitorHash(day, link.codeId, `user:${user!.uid}`);
-    const markId = sha256Hex(`${user!.uid}\n${body.uniqueQRCodeID}`).slice(0, 40);
-    // A report already being counted on this instance answers for its concurrent duplicates (the
-    // transaction still decides across instances).
-    const pending = appScansInFlight.get(markId);
-    let counted = false;
-    if (pending) await pending.catch(() => undefined);
-    else counted = await trackAppScan(markId, countAppScan(markId, facts, `u~${day}~${link.codeId}~${visitor}`, `a~${at.getTime()}~${link.codeId}~${visitor}`));
-    res.status(counted ? 201 : 200);
-    return counted
-      ? { ok: true, counted: true }
-      : { ok: true, counted: false, reason: `already counted for this user in the last ${APP_SCAN_REPEAT_MS / 60_000} minutes` };
-  },
-});
-
-const restApp = createRestApp((app) => {
-  mountEndpoints(app, "app-scans", [appScanEndpoint]);
+export const appScansApp = createRestApp((app) => {
+  mountEndpoints(app, "app-scans", appScanRoutes);
   app.use((_req: Request, res: Response) => sendNotFound(res));
 });
 
@@ -189,7 +127,7 @@ const QR_PATH = /^\/qr\/([^/?#]*)\/?(?:[?#]|$)/;
 /** The redirect function: /qr/<id> (GET, HEAD) on the plain-node path, everything else through express. */
 export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
   const match = req.method === "GET" || req.method === "HEAD" ? QR_PATH.exec(req.url ?? "") : null;
-  if (!match) return void restApp(req as Request, res as Response);
+  if (!match) return void appScansApp(req as Request, res as Response);
   let id: string;
   try {
     id = decodeURIComponent(match[1]);

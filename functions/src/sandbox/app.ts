@@ -44,8 +44,8 @@ export function sandboxManifest() {
     name: "svc keyless QR code sandbox",
     description: "Make a real, scannable QR code without an account or key. Claim it into an account to keep it.",
     endpoint: `${c.appUrl}/api/generate-qr-code`,
-    method: "POST",
-    contentType: "application/json",
+    method: "POST" as const,
+    contentType: "application/json" as const,
     request: {
       url: { type: "string", required: true, description: `http or https URL to encode, at most ${URL_MAX_LENGTH} bytes once normalised (non-ASCII is percent-encoded); stored and encoded in its normalised form` },
       otherFields: "none: any other field is rejected with 400",
@@ -92,32 +92,117 @@ export function sandboxManifest() {
   };
 }
 
+const url = z.string().url();
+
+export const SandboxResponseSchema = z
+  .object({
+    ok: z.literal(true),
+    code: z.object({
+      id: z.string().describe("Sandbox code id"),
+      destinationUrl: url.describe("The URL the code encodes, normalised"),
+      qrImage: z.string().startsWith("data:image/png;base64,").describe("A 512 px PNG of the code as a data: URL"),
+      claimToken: z.string().describe("Claims the code into an account; shown once"),
+      expiresAt: z.string().datetime().describe(`When the code is removed unless claimed (${SANDBOX_LIFETIME_DAYS} days)`),
+    }),
+    upgrade: z.object({
+      signup: z.string(),
+      claim: z.string(),
+      claimHow: z.string(),
+      bulk: z.string(),
+      getApiKey: z.string(),
+      docs: z.string(),
+      limits: z.string(),
+    }),
+  })
+  .meta({ title: "SandboxCode" });
+
+/** The manifest is prose for readers and agents; its outline is fixed, its texts are not. */
+export const SandboxManifestSchema = z
+  .object({
+    name: z.string(),
+    description: z.string(),
+    endpoint: url,
+    method: z.literal("POST"),
+    contentType: z.literal("application/json"),
+    request: z.record(z.string(), z.unknown()),
+    response: z.record(z.string(), z.unknown()),
+    errors: z.record(z.string(), z.string()),
+    limits: z.object({ perIpPerDay: z.number().int(), day: z.string(), lifetimeDays: z.number().int(), headers: z.array(z.string()) }),
+    bulk: z.record(z.string(), z.string()),
+    getApiKey: z.record(z.string(), z.string()),
+    docs: z.string(),
+  })
+  .meta({ title: "SandboxManifest" });
+
+const noStore = { "Cache-Control": "no-store" };
+
+export const sandboxRoutes = [
+  endpoint({
+    method: "POST",
+    path: "/api/generate-qr-code",
+    summary: "Make a QR code without an account",
+    credential: "none",
+    body: SandboxRequestSchema,
+    response: SandboxResponseSchema,
+    headers: noStore,
+    onError: quotaHeadersOnError,
+    doc: {
+      operationId: "createSandboxCode",
+      description:
+        `A real, scannable code for an http(s) URL, with optional colours. ${SANDBOX_DAILY_LIMIT} codes per address per UTC day ` +
+        `(X-RateLimit-* on every answer, errors included); each lasts ${SANDBOX_LIFETIME_DAYS} days unless claimed into an account with its claimToken.`,
+      errors: ["RATE_LIMITED", "DESIGN_REFUSED", "UNAVAILABLE"],
+      rateLimitHeaders: true,
+      example: {
+        body: { url: "https://example.com/menu", design: { foreground: "#1A237E", background: "#FFFFFF" } },
+        response: {
+          ok: true,
+          code: {
+            id: "Xq3b9LmT2vRk8sWp0aZd",
+            destinationUrl: "https://example.com/menu",
+            qrImage: "data:image/png;base64,iVBORw0KGgo=",
+            claimToken: "claim_q8Zr2kVbX4mT9pL1sW7eYc3nA0dF6gH5",
+            expiresAt: "2026-11-30T12:00:00.000Z",
+          },
+          upgrade: {
+            signup: "https://svc.example/console/",
+            claim: "https://svc.example/console/?claim=claim_q8Zr2kVbX4mT9pL1sW7eYc3nA0dF6gH5",
+            claimHow: "Sign in to the console with the claim link to keep this code forever in your workspace.",
+            bulk: "https://svc.example/api/bulk-qr-codes",
+            getApiKey: "https://svc.example/console/ (Settings, API keys, New API key)",
+            docs: "https://svc.example/docs/",
+            limits: "10 sandbox codes per IP per UTC day; sandbox codes expire after 7 days unless claimed.",
+          },
+        },
+      },
+    },
+    async handle({ req, res, body }) {
+      const { quota, body: answer } = await generateSandboxCode(body.url, clientOf(req), new Date(), body.design);
+      setRateHeaders(res, quota);
+      return answer;
+    },
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/generate-qr-code",
+    summary: "How to use the sandbox, and the caller's quota",
+    credential: "none",
+    response: SandboxManifestSchema,
+    headers: noStore,
+    doc: {
+      operationId: "getSandboxManifest",
+      description: "A machine-readable description of the sandbox, its limits and the way to an API key. Its X-RateLimit-* headers give the caller's standing for today.",
+      rateLimitHeaders: true,
+    },
+    async handle({ req, res }) {
+      setRateHeaders(res, await quotaFor(clientOf(req)));
+      return sandboxManifest();
+    },
+  }),
+];
+
 export const sandboxApp = createRestApp((app) => {
-  mountEndpoints(app, "sandbox", [
-    endpoint({
-      method: "POST",
-      path: "/api/generate-qr-code",
-      credential: "none",
-      body: SandboxRequestSchema,
-      headers: { "Cache-Control": "no-store" },
-      onError: quotaHeadersOnError,
-      async handle({ req, res, body }) {
-        const { quota, body: answer } = await generateSandboxCode(body.url, clientOf(req), new Date(), body.design);
-        setRateHeaders(res, quota);
-        return answer;
-      },
-    }),
-    endpoint({
-      method: "GET",
-      path: "/api/generate-qr-code",
-      credential: "none",
-      headers: { "Cache-Control": "no-store" },
-      async handle({ req, res }) {
-        setRateHeaders(res, await quotaFor(clientOf(req)));
-        return sandboxManifest();
-      },
-    }),
-  ]);
+  mountEndpoints(app, "sandbox", sandboxRoutes);
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });

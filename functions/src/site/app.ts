@@ -1,43 +1,121 @@
 // HTTP surface of the site metadata API (public host, no auth). Anything else under /api is a JSON 404.
-import type { Request, Response } from "express";
+import type { Request } from "express";
 import { AppError } from "../core/errors";
-import { z } from "zod";
 import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import { clientOf } from "../http/clientAddress";
 import { apiCatalog, serviceStatus, siteMetadata } from "./metadata";
-import { openApiDocument } from "./openapi";
-import { CatalogQuerySchema } from "./schemas";
+import { ApiCatalogSchema, CatalogQuerySchema, ClientAddressSchema, OpenApiDocumentSchema, SiteMetadataSchema, StatusSchema } from "./schemas";
 
-const PUBLIC_CACHE = "public, max-age=300, s-maxage=300";
+const cached = { "Cache-Control": "public, max-age=300, s-maxage=300" };
+const EXAMPLE = "https://svc.example";
 
-const publicGet = (path: string, cache: string, handle: (res: Response) => Promise<unknown> | unknown, query?: z.ZodType) =>
-  endpoint({ method: "GET", path, credential: "none", query, headers: { "Cache-Control": cache }, handle: ({ res }) => handle(res) });
-
-export const siteApp = createRestApp((app) => {
-  mountEndpoints(app, "site", [
-    // The catalog takes no parameters; the others ignore any (cache busters are harmless there).
-    publicGet("/api", PUBLIC_CACHE, () => apiCatalog(), CatalogQuerySchema),
-    publicGet("/api/site.json", PUBLIC_CACHE, () => siteMetadata()),
-    publicGet("/api/status.json", "no-store", async (res) => {
+export const siteRoutes = [
+  // The catalog takes no parameters; the others ignore any (cache busters are harmless there).
+  endpoint({
+    method: "GET",
+    path: "/api",
+    summary: "Catalog of published discovery URLs",
+    credential: "none",
+    query: CatalogQuerySchema,
+    response: ApiCatalogSchema,
+    headers: cached,
+    doc: {
+      operationId: "getApiCatalog",
+      description: "Where everything is: site metadata, status, this document, the tool server, the sandbox and bulk endpoints, the docs and the console. It takes no query parameters.",
+      example: {
+        response: {
+          name: "svc",
+          description: "Merchant QR codes",
+          version: "1.0.0",
+          links: {
+            catalog: `${EXAMPLE}/api`,
+            site: `${EXAMPLE}/api/site.json`,
+            status: `${EXAMPLE}/api/status.json`,
+            openapi: `${EXAMPLE}/api/openapi.json`,
+            mcp: `${EXAMPLE}/api/mcp`,
+            mcpManifest: `${EXAMPLE}/api/mcp`,
+            sandboxGenerator: `${EXAMPLE}/api/generate-qr-code`,
+            bulkGenerator: `${EXAMPLE}/api/bulk-qr-codes`,
+            docs: `${EXAMPLE}/docs/`,
+            phoneBook: `${EXAMPLE}/phone-book`,
+            console: `${EXAMPLE}/console/`,
+          },
+        },
+      },
+    },
+    handle: () => apiCatalog(),
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/site.json",
+    summary: "Public site metadata",
+    credential: "none",
+    response: SiteMetadataSchema,
+    headers: cached,
+    doc: {
+      operationId: "getSiteMetadata",
+      description: "The service's name, version, public URLs and contact address.",
+    },
+    handle: () => siteMetadata(),
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/status.json",
+    summary: "Health check (Firestore reachability)",
+    credential: "none",
+    response: StatusSchema,
+    headers: { "Cache-Control": "no-store" },
+    doc: {
+      operationId: "getStatus",
+      description: "Answers 200 when the database answers, 503 with the same body when it does not. Never cached.",
+      alsoAnswers: { 503: "Degraded; same body shape" },
+      example: { response: { status: "ok", version: "1.0.0", time: "2026-11-23T12:00:00.000Z", checks: { firestore: { ok: true, latencyMs: 12 } } } },
+    },
+    async handle({ res }) {
       const status = await serviceStatus();
       res.status(status.status === "ok" ? 200 : 503);
       return status;
-    }),
-    publicGet("/api/openapi.json", PUBLIC_CACHE, () => openApiDocument()),
-    // The caller's own address as the service resolved it, for `npm run smoke` and operators checking
-    // the Hosting hop (docs/deploy.md). Only ever the caller's own, and never cached.
-    endpoint({
-      method: "GET",
-      path: "/api/client-address",
-      credential: "none",
-      headers: { "Cache-Control": "private, no-store" },
-      handle: ({ req }) => {
-        const { address, viaProxy } = clientOf(req);
-        return { address, viaProxy };
-      },
-    }),
-  ]);
+    },
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/openapi.json",
+    summary: "This document",
+    credential: "none",
+    response: OpenApiDocumentSchema,
+    headers: cached,
+    doc: {
+      operationId: "getOpenApiDocument",
+      description: "The OpenAPI 3.1 description of every public operation, generated from the service's own route declarations.",
+    },
+    // Loaded on first use: the generator reads every surface's routes, which the other site routes never need.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    handle: () => (require("../contract/openapi") as typeof import("../contract/openapi")).openApiDocument(),
+  }),
+  // The caller's own address as the service resolved it, for `npm run smoke` and operators checking
+  // the Hosting hop (docs/deploy.md). Only ever the caller's own, and never cached.
+  endpoint({
+    method: "GET",
+    path: "/api/client-address",
+    summary: "The caller's own address as the service sees it",
+    credential: "none",
+    response: ClientAddressSchema,
+    headers: { "Cache-Control": "private, no-store" },
+    doc: {
+      operationId: "getClientAddress",
+      description: "For checking the proxy hop: the address limits and scan places are taken from, and whether it came through a trusted proxy.",
+      example: { response: { address: "203.0.113.7", viaProxy: true } },
+    },
+    handle: ({ req }) => {
+      const { address, viaProxy } = clientOf(req);
+      return { address, viaProxy };
+    },
+  }),
+];
+
+export const siteApp = createRestApp((app) => {
+  mountEndpoints(app, "site", siteRoutes);
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });

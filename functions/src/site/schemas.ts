@@ -12,6 +12,7 @@ export const JsonErrorSchema = z
     status: z.number().int().optional(),
     path: z.string().optional(),
     details: z.record(z.string(), z.unknown()).optional(),
+    requestId: z.string().optional().describe("5xx only: quote it to support; the log line with the cause carries it"),
   })
   .meta({ title: "JsonError" });
 
@@ -69,9 +70,19 @@ export const StatusSchema = z
   })
   .meta({ title: "Status" });
 
+export const ClientAddressSchema = z
+  .object({ address: z.string().describe("The address as the service resolved it"), viaProxy: z.boolean().describe("Whether it came through a trusted proxy hop") })
+  .meta({ title: "ClientAddress" });
+
+/** The document itself is described only by its outline: OpenAPI's own schema describes the rest. */
+export const OpenApiDocumentSchema = z
+  .looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) })
+  .meta({ title: "OpenApiDocument" });
+
 /** `/api` accepts no query parameters: an unknown one is probably a typo the caller wants to hear about. */
 export const CatalogQuerySchema = z.object({}).strict();
 
 export type ApiCatalog = z.infer<typeof ApiCatalogSchema>;
 export type SiteMetadata = z.infer<typeof SiteMetadataSchema>;
 export type Status = z.infer<typeof StatusSchema>;
+export type OpenApiDocument = z.infer<typeof OpenApiDocumentSchema>;

@@ -1,0 +1,33 @@
+// Every public surface's route list, read by the OpenAPI generator (contract/openapi.ts) and by the test
+// that checks each public app mounts nothing else (test/unit/openapi.test.ts). Loaded on the first request
+// for the document only: the site function does not pay for the other surfaces' modules otherwise.
+import type { Endpoint } from "../http/endpoint";
+
+export interface Surface {
+  /** The OpenAPI tag of its operations. */
+  tag: string;
+  description: string;
+  /** The host it answers on: the public site's (BASE_URL) or the app's (APP_URL). */
+  host: "site" | "app";
+  routes: readonly Endpoint[];
+}
+
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded when the document is first built */
+export function publicSurfaces(): Surface[] {
+  const site = "site" as const;
+  const app = "app" as const;
+  return [
+    { tag: "Discovery", host: site, routes: (require("../site/app") as typeof import("../site/app")).siteRoutes,
+      description: "The URL catalog, site metadata, health status and this document. No authentication." },
+    { tag: "Sandbox", host: app, routes: (require("../sandbox/app") as typeof import("../sandbox/app")).sandboxRoutes,
+      description: "Keyless QR codes for trying the service: a few per address per UTC day, kept 7 days unless claimed." },
+    { tag: "Bulk", host: app, routes: (require("../bulk/app") as typeof import("../bulk/app")).bulkRoutes,
+      description: "Permanent codes in a workspace, up to 50 per call, with an API key holding the qr:write scope." },
+    { tag: "App scans", host: app, routes: (require("../redirect/appScans") as typeof import("../redirect/appScans")).appScanRoutes,
+      description: "Scans of a code read inside the service's own app, reported by its signed-in user." },
+    { tag: "Files", host: app, routes: (require("../images/app") as typeof import("../images/app")).imageRoutes,
+      description: "A code's images and print files at stable URLs; the code's image token (in the URLs the API returns) is the capability." },
+    // OAuth (issue 25, part B) joins with one line here:
+    // { tag: "OAuth", host: app, routes: (require("../oauth/routes") as typeof import("../oauth/routes")).oauthRoutes, description: "..." },
+  ];
+}
