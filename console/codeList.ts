@@ -1,5 +1,6 @@
 // The code list (#/codes): search, filters, sort and pages of 50, with each code's scans in the last 7
 // and 30 days. The list's state lives in the URL's hash query, so reload, back and a shared link keep it.
+import { CODE_SEARCH_MAX } from "../functions/src/core/limits";
 import { h, select, table } from "./dom";
 
 export interface ListContext {
@@ -84,7 +85,7 @@ export async function codeListView(ctx: ListContext, params: URLSearchParams): P
     location.hash = toHash(next);
   };
 
-  const search = h("input", { type: "search", id: "code-search", value: state.q, placeholder: "Title, URL, campaign or tag", maxlength: "200", autocomplete: "off" });
+  const search = h("input", { type: "search", id: "code-search", value: state.q, placeholder: "Title, URL, campaign or tag", maxlength: String(CODE_SEARCH_MAX), autocomplete: "off" });
   let timer: ReturnType<typeof setTimeout> | undefined;
   search.addEventListener("input", () => {
     clearTimeout(timer);

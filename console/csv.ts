@@ -2,8 +2,10 @@
 // order; `title` and `url` required, `campaign` and `tags` optional), checked with the same field rules the
 // server applies, so every bad row is shown with its reason before anything is created.
 import Papa from "papaparse";
+import { CAMPAIGN_MAX, IMPORT_MAX_ROWS, TAG_MAX, TAGS_MAX, TITLE_MAX } from "../functions/src/core/limits";
+import { textProblem, urlProblem } from "../functions/src/core/rules";
 
-export const IMPORT_MAX_ROWS = 500;
+export { IMPORT_MAX_ROWS };
 export const HEADER = ["title", "url", "campaign", "tags"];
 const REQUIRED = ["title", "url"];
 
@@ -11,17 +13,6 @@ export interface CheckedRow {
   line: number;
   input: { title: string; destinationUrl: string; campaign?: string; tags?: string[] };
   errors: string[];
-}
-
-function urlProblem(url: string): string | null {
-  if (!url) return "url is empty";
-  if (url.length > 2048) return "url is longer than 2048 characters";
-  try {
-    const u = new URL(url);
-    return u.protocol === "http:" || u.protocol === "https:" ? null : "url must start with http:// or https://";
-  } catch {
-    return "url is not an absolute web address";
-  }
 }
 
 /** Parsed records, each with the spreadsheet line it starts on (1-based; a quoted cell may span lines). */
@@ -68,14 +59,14 @@ export function checkCsv(text: string): { rows: CheckedRow[]; fatal: string | nu
     const [title, url, campaign, tags] = HEADER.map(cell);
     const errors: string[] = [];
     if (cells.length > header.length) errors.push(`${cells.length} columns; the header names ${header.length} (quote values that contain commas)`);
-    if (!title) errors.push("title is empty");
-    if (title.length > 200) errors.push("title is longer than 200 characters");
-    const bad = urlProblem(url);
-    if (bad) errors.push(bad);
-    if (campaign.length > 100) errors.push("campaign is longer than 100 characters");
+    // The server's own checks (core/rules.ts): the same limits, URL length in normalised UTF-8 bytes.
+    const problem = (name: string, message: string | null) => message && errors.push(`${name}: ${message}`);
+    problem("title", textProblem(title, TITLE_MAX));
+    problem("url", urlProblem(url));
+    if (campaign) problem("campaign", textProblem(campaign, CAMPAIGN_MAX));
     const tagList = [...new Set(tags.split(/[;|]/).map((t) => t.trim()).filter(Boolean))];
-    if (tagList.length > 20) errors.push("more than 20 tags");
-    if (tagList.some((t) => t.length > 50)) errors.push("a tag is longer than 50 characters");
+    if (tagList.length > TAGS_MAX) errors.push(`more than ${TAGS_MAX} tags`);
+    for (const t of tagList) problem(`tag "${t.slice(0, 20)}"`, textProblem(t, TAG_MAX));
     const input: CheckedRow["input"] = { title, destinationUrl: url };
     if (campaign) input.campaign = campaign;
     if (tagList.length) input.tags = tagList;

@@ -3,6 +3,8 @@
 // of the exact final image (POST /api/console/codes/preview or /codes/<id>/preview), never an imitation.
 import { downloadUrl } from "./files";
 import { field, h, select } from "./dom";
+import { PRESET_NAME_MAX } from "../functions/src/core/limits";
+import { PRESET_NAME_HTML_PATTERN } from "../functions/src/core/rules";
 import { EYE_STYLES, LOGO_MAX_BYTES, LOGO_MEDIA_TYPES, MODULE_STYLES, QUIET_ZONE_MAX, QUIET_ZONE_MIN } from "../functions/src/core/constants";
 
 export interface DesignContext {
@@ -277,7 +279,7 @@ export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLEleme
       await ctx.render();
     }, { "aria-label": `Delete brand preset ${x.name}`, class: "delete-preset" }),
   ]);
-  const name = field("Preset name", h("input", { id: "preset-name", maxlength: "40", pattern: "[A-Za-z0-9][A-Za-z0-9 _\\-]{0,39}" }));
+  const name = field("Preset name", h("input", { id: "preset-name", maxlength: String(PRESET_NAME_MAX), pattern: PRESET_NAME_HTML_PATTERN }));
   // An example code in the preset, drawn by the backend like any preview, so a preset is seen before it is saved.
   const example = h("img", { id: "preset-preview", alt: "Example code in this preset", width: "200", height: "200" });
   const exampleNote = h("p", { class: "muted", id: "preset-preview-note", "aria-live": "polite" }, "An example code in this design.");

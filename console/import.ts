@@ -3,13 +3,15 @@
 // file's content and the chunk's rows, not from the click: a retry after a partial failure, a second click
 // or the same file after a reload gets the codes already made (the server replays them for 24 hours) and
 // creates only what is missing.
+import { BULK_MAX_URLS } from "../functions/src/core/limits";
 import { checkCsv, IMPORT_MAX_ROWS, type CheckedRow } from "./csv";
 import { field, h, table } from "./dom";
 import { answerMessage, ShownError } from "./errors";
 import { saveBlob } from "./files";
 import { zip } from "./zip";
 
-export const CHUNK = 50;
+/** One call creates at most the bulk limit of codes. */
+const CHUNK = BULK_MAX_URLS;
 const RETRIES = 3;
 
 export interface ImportKit {
@@ -144,7 +146,7 @@ export function importView(kit: ImportKit): HTMLElement[] {
       "section",
       { id: "import", "aria-labelledby": "import-h" },
       h("h1", { id: "import-h" }, "Import codes from a spreadsheet"),
-      h("p", { class: "muted" }, `A CSV file whose first row names its columns: title and url, optionally campaign and tags, in any order; up to ${IMPORT_MAX_ROWS} rows. Separate several tags with ";". Codes are created as published static codes, 50 per call; importing the same file again never makes its codes twice.`),
+      h("p", { class: "muted" }, `A CSV file whose first row names its columns: title and url, optionally campaign and tags, in any order; up to ${IMPORT_MAX_ROWS} rows. Separate several tags with ";". Codes are created as published static codes, ${CHUNK} per call; importing the same file again never makes its codes twice.`),
       file.wrap,
       checks,
       h("div", { class: "actions" }, start),

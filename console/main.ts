@@ -18,7 +18,9 @@ import { webhooksSection } from "./webhooks";
 import { insights } from "./insights";
 import { codeListView } from "./codeList";
 import { DASHBOARD_RANGES, dashboardView } from "./dashboard";
-import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, SCOPES, TEMPLATES } from "../functions/src/core/constants";
+import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, SCOPES, TEMPLATES, type BoostFrame, type ScanBeepSound, type Template } from "../functions/src/core/constants";
+import { CAMPAIGN_MAX, TITLE_MAX, URL_MAX_LENGTH } from "../functions/src/core/limits";
+import { effectiveLook } from "../functions/src/codes/look";
 import { LOCAL, startFirebaseAuth } from "./firebaseAuth";
 import { messageFor, readAnswer } from "./errors";
 
@@ -95,9 +97,9 @@ const slug = (s: string) => s.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(
 // ---- Create -----------------------------------------------------------------------------------------
 
 function newCodeView(): HTMLElement[] {
-  const title = field("Title", h("input", { id: "new-title", required: "", maxlength: "200" }));
-  const url = field("Destination URL", h("input", { id: "new-url", type: "url", required: "", placeholder: "https://", maxlength: "2048" }));
-  const campaign = field("Campaign (optional)", h("input", { id: "new-campaign", maxlength: "100" }));
+  const title = field("Title", h("input", { id: "new-title", required: "", maxlength: String(TITLE_MAX) }));
+  const url = field("Destination URL", h("input", { id: "new-url", type: "url", required: "", placeholder: "https://", maxlength: String(URL_MAX_LENGTH) }));
+  const campaign = field("Campaign (optional)", h("input", { id: "new-campaign", maxlength: String(CAMPAIGN_MAX) }));
   const tags = field("Tags, comma separated (optional)", h("input", { id: "new-tags" }));
   const kind = field("Kind", select("new-kind", [["static", "Static: encodes the URL itself"], ["dynamic", "Dynamic: re-pointable, counts scans"]]));
   const template = field("Template", select("new-template", [["", "None"], ...TEMPLATES.map((t) => [t, t] as [string, string])]));
@@ -125,12 +127,13 @@ function newCodeView(): HTMLElement[] {
     return body;
   };
 
-  // The spec's rules, shown as they apply: soundSeal and scan sounds force dynamic; a boost frame wins over the template.
+  // The spec's rules as the server applies them (codes/look.ts): soundSeal and scan sounds force dynamic; a boost frame replaces the template.
   const applyRules = () => {
-    const forced = template.input.value === "soundSeal" && !boost.input.value ? "the soundSeal template" : sound.input.value ? "a scan sound" : "";
+    const look = effectiveLook({ template: (template.input.value || null) as Template | null, boostFrame: (boost.input.value || null) as BoostFrame | null, scanBeepSound: (sound.input.value || null) as ScanBeepSound | null });
+    const forced = look.forcedDynamicBy === "soundSeal" ? "the soundSeal template" : look.forcedDynamicBy === "scanBeepSound" ? "a scan sound" : "";
     (kind.input as HTMLSelectElement).disabled = Boolean(forced);
     if (forced) (kind.input as HTMLSelectElement).value = "dynamic";
-    const notes = [forced && `Dynamic because of ${forced}.`, boost.input.value && template.input.value && "The boost frame replaces the template."].filter(Boolean);
+    const notes = [forced && `Dynamic because of ${forced}.`, look.templateReplaced && "The boost frame replaces the template."].filter(Boolean);
     rules.textContent = notes.join(" ");
   };
 

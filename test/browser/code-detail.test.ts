@@ -5,6 +5,7 @@ import { baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
+import { eventually } from "../helpers/poll";
 import { openView, PHONE, DESKTOP, screenshot, signedInSession } from "./harness";
 
 const PHONE_UA = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
@@ -43,7 +44,7 @@ describe("merchant console: code detail", function () {
       const res = await client.fetch(`${baseUrl()}/qr/${code.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE_UA } });
       assert.equal(res.status, 302);
     }
-    for (let i = 0; i < 80 && (await analytics(merchant, code.codeId, 30)).totalScans < 4; i++) await new Promise((r) => setTimeout(r, 250));
+    await eventually(() => analytics(merchant, code.codeId, 30), (a: any) => a.totalScans >= 4, { timeoutMs: 20_000, intervalMs: 250, what: "4 scans" });
     await page.reload(); // the scans arrived after sign-in
     await page.waitForSelector("#app[data-view]");
   });

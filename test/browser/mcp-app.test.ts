@@ -11,6 +11,7 @@ import { baseUrl } from "../helpers/env";
 import { callTool, rpc, toolResult } from "../helpers/rpc";
 import { createMerchant, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
+import { eventually } from "../helpers/poll";
 import { UI_RESOURCES, type UiView } from "../../functions/src/mcp/ui/resources";
 import { DESKTOP, launch, newPage, PHONE, screenshot } from "./harness";
 
@@ -84,11 +85,11 @@ describe("MCP app in a host (ext-apps AppBridge)", function () {
       const res = await client.fetch(`${baseUrl()}/qr/${code.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE_UA } });
       assert.equal(res.status, 302);
     }
-    let answer = await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 14 }, merchant.apiKey);
-    for (let i = 0; i < 80 && toolResult(answer).totalScans < 3; i++) {
-      await new Promise((r) => setTimeout(r, 250));
-      answer = await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 14 }, merchant.apiKey);
-    }
+    const answer = await eventually(
+      () => callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 14 }, merchant.apiKey),
+      (res) => toolResult(res).totalScans >= 3,
+      { timeoutMs: 20_000, intervalMs: 250, what: "3 scans" },
+    );
     const analytics = toolResult(answer);
     assert.equal(analytics.totalScans, 3);
     const frame = await render("scans", answer.body.result, "#scan-card");

@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { Webhook } from "standardwebhooks";
+import { eventually } from "../helpers/poll";
 import { assertPhoneReadyAndAccessible, openView, PHONE, DESKTOP, screenshot, signedInSession } from "./harness";
 
 describe("merchant console: Settings → Webhooks", function () {
@@ -34,13 +35,15 @@ describe("merchant console: Settings → Webhooks", function () {
   after(() => server.close());
 
   async function refreshUntil(text: RegExp): Promise<string> {
-    for (let i = 0; i < 60; i++) {
-      await page.click("#refresh-log");
-      const rows = await page.locator("#delivery-rows tr").allTextContents().catch(() => []);
-      if (rows.some((r) => text.test(r))) return rows.join("\n");
-      await page.waitForTimeout(250);
-    }
-    throw new Error(`delivery log never showed ${text}`);
+    const rows = await eventually(
+      async () => {
+        await page.click("#refresh-log");
+        return page.locator("#delivery-rows tr").allTextContents().catch(() => [] as string[]);
+      },
+      (shown) => shown.some((r) => text.test(r)),
+      { timeoutMs: 15_000, intervalMs: 250, what: `the delivery log showing ${text}` },
+    );
+    return rows.join("\n");
   }
 
   it("adds an endpoint (secret shown once), sends a test that is retried, shows the log and redelivers", async () => {
@@ -61,7 +64,7 @@ describe("merchant console: Settings → Webhooks", function () {
     assert.ok(received.every((r) => r.verified));
     await screenshot(page, "webhooks-desktop");
     await page.locator("#delivery-rows tr").first().getByRole("button", { name: /Redeliver/ }).click();
-    for (let i = 0; i < 60 && received.length < 3; i++) await page.waitForTimeout(200);
+    await eventually(() => received.length, (n) => n >= 3, { timeoutMs: 12_000, what: "the redelivery" });
     assert.equal(received.length, 3);
     assert.equal(received[2].id, received[0].id, "a redelivery keeps its webhook-id");
     assert.match(await refreshUntil(/succeeded\s*3\s*204/), /succeeded/);

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import { appUrl } from "../helpers/env";
 import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
 import { decodePng, fetchPng } from "../helpers/qr";
+import { eventually } from "../helpers/poll";
 import { createCodes } from "../../functions/src/codes/service";
 import { bulkApp } from "../../functions/src/bulk/app";
 import { claimIdempotencyKey } from "../../functions/src/store/idempotency";
@@ -197,7 +198,7 @@ describe("bulk endpoint", function () {
       const urls = ["https://example.com/stall/1", "https://example.com/stall/2"];
       const stalled = bulk(merchant.apiKey, { urls }, { "Idempotency-Key": key }, served.base);
       const record = firestore().collection("workspaces").doc(merchant.merchantId).collection("idempotency").doc(sha256Hex(key));
-      while (!(await record.get()).exists) await new Promise((r) => setTimeout(r, 20));
+      await eventually(async () => (await record.get()).exists, Boolean, { intervalMs: 20, what: "the stalled call's claim" });
       // Its lease runs out (as after 130 s), and a retry through the deployed path takes the key over.
       await record.update({ leaseUntil: Timestamp.fromMillis(Date.now() - 1000) });
       const retry = await bulk(merchant.apiKey, { urls }, { "Idempotency-Key": key });

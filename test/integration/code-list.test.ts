@@ -9,19 +9,10 @@ import { newClient } from "../helpers/clients";
 import { BROWSERS } from "../fixtures/user-agents";
 import { writeScan } from "../../functions/src/store/scans";
 import { pastScanFacts } from "../helpers/scans";
-
-async function consoleGet(path: string, token: string) {
-  const res = await fetch(`${appUrl()}/api/console${path}`, { headers: { Authorization: `Bearer ${token}` } });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-async function consolePost(path: string, token: string, body: unknown = {}) {
-  const res = await fetch(`${appUrl()}/api/console${path}`, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  return { status: res.status, body: (await res.json()) as any };
-}
+import { consoleApi } from "../helpers/consoleApi";
 
 const list = async (m: TestMerchant, query = "") => {
-  const res = await consoleGet(`/codes${query ? `?${query}` : ""}`, m.idToken);
+  const res = await consoleApi(`/codes${query ? `?${query}` : ""}`, m.idToken);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   return res.body;
 };
@@ -94,12 +85,12 @@ describe("console code list: search, filters, sort, pages and recent scans", fun
       assert.equal(new Set(seen).size, 5, `${sort}: every code once`);
     }
     const first = await list(m, "limit=2");
-    const wrong = await consoleGet(`/codes?sort=title&cursor=${encodeURIComponent(first.nextCursor)}`, m.idToken);
+    const wrong = await consoleApi(`/codes?sort=title&cursor=${encodeURIComponent(first.nextCursor)}`, m.idToken);
     assert.equal(wrong.status, 400);
     assert.equal(wrong.body.code, "VALIDATION_FAILED");
     assert.match(wrong.body.message, /no longer valid/);
     for (const bad of ["cursor=%7B%7D", "sort=popularity", "limit=0", "limit=101", "kind=animated", "extra=1", `q=${"x".repeat(201)}`]) {
-      const res = await consoleGet(`/codes?${bad}`, m.idToken);
+      const res = await consoleApi(`/codes?${bad}`, m.idToken);
       assert.equal(res.status, 400, bad);
     }
   });
@@ -130,14 +121,14 @@ describe("console code list: search, filters, sort, pages and recent scans", fun
 
   it("keeps the directory in step with re-pointing, renaming, publishing and unpublishing", async () => {
     const lunch = made["Lunch menu"];
-    assert.equal((await consolePost(`/codes/${lunch.codeId}`, m.idToken, { title: "Brunch menu", destinationUrl: "https://bistro.example/menu/brunch" })).status, 200);
+    assert.equal((await consoleApi(`/codes/${lunch.codeId}`, m.idToken, { body: { title: "Brunch menu", destinationUrl: "https://bistro.example/menu/brunch" } })).status, 200);
     assert.deepEqual(titles(await list(m, "q=brunch")), ["Brunch menu"]);
     assert.equal((await list(m, "q=lunch")).total, 0, "the old title and URL are gone");
-    assert.equal((await consolePost("/publish", m.idToken, { kind: "codes", id: lunch.codeId })).status, 200);
+    assert.equal((await consoleApi("/publish", m.idToken, { body: { kind: "codes", id: lunch.codeId } })).status, 200);
     assert.deepEqual(titles(await list(m, "status=published")), ["Brunch menu"]);
-    assert.equal((await consolePost(`/codes/${lunch.codeId}/unpublish`, m.idToken)).status, 200);
+    assert.equal((await consoleApi(`/codes/${lunch.codeId}/unpublish`, m.idToken, { method: "POST" })).status, 200);
     assert.equal((await list(m, "status=published")).total, 0);
-    const made2 = await consolePost("/codes", m.idToken, { title: "Made here", destinationUrl: "https://bistro.example/here" });
+    const made2 = await consoleApi("/codes", m.idToken, { body: { title: "Made here", destinationUrl: "https://bistro.example/here" } });
     assert.equal(made2.status, 201);
     assert.deepEqual(titles(await list(m, "status=published")), ["Made here"], "console-made codes are published at once");
   });

@@ -8,6 +8,7 @@ import { callTool, postRaw, readAnswer, rpc, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, mintKey, signUp, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
 import { decodePng, fetchPng } from "../helpers/qr";
+import { eventually } from "../helpers/poll";
 import { addMember, removeMember } from "../../functions/src/store/workspaces";
 import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { auth } from "../../functions/src/core/firebase";
@@ -352,14 +353,11 @@ describe("hardening (issue 12 probes)", function () {
       assert.equal(res.status, 401);
       const { readFileSync } = await import("node:fs");
       const path = await import("node:path");
-      const deadline = Date.now() + 10_000;
-      let lines: string[] = [];
-      while (Date.now() < deadline) {
-        const log = readFileSync(path.join(process.cwd(), ".emulator-data", "emulators.log"), "utf8");
-        lines = log.split("\n").filter((l) => l.includes("auth.failed") && l.includes("INVALID_API_KEY"));
-        if (lines.length) break;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      const lines = await eventually(
+        () => readFileSync(path.join(process.cwd(), ".emulator-data", "emulators.log"), "utf8").split("\n").filter((l) => l.includes("auth.failed") && l.includes("INVALID_API_KEY")),
+        (found) => found.length > 0,
+        { timeoutMs: 10_000, what: "an auth.failed line" },
+      ).catch(() => [] as string[]);
       assert.ok(lines.length > 0, "an auth.failed event was logged");
       assert.ok(!lines.some((l) => l.includes(bogus.slice(7))), "the credential is not in the log");
     });

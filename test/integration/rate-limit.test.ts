@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { RateLimiter, type RateSubject } from "../../functions/src/core/rateLimit";
-import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
+import { firestoreQuotaStore, writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { createMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
 import type { AddressInfo } from "node:net";
@@ -12,7 +12,7 @@ import { createServer } from "node:http";
 import { appUrl } from "../helpers/env";
 import { mcpApp } from "../../functions/src/mcp/app";
 
-const instances = (n: number) => Array.from({ length: n }, (_, i) => new RateLimiter(`instance-${i}-${randomUUID().slice(0, 8)}`));
+const instances = (n: number) => Array.from({ length: n }, (_, i) => new RateLimiter(firestoreQuotaStore, `instance-${i}-${randomUUID().slice(0, 8)}`));
 
 /** A moment early in the current one-minute window (or the next, when this one is nearly over). */
 function earlyInWindow(): number {

@@ -3,6 +3,7 @@ import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, signUp, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
+import { eventually } from "../helpers/poll";
 
 const defaultClient = newClient();
 
@@ -18,13 +19,7 @@ async function createDynamic(merchant: TestMerchant, destinationUrl: string, ext
 
 /** Scan writes land just after the redirect is answered: poll until the expected total is reached. */
 async function analyticsWhen(merchant: TestMerchant, args: Record<string, unknown>, expectedTotal: number, tool = "svc.qr.get_analytics") {
-  let result: any;
-  for (let i = 0; i < 60; i++) {
-    result = toolResult(await callTool(tool, args, merchant.apiKey));
-    if (result.totalScans >= expectedTotal) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return result;
+  return eventually(async () => toolResult(await callTool(tool, args, merchant.apiKey)), (r: any) => r.totalScans >= expectedTotal, { timeoutMs: 15_000, intervalMs: 250, what: `${expectedTotal} scans` });
 }
 
 describe("dynamic links and scan analytics", function () {
@@ -75,8 +70,13 @@ describe("dynamic links and scan analytics", function () {
     for (const res of flagged) assert.match(res.headers.get("x-scan-counted") ?? "", /^false; reason=(head-request|preview|prefetch)$/);
 
     const analytics = await analyticsWhen(merchant, { uniqueQRCodeID: id, days: 7 }, 3);
-    await new Promise((r) => setTimeout(r, 500)); // a stray flagged write would have landed by now
-    const settled = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 7 }, merchant.apiKey));
+    // Settled once every scan sent is accounted for, as a person's or a machine's: then none can land later.
+    const sent = counted.length + flagged.length;
+    const settled = await eventually(
+      async () => toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 7 }, merchant.apiKey)),
+      (a: any) => a.totalScans + a.botScans.total >= sent,
+      { what: `all ${sent} scans recorded` },
+    );
     assert.equal(settled.totalScans, 3);
     assert.deepEqual(settled.botScans, { total: 4, byReason: { "head-request": 1, preview: 2, prefetch: 1 } }, "machines are shown apart");
     assert.equal(analytics.byDay.length, 7);

@@ -6,6 +6,8 @@ import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
+import { consoleAs } from "../helpers/consoleApi";
+import { eventually } from "../helpers/poll";
 
 const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
 
@@ -60,11 +62,7 @@ class Receiver {
     return [...seen].map(([id, event]) => ({ id, event }));
   }
   async until(what: string, ok: () => boolean, ms = 60_000) {
-    const end = Date.now() + ms;
-    while (!ok()) {
-      if (Date.now() > end) throw new Error(`receiver: ${what} not seen within ${ms} ms; got ${this.requests.length} requests`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await eventually(() => this.requests.length, () => ok(), { timeoutMs: ms, intervalMs: 100, what: `receiver: ${what} (requests so far)` });
   }
 }
 
@@ -189,11 +187,7 @@ describe("signed scan webhooks", function () {
     const ref = firestore().collection("workspaces").doc(merchant.merchantId).collection("webhooks").doc(created.webhookId);
     await ref.update({ failingSince: new Date(Date.now() - 25 * 3600_000) });
     await tool(merchant, "svc.webhook.test", { webhookId: created.webhookId });
-    const end = Date.now() + 30_000;
-    while ((await ref.get()).get("status") !== "disabled") {
-      if (Date.now() > end) throw new Error("not disabled");
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await eventually(async () => (await ref.get()).get("status"), (status) => status === "disabled", { what: "the endpoint disabled" });
     assert.equal(receiver.requests.length, 1, "no retry after disabling");
     const mail = await firestore().collection("mail").where("to", "==", merchant.email).get();
     assert.equal(mail.size, 1);
@@ -204,26 +198,25 @@ describe("signed scan webhooks", function () {
   });
 
   it("tells code.published subscribers when the console publishes a code, through the console API's own webhook routes", async () => {
-    const consoleApi = async (path: string, body?: unknown) => {
-      const res = await fetch(`${appUrl()}/api/console${path}`, {
-        method: body === undefined ? "GET" : "POST",
-        headers: { Authorization: `Bearer ${merchant.idToken}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as any };
-    };
-    const created = await consoleApi("/webhooks", { url, events: ["code.published"] });
+    const as = consoleAs(merchant.idToken);
+    const created = await as.post("/webhooks", { url, events: ["code.published"] });
     assert.equal(created.status, 201);
     receiver.secrets = [created.body.secret];
     const code = await tool(merchant, "svc.qr.create", { title: "menu card", destinationUrl: "https://example.com/m" });
-    assert.equal((await consoleApi("/publish", { kind: "codes", id: code.codeId })).status, 200);
+    assert.equal((await as.post("/publish", { kind: "codes", id: code.codeId })).status, 200);
     await receiver.until("code.published", () => receiver.messages().length === 1);
     const [message] = receiver.messages();
     assert.equal(message.event.type, "code.published");
     assert.deepEqual(message.event.data.codes.map((c: any) => [c.codeId, c.status]), [[code.codeId, "published"]]);
-    const log = await consoleApi(`/webhooks/${created.body.webhookId}/deliveries`);
+    const log = await as.get(`/webhooks/${created.body.webhookId}/deliveries`);
     assert.equal(log.body.deliveries[0].status, "succeeded");
-    assert.equal((await consoleApi("/webhooks", { url: "http://example.com/hook", events: ["code.published"] })).status, 400, "the local stack sends to loopback only");
+    // A spreadsheet import that publishes is a publication too (one publish service): one more event.
+    const imported = await as.post("/codes/import", { rows: [{ title: "imported", destinationUrl: "https://example.com/i" }] }, { "Idempotency-Key": `webhook-import-${code.codeId}` });
+    assert.equal(imported.status, 201, imported.text);
+    await receiver.until("code.published of the import", () => receiver.messages().length === 2);
+    const importedEvent = receiver.messages().find((m) => m.event.data.codes[0].codeId === imported.body.codes[0].codeId);
+    assert.equal(importedEvent?.event.data.codes[0].status, "published");
+    assert.equal((await as.post("/webhooks", { url: "http://example.com/hook", events: ["code.published"] })).status, 400, "the local stack sends to loopback only");
   });
 
   it("refuses webhook tools without the webhooks scopes and bad input without a 5xx", async () => {

@@ -2,10 +2,10 @@
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "../core/hash";
 
-export const API_KEY_PREFIX = "sk-svc-";
+const API_KEY_PREFIX = "sk-svc-";
 const API_KEY_PATTERN = /^sk-svc-[0-9a-f]{64}$/;
 /** Characters of the key shown in listings: the prefix plus 8 hex characters. */
-export const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
+const DISPLAY_PREFIX_LENGTH = API_KEY_PREFIX.length + 8;
 
 export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBytes(32).toString("hex");

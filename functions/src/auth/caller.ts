@@ -2,12 +2,12 @@
 // and every tool derives the workspace from the Caller, never from its arguments.
 import { AppError } from "../core/errors";
 import { auth } from "../core/firebase";
-import { logError } from "../core/log";
 import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from "./apiKeys";
 import { CONSOLE_USER_SCOPES, type Scope } from "./scopes";
 import { findApiKeyByHash, touchApiKey } from "../store/apiKeys";
 import { getMembership, type Role } from "../store/workspaces";
 import { authenticateAccessToken, looksLikeAccessToken } from "../oauth/access";
+import { userStanding } from "./standing";
 
 export type AuthMethod = "api-key" | "id-token" | "session-cookie" | "oauth";
 
@@ -168,36 +168,6 @@ async function authenticateApiKey(key: string): Promise<Caller> {
   };
 }
 
-export interface UserStanding {
-  enabled: boolean;
-  /** Epoch ms of `tokensValidAfterTime`: grants made before it end. 0 when unknown. */
-  validAfterMs: number;
-}
-const USER_STATUS_CACHE_MS = 60_000;
-const userStatus = new Map<string, { at: number; standing: Promise<UserStanding> }>();
-
-/**
- * Whether a Firebase user exists and is enabled, and since when their sessions are valid (signing out
- * everywhere moves it). Asked of Firebase Auth at most once per minute per uid and instance, unless
- * `fresh`: a disabled minter's keys and OAuth grants stop within that minute (docs/decisions.md, "Keys").
- */
-export function userStanding(uid: string, options: { fresh?: boolean } = {}, now = Date.now()): Promise<UserStanding> {
-  const cached = userStatus.get(uid);
-  if (!options.fresh && cached && now - cached.at < USER_STATUS_CACHE_MS) return cached.standing;
-  if (userStatus.size > 10_000) userStatus.clear();
-  const standing = auth()
-    .getUser(uid)
-    .then((user) => ({ enabled: !user.disabled, validAfterMs: user.tokensValidAfterTime ? Date.parse(user.tokensValidAfterTime) || 0 : 0 }))
-    .catch((error: { code?: string }) => {
-      if (error?.code === "auth/user-not-found") return { enabled: false, validAfterMs: 0 };
-      // An Auth outage is not a verdict: the credential keeps working (revocation still applies), ask again next time.
-      userStatus.delete(uid);
-      logError("minter status unreadable", error);
-      return { enabled: true, validAfterMs: 0 };
-    });
-  userStatus.set(uid, { at: now, standing });
-  return standing;
-}
 
 export function requireScope(caller: Caller, scope: Scope | null, what: string): void {
   if (scope && !caller.scopes.includes(scope)) {

@@ -11,7 +11,7 @@ import { addNewCode, codesOf } from "../store/codes";
 import { claimIdempotencyKey, completeUnderClaim, settleClaim } from "../store/idempotency";
 
 /** Builds the answer for the codes and adds writes of its own (publishing, ...) to the same commit. */
-export type FinishCodes<T> = (writer: WriteBatch, codes: QrCode[]) => T;
+type FinishCodes<T> = (writer: WriteBatch, codes: QrCode[]) => T;
 
 const WAIT_FOR_OTHER_CALL_MS = 30_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -26,7 +26,7 @@ function conflict(): AppError {
  * Claims the key, or answers with what another call holding it produced: its response for the same
  * body (after waiting for it to finish), 409 for a different body.
  */
-export async function claimOrReplay<T>(merchantId: string, key: string, requestHash: string): Promise<{ claimId: string } | { replay: T }> {
+async function claimOrReplay<T>(merchantId: string, key: string, requestHash: string): Promise<{ claimId: string } | { replay: T }> {
   const deadline = Date.now() + WAIT_FOR_OTHER_CALL_MS;
   for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
     const claim = await claimIdempotencyKey<T>(merchantId, key, requestHash);

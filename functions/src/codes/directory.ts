@@ -11,9 +11,9 @@ import { DEFAULT_TIME_ZONE, localWindow } from "../scans/localTime";
 import { scanSummary } from "../scans/analytics";
 
 export const CODE_LIST_SORTS = ["created", "title", "scans7", "scans30"] as const;
-export type CodeListSort = (typeof CODE_LIST_SORTS)[number];
+type CodeListSort = (typeof CODE_LIST_SORTS)[number];
 
-export interface CodeListQuery {
+interface CodeListQuery {
   q?: string;
   kind?: "static" | "dynamic";
   status?: "draft" | "published";
@@ -25,7 +25,7 @@ export interface CodeListQuery {
   limit: number;
 }
 
-export interface ListedCode extends IndexedCode {
+interface ListedCode extends IndexedCode {
   scans7: number;
   scans30: number;
 }
@@ -81,7 +81,7 @@ interface Cursor {
   after: [SortValue, string];
 }
 
-export function encodeCursor(c: Cursor): string {
+function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.sort, c.order, c.after[0], c.after[1]]), "utf8").toString("base64url");
 }
 

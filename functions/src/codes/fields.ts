@@ -1,28 +1,24 @@
 // Field rules for QR codes, shared by the tools, the bulk endpoint and the sandbox claim.
 import { z } from "zod";
 import { httpUrl, text } from "../core/validation";
-import { URL_MAX_LENGTH } from "../core/limits";
+import { PRESET_NAME_PATTERN } from "../core/rules";
+import { CAMPAIGN_MAX, DESIGN_MAX_BODY_BYTES, PRESET_NAME_MAX, TAG_MAX, TAGS_MAX, TITLE_MAX, URL_MAX_LENGTH } from "../core/limits";
 import { ids } from "../core/ids";
 import { BOOST_FRAMES, EYE_STYLES, LOGO_MAX_BYTES, LOGO_MEDIA_TYPES, MODULE_STYLES, QUIET_ZONE_MAX, QUIET_ZONE_MIN, SCAN_BEEP_SOUNDS, TEMPLATES } from "../core/constants";
 
-export const TITLE_MAX = 200;
-export const CAMPAIGN_MAX = 100;
-export const TAG_MAX = 50;
-export const TAGS_MAX = 20;
 
 export { SCAN_BEEP_SOUNDS };
-export type ScanBeepSound = (typeof SCAN_BEEP_SOUNDS)[number];
+export type { ScanBeepSound } from "../core/constants";
 
 export { EYE_STYLES, LOGO_MAX_BYTES, LOGO_MEDIA_TYPES, MODULE_STYLES, QUIET_ZONE_MAX, QUIET_ZONE_MIN };
-/** Request bodies that may carry a logo: 256 KB as base64 is about 342 KB, plus the rest of the request. */
-export const DESIGN_MAX_BODY_BYTES = 512 * 1024;
-export const PRESET_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 _-]{0,39}$/;
+export { DESIGN_MAX_BODY_BYTES };
+const PRESET_NAME = new RegExp(`^${PRESET_NAME_PATTERN}$`);
 
 const hexColour = z.string().regex(/^#[0-9A-Fa-f]{6}$/, "Must be a colour as #RRGGBB");
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-export const presetName = z.string().regex(PRESET_NAME_PATTERN, "Must be 1 to 40 letters, digits, spaces, _ or -, starting with a letter or digit");
+export const presetName = z.string().regex(PRESET_NAME, `Must be 1 to ${PRESET_NAME_MAX} letters, digits, spaces, _ or -, starting with a letter or digit`);
 
-export const logoSchema = z
+const logoSchema = z
   .object({
     data: z
       .string()
@@ -60,7 +56,7 @@ export type DesignInput = z.infer<typeof designSchema>;
 
 export const fields = {
   title: text(TITLE_MAX).describe(`Human-readable name, at most ${TITLE_MAX} characters`),
-  destinationUrl: httpUrl(URL_MAX_LENGTH).describe(`http(s) URL the code opens, at most ${URL_MAX_LENGTH} characters`),
+  destinationUrl: httpUrl(URL_MAX_LENGTH).describe(`http(s) URL the code opens, at most ${URL_MAX_LENGTH} bytes once normalised (non-ASCII is percent-encoded)`),
   campaign: text(CAMPAIGN_MAX).describe(`Campaign label for scan roll-ups, at most ${CAMPAIGN_MAX} characters`),
   tags: z
     .array(text(TAG_MAX))

@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-export const QR_ID_LENGTH = 12;
+const QR_ID_LENGTH = 12;
 
 export function newUniqueQrId(): string {
   let id = "";

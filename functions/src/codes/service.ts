@@ -7,6 +7,7 @@ import { db } from "../core/firebase";
 import { logError } from "../core/log";
 import { imageStore, type StoredImage } from "../images/store";
 import type { BoostFrame, FrameName, Template } from "../qr/frames";
+import { effectiveLook } from "./look";
 import { renderFramedPng, renderPlainPng } from "../qr/render";
 import { renderSvg } from "../qr/svg";
 import { addNewCode, findCode, newCodeId, updateCodeInTransaction, type CodeLookup } from "../store/codes";
@@ -34,10 +35,8 @@ export function dynamicLinkFor(uniqueQRCodeID: string): string {
   return `${getConfig().dynamicLinkUrl}/qr/${uniqueQRCodeID}`;
 }
 
-/** The frame drawn around a code: a boost frame overrides the template. */
-export function frameOf(code: Pick<QrCode, "boostFrame" | "template">): FrameName | null {
-  return code.boostFrame ?? code.template ?? null;
-}
+/** The frame drawn around a stored code (its template is already null when a boost frame replaced it). */
+export const frameOf = (code: Pick<QrCode, "boostFrame" | "template">): FrameName | null => effectiveLook(code).frame;
 
 /** What the image encodes: the dynamic link for dynamic codes, the destination itself for static ones. */
 export function encodedPayload(code: Pick<QrCode, "dynamic" | "dynamicLink" | "destinationUrl">): string {
@@ -74,17 +73,10 @@ function designResolver(merchantId: string): (input: DesignInput | undefined) =>
   };
 }
 
-/** The spec's rules for a new code: a boost frame overrides the template; soundSeal and a scan sound force dynamic. */
-export function effectiveLook(input: Pick<NewCodeInput, "dynamic" | "template" | "boostFrame" | "scanBeepSound">): { template: Template | null; dynamic: boolean } {
-  const template = input.boostFrame ? null : (input.template ?? null);
-  return { template, dynamic: Boolean(input.dynamic) || template === "soundSeal" || (input.scanBeepSound ?? null) !== null };
-}
-
 /** Builds the record of a new code (ids, derived fields), before its image exists. */
 function draftCode(merchantId: string, input: NewCodeInput, design: StoredDesign | null, source: CodeSource, now: Date): Omit<QrCode, "qrImageUrl" | "imagePath" | "imageToken"> {
-  const boostFrame = input.boostFrame ?? null;
   const scanBeepSound = input.scanBeepSound ?? null;
-  const { template, dynamic } = effectiveLook(input);
+  const { template, boostFrame, dynamic } = effectiveLook(input);
   const uniqueQRCodeID = newUniqueQrId();
   return {
     codeId: newCodeId(merchantId),
@@ -170,7 +162,7 @@ export async function createCode(merchantId: string, input: NewCodeInput, source
   return code;
 }
 
-export interface CodeChanges {
+interface CodeChanges {
   destinationUrl?: string;
   title?: string;
   scanBeepSound?: ScanBeepSound | "none";

@@ -18,11 +18,12 @@ import { claimSandboxCode } from "../sandbox/service";
 import { moderateListing, publicListing } from "../listings/service";
 import { normalizeDomain } from "../listings/domain";
 import { listListings } from "../store/listings";
-import { findCode, readCodes } from "../store/codes";
+import { readCodes } from "../store/codes";
 import { listCodePage, workspaceDashboard } from "../codes/directory";
-import { listDrafts, publishRecord } from "../store/drafts";
+import { listDrafts } from "../store/drafts";
+import { publish } from "../codes/publish";
 import { publicCode } from "../codes/model";
-import { emitCodeEvents, updateCode } from "../codes/service";
+import { updateCode } from "../codes/service";
 import { codeAnalytics, scanSummary } from "../scans/analytics";
 import { connectedAppsEndpoints } from "./connectedAppsRoutes";
 import { codeEndpoints } from "./codeRoutes";
@@ -248,9 +249,7 @@ const endpoints = [
     body: PublishSchema,
     limit: "consoleWrites",
     async handle({ caller, body }) {
-      const published = await publishRecord(caller.merchantId, body.kind, body.id, caller.uid);
-      if (body.kind === "codes") await emitCodeEvents("code.published", [await findCode(caller.merchantId, { codeId: body.id })]);
-      return published;
+      return publish(caller.merchantId, body.kind, body.id, caller.uid);
     },
   }),
   // Phone book moderation, for users with the `admin` custom claim.

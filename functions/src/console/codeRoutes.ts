@@ -4,10 +4,11 @@ import { z } from "zod";
 import { ids } from "../core/ids";
 import { endpoint, type Endpoint } from "../http/endpoint";
 import { publicCode } from "../codes/model";
-import { changedDesign, createCodes, dynamicLinkFor, emitCodeEvents, effectiveLook, renderCodePng } from "../codes/service";
+import { changedDesign, createCodes, dynamicLinkFor, renderCodePng } from "../codes/service";
+import { effectiveLook } from "../codes/look";
 import { findCode } from "../store/codes";
 import { resolveDesign } from "../designs/design";
-import { publishInBatch, unpublishCode } from "../store/codeStatus";
+import { publishOnCreate, unpublishCode } from "../codes/publish";
 import { BrandPresetParams, BrandPresetSchema, CodeDesignPreviewSchema, ConsoleNewCodeSchema, ConsolePreviewSchema } from "./schemas";
 import { DESIGN_MAX_BODY_BYTES } from "../codes/fields";
 import { publicBrandPreset, publicDesign } from "../codes/model";
@@ -91,14 +92,14 @@ export const codeEndpoints: Endpoint[] = [
     maxBodyBytes: DESIGN_MAX_BODY_BYTES,
     body: ConsolePreviewSchema,
     async handle({ res, caller, body: input }) {
-      const { template, dynamic } = effectiveLook(input);
+      const { template, boostFrame, dynamic } = effectiveLook(input);
       // A design is resolved as on create (preset, checked logo), so the preview is the exact final image.
       const design = input.design ? await resolveDesign(caller.merchantId, input.design) : null;
       const png = await renderCodePng({
         dynamic,
         dynamicLink: dynamic ? dynamicLinkFor(PREVIEW_ID) : null,
         destinationUrl: input.destinationUrl,
-        boostFrame: input.boostFrame ?? null,
+        boostFrame,
         template,
         design,
       });
@@ -136,11 +137,11 @@ export const codeEndpoints: Endpoint[] = [
     async handle({ res, caller, body }) {
       const who = caller;
       const { publish = true, ...input } = body;
-      const now = new Date();
+      const publishing = publishOnCreate(who.merchantId, who.uid);
       const [code] = await createCodes(who.merchantId, [input], "console", (batch, codes) => {
-        if (publish) for (const c of codes) publishInBatch(batch, who.merchantId, c.codeId, who.uid, now);
+        if (publish) publishing.write(batch, codes);
       });
-      if (publish) await emitCodeEvents("code.published", [{ ...code, status: "published" }]);
+      if (publish) await publishing.announce([code]);
       res.status(201);
       return publicCode({ ...code, status: publish ? "published" : "draft" });
     },
@@ -168,7 +169,7 @@ export const codeEndpoints: Endpoint[] = [
     limit: "consoleWrites",
     params: CodeParams,
     async handle({ caller, params }) {
-      return unpublishCode(caller.merchantId, params.codeId);
+      return unpublishCode(caller.merchantId, params.codeId, caller.uid);
     },
   }),
 ];

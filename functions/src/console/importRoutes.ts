@@ -5,9 +5,9 @@ import { AppError } from "../core/errors";
 import { endpoint } from "../http/endpoint";
 import { idempotencyKeyOf } from "../bulk/app";
 import { createCodesOnce } from "../bulk/createOnce";
-import { publicCode, type PublicCode } from "../codes/model";
+import { publicCode, type PublicCode, type QrCode } from "../codes/model";
 import { requestHashOf } from "../store/idempotency";
-import { publishInBatch } from "../store/codeStatus";
+import { publishOnCreate } from "../codes/publish";
 import { ConsoleImportSchema } from "./schemas";
 import { DESIGN_MAX_BODY_BYTES } from "../codes/fields";
 
@@ -32,18 +32,21 @@ export const importEndpoint = endpoint({
     const { rows, publish = true, design } = body;
     const key = idempotencyKeyOf(req);
     if (!key) throw new AppError("VALIDATION_FAILED", "Send an Idempotency-Key header, one per chunk, so a retry never creates codes twice");
-    const now = new Date();
+    const publishing = publishOnCreate(who.merchantId, who.uid);
     // Namespaced so the same key on the bulk endpoint (a different body shape) is a conflict, never a replay.
     const hash = requestHashOf(design ? { consoleImport: rows, publish, design } : { consoleImport: rows, publish });
     const inputs = design ? rows.map((row) => ({ ...row, design })) : rows;
+    let made: QrCode[] = [];
     const { response, replayed } = await createCodesOnce<ImportResponse>(who.merchantId, key, hash, inputs, "bulk", (batch, codes) => {
-      if (publish) for (const c of codes) publishInBatch(batch, who.merchantId, c.codeId, who.uid, now);
+      if (publish) publishing.write(batch, codes);
+      made = codes;
       return { ok: true, count: codes.length, codes: codes.map((c) => publicCode({ ...c, status: publish ? "published" : "draft" })) };
     });
     if (replayed) {
       res.set("Idempotent-Replayed", "true");
       return response;
     }
+    if (publish) await publishing.announce(made);
     res.status(201);
     return response;
   },

@@ -3,7 +3,7 @@ import { SCOPES, ScopeSchema } from "../auth/scopes";
 import { text } from "../core/validation";
 import { fields, newCodeShape, presetName } from "../codes/fields";
 import { ids } from "../core/ids";
-import { BULK_MAX_URLS } from "../core/limits";
+import { BULK_MAX_URLS, CAMPAIGN_MAX, CODE_SEARCH_MAX } from "../core/limits";
 import { CODE_LIST_SORTS } from "../codes/directory";
 
 export const CreateWorkspaceSchema = z.object({ name: text(100).optional() }).strict();
@@ -46,10 +46,10 @@ export const ConsoleImportSchema = z
 /** The code list's search, filters, sort and page (codes/directory.ts). */
 export const CodeListQuerySchema = z
   .object({
-    q: z.string().max(200).optional(),
+    q: z.string().max(CODE_SEARCH_MAX).optional(),
     kind: z.enum(["static", "dynamic"]).optional(),
     status: z.enum(["draft", "published"]).optional(),
-    campaign: z.string().max(100).optional(),
+    campaign: z.string().max(CAMPAIGN_MAX).optional(),
     sort: z.enum(CODE_LIST_SORTS).default("created"),
     order: z.enum(["asc", "desc"]).optional(),
     cursor: z.string().max(2000).optional(),

@@ -8,6 +8,9 @@ export const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write",
 export const TEMPLATES = ["hexSeal", "soundSeal"] as const;
 export const BOOST_FRAMES = ["svc_x3_bluepurple", "svc_x5_gold", "svc_x3_sunset", "svc_x5_midnight"] as const;
 export const SCAN_BEEP_SOUNDS = ["mariocoin", "8bitcoin", "chime", "woosh", "mouse", "ah", "mission"] as const;
+export type Template = (typeof TEMPLATES)[number];
+export type BoostFrame = (typeof BOOST_FRAMES)[number];
+export type ScanBeepSound = (typeof SCAN_BEEP_SOUNDS)[number];
 
 /** Brand designs (codes/fields.ts holds their schema). Logos: raster formats only (SVG can carry scripts and external references). */
 export const LOGO_MAX_BYTES = 256 * 1024;

@@ -18,7 +18,7 @@ export function adminApp(): App {
   return app;
 }
 
-export function requireEmulator(envVar: "FIRESTORE_EMULATOR_HOST" | "FIREBASE_AUTH_EMULATOR_HOST", service: string): void {
+function requireEmulator(envVar: "FIRESTORE_EMULATOR_HOST" | "FIREBASE_AUTH_EMULATOR_HOST", service: string): void {
   if (isLocal() && !process.env[envVar]) {
     throw new AppError("UNAVAILABLE", `${service} is not reachable from this server`, {
       hint: "Start the local stack with `npm start`.",

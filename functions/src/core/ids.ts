@@ -6,13 +6,13 @@
 import { z } from "zod";
 
 /** Record ids (codeId, menuId, merchantId...): starts with a letter or digit, then letters, digits, - or _. */
-export const RECORD_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const RECORD_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** uniqueQRCodeID: 12 base62 characters from a CSPRNG (codes/ids.ts mints them). */
 export const QR_ID_PATTERN = /^[0-9A-Za-z]{12}$/;
 /** API key record id (store/apiKeys.ts): `key_` and 16 hex digits. */
-export const KEY_ID_PATTERN = /^key_[0-9a-f]{16}$/;
+const KEY_ID_PATTERN = /^key_[0-9a-f]{16}$/;
 /** OAuth grant id (oauth/secrets.ts mints them): `grant_` and 24 hex digits. */
-export const GRANT_ID_PATTERN = /^grant_[0-9a-f]{24}$/;
+const GRANT_ID_PATTERN = /^grant_[0-9a-f]{24}$/;
 /** A pending OAuth authorization request: `req_` and 32 hex digits. */
 export const OAUTH_REQUEST_ID_PATTERN = /^req_[0-9a-f]{32}$/;
 

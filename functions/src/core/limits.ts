@@ -1,13 +1,47 @@
-// Limits from the specification and the ones this service sets itself (docs/limits.md).
+// Limits from the specification and the ones this service sets itself (docs/limits.md lists each with
+// where it is enforced and the error a caller gets). No imports: the console's browser bundle reads the
+// field limits from here, so the form and the CSV check refuse exactly what the server refuses.
 export const SANDBOX_DAILY_LIMIT = 3;
 export const SANDBOX_LIFETIME_DAYS = 7;
 export const BULK_MAX_URLS = 50;
+/** A destination URL, in UTF-8 bytes of its normalised form (what the QR code encodes). */
 export const URL_MAX_LENGTH = 2048;
 /** Largest JSON-RPC body the tool server reads: room for a 256 KB logo as base64 (about 342 KB) in a design. */
 export const MCP_MAX_BODY_BYTES = 512 * 1024;
 /** Largest JSON body the REST endpoints read. */
 export const REST_MAX_BODY_BYTES = 256 * 1024;
+/** Request bodies that may carry a logo: 256 KB as base64 is about 342 KB, plus the rest of the request. */
+export const DESIGN_MAX_BODY_BYTES = 512 * 1024;
 /** Pending phone book listings one workspace may hold at a time (pending changes of approved ones do not count). */
 export const MAX_PENDING_LISTINGS = 5;
 /** Days a pending listing holds its domain before it expires (TTL on listings.expiresAt). */
 export const PENDING_LISTING_LIFETIME_DAYS = 14;
+
+/** A code's text fields, in characters (UTF-16 code units, after trimming). */
+export const TITLE_MAX = 200;
+export const CAMPAIGN_MAX = 100;
+export const TAG_MAX = 50;
+export const TAGS_MAX = 20;
+/** The console code list's search text, in characters. */
+export const CODE_SEARCH_MAX = 200;
+/** Rows of one CSV file the console imports (sent in chunks of BULK_MAX_URLS). */
+export const IMPORT_MAX_ROWS = 500;
+/** Brand preset names. */
+export const PRESET_NAME_MAX = 40;
+
+/** Menus, audio codes and challenges (the draft tools), in characters; prices in the menu's currency. */
+export const DRAFT_LIMITS = {
+  title: 200,
+  payloadText: 2000,
+  campaign: 100,
+  menuName: 100,
+  description: 1000,
+  locationId: 100,
+  sectionName: 100,
+  itemName: 100,
+  itemDescription: 500,
+  rewardText: 300,
+  challengeName: 100,
+  itemsPerMenu: 500,
+  maxPrice: 1_000_000,
+} as const;

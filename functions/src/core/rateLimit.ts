@@ -1,7 +1,7 @@
 // Rate limits shared across instances (docs/decisions.md, "Rate limits"). Fixed windows; each instance
 // admits calls from quota it has leased, and leases more in chunks when it runs out. A lease writes the
 // instance's own running total for the window to its own document, then (only after that write) reads
-// every instance's total (store/rateLimits.ts), and keeps only what fits under the limit. Because each
+// every instance's total (a QuotaStore: store/rateLimits.ts in production), and keeps only what fits under the limit. Because each
 // instance writes before it reads, of any two concurrent leases at least one sees the other, so leases
 // granted across instances never add up past the limit; no document is written by two instances.
 // The price is quota leased but left unused on an instance (at most a chunk each, chunks shrink as the
@@ -12,7 +12,24 @@ import { sha256Hex } from "./hash";
 import { AppError } from "./errors";
 import { SHARED_PROXY_FACTOR, SHARED_PROXY_SUBJECT } from "./constants";
 import { logError } from "./log";
-import { leaseWindowQuota, readRateLimitOverrides, readWindowTotal, type RateLimitOverrides } from "../store/rateLimits";
+
+/** Operator overrides of a workspace: per-credential maxima, and the workspace's aggregate maxima. */
+export interface RateLimitOverrides {
+  subject: Record<string, number>;
+  workspace: Record<string, number>;
+}
+
+/**
+ * Where the windows' totals live, shared by every instance (store/rateLimits.ts: Firestore). Declared here
+ * and implemented below core/, so core/ depends on no store module.
+ */
+export interface QuotaStore {
+  /** The sum of every other instance's total for a window. */
+  readWindowTotal(windowKey: string, instanceId: string): Promise<number>;
+  /** Writes this instance's total plus `chunk` first, then reads the others', and keeps what fits under `max`. */
+  leaseWindowQuota(windowKey: string, instanceId: string, granted: number, chunk: number, max: number, expiresAt: Date): Promise<{ granted: number; others: number }>;
+  readRateLimitOverrides(merchantId: string): Promise<RateLimitOverrides>;
+}
 
 export interface RateLimitRule {
   max: number;
@@ -115,7 +132,10 @@ export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private readonly overrides = new Map<string, { at: number; values: Promise<RateLimitOverrides> }>();
 
-  constructor(private readonly instanceId = randomBytes(8).toString("hex")) {}
+  constructor(
+    private readonly store: QuotaStore,
+    private readonly instanceId = randomBytes(8).toString("hex"),
+  ) {}
 
   /** Counts one call against `name` for the subject, unless its own or its workspace's budget is spent. */
   async take(name: RateLimitName, subject: RateSubject, now = Date.now()): Promise<RateDecision> {
@@ -194,7 +214,7 @@ export class RateLimiter {
     const cap = Math.max(1, Math.min(Math.ceil(max / LEASE_DIVISOR), Math.floor(left / REMAINDER_DIVISOR)));
     bucket.chunk = Math.min(bucket.chunk, cap);
     const chunk = Math.min(Math.max(bucket.chunk, bucket.waiting), cap);
-    bucket.leasing = leaseWindowQuota(bucket.key, this.instanceId, bucket.granted, chunk, max, bucket.expiresAt)
+    bucket.leasing = this.store.leaseWindowQuota(bucket.key, this.instanceId, bucket.granted, chunk, max, bucket.expiresAt)
       .then(({ granted, others }) => {
         bucket.exhaustedAt = granted - bucket.granted < chunk ? now : undefined;
         bucket.granted = granted;
@@ -217,7 +237,7 @@ export class RateLimiter {
     if (bucket.leasing) return bucket.leasing;
     if (now - bucket.readAt < PEEK_READ_INTERVAL_MS) return;
     bucket.readAt = now;
-    bucket.others = await readWindowTotal(bucket.key, this.instanceId).catch((error) => {
+    bucket.others = await this.store.readWindowTotal(bucket.key, this.instanceId).catch((error) => {
       logError("rate limit read failed", error);
       return bucket.others;
     });
@@ -227,7 +247,7 @@ export class RateLimiter {
     if (!merchantId) return Promise.resolve(NO_OVERRIDES);
     const cached = this.overrides.get(merchantId);
     if (cached && now - cached.at < OVERRIDE_CACHE_MS) return cached.values;
-    const values = readRateLimitOverrides(merchantId).catch((error) => {
+    const values = this.store.readRateLimitOverrides(merchantId).catch((error) => {
       logError("rate limit overrides unreadable", error);
       return NO_OVERRIDES;
     });
@@ -278,9 +298,17 @@ function decision(
   };
 }
 
-/** The instance's limiter: one per process, like any per-instance cache. */
+/** The instance's limiter: one per process, like any per-instance cache, over the store the edge configures. */
+let sharedStore: QuotaStore | undefined;
 let shared: RateLimiter | undefined;
-export const rateLimiter = (): RateLimiter => (shared ??= new RateLimiter());
+export function configureRateLimiter(store: QuotaStore): void {
+  sharedStore = store;
+  shared = undefined;
+}
+export function rateLimiter(): RateLimiter {
+  if (!sharedStore) throw new Error("No rate-limit store configured (http/limiter.ts configures it)");
+  return (shared ??= new RateLimiter(sharedStore));
+}
 
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   return {

@@ -2,6 +2,8 @@
 // that lists each field and its problem.
 import { z } from "zod";
 import { AppError, type ErrorCode } from "./errors";
+import { URL_MAX_LENGTH } from "./limits";
+import { hasHiddenCharacters, hasLoneSurrogate, hasUrlForbiddenCharacters, isHttpUrl, normalizeUrl, TEXT_MESSAGES, URL_MESSAGES, utf8Bytes } from "./rules";
 
 export interface ValidationIssue {
   path: string;
@@ -26,53 +28,21 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, wha
   throw new AppError(code, `Invalid ${what}: ${summary}`, { details: { issues } });
 }
 
-/**
- * Characters no field accepts: C0 controls other than tab and newline, DEL, C1 controls, zero-width
- * characters and bidirectional overrides. They hide what a title or URL really says (a zero-width
- * space makes two domains look alike; an override reverses how text reads), and the URL parser
- * silently drops tabs and newlines, so what was checked would not be what is stored.
- */
-// eslint-disable-next-line no-control-regex
-const HIDDEN_CHARACTERS = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/;
-// eslint-disable-next-line no-control-regex
-const URL_FORBIDDEN = /[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/;
-
-export const hasHiddenCharacters = (value: string) => HIDDEN_CHARACTERS.test(value);
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
-
-/** The WHATWG serialisation: scheme and host lower-cased, IDN hosts in punycode, non-ASCII percent-encoded. */
-export function normalizeUrl(value: string): string {
-  try {
-    return new URL(value).href;
-  } catch {
-    return value;
-  }
-}
+export { hasHiddenCharacters } from "./rules";
 
 /**
  * http(s) URL, stored normalised (WHATWG `href`). The limit counts UTF-8 bytes of the normalised form:
  * that is what a QR code encodes, and a URL of 1,900 "é" is 11,400 bytes once percent-encoded.
  */
-export function httpUrl(maxBytes = 2048) {
+export function httpUrl(maxBytes = URL_MAX_LENGTH) {
   return z
     .string()
     .trim()
-    .min(1, "URL is required")
-    .refine((value) => !URL_FORBIDDEN.test(value), { error: "URL must not contain control, zero-width or bidirectional-override characters", abort: true })
-    .refine(isHttpUrl, { error: "Must be an absolute http:// or https:// URL", abort: true })
+    .min(1, URL_MESSAGES.empty)
+    .refine((value) => !hasUrlForbiddenCharacters(value), { error: URL_MESSAGES.hidden, abort: true })
+    .refine(isHttpUrl, { error: URL_MESSAGES.notHttp, abort: true })
     .overwrite(normalizeUrl)
-    .refine((value) => Buffer.byteLength(value, "utf8") <= maxBytes, {
-      error: (issue) =>
-        `URL must be at most ${maxBytes} bytes once normalised (non-ASCII characters are percent-encoded); this one is ${Buffer.byteLength(String(issue.input), "utf8")} bytes`,
-    })
+    .refine((value) => utf8Bytes(value) <= maxBytes, { error: (issue) => URL_MESSAGES.tooLong(maxBytes, utf8Bytes(String(issue.input))) })
     .meta({ format: "uri", maxLength: maxBytes });
 }
 
@@ -81,14 +51,11 @@ export function text(max: number) {
   return z
     .string()
     .trim()
-    .min(1, "Must not be empty")
-    .max(max, `Must be at most ${max} characters`)
-    .refine((value) => !hasHiddenCharacters(value), "Must not contain control, zero-width or bidirectional-override characters")
-    // A lone UTF-16 surrogate is no character at all; stored, it breaks every later encoder (logs, UTF-8).
-    .refine((value) => !LONE_SURROGATE.test(value), "Must be valid Unicode text (no lone surrogate halves)");
+    .min(1, TEXT_MESSAGES.empty)
+    .max(max, TEXT_MESSAGES.tooLong(max))
+    .refine((value) => !hasHiddenCharacters(value), TEXT_MESSAGES.hidden)
+    .refine((value) => !hasLoneSurrogate(value), TEXT_MESSAGES.loneSurrogate);
 }
-
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** The `limit` argument of list tools: 1 to 100, default applied by the tool. */
 export const listLimit = z.number().int().min(1).max(100).describe("How many, 1 to 100 (default 20)");

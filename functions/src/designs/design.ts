@@ -1,7 +1,7 @@
 // Brand designs: resolving what a caller sent (a preset by name, overrides, a logo) into the design stored
 // on the code, and drawing it. Every designed image is decoded before it is returned or stored; a design
 // that fails is refused with a named reason, never altered. Plain codes never come here (qr/render.ts).
-import { createHash } from "node:crypto";
+import { sha256 } from "../core/hash";
 import { AppError } from "../core/errors";
 import type { DesignInput } from "../codes/fields";
 import type { FrameName } from "../qr/frames";
@@ -97,7 +97,7 @@ export async function designLogo(design: StoredDesign): Promise<LogoImage | null
 const verifiedSvgs = new Set<string>();
 const VERIFIED_MAX = 10_000;
 
-const svgHash = (svg: string) => createHash("sha256").update(svg).digest("hex");
+const svgHash = (svg: string) => sha256(svg, "hex");
 
 function rememberVerified(hash: string): void {
   if (verifiedSvgs.size >= VERIFIED_MAX) verifiedSvgs.clear();

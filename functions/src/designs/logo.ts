@@ -1,7 +1,7 @@
 // Logos: decoded and re-encoded by sharp (so only pixels are kept: no metadata, no SVG, nothing
 // fetched), scaled to at most LOGO_MAX_SIDE, stored with the workspace in the image store under a
 // content address, and read back (with a small per-instance cache) whenever a code is drawn.
-import { createHash } from "node:crypto";
+import { sha256 } from "../core/hash";
 import { imageStore } from "../images/store";
 import { LOGO_MAX_BYTES, type LOGO_MEDIA_TYPES } from "../codes/fields";
 import { designRefused } from "./refusal";
@@ -49,7 +49,7 @@ export async function normalizeLogo(data: string, mediaType: (typeof LOGO_MEDIA_
       .resize(LOGO_MAX_SIDE, LOGO_MAX_SIDE, { fit: "inside", withoutEnlargement: true })
       .png()
       .toBuffer({ resolveWithObject: true });
-    return { png, width: info.width, height: info.height, sha256: createHash("sha256").update(png).digest("hex") };
+    return { png, width: info.width, height: info.height, sha256: sha256(png, "hex") };
   } catch {
     throw unreadable("The logo could not be decoded");
   }

@@ -2,7 +2,7 @@
 // raw-body capture for portability outside Cloud Functions, and the AppError -> JsonError mapping (or the
 // surface's own error style, as OAuth's RFC error bodies).
 import type { Express, NextFunction, Request, Response } from "express";
-import { createHash } from "node:crypto";
+import { sha256 } from "../core/hash";
 import { STATUS_CODES } from "node:http";
 import { AppError, toAppError } from "../core/errors";
 import { logServerError } from "../core/log";
@@ -173,7 +173,7 @@ export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'no
  * images and forms; no script runs (JSON-LD blocks are data, not script), and nothing may frame it.
  */
 export function pageCsp(inlineStyle: string): string {
-  const hash = createHash("sha256").update(inlineStyle).digest("base64");
+  const hash = sha256(inlineStyle, "base64");
   return `default-src 'none'; style-src 'sha256-${hash}'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
 }
 

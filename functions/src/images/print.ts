@@ -34,13 +34,13 @@ export const DEFAULT_PRINT_DISTANCE_M = 1;
  * about 25 modules a side (the shortest URLs); what a camera resolves is the module, so the rule is kept
  * as a module at least distance / 250, and denser codes grow with their module count.
  */
-export const DISTANCE_TO_WIDTH = 10;
-export const REFERENCE_MODULES = 25;
+const DISTANCE_TO_WIDTH = 10;
+const REFERENCE_MODULES = 25;
 /** Below 20 mm a symbol is hard to aim at, whatever the distance. */
 export const MIN_SYMBOL_MM = 20;
 
 /** What a print file draws: the matrix, its style (plain codes are black on white, square), logo and frame. */
-export interface PrintModel {
+interface PrintModel {
   payload: string;
   matrix: QrMatrix;
   style: DesignStyle;
@@ -61,7 +61,7 @@ export async function printModel(code: Drawn): Promise<PrintModel> {
   return { payload, matrix: qrMatrixBestFit(payload, frame ? FRAMED_ERROR_CORRECTION : PLAIN_ERROR_CORRECTION), style: PLAIN_STYLE, logo: null, frame, designed: false };
 }
 
-export interface PrintHint {
+interface PrintHint {
   distanceM: number;
   /** Side of the printed file (the code, its quiet zone and any frame), rounded up to a whole millimetre. */
   sideMm: number;
@@ -72,7 +72,7 @@ export interface PrintHint {
   rule: string;
 }
 
-export const PRINT_RULE = `Rule of thumb: the code (without its margin) is at least distance / ${DISTANCE_TO_WIDTH} for a ${REFERENCE_MODULES}-module code (a module of distance / ${DISTANCE_TO_WIDTH * REFERENCE_MODULES}), larger in proportion for denser codes, and never under ${MIN_SYMBOL_MM} mm.`;
+const PRINT_RULE = `Rule of thumb: the code (without its margin) is at least distance / ${DISTANCE_TO_WIDTH} for a ${REFERENCE_MODULES}-module code (a module of distance / ${DISTANCE_TO_WIDTH * REFERENCE_MODULES}), larger in proportion for denser codes, and never under ${MIN_SYMBOL_MM} mm.`;
 
 /** The smallest print that scans from `distanceM` metres (docs/decisions.md, "Print files"). */
 export function printHint(model: Pick<PrintModel, "matrix" | "style" | "frame">, distanceM: number): PrintHint {

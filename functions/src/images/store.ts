@@ -18,7 +18,7 @@ export interface StoredImage {
   url: string;
 }
 
-export interface ImageStore {
+interface ImageStore {
   readonly kind: "cloud-storage" | "local";
   /** Writes the PNG at `path`; reuses `token` when given so the URL stays the same. */
   put(path: string, png: Buffer, token?: string): Promise<StoredImage>;
@@ -29,13 +29,13 @@ export interface ImageStore {
 
 const SAFE_PATH = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\.png$/;
 
-export function assertSafePath(p: string): void {
+function assertSafePath(p: string): void {
   if (!SAFE_PATH.test(p)) throw new AppError("NOT_FOUND", "No such image");
 }
 
 const IMAGE_CACHE_CONTROL = "public, max-age=300";
 
-export class CloudStorageImageStore implements ImageStore {
+class CloudStorageImageStore implements ImageStore {
   readonly kind = "cloud-storage" as const;
 
   private bucket() {
@@ -72,7 +72,7 @@ export function downloadUrl(bucket: string, objectPath: string, token: string): 
   return `${origin}/v0/b/${bucket}/o/${encodeURIComponent(objectPath)}?alt=media&token=${token}`;
 }
 
-export function localImageDir(): string {
+function localImageDir(): string {
   return process.env.LOCAL_IMAGE_DIR ?? path.resolve(process.cwd(), ".local-images");
 }
 

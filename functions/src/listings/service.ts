@@ -12,7 +12,7 @@ import { escapeHtml } from "./html";
 import { normalizeDomain, normalizePhone } from "./domain";
 import { logListingApproved, logListingRejected } from "../core/log";
 
-export function requireDomain(input: string): string {
+function requireDomain(input: string): string {
   const domain = normalizeDomain(input);
   if (!domain) throw new AppError("VALIDATION_FAILED", `Not a domain name: ${input.slice(0, 100)}`, { hint: "Give a host name like example.com." });
   return domain;

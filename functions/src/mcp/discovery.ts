@@ -1,6 +1,6 @@
 // Discovery before connecting (drafts, docs/mcp.md "Discovery"): an AI Catalog naming this server, and
 // its MCP Server Card. Both are public, static per deployment, and served with CORS and an ETag.
-import { createHash } from "node:crypto";
+import { sha256 } from "../core/hash";
 import type { Request, Response } from "express";
 import { getConfig, TOOL_SERVER_VERSION } from "../core/config";
 import { SCOPES } from "../auth/scopes";
@@ -79,7 +79,7 @@ function document(kind: "card" | "catalog"): { text: string; etag: string } {
   let doc = cache.get(kind);
   if (!doc) {
     const text = JSON.stringify(kind === "card" ? serverCard() : aiCatalog());
-    doc = { text, etag: `"${createHash("sha256").update(text).digest("base64url").slice(0, 22)}"` };
+    doc = { text, etag: `"${sha256(text, "base64url").slice(0, 22)}"` };
     cache.set(kind, doc);
   }
   return doc;

@@ -1,22 +1,9 @@
 // Field rules for menus, audio codes and challenges (docs/mcp.md lists the limits).
 import { z } from "zod";
+import { DRAFT_LIMITS as LIMITS } from "../core/limits";
 import { text } from "../core/validation";
 
-export const LIMITS = {
-  title: 200,
-  payloadText: 2000,
-  campaign: 100,
-  menuName: 100,
-  description: 1000,
-  locationId: 100,
-  sectionName: 100,
-  itemName: 100,
-  itemDescription: 500,
-  rewardText: 300,
-  challengeName: 100,
-  itemsPerMenu: 500,
-  maxPrice: 1_000_000,
-} as const;
+export { LIMITS };
 
 export const price = z
   .number()

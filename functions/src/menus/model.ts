@@ -1,5 +1,5 @@
 // Menu shape returned by the menu tools.
-export interface MenuItem {
+interface MenuItem {
   itemId: string;
   name: string;
   description: string | null;

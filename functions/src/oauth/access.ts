@@ -2,11 +2,13 @@
 // a revoked grant fails on the next call; unknown, expired or foreign-resource tokens fail closed as 401.
 // A grant follows the account of the person who approved it, as keys follow their minter.
 import { AppError } from "../core/errors";
-import { userStanding, type Caller } from "../auth/caller";
+import type { Caller } from "../auth/caller";
+import { userStanding } from "../auth/standing";
 import { CONSOLE_USER_SCOPES } from "../auth/scopes";
 import { readAccessToken, touchGrant, type Grant } from "../store/oauthGrants";
 import { oauthUrls } from "./metadata";
-import { parseGrantToken, sha256Hex } from "./secrets";
+import { sha256Hex } from "../core/hash";
+import { parseGrantToken } from "./secrets";
 
 export { looksLikeAccessToken } from "./secrets";
 

@@ -1,6 +1,7 @@
 // Token material for the OAuth server: opaque random strings, stored only as SHA-256 hashes (like keys).
 // Access and refresh tokens carry their grant id in clear so one round trip reads token and grant together.
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { sha256 } from "../core/hash";
 
 export const ACCESS_TOKEN_PREFIX = "svc_at_";
 export const REFRESH_TOKEN_PREFIX = "svc_rt_";
@@ -27,7 +28,7 @@ export function looksLikeAccessToken(credential: string): boolean {
 
 /** RFC 7636 S256: BASE64URL(SHA256(ASCII(code_verifier))) == code_challenge, compared in constant time. */
 export function pkceMatches(verifier: string, challenge: string): boolean {
-  const computed = Buffer.from(createHash("sha256").update(verifier, "ascii").digest("base64url"));
+  const computed = Buffer.from(sha256(verifier, "base64url"));
   const expected = Buffer.from(challenge);
   return computed.length === expected.length && timingSafeEqual(computed, expected);
 }

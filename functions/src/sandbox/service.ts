@@ -39,7 +39,7 @@ export function nextUtcMidnight(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + DAY_MS);
 }
 
-export function claimLink(token: string): string {
+function claimLink(token: string): string {
   return `${getConfig().createUrl}?claim=${encodeURIComponent(token)}`;
 }
 
@@ -47,7 +47,7 @@ export function claimLink(token: string): string {
  * Every client resolved to a Google or proxy address (no visitor could be told apart) shares one bucket,
  * generous because it stands for many people (docs/decisions.md, "The client address").
  */
-export const SANDBOX_SHARED_PROXY_DAILY_LIMIT = 300;
+const SANDBOX_SHARED_PROXY_DAILY_LIMIT = 300;
 
 /** The caller's daily limit: its own, or the shared one for a client resolved to a proxy address. */
 export function sandboxLimitFor(client: Pick<ResolvedClient, "viaProxy">): number {

@@ -11,7 +11,7 @@ import { DEFAULT_TIME_ZONE, localWindow, weekdayOf } from "./localTime";
 /** Per-code analytics list at most this many individual scans (newest first); totals count all. */
 export const SCAN_LIST_LIMIT = 1000;
 /** Documents one analytics query may read. */
-export const ANALYTICS_READ_BUDGET = 400;
+const ANALYTICS_READ_BUDGET = 400;
 
 interface Breakdown {
   n?: number;

@@ -34,7 +34,7 @@ export const timeZoneSchema = z
 
 const WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 
-export interface LocalMoment {
+interface LocalMoment {
   /** Local calendar day, YYYY-MM-DD. */
   day: string;
   /** Local hour, 0 to 23. */

@@ -6,7 +6,7 @@ import { foldShards, shardedRollups } from "../store/scans";
 import { ROLLUP_SHARDS } from "./record";
 
 /** A local day is over everywhere two UTC days after it began (UTC-12 is the last zone to end it). */
-export function foldableBefore(now: Date): string {
+function foldableBefore(now: Date): string {
   return new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
 }
 

@@ -20,7 +20,7 @@ import { localMoment } from "./localTime";
 /** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
 export const REPEATS_PER_MINUTE = 3;
 /** Scans per second, seen by one instance for one workspace, above which it spreads its rollup writes. */
-export const HOT_SCANS_PER_SECOND = 25;
+const HOT_SCANS_PER_SECOND = 25;
 /** Rollup shards a hot workspace-day may use (shard 0 is the day's own document). */
 export const ROLLUP_SHARDS = 8;
 
@@ -31,7 +31,7 @@ export interface CodeIdentity {
   timeZone: string;
 }
 
-export interface ScanRequest {
+interface ScanRequest {
   method: string;
   headers: IncomingHttpHeaders;
   /** The client's address (http/clientAddress.ts); used for the visitor hash and the place, then dropped. */

@@ -4,7 +4,7 @@ import { db } from "../core/firebase";
 import { Coalescer } from "../core/coalescer";
 import { COLLECTIONS } from "./collections";
 
-export interface AuditEvent {
+interface AuditEvent {
   merchantId: string;
   uid: string;
   authMethod: string;

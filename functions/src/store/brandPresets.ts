@@ -5,7 +5,7 @@ import { db } from "../core/firebase";
 import type { StoredDesign } from "../designs/design";
 import { COLLECTIONS } from "./collections";
 
-export interface BrandPreset {
+interface BrandPreset {
   name: string;
   design: StoredDesign;
   updatedBy: string;

@@ -10,12 +10,12 @@ import { sha256Hex } from "../core/hash";
 import type { QrCode } from "../codes/model";
 import { COLLECTIONS } from "./collections";
 
-export const CODE_INDEX_SHARDS = 16;
+const CODE_INDEX_SHARDS = 16;
 /** Destinations longer than this are cut in the entry (search covers the start); the page shows the full one. */
-export const INDEXED_DESTINATION_CHARS = 300;
+const INDEXED_DESTINATION_CHARS = 300;
 
 /** One code as the list sees it. Short keys: the entries of thousands of codes share a few documents. */
-export interface CodeIndexEntry {
+interface CodeIndexEntry {
   /** title */ t: string;
   /** destination URL, cut to INDEXED_DESTINATION_CHARS */ d: string;
   /** campaign */ k: string | null;
@@ -32,7 +32,7 @@ export interface IndexedCode extends CodeIndexEntry {
 const indexOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("codeIndex");
 const metaRef = (merchantId: string) => indexOf(merchantId).doc("meta");
 
-export function shardOf(codeId: string): string {
+function shardOf(codeId: string): string {
   const n = parseInt(sha256Hex(codeId).slice(0, 8), 16) % CODE_INDEX_SHARDS;
   return `s${String(n).padStart(2, "0")}`;
 }
@@ -83,7 +83,7 @@ export async function readCodeIndex(merchantId: string): Promise<IndexedCode[]> 
 
 const CODE_FIELDS = ["title", "destinationUrl", "campaign", "tags", "dynamic", "status", "createdAt"];
 
-export async function rebuildCodeIndex(merchantId: string): Promise<IndexedCode[]> {
+async function rebuildCodeIndex(merchantId: string): Promise<IndexedCode[]> {
   const snap = await db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("codes").select(...CODE_FIELDS).get();
   const byShard = new Map<string, Record<string, CodeIndexEntry>>();
   const codes: IndexedCode[] = [];

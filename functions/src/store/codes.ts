@@ -9,7 +9,7 @@ import { COLLECTIONS } from "./collections";
 import { entryOf, writeIndexEntry } from "./codeIndex";
 
 export const codesOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("codes");
-export const linkRef = (uniqueQRCodeID: string) => db().collection(COLLECTIONS.links).doc(uniqueQRCodeID);
+const linkRef = (uniqueQRCodeID: string) => db().collection(COLLECTIONS.links).doc(uniqueQRCodeID);
 
 /** What a dynamic link resolves to: the one document the redirect reads. */
 export interface Link {

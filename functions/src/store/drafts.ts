@@ -3,16 +3,15 @@ import { Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
-import { writeIndexStatus } from "./codeIndex";
 
 export type DraftKind = "audioCodes" | "menus" | "challenges";
 
-export const draftsOf = (merchantId: string, kind: DraftKind) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind);
+const draftsOf = (merchantId: string, kind: DraftKind) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind);
 
 /** Document data with Date fields turned into Timestamps for storage, and back. */
 const toStored = (data: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v instanceof Date ? Timestamp.fromDate(v) : v]));
-export const fromStored = (data: FirebaseFirestore.DocumentData) =>
+const fromStored = (data: FirebaseFirestore.DocumentData) =>
   Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v instanceof Timestamp ? v.toDate() : v]));
 
 export async function createDraft<T extends Record<string, unknown>>(merchantId: string, kind: DraftKind, idField: string, data: T): Promise<T & Record<string, unknown>> {
@@ -41,22 +40,5 @@ export async function updateDraft<R>(
     const { next, result } = change(fromStored(snap.data()!));
     tx.set(ref, toStored(next));
     return result;
-  });
-}
-
-export type PublishableKind = DraftKind | "codes";
-
-/** Draft to published, by the console only (no tool can call this). Idempotent. */
-export async function publishRecord(merchantId: string, kind: PublishableKind, id: string, uid: string): Promise<{ id: string; status: "published"; publishedAt: string }> {
-  const ref = db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind).doc(id);
-  return db().runTransaction(async (tx) => {
-    const snap = await tx.get(ref);
-    if (!snap.exists) throw new AppError("NOT_FOUND", "Nothing to publish with this id in this workspace");
-    const data = snap.data()!;
-    if (data.status === "published") return { id, status: "published" as const, publishedAt: (data.publishedAt as Timestamp).toDate().toISOString() };
-    const now = new Date();
-    tx.update(ref, { status: "published", publishedAt: Timestamp.fromDate(now), publishedBy: uid, updatedAt: Timestamp.fromDate(now) });
-    if (kind === "codes") writeIndexStatus(tx, merchantId, id, "published");
-    return { id, status: "published" as const, publishedAt: now.toISOString() };
   });
 }

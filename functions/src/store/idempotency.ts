@@ -9,9 +9,9 @@ import { FieldValue, Timestamp, type Transaction } from "firebase-admin/firestor
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this belongs to a call that died (the bulk function times out at 120 s). */
-export const IDEMPOTENCY_LEASE_MS = 130 * 1000;
+const IDEMPOTENCY_LEASE_MS = 130 * 1000;
 
 const ref = (merchantId: string, key: string) =>
   db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("idempotency").doc(sha256Hex(key));
@@ -20,7 +20,7 @@ export function requestHashOf(value: unknown): string {
   return sha256Hex(JSON.stringify(value));
 }
 
-export type IdempotencyClaim<T> =
+type IdempotencyClaim<T> =
   | { state: "claimed"; claimId: string }
   | { state: "done"; sameRequest: boolean; response: T }
   | { state: "pending"; sameRequest: boolean };
@@ -50,7 +50,7 @@ export async function claimIdempotencyKey<T>(merchantId: string, key: string, re
   });
 }
 
-export type ClaimedWrite<T> = { state: "completed"; response: T } | { state: "lost" };
+type ClaimedWrite<T> = { state: "completed"; response: T } | { state: "lost" };
 
 /**
  * Runs `write` and completes the key with its response in one transaction, only while the claim is

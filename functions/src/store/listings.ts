@@ -8,7 +8,7 @@ import { db } from "../core/firebase";
 import { PENDING_LISTING_LIFETIME_DAYS } from "../core/limits";
 import { COLLECTIONS } from "./collections";
 
-export type ListingStatus = "pending" | "approved" | "rejected";
+type ListingStatus = "pending" | "approved" | "rejected";
 
 export interface ListingDetails {
   businessName: string;
@@ -30,7 +30,7 @@ export interface Listing extends ListingDetails {
   expiresAt: Date | null;
 }
 
-export const listingRef = (domain: string) => db().collection(COLLECTIONS.listings).doc(domain);
+const listingRef = (domain: string) => db().collection(COLLECTIONS.listings).doc(domain);
 
 function fromListingDoc(data: FirebaseFirestore.DocumentData): Listing {
   const d = (v: unknown) => (v ? (v as Timestamp).toDate() : null);

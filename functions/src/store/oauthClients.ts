@@ -4,7 +4,7 @@
 // the TTL sweep (which may lag) removes the document.
 import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
-import { sha256Hex } from "../oauth/secrets";
+import { sha256Hex } from "../core/hash";
 import { COLLECTIONS } from "./collections";
 
 export const CLIENT_UNUSED_TTL_MS = 90 * 24 * 3600_000;

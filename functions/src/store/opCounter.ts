@@ -1,7 +1,7 @@
 // Counts the Firestore document operations the scan path performs, by kind, so that `npm run bench` can
 // print what one scan costs (reads, writes, deletes as Firestore bills them). Plain counters in memory:
 // an increment is all it costs on the hot path.
-export interface OpCounts {
+interface OpCounts {
   reads: number;
   writes: number;
   deletes: number;

@@ -5,7 +5,7 @@ import type { Transaction } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 
-export interface PhoneBookEntry {
+interface PhoneBookEntry {
   domain: string;
   businessName: string;
   voiceAgentPhone: string;

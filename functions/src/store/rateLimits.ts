@@ -4,12 +4,13 @@
 // instance alone, so there is no contention on a hot key however many instances serve it.
 import { Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
+import type { QuotaStore, RateLimitOverrides } from "../core/rateLimit";
 import { COLLECTIONS } from "./collections";
 
 const windows = () => db().collection(COLLECTIONS.rateLimits);
 
 /** The sum of every other instance's total for a window. */
-export async function readWindowTotal(windowKey: string, instanceId: string): Promise<number> {
+async function readWindowTotal(windowKey: string, instanceId: string): Promise<number> {
   const own = `${windowKey}~${instanceId}`;
   const snap = await windows().where("key", "==", windowKey).select("count").get();
   let others = 0;
@@ -25,7 +26,7 @@ export async function readWindowTotal(windowKey: string, instanceId: string): Pr
  * taken back from the document before the next lease writes it. The window key is built from hashes and
  * names only, so it is a valid document id.
  */
-export async function leaseWindowQuota(
+async function leaseWindowQuota(
   windowKey: string,
   instanceId: string,
   granted: number,
@@ -42,19 +43,13 @@ export async function leaseWindowQuota(
   return { granted: granted + grant, others };
 }
 
-/** Operator overrides of a workspace: per-credential maxima, and the workspace's aggregate maxima. */
-export interface RateLimitOverrides {
-  subject: Record<string, number>;
-  workspace: Record<string, number>;
-}
-
 const positiveIntegers = (value: unknown): Record<string, number> =>
   typeof value === "object" && value !== null
     ? (Object.fromEntries(Object.entries(value).filter(([, v]) => Number.isInteger(v) && (v as number) > 0)) as Record<string, number>)
     : {};
 
 /** Per-workspace overrides, set by an operator (`npm run admin -- set-rate-limit`). */
-export async function readRateLimitOverrides(merchantId: string): Promise<RateLimitOverrides> {
+async function readRateLimitOverrides(merchantId: string): Promise<RateLimitOverrides> {
   const snap = await db().collection(COLLECTIONS.workspaces).doc(merchantId).get();
   return { subject: positiveIntegers(snap.get("rateLimits")), workspace: positiveIntegers(snap.get("workspaceRateLimits")) };
 }
@@ -68,3 +63,6 @@ export async function writeRateLimitOverride(merchantId: string, limit: string, 
     .doc(merchantId)
     .set({ [field]: { [limit]: max === null ? FieldValue.delete() : max } }, { merge: true });
 }
+
+/** The rate limiter's windows in Firestore (core/rateLimit.ts QuotaStore). */
+export const firestoreQuotaStore: QuotaStore = { readWindowTotal, leaseWindowQuota, readRateLimitOverrides };

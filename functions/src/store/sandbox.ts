@@ -10,7 +10,7 @@ import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
 
-export interface SandboxCode {
+interface SandboxCode {
   id: string;
   destinationUrl: string;
   /** The design's colours the code was made with, kept by a claim; null for black on white. */

@@ -8,12 +8,12 @@ import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 
-export const SECRET_LIFETIME_MS = 48 * 60 * 60 * 1000;
+const SECRET_LIFETIME_MS = 48 * 60 * 60 * 1000;
 const ALREADY_EXISTS = 6;
 
 const secrets = () => db().collection(COLLECTIONS.scanSecrets);
 
-export const secretExpiry = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + SECRET_LIFETIME_MS);
+const secretExpiry = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + SECRET_LIFETIME_MS);
 
 /** The secret of `date`, created if this is the first request for it anywhere. */
 export async function loadOrCreateSecret(date: string): Promise<Buffer> {

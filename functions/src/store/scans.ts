@@ -19,7 +19,7 @@ import type { ScanPlace } from "../scans/classify";
 import type { ScanDevice } from "../scans/device";
 
 /** Map keys for campaigns: "none" for codes without one, "c:<name>" otherwise (no collisions). */
-export function campaignKey(campaign: string | null): string {
+function campaignKey(campaign: string | null): string {
   return campaign === null ? "none" : `c:${campaign}`;
 }
 
@@ -28,7 +28,7 @@ export function campaignFromKey(key: string): string | null {
 }
 
 const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId);
-export const scanEvents = (merchantId: string) => workspace(merchantId).collection("scans");
+const scanEvents = (merchantId: string) => workspace(merchantId).collection("scans");
 export const scanDays = (merchantId: string) => workspace(merchantId).collection("scanDays");
 
 const ALREADY_EXISTS = 6; // gRPC status of a create() whose document exists
@@ -54,7 +54,7 @@ export interface ScanFacts {
   retentionDays: number;
 }
 
-export type ScanClass = { kind: "human"; unique: boolean; eventId: string } | { kind: "repeat" } | { kind: "bot"; reason: string };
+type ScanClass = { kind: "human"; unique: boolean; eventId: string } | { kind: "repeat" } | { kind: "bot"; reason: string };
 
 /** Firestore field names may not look like `__x__`, and rollup keys come from databases and parsers. */
 function safeKey(value: string): string {
@@ -62,8 +62,8 @@ function safeKey(value: string): string {
   return /^__.*__$/.test(v) ? `_${v}` : v;
 }
 
-export const regionKey = (p: ScanPlace) => `${safeKey(p.country)}|${safeKey(p.state)}`;
-export const cityKey = (p: ScanPlace) => `${safeKey(p.country)}|${safeKey(p.state)}|${safeKey(p.city)}`;
+const regionKey = (p: ScanPlace) => `${safeKey(p.country)}|${safeKey(p.state)}`;
+const cityKey = (p: ScanPlace) => `${safeKey(p.country)}|${safeKey(p.state)}|${safeKey(p.city)}`;
 
 /** A rollup change as plain numbers (summed across the scans of one commit), turned into increments last. */
 type Counts = { [key: string]: number | Counts };
@@ -100,7 +100,7 @@ function asIncrements(counts: Counts): DocumentData {
   return Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, typeof v === "number" ? FieldValue.increment(v) : asIncrements(v)]));
 }
 
-export function rollupId(day: string, shard: number): string {
+function rollupId(day: string, shard: number): string {
   return shard === 0 ? day : `${day}~${shard}`;
 }
 
@@ -245,7 +245,7 @@ export async function readRollups(merchantId: string, first: string, last: strin
   return snap.docs.map((d) => d.data());
 }
 
-export interface ScanEvent {
+interface ScanEvent {
   at: Date;
   day: string;
   country: string;

@@ -35,7 +35,7 @@ export interface Webhook {
   createdBy: string;
 }
 
-export interface DeliveryAttempt {
+interface DeliveryAttempt {
   at: Date;
   attempt: number;
   ok: boolean;
@@ -57,7 +57,7 @@ export interface Delivery {
   createdAt: Date;
 }
 
-export const DELIVERY_LOG_DAYS = 30;
+const DELIVERY_LOG_DAYS = 30;
 /** Attempts kept per delivery: a day of backoff capped at an hour is about 30. */
 const ATTEMPTS_KEPT = 40;
 
@@ -158,7 +158,7 @@ export async function disableWithMail(merchantId: string, webhookId: string, at:
 
 // ---- links: which scan subscriptions each code has ----
 
-export interface LinkTarget {
+interface LinkTarget {
   uniqueQRCodeID: string;
   codeId: string;
   campaign: string | null;

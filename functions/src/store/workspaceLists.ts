@@ -4,7 +4,7 @@ import type { Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 
-export interface MemberRow {
+interface MemberRow {
   uid: string;
   role: "owner" | "member";
   createdAt: Date | null;

@@ -18,7 +18,7 @@ export interface Workspace {
   timeZone: string;
 }
 
-export interface Membership {
+interface Membership {
   uid: string;
   merchantId: string;
   role: Role;

@@ -19,11 +19,11 @@ import { syncLinkWebhooks } from "./service";
 import { postToTarget, targetGuards, type TargetGuards } from "./target";
 
 /** An endpoint failing this long without a success is disabled. */
-export const DISABLE_AFTER_MS = 24 * 60 * 60 * 1000;
+const DISABLE_AFTER_MS = 24 * 60 * 60 * 1000;
 
-export type AttemptResult = "delivered" | "retry" | "dropped";
+type AttemptResult = "delivered" | "retry" | "dropped";
 
-export function signedHeaders(webhook: Webhook, deliveryId: string, body: string, now: Date): Record<string, string> {
+function signedHeaders(webhook: Webhook, deliveryId: string, body: string, now: Date): Record<string, string> {
   const secrets = signingSecrets(webhook.secrets, now).map((s) => openSecret(s.sealed, secretBinding(webhook)));
   const timestamp = Math.floor(now.getTime() / 1000);
   return { "webhook-id": deliveryId, "webhook-timestamp": String(timestamp), "webhook-signature": signatureHeader(secrets, deliveryId, timestamp, body) };

@@ -7,7 +7,7 @@ import { Coalescer } from "../core/coalescer";
 import type { WebhookEvent } from "../store/webhooks";
 import { eventBody, newMessageId, SCANS_PER_DELIVERY, type ScanNotice } from "./events";
 
-export const DELIVERY_FUNCTION = "webhookDelivery";
+const DELIVERY_FUNCTION = "webhookDelivery";
 
 /** A task's data: the delivery to make. `body` is absent for a redelivery (the log holds it). */
 export interface DeliveryTask {
@@ -27,7 +27,7 @@ export async function enqueueDelivery(task: DeliveryTask): Promise<void> {
   await queue.enqueue(task, { dispatchDeadlineSeconds: 30 });
 }
 
-export interface ScanForWebhooks {
+interface ScanForWebhooks {
   merchantId: string;
   webhookIds: readonly string[];
   scan: ScanNotice;

@@ -9,7 +9,7 @@ import { deviceOf } from "../scans/device";
 import type { ScanNotice } from "./events";
 import { queueScan } from "./queue";
 
-export function scanNotice(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPlace, userAgent: string | undefined, outcome: ScanOutcome): ScanNotice {
+function scanNotice(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPlace, userAgent: string | undefined, outcome: ScanOutcome): ScanNotice {
   const device = deviceOf(userAgent);
   const machine = !outcome.counted && outcome.reason !== "repeat";
   return {

@@ -1,6 +1,7 @@
 // Signing secrets: made here, shown once, stored sealed (AES-256-GCM under a key from Secret Manager, bound
 // to their workspace and endpoint), and used to sign deliveries the Standard Webhooks way.
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
+import { sha256 } from "../core/hash";
 import { defineSecret } from "firebase-functions/params";
 import type { StoredSecret } from "../store/webhooks";
 
@@ -18,7 +19,7 @@ export function newSigningSecret(): string {
 }
 
 // Any text Secret Manager holds becomes a 32-byte key; rotating the key means re-sealing (docs/webhooks.md).
-const sealingKey = (keyText: string) => createHash("sha256").update(keyText, "utf8").digest();
+const sealingKey = (keyText: string) => sha256(keyText);
 
 /** Seals a secret for one endpoint: a sealed secret copied to another endpoint does not open. */
 export function sealSecret(secret: string, boundTo: string, keyText = WEBHOOK_SECRET_KEY.value()): string {

@@ -29,7 +29,7 @@ import { enqueueDelivery } from "./queue";
 import { newSigningSecret, sealSecret, secretBinding } from "./secrets";
 import { targetProblem } from "./target";
 
-export const MAX_WEBHOOKS = 10;
+const MAX_WEBHOOKS = 10;
 export const MAX_OVERLAP_HOURS = 168;
 
 export const webhookIdSchema = z.string().regex(/^wh_[A-Za-z0-9]{20}$/, "Must be a webhookId: wh_ and 20 letters and digits").describe("Webhook id from svc.webhook.create or svc.webhook.list");
@@ -44,7 +44,7 @@ export const NewWebhookSchema = z
   })
   .strict();
 
-export type NewWebhook = z.infer<typeof NewWebhookSchema>;
+type NewWebhook = z.infer<typeof NewWebhookSchema>;
 
 /** What callers see of an endpoint: never a secret. */
 export function publicWebhook(w: Webhook) {
@@ -177,7 +177,7 @@ export async function redeliver(merchantId: string, webhookId: string, deliveryI
   await enqueueDelivery({ merchantId, webhookId, deliveryId, type: delivery.type, count: delivery.count });
 }
 
-export function codeNotice(code: QrCode): CodeNotice {
+function codeNotice(code: QrCode): CodeNotice {
   return {
     codeId: code.codeId,
     uniqueQRCodeID: code.uniqueQRCodeID,

@@ -6,8 +6,8 @@ import https from "node:https";
 import { isIP } from "node:net";
 import { isPublicAddress, publicOnlyLookup, systemResolve, type Resolver } from "../http/publicAddress";
 
-export const TARGET_DEADLINE_MS = 5_000;
-export const RESPONSE_KEPT_BYTES = 1_024;
+const TARGET_DEADLINE_MS = 5_000;
+const RESPONSE_KEPT_BYTES = 1_024;
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
@@ -38,7 +38,7 @@ export function targetProblem(raw: string, local: boolean): string | null {
   return null;
 }
 
-export interface SendOutcome {
+interface SendOutcome {
   ok: boolean;
   responseCode: number | null;
   latencyMs: number;

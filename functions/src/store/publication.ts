@@ -1,0 +1,59 @@
+// Publishing: the one place that changes the status of a code, audio code, menu or challenge, so every
+// path (the console's publish and unpublish, a code created and published in one step, an import) writes
+// the same fields. The rule (docs/data-model.md, "Publishing"): a change of status sets `updatedAt` to the
+// same instant as `publishedAt` (or, on unpublish, to the instant of unpublishing); a call that changes
+// nothing writes nothing, so `publishedAt` and `updatedAt` stay as they were.
+import { Timestamp, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { AppError } from "../core/errors";
+import { COLLECTIONS } from "./collections";
+import { writeIndexStatus } from "./codeIndex";
+import type { DraftKind } from "./drafts";
+
+export type PublishableKind = DraftKind | "codes";
+export type Status = "draft" | "published";
+
+interface StatusChange {
+  id: string;
+  status: Status;
+  /** When it was published (ISO), null for a draft. */
+  publishedAt: string | null;
+  /** false when it already had this status (nothing was written). */
+  changed: boolean;
+}
+
+const refOf = (merchantId: string, kind: PublishableKind, id: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind).doc(id);
+
+/** The fields one change of status writes. */
+function statusFields(status: Status, uid: string, now: Date) {
+  const at = Timestamp.fromDate(now);
+  return status === "published" ? { status, publishedAt: at, publishedBy: uid, updatedAt: at } : { status, publishedAt: null, publishedBy: null, updatedAt: at };
+}
+
+function writeStatus(writer: Transaction | WriteBatch, merchantId: string, kind: PublishableKind, id: string, status: Status, uid: string, now: Date): void {
+  // Both writers have update(ref, data); the union's overloads do not unify for TypeScript.
+  (writer as WriteBatch).update(refOf(merchantId, kind, id), statusFields(status, uid, now));
+  if (kind === "codes") writeIndexStatus(writer, merchantId, id, status);
+}
+
+/** Publishes codes created in the same batch (create and publish in one step), at their createdAt. */
+export function publishNewCodesInBatch(batch: WriteBatch, merchantId: string, codes: ReadonlyArray<{ codeId: string; createdAt: Date }>, uid: string): void {
+  for (const code of codes) writeStatus(batch, merchantId, "codes", code.codeId, "published", uid, code.createdAt);
+}
+
+/** Sets the status of one record of `merchantId`; idempotent. Another workspace's id is "not found". */
+export async function setStatus(merchantId: string, kind: PublishableKind, id: string, status: Status, uid: string): Promise<StatusChange> {
+  const ref = refOf(merchantId, kind, id);
+  return db().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    if (!snap.exists) throw new AppError("NOT_FOUND", `Nothing to ${status === "published" ? "publish" : "unpublish"} with this id in this workspace`);
+    const data = snap.data()!;
+    if (data.status === status) {
+      const at = data.publishedAt instanceof Timestamp ? data.publishedAt.toDate().toISOString() : null;
+      return { id, status, publishedAt: status === "published" ? at : null, changed: false };
+    }
+    const now = new Date();
+    writeStatus(tx, merchantId, kind, id, status, uid, now);
+    return { id, status, publishedAt: status === "published" ? now.toISOString() : null, changed: true };
+  });
+}
