@@ -170,6 +170,11 @@ describe("merchant console: brand designs", function () {
       writeFileSync(path.join(ARTIFACTS, `styled-code-${i + 1}.png`), png);
     }
     await openView(page, "#/codes", "#code-rows");
+    // Every styled code's thumbnail is drawn (not a blank or broken image) before the list is photographed.
+    await page.waitForFunction(() => {
+      const thumbs = [...document.querySelectorAll<HTMLImageElement>("#code-rows img.thumb")];
+      return thumbs.length >= 5 && thumbs.every((img) => img.complete && img.naturalWidth > 0);
+    }, undefined, { timeout: 15_000 });
     await screenshot(page, "design-code-list");
   });
 });
