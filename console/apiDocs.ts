@@ -1,0 +1,234 @@
+// /docs/ API reference: renders /api/openapi.json (data, never markup) grouped by tag, with one copyable
+// curl example per operation. DOM built with createElement/textContent only (CSP: script-src 'self').
+type Json = any;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, cls?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = text;
+  if (cls) node.className = cls;
+  return node;
+}
+
+function deref(doc: Json, obj: Json): Json {
+  let o = obj;
+  for (let i = 0; o && typeof o.$ref === "string" && i < 10; i++) {
+    o = o.$ref.replace(/^#\//, "").split("/").reduce((a: Json, k: string) => a?.[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
+  }
+  return o ?? {};
+}
+
+function typeOf(s: Json): string {
+  if (!s) return "any";
+  if (s.const !== undefined) return `const ${JSON.stringify(s.const)}`;
+  if (s.enum) return s.enum.map((v: unknown) => JSON.stringify(v)).join(" | ");
+  const t = Array.isArray(s.type) ? s.type.join(" | ") : s.type ?? (s.oneOf || s.anyOf ? "one of several" : "any");
+  if (t === "array") return `array of ${typeOf(s.items)}`;
+  return s.format ? `${t} (${s.format})` : t;
+}
+
+function limitsOf(s: Json): string {
+  const parts: string[] = [];
+  const pairs: Array<[string, string]> = [["minLength", "min length"], ["maxLength", "max length"], ["minimum", "min"], ["maximum", "max"], ["minItems", "min items"], ["maxItems", "max items"], ["pattern", "pattern"]];
+  for (const [k, label] of pairs) if (s?.[k] !== undefined) parts.push(`${label} ${s[k]}`);
+  if (s?.type === "array" && s.items) {
+    const inner = limitsOf(s.items);
+    if (inner) parts.push(`each: ${inner}`);
+  }
+  return parts.join(", ");
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+function curlOf(doc: Json, origin: string, method: string, path: string, op: Json): string {
+  let url = path;
+  const query: string[] = [];
+  const headers: string[] = [];
+  for (const raw of op.parameters ?? []) {
+    const p = deref(doc, raw);
+    const ex = p.example ?? p.schema?.example ?? Object.values(p.examples ?? {}).map((e: Json) => deref(doc, e).value)[0] ?? p.schema?.default ?? `<${p.name}>`;
+    if (p.in === "path") url = url.replace(`{${p.name}}`, encodeURIComponent(String(ex)));
+    else if (p.in === "query" && p.required) query.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(String(ex))}`);
+    else if (p.in === "header" && p.required) headers.push(`-H ${shellQuote(`${p.name}: ${ex}`)}`);
+  }
+  const lines = [`curl -sS -X ${method.toUpperCase()} ${shellQuote(origin + url + (query.length ? `?${query.join("&")}` : ""))}`];
+  const sec = op.security ?? doc.security ?? [];
+  const schemes = sec.flatMap((r: Json) => Object.keys(r));
+  if (schemes.includes("apiKey")) lines.push(`-H 'Authorization: Bearer sk-svc-…'`);
+  else if (schemes.length) {
+    const s = doc.components?.securitySchemes?.[schemes[0]];
+    if (s?.type === "http") lines.push(`-H 'Authorization: Bearer <token>'`);
+  }
+  lines.push(...headers);
+  const content = deref(doc, op.requestBody).content ?? {};
+  const [mediaType] = Object.keys(content);
+  if (mediaType) {
+    const media = content[mediaType];
+    const value = deref(doc, Object.values(media.examples ?? {})[0]).value ?? media.example ?? {};
+    lines.push(`-H ${shellQuote(`Content-Type: ${mediaType}`)}`);
+    if (mediaType === "application/x-www-form-urlencoded") lines.push(`--data ${shellQuote(new URLSearchParams(Object.entries(value).map(([k, v]) => [k, String(v)])).toString())}`);
+    else lines.push(`--data ${shellQuote(JSON.stringify(value))}`);
+  }
+  return lines.join(" \\\n  ");
+}
+
+function fieldsTable(doc: Json, schema: Json): HTMLElement {
+  const s = deref(doc, schema);
+  const props = s.properties ?? {};
+  const required = new Set<string>(s.required ?? []);
+  const names = Object.keys(props);
+  if (!names.length) return el("p", `Body: ${typeOf(s)}`);
+  const table = el("table");
+  const head = el("tr");
+  for (const h of ["Field", "Type", "Required", "Limits and notes"]) head.append(el("th", h));
+  table.append(head);
+  for (const name of names) {
+    const p = deref(doc, props[name]);
+    const tr = el("tr");
+    const code = el("code", name);
+    const td = el("td");
+    td.append(code);
+    tr.append(td, el("td", typeOf(p)), el("td", required.has(name) ? "yes" : "no"), el("td", [limitsOf(p), p.description].filter(Boolean).join(". ")));
+    table.append(tr);
+  }
+  return table;
+}
+
+function errorCodes(doc: Json, schema: Json): string[] {
+  const s = deref(doc, schema);
+  for (const part of s.allOf ?? []) {
+    const props = deref(doc, part).properties;
+    const e = props?.code?.enum ?? props?.error?.enum;
+    if (e) return e;
+  }
+  return [];
+}
+
+let opCount = 0;
+function operation(doc: Json, origin: string, method: string, path: string, op: Json): HTMLElement {
+  const n = ++opCount;
+  const section = el("section", undefined, "op");
+  section.id = op.operationId ?? `op-${n}`;
+  const h = el("h4");
+  h.append(el("span", method.toUpperCase(), "method"), " ", el("code", path));
+  section.append(h);
+  if (op.summary) section.append(el("p", op.summary, "summary"));
+  if (op.description) section.append(el("p", op.description));
+  section.append(el("p", `Operation id: ${op.operationId ?? "—"}`, "opid"));
+
+  const sec = op.security ?? doc.security ?? [];
+  const schemes = sec.flatMap((r: Json) => Object.entries(r).map(([k, scopes]) => (Array.isArray(scopes) && scopes.length ? `${k} (${scopes.join(", ")})` : k)));
+  section.append(el("p", schemes.length ? `Authentication: any of ${schemes.join(", ")}` : "Authentication: none"));
+
+  const params = (op.parameters ?? []).map((p: Json) => deref(doc, p));
+  if (params.length) {
+    section.append(el("h5", "Parameters"));
+    const table = el("table");
+    const head = el("tr");
+    for (const t of ["Name", "In", "Type", "Required", "Notes"]) head.append(el("th", t));
+    table.append(head);
+    for (const p of params) {
+      const tr = el("tr");
+      const td = el("td");
+      td.append(el("code", p.name));
+      tr.append(td, el("td", p.in), el("td", typeOf(p.schema)), el("td", p.required ? "yes" : "no"), el("td", [limitsOf(p.schema), p.description].filter(Boolean).join(". ")));
+      table.append(tr);
+    }
+    section.append(table);
+  }
+
+  const body = deref(doc, op.requestBody);
+  for (const [mediaType, media] of Object.entries<Json>(body.content ?? {})) {
+    section.append(el("h5", `Request body (${mediaType}${body.required ? ", required" : ""})`));
+    section.append(fieldsTable(doc, media.schema));
+  }
+
+  section.append(el("h5", "Responses"));
+  const list = el("ul", undefined, "responses");
+  for (const [status, raw] of Object.entries<Json>(op.responses ?? {})) {
+    const r = deref(doc, raw);
+    const types = Object.keys(r.content ?? {});
+    const codes = Object.values<Json>(r.content ?? {}).flatMap((m) => errorCodes(doc, m.schema));
+    const li = el("li");
+    li.append(el("strong", status), ` ${codes.length ? "" : r.description ?? ""}`);
+    if (codes.length) codes.forEach((c, i) => li.append(i ? ", " : "", el("code", c)));
+    if (types.length) li.append(` (${types.join(", ")})`);
+    list.append(li);
+  }
+  section.append(list);
+
+  const serverUrl = op.servers?.[0]?.url;
+  const curl = curlOf(doc, serverUrl && !/127\.0\.0\.1|localhost/.test(serverUrl) && serverUrl !== location.origin ? serverUrl : location.origin, method, path, op);
+  const bar = el("div", undefined, "copybar");
+  const label = el("h5", "Example");
+  const button = el("button", "Copy", "copy");
+  button.type = "button";
+  button.setAttribute("aria-label", `Copy the curl example of ${op.operationId ?? path}`);
+  const status = el("span", "", "copied");
+  status.setAttribute("role", "status");
+  const pre = el("pre", curl, "curl");
+  pre.tabIndex = 0;
+  button.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(pre.textContent ?? "");
+      status.textContent = "Copied";
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents(pre);
+      getSelection()?.removeAllRanges();
+      getSelection()?.addRange(range);
+      status.textContent = "Selected: press Ctrl+C";
+    }
+  });
+  bar.append(label, button, status);
+  section.append(bar, pre);
+  return section;
+}
+
+async function main() {
+  const root = document.getElementById("api-reference");
+  if (!root) return;
+  const state = document.getElementById("api-reference-status");
+  try {
+    const res = await fetch("/api/openapi.json", { headers: { Accept: "application/json" } });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const doc: Json = await res.json();
+    const byTag = new Map<string, HTMLElement[]>();
+    const methods = ["get", "put", "post", "patch", "delete", "head", "options"];
+    for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+      for (const m of methods) {
+        const op = item[m];
+        if (!op) continue;
+        const tag = op.tags?.[0] ?? "Other";
+        if (!byTag.has(tag)) byTag.set(tag, []);
+        byTag.get(tag)!.push(operation(doc, location.origin, m, path, op));
+      }
+    }
+    const tagInfo = new Map<string, Json>((doc.tags ?? []).map((t: Json) => [t.name, t]));
+    const order = [...(doc.tags ?? []).map((t: Json) => t.name), ...byTag.keys()].filter((t, i, a) => byTag.has(t) && a.indexOf(t) === i);
+    const nav = el("ul", undefined, "toc");
+    for (const tag of order) {
+      const id = `tag-${tag.toLowerCase().replace(/[^a-z0-9]+/g, "-")}`;
+      const a = el("a", tag);
+      a.href = `#${id}`;
+      const li = el("li");
+      li.append(a);
+      nav.append(li);
+      const group = el("section", undefined, "tag");
+      group.id = id;
+      group.append(el("h3", tag));
+      const desc = tagInfo.get(tag)?.description;
+      if (desc) group.append(el("p", desc));
+      group.append(...byTag.get(tag)!);
+      root.append(group);
+    }
+    root.prepend(nav);
+    if (state) state.textContent = `${[...byTag.values()].flat().length} operations, from OpenAPI ${doc.openapi} (${doc.info?.version ?? ""}).`;
+    root.setAttribute("data-ready", "true");
+  } catch (e) {
+    if (state) state.textContent = `The reference could not be loaded (${(e as Error).message}); read /api/openapi.json directly.`;
+  }
+}
+
+void main();
