@@ -28,13 +28,35 @@ function typeOf(s: Json): string {
 
 function limitsOf(s: Json): string {
   const parts: string[] = [];
-  const pairs: Array<[string, string]> = [["minLength", "min length"], ["maxLength", "max length"], ["minimum", "min"], ["maximum", "max"], ["minItems", "min items"], ["maxItems", "max items"], ["pattern", "pattern"]];
+  const pairs: Array<[string, string]> = [["minLength", "min length"], ["maxLength", "max length"], ["minimum", "min"], ["maximum", "max"], ["minItems", "min items"], ["maxItems", "max items"]];
   for (const [k, label] of pairs) if (s?.[k] !== undefined) parts.push(`${label} ${s[k]}`);
   if (s?.type === "array" && s.items) {
     const inner = limitsOf(s.items);
     if (inner) parts.push(`each: ${inner}`);
   }
   return parts.join(", ");
+}
+
+/** Text whose `backtick` spans (the document's descriptions are Markdown) become code elements. */
+function withCode<T extends HTMLElement>(node: T, text: string): T {
+  text.split("`").forEach((part, i) => node.append(i % 2 ? el("code", part) : document.createTextNode(part)));
+  return node;
+}
+
+/** Names each cell after its column, so a phone, which stacks a row's cells, can still say what each one is. */
+function labelled(tr: HTMLTableRowElement, headers: string[]): HTMLTableRowElement {
+  [...tr.cells].forEach((cell, i) => cell.setAttribute("data-label", headers[i] ?? ""));
+  return tr;
+}
+
+/** A "Limits and notes" cell; a pattern is shown as code that may wrap anywhere (it is not a word). */
+function notesCell(schema: Json, description?: string): HTMLTableCellElement {
+  const td = el("td", [limitsOf(schema), description].filter(Boolean).join(". "));
+  const pattern = schema?.pattern ?? schema?.items?.pattern;
+  if (typeof pattern === "string") {
+    td.append(document.createTextNode(td.textContent ? ". Pattern " : "Pattern "), el("code", pattern, "long"));
+  }
+  return td;
 }
 
 function shellQuote(s: string): string {
@@ -89,8 +111,8 @@ function fieldsTable(doc: Json, schema: Json): HTMLElement {
     const code = el("code", name);
     const td = el("td");
     td.append(code);
-    tr.append(td, el("td", typeOf(p)), el("td", required.has(name) ? "yes" : "no"), el("td", [limitsOf(p), p.description].filter(Boolean).join(". ")));
-    table.append(tr);
+    tr.append(td, el("td", typeOf(p)), el("td", required.has(name) ? "yes" : "no"), notesCell(p, p.description));
+    table.append(labelled(tr, ["Field", "Type", "Required", "Limits and notes"]));
   }
   return table;
 }
@@ -114,7 +136,8 @@ function operation(doc: Json, origin: string, method: string, path: string, op: 
   h.append(el("span", method.toUpperCase(), "method"), " ", el("code", path));
   section.append(h);
   if (op.summary) section.append(el("p", op.summary, "summary"));
-  if (op.description) section.append(el("p", op.description));
+  // Paragraphs of the Markdown description, with its `code` spans shown as code.
+  for (const para of String(op.description ?? "").split(/\n\s*\n/).filter(Boolean)) section.append(withCode(el("p"), para));
   section.append(el("p", `Operation id: ${op.operationId ?? "—"}`, "opid"));
 
   const sec = op.security ?? doc.security ?? [];
@@ -132,8 +155,8 @@ function operation(doc: Json, origin: string, method: string, path: string, op: 
       const tr = el("tr");
       const td = el("td");
       td.append(el("code", p.name));
-      tr.append(td, el("td", p.in), el("td", typeOf(p.schema)), el("td", p.required ? "yes" : "no"), el("td", [limitsOf(p.schema), p.description].filter(Boolean).join(". ")));
-      table.append(tr);
+      tr.append(td, el("td", p.in), el("td", typeOf(p.schema)), el("td", p.required ? "yes" : "no"), notesCell(p.schema, p.description));
+      table.append(labelled(tr, ["Name", "In", "Type", "Required", "Notes"]));
     }
     section.append(table);
   }
