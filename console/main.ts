@@ -457,6 +457,9 @@ type View = () => Promise<HTMLElement[]> | HTMLElement[];
 
 let routeSeq = 0;
 
+/** The flashed notices and errors on screen (not those inside a view's own content), kept across a re-render. */
+const currentNotices = (): Element[] => [...app.querySelectorAll(":scope > .notice[role=status], :scope > .error:not(#view-error)")];
+
 async function route(): Promise<void> {
   if (!user) return;
   const [path, query] = (location.hash || "#/").split("?");
@@ -478,7 +481,8 @@ async function route(): Promise<void> {
   const slow = setTimeout(() => {
     if (mine !== routeSeq) return;
     delete app.dataset.view; // not ready: what waits for a view waits on
-    app.replaceChildren(nav(navKey), h("p", { class: "loading", role: "status", id: "view-loading" }, "Loading…"));
+    // Notices survive the loading state: "Design saved" must not vanish because the re-render was slow.
+    app.replaceChildren(nav(navKey), ...currentNotices(), h("p", { class: "loading", role: "status", id: "view-loading" }, "Loading…"));
   }, 200);
   let content: HTMLElement[];
   try {
@@ -498,8 +502,7 @@ async function route(): Promise<void> {
     clearTimeout(slow);
   }
   if (mine !== routeSeq) return; // the user moved on while this view loaded
-  const notices = [...app.querySelectorAll(".notice[role=status]:not(#created *), .error")];
-  app.replaceChildren(nav(navKey), ...notices, ...content);
+  app.replaceChildren(nav(navKey), ...currentNotices(), ...content);
   app.dataset.view = navKey;
 }
 

@@ -112,8 +112,18 @@ describe("merchant console: brand designs", function () {
     await page.waitForFunction(() => (document.getElementById("design-preview") as HTMLImageElement).src.startsWith("blob:"));
     const preview = await imageBytes(page, "#design-preview");
     assert.equal(decodePng(preview).payload, code.destinationUrl);
+    // The re-render after saving is made slow on purpose (its analytics answer late), so the page shows
+    // its loading state first: the "Design saved" notice must outlive it.
+    const analytics = `**/api/console/codes/${code.codeId}/analytics*`;
+    await page.route(analytics, async (route) => {
+      await new Promise((r) => setTimeout(r, 600));
+      await route.continue();
+    });
     await page.click("#save-design");
-    await page.waitForSelector("text=Design saved");
+    await page.waitForSelector("#view-loading");
+    await page.waitForSelector("#code-design-section");
+    assert.match((await page.textContent("#app > .notice")) ?? "", /^Design saved/, "the notice outlives the loading state");
+    await page.unroute(analytics);
     const saved = toolResult(await callTool("svc.qr.list", {}, merchant.apiKey)).codes[0];
     assert.equal(saved.design.eyeStyle, "rounded");
     assert.equal(saved.design.moduleStyle, "dots", "the code's own module style stays, not its preset's");

@@ -21,7 +21,7 @@ input{font:inherit;padding:.4rem;width:60%}button{font:inherit;padding:.4rem .8r
 export function page(title: string, body: string, head = ""): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>${head}
+<link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>${escapeHtml(title)}</title>${head}
 <style>${PAGE_STYLE}</style></head>
 <body>${body}</body></html>`;
 }
