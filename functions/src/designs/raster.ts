@@ -43,6 +43,20 @@ function logoPixels(logo: LogoImage, width: number, height: number): Promise<Buf
   return pixels;
 }
 
+/**
+ * One coverage buffer per instance, zeroed per use: it is only touched synchronously (no await between
+ * zeroing and the last read), so concurrent requests cannot share it, and a 4 MB array is not allocated
+ * (and collected) per code.
+ */
+let coverage = new Float32Array(0);
+
+function coverageScratch(length: number): Float32Array {
+  if (coverage.length < length) coverage = new Float32Array(length);
+  const view = coverage.subarray(0, length);
+  view.fill(0);
+  return view;
+}
+
 /** The designed code as DESIGNED_SIDE-pixel RGBA (opaque; RGBA so a pixel is written as one word), framed when `frame` is given. */
 export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null, frame: FrameName | null, layout = designLayout(matrix, style, logo)): Promise<Raster> {
   const side = DESIGNED_SIDE;
@@ -57,7 +71,7 @@ export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: Log
   const py0 = Math.floor(top);
   const w = Math.min(side, Math.ceil(right)) - px0;
   const h = Math.min(side, Math.ceil(bottom)) - py0;
-  const cov = new Float32Array(w * h);
+  const cov = coverageScratch(w * h);
   // Without a frame the code square is (nearly) the whole image: only what it leaves uncovered starts white.
   const covers = !canvas && px0 === 0 && py0 === 0 && w === side && h === side;
   const rgb = canvas ? Buffer.from(canvas) : covers ? Buffer.allocUnsafe(side * side * 4) : Buffer.alloc(side * side * 4, 255);

@@ -82,29 +82,114 @@ export async function decodeAtSides(image: Buffer, kind: "png" | "svg", sides: r
 /**
  * Area-average downscale of a square raster to RGBA (what a camera or a printer's smaller size sees):
  * each output pixel is the mean of the source area it covers, partial source pixels weighted by their
- * share. Separable (rows, then columns), so it costs a few passes over the source.
+ * share. Whole-number ratios (600 to 300) are exact box means; others are separable (rows, then columns)
+ * in fixed point, within one level of the exact mean and exact on flat colour.
  */
 export function downscale(raster: Raster, to: number): Buffer {
-  const { pixels, channels, side: from } = raster;
+  if (to === raster.side) return asRgba(raster);
+  if (raster.side % to === 0) return boxDownscale(raster, raster.side / to);
+  return areaDownscale(raster, to);
+}
+
+/** The same pixels as opaque RGBA. */
+function asRgba({ pixels, channels, side }: Raster): Buffer {
+  if (channels === 4) return pixels;
+  const out = Buffer.alloc(side * side * 4, 255);
+  for (let s = 0, o = 0; s < pixels.length; s += 3, o += 4) {
+    out[o] = pixels[s];
+    out[o + 1] = pixels[s + 1];
+    out[o + 2] = pixels[s + 2];
+  }
+  return out;
+}
+
+/** Mean of each n-by-n block, rounded half up. */
+function boxDownscale({ pixels, channels, side }: Raster, n: number): Buffer {
+  const to = side / n;
+  const cells = n * n;
+  const half = cells >> 1;
+  const out = Buffer.alloc(to * to * 4, 255);
+  const sums = new Int32Array(to * 3);
+  for (let j = 0; j < to; j++) {
+    sums.fill(0);
+    for (let y = j * n, yEnd = y + n; y < yEnd; y++) {
+      let s = y * side * channels;
+      for (let i = 0, d = 0; i < to; i++, d += 3) {
+        for (let t = 0; t < n; t++, s += channels) {
+          sums[d] += pixels[s];
+          sums[d + 1] += pixels[s + 1];
+          sums[d + 2] += pixels[s + 2];
+        }
+      }
+    }
+    for (let d = 0, o = j * to * 4; d < sums.length; d += 3, o += 4) {
+      out[o] = ((sums[d] + half) / cells) | 0;
+      out[o + 1] = ((sums[d + 1] + half) / cells) | 0;
+      out[o + 2] = ((sums[d + 2] + half) / cells) | 0;
+    }
+  }
+  return out;
+}
+
+/** Weights in 1/2048ths: a row pass and a column pass of 8-bit values stay within 32-bit integers. */
+const WEIGHT_BITS = 11;
+const WEIGHT_ONE = 1 << WEIGHT_BITS;
+
+/** Per output index: its first source index, how many source pixels it touches, and their weights (summing to WEIGHT_ONE). */
+function areaTaps(from: number, to: number) {
   const f = from / to;
   const taps = Math.ceil(f) + 1;
-  // Per output index: its first source index, how many source pixels it touches, and each one's weight
-  // (the share of the output's span it covers).
   const first = new Int32Array(to);
   const count = new Int32Array(to);
-  const weights = new Float64Array(to * taps);
+  const weights = new Int32Array(to * taps);
   for (let i = 0; i < to; i++) {
     const lo = i * f;
     const hi = lo + f;
     first[i] = Math.floor(lo);
     count[i] = Math.min(Math.ceil(hi), from) - first[i];
-    for (let t = 0; t < count[i]; t++) weights[i * taps + t] = (Math.min(first[i] + t + 1, hi) - Math.max(first[i] + t, lo)) / f;
+    let total = 0;
+    let largest = 0;
+    for (let t = 0; t < count[i]; t++) {
+      const w = Math.round(((Math.min(first[i] + t + 1, hi) - Math.max(first[i] + t, lo)) / f) * WEIGHT_ONE);
+      weights[i * taps + t] = w;
+      total += w;
+      if (w > weights[i * taps + largest]) largest = t;
+    }
+    weights[i * taps + largest] += WEIGHT_ONE - total; // rounding never shifts a flat colour
   }
+  return { taps, first, count, weights };
+}
+
+function areaDownscale({ pixels, channels, side: from }: Raster, to: number): Buffer {
+  const { taps, first, count, weights } = areaTaps(from, to);
   // Source rows reduced across (RGB, `to` wide), kept in a ring while the output rows that need them are made.
   const width = to * 3;
-  const ring = new Float64Array(taps * width);
+  const ring = new Int32Array(taps * width);
   let reduced = 0;
+  // RGBA reads one word per pixel where the buffer allows it (little-endian: red is the low byte).
+  const words = channels === 4 && pixels.byteOffset % 4 === 0 ? new Uint32Array(pixels.buffer, pixels.byteOffset, pixels.length / 4) : null;
+  const reduceWords = (y: number, src: Uint32Array) => {
+    const row = y * from;
+    let dst = (y % taps) * width;
+    for (let i = 0; i < to; i++, dst += 3) {
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      let o = row + first[i];
+      for (let t = i * taps, end = t + count[i]; t < end; t++, o++) {
+        const wt = weights[t];
+        const px = src[o];
+        r += (px & 255) * wt;
+        g += ((px >>> 8) & 255) * wt;
+        b += ((px >>> 16) & 255) * wt;
+      }
+      ring[dst] = r;
+      ring[dst + 1] = g;
+      ring[dst + 2] = b;
+    }
+  };
   const reduceRow = (y: number) => {
+    if (words) return reduceWords(y, words);
     const src = y * from * channels;
     let dst = (y % taps) * width;
     for (let i = 0; i < to; i++, dst += 3) {
@@ -124,8 +209,8 @@ export function downscale(raster: Raster, to: number): Buffer {
     }
   };
   const out = Buffer.alloc(to * to * 4, 255);
-  const rounded = new Uint8ClampedArray(out.buffer, out.byteOffset, out.length); // rounds and clamps
-  const acc = new Float64Array(width);
+  const acc = new Int32Array(width);
+  const round = 1 << (2 * WEIGHT_BITS - 1);
   for (let j = 0; j < to; j++) {
     while (reduced < first[j] + count[j]) reduceRow(reduced++);
     acc.fill(0);
@@ -134,11 +219,10 @@ export function downscale(raster: Raster, to: number): Buffer {
       const src = ((first[j] + t) % taps) * width;
       for (let k = 0; k < width; k++) acc[k] += ring[src + k] * wt;
     }
-    let o = j * to * 4;
-    for (let k = 0; k < width; k += 3, o += 4) {
-      rounded[o] = acc[k];
-      rounded[o + 1] = acc[k + 1];
-      rounded[o + 2] = acc[k + 2];
+    for (let k = 0, o = j * to * 4; k < width; k += 3, o += 4) {
+      out[o] = (acc[k] + round) >> (2 * WEIGHT_BITS);
+      out[o + 1] = (acc[k + 1] + round) >> (2 * WEIGHT_BITS);
+      out[o + 2] = (acc[k + 2] + round) >> (2 * WEIGHT_BITS);
     }
   }
   return out;
@@ -149,10 +233,10 @@ export async function rasteriseSvg(svg: string, side: number): Promise<Raster> {
   const pixels = await sharp()(Buffer.from(svg), { density: (72 * side) / 1024 })
     .resize(side, side, { fit: "fill" })
     .flatten({ background: "#ffffff" })
-    .removeAlpha()
+    .ensureAlpha()
     .raw()
     .toBuffer();
-  return { pixels, channels: 3, side };
+  return { pixels, channels: 4, side };
 }
 
 /** Lossless PNG of a raster. Level 3: a 1024 px design is ~10% larger than at 6 for ~30% less encoding time. */
