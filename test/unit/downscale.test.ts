@@ -55,4 +55,13 @@ describe("downscale (the decode checks' camera)", () => {
       for (let o = 0; o < got.length; o += 4) assert.deepEqual([...got.subarray(o, o + 4)], [0x1e, 0x3a, 0x8a, 255], `${to} px`);
     }
   });
+
+  it("writes every byte of a reused (dirty) buffer: the same result as a fresh one", () => {
+    for (const [from, to, channels] of [[128, 75, 4], [120, 60, 4], [64, 64, 3], [64, 64, 4]] as const) {
+      const raster = { pixels: noise(from, channels, 7), channels, side: from };
+      const fresh = downscale(raster, to, Buffer.alloc(to * to * 4));
+      const dirty = downscale(raster, to, Buffer.alloc(to * to * 4, 0x5a));
+      assert.ok(dirty.equals(fresh), `${from} to ${to}, ${channels} channels`);
+    }
+  });
 });

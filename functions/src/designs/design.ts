@@ -11,9 +11,11 @@ import { readBrandPreset } from "../store/brandPresets";
 import { assertContrast } from "./contrast";
 import { loadLogo, normalizeLogo, storeLogo, type StoredLogo } from "./logo";
 import { designRefused } from "./refusal";
+import { returnPixels } from "./pixelBuffers";
 import { drawRaster } from "./raster";
 import { designedSvg, designLayout, type DesignStyle, type LogoImage } from "./svg";
-import { encodePng, rasteriseSvg, verifyRaster, VERIFY_SIDES, type Raster } from "./verify";
+import { decodeSvgBeside } from "./svgCheck";
+import { decodeSvg, encodePng, refuseUnlessExact, verifyRaster } from "./verify";
 
 export interface StoredDesign extends DesignStyle {
   logo: StoredLogo | null;
@@ -113,29 +115,35 @@ export async function renderDesignedFiles(payload: string, design: StoredDesign,
  * The PNG is a 1024 px raster drawn straight from the design's layout (designs/raster.ts), decoded at
  * three sizes and returned losslessly encoded: the checked pixels. The SVG is written from the same layout
  * and checked on its own rendering (librsvg at 600 px), so a code whose SVG would be refused when served
- * is never made. librsvg renders and sharp encodes on their own threads while the PNG's pixels are drawn
- * and decoded.
+ * is never made. That check runs in a worker thread (svgCheck.ts), and sharp encodes on libvips' threads,
+ * while the PNG's pixels are drawn and decoded here.
  */
 export async function checkedFiles(payload: string, design: StoredDesign, logo: LogoImage | null, frame: FrameName | null): Promise<{ png: Buffer; svg: string }> {
   assertContrast(design.foreground, design.background);
   const matrix = designMatrix(payload, design);
   const layout = designLayout(matrix, design, logo);
   const svg = designedSvg(matrix, design, logo, frame, layout);
-  const svgRaster = verifiedSvgs.has(svgHash(svg)) ? null : rasteriseSvg(svg, Math.max(...VERIFY_SIDES));
-  svgRaster?.catch(() => undefined); // awaited below unless the PNG is refused first
+  const hash = svgHash(svg);
+  const svgOutcomes = verifiedSvgs.has(hash) ? null : decodeSvgBeside(svg, payload);
+  svgOutcomes?.catch(() => undefined); // awaited below unless the PNG is refused first
   const raster = await drawRaster(matrix, design, logo, frame, layout);
   const png = encodePng(raster);
-  png.catch(() => undefined); // a refusal below is the error that counts
-  await verifyRaster(raster, payload);
-  if (svgRaster) await checkedSvg(svg, payload, await svgRaster);
+  const checked = verifyRaster(raster, payload);
+  // The raster's buffer goes back to the pool only once both the encoder and the decoders are done with it.
+  void Promise.allSettled([png, checked]).then(() => returnPixels(raster.pixels));
+  await checked;
+  if (svgOutcomes) {
+    refuseUnlessExact(await svgOutcomes, payload, "SVG");
+    rememberVerified(hash);
+  }
   return { png: await png, svg };
 }
 
 /** Decodes a drawn SVG document as a viewer shows it (librsvg at 600 px, then 300 and 150), once per instance per document. */
-export async function checkedSvg(svg: string, payload: string, rendered?: Raster): Promise<string> {
+export async function checkedSvg(svg: string, payload: string): Promise<string> {
   const hash = svgHash(svg);
   if (!verifiedSvgs.has(hash)) {
-    await verifyRaster(rendered ?? (await rasteriseSvg(svg, Math.max(...VERIFY_SIDES))), payload, "SVG");
+    refuseUnlessExact(await decodeSvg(svg, payload), payload, "SVG");
     rememberVerified(hash);
   }
   return svg;

@@ -6,6 +6,7 @@
 import { frameSpec, type FrameName } from "../qr/frames";
 import type { QrMatrix } from "../qr/png";
 import { BL, BR, codePlacement, DESIGNED_SIDE, designLayout, EYE_RINGS, eyeOrigins, TL, TR, type DesignStyle, type LogoImage } from "./svg";
+import { borrowPixels } from "./pixelBuffers";
 import { sharp, type Raster } from "./verify";
 
 const rgbOf = (hex: string): [number, number, number] => [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
@@ -25,6 +26,14 @@ function frameCanvas(name: FrameName): Promise<Buffer> {
     frames.set(name, canvas);
   }
   return canvas;
+}
+
+/** Pixels wholly inside the code square: each coverage quantised to 1/255 picks its colour from the table. */
+function fillShades(words: Uint32Array, cov: Float32Array, shade: Uint32Array, at: number, from: number, count: number): void {
+  for (let n = 0; n < count; n++) {
+    const f = cov[from + n];
+    words[at + n] = shade[f >= 1 ? 255 : (f * 255 + 0.5) | 0];
+  }
 }
 
 /** A logo's RGBA pixels at a drawn size, per logo (its cached image) and size. */
@@ -57,7 +66,10 @@ function coverageScratch(length: number): Float32Array {
   return view;
 }
 
-/** The designed code as DESIGNED_SIDE-pixel RGBA (opaque; RGBA so a pixel is written as one word), framed when `frame` is given. */
+/**
+ * The designed code as DESIGNED_SIDE-pixel RGBA (opaque; RGBA so a pixel is written as one word), framed
+ * when `frame` is given, in a borrowed buffer: give it back with returnPixels once nothing reads it.
+ */
 export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: LogoImage | null, frame: FrameName | null, layout = designLayout(matrix, style, logo)): Promise<Raster> {
   const side = DESIGNED_SIDE;
   const { left, top, scale: k } = codePlacement(layout.total, frame);
@@ -74,7 +86,10 @@ export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: Log
   const cov = coverageScratch(w * h);
   // Without a frame the code square is (nearly) the whole image: only what it leaves uncovered starts white.
   const covers = !canvas && px0 === 0 && py0 === 0 && w === side && h === side;
-  const rgb = canvas ? Buffer.from(canvas) : covers ? Buffer.allocUnsafe(side * side * 4) : Buffer.alloc(side * side * 4, 255);
+  // Borrowed (pixelBuffers.ts): whoever draws gives it back once nothing reads it.
+  const rgb = borrowPixels(side * side * 4);
+  if (canvas) canvas.copy(rgb);
+  else if (!covers) rgb.fill(255);
   const words = new Uint32Array(rgb.buffer, rgb.byteOffset, rgb.length / 4);
   const ox = left + layout.origin * k;
   const oy = top + layout.origin * k;
@@ -152,26 +167,29 @@ export async function drawRaster(matrix: QrMatrix, style: DesignStyle, logo: Log
   for (let i = 0; i < 256; i++) [fr, fg, fb].forEach((f, ch) => (shadeBytes[i * 4 + ch] = Math.round([br, bg, bb][ch] + ((f - [br, bg, bb][ch]) * i) / 255)));
   const shade = new Uint32Array(shadeBytes.buffer, shadeBytes.byteOffset, 256);
   const colX = Float32Array.from({ length: w }, (_, i) => overlap(px0 + i, left, right));
+  const wholeFrom = colX.indexOf(1);
+  const wholeTo = colX.lastIndexOf(1) + 1;
+  const blend = (j: number, i: number, a: number) => {
+    const o = ((py0 + j) * side + px0 + i) * 4;
+    const fc = Math.min(1, cov[j * w + i]);
+    const ur = covers ? 255 : rgb[o];
+    const ug = covers ? 255 : rgb[o + 1];
+    const ub = covers ? 255 : rgb[o + 2];
+    const r0 = ur + (br - ur) * a;
+    const g0 = ug + (bg - ug) * a;
+    const b0 = ub + (bb - ub) * a;
+    rgb[o] = Math.round(r0 + (fr - r0) * fc);
+    rgb[o + 1] = Math.round(g0 + (fg - g0) * fc);
+    rgb[o + 2] = Math.round(b0 + (fb - b0) * fc);
+  };
   for (let j = 0; j < h; j++) {
     const rowB = overlap(py0 + j, top, bottom);
-    const p0 = (py0 + j) * side + px0;
-    for (let i = 0; i < w; i++) {
-      const a = rowB * colX[i];
-      const f = cov[j * w + i];
-      if (a === 1) {
-        words[p0 + i] = shade[f >= 1 ? 255 : (f * 255 + 0.5) | 0];
-        continue;
-      }
-      const o = (p0 + i) * 4;
-      const fc = Math.min(1, f);
-      const [ur, ug, ub] = covers ? [255, 255, 255] : [rgb[o], rgb[o + 1], rgb[o + 2]];
-      const r0 = ur + (br - ur) * a;
-      const g0 = ug + (bg - ug) * a;
-      const b0 = ub + (bb - ub) * a;
-      rgb[o] = Math.round(r0 + (fr - r0) * fc);
-      rgb[o + 1] = Math.round(g0 + (fg - g0) * fc);
-      rgb[o + 2] = Math.round(b0 + (fb - b0) * fc);
-    }
+    const whole = rowB === 1 && wholeFrom >= 0;
+    const from = whole ? wholeFrom : w;
+    const to = whole ? wholeTo : w;
+    for (let i = 0; i < from; i++) blend(j, i, rowB * colX[i]);
+    fillShades(words, cov, shade, (py0 + j) * side + px0 + from, j * w + from, to - from);
+    for (let i = to; i < w; i++) blend(j, i, rowB * colX[i]);
   }
 
   // The logo over its cleared square, with its own alpha.

@@ -3,6 +3,7 @@
 // back exactly the encoded text. sharp and both decoders are loaded lazily, only by functions that render
 // designs; the WASM file is read from the installed package on disk, never fetched.
 import { readFileSync } from "node:fs";
+import { borrowPixels, returnPixels } from "./pixelBuffers";
 import { designRefused } from "./refusal";
 
 /** Pixel sides the image is checked at: a small on-screen thumbnail, a phone-screen size, a print size. */
@@ -85,30 +86,32 @@ export async function decodeAtSides(image: Buffer, kind: "png" | "svg", sides: r
  * share. Whole-number ratios (600 to 300) are exact box means; others are separable (rows, then columns)
  * in fixed point, within one level of the exact mean and exact on flat colour.
  */
-export function downscale(raster: Raster, to: number): Buffer {
-  if (to === raster.side) return asRgba(raster);
-  if (raster.side % to === 0) return boxDownscale(raster, raster.side / to);
-  return areaDownscale(raster, to);
+export function downscale(raster: Raster, to: number, out: Buffer = Buffer.allocUnsafe(to * to * 4)): Buffer {
+  if (to === raster.side) return asRgba(raster, out);
+  if (raster.side % to === 0) return boxDownscale(raster, raster.side / to, out);
+  return areaDownscale(raster, to, out);
 }
 
 /** The same pixels as opaque RGBA. */
-function asRgba({ pixels, channels, side }: Raster): Buffer {
-  if (channels === 4) return pixels;
-  const out = Buffer.alloc(side * side * 4, 255);
+function asRgba({ pixels, channels }: Raster, out: Buffer): Buffer {
+  if (channels === 4) {
+    pixels.copy(out);
+    return out;
+  }
   for (let s = 0, o = 0; s < pixels.length; s += 3, o += 4) {
     out[o] = pixels[s];
     out[o + 1] = pixels[s + 1];
     out[o + 2] = pixels[s + 2];
+    out[o + 3] = 255;
   }
   return out;
 }
 
 /** Mean of each n-by-n block, rounded half up. */
-function boxDownscale({ pixels, channels, side }: Raster, n: number): Buffer {
+function boxDownscale({ pixels, channels, side }: Raster, n: number, out: Buffer): Buffer {
   const to = side / n;
   const cells = n * n;
   const half = cells >> 1;
-  const out = Buffer.alloc(to * to * 4, 255);
   const sums = new Int32Array(to * 3);
   for (let j = 0; j < to; j++) {
     sums.fill(0);
@@ -126,6 +129,7 @@ function boxDownscale({ pixels, channels, side }: Raster, n: number): Buffer {
       out[o] = ((sums[d] + half) / cells) | 0;
       out[o + 1] = ((sums[d + 1] + half) / cells) | 0;
       out[o + 2] = ((sums[d + 2] + half) / cells) | 0;
+      out[o + 3] = 255;
     }
   }
   return out;
@@ -160,7 +164,7 @@ function areaTaps(from: number, to: number) {
   return { taps, first, count, weights };
 }
 
-function areaDownscale({ pixels, channels, side: from }: Raster, to: number): Buffer {
+function areaDownscale({ pixels, channels, side: from }: Raster, to: number, out: Buffer): Buffer {
   const { taps, first, count, weights } = areaTaps(from, to);
   // Source rows reduced across (RGB, `to` wide), kept in a ring while the output rows that need them are made.
   const width = to * 3;
@@ -208,7 +212,6 @@ function areaDownscale({ pixels, channels, side: from }: Raster, to: number): Bu
       ring[dst + 2] = b;
     }
   };
-  const out = Buffer.alloc(to * to * 4, 255);
   const acc = new Int32Array(width);
   const round = 1 << (2 * WEIGHT_BITS - 1);
   for (let j = 0; j < to; j++) {
@@ -223,6 +226,7 @@ function areaDownscale({ pixels, channels, side: from }: Raster, to: number): Bu
       out[o] = (acc[k] + round) >> (2 * WEIGHT_BITS);
       out[o + 1] = (acc[k + 1] + round) >> (2 * WEIGHT_BITS);
       out[o + 2] = (acc[k + 2] + round) >> (2 * WEIGHT_BITS);
+      out[o + 3] = 255;
     }
   }
   return out;
@@ -245,7 +249,8 @@ export function encodePng(raster: Raster): Promise<Buffer> {
   return (raster.channels === 4 ? image.removeAlpha() : image).png({ compressionLevel: 3 }).toBuffer();
 }
 
-function refuseUnlessExact(outcomes: DecodeOutcome[], expected: string, what: string): void {
+/** Throws DESIGN_REFUSED (does-not-decode) unless every outcome is exactly `expected` from both decoders. */
+export function refuseUnlessExact(outcomes: DecodeOutcome[], expected: string, what: string): void {
   const failures = outcomes.flatMap((o) => [
     ...(o.zxing === expected ? [] : [{ decoder: "zxing", side: o.side, read: o.zxing }]),
     ...(o.qr === expected ? [] : [{ decoder: "qr", side: o.side, read: o.qr }]),
@@ -262,19 +267,38 @@ function refuseUnlessExact(outcomes: DecodeOutcome[], expected: string, what: st
 }
 
 /**
- * Throws DESIGN_REFUSED (does-not-decode) unless both decoders read exactly `expected` from the raster
- * scaled to each of `sides` (largest first, each from the one before: area averages compose).
+ * What both decoders read from the raster scaled to each of `sides` (largest first, each from the one
+ * before: area averages compose), stopping at the first size where either misses `expected`: a refusal
+ * names it, and a refused design should cost little.
  */
-export async function verifyRaster(raster: Raster, expected: string, what = "code", sides: readonly number[] = VERIFY_SIDES): Promise<void> {
+export async function decodeDownscales(raster: Raster, expected: string, sides: readonly number[] = VERIFY_SIDES): Promise<DecodeOutcome[]> {
   const outcomes: DecodeOutcome[] = [];
-  let current = raster;
-  for (const side of [...sides].sort((a, b) => b - a)) {
-    const rgba = side === current.side && current.channels === 4 ? current.pixels : downscale(current, side);
-    current = { pixels: rgba, channels: 4, side };
-    const outcome = await decodeRgba(rgba, side);
-    outcomes.push(outcome);
-    // Stop at the first failure: the refusal names it, and a refused design should cost little.
-    if (outcome.zxing !== expected || outcome.qr !== expected) break;
+  const borrowed: Buffer[] = [];
+  try {
+    let current = raster;
+    for (const side of [...sides].sort((a, b) => b - a)) {
+      let rgba = current.pixels;
+      if (side !== current.side || current.channels !== 4) {
+        rgba = downscale(current, side, borrowPixels(side * side * 4));
+        borrowed.push(rgba);
+      }
+      current = { pixels: rgba, channels: 4, side };
+      const outcome = await decodeRgba(rgba, side);
+      outcomes.push(outcome);
+      if (outcome.zxing !== expected || outcome.qr !== expected) break;
+    }
+  } finally {
+    borrowed.forEach(returnPixels);
   }
-  refuseUnlessExact(outcomes, expected, what);
+  return outcomes;
+}
+
+/** Throws DESIGN_REFUSED (does-not-decode) unless both decoders read exactly `expected` at each of `sides`. */
+export async function verifyRaster(raster: Raster, expected: string, what = "code", sides: readonly number[] = VERIFY_SIDES): Promise<void> {
+  refuseUnlessExact(await decodeDownscales(raster, expected, sides), expected, what);
+}
+
+/** An SVG document as a viewer shows it (librsvg at the largest side), decoded down the sizes; no verdict. */
+export async function decodeSvg(svg: string, expected: string): Promise<DecodeOutcome[]> {
+  return decodeDownscales(await rasteriseSvg(svg, Math.max(...VERIFY_SIDES)), expected);
 }
