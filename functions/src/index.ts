@@ -21,13 +21,19 @@ function lazy(load: () => Handler): Handler {
  */
 const PUBLIC = { invoker: "public", cors: false } as const;
 
+/**
+ * Functions that make designed codes get 2 vCPUs: a new code's SVG is decoded in a worker thread beside
+ * its PNG (designs/svgCheck.ts), which halves the wait only with a second core (docs/performance.md).
+ */
+const DESIGNING = { cpu: 2 } as const;
+
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const site = onRequest({ ...PUBLIC }, lazy(() => require("./site/app").siteApp));
-export const mcp = onRequest({ ...PUBLIC, memory: "512MiB" }, lazy(() => require("./mcp/app").mcpApp));
-export const consoleApi = onRequest({ ...PUBLIC }, lazy(() => require("./console/app").consoleApp));
+export const mcp = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB" }, lazy(() => require("./mcp/app").mcpApp));
+export const consoleApi = onRequest({ ...PUBLIC, ...DESIGNING }, lazy(() => require("./console/app").consoleApp));
 // 1 GiB: print files (a 4096 px PNG, a large framed PDF's artwork) peak near 400 MB while drawn.
-export const images = onRequest({ ...PUBLIC, memory: "1GiB" }, lazy(() => require("./images/app").imagesApp));
-export const bulk = onRequest({ ...PUBLIC, memory: "512MiB", timeoutSeconds: 120 }, lazy(() => require("./bulk/app").bulkApp));
+export const images = onRequest({ ...PUBLIC, ...DESIGNING, memory: "1GiB" }, lazy(() => require("./images/app").imagesApp));
+export const bulk = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB", timeoutSeconds: 120 }, lazy(() => require("./bulk/app").bulkApp));
 // 512 MiB: the geolocation databases (~63 MB IPv4, ~71 MB IPv6) are held in memory once loaded.
 export const redirect = onRequest({ ...PUBLIC, memory: "512MiB", concurrency: 80 }, lazy(() => require("./redirect/app").redirectApp));
 export const sandbox = onRequest({ ...PUBLIC, memory: "256MiB", secrets: [SANDBOX_IP_SALT] }, lazy(() => require("./sandbox/app").sandboxApp));

@@ -10,7 +10,8 @@ import { checkedFiles, colourDesign, DEFAULT_DESIGN, designMatrix, drawDesign, t
 import { CONTRAST_FLOOR, contrastRatio } from "../../functions/src/designs/contrast";
 import { normalizeLogo } from "../../functions/src/designs/logo";
 import { drawRaster } from "../../functions/src/designs/raster";
-import { decodeAtSides, rasteriseSvg, verifyRaster } from "../../functions/src/designs/verify";
+import { decodeSvgBeside } from "../../functions/src/designs/svgCheck";
+import { decodeAtSides, decodeSvg, rasteriseSvg, refuseUnlessExact, verifyRaster } from "../../functions/src/designs/verify";
 import { EYE_STYLES, MODULE_STYLES } from "../../functions/src/codes/fields";
 import { renderPlainPng } from "../../functions/src/qr/render";
 import { decodePng } from "../helpers/qr";
@@ -128,6 +129,21 @@ describe("brand designs", function () {
       assert.equal(details.failures[0].read, "https://example.com/other");
       return true;
     });
+  });
+
+  it("the SVG's check in a worker thread reads what the in-thread check reads; the functions that make designed codes get 2 vCPUs for it", async () => {
+    const design: StoredDesign = { ...DEFAULT_DESIGN, foreground: "#14532D", moduleStyle: "dots", eyeStyle: "rounded" };
+    const svg = drawDesign(PAYLOAD, design, null, null);
+    const [beside, here] = await Promise.all([decodeSvgBeside(svg, PAYLOAD), decodeSvg(svg, PAYLOAD)]);
+    assert.deepEqual(beside, here);
+    assert.deepEqual(beside.map((o) => [o.side, o.zxing, o.qr]), [600, 300, 150].map((side) => [side, PAYLOAD, PAYLOAD]));
+    // Another code's SVG: the worker reports what it read, and the verdict (taken here) refuses it.
+    const other = await decodeSvgBeside(drawDesign("https://example.com/other", design, null, null), PAYLOAD);
+    assert.equal(other[0].zxing, "https://example.com/other");
+    assert.throws(() => refuseUnlessExact(other, PAYLOAD, "SVG"), (error) => refusalOf(error).reason === "does-not-decode");
+
+    const functions = require("../../functions/src/index") as Record<string, { __endpoint?: { cpu?: number } }>;
+    for (const name of ["mcp", "consoleApi", "bulk", "images"]) assert.equal(functions[name].__endpoint?.cpu, 2, name);
   });
 
   it("a logo on a payload too long for level H is refused as too-long-for-logo", async () => {

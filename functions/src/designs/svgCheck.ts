@@ -1,7 +1,9 @@
 // The SVG's decode check for a new designed code, run in one worker thread per instance so it overlaps
-// the PNG's drawing and checks on the main thread (two cores instead of one). The worker starts with an
-// instance's first designed code; if it cannot start or dies, the check runs on the main thread instead:
-// the guarantee never depends on the worker.
+// the PNG's drawing and checks on the main thread. Only where there is a second core to run it (the
+// functions that make designed codes get 2 vCPUs: index.ts); on one core a worker would only add memory.
+// The worker starts with an instance's first designed code; if it cannot start or dies, the check runs on
+// the main thread instead: the guarantee never depends on the worker.
+import { availableParallelism } from "node:os";
 import { extname, join } from "node:path";
 import { Worker } from "node:worker_threads";
 import type { SvgCheckRequest } from "./svgCheckWorker";
@@ -13,7 +15,7 @@ interface Pending {
 }
 
 let worker: Worker | null = null;
-let broken = false;
+let inThreadOnly = availableParallelism() < 2;
 let nextId = 0;
 const pending = new Map<number, Pending>();
 
@@ -23,7 +25,7 @@ function failAll(error: Error): void {
 }
 
 function startWorker(): Worker | null {
-  if (worker || broken) return worker;
+  if (worker || inThreadOnly) return worker;
   try {
     sharp(); // libvips is loaded by the main thread before any worker loads it
     // The worker file sits beside this one: .js when built, .ts under tsx (which workers inherit).
@@ -44,7 +46,7 @@ function startWorker(): Worker | null {
     started.unref();
     worker = started;
   } catch {
-    broken = true;
+    inThreadOnly = true;
   }
   return worker;
 }
