@@ -85,7 +85,7 @@ export async function codeListView(ctx: ListContext, params: URLSearchParams): P
     location.hash = toHash(next);
   };
 
-  const search = h("input", { type: "search", id: "code-search", value: state.q, placeholder: "Title, URL, campaign or tag", maxlength: String(CODE_SEARCH_MAX), autocomplete: "off" });
+  const search = h("input", { type: "search", id: "code-search", value: state.q, placeholder: "Title, URL or tag", maxlength: String(CODE_SEARCH_MAX), autocomplete: "off" });
   let timer: ReturnType<typeof setTimeout> | undefined;
   search.addEventListener("input", () => {
     clearTimeout(timer);

@@ -2,7 +2,7 @@
 // preview and print downloads, and brand presets in Settings. Every preview is the backend's own render
 // of the exact final image (POST /api/console/codes/preview or /codes/<id>/preview), never an imitation.
 import { downloadUrl } from "./files";
-import { field, h, select } from "./dom";
+import { field, fileField, h, select } from "./dom";
 import { PRESET_NAME_MAX } from "../functions/src/core/limits";
 import { PRESET_NAME_HTML_PATTERN } from "../functions/src/core/rules";
 import { EYE_STYLES, LOGO_MAX_BYTES, LOGO_MEDIA_TYPES, MODULE_STYLES, QUIET_ZONE_MAX, QUIET_ZONE_MIN } from "../functions/src/core/constants";
@@ -64,7 +64,7 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
   moduleStyle.input.value = initial?.moduleStyle ?? "square";
   eyeStyle.input.value = initial?.eyeStyle ?? "square";
   const logoInput = h("input", { type: "file", id: `${p}-logo`, accept: LOGO_MEDIA_TYPES.join(",") });
-  const logo = field(`Logo (PNG, JPEG or WebP, at most ${LOGO_MAX_BYTES / 1024} KB)`, logoInput);
+  const logo = fileField(`Logo (PNG, JPEG or WebP, at most ${LOGO_MAX_BYTES / 1024} KB)`, logoInput, "Choose a logo…");
   const logoNote = h("p", { class: "muted", id: `${p}-logo-note`, "aria-live": "polite" }, initial?.logo ? "The code's current logo is kept." : "");
   let uploaded: { data: string; mediaType: string } | undefined;
   let keepCurrent = Boolean(initial?.logo);
@@ -72,6 +72,7 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
     uploaded = undefined;
     keepCurrent = false;
     logoInput.value = "";
+    logo.showChosen();
     const fromPreset = presets.find((x) => x.name === preset.input.value)?.design.logo;
     logoNote.textContent = fromPreset ? "The preset's logo stays: it is part of the preset (choose None to drop it)." : "No logo.";
     opts.onChange();

@@ -26,6 +26,24 @@ export function button(label: string, onClick: () => unknown, onError: (message:
 
 let fieldCount = 0;
 
+const NO_FILE = "No file chosen";
+
+/**
+ * A labelled file picker drawn as a button and the chosen file's name. Chromium cuts its own control's
+ * "No file chosen" mid-word in a narrow cell; the native input stays (transparent, focusable, so
+ * keyboards and tests use it as before). Call `showChosen` after clearing the input from code.
+ */
+export function fileField(label: string, input: HTMLInputElement, choose = "Choose file…"): { wrap: HTMLElement; input: HTMLInputElement; showChosen: () => void } {
+  if (!input.id) input.id = `field-${++fieldCount}`;
+  input.classList.add("file-native");
+  const chosen = h("span", { class: "file-name", id: `${input.id}-name` }, NO_FILE);
+  const showChosen = () => (chosen.textContent = input.files?.[0]?.name ?? NO_FILE);
+  input.addEventListener("change", showChosen);
+  input.setAttribute("aria-describedby", chosen.id);
+  const picker = h("div", { class: "file-pick" }, input, h("label", { for: input.id, class: "button", "aria-hidden": "true" }, choose), chosen);
+  return { wrap: h("div", { class: "field file-field" }, h("label", { for: input.id }, label), picker), input, showChosen };
+}
+
 /** A labelled form control (every control has a visible label). */
 export function field<T extends HTMLInputElement | HTMLSelectElement>(label: string, input: T): { wrap: HTMLElement; input: T } {
   if (!input.id) input.id = `field-${++fieldCount}`;

@@ -5,7 +5,7 @@
 // creates only what is missing.
 import { BULK_MAX_URLS } from "../functions/src/core/limits";
 import { checkCsv, IMPORT_MAX_ROWS, type CheckedRow } from "./csv";
-import { field, h, table } from "./dom";
+import { fileField, h, table } from "./dom";
 import { answerMessage, ShownError } from "./errors";
 import { saveBlob } from "./files";
 import { zip } from "./zip";
@@ -56,7 +56,7 @@ async function postChunk(kit: ImportKit, rows: CheckedRow["input"][], key: strin
 }
 
 export function importView(kit: ImportKit): HTMLElement[] {
-  const file = field("CSV file", h("input", { type: "file", id: "csv-file", accept: ".csv,text/csv" }));
+  const file = fileField("CSV file", h("input", { type: "file", id: "csv-file", accept: ".csv,text/csv" }), "Choose a CSV file…");
   const checks = h("div", { id: "csv-check", "aria-live": "polite" });
   const progress = h("progress", { id: "import-progress", max: "1", value: "0", "aria-label": "Import progress", hidden: "" });
   const status = h("p", { id: "import-status", role: "status" });
@@ -113,7 +113,7 @@ export function importView(kit: ImportKit): HTMLElement[] {
   );
 
   file.input.addEventListener("change", async () => {
-    const f = (file.input as HTMLInputElement).files?.[0];
+    const f = file.input.files?.[0];
     done.replaceChildren();
     status.textContent = "";
     progress.hidden = true;

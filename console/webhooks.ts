@@ -8,6 +8,7 @@ const EVENTS = ["scan.created", "code.created", "code.updated", "code.published"
 export async function webhooksSection({ api, h, button, render }: ConsoleKit): Promise<HTMLElement> {
   const { webhooks } = await api<{ webhooks: any[] }>("/webhooks");
   const url = field("Endpoint URL (https)", h("input", { id: "webhook-url", type: "url", placeholder: "https://example.com/hooks/svc" }));
+  url.wrap.classList.add("url-field"); // room for a whole URL (and its placeholder) on a wide screen
   const boxes = EVENTS.map((e) => h("label", { class: "check" }, h("input", { type: "checkbox", value: e, checked: "" }), ` ${e}`));
   const secretBox = h("div", { id: "webhook-secret-box", "aria-live": "polite" });
   const logBox = h("div", { id: "webhook-log" });

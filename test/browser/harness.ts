@@ -76,6 +76,42 @@ export async function assertPhoneReadyAndAccessible(page: Page, name: string): P
     assert.fail(`${name}: page is ${overflow} px wider than the ${page.viewportSize()?.width} px screen; widest: ${culprits.join(", ")}`);
   }
   assert.deepEqual(await axeProblems(page), [], `${name}: axe-core serious/critical violations`);
+  assert.deepEqual(await clippedControls(page), [], `${name}: controls too narrow for their text`);
+}
+
+/**
+ * Selects whose chosen option does not fit beside the arrow, empty fields whose placeholder is cut, and
+ * file inputs narrower than their own "Choose File / No file chosen" (Chromium then cuts the words): each
+ * reads as broken to a shop owner.
+ */
+export async function clippedControls(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const problems: string[] = [];
+    const context = document.createElement("canvas").getContext("2d")!;
+    for (const control of document.querySelectorAll<HTMLSelectElement | HTMLInputElement>("select, input[type=file], input[placeholder]")) {
+      const style = getComputedStyle(control);
+      // Not drawn, or drawn by a custom control (the console's file pickers keep a transparent native input).
+      if (control.getClientRects().length === 0 || style.opacity === "0") continue;
+      let need: number;
+      let has: number;
+      context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+      if (control instanceof HTMLSelectElement || control.type !== "file") {
+        // A select's chosen option beside its arrow; an empty field's placeholder (a search field's clear button aside).
+        const text = control instanceof HTMLSelectElement ? (control.selectedOptions[0]?.text ?? "") : control.value ? "" : control.placeholder;
+        need = context.measureText(text).width + (control instanceof HTMLSelectElement ? 20 : 0);
+        has = control.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      } else {
+        const probe = control.cloneNode() as HTMLInputElement;
+        probe.style.cssText = "position:absolute;visibility:hidden;width:auto;max-width:none;min-width:0";
+        control.parentElement!.append(probe);
+        need = probe.offsetWidth;
+        probe.remove();
+        has = control.offsetWidth;
+      }
+      if (need > has + 0.5) problems.push(`${control.tagName.toLowerCase()}#${control.id}: needs ${Math.ceil(need)} px, has ${Math.floor(has)}`);
+    }
+    return problems;
+  });
 }
 
 export async function screenshot(page: Page, name: string): Promise<void> {
