@@ -298,18 +298,6 @@ function decision(
   };
 }
 
-/** The instance's limiter: one per process, like any per-instance cache, over the store the edge configures. */
-let sharedStore: QuotaStore | undefined;
-let shared: RateLimiter | undefined;
-export function configureRateLimiter(store: QuotaStore): void {
-  sharedStore = store;
-  shared = undefined;
-}
-export function rateLimiter(): RateLimiter {
-  if (!sharedStore) throw new Error("No rate-limit store configured (http/limiter.ts configures it)");
-  return (shared ??= new RateLimiter(sharedStore));
-}
-
 export function rateLimitHeaders(decision: RateDecision): Record<string, string> {
   return {
     "X-RateLimit-Limit": String(decision.limit),

@@ -14,8 +14,6 @@ import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
 import { logClientIsProxy } from "../core/log";
 import { AddressMatcher, googleAll, googleNotCloud, isAddress } from "./addressRanges";
-// The limit subjects below are counted by the shared rate limiter: loading them configures its store.
-import "./limiter";
 
 interface AddressSet {
   has(address: string): boolean;

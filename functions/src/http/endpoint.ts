@@ -9,7 +9,8 @@ import type { z } from "zod";
 import { AppError, type ErrorCode } from "../core/errors";
 import { REST_MAX_BODY_BYTES } from "../core/limits";
 import { logAuthenticationFailed, logRateLimited } from "../core/log";
-import { rateLimitedError, rateLimitHeaders, rateLimiter, type RateDecision, type RateLimitName, type RateSubject } from "../core/rateLimit";
+import { RateLimiter, rateLimitedError, rateLimitHeaders, type RateDecision, type RateLimitName, type RateSubject } from "../core/rateLimit";
+import { firestoreQuotaStore } from "../store/rateLimits";
 import { parseOrThrow } from "../core/validation";
 import { authenticate, callerForUser, credentialKind, requireScope, verifyUser, type Caller, type VerifiedUser } from "../auth/caller";
 import type { Scope } from "../auth/scopes";
@@ -139,8 +140,12 @@ export function enforceSubjectLimit(res: Response, req: Request, name: RateLimit
   return applyLimit(res, req, name, subject, surface, true);
 }
 
+/** The instance's limiter over the Firestore windows: one per process, like any per-instance cache. */
+let limiter: RateLimiter | undefined;
+
 async function applyLimit(res: Response, req: Request, name: RateLimitName, subject: RateSubject, surface: string, consume: boolean): Promise<RateDecision> {
-  const decision = consume ? await rateLimiter().take(name, subject) : await rateLimiter().peek(name, subject);
+  limiter ??= new RateLimiter(firestoreQuotaStore);
+  const decision = consume ? await limiter.take(name, subject) : await limiter.peek(name, subject);
   // setHeader rather than express's res.set: the tool server answers POSTs without express.
   for (const [header, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(header, value);
   if (!decision.allowed) {
