@@ -111,6 +111,23 @@ export const oauthRoutes: Endpoint[] = [
       description:
         "`grant_type=authorization_code` redeems a code from the authorization page once, with the PKCE `code_verifier` and the same `redirect_uri`; " +
         "`grant_type=refresh_token` rotates the refresh token (a refresh token used twice revokes its grant). The access token is a Bearer token for /api/mcp.",
+      example: {
+        body: {
+          grant_type: "authorization_code",
+          client_id: "svc-client-4kq8Zr2vX9mT1pLw",
+          code: "Qm9vbGVhbi1jb2RlLWV4YW1wbGUtb25seS0xMjM0NTY",
+          code_verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+          redirect_uri: "https://agent.example.com/oauth/callback",
+          resource: "https://svc.example.com/api/mcp",
+        },
+        response: {
+          access_token: "svc_at_grant_5f2c0e9a41b7d3c8e6a09f14.kX3vN8qLz0Rb2YwT5mJc7HdP1sUe9GoA4iVfK6nQyBw",
+          token_type: "Bearer",
+          expires_in: 3600,
+          refresh_token: "svc_rt_grant_5f2c0e9a41b7d3c8e6a09f14.Zp7Lr2Wd9Xc4Vb1Nm6Qs3Tf8Hg5Jk0Ya2Ue7Io4Pl1",
+          scope: "merchant:read qr:write",
+        },
+      },
       styledErrors: {
         400: ["invalid_request", "invalid_grant", "invalid_scope", "invalid_target", "unsupported_grant_type"],
         401: ["invalid_client"],
