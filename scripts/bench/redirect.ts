@@ -131,7 +131,7 @@ function benchColdStart(id: string) {
   const script = path.join(__dirname, "redirect-instance.ts");
   const run = (env: Record<string, string>) => {
     const runs = Array.from({ length: 5 }, () =>
-      JSON.parse(execFileSync(NODE22, ["--import", "tsx", script, id, "2001:4860:4860::8888"], { env: { ...process.env, ...env }, encoding: "utf8" })),
+      JSON.parse(execFileSync(NODE22, ["--import", "tsx", script, id, "2606:4700:4700::1111"], { env: { ...process.env, ...env }, encoding: "utf8" })),
     );
     const median = (k: string) => runs.map((r) => r[k]).sort((a, b) => a - b)[2];
     return { load: median("loadMs"), first: median("firstRedirectMs"), rss: median("rssAfterFirst") / 2 ** 20, rss6: median("rssBothFamilies") / 2 ** 20 };
