@@ -6,6 +6,7 @@
 import { availableParallelism } from "node:os";
 import { extname, join } from "node:path";
 import { Worker } from "node:worker_threads";
+import { logWarn } from "../core/log";
 import type { SvgCheckRequest } from "./svgCheckWorker";
 import { decodeSvg, sharp, type DecodeOutcome } from "./verify";
 
@@ -38,7 +39,12 @@ function startWorker(): Worker | null {
       else p.reject(new Error(reply.error ?? "the SVG check failed"));
       if (!pending.size) started.unref(); // an idle worker never keeps the process alive
     });
-    started.on("error", (error) => failAll(error));
+    started.on("error", (error) => {
+      // A worker that failed is not started again in this instance: every check runs in-thread from now on.
+      inThreadOnly = true;
+      logWarn("designs: the SVG check worker failed; checking in-thread", { error: error.message });
+      failAll(error);
+    });
     started.on("exit", () => {
       if (worker === started) worker = null;
       failAll(new Error("the SVG check worker stopped"));
