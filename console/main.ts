@@ -30,10 +30,13 @@ const app = document.getElementById("app")!;
 let user: User | null = null;
 let me: any = null;
 
+/** Flashed notices stay until the person opens another view (no timer: a slow reader or a slow
+ * re-render must not lose them); the newest few are kept, newest first. */
+const KEPT_NOTICES = 3;
 function flash(message: string, isError = false): void {
   const box = h("p", { class: isError ? "error" : "notice", role: isError ? "alert" : "status" }, message);
   app.prepend(box);
-  setTimeout(() => box.remove(), 8000);
+  currentNotices().slice(KEPT_NOTICES).forEach((old) => old.remove());
 }
 const act = (label: string, onClick: () => unknown, attrs: Record<string, string> = {}) => button(label, onClick, (e) => flash(e, true), attrs);
 
@@ -508,7 +511,10 @@ async function route(): Promise<void> {
 
 async function main(): Promise<void> {
   const auth = await startFirebaseAuth();
-  window.addEventListener("hashchange", () => void route());
+  window.addEventListener("hashchange", () => {
+    currentNotices().forEach((old) => old.remove()); // another view: the last one's notices are done
+    void route();
+  });
   onAuthStateChanged(auth, async (u) => {
     user = u;
     if (!u) {

@@ -10,6 +10,9 @@ import { hasColour, sampleLogo } from "../helpers/designs";
 import { pdfToSvg, ptToMm } from "../helpers/pdf";
 import { ARTIFACTS, assertPhoneReadyAndAccessible, DESKTOP, openView, PHONE, screenshot, signedInSession } from "./harness";
 
+/** The newest flashed notice's text now ("" when none), without waiting for one to appear. */
+const noticeText = (page: Page) => page.evaluate(() => document.querySelector("#app > .notice")?.textContent ?? "");
+
 async function download(page: Page, selector: string): Promise<{ bytes: Buffer; name: string }> {
   const [file] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
   return { bytes: await readFile((await file.path())!), name: file.suggestedFilename() };
@@ -112,17 +115,27 @@ describe("merchant console: brand designs", function () {
     await page.waitForFunction(() => (document.getElementById("design-preview") as HTMLImageElement).src.startsWith("blob:"));
     const preview = await imageBytes(page, "#design-preview");
     assert.equal(decodePng(preview).payload, code.destinationUrl);
-    // The re-render after saving is made slow on purpose (its analytics answer late), so the page shows
-    // its loading state first: the "Design saved" notice must outlive it.
+    // The re-render after saving is held until the test releases it, so it is slow by construction
+    // (never by a timer racing the machine's speed): the page must show its loading state, and the
+    // "Design saved" notice must be on screen through it and after it.
     const analytics = `**/api/console/codes/${code.codeId}/analytics*`;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
     await page.route(analytics, async (route) => {
-      await new Promise((r) => setTimeout(r, 600));
+      await held;
       await route.continue();
     });
-    await page.click("#save-design");
-    await page.waitForSelector("#view-loading");
-    await page.waitForSelector("#code-design-section");
-    assert.match((await page.textContent("#app > .notice")) ?? "", /^Design saved/, "the notice outlives the loading state");
+    try {
+      const reRender = page.waitForRequest((r) => r.url().includes(`/api/console/codes/${code.codeId}/analytics`));
+      await page.click("#save-design");
+      await reRender; // the save went through and the re-render started; it cannot finish while held
+      await page.waitForSelector("#view-loading");
+      assert.match(await noticeText(page), /^Design saved/, "the notice is shown with the loading state");
+    } finally {
+      release();
+    }
+    await page.waitForSelector("#app[data-view] #code-design-section");
+    assert.match(await noticeText(page), /^Design saved/, "the notice outlives the slow re-render");
     await page.unroute(analytics);
     const saved = toolResult(await callTool("svc.qr.list", {}, merchant.apiKey)).codes[0];
     assert.equal(saved.design.eyeStyle, "rounded");

@@ -12,6 +12,7 @@ import { eventually } from "../helpers/poll";
 import { addMember, removeMember } from "../../functions/src/store/workspaces";
 import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { auth } from "../../functions/src/core/firebase";
+import { nextWholeSecond } from "../helpers/clock";
 
 const json = { "Content-Type": "application/json" };
 const origin = () => new URL(appUrl()).origin;
@@ -321,7 +322,7 @@ describe("hardening (issue 12 probes)", function () {
       const headers = { Cookie: `__session=${cookie}`, Origin: origin() };
       assert.equal((await consoleFetch("/me", { headers })).status, 200);
       // Revocation is recorded in whole seconds and compared with the sign-in second: step past it.
-      await new Promise((r) => setTimeout(r, 1100));
+      await nextWholeSecond();
       const out = await consoleFetch("/logout", { method: "POST", headers: { ...headers, ...json }, body: "{}" });
       assert.equal(out.status, 200);
       assert.equal((await consoleFetch("/me", { headers })).status, 401);

@@ -14,8 +14,8 @@ import { rpc } from "../helpers/rpc";
 import { auth } from "../../functions/src/core/firebase";
 import { sha256Hex } from "../../functions/src/oauth/secrets";
 import { RATE_LIMITS, subjectId, windowKey, type RateLimitName, type RateSubject } from "../../functions/src/core/rateLimit";
+import { nextWholeSecond } from "../helpers/clock";
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Spends a limit's window for `subject` in this window and the next (a test may straddle the boundary), as
@@ -66,14 +66,14 @@ describe("OAuth hardening", function () {
     it("signing out everywhere ends the grants made before it, not the ones made after", async () => {
       const s = await session();
       const before = await tokensFor(s);
-      await sleep(1100); // tokensValidAfterTime has one-second resolution, as ID tokens' iat
+      await nextWholeSecond(); // tokensValidAfterTime has one-second resolution, as ID tokens' iat
       await auth().revokeRefreshTokens(s.merchant.uid);
       const call = await rpc("tools/list", {}, before.access_token);
       assert.equal(call.status, 401);
       assert.match(call.body.error.message, /signed out everywhere/);
       assert.deepEqual(await oauthFailure(refresh(s, before.refresh_token!)), { error: "invalid_grant", status: 400 });
 
-      await sleep(1100);
+      await nextWholeSecond();
       s.merchant.idToken = await signInAgain(s.merchant.email);
       const after = await tokensFor(s);
       assert.equal((await rpc("tools/list", {}, after.access_token)).status, 200);

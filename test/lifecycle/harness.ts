@@ -73,8 +73,14 @@ export class Terminal {
     const exit = await Promise.race([this.exited, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), timeoutMs))]);
     clearInterval(this.tracker);
     if (exit === "timeout") throw new Error(`still running ${timeoutMs / 1000} s after Ctrl-C:\n${this.output}`);
-    await new Promise((r) => setTimeout(r, 500));
-    return [...this.seen].filter(alive);
+    // Children get a moment to finish dying after their parent exits: ask until none is left or 3 s passed.
+    const deadline = Date.now() + 3_000;
+    let left = [...this.seen].filter(alive);
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      left = left.filter(alive);
+    }
+    return left;
   }
 
   /** `ps` lines of the given pids, for a failure message. */
