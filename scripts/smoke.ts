@@ -74,7 +74,7 @@ async function runChecks(base: string, functionBase: string, apiKey: string, loc
     for (const [where, res] of [["through Hosting", viaHosting], ["at the function URL", direct]] as const) {
       check(res.status === 200 && typeof res.body?.address === "string", `GET /api/client-address ${where} answered ${res.status}: ${res.text.slice(0, 200)}`);
     }
-    const line = `through Hosting ${viaHosting.body.address}, at the function URL ${direct.body.address}`;
+    const line = `through Hosting ${viaHosting.body.address} (Hosting's hop ${viaHosting.body.hostingHop ?? "none"}: HOSTING_HOP_RANGES can name its range), at the function URL ${direct.body.address}`;
     check(
       !viaHosting.body.viaProxy,
       `${line}: through Hosting the service resolved a proxy's address, so every visitor shares one bucket. ` +

@@ -93,7 +93,9 @@ function validPercentEncoding(url: string): boolean {
 
 export async function startFront(options: FrontOptions): Promise<RunningFront> {
   const hop = options.hostingHop ?? hostingHop();
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  // Idle sockets are closed after 3 s, before the emulators close them (Node servers: 5 s), so a request is
+  // never sent on a socket the other side is closing (an ECONNRESET the client would see as a 502).
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 3_000 });
   const servers: http.Server[] = [];
   for (const route of options.routes) {
     const server = http.createServer((req, res) => {

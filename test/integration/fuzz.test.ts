@@ -264,7 +264,7 @@ describe("fuzz: every surface", function () {
   before(async () => {
     const merchant = await createMerchant();
     // The fuzzer is one heavy client: lift its workspace's limits so cases reach validation, not 429.
-    for (const limit of ["toolCalls", "bulk", "consoleWrites"]) await writeRateLimitOverride(merchant.merchantId, limit, 1_000_000);
+    for (const limit of ["toolCalls", "bulk", "consoleWrites", "consoleReads", "consoleAnalytics"]) await writeRateLimitOverride(merchant.merchantId, limit, 1_000_000);
     const code = toolResult(await callTool("svc.qr.create", { title: "fuzz", destinationUrl: "https://example.com/f", dynamic: true }, merchant.apiKey));
     const tools = (await rpc("tools/list", {}, merchant.apiKey)).body.result.tools;
     fixtures = {

@@ -71,6 +71,11 @@ describe("print files and brand tools", function () {
 
     const wrong = plain.qrPdfUrl.replace(/token=.*/, "token=00000000-0000-0000-0000-000000000000");
     assert.equal((await fetch(wrong)).status, 403);
+    // A fraction of a millimetre is redirected to the whole size (a cache holds one file per size), never refused.
+    const fraction = await fetch(`${plain.qrPdfUrl}&size=30.4`, { redirect: "manual" });
+    assert.equal(fraction.status, 308);
+    assert.match(fraction.headers.get("location") ?? "", /^\/img\/pdf\/.+\.pdf\?token=[^&]+&size=30$/);
+    assert.equal((await fetchPdf(`${plain.qrPdfUrl}&size=30.4`)).sideMm, 30, "followed, it is the 30 mm file");
     for (const query of ["&size=5", "&size=3000", "&size=abc", "&distance=0", "&size=50&distance=2", "&other=1"]) {
       const res = await fetch(`${plain.qrPdfUrl}${query}`);
       assert.equal(res.status, 400, query);
@@ -81,13 +86,20 @@ describe("print files and brand tools", function () {
   it("PNG at a chosen pixel size decodes, in the design's colours", async () => {
     const code = toolResult(await callTool("svc.qr.create", { title: "px", destinationUrl: "https://example.com/px", design: { ...BRAND, moduleStyle: "rounded" } }, merchant.apiKey));
     const url = (px: number | string) => `${code.qrSvgUrl.replace("/img/svg/", "/img/png/").replace(".svg?", ".png?")}&px=${px}`;
-    for (const px of [300, 2400]) {
+    for (const px of [300, 2048]) {
       const png = await fetchPng(url(px));
       const decoded = decodePng(png);
       assert.equal(decoded.width, px);
       assert.equal(decoded.payload, "https://example.com/px");
       assert.ok(await hasColour(png, BRAND.foreground));
     }
+    // Sizes are a few fixed ones: any other in range is redirected to the nearest, never refused.
+    for (const [asked, nearest] of [[2400, 2048], [1000, 1024], [155.5, 150], [3500, 4096]]) {
+      const moved = await fetch(url(asked), { redirect: "manual" });
+      assert.equal(moved.status, 308, String(asked));
+      assert.match(moved.headers.get("location") ?? "", new RegExp(`^/img/png/.+\\.png\\?token=[^&]+&px=${nearest}$`), String(asked));
+    }
+    assert.equal(decodePng(await fetchPng(url(2400))).width, 2048, "followed, it is the 2048 px file");
     assert.equal((await fetch(url(100))).status, 400);
     assert.equal((await fetch(url(5000))).status, 400);
   });

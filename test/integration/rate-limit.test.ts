@@ -3,7 +3,8 @@
 // credential and per workspace; the console's preview and anonymous MCP requests are metered too.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { RateLimiter, type RateSubject } from "../../functions/src/core/rateLimit";
+import { RATE_LIMITS, RateLimiter, type RateSubject } from "../../functions/src/core/rateLimit";
+import { callTool, toolResult } from "../helpers/rpc";
 import { firestoreQuotaStore, writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { createMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
@@ -103,6 +104,27 @@ describe("metered surfaces", function () {
     assert.equal(refused.headers.get("x-ratelimit-limit"), "2");
     assert.ok(Number(refused.headers.get("retry-after")) >= 1);
     assert.equal(((await refused.json()) as { code: string }).code, "RATE_LIMITED");
+  });
+
+  it("a console user looping analytics gets 429 after the documented 60 a minute, and other reads keep their own budget", async () => {
+    const start = Math.floor(Date.now() / 60_000) * 60_000;
+    if (Date.now() - start > 40_000) await new Promise((r) => setTimeout(r, start + 60_000 + 100 - Date.now())); // one window for the whole loop
+    const merchant = await createMerchant();
+    const code = toolResult(await callTool("svc.qr.create", { title: "looped", destinationUrl: "https://example.com/loop", dynamic: true }, merchant.apiKey));
+    const get = (path: string) => fetch(`${appUrl()}/api/console${path}`, { headers: { Authorization: `Bearer ${merchant.idToken}` } });
+    const max = RATE_LIMITS.consoleAnalytics.max;
+    assert.equal(max, 60, "the figure docs/limits.md gives");
+    const statuses: number[] = [];
+    for (let i = 0; i <= max; i++) statuses.push((await get(`/codes/${code.codeId}/analytics?days=30`)).status);
+    assert.deepEqual(statuses, [...Array(max).fill(200), 429]);
+    const refused = await get(`/codes/${code.codeId}/analytics?days=30`);
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get("x-ratelimit-limit"), String(max));
+    assert.ok(Number(refused.headers.get("retry-after")) >= 1);
+    assert.equal(((await refused.json()) as { code: string }).code, "RATE_LIMITED");
+    const read = await get(`/codes/${code.codeId}`);
+    assert.equal(read.status, 200, "a plain read has its own budget");
+    assert.equal(read.headers.get("x-ratelimit-limit"), String(RATE_LIMITS.consoleReads.max));
   });
 
   it("MCP requests without a valid credential are limited per client address; keyed callers and other addresses are not", async () => {

@@ -116,11 +116,11 @@ describe("keyless sandbox", function () {
       assert.deepEqual(statuses, [200, 200, 200, 429], client.address);
       const seen = await client.fetch(`${baseUrl()}/api/client-address`);
       assert.equal(seen.headers.get("cache-control"), "private, no-store");
-      assert.deepEqual(await seen.json(), { address: client.presentedAs, viaProxy: false });
+      assert.deepEqual(await seen.json(), { address: client.presentedAs, viaProxy: false, hostingHop: hop });
     }
   });
 
-  it("clients resolved to a Google address share one generous bucket instead of one visitor's", async () => {
+  it("clients resolved to a Google address share a generous bucket per /24 instead of one visitor's", async () => {
     // Straight to the Functions emulator, standing in for Google's front end: a chain of nothing but
     // Google hops, as when Hosting's hop is trusted but no visitor entry reached the function.
     const direct = `http://127.0.0.1:${LOCAL_PORTS.functions}/${projectId()}/us-central1/sandbox/api/generate-qr-code`;
@@ -137,8 +137,12 @@ describe("keyless sandbox", function () {
     const made = await generate({ url: "https://example.com/shared" }, newClient(), asGoogle(`${hostingHop()}, 142.250.1.1`));
     assert.equal(made.status, 200, made.text);
     assert.equal(made.res.headers.get("x-ratelimit-limit"), "300");
-    // Another Google address, and a Google Cloud customer's: the same bucket, one code fewer.
-    for (const other of ["172.217.3.4", customerVm]) assert.deepEqual(await standing(other), { limit: 300, remaining: before.remaining - 1 });
+    // Another Google address of the same /24: the same shared bucket, one code fewer.
+    const sameNetwork = `${hostingHop().split(".").slice(0, 3).join(".")}.77`;
+    assert.deepEqual(await standing(`${sameNetwork}, 142.250.1.1`), { limit: 300, remaining: before.remaining - 1 });
+    // Another network's Google address, and a Google Cloud customer's VM: shared buckets of their own, so
+    // one busy VM or fetcher spends its own network's share, not everyone's.
+    for (const other of ["172.217.3.4", customerVm]) assert.deepEqual(await standing(other), { limit: 300, remaining: 300 }, other);
     // A visitor's own bucket is untouched.
     assert.deepEqual(await standing(`203.0.113.${randomInt(1, 255)}, 142.250.1.1`), { limit: 3, remaining: 3 });
   });

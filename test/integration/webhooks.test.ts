@@ -95,12 +95,14 @@ describe("signed scan webhooks", function () {
     for (const id of [spring.uniqueQRCodeID, later.uniqueQRCodeID, spring.uniqueQRCodeID]) assert.equal((await scan(id)).status, 302);
     const scansOf = () => receiver.messages().filter((m) => m.event.type === "scan.created").flatMap((m) => m.event.data.scans);
     await receiver.until("3 scans, a code.created and a code.updated", () => scansOf().length >= 3 && receiver.messages().length >= 3);
-    // Settled, not slept on: every delivery the service logged has succeeded and the receiver holds
-    // exactly those webhook-ids, so nothing more is on its way.
+    // Settled, not slept on: everything expected has arrived, every delivery the service logged has
+    // succeeded, and the receiver holds exactly those webhook-ids.
+    const typesIn = () => new Set(receiver.messages().map((m) => m.event.type));
     await eventually(
       async () => (await tool(merchant, "svc.webhook.deliveries", { webhookId: created.webhookId, limit: 100 })).deliveries,
-      (logged: any[]) => logged.every((d) => d.status === "succeeded") && logged.length === receiver.messages().length,
-      { what: "every logged delivery succeeded and received once", timeoutMs: 60_000 },
+      (logged: any[]) =>
+        scansOf().length >= 3 && typesIn().has("code.created") && typesIn().has("code.updated") && logged.every((d) => d.status === "succeeded") && logged.length === receiver.messages().length,
+      { what: "every expected event received, every logged delivery succeeded and received once", timeoutMs: 60_000 },
     );
     const messages = receiver.messages();
     const types = messages.map((m) => m.event.type).sort();

@@ -136,7 +136,27 @@ describe("client address", () => {
     assert.equal(address(`10.0.0.1, 198.51.100.2, 203.0.113.7, ${hop}`), "203.0.113.7");
     assert.equal(address(`1.1.1.1, ${hop}, 203.0.113.7, ${hop}`), "203.0.113.7");
     assert.equal(address(`2001:db8::5, ${hop}`), "2001:db8::5");
-    assert.equal(address(`198.51.100.9, 203.0.113.7, ${hop}, 142.250.1.1`), "203.0.113.7", "two Google hops");
+  });
+
+  it("skips exactly one Google hop, the rightmost: a Google-run fetcher cannot choose the address left of it", () => {
+    // Apps Script, Scheduler or an uptime check (Google-owned, outside customer space) fetching through
+    // Hosting with a forged X-Forwarded-For: the fetcher is the client, marked as a proxy; the forgery is ignored.
+    const fetcher = "142.250.1.1";
+    const forged = resolve(`198.51.100.9, ${fetcher}, ${hop}`);
+    assert.deepEqual(forged, { address: fetcher, viaProxy: true, hops: [hop], throughGeoHeaderProxy: false });
+    // Never further left than one Google entry, however many a client writes.
+    assert.deepEqual(resolve(`198.51.100.9, 203.0.113.7, ${hop}, ${fetcher}`), { address: hop, viaProxy: true, hops: [fetcher], throughGeoHeaderProxy: false });
+    // Left open by default: the same fetcher calling the function URL directly is taken for Hosting's hop
+    // (any Google non-customer address may be it); HOSTING_HOP_RANGES, below, closes that.
+    assert.equal(resolve(`198.51.100.9, ${fetcher}`).address, "198.51.100.9");
+  });
+
+  it("narrows Hosting's hop to the ranges measured on a deployment (HOSTING_HOP_RANGES)", () => {
+    const measured = clientAddressRules({ trustedProxyRanges: [], geoHeaderProxyRanges: [], hostingHopRanges: [`${hop}/32`] });
+    assert.deepEqual(resolveClient(`203.0.113.7, ${hop}`, undefined, measured), { address: "203.0.113.7", viaProxy: false, hops: [hop], throughGeoHeaderProxy: false });
+    // A Google address outside the measured hop calling the function URL directly is the client itself.
+    const direct = resolveClient(`198.51.100.9, 142.250.1.1`, undefined, measured);
+    assert.deepEqual(direct, { address: "142.250.1.1", viaProxy: true, hops: [], throughGeoHeaderProxy: false });
   });
 
   it("never trusts a hop in customer space: a forger on a Cloud VM is the client, marked as a proxy", () => {
@@ -148,7 +168,10 @@ describe("client address", () => {
   it("marks a client that is still a Google or proxy address, so limits use the shared bucket", () => {
     const onlyHops = resolve(`${hop}, 142.250.1.1`);
     assert.deepEqual(onlyHops, { address: hop, viaProxy: true, hops: ["142.250.1.1"], throughGeoHeaderProxy: false });
-    assert.equal(limitSubjectOf(onlyHops), SHARED_PROXY_SUBJECT);
+    assert.equal(limitSubjectOf(onlyHops), `${SHARED_PROXY_SUBJECT}:${hop.split(".").slice(0, 3).join(".")}.0/24`, "shared, but split by /24");
+    assert.notEqual(limitSubjectOf({ address: "142.250.9.1", viaProxy: true }), limitSubjectOf({ address: "142.251.9.1", viaProxy: true }));
+    assert.equal(limitSubjectOf({ address: "142.250.9.1", viaProxy: true }), limitSubjectOf({ address: "142.250.9.200", viaProxy: true }));
+    assert.equal(limitSubjectOf({ address: "2607:f8b0:4005:80a::200e", viaProxy: true }), `${SHARED_PROXY_SUBJECT}:2607:f8b0:4005::/48`, "IPv6 by /48");
     assert.equal(resolve(`bogus, ${hop}`, "10.1.1.1").viaProxy, true);
     assert.equal(limitSubjectOf(resolve(`203.0.113.7, ${hop}`)), "203.0.113.7");
     assert.equal(limitSubjectOf(resolve(`2001:db8:1:2:aaaa::1, ${hop}`)), "2001:db8:1:2::/64");

@@ -43,11 +43,11 @@ describe("project and bucket names", () => {
 });
 
 describe("proxy and geo header settings", () => {
-  const settings = (raw: Partial<{ trustedProxyRanges: string; geoHeaderProxyRanges: string; trustGeoHeaders: string }>) =>
+  const settings = (raw: Partial<{ trustedProxyRanges: string; geoHeaderProxyRanges: string; trustGeoHeaders: string; hostingHopRanges: string }>) =>
     proxySettings({ trustedProxyRanges: "", geoHeaderProxyRanges: "", trustGeoHeaders: "false", ...raw });
 
   it("trust only Google's own hops by default", () => {
-    assert.deepEqual(settings({}), { trustedProxyRanges: [], geoHeaderProxyRanges: [], trustGeoHeaders: false });
+    assert.deepEqual(settings({}), { trustedProxyRanges: [], hostingHopRanges: [], geoHeaderProxyRanges: [], trustGeoHeaders: false });
   });
 
   it("accept extra proxies outside Google Cloud customer space, the old defaults included", () => {
@@ -71,6 +71,8 @@ describe("proxy and geo header settings", () => {
     assert.throws(() => settings({ trustedProxyRanges: "2600:1900:4000::1" }), /2600:1900:4000::1 overlaps Google Cloud customer space/);
     assert.throws(() => settings({ geoHeaderProxyRanges: "35.192.0.0/14" }), /GEO_HEADER_PROXY_RANGES: 35\.192\.0\.0\/14 overlaps/);
     assert.throws(() => settings({ trustedProxyRanges: "10.0.0.0/33" }), /TRUSTED_PROXY_RANGES: "10\.0\.0\.0\/33" is not an IP address or CIDR range/);
+    assert.throws(() => settings({ hostingHopRanges: "35.192.0.0/14" }), /HOSTING_HOP_RANGES: 35\.192\.0\.0\/14 overlaps/, "a measured hop cannot be in customer space");
+    assert.deepEqual(settings({ hostingHopRanges: "142.250.189.0/24" }).hostingHopRanges, ["142.250.189.0/24"]);
   });
 
   it("refuse TRUST_GEO_HEADERS unless the proxy that sets the headers is declared", () => {
@@ -79,6 +81,7 @@ describe("proxy and geo header settings", () => {
     const cloudflare = "173.245.48.0/20, 2400:cb00::/32";
     assert.deepEqual(settings({ trustGeoHeaders: " TRUE ", geoHeaderProxyRanges: cloudflare }), {
       trustedProxyRanges: [],
+      hostingHopRanges: [],
       geoHeaderProxyRanges: ["173.245.48.0/20", "2400:cb00::/32"],
       trustGeoHeaders: true,
     });

@@ -58,14 +58,17 @@ const ReasonQuery = z.object({ reason: z.string().max(500).optional() }).strict(
 const StatusQuery = z.object({ status: ListingStatusSchema.default("pending") }).strict();
 const NoQuery = z.object({}).strict();
 
-/** Console endpoints: always on the service's own addresses; every signed-in answer reports the write limit. */
+/**
+ * Console endpoints: always on the service's own addresses. Reads count against `consoleReads` before
+ * they read; changes count their own limit, and every other signed-in answer reports the write limit.
+ */
 function consoleEndpoint<
   M extends CredentialMode,
   P extends z.ZodType | undefined = undefined,
   Q extends z.ZodType | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
 >(spec: EndpointSpec<M, P, Q, B>) {
-  return endpoint<M, P, Q, B>({ ownAddressOnly: true, standing: "consoleWrites", internal: true, ...spec });
+  return endpoint<M, P, Q, B>({ ownAddressOnly: true, standing: "consoleWrites", internal: true, ...(spec.method === "GET" ? { limit: "consoleReads" as const } : {}), ...spec });
 }
 
 const workspaceJson = (w: { createdAt: Date }) => ({ ...w, createdAt: w.createdAt.toISOString() });
@@ -198,6 +201,7 @@ const endpoints = [
   consoleEndpoint({
     method: "GET",
     path: "/api/console/codes/:codeId/analytics",
+    limit: "consoleAnalytics",
     summary: "Scan analytics of one code",
     internal: true,
     credential: "member",
@@ -210,6 +214,7 @@ const endpoints = [
   consoleEndpoint({
     method: "GET",
     path: "/api/console/analytics",
+    limit: "consoleAnalytics",
     summary: "Scan summary of the workspace",
     internal: true,
     credential: "member",
@@ -221,6 +226,7 @@ const endpoints = [
   consoleEndpoint({
     method: "GET",
     path: "/api/console/dashboard",
+    limit: "consoleAnalytics",
     summary: "The workspace dashboard",
     internal: true,
     credential: "member",

@@ -29,6 +29,7 @@ function brandPresetEndpoints(): Endpoint[] {
     endpoint({
       method: "GET",
       path: "/api/console/brand-presets",
+      limit: "consoleReads",
       summary: "List the workspace's brand presets",
       internal: true,
       credential: "member",
@@ -153,7 +154,7 @@ export const codeEndpoints: Endpoint[] = [
     internal: true,
     credential: "member",
     ownAddressOnly: true,
-    standing: "consoleWrites",
+    limit: "consoleReads",
     params: CodeParams,
     async handle({ caller, params }) {
       return publicCode(await findCode(caller.merchantId, { codeId: params.codeId }));

@@ -40,7 +40,7 @@ export const connectedAppsEndpoints: Endpoint[] = [
     internal: true,
     credential: "member",
     ownAddressOnly: true,
-    standing: "consoleWrites",
+    limit: "consoleReads",
     async handle({ caller }) {
       return { apps: (await listGrants(caller.merchantId)).map(publicGrant) };
     },

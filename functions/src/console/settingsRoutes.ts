@@ -35,7 +35,7 @@ export const settingsEndpoints = [
     internal: true,
     credential: "member",
     ownAddressOnly: true,
-    standing: "consoleWrites",
+    limit: "consoleReads",
     async handle({ caller }) {
       const who = caller;
       const members = await listMembers(who.merchantId);
@@ -54,7 +54,7 @@ export const settingsEndpoints = [
     internal: true,
     credential: "member",
     ownAddressOnly: true,
-    standing: "consoleWrites",
+    limit: "consoleReads",
     async handle({ caller }) {
       return { listings: (await listWorkspaceListings(caller.merchantId)).map(publicListing) };
     },

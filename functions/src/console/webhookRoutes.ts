@@ -28,7 +28,7 @@ export const webhookEndpoints = [
     summary: "List the workspace's webhooks",
     internal: true,
     ...member,
-    standing: "consoleWrites",
+    limit: "consoleReads",
     async handle({ caller }) {
       return { webhooks: (await listWebhooks(caller.merchantId)).map(publicWebhook) };
     },
@@ -105,7 +105,7 @@ export const webhookEndpoints = [
     summary: "A webhook's recent deliveries",
     internal: true,
     ...member,
-    standing: "consoleWrites",
+    limit: "consoleReads",
     params: WebhookParams,
     query: z.object({ limit: z.coerce.number().pipe(listLimit).optional() }).strict(),
     async handle({ caller, params, query }) {

@@ -28,6 +28,11 @@ const params = {
     description:
       "Extra proxies in front (CIDR ranges, comma-separated) whose X-Forwarded-For entries are skipped; Google's own non-customer ranges are built in, and ranges in Google Cloud customer space are refused (docs/decisions.md)",
   }),
+  hostingHopRanges: defineString("HOSTING_HOP_RANGES", {
+    default: "",
+    description:
+      "Optional: the ranges Firebase Hosting's hop was measured in on this deployment (the smoke check prints it); when set, only an address there is skipped as Hosting's hop (docs/decisions.md)",
+  }),
   geoHeaderProxyRanges: defineString("GEO_HEADER_PROXY_RANGES", {
     default: "",
     description: "Address ranges of the proxy in front that sets geo headers and overwrites client-sent ones; needed for TRUST_GEO_HEADERS",
@@ -62,6 +67,8 @@ export interface ServiceConfig {
   contactEmail: string;
   /** Extra proxies (beyond Google's own) whose X-Forwarded-For entries are skipped (http/clientAddress.ts). */
   trustedProxyRanges: string[];
+  /** Where Hosting's hop was measured; empty: any Google-owned, non-customer address (http/clientAddress.ts). */
+  hostingHopRanges: string[];
   /** The proxy that sets geo headers; also skipped as a hop. Non-empty whenever trustGeoHeaders is true. */
   geoHeaderProxyRanges: string[];
   /** Whether geo headers are believed on requests that came through the geo header proxy. */
@@ -179,7 +186,7 @@ export function proxyRanges(name: string, value: string): string[] {
 }
 
 /** The client-address and geo settings, validated; throws ConfigError with the reason. */
-export function proxySettings(raw: { trustedProxyRanges: string; geoHeaderProxyRanges: string; trustGeoHeaders: string }) {
+export function proxySettings(raw: { trustedProxyRanges: string; geoHeaderProxyRanges: string; trustGeoHeaders: string; hostingHopRanges?: string }) {
   const trustGeo = raw.trustGeoHeaders.trim().toLowerCase();
   if (!["", "true", "false"].includes(trustGeo)) throw new ConfigError(`TRUST_GEO_HEADERS: "${raw.trustGeoHeaders}" is neither true nor false`);
   const geoHeaderProxyRanges = proxyRanges("GEO_HEADER_PROXY_RANGES", raw.geoHeaderProxyRanges);
@@ -191,6 +198,7 @@ export function proxySettings(raw: { trustedProxyRanges: string; geoHeaderProxyR
   }
   return {
     trustedProxyRanges: proxyRanges("TRUSTED_PROXY_RANGES", raw.trustedProxyRanges),
+    hostingHopRanges: proxyRanges("HOSTING_HOP_RANGES", raw.hostingHopRanges ?? ""),
     geoHeaderProxyRanges,
     trustGeoHeaders: trustGeo === "true",
   };
@@ -223,6 +231,7 @@ export function getConfig(): ServiceConfig {
       trustedProxyRanges: params.trustedProxyRanges.value(),
       geoHeaderProxyRanges: params.geoHeaderProxyRanges.value(),
       trustGeoHeaders: params.trustGeoHeaders.value(),
+      hostingHopRanges: params.hostingHopRanges.value(),
     }),
     scanRetentionDays: parseRetentionDays(params.scanRetentionDays.value()),
     ...addressAllowLists(Object.values(urls), {

@@ -49,5 +49,7 @@ export const LOCAL_PORTS = {
 
 /** The limit subject of every client resolved only to a proxy's address (http/clientAddress.ts limitSubjectOf). */
 export const SHARED_PROXY_SUBJECT = "proxy:shared";
+/** Whether a limit subject is one of the shared proxy buckets (`proxy:shared:<prefix>`). */
+export const isSharedProxySubject = (subject: string | undefined): boolean => subject?.startsWith(`${SHARED_PROXY_SUBJECT}:`) === true;
 /** Per-address limits give that shared bucket this many times one address's allowance. */
 export const SHARED_PROXY_FACTOR = 50;

@@ -129,3 +129,13 @@ export function logWebhookTargetRefused(facts: { merchantId: string; host: strin
 export function logWebhookSecretIssued(facts: { merchantId: string; webhookId: string; uid: string; rotated: boolean }): void {
   logger.info("webhook secret issued", { event: "webhook.secret_issued", ...facts });
 }
+
+/** A scan could not be recorded (its workspace's documents refused the write); the redirect still answered. */
+export function logScanNotRecorded(facts: { merchantId: string; codeId: string }, error: unknown): void {
+  logger.error("scan not recorded", { event: "scan.not_recorded", ...facts, error: describeError(error) });
+}
+
+/** The maintenance job could not fold a day's rollup shards; it skipped that day and went on with the rest. */
+export function logRollupFoldSkipped(facts: { merchantId: string; day: string }, error: unknown): void {
+  logger.error("rollup fold skipped", { event: "scan.fold_skipped", ...facts, error: describeError(error) });
+}

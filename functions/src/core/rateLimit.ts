@@ -10,7 +10,7 @@
 import { randomBytes } from "node:crypto";
 import { sha256Hex } from "./hash";
 import { AppError } from "./errors";
-import { SHARED_PROXY_FACTOR, SHARED_PROXY_SUBJECT } from "./constants";
+import { isSharedProxySubject, SHARED_PROXY_FACTOR } from "./constants";
 import { logError } from "./log";
 
 /** Operator overrides of a workspace: per-credential maxima, and the workspace's aggregate maxima. */
@@ -46,6 +46,10 @@ export const RATE_LIMITS = {
   bulk: { max: 60, windowSeconds: 60, counts: "bulk requests", per: "credential" },
   appScans: { max: 120, windowSeconds: 60, counts: "app scan reports", per: "credential" },
   consoleWrites: { max: 120, windowSeconds: 60, counts: "console changes", per: "credential" },
+  /** Every console read is counted before it reads, so a signed-up user cannot loop the costly ones. */
+  consoleReads: { max: 300, windowSeconds: 60, counts: "console reads", per: "credential" },
+  /** Analytics and the dashboard read up to 400 rollup documents each: their own, smaller budget. */
+  consoleAnalytics: { max: 60, windowSeconds: 60, counts: "console analytics reads", per: "credential" },
   previews: { max: 300, windowSeconds: 60, counts: "PNG previews", per: "credential" },
   mcpUnauthenticated: { max: 1200, windowSeconds: 60, counts: "MCP requests without a valid credential", per: "address" },
   // The OAuth server's endpoints. Registration and authorization are per address (no credential yet); the
@@ -158,8 +162,8 @@ export class RateLimiter {
   private async bucketsFor(name: RateLimitName, subject: RateSubject, now: number) {
     const rule: RateLimitRule = RATE_LIMITS[name];
     const overrides = await this.overridesFor(subject.merchantId, now);
-    // Clients seen only as a proxy's address stand for many people: one shared bucket, SHARED_PROXY_FACTOR times as large.
-    const max = (overrides.subject[name] ?? rule.max) * (subject.address === SHARED_PROXY_SUBJECT ? SHARED_PROXY_FACTOR : 1);
+    // Clients seen only as a proxy's address stand for many people: a bucket shared per /24 or /48, SHARED_PROXY_FACTOR times as large.
+    const max = (overrides.subject[name] ?? rule.max) * (isSharedProxySubject(subject.address) ? SHARED_PROXY_FACTOR : 1);
     const index = Math.floor(now / (rule.windowSeconds * 1000));
     const windowEnd = (index + 1) * rule.windowSeconds * 1000;
     const own = this.bucket(name, subjectId(subject), index, windowEnd);

@@ -1,13 +1,14 @@
 // The client's address, as Google's infrastructure saw it. Every hop that handles a request appends the
 // address it accepted the connection from to X-Forwarded-For, and everything left of the first appended
-// entry is whatever the client sent. Walking from the right and skipping trusted proxy hops (as Express's
-// `trust proxy` with address ranges does), the first other entry is the client, on both production paths:
+// entry is whatever the client sent. The two production paths:
 //   function URL called directly:  <client-supplied...>, <client>
 //   through Firebase Hosting:      <client-supplied...>, <client>, <Hosting hop>
-// Trusted hops are Google-owned addresses no Google Cloud customer can hold (goog.json minus cloud.json,
-// googleRanges.json), wherever in that space the Hosting hop lives, plus the operator's extra proxies. A
-// client cannot choose its address: its own entries sit left of the one Google appended for it, and it
-// cannot connect from a trusted range. docs/decisions.md, "The client address", gives the evidence.
+// Walking from the right, exactly ONE Google-owned, non-customer entry is skipped, and only when it is the
+// rightmost (Hosting's hop); then any number of the operator's declared proxies (a CDN in front of Hosting).
+// The walk never goes further left past a Google address: a Google-run fetcher (Apps Script, Scheduler, an
+// uptime check) that lets its user write X-Forwarded-For is itself the client, marked as a proxy, and
+// cannot choose an address left of it. HOSTING_HOP_RANGES, measured on a deployment (the smoke check prints
+// the hop it saw), narrows which addresses count as Hosting's hop. docs/decisions.md, "The client address".
 import { SHARED_PROXY_SUBJECT } from "../core/constants";
 import { isIP } from "node:net";
 import type { IncomingHttpHeaders } from "node:http";
@@ -20,8 +21,10 @@ interface AddressSet {
 }
 
 export interface ClientAddressRules {
-  /** Hops skipped when walking X-Forwarded-For from the right. */
-  trustedHops: AddressSet;
+  /** What may be skipped as Hosting's hop: the rightmost entry only, at most once. */
+  hostingHop: AddressSet;
+  /** The operator's own proxies in front (declared ranges), skipped in any number left of Hosting's hop. */
+  declaredProxies: AddressSet;
   /** Addresses that are proxies or servers, never one visitor: Google's (customer space included) and the trusted hops. */
   proxies: AddressSet;
   /** The declared geo header proxy (GEO_HEADER_PROXY_RANGES), a subset of the trusted hops; absent when none is. */
@@ -43,12 +46,14 @@ export interface ResolvedClient {
 }
 
 /** The rules for a deployment: Google's ranges plus the configured extras (validated by core/config). */
-export function clientAddressRules(extra: { trustedProxyRanges: string[]; geoHeaderProxyRanges: string[] }): ClientAddressRules {
+export function clientAddressRules(extra: { trustedProxyRanges: string[]; geoHeaderProxyRanges: string[]; hostingHopRanges?: string[] }): ClientAddressRules {
   const declared = new AddressMatcher([...extra.trustedProxyRanges, ...extra.geoHeaderProxyRanges]);
   const google = googleNotCloud();
+  const measured = extra.hostingHopRanges?.length ? new AddressMatcher(extra.hostingHopRanges) : undefined;
   const googleOrCustomer = googleAll();
   return {
-    trustedHops: { has: (address) => google.has(address) || declared.has(address) },
+    hostingHop: { has: (address) => google.has(address) && (measured?.has(address) ?? true) },
+    declaredProxies: declared,
     proxies: { has: (address) => googleOrCustomer.has(address) || declared.has(address) },
     geoHeaderProxies: extra.geoHeaderProxyRanges.length ? new AddressMatcher(extra.geoHeaderProxyRanges) : undefined,
   };
@@ -64,10 +69,16 @@ export function resolveClient(forwardedFor: string | string[] | undefined, socke
     hops,
     throughGeoHeaderProxy: hops.some((hop) => rules.geoHeaderProxies?.has(hop) === true),
   });
-  for (let i = entries.length - 1; i >= 0; i--) {
+  let i = entries.length - 1;
+  const rightmost = stripPort(entries[i].trim());
+  if (isAddress(rightmost) && rules.hostingHop.has(rightmost)) {
+    hops.push(rightmost); // Hosting's hop: the one Google entry skipped
+    i--;
+  }
+  for (; i >= 0; i--) {
     const entry = stripPort(entries[i].trim());
     if (!isAddress(entry)) break; // not something a proxy appended: we are into client-written text
-    if (!rules.trustedHops.has(entry)) return resolved(entry, rules.proxies.has(entry));
+    if (!rules.declaredProxies.has(entry)) return resolved(entry, rules.proxies.has(entry));
     hops.push(entry);
   }
   // Only trusted hops were appended: the farthest one is all we know of the client, and it is a proxy.
@@ -113,7 +124,7 @@ function stripPort(value: string): string {
   return bracketed ? bracketed[1] : v;
 }
 
-/** Subject of the one bucket that every client resolved to a proxy address shares (see limitSubjectOf). */
+/** Prefix of the buckets that clients resolved to a proxy address share (see limitSubjectOf). */
 export { SHARED_PROXY_SUBJECT };
 
 /**
@@ -130,10 +141,19 @@ export function rateLimitSubject(ip: string): string {
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":")}::/64`;
 }
 
+/** The /24 of an IPv4 address or the /48 of an IPv6 one: the split of the shared proxy bucket. */
+export function proxyBucketPrefix(ip: string): string {
+  if (isIP(ip) === 4) return `${ip.split(".").slice(0, 3).join(".")}.0/24`;
+  if (isIP(ip) !== 6) return "other";
+  return `${rateLimitSubject(ip).split(":").slice(0, 3).join(":")}::/48`;
+}
+
 /**
  * The bucket a per-address limit should charge: the client's own (rateLimitSubject), or, for a client
- * resolved to a proxy address, SHARED_PROXY_SUBJECT, which callers give a generous limit of its own.
+ * resolved to a proxy address, a bucket shared by that address's /24 (IPv4) or /48 (IPv6) under
+ * SHARED_PROXY_SUBJECT, which callers give a generous limit of its own: one busy Google VM or fetcher
+ * spends its own network's share, not everyone's.
  */
 export function limitSubjectOf(client: Pick<ResolvedClient, "address" | "viaProxy">): string {
-  return client.viaProxy ? SHARED_PROXY_SUBJECT : rateLimitSubject(client.address);
+  return client.viaProxy ? `${SHARED_PROXY_SUBJECT}:${proxyBucketPrefix(client.address)}` : rateLimitSubject(client.address);
 }

@@ -12,7 +12,7 @@ export const systemResolve: Resolver = (hostname) => dnsLookup(hostname, { all: 
 
 // Addresses the service never connects to outside the local stack on a caller's behalf (SSRF): the IANA IPv4 and
 // IPv6 special-purpose registries (loopback, private, link-local, shared, documentation, benchmarking,
-// translation, 6to4, Teredo, ORCHID, AS112, discard, SRv6, unique-local) plus multicast and reserved space.
+// translation (IPv4-translated ::ffff:0:0:0/96 of RFC 2765 included), 6to4, Teredo, ORCHID, AS112, discard, SRv6, unique-local) plus multicast and reserved space.
 const BLOCKED = new BlockList();
 for (const [net, prefix] of [
   ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
@@ -21,7 +21,7 @@ for (const [net, prefix] of [
   ["224.0.0.0", 3],
 ] as const) BLOCKED.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 96], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["100:0:0:1::", 64], ["2001::", 23], ["2001:db8::", 32],
+  ["::", 96], ["::ffff:0:0:0", 96], ["64:ff9b::", 96], ["64:ff9b:1::", 48], ["100::", 64], ["100:0:0:1::", 64], ["2001::", 23], ["2001:db8::", 32],
   ["2002::", 16], ["2620:4f:8000::", 48], ["3fff::", 20], ["5f00::", 16], ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8],
 ] as const) BLOCKED.addSubnet(net, prefix, "ipv6");
 // IPv4-mapped IPv6 (::ffff:0:0/96) in any spelling. Its own list: in BLOCKED this rule would match every IPv4

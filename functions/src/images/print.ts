@@ -22,6 +22,18 @@ export const PNG_PX_MIN = 150;
 /** Largest side a sized PNG is decoded at (besides the usual check sizes below it). */
 const CHECK_SIDE_MAX = 1024;
 export const PNG_PX_MAX = 4096;
+/**
+ * The pixel sizes a sized PNG is drawn at. A few fixed sizes, so a cache in front holds a handful of files
+ * per code and a caller cannot make every request a fresh render by varying the size; any other value in
+ * range is redirected to the nearest of these (print routes), never refused.
+ */
+export const PNG_PX_SIZES: readonly number[] = [150, 300, 512, 600, 1024, 2048, 4096];
+
+/** The allowed size nearest to `px` (the larger one on a tie). */
+export function nearestPngPx(px: number): number {
+  return PNG_PX_SIZES.reduce((best, size) => (Math.abs(size - px) <= Math.abs(best - px) ? size : best));
+}
+
 export const PDF_MM_MIN = 10;
 export const PDF_MM_MAX = 2000;
 export const DISTANCE_M_MIN = 0.1;

@@ -6,7 +6,8 @@ import { z } from "zod";
 import { endpoint } from "../http/endpoint";
 import { pdfUrlOf } from "../codes/model";
 import { codeFileParams, codeForFile, FILE_EXAMPLE, TOKEN_EXAMPLE, tokenField } from "./codeFiles";
-import { DEFAULT_PRINT_DISTANCE_M, DISTANCE_M_MAX, DISTANCE_M_MIN, PDF_MM_MAX, PDF_MM_MIN, PNG_PX_MAX, PNG_PX_MIN, printHint, printModel, renderPdf, renderSizedPng } from "./print";
+import { DEFAULT_PRINT_DISTANCE_M, DISTANCE_M_MAX, DISTANCE_M_MIN, nearestPngPx, PDF_MM_MAX, PDF_MM_MIN, PNG_PX_MAX, PNG_PX_MIN, PNG_PX_SIZES, printHint, printModel, renderPdf, renderSizedPng } from "./print";
+import { withRenderSlot } from "./renderGate";
 
 const distance = z.coerce
   .number()
@@ -17,15 +18,29 @@ const distance = z.coerce
 const PdfQuery = z
   .object({
     token: tokenField,
-    size: z.coerce.number().min(PDF_MM_MIN, `Must be at least ${PDF_MM_MIN} mm`).max(PDF_MM_MAX, `Must be at most ${PDF_MM_MAX} mm`).optional(),
+    size: z.coerce.number().min(PDF_MM_MIN, `Must be at least ${PDF_MM_MIN} mm`).max(PDF_MM_MAX, `Must be at most ${PDF_MM_MAX} mm`).optional().describe("Whole millimetres; a fraction is redirected to the nearest whole size"),
     distance: distance.optional(),
   })
   .strict()
   .refine((q) => q.size === undefined || q.distance === undefined, { message: "Give size or distance, not both", path: ["size"] });
 
 const PngQuery = z
-  .object({ token: tokenField, px: z.coerce.number().int("Must be whole pixels").min(PNG_PX_MIN, `Must be at least ${PNG_PX_MIN}`).max(PNG_PX_MAX, `Must be at most ${PNG_PX_MAX}`) })
+  .object({
+    token: tokenField,
+    px: z.coerce
+      .number()
+      .min(PNG_PX_MIN, `Must be at least ${PNG_PX_MIN}`)
+      .max(PNG_PX_MAX, `Must be at most ${PNG_PX_MAX}`)
+      .describe(`One of ${PNG_PX_SIZES.join(", ")}; another value in range is redirected to the nearest`),
+  })
   .strict();
+
+/** The same request with one query parameter changed, as a path the front end resolves (for a 308). */
+function withQuery(req: { path: string; query: unknown }, name: string, value: number): string {
+  const query = new URLSearchParams(req.query as Record<string, string>);
+  query.set(name, String(value));
+  return `${req.path}?${query.toString()}`;
+}
 
 const HintQuery = z.object({ token: tokenField, distance }).strict();
 
@@ -42,6 +57,8 @@ export const PrintHintSchema = z
   .meta({ title: "PrintHint" });
 
 const FILE_ERRORS = ["NOT_FOUND", "FORBIDDEN"] as const;
+/** A drawn file may also be refused for a moment while the instance is busy drawing (renderGate.ts). */
+const RENDER_ERRORS = [...FILE_ERRORS, "UNAVAILABLE"] as const;
 
 const FILE_HEADERS = { "Cache-Control": "public, max-age=300", "X-Content-Type-Options": "nosniff" };
 
@@ -57,17 +74,22 @@ export const printEndpoints = [
         `One page, the code at \`size\` mm (${PDF_MM_MIN} to ${PDF_MM_MAX}), or at the smallest size that scans from \`distance\` metres ` +
         `(${DEFAULT_PRINT_DISTANCE_M} m when neither is given). The side used is in X-Print-Side-Mm. The URL, with its token, is the code's \`pdfUrl\`.`,
       binary: "application/pdf",
-      errors: FILE_ERRORS,
+      errors: RENDER_ERRORS,
       responseHeaders: { "X-Print-Side-Mm": "The printed side in millimetres" },
       example: { params: FILE_EXAMPLE("pdf"), query: { token: TOKEN_EXAMPLE, size: 40 } },
     },
     params: codeFileParams("pdf"),
     query: PdfQuery,
-    async handle({ res, params, query }) {
-      const code = await codeForFile(params, query.token);
-      const sideMm = query.size ?? printHint(await printModel(code), query.distance ?? DEFAULT_PRINT_DISTANCE_M).sideMm;
-      const pdf = await renderPdf(code, sideMm, code.title);
-      res.set({ ...FILE_HEADERS, "Content-Type": "application/pdf", "Content-Disposition": `inline; filename="${code.codeId}-${sideMm}mm.pdf"`, "X-Print-Side-Mm": String(sideMm) }).send(pdf);
+    async handle({ req, res, params, query }) {
+      if (query.size !== undefined && !Number.isInteger(query.size)) return res.redirect(308, withQuery(req, "size", Math.round(query.size)));
+      const pdf = await withRenderSlot(res.set.bind(res), async () => {
+        const code = await codeForFile(params, query.token);
+        const sideMm = query.size ?? printHint(await printModel(code), query.distance ?? DEFAULT_PRINT_DISTANCE_M).sideMm;
+        return { code, sideMm, bytes: await renderPdf(code, sideMm, code.title) };
+      });
+      res
+        .set({ ...FILE_HEADERS, "Content-Type": "application/pdf", "Content-Disposition": `inline; filename="${pdf.code.codeId}-${pdf.sideMm}mm.pdf"`, "X-Print-Side-Mm": String(pdf.sideMm) })
+        .send(pdf.bytes);
     },
   }),
   endpoint({
@@ -77,16 +99,19 @@ export const printEndpoints = [
     credential: "none",
     doc: {
       operationId: "getCodePng",
-      description: `The code drawn \`px\` pixels a side (${PNG_PX_MIN} to ${PNG_PX_MAX}); designed codes are decoded at that size before they are returned.`,
+      description: `The code drawn \`px\` pixels a side (${PNG_PX_SIZES.join(", ")}; another value from ${PNG_PX_MIN} to ${PNG_PX_MAX} is redirected (308) to the nearest); designed codes are decoded at that size before they are returned. 503 with Retry-After when the instance is drawing as many files as it safely can.`,
       binary: "image/png",
-      errors: FILE_ERRORS,
+      errors: RENDER_ERRORS,
       example: { params: FILE_EXAMPLE("png"), query: { token: TOKEN_EXAMPLE, px: 1024 } },
     },
     params: codeFileParams("png"),
     query: PngQuery,
-    async handle({ res, params, query }) {
-      const code = await codeForFile(params, query.token);
-      const png = await renderSizedPng(code, query.px);
+    async handle({ req, res, params, query }) {
+      if (!PNG_PX_SIZES.includes(query.px)) return res.redirect(308, withQuery(req, "px", nearestPngPx(query.px)));
+      const { code, png } = await withRenderSlot(res.set.bind(res), async () => {
+        const code = await codeForFile(params, query.token);
+        return { code, png: await renderSizedPng(code, query.px) };
+      });
       res.set({ ...FILE_HEADERS, "Content-Type": "image/png", "Content-Disposition": `inline; filename="${code.codeId}-${query.px}px.png"` }).send(png);
     },
   }),

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { endpoint } from "../http/endpoint";
 import { renderCodeSvg } from "../codes/service";
+import { withRenderSlot } from "./renderGate";
 import { codeFileParams, codeForFile, FILE_EXAMPLE, TOKEN_EXAMPLE, tokenField } from "./codeFiles";
 
 export const svgEndpoint = endpoint({
@@ -17,12 +18,14 @@ export const svgEndpoint = endpoint({
     operationId: "getCodeSvg",
     description: "Drawn from the code's current record on each request (a static code's SVG follows a new destination). The URL, with its token, is the code's `svgUrl`.",
     binary: "image/svg+xml",
-    errors: ["NOT_FOUND", "FORBIDDEN"],
+    errors: ["NOT_FOUND", "FORBIDDEN", "UNAVAILABLE"],
     example: { params: FILE_EXAMPLE("svg"), query: { token: TOKEN_EXAMPLE } },
   },
   async handle({ res, params, query }) {
-    const code = await codeForFile(params, query.token);
-    const svg = await renderCodeSvg(code);
+    const { code, svg } = await withRenderSlot(res.set.bind(res), async () => {
+      const code = await codeForFile(params, query.token);
+      return { code, svg: await renderCodeSvg(code) };
+    });
     res
       .set({
         "Content-Type": "image/svg+xml",

@@ -44,8 +44,8 @@ function claimLink(token: string): string {
 }
 
 /**
- * Every client resolved to a Google or proxy address (no visitor could be told apart) shares one bucket,
- * generous because it stands for many people (docs/decisions.md, "The client address").
+ * Clients resolved to a Google or proxy address (no visitor could be told apart) share a bucket per /24
+ * (IPv4) or /48 (IPv6), generous because it stands for many people (docs/decisions.md, "The client address").
  */
 const SANDBOX_SHARED_PROXY_DAILY_LIMIT = 300;
 

@@ -4,23 +4,33 @@
 import { destroyExpiredSecrets } from "../store/scanSecrets";
 import { foldShards, shardedRollups } from "../store/scans";
 import { ROLLUP_SHARDS } from "./record";
+import { logRollupFoldSkipped } from "../core/log";
 
 /** A local day is over everywhere two UTC days after it began (UTC-12 is the last zone to end it). */
 function foldableBefore(now: Date): string {
   return new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
 }
 
-export async function runScanMaintenance(now = new Date()): Promise<{ secretsDestroyed: number; daysFolded: number; shardsFolded: number }> {
+export async function runScanMaintenance(now = new Date()): Promise<{ secretsDestroyed: number; daysFolded: number; shardsFolded: number; daysSkipped: number }> {
   const secretsDestroyed = await destroyExpiredSecrets(now);
   let daysFolded = 0;
   let shardsFolded = 0;
+  // A day that cannot be folded (one workspace's documents refusing the write) is logged and skipped for
+  // this run; every other workspace's days are still folded.
+  const skipped = new Set<string>();
+  const keyOf = (p: { merchantId: string; day: string }) => `${p.merchantId}/${p.day}`;
   for (;;) {
-    const pending = await shardedRollups(foldableBefore(now));
+    const pending = (await shardedRollups(foldableBefore(now))).filter((p) => !skipped.has(keyOf(p)));
     if (!pending.length) break;
-    for (const { merchantId, day } of pending) {
-      shardsFolded += await foldShards(merchantId, day, ROLLUP_SHARDS);
-      daysFolded++;
+    for (const p of pending) {
+      try {
+        shardsFolded += await foldShards(p.merchantId, p.day, ROLLUP_SHARDS);
+        daysFolded++;
+      } catch (error) {
+        skipped.add(keyOf(p));
+        logRollupFoldSkipped(p, error);
+      }
     }
   }
-  return { secretsDestroyed, daysFolded, shardsFolded };
+  return { secretsDestroyed, daysFolded, shardsFolded, daysSkipped: skipped.size };
 }

@@ -4,21 +4,27 @@
 // this code today (unique) or used up this minute's allowance (repeat). The instance only remembers what
 // it learnt, to skip attempts it knows would fail.
 //
+// One address cannot mint people by varying its User-Agent at random: a User-Agent that does not name a
+// browser and a system the parser knows stands for no one in particular, so all such scans from one address
+// are one visitor (docs/data-model.md, "Who counts as a person").
+//
 // Privacy: the visitor is HMAC(daily secret, code, address, User-Agent), truncated to 96 bits. The address
 // and User-Agent are never stored; the secret of a date is destroyed 48 hours after the date begins (UTC),
 // after which no hash of that day can be recomputed or linked to another day's.
 import { createHmac } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
-import { logError } from "../core/log";
+import { logScanNotRecorded } from "../core/log";
 import { isAlreadyExists, writeScan, type ScanFacts } from "../store/scans";
 import { loadOrCreateSecret } from "../store/scanSecrets";
 import { botReason } from "./classify";
-import { deviceOf } from "./device";
+import { deviceOf, isRecognisedAgent, type ScanDevice } from "./device";
 import { localMoment } from "./localTime";
 
 /** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
 export const REPEATS_PER_MINUTE = 3;
+/** What stands in a visitor's identity for any User-Agent the parser cannot name (random strings included). */
+const UNRECOGNISED_AGENT = "\u0000unrecognised";
 /** Scans per second, seen by one instance for one workspace, above which it spreads its rollup writes. */
 const HOT_SCANS_PER_SECOND = 25;
 /** Rollup shards a hot workspace-day may use (shard 0 is the day's own document). */
@@ -54,6 +60,11 @@ function secretOf(date: string): Promise<Buffer> {
     if (secrets.size > 4) secrets.delete(secrets.keys().next().value!);
   }
   return secret;
+}
+
+/** Who a scan is from, before hashing: the address and, when it names a known browser, the User-Agent. */
+export function visitorKey(address: string, userAgent: string | undefined, device: ScanDevice): string {
+  return `${address}\n${isRecognisedAgent(device) ? (userAgent ?? "") : UNRECOGNISED_AGENT}`;
 }
 
 export async function visitorHash(date: string, codeId: string, who: string): Promise<string> {
@@ -109,6 +120,7 @@ export type ScanOutcome = { counted: true; unique: boolean } | { counted: false;
 export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): Promise<ScanOutcome> {
   const { day, hour } = localMoment(request.at, code.timeZone);
   const ua = request.headers["user-agent"];
+  const device = deviceOf(typeof ua === "string" ? ua : undefined);
   const facts: ScanFacts = {
     ...code,
     uniqueQRCodeID,
@@ -116,7 +128,7 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
     day,
     hour,
     place: request.place,
-    device: deviceOf(typeof ua === "string" ? ua : undefined),
+    device,
     source: request.source,
     retentionDays: getConfig().scanRetentionDays,
   };
@@ -127,7 +139,7 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
     return { counted: false, reason };
   }
 
-  const visitor = await visitorHash(day, code.codeId, `${request.address}\n${ua ?? ""}`);
+  const visitor = await visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, device));
   const state = stateOf(`${code.codeId}~${visitor}`);
   if (state.firstDay !== day) {
     state.firstDay = day; // claimed before the await: this visitor's concurrent scans go to the minute slots
@@ -164,7 +176,7 @@ export async function recordScanSafely(code: CodeIdentity, uniqueQRCodeID: strin
   try {
     return await recordScan(code, uniqueQRCodeID, request);
   } catch (error) {
-    logError("scan record failed", error);
+    logScanNotRecorded({ merchantId: code.merchantId, codeId: code.codeId }, error);
     return undefined;
   }
 }

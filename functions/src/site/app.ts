@@ -4,6 +4,7 @@ import { AppError } from "../core/errors";
 import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import { clientOf } from "../http/clientAddress";
+import { googleNotCloud } from "../http/addressRanges";
 import { apiCatalog, serviceStatus, siteMetadata } from "./metadata";
 import { ApiCatalogSchema, CatalogQuerySchema, ClientAddressSchema, OpenApiDocumentSchema, SiteMetadataSchema, StatusSchema } from "./schemas";
 
@@ -105,11 +106,12 @@ export const siteRoutes = [
     doc: {
       operationId: "getClientAddress",
       description: "For checking the proxy hop: the address limits and scan places are taken from, and whether it came through a trusted proxy.",
-      example: { response: { address: "203.0.113.7", viaProxy: true } },
+      example: { response: { address: "203.0.113.7", viaProxy: false, hostingHop: "142.250.189.4" } },
     },
     handle: ({ req }) => {
-      const { address, viaProxy } = clientOf(req);
-      return { address, viaProxy };
+      const { address, viaProxy, hops } = clientOf(req);
+      // Hosting's hop is the rightmost skipped entry, and only a Google one (declared proxies are the operator's own).
+      return { address, viaProxy, hostingHop: hops.length && googleNotCloud().has(hops[0]) ? hops[0] : null };
     },
   }),
 ];

@@ -71,7 +71,11 @@ export const StatusSchema = z
   .meta({ title: "Status" });
 
 export const ClientAddressSchema = z
-  .object({ address: z.string().describe("The address as the service resolved it"), viaProxy: z.boolean().describe("Whether it came through a trusted proxy hop") })
+  .object({
+    address: z.string().describe("The address as the service resolved it"),
+    viaProxy: z.boolean().describe("Whether the address is itself a Google or proxy address (no visitor could be told apart)"),
+    hostingHop: z.string().nullable().describe("The Google hop skipped as Firebase Hosting's, if any: measure it here to set HOSTING_HOP_RANGES"),
+  })
   .meta({ title: "ClientAddress" });
 
 /** The document itself is described only by its outline: OpenAPI's own schema describes the rest. */

@@ -190,15 +190,16 @@ async function commitScans(scans: PendingScan[]): Promise<void> {
  * Group commit: scans arriving while a commit is in flight on this instance go together in the next one
  * (their events, and one merged increment per rollup document), so a busy instance writes about one
  * document per scan and a hot rollup document once per round trip, not once per scan. An idle instance
- * commits at once. If a batch fails because an event id is taken (ALREADY_EXISTS, see record.ts), each of
- * its scans is committed alone, so each learns its own answer.
+ * commits at once. If a batch fails for any reason (an event id taken, see record.ts, or one workspace's
+ * document refusing the write), each of its scans is committed alone, so each learns its own answer and
+ * one workspace's failure never loses another's scans.
  */
 const scanCommits = new Coalescer<PendingScan, Error | null>(async (scans) => {
   try {
     await commitScans(scans);
     return scans.map(() => null);
   } catch (error) {
-    if (scans.length === 1 || !isAlreadyExists(error)) throw error;
+    if (scans.length === 1) throw error;
     return Promise.all(scans.map((scan) => commitScans([scan]).then(() => null, (e: Error) => e)));
   }
 }, 200);
