@@ -4,6 +4,9 @@
 import { LOCAL, startFirebaseAuth } from "./firebaseAuth";
 import { createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, type User } from "firebase/auth";
 
+import { ASK_BY_NAME_SCOPES } from "../functions/src/core/constants";
+
+const ASKED_BY_NAME: ReadonlySet<string> = new Set(ASK_BY_NAME_SCOPES);
 const SCOPE_TEXT: Record<string, string> = {
   "merchant:read": "Read your workspace profile, codes, menus and scan analytics",
   "qr:write": "Create and change QR codes (as drafts)",
@@ -60,7 +63,7 @@ async function consentView(user: User): Promise<void> {
   const info = await call(user, `/oauth/requests/${encodeURIComponent(requestId)}`);
   const boxes = (info.scopes as string[]).map((scope) => {
     const box = h("input", { type: "checkbox", name: "scope", value: scope, id: `scope-${scope.replace(":", "-")}` });
-    box.checked = true;
+    box.checked = !ASKED_BY_NAME.has(scope); // webhooks send the workspace's scans elsewhere: the person ticks them
     return h("li", {}, h("label", {}, box, " ", h("code", {}, scope), " ", SCOPE_TEXT[scope] ?? ""));
   });
   const decide = async (approve: boolean) => {

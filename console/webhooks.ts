@@ -3,6 +3,14 @@
 import type { ConsoleKit } from "./connectedApps";
 import { field, table } from "./dom";
 
+/** Why an endpoint was disabled, as the owner reads it (store/webhooks.ts WEBHOOK_DISABLED_REASONS). */
+const DISABLED_BECAUSE: Record<string, string> = {
+  failing: "every delivery failed for a day",
+  "creator-left": "the member who added it left the workspace",
+  "creator-disabled": "the account that added it is disabled",
+  "credential-revoked": "the key or app that added it was revoked",
+};
+
 const EVENTS = ["scan.created", "code.created", "code.updated", "code.published"];
 
 export async function webhooksSection({ api, h, button, render }: ConsoleKit): Promise<HTMLElement> {
@@ -42,7 +50,7 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
   const rows = webhooks.map((w) => [
     h("span", { class: "webhook-url" }, w.url),
     w.events.join(", "),
-    h("span", { class: "webhook-status" }, w.status),
+    h("span", { class: "webhook-status" }, w.status === "disabled" && w.disabledReason ? `disabled: ${DISABLED_BECAUSE[w.disabledReason] ?? w.disabledReason}` : w.status),
     h(
       "span",
       { class: "actions" },

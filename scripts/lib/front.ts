@@ -54,6 +54,24 @@ export interface FrontOptions {
   hostingHop?: string;
 }
 
+/** The emulators a local console page talks to from the browser: Auth (9099) and, where it runs, Storage (9199). */
+const EMULATOR_ORIGINS = { "connect-src": ["http://127.0.0.1:9099", "http://localhost:9099"], "img-src": ["http://127.0.0.1:9199", "http://localhost:9199"] } as const;
+
+/**
+ * firebase.json holds the production Content-Security-Policy of the console and consent pages, which
+ * allows no loopback origin. Locally the browser signs in against the Auth emulator, so the front adds the
+ * emulators' origins to a page's `connect-src` and `img-src`: a local-only difference, as the emulators are.
+ */
+export function withEmulatorOrigins(csp: string): string {
+  return csp
+    .split(";")
+    .map((directive) => {
+      const name = directive.trim().split(/\s+/)[0] as keyof typeof EMULATOR_ORIGINS;
+      return name in EMULATOR_ORIGINS ? `${directive.trimEnd()} ${EMULATOR_ORIGINS[name].join(" ")}` : directive;
+    })
+    .join(";");
+}
+
 // Hop-by-hop headers (RFC 9110 7.6.1) are not forwarded.
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade"]);
 
@@ -128,6 +146,8 @@ export async function startFront(options: FrontOptions): Promise<RunningFront> {
           for (const [name, value] of Object.entries(answer.headers)) {
             if (!HOP_BY_HOP.has(name) && !EMULATOR_ONLY.has(name) && value !== undefined) headers[name] = value;
           }
+          const csp = headers["content-security-policy"];
+          if (route.viaHosting && typeof csp === "string" && /\bhttps:\/\/identitytoolkit\.googleapis\.com\b/.test(csp)) headers["content-security-policy"] = withEmulatorOrigins(csp);
           res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
           answer.pipe(res);
         },

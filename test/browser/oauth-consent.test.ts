@@ -77,6 +77,17 @@ describe("OAuth consent page in a browser", function () {
     assert.equal(ping.body.result.structuredContent.authMethod, "oauth");
     assert.equal(ping.body.result.structuredContent.merchantId, merchant.merchantId);
 
+    // Webhook scopes asked for by name are listed, but unticked until the person ticks them.
+    const withWebhooks = new URL(authorize);
+    withWebhooks.searchParams.set("scope", "merchant:read webhooks:read webhooks:write");
+    withWebhooks.searchParams.set("state", "hooks-state");
+    await page.goto(String(withWebhooks));
+    await page.waitForSelector("#consent");
+    assert.deepEqual(
+      await page.$$eval("input[name=scope]", (boxes) => (boxes as HTMLInputElement[]).map((b) => [b.value, b.checked])),
+      [["merchant:read", true], ["webhooks:read", false], ["webhooks:write", false]],
+    );
+
     // Denying comes back as access_denied.
     const denyUrl = new URL(authorize);
     denyUrl.searchParams.set("state", "deny-state");

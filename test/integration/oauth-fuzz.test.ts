@@ -192,7 +192,9 @@ describe("fuzz: the OAuth authorization server after issue 20", function () {
     const order = cases.map((c, i) => ({ c, k: prng(SEED + i)() })).sort((a, b) => a.k - b.k).map((x) => x.c);
     const statuses = new Map<string, number>();
     const started = Date.now();
-    const failures = await runCases(order, 12, async (c) => {
+    // Six at a time: the functions emulator starts a worker process per concurrent request, and a dozen cold
+    // starts at once on a busy two-core machine have outlasted Hosting's 60 s proxy timeout (504).
+    const failures = await runCases(order, 6, async (c) => {
       const answer = await rawRequest(appUrl(), c.request);
       const key = `${c.expect} ${answer.status}`;
       statuses.set(key, (statuses.get(key) ?? 0) + 1);

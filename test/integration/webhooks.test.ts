@@ -4,7 +4,9 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
-import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { createMerchant, firestore, mintKey, signUp, type TestMerchant } from "../helpers/merchants";
+import { addMember, removeMember } from "../../functions/src/store/workspaces";
+import { revokeApiKey } from "../../functions/src/store/apiKeys";
 import { newClient } from "../helpers/clients";
 import { consoleAs } from "../helpers/consoleApi";
 import { eventually } from "../helpers/poll";
@@ -225,6 +227,54 @@ describe("signed scan webhooks", function () {
     const importedEvent = receiver.messages().find((m) => m.event.data.codes[0].codeId === imported.body.codes[0].codeId);
     assert.equal(importedEvent?.event.data.codes[0].status, "published");
     assert.equal((await as.post("/webhooks", { url: "http://example.com/hook", events: ["code.published"] })).status, 400, "the local stack sends to loopback only");
+  });
+
+  it("only the member who added a webhook, or the workspace's owner, deletes it or rotates its secret", async () => {
+    const member = await signUp();
+    await addMember(merchant.merchantId, member.uid);
+    const memberKey = await mintKey({ ...merchant, uid: member.uid }, ["webhooks:read", "webhooks:write"]);
+    const ownersHook = await tool(merchant, "svc.webhook.create", { url, events: ["code.created"] });
+    for (const [name, args] of [["svc.webhook.rotate_secret", { webhookId: ownersHook.webhookId }], ["svc.webhook.delete", { webhookId: ownersHook.webhookId }]] as const) {
+      const refused = await callTool(name, args, memberKey);
+      assert.equal(refused.body.error?.data?.code, "FORBIDDEN", `${name}: ${JSON.stringify(refused.body)}`);
+    }
+    const membersHook = toolResult(await callTool("svc.webhook.create", { url, events: ["code.created"] }, memberKey));
+    assert.match(toolResult(await callTool("svc.webhook.rotate_secret", { webhookId: membersHook.webhookId }, memberKey)).secret, /^whsec_/, "its creator rotates it");
+    assert.equal((await tool(merchant, "svc.webhook.delete", { webhookId: membersHook.webhookId })).deleted, true, "the owner removes a member's");
+    const left = (await tool(merchant, "svc.webhook.list", {})).webhooks.map((w: any) => w.webhookId);
+    assert.ok(left.includes(ownersHook.webhookId) && !left.includes(membersHook.webhookId));
+  });
+
+  it("a webhook follows its creator: revoking the key that made it, or removing the member, stops it at the next delivery", async () => {
+    const code = await tool(merchant, "svc.qr.create", { title: "followed", destinationUrl: "https://example.com/followed", dynamic: true });
+    const key = await mintKey(merchant, ["merchant:read", "webhooks:read", "webhooks:write"]);
+    const made = toolResult(await callTool("svc.webhook.create", { url, events: ["scan.created"] }, key));
+    receiver.secrets = [made.secret];
+    assert.equal((await scan(code.uniqueQRCodeID)).status, 302);
+    await receiver.until("the first scan's delivery", () => receiver.messages().length === 1);
+    await revokeApiKey(merchant.merchantId, key.slice(0, 15));
+    assert.equal((await scan(code.uniqueQRCodeID)).status, 302, "scans still redirect");
+    const listed = await eventually(
+      async () => (await tool(merchant, "svc.webhook.list", {})).webhooks.find((w: any) => w.webhookId === made.webhookId),
+      (w: any) => w.status === "disabled",
+      { what: "the webhook disabled at its next delivery" },
+    );
+    assert.equal(listed.disabledReason, "credential-revoked", "the owner sees why");
+    assert.equal(receiver.messages().length, 1, "nothing was sent after the revocation");
+
+    // A member's webhook stops when the member leaves (their session made it: no key to revoke).
+    const member = await signUp();
+    await addMember(merchant.merchantId, member.uid);
+    const viaConsole = await consoleAs(member.idToken).post("/webhooks", { url, events: ["scan.created"] });
+    assert.equal(viaConsole.status, 201, JSON.stringify(viaConsole.body));
+    await removeMember(merchant.merchantId, member.uid);
+    assert.equal((await scan(code.uniqueQRCodeID)).status, 302);
+    const left = await eventually(
+      async () => (await tool(merchant, "svc.webhook.list", {})).webhooks.find((w: any) => w.webhookId === viaConsole.body.webhookId),
+      (w: any) => w.status === "disabled",
+      { what: "the departed member's webhook disabled" },
+    );
+    assert.equal(left.disabledReason, "creator-left");
   });
 
   it("refuses webhook tools without the webhooks scopes and bad input without a 5xx", async () => {

@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { assertFails, assertSucceeds, initializeTestEnvironment, type RulesTestEnvironment } from "@firebase/rules-unit-testing";
 import { collection, doc, getDoc, getDocs, orderBy, query, setDoc, deleteDoc, where, type Firestore } from "firebase/firestore";
+
+import { COLLECTIONS } from "../../functions/src/store/collections";
+
+const STORE_DIR = path.resolve(__dirname, "..", "..", "functions", "src", "store");
 
 // A project of its own, so clearing it never touches the data the integration tests use.
 const PROJECT_ID = "demo-rules-matrix";
@@ -38,9 +42,24 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   { path: "oauthGrants/grant_0123456789abcdef01234567", readers: [], data: { merchantId: "ws-a", uid: "alice", clientName: "app" } },
   { path: "oauthAccessTokens/0123abcd", readers: [], data: { grantId: "grant_0123456789abcdef01234567" } },
   { path: "oauthClients/0123abcd", readers: [], data: { clientId: "svc-client-1", redirectUris: [] } },
+  { path: "oauthRequests/req_0123", readers: [], data: { clientId: "svc-client-1", state: "s", codeChallenge: "c" } },
+  { path: "oauthCodes/0123abcd", readers: [], data: { grantId: "grant_0123456789abcdef01234567" } },
+  { path: "oauthRefreshTokens/0123abcd", readers: [], data: { grantId: "grant_0123456789abcdef01234567" } },
+  // Webhook endpoints hold sealed signing secrets and their log holds what receivers answered: server only,
+  // even for the workspace's own members (the console reads them through its API).
+  { path: "workspaces/ws-a/webhooks/wh_1", readers: [], data: { url: "https://hooks.example/x", secrets: [{ sealed: "s" }] } },
+  { path: "workspaces/ws-a/webhooks/wh_1/deliveries/msg_1", readers: [], data: { body: "{}", status: "succeeded" } },
+  { path: "workspaces/ws-a/brandPresets/House", readers: [], data: { name: "House", design: {} } },
+  { path: "workspaces/ws-a/codeIndex/s00", readers: [], data: { e: {} } },
+  { path: "rateLimits/toolCalls_x_1~i", readers: [], data: { key: "toolCalls_x_1", count: 1 } },
+  { path: "appScanMarks/0123abcd", readers: [], data: { countedAt: 1 } },
+  { path: "health/probe", readers: [], data: {} },
 ];
 
 const ROLES: Role[] = ["owner", "otherMember", "stranger", "anonymous"];
+
+/** Collections under a workspace that the functions write (store/*.ts), each of which needs a row above. */
+const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "idempotency", "webhooks", "brandPresets", "codeIndex"];
 
 describe("Firestore security rules matrix", function () {
   this.timeout(60_000);
@@ -71,6 +90,20 @@ describe("Firestore security rules matrix", function () {
     if (role === "stranger") return env.authenticatedContext("mallory").firestore() as unknown as Firestore;
     return env.unauthenticatedContext().firestore() as unknown as Firestore;
   }
+
+  it("has a row for every collection the functions write", () => {
+    const rows = new Set(DOCS.map((d) => d.path.split("/")[0]));
+    for (const name of Object.values(COLLECTIONS)) assert.ok(rows.has(name), `no row for ${name}`);
+    const nested = new Set(DOCS.filter((d) => d.path.startsWith("workspaces/ws-a/")).map((d) => d.path.split("/")[2]));
+    for (const name of WORKSPACE_COLLECTIONS) assert.ok(nested.has(name), `no row for workspaces/*/${name}`);
+    // Every workspace collection the functions write is named above: a new one must be added here too.
+    const written = new Set<string>();
+    for (const file of readdirSync(STORE_DIR)) {
+      for (const m of readFileSync(path.join(STORE_DIR, file), "utf8").matchAll(/doc\(merchantId\)\.collection\("([A-Za-z]+)"\)/g)) written.add(m[1]);
+    }
+    for (const name of written) assert.ok(WORKSPACE_COLLECTIONS.includes(name), `store/ writes workspaces/*/${name}, which has no row`);
+    assert.ok(written.size >= 5, "the scan of store/ found the workspace collections");
+  });
 
   for (const d of DOCS) {
     for (const role of ROLES) {

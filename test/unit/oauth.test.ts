@@ -94,7 +94,10 @@ describe("OAuth units", () => {
   });
 
   it("parses scopes, tokens, form bodies and the MCP challenge", () => {
-    assert.deepEqual(parseScopes(undefined), ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write", "webhooks:read", "webhooks:write"]);
+    // No scope asked: everything but the webhook scopes, which an app must ask for by name.
+    assert.deepEqual(parseScopes(undefined), ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write"]);
+    assert.deepEqual(parseScopes(""), parseScopes(undefined));
+    assert.deepEqual(parseScopes("qr:write webhooks:read"), ["qr:write", "webhooks:read"]);
     assert.deepEqual(parseScopes("qr:write unknown qr:write"), ["qr:write"]);
     assert.equal(parseScopes("unknown"), undefined);
     const token = newGrantToken("at", "grant_0123456789abcdef01234567");

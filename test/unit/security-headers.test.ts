@@ -4,7 +4,10 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { siteApp } from "../../functions/src/site/app";
+import { withEmulatorOrigins } from "../../scripts/lib/front";
 
 describe("security headers", () => {
   it("removes the platform's X-Powered-By and sets nosniff, Referrer-Policy and frame-ancestors", async () => {
@@ -23,5 +26,19 @@ describe("security headers", () => {
     } finally {
       server.close();
     }
+  });
+
+  it("the production CSP of the console and consent pages allows no emulator or loopback origin; the local front adds them", () => {
+    const config = JSON.parse(readFileSync(path.join(__dirname, "..", "..", "firebase.json"), "utf8"));
+    const policies = (config.hosting.headers as Array<{ source: string; headers: Array<{ key: string; value: string }> }>).flatMap((h) =>
+      h.headers.filter((x) => x.key === "Content-Security-Policy").map((x) => ({ source: h.source, value: x.value })),
+    );
+    assert.ok(policies.some((p) => p.source.startsWith("/console")) && policies.some((p) => p.source.startsWith("/oauth/consent")));
+    for (const p of policies) assert.doesNotMatch(p.value, /127\.0\.0\.1|localhost|\[::1\]|http:\/\//, p.source);
+    const consolePolicy = policies.find((p) => p.source.startsWith("/console"))!.value;
+    const local = withEmulatorOrigins(consolePolicy);
+    assert.match(local, /connect-src 'self'[^;]* http:\/\/127\.0\.0\.1:9099/);
+    assert.match(local, /img-src 'self'[^;]* http:\/\/127\.0\.0\.1:9199/);
+    assert.equal(local.split(";").length, consolePolicy.split(";").length, "no directive added or lost");
   });
 });

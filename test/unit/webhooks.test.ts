@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
-import { newSigningSecret, openSecret, sealSecret, signatureHeader, signingSecrets } from "../../functions/src/webhooks/secrets";
+import { afterRotation, newSigningSecret, openSecret, sealSecret, signatureHeader, signingSecrets } from "../../functions/src/webhooks/secrets";
 import { postToTarget, targetProblem, type TargetGuards } from "../../functions/src/webhooks/target";
 import { covers } from "../../functions/src/webhooks/events";
 
@@ -32,6 +32,21 @@ describe("webhook signing", () => {
     const ts = Math.floor(now.getTime() / 1000);
     const headers = { "webhook-id": "msg_2", "webhook-timestamp": String(ts), "webhook-signature": signatureHeader([a, b], "msg_2", ts, "{}") };
     for (const s of [a, b]) assert.deepEqual(new Webhook(s).verify("{}", headers), {});
+  });
+
+  it("keeps at most two live secrets however often an endpoint is rotated", () => {
+    const t0 = new Date("2026-11-25T10:00:00Z");
+    const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
+    let secrets = [{ sealed: "s0", createdAt: t0, expiresAt: null as Date | null }];
+    for (let i = 1; i <= 10; i++) {
+      const now = at(i);
+      secrets = afterRotation(secrets, { sealed: `s${i}`, createdAt: now, expiresAt: null }, now, at(i + 60));
+      const live = signingSecrets(secrets, now).map((s) => s.sealed);
+      assert.deepEqual(live, [`s${i}`, `s${i - 1}`], `after rotation ${i}`);
+    }
+    // The replaced secret keeps signing only until the overlap ends.
+    assert.deepEqual(signingSecrets(secrets, at(71)).map((s) => s.sealed), ["s10"]);
+    assert.deepEqual(afterRotation([], { sealed: "only", createdAt: t0, expiresAt: null }, t0, at(60)).map((s) => s.sealed), ["only"]);
   });
 
   it("seals secrets so that only the same key and endpoint open them", () => {

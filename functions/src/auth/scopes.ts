@@ -1,8 +1,8 @@
 // Key scopes and what a signed-in console user gets (docs/decisions.md, "Scopes").
 import { z } from "zod";
-import { SCOPES } from "../core/constants";
+import { ASK_BY_NAME_SCOPES, SCOPES } from "../core/constants";
 
-export { SCOPES };
+export { ASK_BY_NAME_SCOPES, SCOPES };
 export type Scope = (typeof SCOPES)[number];
 export const ScopeSchema = z.enum(SCOPES);
 

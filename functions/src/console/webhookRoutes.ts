@@ -42,7 +42,7 @@ export const webhookEndpoints = [
     limit: "consoleWrites",
     body: NewWebhookSchema,
     async handle({ caller, body, res }) {
-      const { webhook, secret } = await createWebhook(caller.merchantId, caller.uid, body);
+      const { webhook, secret } = await createWebhook(caller.merchantId, caller.uid, body, caller.keyId ?? null);
       res.status(201);
       return { webhookId: webhook.webhookId, secret, webhook: publicWebhook(webhook) };
     },
@@ -56,7 +56,7 @@ export const webhookEndpoints = [
     limit: "consoleWrites",
     params: WebhookParams,
     async handle({ caller, params }) {
-      await removeWebhook(caller.merchantId, params.webhookId);
+      await removeWebhook(caller.merchantId, caller.uid, params.webhookId);
       return { deleted: true, webhookId: params.webhookId };
     },
   }),

@@ -139,3 +139,8 @@ export function logScanNotRecorded(facts: { merchantId: string; codeId: string }
 export function logRollupFoldSkipped(facts: { merchantId: string; day: string }, error: unknown): void {
   logger.error("rollup fold skipped", { event: "scan.fold_skipped", ...facts, error: describeError(error) });
 }
+
+/** A webhook stopped because its creator left, was disabled, or its creating key or grant was revoked. */
+export function logWebhookCreatorGone(facts: { merchantId: string; webhookId: string; reason: string }): void {
+  logger.warn("webhook disabled: its creator no longer stands", { event: "webhook.creator_gone", ...facts });
+}

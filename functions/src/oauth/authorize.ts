@@ -5,7 +5,7 @@
 // started it, and the browser sent to the consent page, which signs the person in and posts the decision
 // with their ID token.
 import type { Caller } from "../auth/caller";
-import { SCOPES, type Scope } from "../auth/scopes";
+import { ASK_BY_NAME_SCOPES, SCOPES, type Scope } from "../auth/scopes";
 import { getWorkspace } from "../store/workspaces";
 import { createPendingRequest, decidePendingRequest, getPendingRequest, type PendingRequest } from "../store/oauthGrants";
 import { logOAuthForeignBrowser } from "../core/log";
@@ -35,9 +35,12 @@ function backToClient(redirectUri: string, params: Record<string, string | null 
   return url.toString();
 }
 
-/** Requested scopes, restricted to ours; an empty request means every scope the person may grant. */
+/**
+ * Requested scopes, restricted to ours; an empty request means every scope the person may grant except
+ * those an app must ask for by name (ASK_BY_NAME_SCOPES: webhooks).
+ */
 export function parseScopes(scope: string | undefined): Scope[] | undefined {
-  if (scope === undefined || scope.trim() === "") return [...SCOPES];
+  if (scope === undefined || scope.trim() === "") return SCOPES.filter((s) => !ASK_BY_NAME_SCOPES.includes(s));
   const known = scope.split(/\s+/).filter((s): s is Scope => (SCOPES as readonly string[]).includes(s));
   return known.length ? [...new Set(known)] : undefined;
 }

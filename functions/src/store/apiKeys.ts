@@ -100,6 +100,12 @@ export async function revokeApiKey(merchantId: string, keyIdOrPrefix: string, al
   return fromDoc(snap.id, snap.data()!);
 }
 
+/** Whether a workspace's key (by keyId) still exists unrevoked: one indexed query, as revocation uses. */
+export async function isKeyLive(merchantId: string, keyId: string): Promise<boolean> {
+  const docs = (await keys().where("merchantId", "==", merchantId).where("keyId", "==", keyId).limit(1).get()).docs;
+  return docs.length === 1 && !docs[0].get("revokedAt");
+}
+
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Records use at most once a minute per key, so a busy key does not hammer one document. */

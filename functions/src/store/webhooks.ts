@@ -33,7 +33,19 @@ export interface Webhook {
   disabledAt: Date | null;
   createdAt: Date;
   createdBy: string;
+  /** The credential that created it: an API key's `key_…` or an OAuth grant's `grant_…`; null from a console session. */
+  createdWith: string | null;
+  /** Why it was disabled, shown to the owner; null while active. */
+  disabledReason: WebhookDisabledReason | null;
 }
+
+/**
+ * `failing`: a day of failed deliveries; `creator-left`: its creator is no longer a member;
+ * `creator-disabled`: its creator's account is disabled or deleted; `credential-revoked`: the key or OAuth
+ * grant that created it was revoked.
+ */
+export const WEBHOOK_DISABLED_REASONS = ["failing", "creator-left", "creator-disabled", "credential-revoked"] as const;
+export type WebhookDisabledReason = (typeof WEBHOOK_DISABLED_REASONS)[number];
 
 interface DeliveryAttempt {
   at: Date;
@@ -80,6 +92,8 @@ function webhookFrom(merchantId: string, id: string, d: DocumentData): Webhook {
     disabledAt: date(d.disabledAt),
     createdAt: date(d.createdAt)!,
     createdBy: d.createdBy,
+    createdWith: typeof d.createdWith === "string" ? d.createdWith : null,
+    disabledReason: d.status === "disabled" ? ((d.disabledReason as WebhookDisabledReason | undefined) ?? "failing") : null,
   };
 }
 
@@ -104,6 +118,8 @@ export async function saveNewWebhook(w: Webhook): Promise<void> {
       disabledAt: null,
       createdAt: Timestamp.fromDate(w.createdAt),
       createdBy: w.createdBy,
+      createdWith: w.createdWith,
+      disabledReason: null,
     });
 }
 
@@ -136,10 +152,10 @@ export async function noteAttemptOutcome(merchantId: string, webhookId: string, 
   await webhooksOf(merchantId).doc(webhookId).update({ failingSince: ok ? null : Timestamp.fromDate(at) });
 }
 
-export async function setWebhookStatus(merchantId: string, webhookId: string, status: Webhook["status"], at: Date): Promise<void> {
+export async function setWebhookStatus(merchantId: string, webhookId: string, status: Webhook["status"], at: Date, reason: WebhookDisabledReason = "failing"): Promise<void> {
   await webhooksOf(merchantId)
     .doc(webhookId)
-    .update(status === "disabled" ? { status, disabledAt: Timestamp.fromDate(at) } : { status, disabledAt: null, failingSince: null });
+    .update(status === "disabled" ? { status, disabledAt: Timestamp.fromDate(at), disabledReason: reason } : { status, disabledAt: null, failingSince: null, disabledReason: null });
 }
 
 /** Disables an endpoint and queues its mail in one transaction; false if it was already disabled (one mail). */
@@ -150,7 +166,7 @@ export async function disableWithMail(merchantId: string, webhookId: string, at:
   return db().runTransaction(async (tx) => {
     const snap = await tx.get(ref);
     if (!snap.exists || snap.get("status") === "disabled") return false;
-    tx.update(ref, { status: "disabled", disabledAt: Timestamp.fromDate(at) });
+    tx.update(ref, { status: "disabled", disabledAt: Timestamp.fromDate(at), disabledReason: "failing" });
     if (message) queueMail(tx, message);
     return true;
   });

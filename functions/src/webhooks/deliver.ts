@@ -3,7 +3,7 @@
 // disabled and the workspace's owner gets a mail.
 import { getConfig } from "../core/config";
 import { auth } from "../core/firebase";
-import { logWebhookDisabled } from "../core/log";
+import { logWebhookCreatorGone, logWebhookDisabled } from "../core/log";
 import {
   createDeliveryOnce,
   disableWithMail,
@@ -11,8 +11,10 @@ import {
   readDelivery,
   readWebhook,
   recordAttempt,
+  setWebhookStatus,
   type Webhook,
 } from "../store/webhooks";
+import { creatorVerdict } from "./creator";
 import type { DeliveryTask } from "./queue";
 import { openSecret, secretBinding, signatureHeader, signingSecrets } from "./secrets";
 import { syncLinkWebhooks } from "./service";
@@ -32,6 +34,13 @@ function signedHeaders(webhook: Webhook, deliveryId: string, body: string, now: 
 export async function attemptDelivery(task: DeliveryTask, guards: TargetGuards = targetGuards(getConfig().isEmulator), now = new Date()): Promise<AttemptResult> {
   const webhook = await readWebhook(task.merchantId, task.webhookId);
   if (!webhook || webhook.status !== "active") return "dropped"; // deleted or disabled since: nothing to send
+  const gone = await creatorVerdict(webhook);
+  if (gone) {
+    await setWebhookStatus(task.merchantId, task.webhookId, "disabled", now, gone);
+    logWebhookCreatorGone({ merchantId: task.merchantId, webhookId: task.webhookId, reason: gone });
+    await syncLinkWebhooks(task.merchantId); // its links stop naming it: scans stop queueing for it
+    return "dropped";
+  }
   const delivery = task.body
     ? await createDeliveryOnce(task.merchantId, { deliveryId: task.deliveryId, webhookId: task.webhookId, type: task.type, count: task.count, body: task.body, createdAt: now })
     : await readDelivery(task.merchantId, task.webhookId, task.deliveryId);

@@ -43,6 +43,17 @@ export function signingSecrets(secrets: readonly StoredSecret[], now: Date): Sto
   return secrets.filter((s) => s.expiresAt === null || s.expiresAt.getTime() > now.getTime());
 }
 
+/**
+ * The secrets after a rotation: the fresh one, and the one it replaces (the newest still signing), which
+ * keeps signing until `until` at the latest. Any older secret still in an earlier overlap ends now, so at
+ * most two secrets are ever live, however often an endpoint is rotated.
+ */
+export function afterRotation(secrets: readonly StoredSecret[], fresh: StoredSecret, now: Date, until: Date): StoredSecret[] {
+  const previous = signingSecrets(secrets, now).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())[0];
+  if (!previous) return [fresh];
+  return [fresh, { ...previous, expiresAt: previous.expiresAt && previous.expiresAt < until ? previous.expiresAt : until }];
+}
+
 /** The webhook-signature header: one `v1,<base64 HMAC-SHA256>` per secret, space separated. */
 export function signatureHeader(secrets: readonly string[], msgId: string, timestampSeconds: number, body: string): string {
   return secrets

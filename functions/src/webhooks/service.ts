@@ -26,8 +26,9 @@ import {
 } from "../store/webhooks";
 import { covers, eventBody, newMessageId, type CodeNotice } from "./events";
 import { enqueueDelivery } from "./queue";
-import { newSigningSecret, sealSecret, secretBinding } from "./secrets";
+import { afterRotation, newSigningSecret, sealSecret, secretBinding } from "./secrets";
 import { targetProblem } from "./target";
+import { getWorkspace } from "../store/workspaces";
 
 const MAX_WEBHOOKS = 10;
 export const MAX_OVERLAP_HOURS = 168;
@@ -57,6 +58,7 @@ export function publicWebhook(w: Webhook) {
     status: w.status,
     failingSince: w.failingSince?.toISOString() ?? null,
     disabledAt: w.disabledAt?.toISOString() ?? null,
+    disabledReason: w.disabledReason,
     createdAt: w.createdAt.toISOString(),
     secretsInUse: w.secrets.filter((s) => s.expiresAt === null || s.expiresAt > new Date()).length,
   };
@@ -95,7 +97,8 @@ export async function syncLinkWebhooks(merchantId: string): Promise<void> {
   await setLinkWebhooks(changes);
 }
 
-export async function createWebhook(merchantId: string, uid: string, input: NewWebhook): Promise<{ webhook: Webhook; secret: string }> {
+/** `createdWith`: the caller's key or grant id (Caller.keyId), which the webhook then follows (creator.ts). */
+export async function createWebhook(merchantId: string, uid: string, input: NewWebhook, createdWith: string | null = null): Promise<{ webhook: Webhook; secret: string }> {
   const local = getConfig().isEmulator;
   const problem = targetProblem(input.url, local);
   if (problem) {
@@ -119,6 +122,8 @@ export async function createWebhook(merchantId: string, uid: string, input: NewW
     disabledAt: null,
     createdAt: now,
     createdBy: uid,
+    createdWith,
+    disabledReason: null,
   };
   await saveNewWebhook(webhook);
   logWebhookSecretIssued({ merchantId, webhookId, uid, rotated: false });
@@ -126,7 +131,18 @@ export async function createWebhook(merchantId: string, uid: string, input: NewW
   return { webhook, secret };
 }
 
-export async function removeWebhook(merchantId: string, webhookId: string): Promise<void> {
+/**
+ * Removing a webhook or rotating its secret belongs to the member who added it and to the workspace's
+ * owner, as with keys and connected apps: another member cannot cut off or take over someone else's.
+ */
+async function mustControl(merchantId: string, webhookId: string, uid: string): Promise<Webhook> {
+  const webhook = await mustRead(merchantId, webhookId);
+  if (webhook.createdBy === uid || (await getWorkspace(merchantId))?.ownerUid === uid) return webhook;
+  throw new AppError("FORBIDDEN", "Only the member who added this webhook, or the workspace's owner, can remove it or rotate its secret");
+}
+
+export async function removeWebhook(merchantId: string, uid: string, webhookId: string): Promise<void> {
+  await mustControl(merchantId, webhookId, uid);
   if (!(await deleteWebhook(merchantId, webhookId))) throw new AppError("NOT_FOUND", "Webhook not found");
   await syncLinkWebhooks(merchantId);
 }
@@ -138,16 +154,14 @@ export async function enableWebhook(merchantId: string, webhookId: string): Prom
   return mustRead(merchantId, webhookId);
 }
 
-/** A new secret signs from now on; the previous one keeps signing for `overlapHours` (both signatures sent). */
+/** A new secret signs from now on; the previous one keeps signing for `overlapHours` (both signatures sent); older ones end. */
 export async function rotateSecret(merchantId: string, uid: string, webhookId: string, overlapHours: number): Promise<{ secret: string; previousValidUntil: string }> {
-  const webhook = await mustRead(merchantId, webhookId);
+  const webhook = await mustControl(merchantId, webhookId, uid);
   const now = new Date();
   const until = new Date(now.getTime() + overlapHours * 3_600_000);
   const secret = newSigningSecret();
-  const kept = webhook.secrets
-    .filter((s) => s.expiresAt === null || s.expiresAt > now)
-    .map((s) => ({ ...s, expiresAt: s.expiresAt && s.expiresAt < until ? s.expiresAt : until }));
-  await saveSecrets(merchantId, webhookId, [{ sealed: sealSecret(secret, secretBinding(webhook)), createdAt: now, expiresAt: null }, ...kept]);
+  const fresh = { sealed: sealSecret(secret, secretBinding(webhook)), createdAt: now, expiresAt: null };
+  await saveSecrets(merchantId, webhookId, afterRotation(webhook.secrets, fresh, now, until));
   logWebhookSecretIssued({ merchantId, webhookId, uid, rotated: true });
   return { secret, previousValidUntil: until.toISOString() };
 }

@@ -19,7 +19,7 @@ const definition = {
   input,
   output,
   async handler(args: z.infer<typeof input>, { caller }: ToolContext): Promise<z.infer<typeof output>> {
-    const { webhook, secret } = await createWebhook(caller.merchantId, caller.uid, args);
+    const { webhook, secret } = await createWebhook(caller.merchantId, caller.uid, args, caller.keyId ?? null);
     return { webhookId: webhook.webhookId, secret, webhook: publicWebhook(webhook) };
   },
   summarize: (r: z.infer<typeof output>) => `Webhook ${r.webhookId} created for ${r.webhook.url}; its secret is shown only now.`,

@@ -15,7 +15,7 @@ const definition = {
   input,
   output,
   async handler({ webhookId }: z.infer<typeof input>, { caller }: ToolContext): Promise<z.infer<typeof output>> {
-    await removeWebhook(caller.merchantId, webhookId);
+    await removeWebhook(caller.merchantId, caller.uid, webhookId);
     return { deleted: true as const, webhookId };
   },
   summarize: (r: z.infer<typeof output>) => `Webhook ${r.webhookId} deleted.`,

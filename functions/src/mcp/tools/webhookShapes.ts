@@ -1,6 +1,6 @@
 // Output shapes shared by the webhook tools (what webhooks/service.ts publicWebhook and publicDelivery return).
 import { z } from "zod";
-import { WEBHOOK_EVENTS } from "../../store/webhooks";
+import { WEBHOOK_DISABLED_REASONS, WEBHOOK_EVENTS } from "../../store/webhooks";
 
 export const WebhookOut = z
   .object({
@@ -12,6 +12,7 @@ export const WebhookOut = z
     status: z.enum(["active", "disabled"]),
     failingSince: z.string().nullable(),
     disabledAt: z.string().nullable(),
+    disabledReason: z.enum(WEBHOOK_DISABLED_REASONS).nullable(),
     createdAt: z.string(),
     secretsInUse: z.number().int(),
   })
