@@ -109,10 +109,20 @@ export function rawRequest(base: string, request: RawRequest): Promise<RawAnswer
   });
 }
 
-/** Runs `cases` with `concurrency` workers; collects what `check` reports. */
+/** Cases finished before one more worker joins a run (see runCases). */
+const RAMP_CASES = 12;
+
+/**
+ * Runs `cases` with up to `concurrency` workers; collects what `check` reports. Workers join one at a time,
+ * each after RAMP_CASES more cases have finished: the functions emulator starts a worker process for each
+ * request it cannot hand to an idle one, and many cold starts at once on a busy machine can outlast
+ * Hosting's 60 s proxy timeout, a 504 that production's autoscaling would not give.
+ */
 export async function runCases<T>(cases: readonly T[], concurrency: number, check: (c: T, index: number) => Promise<string | undefined>): Promise<string[]> {
   const failures: string[] = [];
   let next = 0;
+  let finished = 0;
+  const waiting: Array<{ after: number; start: () => void }> = [];
   const worker = async () => {
     while (next < cases.length) {
       const index = next++;
@@ -122,8 +132,14 @@ export async function runCases<T>(cases: readonly T[], concurrency: number, chec
       } catch (error) {
         failures.push(`#${index}: threw ${(error as Error).message}`);
       }
+      finished++;
+      while (waiting.length && waiting[0].after <= finished) waiting.shift()!.start();
     }
+    for (const w of waiting.splice(0)) w.start(); // nothing left to ramp for
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
+  const workers = Array.from({ length: concurrency }, (_, i) =>
+    i === 0 ? worker() : new Promise<void>((start) => waiting.push({ after: i * RAMP_CASES, start })).then(worker),
+  );
+  await Promise.all(workers);
   return failures;
 }

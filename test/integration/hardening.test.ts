@@ -12,6 +12,7 @@ import { eventually } from "../helpers/poll";
 import { addMember, removeMember } from "../../functions/src/store/workspaces";
 import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { auth } from "../../functions/src/core/firebase";
+import { RATE_LIMITS } from "../../functions/src/core/rateLimit";
 import { nextWholeSecond } from "../helpers/clock";
 
 const json = { "Content-Type": "application/json" };
@@ -108,12 +109,12 @@ describe("hardening (issue 12 probes)", function () {
       assert.equal((await callTool("svc.ping", {}, other)).status, 200);
     });
 
-    it("console answers to a signed-in user carry the standing of their write limit", async () => {
+    it("console reads count against the read limit before they read; changes against the write limit", async () => {
       const user = await createMerchant();
       const res = await consoleFetch("/keys", { headers: { Authorization: `Bearer ${user.idToken}` } });
       assert.equal(res.status, 200);
-      assert.equal(res.headers.get("x-ratelimit-limit"), "120");
-      assert.equal(res.headers.get("x-ratelimit-remaining"), "120", "a read counts nothing");
+      assert.equal(res.headers.get("x-ratelimit-limit"), String(RATE_LIMITS.consoleReads.max));
+      assert.equal(res.headers.get("x-ratelimit-remaining"), String(RATE_LIMITS.consoleReads.max - 1), "a read is counted");
       const minted = await consoleFetch("/keys", { method: "POST", headers: { ...json, Authorization: `Bearer ${user.idToken}` }, body: JSON.stringify({ scopes: ["qr:write"] }) });
       assert.equal(minted.status, 201);
       assert.equal(minted.headers.get("x-ratelimit-remaining"), "119");
