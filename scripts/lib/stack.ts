@@ -18,6 +18,8 @@ import { createConnection } from "node:net";
 import path from "node:path";
 import { LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/constants";
 import { hostingHop, startFront, type RunningFront } from "./front";
+import { ensureLocalScanStream } from "./scanStream";
+import { SCAN_STREAM } from "../../functions/src/scans/streamSchema";
 
 export const ROOT = path.resolve(__dirname, "..", "..");
 export const PROJECT_ID = LOCAL_PROJECT_ID;
@@ -56,6 +58,7 @@ interface EmulatorPorts {
   firestore: number;
   auth: number;
   storage: number;
+  pubsub: number;
   hub: number;
   logging: number;
   ui: number;
@@ -70,6 +73,7 @@ export function emulatorPorts(): EmulatorPorts {
     firestore: e.firestore.port,
     auth: e.auth.port,
     storage: e.storage.port,
+    pubsub: e.pubsub.port,
     hub: e.hub.port,
     logging: e.logging.port,
     ui: e.ui.port,
@@ -106,11 +110,33 @@ function gcloudFirestoreJar(): string | undefined {
   return gcloudJar.path;
 }
 
-function findGcloudFirestoreJar(): string | undefined {
+let sdkRoot: { path?: string } | undefined;
+
+/** The Google Cloud CLI's installation directory, if the CLI is installed. */
+function gcloudSdkRoot(): string | undefined {
+  sdkRoot ??= { path: findGcloudSdkRoot() };
+  return sdkRoot.path;
+}
+
+function findGcloudSdkRoot(): string | undefined {
   const out = spawnSync("gcloud", ["info", "--format=value(installation.sdk_root)"], { encoding: "utf8", timeout: 60_000 });
-  if (out.error || out.status !== 0) return undefined;
-  const jar = path.join(out.stdout.trim(), "platform", "cloud-firestore-emulator", "cloud-firestore-emulator.jar");
-  return existsSync(jar) ? jar : undefined;
+  return out.error || out.status !== 0 ? undefined : out.stdout.trim() || undefined;
+}
+
+function findGcloudFirestoreJar(): string | undefined {
+  const root = gcloudSdkRoot();
+  const jar = root && path.join(root, "platform", "cloud-firestore-emulator", "cloud-firestore-emulator.jar");
+  return jar && existsSync(jar) ? jar : undefined;
+}
+
+/**
+ * The Google Cloud CLI's Pub/Sub emulator (its `pubsub-emulator` component), which firebase-tools runs in
+ * place of the one it would download: so the scan stream's emulator runs offline too.
+ */
+export function gcloudPubSubEmulator(): string | undefined {
+  const root = gcloudSdkRoot();
+  const bin = root && path.join(root, "platform", "pubsub-emulator", "bin", "cloud-pubsub-emulator");
+  return bin && existsSync(bin) ? bin : undefined;
 }
 
 /** The java binary the shim hands everything else to (the first `java` on PATH, resolved). */
@@ -131,6 +157,10 @@ const FIRESTORE_MISSING =
   "Firestore emulator: firebase-tools needs Java 21+ to run it, and no Google Cloud CLI Firestore emulator was found. " +
   "Install Java 21 (macOS: `brew install openjdk@21`; Debian/Ubuntu: `apt install openjdk-21-jre-headless`), " +
   "or with Java 17: `gcloud components install cloud-firestore-emulator`.";
+
+const PUBSUB_MISSING =
+  "Pub/Sub emulator (the scan stream): not found in the Google Cloud CLI. Install it with `gcloud components install pubsub-emulator` " +
+  "(or, with Java 21 and internet access, let firebase-tools download its own).";
 
 /** One line per missing piece, each saying how to get it. */
 export class PrerequisiteError extends Error {
@@ -161,6 +191,7 @@ export async function checkPrerequisites(options: { chromium?: boolean; ui?: boo
       problems.push(...(error instanceof PrerequisiteError ? error.problems : [String(error)]));
     }
   }
+  if (mode === "gcloud" && java !== 0 && !gcloudPubSubEmulator()) problems.push(PUBSUB_MISSING);
   const ports = emulatorPorts();
   const wanted: [string, number][] = [
     ...Object.entries(ports).filter(([name]) => !(mode === "gcloud" && name === "storage") && (name !== "ui" || options.ui)),
@@ -268,19 +299,24 @@ export class Stack {
       METADATA_SERVER_DETECTION: "none",
       FIRESTORE_EMULATOR_HOST: `${host}:${ports.firestore}`,
       FIREBASE_AUTH_EMULATOR_HOST: `${host}:${ports.auth}`,
+      PUBSUB_EMULATOR_HOST: `${host}:${ports.pubsub}`,
     };
     const storageEmulator = mode === "firebase";
     if (storageEmulator) env.FIREBASE_STORAGE_EMULATOR_HOST = `${host}:${ports.storage}`;
 
     const [markerName, markerValue] = this.marker.split("=");
     const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, FIREBASE_CLI_DISABLE_UPDATE_CHECK: "true", [markerName]: markerValue };
-    delete childEnv.FIRESTORE_EMULATOR_HOST; // firebase-tools runs Firestore and sets it for the functions
+    // firebase-tools runs Firestore and Pub/Sub and sets their hosts for the functions.
+    delete childEnv.FIRESTORE_EMULATOR_HOST;
+    delete childEnv.PUBSUB_EMULATOR_HOST;
+    const pubsubBinary = gcloudPubSubEmulator();
+    if (pubsubBinary) childEnv.PUBSUB_EMULATOR_BINARY_PATH = pubsubBinary;
     if (mode === "gcloud") {
       childEnv.FIRESTORE_EMULATOR_BINARY_PATH = gcloudFirestoreJar();
       childEnv.REAL_JAVA = realJava();
       childEnv.PATH = `${path.join(__dirname, "java-shim")}${path.delimiter}${process.env.PATH ?? ""}`;
     }
-    const only = mode === "gcloud" ? "auth,firestore,functions,hosting,tasks" : "auth,firestore,functions,hosting,storage,tasks";
+    const only = mode === "gcloud" ? "auth,firestore,functions,hosting,pubsub,tasks" : "auth,firestore,functions,hosting,pubsub,storage,tasks";
     const firebaseBin = path.join(ROOT, "node_modules", "firebase-tools", "lib", "bin", "firebase.js");
     const args = [firebaseBin, "emulators:start", "--project", PROJECT_ID, "--only", only];
     const ui = options.ui && emulatorUiAvailable(mode);
@@ -305,6 +341,7 @@ export class Stack {
       ["Firestore emulator", ports.firestore],
       ["Hosting emulator", ports.hosting],
       ["Functions emulator", ports.functions],
+      ["Pub/Sub emulator", ports.pubsub],
       ...(storageEmulator ? ([["Storage emulator", ports.storage]] as [string, number][]) : []),
       ...(ui ? ([["Emulator UI", ports.ui]] as [string, number][]) : []),
     ];
@@ -328,6 +365,8 @@ export class Stack {
     }
     this.stillStarting();
     step("emulators ready (the site API answers through Hosting)");
+    await ensureLocalScanStream(env.PUBSUB_EMULATOR_HOST, PROJECT_ID);
+    step(`scan stream ready: topic ${SCAN_STREAM.topic} with schema ${SCAN_STREAM.schema} on the Pub/Sub emulator`);
     this.front = await startFront({
       host,
       routes: [

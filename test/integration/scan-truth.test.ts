@@ -260,6 +260,7 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
       place,
       at,
       source: "redirect",
+      servedFrom: "live",
     });
     assert.deepEqual(outcome, { counted: true, unique: true });
     const a = await analytics(m, code.codeId, 2);
@@ -292,7 +293,7 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     const other = await dynamicCode(m, "privacy-2");
     await scan(clients[0], other.uniqueQRCodeID, agents[0]);
     const ids = (await firestore().collection("workspaces").doc(m.merchantId).collection("scans").get()).docs.map((d) => d.id);
-    const hashes = ids.filter((id) => id.startsWith("u~")).map((id) => id.split("~")[3]);
+    const hashes = ids.filter((id) => id.startsWith("u~")).map((id) => id.split("~")[1]);
     assert.equal(new Set(hashes).size, hashes.length, "no visitor hash repeats across codes");
     // Every event and rollup expires after the retention period (400 days by default).
     for (const d of docs) {

@@ -144,3 +144,8 @@ export function logRollupFoldSkipped(facts: { merchantId: string; day: string },
 export function logWebhookCreatorGone(facts: { merchantId: string; webhookId: string; reason: string }): void {
   logger.warn("webhook disabled: its creator no longer stands", { event: "webhook.creator_gone", ...facts });
 }
+
+/** A scan event could not be published to the stream before its deadline or at all; the redirect still answered. */
+export function logScanNotStreamed(facts: { scanId: string; merchantId: string; pending: boolean }, error?: unknown): void {
+  logger.error("scan not streamed", { event: "scan.not_streamed", ...facts, ...(error === undefined ? {} : { error: describeError(error) }) });
+}

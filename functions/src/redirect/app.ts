@@ -1,5 +1,5 @@
 // Dynamic links: GET /qr/<uniqueQRCodeID> reads the link document (one read: a re-point applies to the
-// very next scan) and records the scan (one batch of two writes), and answers 302 only when both are done,
+// very next scan; only a read past its deadline is answered from the instance's last-known-good link) and records the scan (one batch of two writes), and answers 302 only when both are done,
 // so a scan whose redirect was answered survives the instance dying at that moment. Nothing runs after the
 // response and nothing runs later per scan (no trigger).
 // Which workspace and code a link belongs to never changes, so an instance remembers it: from the second
@@ -85,35 +85,77 @@ const linkReads = new Coalescer<string, Link | undefined>(async (ids) => {
   return ids.map((id) => byId.get(id));
 }, 100);
 
-const readLinkCounted = (id: string) => linkReads.submit(id);
+/** How long a scan waits for its link read before a last-known-good answer may serve it. */
+export const LINK_READ_DEADLINE_MS = 300;
+const LAST_GOOD_MAX = 20_000;
+/** The newest link this instance read for each id: served only when a read passes its deadline. */
+const lastGood = new Map<string, Link>();
+
+function rememberGood(id: string, link: Link | undefined): void {
+  if (!link) return;
+  lastGood.delete(id); // re-inserted last: the map's order is least recently read first
+  if (lastGood.size >= LAST_GOOD_MAX) lastGood.delete(lastGood.keys().next().value!);
+  lastGood.set(id, link);
+}
+
+type ServedLink = { link: Link | undefined; servedFrom: "live" | "last-known-good" };
+
+/**
+ * The link for this scan: always read (a re-point applies to the very next scan on every instance). Only
+ * when the read passes LINK_READ_DEADLINE_MS and this instance has read the link before does the last
+ * known answer serve the scan; the late read still refreshes it. Without one, the scan waits for the read.
+ */
+function readLinkInTime(id: string): Promise<ServedLink> {
+  const read = linkReads.submit(id).then((link) => (rememberGood(id, link), link));
+  const known = lastGood.get(id);
+  if (!known) return read.then((link) => ({ link, servedFrom: "live" }));
+  return new Promise<ServedLink>((resolve, reject) => {
+    const timer = setTimeout(() => resolve({ link: lastGood.get(id) ?? known, servedFrom: "last-known-good" }), LINK_READ_DEADLINE_MS);
+    read.then(
+      (link) => (clearTimeout(timer), resolve({ link, servedFrom: "live" })),
+      (error) => (clearTimeout(timer), reject(error)),
+    );
+  });
+}
 
 /** GET and HEAD /qr/<id>, on Node's own request and response: the hot path skips express entirely. */
 async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
   const at = new Date();
   let place: ScanPlace | undefined;
-  const record = async (identity: Omit<CodeIdentity, "timeZone">) => {
+  const record = async (identity: Omit<CodeIdentity, "timeZone">, servedFrom: Promise<ServedLink["servedFrom"]>) => {
     let timeZone: string;
     [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
-    return recordScanSafely({ ...identity, timeZone }, id, { method: req.method ?? "GET", headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect" });
+    return recordScanSafely({ ...identity, timeZone }, id, { method: req.method ?? "GET", headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect", servedFrom });
   };
   const known = identities.get(id);
-  let link: Link | undefined;
+  let served: ServedLink;
   let outcome: Awaited<ReturnType<typeof recordScanSafely>>;
   if (known) {
-    [link, outcome] = await Promise.all([readLinkCounted(id), record(known)]);
+    // The read and the scan's write go together; the scan's stream event learns how the link was served.
+    const reading = readLinkInTime(id);
+    [served, outcome] = await Promise.all([reading, record(known, reading.then((r) => r.servedFrom, () => "live" as const))]);
   } else {
-    link = await readLinkCounted(id);
-    if (!link) return sendNotFound(res);
-    outcome = await record(remember(id, link));
+    served = await readLinkInTime(id);
+    if (!served.link) return sendNotFound(res);
+    outcome = await record(remember(id, served.link), Promise.resolve(served.servedFrom));
   }
+  const link = served.link;
   if (!link) return sendNotFound(res); // links are never deleted; a remembered id always has one
   // Queued before the 302, like the scan itself: nothing runs after the response.
   if (link.webhookIds?.length && outcome && place) await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
   const counted = outcome === undefined ? "unknown" : outcome.counted ? "true" : `false; reason=${outcome.reason}`;
   res.removeHeader("X-Powered-By");
   res
-    .writeHead(302, { ...SECURITY_HEADERS, Location: link.destinationUrl, "Cache-Control": "no-store", "X-Scan-Counted": counted, "Referrer-Policy": "no-referrer", "Content-Length": "0" })
+    .writeHead(302, {
+      ...SECURITY_HEADERS,
+      Location: link.destinationUrl,
+      "Cache-Control": "no-store",
+      "X-Scan-Counted": counted,
+      ...(served.servedFrom === "last-known-good" ? { "X-Link-Served": "last-known-good" } : {}),
+      "Referrer-Policy": "no-referrer",
+      "Content-Length": "0",
+    })
     .end();
 }
 

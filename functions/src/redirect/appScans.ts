@@ -10,7 +10,7 @@ import { readLink } from "../store/codes";
 import { readWorkspaceTimeZone } from "../store/workspaces";
 import { APP_SCAN_REPEAT_MS, countAppScan } from "../store/scans";
 import { placeOfRequest } from "../scans/place";
-import { visitorHash } from "../scans/record";
+import { newScanId, scanEventOf, streamScan, uniqueEventId, visitorHash } from "../scans/record";
 import { deviceOf } from "../scans/device";
 import { localMoment } from "../scans/localTime";
 
@@ -82,7 +82,14 @@ const appScanEndpoint = endpoint({
     const pending = appScansInFlight.get(markId);
     let counted = false;
     if (pending) await pending.catch(() => undefined);
-    else counted = await trackAppScan(markId, countAppScan(markId, facts, `u~${day}~${link.codeId}~${visitor}`, `a~${at.getTime()}~${link.codeId}~${visitor}`));
+    else {
+      // Every report reaches the stream, counted or not (its queries apply the same repeat rule).
+      const event = scanEventOf(facts, newScanId(), { botReason: null, visitor }, "live");
+      [counted] = await Promise.all([
+        trackAppScan(markId, countAppScan(markId, facts, uniqueEventId(day, link.codeId, visitor), `a~${visitor}~${at.getTime()}~${link.codeId}`)),
+        streamScan(event),
+      ]);
+    }
     res.status(counted ? 201 : 200);
     return counted
       ? { ok: true as const, counted: true }

@@ -11,10 +11,12 @@
 // Privacy: the visitor is HMAC(daily secret, code, address, User-Agent), truncated to 96 bits. The address
 // and User-Agent are never stored; the secret of a date is destroyed 48 hours after the date begins (UTC),
 // after which no hash of that day can be recomputed or linked to another day's.
-import { createHmac } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
-import { logScanNotRecorded } from "../core/log";
+import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
+import { publishScanEvent } from "../store/scanStream";
+import { SCAN_EVENT_VERSION, type ScanEvent } from "./streamSchema";
 import { isAlreadyExists, writeScan, type ScanFacts } from "../store/scans";
 import { loadOrCreateSecret } from "../store/scanSecrets";
 import { botReason } from "./classify";
@@ -45,6 +47,8 @@ interface ScanRequest {
   place: ScanFacts["place"];
   at: Date;
   source: "redirect" | "app";
+  /** Whether the link was read for this scan or answered from last-known-good (redirect/app.ts); may settle later. */
+  servedFrom: ScanEvent["served_from"] | Promise<ScanEvent["served_from"]>;
 }
 
 // ---- the daily secrets, cached per instance ----
@@ -116,7 +120,62 @@ function rollupShard(merchantId: string, nowMs: number): number {
 
 export type ScanOutcome = { counted: true; unique: boolean } | { counted: false; reason: string };
 
-/** Classifies and records one scan of a known code; resolves once it is durable. */
+/** How long a scan waits for Pub/Sub to store its event; past it the redirect answers and the publish goes on. */
+export const STREAM_WAIT_MS = 1_000;
+
+/** A new scan's stable id: random, so ids never form an increasing range; a retried publish reuses it. */
+export function newScanId(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+/** The stream's message for a scan (scans/streamSchema.ts). */
+export function scanEventOf(facts: ScanFacts, scanId: string, who: { botReason: string | null; visitor: string | null }, servedFrom: ScanEvent["served_from"]): ScanEvent {
+  return {
+    schema_version: SCAN_EVENT_VERSION,
+    scan_id: scanId,
+    at: facts.at.getTime() * 1000,
+    merchant_id: facts.merchantId,
+    code_id: facts.codeId,
+    unique_qr_code_id: facts.uniqueQRCodeID,
+    campaign: facts.campaign,
+    kind: who.botReason ? "bot" : "person",
+    bot_reason: who.botReason,
+    visitor: who.visitor,
+    day: facts.day,
+    hour: facts.hour,
+    time_zone: facts.timeZone,
+    country: facts.place.country,
+    region: facts.place.state,
+    city: facts.place.city,
+    device: facts.device.device,
+    os: facts.device.os,
+    browser: facts.device.browser,
+    source: facts.source,
+    served_from: servedFrom,
+  };
+}
+
+/**
+ * Publishes a scan's event, waiting at most STREAM_WAIT_MS: never rejects, so the stream failing never
+ * fails a scan (the failure is logged, and the library keeps retrying a publish that is late).
+ */
+export async function streamScan(event: ScanEvent): Promise<void> {
+  const facts = { scanId: event.scan_id, merchantId: event.merchant_id };
+  const published = publishScanEvent(event).then(
+    () => true,
+    (error: unknown) => (logScanNotStreamed({ ...facts, pending: false }, error), true),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), STREAM_WAIT_MS)));
+  const inTime = await Promise.race([published, late]);
+  clearTimeout(timer);
+  if (!inTime) logScanNotStreamed({ ...facts, pending: true });
+}
+
+/**
+ * Classifies and records one scan of a known code; resolves once it is durable in Firestore and its event
+ * is in the stream (both at once: the publish adds no wait of its own).
+ */
 export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): Promise<ScanOutcome> {
   const { day, hour } = localMoment(request.at, code.timeZone);
   const ua = request.headers["user-agent"];
@@ -132,19 +191,32 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
     source: request.source,
     retentionDays: getConfig().scanRetentionDays,
   };
-  const shard = rollupShard(code.merchantId, request.at.getTime());
   const reason = botReason(request.method, request.headers);
-  if (reason) {
-    await writeScan(facts, { kind: "bot", reason }, shard);
-    return { counted: false, reason };
-  }
+  const visitor = reason ? null : await visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, device));
+  const scanId = newScanId();
+  const streamed = Promise.resolve(request.servedFrom).then((servedFrom) => streamScan(scanEventOf(facts, scanId, { botReason: reason, visitor }, servedFrom)));
+  const [outcome] = await Promise.all([countScan(facts, reason, visitor, request.at), streamed]);
+  return outcome;
+}
 
-  const visitor = await visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, device));
-  const state = stateOf(`${code.codeId}~${visitor}`);
+// Event ids of a person's counted scans (the guards of unique and repeat counting). The visitor hash
+// leads, so the ids of a busy code and day spread over the key space instead of filling one range.
+export const uniqueEventId = (day: string, codeId: string, visitor: string) => `u~${visitor}~${day}~${codeId}`;
+export const minuteEventId = (minute: number, codeId: string, visitor: string, slot: number) => `m~${visitor}~${minute}~${codeId}~${slot}`;
+
+/** The Firestore side of a scan: a person's event (the unique and repeat guard) and the rollup change. */
+async function countScan(facts: ScanFacts, reason: string | null, visitor: string | null, at: Date): Promise<ScanOutcome> {
+  const shard = rollupShard(facts.merchantId, at.getTime());
+  if (reason || visitor === null) {
+    await writeScan(facts, { kind: "bot", reason: reason ?? "unknown" }, shard);
+    return { counted: false, reason: reason ?? "unknown" };
+  }
+  const { day, codeId } = facts;
+  const state = stateOf(`${codeId}~${visitor}`);
   if (state.firstDay !== day) {
     state.firstDay = day; // claimed before the await: this visitor's concurrent scans go to the minute slots
     try {
-      await writeScan(facts, { kind: "human", unique: true, eventId: `u~${day}~${code.codeId}~${visitor}` }, shard);
+      await writeScan(facts, { kind: "human", unique: true, eventId: uniqueEventId(day, codeId, visitor) }, shard);
       return { counted: true, unique: true };
     } catch (error) {
       if (!isAlreadyExists(error)) {
@@ -153,7 +225,7 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
       }
     }
   }
-  const minute = Math.floor(request.at.getTime() / 60_000);
+  const minute = Math.floor(at.getTime() / 60_000);
   if (state.minute !== minute) {
     state.minute = minute;
     state.nextSlot = 0;
@@ -161,7 +233,7 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
   while (state.nextSlot < REPEATS_PER_MINUTE) {
     const slot = state.nextSlot++;
     try {
-      await writeScan(facts, { kind: "human", unique: false, eventId: `m~${minute}~${code.codeId}~${visitor}~${slot}` }, shard);
+      await writeScan(facts, { kind: "human", unique: false, eventId: minuteEventId(minute, codeId, visitor, slot) }, shard);
       return { counted: true, unique: false };
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;

@@ -4,8 +4,8 @@
 //                                                  breakdowns; workspace figures are their sums; cities)
 // Bots, previews and repeats write only the rollup increment. Nothing runs later per scan: no trigger.
 // The event id doubles as the guard for unique and repeat counting (scans/record.ts): the first scan of a
-// code by a visitor on a local day is created as `u~{day}~{codeId}~{visitor}`, later ones take one of a few
-// per-minute slots `m~{minute}~{codeId}~{visitor}~{k}`. `create` fails when the id exists, failing the whole
+// code by a visitor on a local day is created as `u~{visitor}~{day}~{codeId}`, later ones take one of a few
+// per-minute slots `m~{visitor}~{minute}~{codeId}~{k}` (the visitor hash leads: no increasing key range). `create` fails when the id exists, failing the whole
 // batch, so a rollup is never incremented for a scan whose event was not written, on any instance.
 // Rollup shards: a workspace-day normally has one rollup document. An instance that sees a workspace scanned
 // fast spreads its increments over `{day}~{shard}` documents (no hot document); the maintenance job folds

@@ -1,0 +1,39 @@
+// `npm run deploy:scan-stream -- --project <id> [--location US] [--retention-days 400] [--dry-run]`:
+// creates the scan stream in a Firebase project (Pub/Sub schema and topic, BigQuery dataset and table,
+// the BigQuery subscription), which `firebase deploy` does not. Run once per project, after `firebase
+// deploy`; each command is printed before it runs, and --dry-run only prints them (docs/scan-stream.md).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { deployCommands, streamFileContents, streamFilesIn } from "./lib/scanStream";
+
+const { values } = parseArgs({
+  options: {
+    project: { type: "string" },
+    location: { type: "string", default: "US" },
+    "retention-days": { type: "string", default: "400" },
+    "project-number": { type: "string" },
+    "dry-run": { type: "boolean", default: false },
+  },
+});
+if (!values.project) {
+  console.error("Usage: npm run deploy:scan-stream -- --project <id> [--location US] [--retention-days 400] [--dry-run]");
+  process.exit(2);
+}
+const dryRun = values["dry-run"];
+const projectNumber =
+  values["project-number"] ??
+  (dryRun ? "<project-number>" : execFileSync("gcloud", ["projects", "describe", values.project, "--format=value(projectNumber)"], { encoding: "utf8" }).trim());
+const dir = mkdtempSync(path.join(tmpdir(), "scan-stream-"));
+const files = streamFilesIn(dir);
+const contents = streamFileContents();
+writeFileSync(files.avroSchemaFile, contents.avro);
+writeFileSync(files.tableSchemaFile, contents.table);
+const commands = deployCommands({ project: values.project, projectNumber, location: values.location!, retentionDays: Number(values["retention-days"]) }, files);
+for (const [bin, ...args] of commands) {
+  console.log(`$ ${[bin, ...args].join(" ")}`);
+  if (!dryRun) execFileSync(bin, args, { stdio: "inherit" });
+}
+console.log(dryRun ? `(dry run: nothing was created; schema files are in ${dir})` : "scan stream created");

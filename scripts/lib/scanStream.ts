@@ -1,0 +1,84 @@
+// The scan stream's infrastructure (functions/src/scans/streamSchema.ts), made in two places from the same
+// definitions: on the local Pub/Sub emulator at every stack start (schema and topic, over its REST API),
+// and in a real project by `npm run deploy:scan-stream` (scripts/deploy-scan-stream.ts), which runs the
+// gcloud and bq commands built here: `firebase deploy` makes none of it (BigQuery subscriptions are not
+// among what it deploys).
+import path from "node:path";
+import { SCAN_STREAM, avroSchema, bigQuerySchema } from "../../functions/src/scans/streamSchema";
+
+/** The files the commands read: the Avro schema and the table's schema, written by the deploy script. */
+export interface StreamFiles {
+  avroSchemaFile: string;
+  tableSchemaFile: string;
+}
+
+export function streamFileContents(): { avro: string; table: string } {
+  return { avro: JSON.stringify(avroSchema(), null, 2) + "\n", table: JSON.stringify(bigQuerySchema(), null, 2) + "\n" };
+}
+
+export function streamFilesIn(dir: string): StreamFiles {
+  return { avroSchemaFile: path.join(dir, `${SCAN_STREAM.schema}.avsc`), tableSchemaFile: path.join(dir, `${SCAN_STREAM.table}.bq.json`) };
+}
+
+export interface DeployTarget {
+  project: string;
+  /** The project's number, for the Pub/Sub service agent that writes the table. */
+  projectNumber: string;
+  /** BigQuery location of the dataset (US, EU or a region). */
+  location: string;
+  /** Days rows are kept: the table's partitions expire after it (the service's scan retention). */
+  retentionDays: number;
+}
+
+/**
+ * The commands that create the stream in a project, in order: schema, topic enforcing it, dataset, table
+ * (partitioned by day of `at`, clustered by workspace and code, partitions expiring with the retention),
+ * write access for Pub/Sub's service agent on that table only, and the BigQuery subscription writing
+ * the topic's fields and its metadata (message_id, publish_time) as columns.
+ */
+export function deployCommands(target: DeployTarget, files: StreamFiles): string[][] {
+  const { project } = target;
+  const table = `${project}:${SCAN_STREAM.dataset}.${SCAN_STREAM.table}`;
+  const agent = `serviceAccount:service-${target.projectNumber}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+  return [
+    ["gcloud", "pubsub", "schemas", "create", SCAN_STREAM.schema, "--type=avro", `--definition-file=${files.avroSchemaFile}`, `--project=${project}`],
+    ["gcloud", "pubsub", "topics", "create", SCAN_STREAM.topic, `--schema=${SCAN_STREAM.schema}`, "--message-encoding=json", `--project=${project}`],
+    ["bq", `--project_id=${project}`, "mk", "--dataset", `--location=${target.location}`, `--description=Scan events from the ${SCAN_STREAM.topic} topic`, `${project}:${SCAN_STREAM.dataset}`],
+    [
+      "bq",
+      `--project_id=${project}`,
+      "mk",
+      "--table",
+      "--time_partitioning_field=at",
+      "--time_partitioning_type=DAY",
+      `--time_partitioning_expiration=${target.retentionDays * 86_400}`,
+      "--clustering_fields=merchant_id,code_id",
+      `--schema=${files.tableSchemaFile}`,
+      table,
+    ],
+    ["bq", `--project_id=${project}`, "add-iam-policy-binding", `--member=${agent}`, "--role=roles/bigquery.dataEditor", table],
+    [
+      "gcloud",
+      "pubsub",
+      "subscriptions",
+      "create",
+      SCAN_STREAM.subscription,
+      `--topic=${SCAN_STREAM.topic}`,
+      `--bigquery-table=${project}.${SCAN_STREAM.dataset}.${SCAN_STREAM.table}`,
+      "--use-topic-schema",
+      "--write-metadata",
+      `--project=${project}`,
+    ],
+  ];
+}
+
+/** Creates the schema and the topic on the local Pub/Sub emulator (both kept if they exist). */
+export async function ensureLocalScanStream(emulatorHost: string, project: string): Promise<void> {
+  const base = `http://${emulatorHost}/v1/projects/${project}`;
+  const call = async (method: string, url: string, body: unknown) => {
+    const res = await fetch(url, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    if (!res.ok && res.status !== 409) throw new Error(`Pub/Sub emulator: ${method} ${url} answered ${res.status} ${await res.text()}`);
+  };
+  await call("POST", `${base}/schemas?schemaId=${SCAN_STREAM.schema}`, { type: "AVRO", definition: streamFileContents().avro });
+  await call("PUT", `${base}/topics/${SCAN_STREAM.topic}`, { schemaSettings: { schema: `projects/${project}/schemas/${SCAN_STREAM.schema}`, encoding: "JSON" } });
+}

@@ -1,0 +1,69 @@
+// The local Pub/Sub emulator over its REST API: a test subscribes to the scan topic before it scans, then
+// pulls what was published (only messages published after a subscription exists reach it).
+import { randomBytes } from "node:crypto";
+import { SCAN_EVENT_FIELDS, SCAN_STREAM, type ScanEvent } from "../../functions/src/scans/streamSchema";
+import { projectId } from "./env";
+import { eventually } from "./poll";
+
+const emulator = () => {
+  const host = process.env.PUBSUB_EMULATOR_HOST;
+  if (!host) throw new Error("PUBSUB_EMULATOR_HOST is not set: run the tests through `npm test`");
+  return `http://${host}/v1/projects/${projectId()}`;
+};
+
+export interface PulledMessage {
+  messageId: string;
+  /** Microseconds. */
+  publishTime: number;
+  attributes: Record<string, string>;
+  /** The message's JSON as sent (Avro's JSON encoding). */
+  wire: Record<string, unknown>;
+  /** The event, with Avro's union wrappers taken off. */
+  event: ScanEvent;
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${emulator()}${path}`, { method, headers: { "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(`Pub/Sub emulator ${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** A new pull subscription to the scan topic; returns its name. */
+export async function subscribeToScans(): Promise<string> {
+  const name = `test-${randomBytes(6).toString("hex")}`;
+  await call("PUT", `/subscriptions/${name}`, { topic: `projects/${projectId()}/topics/${SCAN_STREAM.topic}`, ackDeadlineSeconds: 60 });
+  return name;
+}
+
+export async function topicSchema(): Promise<{ schema?: string; encoding?: string }> {
+  return (await call("GET", `/topics/${SCAN_STREAM.topic}`)).schemaSettings ?? {};
+}
+
+function unwrap(wire: Record<string, unknown>): ScanEvent {
+  const event: Record<string, unknown> = {};
+  for (const name of Object.keys(SCAN_EVENT_FIELDS)) {
+    const value = wire[name];
+    event[name] = value && typeof value === "object" && "string" in value ? (value as { string: string }).string : value;
+  }
+  return event as unknown as ScanEvent;
+}
+
+/** Pulls and acknowledges messages until `count` have arrived (or the poll gives up), and returns them all. */
+export async function pullScans(subscription: string, count: number): Promise<PulledMessage[]> {
+  const got: PulledMessage[] = [];
+  await eventually(
+    async () => {
+      const { receivedMessages = [] } = await call("POST", `/subscriptions/${subscription}:pull`, { maxMessages: 1000 });
+      if (receivedMessages.length) await call("POST", `/subscriptions/${subscription}:acknowledge`, { ackIds: receivedMessages.map((m: any) => m.ackId) });
+      for (const { message } of receivedMessages) {
+        const wire = JSON.parse(Buffer.from(message.data, "base64").toString("utf8"));
+        const publishTime = Date.parse(message.publishTime) * 1000; // millisecond precision: ties are broken by message id
+        got.push({ messageId: message.messageId, publishTime, attributes: message.attributes ?? {}, wire, event: unwrap(wire) });
+      }
+      return got.length;
+    },
+    (n) => n >= count,
+    { timeoutMs: 20_000, what: `${count} scan messages` },
+  );
+  return got;
+}

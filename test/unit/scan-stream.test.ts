@@ -1,0 +1,113 @@
+// The scan stream's one source (functions/src/scans/streamSchema.ts): the publisher's zod schema, the
+// topic's Avro schema and the BigQuery table agree; the deploy commands are what docs/scan-stream.md says
+// (checked, never run); the documented queries remove duplicates and count as the rollups do.
+import assert from "node:assert/strict";
+import { avroSchema, bigQuerySchema, BIGQUERY_METADATA_COLUMNS, SCAN_EVENT_FIELDS, SCAN_STREAM, ScanEventSchema, type ScanEvent } from "../../functions/src/scans/streamSchema";
+import { encodeScanEvent } from "../../functions/src/store/scanStream";
+import { deployCommands, streamFileContents, streamFilesIn } from "../../scripts/lib/scanStream";
+import { documentedQueries, streamDatabase, type StreamRow } from "../helpers/scanStreamSql";
+
+const event = (over: Partial<ScanEvent> = {}): ScanEvent => ({
+  schema_version: 1,
+  scan_id: "s".repeat(22),
+  at: Date.UTC(2026, 10, 25, 12, 0, 0) * 1000,
+  merchant_id: "m1",
+  code_id: "c1",
+  unique_qr_code_id: "aB3dE5gH7jK9",
+  campaign: null,
+  kind: "person",
+  bot_reason: null,
+  visitor: "v1",
+  day: "2026-11-25",
+  hour: 12,
+  time_zone: "UTC",
+  country: "US",
+  region: "California",
+  city: "San Jose",
+  device: "mobile",
+  os: "iOS",
+  browser: "Safari",
+  source: "redirect",
+  served_from: "live",
+  ...over,
+});
+
+describe("scan stream schema", () => {
+  it("the Avro schema, the BigQuery columns and the zod schema have the same fields, types and nullability", () => {
+    const names = Object.keys(SCAN_EVENT_FIELDS);
+    const avro = avroSchema().fields;
+    const table = bigQuerySchema();
+    assert.deepEqual(avro.map((f) => f.name), names);
+    assert.deepEqual(table.map((c) => c.name), [...names, ...BIGQUERY_METADATA_COLUMNS.map((c) => c.name)]);
+    assert.deepEqual(Object.keys(ScanEventSchema.shape), names);
+    const avroToBigQuery = (type: unknown): string => {
+      if (typeof type === "string") return { string: "STRING", long: "INT64" }[type]!;
+      if (typeof type === "object" && type && (type as { logicalType?: string }).logicalType === "timestamp-micros") return "TIMESTAMP";
+      throw new Error(`unexpected Avro type ${JSON.stringify(type)}`);
+    };
+    for (const [i, field] of avro.entries()) {
+      const nullable = Array.isArray(field.type);
+      const base = nullable ? (field.type as unknown[])[1] : field.type;
+      assert.equal(table[i].type, avroToBigQuery(base), field.name);
+      assert.equal(table[i].mode, nullable ? "NULLABLE" : "REQUIRED", field.name);
+      assert.equal(ScanEventSchema.shape[field.name as keyof typeof SCAN_EVENT_FIELDS].safeParse(null).success, nullable, `${field.name} null`);
+    }
+  });
+
+  it("encodes in Avro's JSON encoding (set nullable fields wrapped in their type) and refuses what the schema does not allow", () => {
+    const wire = JSON.parse(encodeScanEvent(event({ campaign: "spring", bot_reason: null })).toString());
+    assert.deepEqual(wire.campaign, { string: "spring" });
+    assert.equal(wire.bot_reason, null);
+    assert.equal(wire.scan_id, "s".repeat(22));
+    assert.throws(() => encodeScanEvent({ ...event(), extra: 1 } as ScanEvent));
+    assert.throws(() => encodeScanEvent(event({ city: "x".repeat(121) })));
+  });
+
+  it("the deploy commands create schema, topic, dataset, table, access and subscription from the same files", () => {
+    const files = streamFilesIn("/tmp/x");
+    const commands = deployCommands({ project: "shop-prod", projectNumber: "123456", location: "EU", retentionDays: 400 }, files);
+    const lines = commands.map((c) => c.join(" "));
+    assert.equal(commands.length, 6);
+    assert.match(lines[0], new RegExp(`^gcloud pubsub schemas create ${SCAN_STREAM.schema} --type=avro --definition-file=${files.avroSchemaFile} --project=shop-prod$`));
+    assert.match(lines[1], new RegExp(`^gcloud pubsub topics create ${SCAN_STREAM.topic} --schema=${SCAN_STREAM.schema} --message-encoding=json`));
+    assert.match(lines[2], /^bq --project_id=shop-prod mk --dataset --location=EU .* shop-prod:scan_stream$/);
+    assert.ok(lines[3].includes("--time_partitioning_field=at") && lines[3].includes(`--time_partitioning_expiration=${400 * 86_400}`) && lines[3].includes(`--schema=${files.tableSchemaFile}`));
+    assert.ok(lines[3].endsWith("shop-prod:scan_stream.scan_events"));
+    assert.equal(lines[4], "bq --project_id=shop-prod add-iam-policy-binding --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/bigquery.dataEditor shop-prod:scan_stream.scan_events");
+    assert.ok(["--use-topic-schema", "--write-metadata", "--bigquery-table=shop-prod.scan_stream.scan_events", `--topic=${SCAN_STREAM.topic}`].every((f) => commands[5].includes(f)));
+    // The files the commands read are the generated schemas.
+    assert.deepEqual(JSON.parse(streamFileContents().avro), avroSchema());
+    assert.deepEqual(JSON.parse(streamFileContents().table), bigQuerySchema());
+  });
+});
+
+describe("scan stream queries (docs/scan-stream.md, on SQLite)", () => {
+  const minute = 60_000_000;
+  const t0 = Date.UTC(2026, 10, 25, 12, 0, 0) * 1000;
+  let n = 0;
+  const row = (over: Partial<ScanEvent>, copy = 0): StreamRow => {
+    const e = event({ scan_id: `scan-${n++}`, ...over });
+    return { ...e, message_id: `${e.scan_id}-${copy}`, publish_time: e.at + copy };
+  };
+
+  it("the documentation holds the four queries the tests run", () => {
+    assert.equal(documentedQueries().length, 4);
+  });
+
+  it("a scan published twice (a retried publish) is one row; counts follow the rollups' rules", async () => {
+    const rows: StreamRow[] = [];
+    // Visitor v1: first scan of the day, then 5 more in the same minute (3 count), then 2 in the next minute (both count).
+    for (let i = 0; i < 6; i++) rows.push(row({ visitor: "v1", at: t0 + i * 1000 }));
+    for (let i = 0; i < 2; i++) rows.push(row({ visitor: "v1", at: t0 + minute + i * 1000 }));
+    // Visitor v2 once; a bot twice; and one scan delivered twice with the same scan_id.
+    const twice = row({ visitor: "v3", at: t0 + 5000 });
+    rows.push(row({ visitor: "v2", at: t0 + 2000 }), row({ kind: "bot", visitor: null, bot_reason: "crawler", at: t0 }), row({ kind: "bot", visitor: null, bot_reason: "crawler", at: t0 + 1 }));
+    rows.push(twice, { ...twice, message_id: "retry", publish_time: twice.publish_time + 5 });
+    const { query } = await streamDatabase(rows);
+    const [, , summary, uniques] = documentedQueries();
+    assert.deepEqual(query("SELECT COUNT(*) AS n FROM scan_events_once"), [{ n: rows.length - 1 }]);
+    // v1: 1 + 3 + 2 = 6 counted, 2 repeats; v2 and v3: 1 each.
+    assert.deepEqual(query(summary), [{ merchant_id: "m1", code_id: "c1", day: "2026-11-25", scans: 8, unique_scanners: 3, repeat_scans: 2, bot_scans: 2 }]);
+    assert.deepEqual(query(uniques), [{ merchant_id: "m1", code_id: "c1", day: "2026-11-25", unique_scanners: 3 }]);
+  });
+});
