@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     case "scan-maintenance": {
       const { runScanMaintenance } = await import("../functions/src/scans/maintenance");
       const result = await runScanMaintenance();
-      out(`destroyed ${result.secretsDestroyed} expired daily secrets; folded ${result.shardsFolded} rollup shards into ${result.daysFolded} days`, result);
+      out(`destroyed ${result.secretsDestroyed} expired daily secrets; folded ${result.shardsFolded} rollup shards into ${result.rollupsFolded} rollups (${result.rollupsSkipped} skipped)`, result);
       break;
     }
     case "mint-key": {

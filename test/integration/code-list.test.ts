@@ -106,8 +106,8 @@ describe("console code list: search, filters, sort, pages and recent scans", fun
     // Twelve days ago: inside 30 days, outside 7.
     const day = new Date(Date.now() - 12 * 86_400_000).toISOString().slice(0, 10);
     const facts = (hour: number) => pastScanFacts(m.merchantId, poster, poster.campaign, day, hour);
-    for (let i = 0; i < 3; i++) await writeScan(facts(i), { kind: "human", unique: true, eventId: `list-${i}` }, 0);
-    await writeScan(facts(4), { kind: "bot", reason: "crawler" }, 0);
+    for (let i = 0; i < 3; i++) await writeScan(facts(i), { kind: "human", unique: true, eventId: `list-${i}` });
+    await writeScan(facts(4), { kind: "bot", reason: "crawler" });
 
     const page = await list(m, "sort=scans7");
     const byTitle = Object.fromEntries(page.codes.map((c: any) => [c.title, c]));

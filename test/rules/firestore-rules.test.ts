@@ -25,6 +25,7 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   { path: "workspaces/ws-a/challenges/ch1", readers: ["owner"], data: { name: "challenge" } },
   { path: "workspaces/ws-a/scans/s1", readers: ["owner"], data: { city: "x" } },
   { path: "workspaces/ws-a/scanDays/2026-01-01", readers: ["owner"], data: { n: 1 } },
+  { path: "workspaces/ws-a/codeDays/c1~2026-01-01", readers: ["owner"], data: { n: 1 } },
   { path: "scanSecrets/2026-01-01", readers: [], data: { secret: "x" } },
   { path: "workspaces/ws-a/idempotency/k1", readers: [], data: { response: {} } },
   { path: "memberships/alice", readers: ["owner"], data: { merchantId: "ws-a", role: "owner" } },
@@ -59,7 +60,7 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
 const ROLES: Role[] = ["owner", "otherMember", "stranger", "anonymous"];
 
 /** Collections under a workspace that the functions write (store/*.ts), each of which needs a row above. */
-const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "idempotency", "webhooks", "brandPresets", "codeIndex"];
+const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "brandPresets", "codeIndex"];
 
 describe("Firestore security rules matrix", function () {
   this.timeout(60_000);

@@ -5,6 +5,9 @@ import { BROWSER_NAMES, deviceOf, DEVICE_TYPES, OS_NAMES, OTHER } from "../../fu
 import { visitorKey } from "../../functions/src/scans/record";
 import { BROWSERS, randomUserAgent, realCrowd, unrecognisedUserAgent } from "../fixtures/user-agents";
 import { prng } from "../helpers/fuzz";
+import { placeOfAddress } from "../../functions/src/scans/geo";
+import { rollupChanges, type ScanClass, type ScanFacts } from "../../functions/src/store/scans";
+import { addInto, foldCounts, MAP_CAPS, OTHER_KEY, SHARD_WRITE_INTERVAL_MS, shardChange, type Counts } from "../../functions/src/store/rollups";
 
 const RUNS = 100_000;
 
@@ -48,5 +51,89 @@ describe("scan size bounds", () => {
     const keys = new Set(crowd.map((ua) => visitorKey("203.0.113.10", ua, deviceOf(ua))));
     assert.equal(keys.size, 200);
     for (const b of BROWSERS) assert.notEqual(deviceOf(b.ua).browser, OTHER, b.ua);
+  });
+
+  it(`${RUNS.toLocaleString("en")} random addresses, User-Agents, campaigns and codes leave every rollup shard and folded day within its caps and under 256 KB`, async function () {
+    this.timeout(300_000);
+    const rand = prng(37);
+    const pick = <T,>(list: readonly T[]) => list[Math.floor(rand() * list.length)];
+    const randomAddress = () =>
+      rand() < 0.7 ? Array.from({ length: 4 }, () => Math.floor(rand() * 256)).join(".") : Array.from({ length: 8 }, () => Math.floor(rand() * 65536).toString(16)).join(":");
+    const shards = new Map<string, Counts>();
+    const classes: ScanClass[] = [{ kind: "human", unique: true, eventId: "x" }, { kind: "human", unique: false, eventId: "y" }, { kind: "repeat" }, { kind: "bot", reason: "crawler" }];
+    let now = Date.UTC(2026, 10, 25, 12);
+    const places = new Set<string>();
+    for (let i = 0; i < RUNS; i++) {
+      now += Math.floor(rand() * 3); // about 1,000 scans a second: the instance moves on to further shards
+      const place = await placeOfAddress(randomAddress());
+      places.add(`${place.country}|${place.state}|${place.city}`);
+      const facts: ScanFacts = {
+        merchantId: "m1",
+        codeId: `code-${Math.floor(rand() * 5000)}`,
+        uniqueQRCodeID: "aB3dE5gH7jK9",
+        campaign: rand() < 0.5 ? null : `campaign ${Math.floor(rand() * 2000)}`,
+        at: new Date(now),
+        day: "2026-11-25",
+        hour: Math.floor(rand() * 24),
+        timeZone: "UTC",
+        place,
+        device: deviceOf(randomUserAgent(rand)),
+        source: "redirect",
+        retentionDays: 400,
+      };
+      for (const { target, counts } of rollupChanges(facts, pick(classes))) {
+        // Every change goes through the shard choice and capping the batch writer uses.
+        const change = shardChange(target, counts, now);
+        const key = `${target.kind}/${change.id}`;
+        shards.set(key, addInto(shards.get(key) ?? {}, change.counts));
+      }
+    }
+    assert.ok(places.size > 1000, `${places.size} distinct places: the caps were tested`);
+    const withinCaps = (doc: Counts, where: string) => {
+      for (const [field, cap] of Object.entries(MAP_CAPS)) {
+        const keys = Object.keys((doc[field] as Counts | undefined) ?? {}).filter((k) => k !== OTHER_KEY);
+        assert.ok(keys.length <= cap, `${where}: ${field} holds ${keys.length} keys (cap ${cap})`);
+      }
+      const bytes = Buffer.byteLength(JSON.stringify(doc));
+      assert.ok(bytes < 256 * 1024, `${where}: ${bytes} bytes`);
+      return bytes;
+    };
+    let largest = 0;
+    for (const [key, doc] of shards) largest = Math.max(largest, withinCaps(doc, key));
+    // Fold each rollup's shards as the maintenance job does: the folded day keeps the caps too.
+    const byRollup = new Map<string, Counts[]>();
+    for (const [key, doc] of shards) {
+      const base = key.split("~").slice(0, key.startsWith("codeDays/") ? 2 : 1).join("~");
+      byRollup.set(base, [...(byRollup.get(base) ?? []), doc]);
+    }
+    const workspaceDay = foldCounts(byRollup.get("scanDays/2026-11-25")!) as Counts;
+    largest = Math.max(largest, withinCaps(workspaceDay, "folded workspace day"));
+    for (const [base, docs] of byRollup) largest = Math.max(largest, withinCaps(foldCounts(docs) as Counts, base));
+    assert.ok(Object.keys(workspaceDay.c as Counts).length === MAP_CAPS.c + 1, "the code map was capped, the rest under Other");
+    // Nothing was lost to the caps: the folded workspace day counts every person's scan.
+    const people = [...shards].filter(([k]) => k.startsWith("codeDays/")).reduce((a, [, d]) => a + ((d.n as number) ?? 0), 0);
+    assert.equal(workspaceDay.n, people);
+    assert.equal(Object.values(workspaceDay.c as Record<string, Counts>).reduce((a, c) => a + (c.n as number), 0), people);
+    console.log(`      ${shards.size} shards; largest document ${Math.round(largest / 1024)} KB`);
+  });
+
+  it("an instance writes each of its shards at most once a second at up to 128 commits a second", () => {
+    // One change per rollup per commit (a group commit carries every scan waiting), so the rate that
+    // matters is the instance's commit rate: 100 a second here, far above what one instance reaches.
+    const target = { merchantId: "m-pace", kind: "codeDays" as const, baseId: "c~2026-11-25", fields: {} };
+    const lastWrite = new Map<string, number>();
+    let now = 1_000_000;
+    for (let i = 0; i < 1_000; i++) {
+      now += 10;
+      const { id } = shardChange(target, { n: 1 }, now);
+      const last = lastWrite.get(id);
+      assert.ok(last === undefined || now - last >= SHARD_WRITE_INTERVAL_MS, `${id} written again after ${now - (last ?? 0)} ms`);
+      lastWrite.set(id, now);
+    }
+    assert.ok(lastWrite.size <= 101, `${lastWrite.size} shards for 100 commits a second`);
+    // A quiet rollup keeps using its first shard.
+    const quiet = { ...target, baseId: "q~2026-11-25" };
+    const ids = new Set(Array.from({ length: 20 }, (_, i) => shardChange(quiet, { n: 1 }, 5_000_000 + i * 1_500).id));
+    assert.equal(ids.size, 1);
   });
 });

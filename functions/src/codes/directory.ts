@@ -2,13 +2,11 @@
 // (store/codeIndex.ts), with each code's people-scans in the last 7 and 30 local days summed from the
 // daily rollups (never by counting events). Cost per page: ~17 directory reads, the window's rollups
 // (about 30), and the page's own codes. No HTTP here.
-import type { DocumentData } from "firebase-admin/firestore";
 import { AppError } from "../core/errors";
 import { readCodeIndex, type IndexedCode } from "../store/codeIndex";
-import { readRollups } from "../store/scans";
 import { getWorkspace } from "../store/workspaces";
 import { DEFAULT_TIME_ZONE, localWindow } from "../scans/localTime";
-import { scanSummary } from "../scans/analytics";
+import { LIST_ROLLUP_BUDGET, scansPerCode, scanSummary } from "../scans/analytics";
 
 export const CODE_LIST_SORTS = ["created", "title", "scans7", "scans30"] as const;
 type CodeListSort = (typeof CODE_LIST_SORTS)[number];
@@ -42,17 +40,15 @@ async function recentScanCounts(merchantId: string, now: Date): Promise<Map<stri
   const timeZone = (await getWorkspace(merchantId))?.timeZone ?? DEFAULT_TIME_ZONE;
   const window = localWindow(30, timeZone, now);
   const weekStart = window[window.length - 7];
-  const docs = await readRollups(merchantId, window[0], window[window.length - 1]);
+  const { perCode } = await scansPerCode(merchantId, window[0], window[window.length - 1], LIST_ROLLUP_BUDGET);
   const counts = new Map<string, { scans7: number; scans30: number }>();
-  for (const doc of docs) {
-    for (const [codeId, c] of Object.entries((doc.c ?? {}) as Record<string, DocumentData>)) {
-      const n = typeof c?.n === "number" ? c.n : 0;
-      if (!n) continue;
-      const sum = counts.get(codeId) ?? { scans7: 0, scans30: 0 };
-      sum.scans30 += n;
-      if (doc.day >= weekStart) sum.scans7 += n;
-      counts.set(codeId, sum);
+  for (const [codeId, list] of perCode) {
+    const sum = { scans7: 0, scans30: 0 };
+    for (const d of list) {
+      sum.scans30 += d.n;
+      if (d.day >= weekStart) sum.scans7 += d.n;
     }
+    if (sum.scans30) counts.set(codeId, sum);
   }
   return counts;
 }

@@ -135,8 +135,8 @@ export function logScanNotRecorded(facts: { merchantId: string; codeId: string }
   logger.error("scan not recorded", { event: "scan.not_recorded", ...facts, error: describeError(error) });
 }
 
-/** The maintenance job could not fold a day's rollup shards; it skipped that day and went on with the rest. */
-export function logRollupFoldSkipped(facts: { merchantId: string; day: string }, error: unknown): void {
+/** The maintenance job could not fold a rollup's shards; it skipped that rollup and went on with the rest. */
+export function logRollupFoldSkipped(facts: { merchantId: string; rollup: string }, error: unknown): void {
   logger.error("rollup fold skipped", { event: "scan.fold_skipped", ...facts, error: describeError(error) });
 }
 

@@ -78,6 +78,7 @@ export const analyticsFiguresShape = {
   operatingSystems: ranked("os"),
   browsers: ranked("browser"),
   hourByWeekday: z.array(z.array(z.number().int())).describe("[weekday][hour]: weekday 0 is Monday, hours local"),
+  pending: z.boolean().optional().describe("true when the newest scans (under busy traffic, the last few minutes) are not in the figures yet; a later call has them"),
 };
 
 /** The console page where a person looks at (and publishes) what a tool drafted. */

@@ -1,17 +1,21 @@
-// Scan analytics for one code and for a workspace, from the daily rollups (one document per local day,
-// plus a hot day's shards until they are folded) and, for a code, its newest scan events. No HTTP here.
-// Read budget: at most ANALYTICS_READ_BUDGET documents per query whatever the scan volume: the rollups
-// of the window first, then as many of the newest events as the budget has left (at most SCAN_LIST_LIMIT).
+// Scan analytics for one code (its own code-day rollups, never the rest of the workspace's) and for a
+// workspace (its workspace-day rollups), and, for a code, its newest scan events. No HTTP here.
+// Read budget: at most ANALYTICS_READ_BUDGET documents per query whatever the scan volume: one folded
+// document per day of the window, the shards not yet folded as far as the budget allows (`pending` says
+// when some were left for the fold), then as many of the newest events as the budget has left.
 import type { DocumentData } from "firebase-admin/firestore";
 import { findCode, type CodeLookup } from "../store/codes";
 import { getWorkspace } from "../store/workspaces";
-import { addCounts, campaignFromKey, readRollups, recentScans } from "../store/scans";
+import { campaignFromKey, recentScans } from "../store/scans";
+import { addCounts, OTHER_KEY, readRollupDocs } from "../store/rollups";
 import { DEFAULT_TIME_ZONE, localWindow, weekdayOf } from "./localTime";
 
 /** Per-code analytics list at most this many individual scans (newest first); totals count all. */
 export const SCAN_LIST_LIMIT = 1000;
 /** Documents one analytics query may read. */
-const ANALYTICS_READ_BUDGET = 400;
+export const ANALYTICS_READ_BUDGET = 400;
+/** Rollup documents the code list may read for its 30-day figures (one per day, then shards). */
+export const LIST_ROLLUP_BUDGET = 100;
 
 interface Breakdown {
   n?: number;
@@ -44,12 +48,13 @@ const ranked = <K extends string>(counts: Record<string, number> | undefined, ke
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
     .map(([name, scans]) => ({ [key]: name, scans }) as { [P in K]: string } & { scans: number });
 
+/** A place key `country|region[|city]`; the capped maps' Other bucket names no place. */
 function splitKey(key: string): string[] {
-  return key.split("|");
+  return key === OTHER_KEY ? [OTHER_KEY, OTHER_KEY, OTHER_KEY] : key.split("|");
 }
 
 /** What every analytics answer adds beside the spec's totalScans and byDay. */
-function figures(window: string[], days: Map<string, Breakdown>, timeZone: string, withCities: boolean) {
+function figures(window: string[], days: Map<string, Breakdown>, timeZone: string) {
   const total: Breakdown = {};
   for (const d of days.values()) addCounts(total, d);
   const grid = Array.from({ length: 7 }, () => Array<number>(24).fill(0));
@@ -71,14 +76,10 @@ function figures(window: string[], days: Map<string, Breakdown>, timeZone: strin
       const [country, region] = splitKey(key);
       return { country, region, scans };
     }),
-    ...(withCities
-      ? {
-          cities: ranked(total.ci, "key").map(({ key, scans }) => {
-            const [country, region, city] = splitKey(key);
-            return { country, region, city, scans };
-          }),
-        }
-      : {}),
+    cities: ranked(total.ci, "key").map(({ key, scans }) => {
+      const [country, region, city] = splitKey(key);
+      return { country, region, city, scans };
+    }),
     devices: ranked(total.dv, "device"),
     operatingSystems: ranked(total.os, "os"),
     browsers: ranked(total.br, "browser"),
@@ -94,11 +95,12 @@ async function timeZoneOf(merchantId: string): Promise<string> {
 export async function codeAnalytics(merchantId: string, lookup: CodeLookup, days: number, now = new Date()) {
   const [code, timeZone] = await Promise.all([findCode(merchantId, lookup), timeZoneOf(merchantId)]);
   const window = localWindow(days, timeZone, now);
-  const docs = await readRollups(merchantId, window[0], window[window.length - 1]);
-  const dayMap = byDayOf(docs, (doc) => (doc.c as Record<string, DocumentData> | undefined)?.[code.codeId]);
-  const f = figures(window, dayMap, timeZone, false);
-  // Up to 3 reads went to the link, the code and the workspace; the list gets what the budget has left.
-  const listLimit = Math.min(SCAN_LIST_LIMIT, ANALYTICS_READ_BUDGET - 3 - Math.max(1, docs.length));
+  // Up to 3 reads went to the link, the code and the workspace; the rollups get at most one per day and
+  // the shards what is left of half the budget; the list gets the rest.
+  const rollupBudget = Math.max(window.length + 2, Math.floor(ANALYTICS_READ_BUDGET / 2));
+  const { docs, more } = await readRollupDocs(merchantId, "codeDays", { codeId: code.codeId, first: window[0], last: window[window.length - 1] }, rollupBudget);
+  const f = figures(window, byDayOf(docs, (doc) => doc), timeZone);
+  const listLimit = Math.min(SCAN_LIST_LIMIT, ANALYTICS_READ_BUDGET - 3 - Math.max(1, docs.length) - 1);
   const since = new Date(now.getTime() - (days + 1) * 86_400_000);
   const scans = (await recentScans(merchantId, code.codeId, since, listLimit)).filter((s) => s.day >= window[0]);
   return {
@@ -109,6 +111,7 @@ export async function codeAnalytics(merchantId: string, lookup: CodeLookup, days
     from: window[0],
     to: window[window.length - 1],
     ...f,
+    ...(more ? { pending: true } : {}),
     scans: scans.map((s) => ({
       at: s.at.toISOString(),
       date: s.day,
@@ -126,33 +129,41 @@ export async function codeAnalytics(merchantId: string, lookup: CodeLookup, days
   };
 }
 
+/** People-scans per code over the window from the workspace-day rollups (the largest codes of each day). */
+export async function scansPerCode(merchantId: string, first: string, last: string, budget: number): Promise<{ docs: DocumentData[]; more: boolean; perCode: Map<string, Array<{ day: string; n: number; u: number }>> }> {
+  const { docs, more } = await readRollupDocs(merchantId, "scanDays", { first, last }, budget);
+  const perCode = new Map<string, Array<{ day: string; n: number; u: number }>>();
+  for (const doc of docs) {
+    for (const [codeId, c] of Object.entries((doc.c ?? {}) as Record<string, { n?: number; u?: number }>)) {
+      if (codeId === OTHER_KEY) continue;
+      const list = perCode.get(codeId) ?? [];
+      list.push({ day: doc.day, n: c.n ?? 0, u: c.u ?? 0 });
+      perCode.set(codeId, list);
+    }
+  }
+  return { docs, more, perCode };
+}
+
 export async function scanSummary(merchantId: string, days: number, now = new Date()) {
   const timeZone = await timeZoneOf(merchantId);
   const window = localWindow(days, timeZone, now);
-  const docs = await readRollups(merchantId, window[0], window[window.length - 1]);
-  // Workspace figures: the sum of every code's counts (and the workspace-level cities).
-  const dayMap = byDayOf(docs, (doc) => {
-    const sum: DocumentData = { ci: doc.ci ?? {} };
-    for (const code of Object.values((doc.c ?? {}) as Record<string, DocumentData>)) addCounts(sum, code);
-    delete sum.k;
-    return sum;
-  });
-  const f = figures(window, dayMap, timeZone, true);
-  const codes: Record<string, Breakdown & { k?: string }> = {};
-  for (const doc of docs) addCounts(codes, (doc.c ?? {}) as DocumentData);
+  const { docs, more, perCode } = await scansPerCode(merchantId, window[0], window[window.length - 1], ANALYTICS_READ_BUDGET - 1);
+  const f = figures(window, byDayOf(docs, (doc) => doc), timeZone);
   const campaigns: Record<string, { n?: number; u?: number }> = {};
-  for (const c of Object.values(codes)) addCounts(campaigns, { [c.k ?? "none"]: { n: c.n ?? 0, u: c.u ?? 0 } });
+  for (const doc of docs) addCounts(campaigns, (doc.cp ?? {}) as DocumentData);
+  const codes = [...perCode].map(([codeId, list]) => ({ codeId, scans: list.reduce((a, d) => a + d.n, 0), uniqueScanners: list.reduce((a, d) => a + d.u, 0) }));
   return {
     days,
     from: window[0],
     to: window[window.length - 1],
     ...f,
+    ...(more ? { pending: true } : {}),
     byCampaign: Object.entries(campaigns)
+      .filter(([key]) => key !== OTHER_KEY)
       .map(([key, c]) => ({ campaign: campaignFromKey(key), scans: c.n ?? 0, uniqueScanners: c.u ?? 0 }))
       .filter((c) => c.scans > 0)
       .sort((a, b) => b.scans - a.scans),
-    topCodes: Object.entries(codes)
-      .map(([codeId, c]) => ({ codeId, scans: c.n ?? 0, uniqueScanners: c.u ?? 0 }))
+    topCodes: codes
       .filter((c) => c.scans > 0)
       .sort((a, b) => b.scans - a.scans || a.codeId.localeCompare(b.codeId))
       .slice(0, 10),

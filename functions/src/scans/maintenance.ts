@@ -1,36 +1,38 @@
-// Hourly upkeep of scan data: destroys daily secrets past their 48 hours, and folds the extra rollup
-// shards of finished days into their day's document (so a year of analytics stays within ~366 reads).
-// Its reads are a few per hot workspace-day, never per scan. Idempotent: safe to run twice or late.
+// Upkeep of scan data, every 10 minutes: destroys daily secrets past their 48 hours, and folds the
+// instances' rollup shards into one document per code-day and per workspace-day (store/rollups.ts), so an
+// analytics query reads about one document per day. Each rollup is folded in its own transaction; one
+// that cannot be folded is logged and skipped and every other is still folded. Idempotent: safe to run
+// twice, late, or alongside the instances writing new shards.
 import { destroyExpiredSecrets } from "../store/scanSecrets";
-import { foldShards, shardedRollups } from "../store/scans";
-import { ROLLUP_SHARDS } from "./record";
+import { foldRollup, rollupsWithShards, type RollupKind } from "../store/rollups";
 import { logRollupFoldSkipped } from "../core/log";
 
-/** A local day is over everywhere two UTC days after it began (UTC-12 is the last zone to end it). */
-function foldableBefore(now: Date): string {
-  return new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
-}
-
-export async function runScanMaintenance(now = new Date()): Promise<{ secretsDestroyed: number; daysFolded: number; shardsFolded: number; daysSkipped: number }> {
+export async function runScanMaintenance(now = new Date()): Promise<{ secretsDestroyed: number; rollupsFolded: number; shardsFolded: number; rollupsSkipped: number }> {
   const secretsDestroyed = await destroyExpiredSecrets(now);
-  let daysFolded = 0;
+  let rollupsFolded = 0;
   let shardsFolded = 0;
-  // A day that cannot be folded (one workspace's documents refusing the write) is logged and skipped for
-  // this run; every other workspace's days are still folded.
-  const skipped = new Set<string>();
-  const keyOf = (p: { merchantId: string; day: string }) => `${p.merchantId}/${p.day}`;
-  for (;;) {
-    const pending = (await shardedRollups(foldableBefore(now))).filter((p) => !skipped.has(keyOf(p)));
-    if (!pending.length) break;
-    for (const p of pending) {
-      try {
-        shardsFolded += await foldShards(p.merchantId, p.day, ROLLUP_SHARDS);
-        daysFolded++;
-      } catch (error) {
-        skipped.add(keyOf(p));
-        logRollupFoldSkipped(p, error);
+  let rollupsSkipped = 0;
+  for (const kind of ["codeDays", "scanDays"] as RollupKind[]) {
+    // One pass through the shards in document order: each rollup is folded at most once per run, so the
+    // run ends even while instances keep writing new shards (the next run takes those).
+    const done = new Set<string>();
+    let after: Awaited<ReturnType<typeof rollupsWithShards>>["next"];
+    do {
+      const page = await rollupsWithShards(kind, after);
+      after = page.next;
+      for (const p of page.rollups) {
+        const key = `${p.merchantId}/${p.baseId}`;
+        if (done.has(key)) continue;
+        done.add(key);
+        try {
+          shardsFolded += await foldRollup(p.merchantId, kind, p.baseId);
+          rollupsFolded++;
+        } catch (error) {
+          rollupsSkipped++;
+          logRollupFoldSkipped({ merchantId: p.merchantId, rollup: `${kind}/${p.baseId}` }, error);
+        }
       }
-    }
+    } while (after);
   }
-  return { secretsDestroyed, daysFolded, shardsFolded, daysSkipped: skipped.size };
+  return { secretsDestroyed, rollupsFolded, shardsFolded, rollupsSkipped };
 }

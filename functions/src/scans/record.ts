@@ -27,10 +27,6 @@ import { localMoment } from "./localTime";
 export const REPEATS_PER_MINUTE = 3;
 /** What stands in a visitor's identity for any User-Agent the parser cannot name (random strings included). */
 const UNRECOGNISED_AGENT = "\u0000unrecognised";
-/** Scans per second, seen by one instance for one workspace, above which it spreads its rollup writes. */
-const HOT_SCANS_PER_SECOND = 25;
-/** Rollup shards a hot workspace-day may use (shard 0 is the day's own document). */
-export const ROLLUP_SHARDS = 8;
 
 export interface CodeIdentity {
   merchantId: string;
@@ -96,26 +92,6 @@ function stateOf(key: string): VisitorState {
     visitors.set(key, state);
   }
   return state;
-}
-
-// ---- per-instance rate of each workspace, to decide when to spread rollup writes ----
-
-const rates = new Map<string, { second: number; count: number; hotUntil: number }>();
-
-function rollupShard(merchantId: string, nowMs: number): number {
-  const second = Math.floor(nowMs / 1000);
-  let r = rates.get(merchantId);
-  if (!r) {
-    if (rates.size > 10_000) rates.clear();
-    r = { second, count: 0, hotUntil: 0 };
-    rates.set(merchantId, r);
-  }
-  if (r.second !== second) {
-    r.second = second;
-    r.count = 0;
-  }
-  if (++r.count > HOT_SCANS_PER_SECOND) r.hotUntil = nowMs + 10_000;
-  return r.hotUntil > nowMs ? Math.floor(Math.random() * ROLLUP_SHARDS) : 0;
 }
 
 export type ScanOutcome = { counted: true; unique: boolean } | { counted: false; reason: string };
@@ -195,7 +171,7 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
   const visitor = reason ? null : await visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, device));
   const scanId = newScanId();
   const streamed = Promise.resolve(request.servedFrom).then((servedFrom) => streamScan(scanEventOf(facts, scanId, { botReason: reason, visitor }, servedFrom)));
-  const [outcome] = await Promise.all([countScan(facts, reason, visitor, request.at), streamed]);
+  const [outcome] = await Promise.all([countScan(facts, reason, visitor), streamed]);
   return outcome;
 }
 
@@ -205,10 +181,9 @@ export const uniqueEventId = (day: string, codeId: string, visitor: string) => `
 export const minuteEventId = (minute: number, codeId: string, visitor: string, slot: number) => `m~${visitor}~${minute}~${codeId}~${slot}`;
 
 /** The Firestore side of a scan: a person's event (the unique and repeat guard) and the rollup change. */
-async function countScan(facts: ScanFacts, reason: string | null, visitor: string | null, at: Date): Promise<ScanOutcome> {
-  const shard = rollupShard(facts.merchantId, at.getTime());
+async function countScan(facts: ScanFacts, reason: string | null, visitor: string | null): Promise<ScanOutcome> {
   if (reason || visitor === null) {
-    await writeScan(facts, { kind: "bot", reason: reason ?? "unknown" }, shard);
+    await writeScan(facts, { kind: "bot", reason: reason ?? "unknown" });
     return { counted: false, reason: reason ?? "unknown" };
   }
   const { day, codeId } = facts;
@@ -216,7 +191,7 @@ async function countScan(facts: ScanFacts, reason: string | null, visitor: strin
   if (state.firstDay !== day) {
     state.firstDay = day; // claimed before the await: this visitor's concurrent scans go to the minute slots
     try {
-      await writeScan(facts, { kind: "human", unique: true, eventId: uniqueEventId(day, codeId, visitor) }, shard);
+      await writeScan(facts, { kind: "human", unique: true, eventId: uniqueEventId(day, codeId, visitor) });
       return { counted: true, unique: true };
     } catch (error) {
       if (!isAlreadyExists(error)) {
@@ -225,7 +200,7 @@ async function countScan(facts: ScanFacts, reason: string | null, visitor: strin
       }
     }
   }
-  const minute = Math.floor(at.getTime() / 60_000);
+  const minute = Math.floor(facts.at.getTime() / 60_000);
   if (state.minute !== minute) {
     state.minute = minute;
     state.nextSlot = 0;
@@ -233,13 +208,13 @@ async function countScan(facts: ScanFacts, reason: string | null, visitor: strin
   while (state.nextSlot < REPEATS_PER_MINUTE) {
     const slot = state.nextSlot++;
     try {
-      await writeScan(facts, { kind: "human", unique: false, eventId: minuteEventId(minute, codeId, visitor, slot) }, shard);
+      await writeScan(facts, { kind: "human", unique: false, eventId: minuteEventId(minute, codeId, visitor, slot) });
       return { counted: true, unique: false };
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
     }
   }
-  await writeScan(facts, { kind: "repeat" }, shard);
+  await writeScan(facts, { kind: "repeat" });
   return { counted: false, reason: "repeat" };
 }
 

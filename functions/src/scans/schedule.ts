@@ -2,7 +2,7 @@
 import { onSchedule } from "firebase-functions/v2/scheduler";
 import { logInfo } from "../core/log";
 
-export const scanMaintenance = onSchedule({ schedule: "every 60 minutes", memory: "256MiB", timeoutSeconds: 540, retryCount: 3 }, async () => {
+export const scanMaintenance = onSchedule({ schedule: "every 10 minutes", memory: "256MiB", timeoutSeconds: 540, retryCount: 3 }, async () => {
   const result = await (await import("./maintenance")).runScanMaintenance();
   logInfo("scan maintenance", result);
 });

@@ -18,3 +18,41 @@ export function countOps(ops: Partial<OpCounts>): void {
 export function opCounts(): OpCounts {
   return { ...counts };
 }
+
+// Writes per document per clock second, for the traffic bench (the busiest document and its rate). Off
+// unless SVC_COUNT_DOCUMENT_WRITES=1, so the scan path pays nothing for it in production.
+const countingDocuments = process.env.SVC_COUNT_DOCUMENT_WRITES === "1";
+const DOCUMENTS_TRACKED_MAX = 200_000;
+const documentWrites = new Map<string, { second: number; inSecond: number; most: number; total: number }>();
+let largestWrite = { bytes: 0, path: "" };
+
+/** Notes one write of the document at `path` at time `now` (ms). */
+export function countDocumentWrite(path: string, now: number, bytes = 0): void {
+  if (!countingDocuments) return;
+  const second = Math.floor(now / 1000);
+  let d = documentWrites.get(path);
+  if (!d) {
+    if (documentWrites.size >= DOCUMENTS_TRACKED_MAX) documentWrites.clear();
+    documentWrites.set(path, (d = { second, inSecond: 0, most: 0, total: 0 }));
+  }
+  if (d.second !== second) {
+    d.second = second;
+    d.inSecond = 0;
+  }
+  d.inSecond++;
+  d.total++;
+  d.most = Math.max(d.most, d.inSecond);
+  if (bytes > largestWrite.bytes) largestWrite = { bytes, path };
+}
+
+/** The document written most often within one clock second, and the largest write seen. */
+export function documentWriteStats(): { busiest: { path: string; writesInOneSecond: number; total: number } | null; documents: number; largestWrite: { bytes: number; path: string } } {
+  let busiest: { path: string; writesInOneSecond: number; total: number } | null = null;
+  for (const [path, d] of documentWrites) if (!busiest || d.most > busiest.writesInOneSecond || (d.most === busiest.writesInOneSecond && d.total > busiest.total)) busiest = { path, writesInOneSecond: d.most, total: d.total };
+  return { busiest, documents: documentWrites.size, largestWrite };
+}
+
+export function resetDocumentWriteStats(): void {
+  documentWrites.clear();
+  largestWrite = { bytes: 0, path: "" };
+}

@@ -1,0 +1,222 @@
+// Scan rollups: counts per code and day, and per workspace and day, as instance-owned shards folded into
+// one document per day. Every bound here is stated in docs/data-model.md ("Scan rollups").
+//
+//   workspaces/{m}/codeDays/{codeId}~{day}                  a code's day, folded (written only by the fold)
+//   workspaces/{m}/codeDays/{codeId}~{day}~{inst}~{slot}    a shard: written by ONE instance only
+//   workspaces/{m}/scanDays/{day}                           the workspace's day, folded
+//   workspaces/{m}/scanDays/{day}~{inst}~{slot}             its shards
+//
+// Write rate: an instance writes a shard at most once a second (it moves on to its next slot while one
+// was written in the last second), and the fold writes a day's document once per run, so no document
+// takes more than one write a second whatever the number of instances or the traffic.
+// Size: every breakdown map holds at most its cap of keys plus "Other". The instance that owns a shard
+// knows every key it ever wrote there, so it caps exactly; the fold keeps the largest keys of the merged
+// maps and adds the rest into "Other".
+import { randomBytes } from "node:crypto";
+import { FieldValue, Timestamp, type DocumentData, type DocumentReference, type DocumentSnapshot, type Transaction } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { COLLECTIONS } from "./collections";
+import { countOps, countDocumentWrite } from "./opCounter";
+
+/** Where a capped map puts the keys beyond its cap. */
+export const OTHER_KEY = "Other";
+/**
+ * Keys a breakdown map may hold (besides Other). Closed sets (device, OS, browser, hour, bot reason)
+ * stay below theirs; open ones (regions, cities, campaigns, codes) keep their largest.
+ */
+export const MAP_CAPS = { b: 20, co: 260, rg: 300, ci: 200, dv: 8, os: 30, br: 100, h: 24, cp: 200, c: 1000 } as const;
+type CappedField = keyof typeof MAP_CAPS;
+/** A shard is written at most once per this interval by its instance. */
+export const SHARD_WRITE_INTERVAL_MS = 1_000;
+/** Slots one instance may use for one rollup at once; past it the least recently written is reused. */
+const MAX_SLOTS = 128;
+/** This instance's name in its shards' ids: random, so no two instances ever share a shard. */
+export const INSTANCE_ID = randomBytes(6).toString("base64url");
+
+/** A rollup change as plain numbers, turned into increments when written. */
+export type Counts = { [key: string]: number | Counts };
+
+export type RollupKind = "codeDays" | "scanDays";
+
+export interface RollupTarget {
+  merchantId: string;
+  kind: RollupKind;
+  /** The folded document's id: `{codeId}~{day}` or `{day}`. */
+  baseId: string;
+  /** Fields every document of this rollup carries (day, codeId, campaign key, time zone, expiry). */
+  fields: DocumentData;
+}
+
+const rollups = (merchantId: string, kind: RollupKind) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind);
+
+export function addInto(into: Counts, from: Counts): Counts {
+  for (const [k, v] of Object.entries(from)) {
+    if (typeof v === "number") into[k] = ((into[k] as number | undefined) ?? 0) + v;
+    else into[k] = addInto(((into[k] as Counts | undefined) ?? {}) as Counts, v);
+  }
+  return into;
+}
+
+function asIncrements(counts: Counts): DocumentData {
+  return Object.fromEntries(Object.entries(counts).map(([k, v]) => [k, typeof v === "number" ? FieldValue.increment(v) : asIncrements(v)]));
+}
+
+// ---- this instance's shards: which slot to write next, and which keys each shard holds ----
+
+interface Slot {
+  id: string;
+  lastWrite: number;
+  keys: Map<CappedField, Set<string>>;
+}
+
+const SLOTS_MAX_ROLLUPS = 20_000;
+const slots = new Map<string, Slot[]>();
+
+function slotFor(target: RollupTarget, now: number): Slot {
+  const key = `${target.merchantId}/${target.kind}/${target.baseId}`;
+  let list = slots.get(key);
+  if (!list) {
+    if (slots.size >= SLOTS_MAX_ROLLUPS) slots.delete(slots.keys().next().value!);
+    list = [];
+    slots.set(key, list);
+  }
+  let slot = list.find((s) => now - s.lastWrite >= SHARD_WRITE_INTERVAL_MS);
+  if (!slot && list.length < MAX_SLOTS) {
+    slot = { id: `${target.baseId}~${INSTANCE_ID}~${list.length}`, lastWrite: 0, keys: new Map() };
+    list.push(slot);
+  }
+  slot ??= list.reduce((a, b) => (a.lastWrite <= b.lastWrite ? a : b));
+  slot.lastWrite = now;
+  return slot;
+}
+
+/** Puts keys beyond a map's cap under Other, exactly: the slot knows every key its shard holds. */
+function capped(counts: Counts, slot: Slot): Counts {
+  const out: Counts = {};
+  for (const [field, value] of Object.entries(counts)) {
+    const cap = MAP_CAPS[field as CappedField];
+    if (cap === undefined || typeof value === "number") {
+      out[field] = value;
+      continue;
+    }
+    let known = slot.keys.get(field as CappedField);
+    if (!known) slot.keys.set(field as CappedField, (known = new Set()));
+    const kept: Counts = {};
+    for (const [k, v] of Object.entries(value)) {
+      const admitted = known.has(k) || (k !== OTHER_KEY && known.size < cap && (known.add(k), true));
+      addInto(kept, { [admitted ? k : OTHER_KEY]: v });
+    }
+    out[field] = kept;
+  }
+  return out;
+}
+
+type Writer = { set(ref: DocumentReference, data: DocumentData, options: { merge: true }): unknown };
+
+/** Which of this instance's shards a rollup change goes to at `now`, and the change with its maps capped. */
+export function shardChange(target: RollupTarget, counts: Counts, now: number): { id: string; counts: Counts } {
+  const slot = slotFor(target, now);
+  return { id: slot.id, counts: capped(counts, slot) };
+}
+
+/** Adds one rollup change to a batch, in this instance's next free shard of that rollup. */
+export function addRollupWrite(writer: Writer, target: RollupTarget, counts: Counts, now: number): void {
+  const change = shardChange(target, counts, now);
+  const ref = rollups(target.merchantId, target.kind).doc(change.id);
+  writer.set(ref, { ...target.fields, shard: true, ...asIncrements(change.counts) }, { merge: true });
+  countDocumentWrite(ref.path, now);
+}
+
+// ---- reading and folding ----
+
+/** Numbers of `from` added into `into`, through nested maps; strings are copied. */
+export function addCounts(into: DocumentData, from: DocumentData): DocumentData {
+  for (const [k, v] of Object.entries(from)) {
+    if (typeof v === "number") into[k] = (typeof into[k] === "number" ? into[k] : 0) + v;
+    else if (typeof v === "string") into[k] = v;
+    else if (v && typeof v === "object" && !(v instanceof Timestamp)) into[k] = addCounts(into[k] && typeof into[k] === "object" ? into[k] : {}, v);
+  }
+  return into;
+}
+
+const COUNT_FIELDS = ["n", "u", "r", ...Object.keys(MAP_CAPS)];
+
+const sizeOf = (v: unknown): number => (typeof v === "number" ? v : typeof (v as Counts)?.n === "number" ? ((v as Counts).n as number) : 0);
+
+/** Keeps a merged map's largest keys up to its cap and adds the rest into Other. */
+export function trimToCap(map: Counts, cap: number): Counts {
+  const entries = Object.entries(map).filter(([k]) => k !== OTHER_KEY);
+  if (entries.length <= cap) return map;
+  entries.sort((a, b) => sizeOf(b[1]) - sizeOf(a[1]) || a[0].localeCompare(b[0]));
+  const out: Counts = Object.fromEntries(entries.slice(0, cap));
+  const other: Counts = {};
+  if (map[OTHER_KEY] !== undefined) addInto(other, { [OTHER_KEY]: map[OTHER_KEY] });
+  for (const [, v] of entries.slice(cap)) addInto(other, { [OTHER_KEY]: v });
+  return { ...out, ...other };
+}
+
+/** The counts of several documents of one rollup, summed and trimmed to the caps. */
+export function foldCounts(docs: DocumentData[]): DocumentData {
+  const merged: DocumentData = {};
+  for (const d of docs) for (const f of COUNT_FIELDS) if (d[f] !== undefined) addCounts(merged, { [f]: d[f] });
+  for (const [f, cap] of Object.entries(MAP_CAPS)) if (merged[f]) merged[f] = trimToCap(merged[f], cap);
+  return merged;
+}
+
+/**
+ * The documents of rollups of one kind for days first..last: the folded days (one per day), then
+ * unfolded shards up to `budget` documents in all. `more` tells that shards were left out (the fold
+ * will have them within its interval); totals are then short by those shards.
+ */
+export async function readRollupDocs(merchantId: string, kind: RollupKind, where: { codeId?: string; first: string; last: string }, budget: number): Promise<{ docs: DocumentData[]; more: boolean }> {
+  let q = rollups(merchantId, kind).where("day", ">=", where.first).where("day", "<=", where.last);
+  if (where.codeId) q = q.where("codeId", "==", where.codeId);
+  const folded = await q.where("shard", "==", false).limit(budget).get();
+  const left = budget - folded.size;
+  const shards = left > 0 ? await q.where("shard", "==", true).limit(left + 1).get() : undefined;
+  const shardDocs = shards?.docs.slice(0, Math.max(0, left)) ?? [];
+  countOps({ reads: Math.max(1, folded.size) + (shards ? Math.max(1, shardDocs.length) : 0) });
+  return { docs: [...folded.docs, ...shardDocs].map((d) => d.data()), more: (shards?.size ?? 1) > left };
+}
+
+/**
+ * One page of the rollups (of one kind, any workspace and day) that have shards to fold, in document
+ * order from `after` (the previous page's cursor); `next` is undefined on the last page.
+ */
+export async function rollupsWithShards(kind: RollupKind, after?: DocumentSnapshot, limit = 500): Promise<{ rollups: Array<{ merchantId: string; baseId: string }>; next?: DocumentSnapshot }> {
+  let q = db().collectionGroup(kind).where("shard", "==", true).orderBy("__name__").limit(limit);
+  if (after) q = q.startAfter(after);
+  const snap = await q.get();
+  countOps({ reads: Math.max(1, snap.size) });
+  const seen = new Map<string, { merchantId: string; baseId: string }>();
+  for (const doc of snap.docs) {
+    const merchantId = doc.ref.parent.parent!.id;
+    const baseId = doc.id.split("~").slice(0, kind === "codeDays" ? 2 : 1).join("~");
+    seen.set(`${merchantId}/${baseId}`, { merchantId, baseId });
+  }
+  return { rollups: [...seen.values()], next: snap.size === limit ? snap.docs[snap.size - 1] : undefined };
+}
+
+/** Shards one fold takes at most (a transaction writes at most 500 documents). */
+const FOLD_SHARDS_MAX = 400;
+
+/** Folds a rollup's shards into its folded document, in one transaction; returns how many were folded. */
+export async function foldRollup(merchantId: string, kind: RollupKind, baseId: string): Promise<number> {
+  const col = rollups(merchantId, kind);
+  return db().runTransaction(async (tx: Transaction) => {
+    const base = col.doc(baseId);
+    // Shards sort right after their base (`{baseId}~...`): one range read finds them all.
+    const shardQuery = col.orderBy("__name__").startAfter(`${baseId}~`).endBefore(`${baseId}~\uf8ff`).limit(FOLD_SHARDS_MAX);
+    const [baseSnap, shardSnap] = await Promise.all([tx.get(base), tx.get(shardQuery)]);
+    const shards = shardSnap.docs.filter((d) => d.get("shard") === true);
+    countOps({ reads: 1 + Math.max(1, shardSnap.size) });
+    if (!shards.length) return 0;
+    const docs = [...(baseSnap.exists ? [baseSnap.data()!] : []), ...shards.map((s) => s.data())];
+    const meta = baseSnap.exists ? baseSnap.data()! : shards[0].data();
+    const keep = Object.fromEntries(Object.entries(meta).filter(([k]) => !COUNT_FIELDS.includes(k) && k !== "shard"));
+    tx.set(base, { ...keep, ...foldCounts(docs), shard: false });
+    for (const s of shards) tx.delete(s.ref);
+    countOps({ writes: 1, deletes: shards.length });
+    return shards.length;
+  });
+}
