@@ -29,9 +29,11 @@ async function main(): Promise<void> {
       sandbox: async () => (await import("./bench/sandbox")).benchSandbox(),
       redirect: async () => (await import("./bench/redirect")).benchRedirect(demo.merchantId),
       webhooks: async () => (await import("./bench/webhooks")).benchWebhooks(info.urls, demo.apiKey),
+      traffic: async () => (await import("./bench/traffic")).benchTraffic(),
     };
     for (const [name, run] of Object.entries(sections)) {
-      if (!only || only === name) await run();
+      // The traffic bench runs alone (`npm run bench:traffic`): it loads every core for minutes.
+      if (only === name || (!only && name !== "traffic")) await run();
     }
   } finally {
     await stack.stop();

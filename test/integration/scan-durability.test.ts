@@ -6,6 +6,7 @@ import { createMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
 import { eventually } from "../helpers/poll";
 import { NODE22 } from "../../scripts/lib/stack";
+import { pullScans, subscribeToScans } from "../helpers/pubsub";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const FIXTURE = path.join(ROOT, "test", "fixtures", "dying-redirect.ts");
@@ -27,6 +28,7 @@ describe("scan durability", function () {
     const merchant = await createMerchant();
     const code = toolResult(await callTool("svc.qr.create", { title: "d", destinationUrl: "https://example.com/durable", dynamic: true }, merchant.apiKey));
     const rounds = 20;
+    const subscription = await subscribeToScans();
     for (let i = 0; i < rounds; i += 5) {
       await Promise.all(
         Array.from({ length: 5 }, async () => {
@@ -51,5 +53,10 @@ describe("scan durability", function () {
     );
     assert.equal(settled.totalScans, rounds, "every answered scan was counted, and none twice");
     assert.equal(settled.scans.length, rounds);
+    // Each scan's stream event was published before its 302 too: all 20 are on the topic, though every
+    // instance died the moment it answered.
+    const messages = await pullScans(subscription, rounds);
+    assert.equal(new Set(messages.map((m) => m.event.scan_id)).size, rounds);
+    assert.ok(messages.every((m) => m.event.code_id === code.codeId));
   });
 });

@@ -30,11 +30,18 @@ function scanNotice(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPla
   };
 }
 
-/** Queues the scan for its link's subscriptions; a failure is logged, never a failed redirect. */
+/** How long a scan's redirect waits for its webhook deliveries to be queued; the enqueue goes on after it. */
+export const WEBHOOK_QUEUE_WAIT_MS = 300;
+
+/**
+ * Queues the scan for its link's subscriptions, waiting at most WEBHOOK_QUEUE_WAIT_MS: a slow Cloud Tasks
+ * enqueue never holds the redirect. A failure is logged, never a failed redirect.
+ */
 export async function tellScanSubscribers(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPlace, userAgent: string | undefined, outcome: ScanOutcome): Promise<void> {
-  try {
-    await queueScan({ merchantId: link.merchantId, webhookIds: link.webhookIds ?? [], scan: scanNotice(link, uniqueQRCodeID, at, place, userAgent, outcome) });
-  } catch (error) {
-    logError("webhook scan queueing failed", error);
-  }
+  const queued = queueScan({ merchantId: link.merchantId, webhookIds: link.webhookIds ?? [], scan: scanNotice(link, uniqueQRCodeID, at, place, userAgent, outcome) }).catch((error: unknown) =>
+    logError("webhook scan queueing failed", error),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([queued, new Promise<void>((resolve) => (timer = setTimeout(resolve, WEBHOOK_QUEUE_WAIT_MS)))]);
+  clearTimeout(timer);
 }

@@ -1,0 +1,65 @@
+// Several redirect instances, each a process of its own against the same emulators (as Cloud Functions
+// runs many): a re-point applies to the very next scan on every instance, and only a link read held past
+// its 300 ms deadline is answered from the instance's last-known-good link, counted and marked so.
+import assert from "node:assert/strict";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant, type TestMerchant } from "../helpers/merchants";
+import { startRedirectInstances, stopRedirectInstances, type RedirectInstance } from "../helpers/redirectInstances";
+import { pullScans, subscribeToScans } from "../helpers/pubsub";
+import { BROWSERS } from "../fixtures/user-agents";
+
+let clientNo = 0;
+/** A scan from a new person each time (their own public address), straight to one instance. */
+async function scanAt(instance: RedirectInstance, id: string) {
+  clientNo++;
+  const started = performance.now();
+  const res = await fetch(`${instance.origin}/qr/${id}`, { redirect: "manual", headers: { "User-Agent": BROWSERS[clientNo % BROWSERS.length].ua, "X-Forwarded-For": `73.${(clientNo >> 8) & 255}.${clientNo & 255}.9` } });
+  return { status: res.status, location: res.headers.get("location"), served: res.headers.get("x-link-served"), counted: res.headers.get("x-scan-counted"), ms: performance.now() - started };
+}
+
+describe("redirect instances: re-points and last-known-good", function () {
+  this.timeout(120_000);
+  let merchant: TestMerchant;
+  let instances: RedirectInstance[] = [];
+  before(async () => {
+    merchant = await createMerchant();
+    instances = await startRedirectInstances(4);
+  });
+  after(() => stopRedirectInstances(instances));
+
+  it("a re-point is honoured by the very next scan on every instance", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "moves", destinationUrl: "https://example.com/first", dynamic: true }, merchant.apiKey));
+    for (const i of instances) assert.equal((await scanAt(i, code.uniqueQRCodeID)).location, "https://example.com/first");
+    for (const target of ["https://example.com/second", "https://example.com/third"]) {
+      toolResult(await callTool("svc.qr.update", { codeId: code.codeId, destinationUrl: target }, merchant.apiKey));
+      for (const i of instances) {
+        const answer = await scanAt(i, code.uniqueQRCodeID);
+        assert.deepEqual([answer.status, answer.location, answer.served], [302, target, null]);
+      }
+    }
+  });
+
+  it("a link read held past the deadline is answered from last-known-good, counted, and marked in the stream", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "slow read", destinationUrl: "https://example.com/known", dynamic: true }, merchant.apiKey));
+    const [warm, cold] = instances;
+    assert.equal((await scanAt(warm, code.uniqueQRCodeID)).location, "https://example.com/known");
+    const subscription = await subscribeToScans();
+    await Promise.all([warm.holdLinkReads(2_000), cold.holdLinkReads(1_000)]);
+    try {
+      // The warm instance has read the link before: it answers at the deadline from what it knows.
+      const fast = await scanAt(warm, code.uniqueQRCodeID);
+      assert.deepEqual([fast.status, fast.location, fast.served, fast.counted], [302, "https://example.com/known", "last-known-good", "true"]);
+      assert.ok(fast.ms < 1_500, `answered in ${Math.round(fast.ms)} ms with the read held 2,000 ms`);
+      // An instance that never read this link has nothing to fall back on: it waits for the read.
+      const slow = await scanAt(cold, code.uniqueQRCodeID);
+      assert.deepEqual([slow.status, slow.location, slow.served], [302, "https://example.com/known", null]);
+      assert.ok(slow.ms >= 1_000, `answered in ${Math.round(slow.ms)} ms: it waited for the read`);
+    } finally {
+      await Promise.all([warm.holdLinkReads(0), cold.holdLinkReads(0)]);
+    }
+    const messages = await pullScans(subscription, 2);
+    assert.deepEqual(messages.map((m) => m.event.served_from).sort(), ["last-known-good", "live"]);
+    const a = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, merchant.apiKey));
+    assert.equal(a.totalScans, 3, "the scan answered from last-known-good is counted");
+  });
+});
