@@ -218,12 +218,22 @@ async function countScan(facts: ScanFacts, reason: string | null, visitor: strin
   return { counted: false, reason: "repeat" };
 }
 
-/** recordScan for the redirect: a failure is logged, never turned into a failed redirect. */
+/**
+ * How long a redirect waits for its scan to be recorded. Past it the redirect answers with the count
+ * unknown (the write may still land), so a stalled write never holds a scanner for long.
+ */
+export const SCAN_WRITE_WAIT_MS = 5_000;
+
+/** recordScan for the redirect: a failure or a write past SCAN_WRITE_WAIT_MS is logged, never a failed redirect. */
 export async function recordScanSafely(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): Promise<ScanOutcome | undefined> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    return await recordScan(code, uniqueQRCodeID, request);
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`scan not written within ${SCAN_WRITE_WAIT_MS} ms`)), SCAN_WRITE_WAIT_MS)));
+    return await Promise.race([recordScan(code, uniqueQRCodeID, request), late]);
   } catch (error) {
     logScanNotRecorded({ merchantId: code.merchantId, codeId: code.codeId }, error);
     return undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }
