@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   Sandbox generator          ${u.app}/api/generate-qr-code
   Merchant console           ${u.console}
   Functions (direct)         ${u.functions}/<name>
-  Emulators                  Firestore ${info.env.FIRESTORE_EMULATOR_HOST}, Auth ${info.env.FIREBASE_AUTH_EMULATOR_HOST}
+  Emulators                  Firestore ${info.env.FIRESTORE_EMULATOR_HOST}, Auth ${info.env.FIREBASE_AUTH_EMULATOR_HOST}, Pub/Sub ${info.env.PUBSUB_EMULATOR_HOST} (scan stream)
   Emulator UI                ${u.emulatorUi ?? info.uiOff}
 
   Demo merchant              ${demo.merchantId} (console sign-in: ${DEMO_USER.email} / ${DEMO_USER.password})

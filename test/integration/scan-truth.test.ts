@@ -14,6 +14,8 @@ import { writeScan } from "../../functions/src/store/scans";
 import { pastScanFacts } from "../helpers/scans";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import { localMoment } from "../../functions/src/scans/localTime";
+import { codeAnalytics } from "../../functions/src/scans/analytics";
+import { opCounts } from "../../functions/src/store/opCounter";
 
 const PHONE = BROWSERS[0].ua;
 
@@ -340,5 +342,38 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     const summaryAfter = toolResult(await callTool("svc.analytics.scan_summary", { days: 5 }, m.apiKey));
     for (const k of ["totalScans", "uniqueScanners", "byCampaign", "topCodes", "cities"]) assert.deepEqual(summaryAfter[k], summaryBefore[k], k);
     assert.equal((await runScanMaintenance()).shardsFolded, 0, "idempotent");
+  });
+
+  it("a 365-day query of one code reads only that code's rollups: at most 400 documents and 1 MB, whatever the rest of the workspace holds", async function () {
+    this.timeout(300_000);
+    const m = await createMerchant();
+    const code = await dynamicCode(m, "year");
+    const ws = firestore().collection("workspaces").doc(m.merchantId);
+    // A year of folded days for this code, 200 other codes' days, and full workspace days beside them.
+    const today = localMoment(new Date(), "UTC").day;
+    const dayOf = (back: number) => new Date(Date.parse(`${today}T12:00:00Z`) - back * 86_400_000).toISOString().slice(0, 10);
+    // A shop's code: scanned from 20 cities a day (a code seen in 200 cities every day of a year would
+    // weigh more: docs/data-model.md states the worst case).
+    const cities = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`US|Oregon|City ${i}`, 1]));
+    const writer = firestore().bulkWriter();
+    for (let back = 0; back < 365; back++) {
+      const day = dayOf(back);
+      void writer.set(ws.collection("codeDays").doc(`${code.codeId}~${day}`), { codeId: code.codeId, day, shard: false, timeZone: "UTC", n: 2, u: 1, ci: cities });
+      void writer.set(ws.collection("scanDays").doc(day), { day, shard: false, timeZone: "UTC", n: 400, c: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`other-${i}`, { n: 1 }])) });
+    }
+    for (let other = 0; other < 200; other++) for (let back = 0; back < 5; back++) {
+      const day = dayOf(back);
+      void writer.set(ws.collection("codeDays").doc(`other-${other}~${day}`), { codeId: `other-${other}`, day, shard: false, timeZone: "UTC", n: 1, ci: cities });
+    }
+    await writer.close();
+    const before = opCounts().reads;
+    const a = await codeAnalytics(m.merchantId, { codeId: code.codeId }, 365);
+    const reads = opCounts().reads - before;
+    assert.equal(a.totalScans, 730, "every day of the year counted, none of the other codes'");
+    assert.ok(reads <= 400, `${reads} documents read`);
+    // What those reads weigh: the code's own rollups only (the largest possible list of events aside).
+    const docs = (await ws.collection("codeDays").where("codeId", "==", code.codeId).get()).docs;
+    const bytes = docs.reduce((sum, d) => sum + Buffer.byteLength(JSON.stringify(d.data())), 0);
+    assert.ok(bytes < 1_000_000, `${bytes} bytes of rollups`);
   });
 });
