@@ -72,14 +72,17 @@ async function runPhase(label: string, instances: RedirectInstance[], hot: strin
   const latencies: number[] = [];
   let sent = 0;
   let ok = 0;
+  const answers = new Map<string, number>();
   const one = async () => {
     const n = sent++;
     const id = n % 2 === 0 ? hot : others[n % others.length];
     const instance = instances[n % instances.length];
     const t = performance.now();
-    const res = await request("GET", `${instance.origin}/qr/${id}`, undefined, { "User-Agent": PHONES[n % PHONES.length], "X-Forwarded-For": nextClient() }).catch(() => ({ status: 0 }));
+    const res = await request("GET", `${instance.origin}/qr/${id}`, undefined, { "User-Agent": PHONES[n % PHONES.length], "X-Forwarded-For": nextClient() }).catch((e: Error) => ({ status: 0, headers: { "x-scan-counted": e.message } as http.IncomingHttpHeaders }));
     latencies.push(performance.now() - t);
     if (res.status === 302) ok++;
+    const key = `${res.status} ${String(res.headers["x-scan-counted"] ?? "")}`;
+    answers.set(key, (answers.get(key) ?? 0) + 1);
   };
   const start = performance.now();
   const end = start + PHASE_SECONDS * 1000;
@@ -100,6 +103,8 @@ async function runPhase(label: string, instances: RedirectInstance[], hot: strin
   }
   const seconds = (performance.now() - start) / 1000;
   const after = await instanceStats(instances);
+  const unusual = [...answers].filter(([k]) => k !== "302 true");
+  if (unusual.length) console.log(`  (${label}: answers other than "302, counted": ${unusual.map(([k, v]) => `${v} x ${k}`).join(", ")})`);
   latencies.sort((a, b) => a - b);
   return {
     label,

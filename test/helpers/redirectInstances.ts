@@ -21,7 +21,11 @@ export async function startRedirectInstances(count: number, env: NodeJS.ProcessE
       const child = spawn(NODE22, ["--import", "tsx", FIXTURE], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_ENV: "production", ...env } });
       const line = await new Promise<string>((resolve, reject) => {
         const lines = createInterface({ input: child.stdout! });
-        lines.once("line", resolve);
+        lines.once("line", (first) => {
+          resolve(first);
+          // The function's own log lines: warnings and errors are shown, the rest dropped.
+          lines.on("line", (l) => /"severity":"(WARNING|ERROR)"/.test(l) && process.stderr.write(`[redirect instance] ${l.slice(0, 600)}\n`));
+        });
         child.once("exit", (code) => reject(new Error(`redirect instance exited with ${code}`)));
       });
       const origin = `http://127.0.0.1:${(JSON.parse(line) as { port: number }).port}`;
