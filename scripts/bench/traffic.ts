@@ -222,11 +222,12 @@ export async function benchTraffic(): Promise<void> {
     const eventBytes = 520; // an event document with its index entries (codeId, at; expiresAt)
     const eventsPerScan = full.ops.writes > 0 ? Math.min(1, perScan.writes) : 0;
     const retentionMonths = getConfig().scanRetentionDays / 30.4;
+    const eventMonths = getConfig().scanEventRetentionDays / 30.4;
     const messageBytes = 480;
     const million = 1e6;
     const cost = {
       firestoreOps: million * (perScan.reads * PRICE.read + perScan.writes * PRICE.write + perScan.deletes * PRICE.delete),
-      firestoreStorage: (million * eventsPerScan * eventBytes) / 2 ** 30 * PRICE.firestoreGiBMonth * retentionMonths,
+      firestoreStorage: (million * eventsPerScan * eventBytes) / 2 ** 30 * PRICE.firestoreGiBMonth * eventMonths,
       invocations: million * PRICE.invocation,
       cpu: (million * (full.cpuMicros / scans)) / 1e6 * PRICE.vcpuSecond,
       pubsub: ((million * messageBytes) / 2 ** 40) * PRICE.pubsubTiB,
@@ -235,7 +236,7 @@ export async function benchTraffic(): Promise<void> {
     const all = Object.values(cost).reduce((a, b) => a + b, 0);
     console.log(`  per scan: ${fmt(perScan.reads, 3)} reads, ${fmt(perScan.writes, 3)} writes, ${fmt(perScan.deletes, 3)} deletes (fold included); 1 Pub/Sub message (~${messageBytes} B); ${fmt(full.cpuMicros / 1000 / scans, 3)} ms CPU`);
     console.log(
-      `  cost per million scans: $${fmt(all)} all-in (goal <= $3): Firestore operations $${fmt(cost.firestoreOps)}, event storage over ${getConfig().scanRetentionDays} days $${fmt(cost.firestoreStorage)}, ` +
+      `  cost per million scans: $${fmt(all)} all-in (goal <= $3): Firestore operations $${fmt(cost.firestoreOps)}, event storage over ${getConfig().scanEventRetentionDays} days $${fmt(cost.firestoreStorage)}, ` +
         `invocations $${fmt(cost.invocations)}, CPU $${fmt(cost.cpu)}, Pub/Sub $${fmt(cost.pubsub, 3)}, BigQuery $${fmt(cost.bigQuery, 3)}`,
     );
     const latency = await interleavedP50(instances[0], hot.uniqueQRCodeID);

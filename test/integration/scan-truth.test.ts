@@ -305,12 +305,14 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     const ids = (await firestore().collection("workspaces").doc(m.merchantId).collection("scans").get()).docs.map((d) => d.id);
     const hashes = ids.filter((id) => id.startsWith("u~")).map((id) => id.split("~")[1]);
     assert.equal(new Set(hashes).size, hashes.length, "no visitor hash repeats across codes");
-    // Every event and rollup expires after the retention period (400 days by default).
+    // Rollups expire after the retention period (400 days by default), individual events after 35 days.
     for (const d of docs) {
       const expires = (d.get("expiresAt") as FirebaseFirestore.Timestamp).toMillis();
       const day = Date.parse(`${d.get("day")}T00:00:00Z`);
-      assert.equal(Math.round((expires - day) / 86_400_000), 401, d.ref.path);
+      const isEvent = d.ref.parent.id === "scans";
+      assert.equal(Math.round((expires - day) / 86_400_000), isEvent ? 36 : 401, d.ref.path);
     }
+    assert.ok(docs.some((d) => d.ref.parent.id === "scans") && docs.some((d) => d.ref.parent.id === "codeDays"));
   });
 
   it("folds the instances' rollup shards into one document per day and destroys expired daily secrets", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { ConfigError, LOCAL_PORTS, LOCAL_PROJECT_ID, proxySettings } from "../../functions/src/core/config";
+import { ConfigError, LOCAL_PORTS, LOCAL_PROJECT_ID, parseEventRetentionDays, parseRetentionDays, proxySettings } from "../../functions/src/core/config";
 
 describe("config", () => {
   it("local port defaults match firebase.json and the project id matches .firebaserc", () => {
@@ -85,5 +85,13 @@ describe("proxy and geo header settings", () => {
       geoHeaderProxyRanges: ["173.245.48.0/20", "2400:cb00::/32"],
       trustGeoHeaders: true,
     });
+  });
+
+  it("scan retentions: rollups 30 to 3,650 days; individual events 2 days up to the rollups' retention", () => {
+    assert.equal(parseRetentionDays(""), 400);
+    assert.throws(() => parseRetentionDays("29"), /30 to 3650/);
+    assert.equal(parseEventRetentionDays("", 400), 35);
+    assert.equal(parseEventRetentionDays("400", 400), 400);
+    for (const bad of ["1", "401", "3.5", "forever"]) assert.throws(() => parseEventRetentionDays(bad, 400), /SCAN_EVENT_RETENTION_DAYS/, bad);
   });
 });

@@ -45,6 +45,10 @@ const params = {
     default: "400",
     description: "Days scan events and daily rollups are kept before Firestore's TTL deletes them (30 to 3650)",
   }),
+  scanEventRetentionDays: defineString("SCAN_EVENT_RETENTION_DAYS", {
+    default: "35",
+    description: "Days each person's individual scan event is kept (the newest-scans list); totals keep SCAN_RETENTION_DAYS and the scan stream keeps every scan (2 to the scan retention)",
+  }),
   allowedHosts: defineString("ALLOWED_HOSTS", {
     default: "",
     description: "Extra hosts (host or host:port, comma-separated) requests may address, beyond those of the URLs above",
@@ -77,8 +81,10 @@ export interface ServiceConfig {
   allowedHosts: string[];
   /** Browser origins (`scheme://host[:port]`) allowed to call the tool server. */
   allowedOrigins: string[];
-  /** Days scan events and rollups are kept (TTL). */
+  /** Days daily rollups are kept (TTL). */
   scanRetentionDays: number;
+  /** Days individual scan events are kept (TTL), at most scanRetentionDays. */
+  scanEventRetentionDays: number;
 }
 
 /** SCAN_RETENTION_DAYS as a whole number of days, refused at load when out of range. */
@@ -86,6 +92,18 @@ export function parseRetentionDays(value: string): number {
   const days = Number(value.trim() || "400");
   if (!Number.isInteger(days) || days < 30 || days > 3650) {
     throw new Error(`SCAN_RETENTION_DAYS must be a whole number of days from 30 to 3650, not "${value}"`);
+  }
+  return days;
+}
+
+/**
+ * SCAN_EVENT_RETENTION_DAYS: at least 2 (an event is also the guard of its day's unique count) and at
+ * most the rollups' retention.
+ */
+export function parseEventRetentionDays(value: string, rollupDays: number): number {
+  const days = Number(value.trim() || "35");
+  if (!Number.isInteger(days) || days < 2 || days > rollupDays) {
+    throw new Error(`SCAN_EVENT_RETENTION_DAYS must be a whole number of days from 2 to SCAN_RETENTION_DAYS (${rollupDays}), not "${value}"`);
   }
   return days;
 }
@@ -234,6 +252,7 @@ export function getConfig(): ServiceConfig {
       hostingHopRanges: params.hostingHopRanges.value(),
     }),
     scanRetentionDays: parseRetentionDays(params.scanRetentionDays.value()),
+    scanEventRetentionDays: parseEventRetentionDays(params.scanEventRetentionDays.value(), parseRetentionDays(params.scanRetentionDays.value())),
     ...addressAllowLists(Object.values(urls), {
       local,
       projectId: pid,

@@ -73,6 +73,7 @@ const appScanEndpoint = endpoint({
       device: deviceOf(typeof ua === "string" ? ua : undefined),
       source: "app" as const,
       retentionDays: getConfig().scanRetentionDays,
+    eventRetentionDays: getConfig().scanEventRetentionDays,
     };
     // The app's user is the visitor: one unique per user, code and day.
     const visitor = await visitorHash(day, link.codeId, `user:${user.uid}`);

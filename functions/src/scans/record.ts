@@ -166,6 +166,7 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
     device,
     source: request.source,
     retentionDays: getConfig().scanRetentionDays,
+    eventRetentionDays: getConfig().scanEventRetentionDays,
   };
   const reason = botReason(request.method, request.headers);
   const visitor = reason ? null : await visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, device));

@@ -49,7 +49,10 @@ export interface ScanFacts {
   place: ScanPlace;
   device: ScanDevice;
   source: "redirect" | "app";
+  /** Days the day's rollups are kept. */
   retentionDays: number;
+  /** Days a person's individual event is kept (the newest-scans list); absent: as the rollups. */
+  eventRetentionDays?: number;
 }
 
 export type ScanClass = { kind: "human"; unique: boolean; eventId: string } | { kind: "repeat" } | { kind: "bot"; reason: string };
@@ -84,7 +87,7 @@ function scanCounts(facts: ScanFacts, cls: ScanClass): Counts {
   };
 }
 
-const expiry = (facts: ScanFacts) => Timestamp.fromMillis(Date.parse(`${facts.day}T00:00:00Z`) + (facts.retentionDays + 1) * 86_400_000);
+const expiry = (facts: ScanFacts, days = facts.retentionDays) => Timestamp.fromMillis(Date.parse(`${facts.day}T00:00:00Z`) + (days + 1) * 86_400_000);
 
 /**
  * A scan's two rollup changes: its code's day (the breakdowns) and its workspace's day (the same
@@ -122,7 +125,8 @@ function eventData(facts: ScanFacts, unique: boolean): DocumentData {
     browser: facts.device.browser,
     unique,
     source: facts.source,
-    expiresAt: expiry(facts),
+    // Individual events are the newest-scans list: kept a short while (store cost), totals stay in the rollups.
+    expiresAt: expiry(facts, Math.min(facts.retentionDays, facts.eventRetentionDays ?? facts.retentionDays)),
   };
 }
 
