@@ -16,10 +16,14 @@ import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import { getConfig } from "../../functions/src/core/config";
 import { startRedirectInstances, stopRedirectInstances, type RedirectInstance } from "../../test/helpers/redirectInstances";
 import { fmt, percentile, request } from "./measure";
+import { randomUserAgent, unrecognisedUserAgent } from "../../test/fixtures/user-agents";
+import { prng } from "../../test/helpers/fuzz";
 
 const INSTANCES = Number(process.env.BENCH_INSTANCES ?? 8);
 const WORKSPACES = Number(process.env.BENCH_WORKSPACES ?? 40);
 const PHASE_SECONDS = Number(process.env.BENCH_PHASE_SECONDS ?? 12);
+/** Requests of the one-address flood (0 skips it). */
+const FLOOD = Number(process.env.BENCH_FLOOD ?? 50_000);
 const PHONES = [
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36",
@@ -242,7 +246,58 @@ export async function benchTraffic(): Promise<void> {
     const latency = await interleavedP50(instances[0], hot.uniqueQRCodeID);
     console.log(`  interleaved p50: redirect ${fmt(latency.ours, 2)} ms, minimal node:http redirector (one REST read) ${fmt(latency.minimal, 2)} ms: ${fmt(latency.ours / latency.minimal)}x (goal <= 1.2x)`);
     console.log("  the old design (one shared day document per workspace) no longer exists to run beside it; its last figures are in docs/performance.md");
+    if (FLOOD > 0) await flood(instances, codes[1], codes.slice(2));
   } finally {
     await stopRedirectInstances(instances);
   }
+}
+
+/**
+ * One address sends FLOOD requests with random User-Agents at one workspace's code, as fast as 64 clients
+ * go, while other workspaces' codes are scanned by distinct people beside it: the flood counts a handful of
+ * people (the rest recorded as repeats or machines, none lost) and every neighbour's scan is counted.
+ */
+async function flood(instances: RedirectInstance[], target: { merchantId: string; codeId: string; uniqueQRCodeID: string }, neighbours: Array<{ merchantId: string; codeId: string; uniqueQRCodeID: string }>) {
+  console.log(`\n[traffic: flood] ${FLOOD.toLocaleString("en")} requests from one address with random User-Agents, other workspaces scanned alongside`);
+  const rand = prng(3535);
+  const latin1 = (ua: string) => ua.replace(/[^\x20-\x7e]/g, "x");
+  const before = await codeAnalytics(target.merchantId, { codeId: target.codeId }, 1);
+  const recorded = (a: typeof before) => a.totalScans + a.repeatScans + a.botScans.total;
+  let sent = 0;
+  let answered = 0;
+  let done = false;
+  const neighbourAnswers = new Map<string, number>();
+  const start = performance.now();
+  const alongside = (async () => {
+    for (let k = 0; !done; k++) {
+      const c = neighbours[k % neighbours.length];
+      const res = await request("GET", `${instances[k % instances.length].origin}/qr/${c.uniqueQRCodeID}`, undefined, { "User-Agent": PHONES[k % 2], "X-Forwarded-For": nextClient() }).catch(() => ({ status: 0, headers: {} as http.IncomingHttpHeaders }));
+      const key = `${res.status} ${String(res.headers["x-scan-counted"] ?? "")}`;
+      neighbourAnswers.set(key, (neighbourAnswers.get(key) ?? 0) + 1);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (sent < FLOOD) {
+        const n = sent++;
+        const ua = latin1(n % 2 ? unrecognisedUserAgent(rand) : randomUserAgent(rand)).trim() || "x";
+        const res = await request("GET", `${instances[n % instances.length].origin}/qr/${target.uniqueQRCodeID}`, undefined, { "User-Agent": ua, "X-Forwarded-For": "198.51.100.77" }).catch(() => ({ status: 0 }));
+        if (res.status === 302) answered++;
+      }
+    }),
+  );
+  done = true;
+  await alongside;
+  const seconds = (performance.now() - start) / 1000;
+  const after = await codeAnalytics(target.merchantId, { codeId: target.codeId }, 1);
+  const minutes = Math.ceil(seconds / 60);
+  console.log(`  ${answered} of ${FLOOD} answered 302 in ${fmt(seconds, 0)} s (${fmt(answered / seconds, 0)}/s)`);
+  console.log(
+    `  counted as people: ${after.totalScans - before.totalScans} scans by ${after.uniqueScanners - before.uniqueScanners} unique scanners over ${minutes} minute(s); ` +
+      `recorded in all: ${recorded(after) - recorded(before)} of ${answered} (repeats ${after.repeatScans - before.repeatScans}, machines ${after.botScans.total - before.botScans.total})`,
+  );
+  const counted = neighbourAnswers.get("302 true") ?? 0;
+  const total = [...neighbourAnswers.values()].reduce((a, b) => a + b, 0);
+  console.log(`  other workspaces' scans alongside: ${counted} of ${total} counted${total > counted ? ` (others: ${JSON.stringify(Object.fromEntries(neighbourAnswers))})` : ""}`);
 }
