@@ -14,6 +14,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
+import { withTimeout } from "../core/firebase";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "./streamSchema";
@@ -141,10 +142,7 @@ export async function streamScan(event: ScanEvent): Promise<void> {
     () => true,
     (error: unknown) => (logScanNotStreamed({ ...facts, pending: false }, error), true),
   );
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), STREAM_WAIT_MS)));
-  const inTime = await Promise.race([published, late]);
-  clearTimeout(timer);
+  const inTime = await withTimeout(published, STREAM_WAIT_MS, "scan stream").catch(() => false);
   if (!inTime) logScanNotStreamed({ ...facts, pending: true });
 }
 
@@ -227,14 +225,10 @@ export const SCAN_WRITE_WAIT_MS = 5_000;
 
 /** recordScan for the redirect: a failure or a write past SCAN_WRITE_WAIT_MS is logged, never a failed redirect. */
 export async function recordScanSafely(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): Promise<ScanOutcome | undefined> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`scan not written within ${SCAN_WRITE_WAIT_MS} ms`)), SCAN_WRITE_WAIT_MS)));
-    return await Promise.race([recordScan(code, uniqueQRCodeID, request), late]);
+    return await withTimeout(recordScan(code, uniqueQRCodeID, request), SCAN_WRITE_WAIT_MS, "scan write");
   } catch (error) {
     logScanNotRecorded({ merchantId: code.merchantId, codeId: code.codeId }, error);
     return undefined;
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -2,6 +2,7 @@
 // link names one, so workspaces without subscriptions never load it.
 import { randomBytes } from "node:crypto";
 import { logError } from "../core/log";
+import { withTimeout } from "../core/firebase";
 import type { Link } from "../store/codes";
 import type { ScanPlace } from "../scans/classify";
 import type { ScanOutcome } from "../scans/record";
@@ -41,7 +42,5 @@ export async function tellScanSubscribers(link: Link, uniqueQRCodeID: string, at
   const queued = queueScan({ merchantId: link.merchantId, webhookIds: link.webhookIds ?? [], scan: scanNotice(link, uniqueQRCodeID, at, place, userAgent, outcome) }).catch((error: unknown) =>
     logError("webhook scan queueing failed", error),
   );
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([queued, new Promise<void>((resolve) => (timer = setTimeout(resolve, WEBHOOK_QUEUE_WAIT_MS)))]);
-  clearTimeout(timer);
+  await withTimeout(queued, WEBHOOK_QUEUE_WAIT_MS, "webhook queue").catch(() => undefined);
 }
