@@ -136,9 +136,13 @@ export async function codeListView(ctx: ListContext, params: URLSearchParams): P
   const codes: any[] = page.codes;
   const first = earlier.length * 50 + 1;
   const filtered = Boolean(state.q || state.kind || state.status || state.campaign !== null);
-  const summary = codes.length
-    ? `Showing ${first}–${first + codes.length - 1} of ${page.total} ${filtered ? "matching " : ""}code${page.total === 1 ? "" : "s"}.`
-    : "";
+  // A search's total is not counted (that would read every code): the pages tell whether more follow.
+  const range = `${first}–${first + codes.length - 1}`;
+  const summary = !codes.length
+    ? ""
+    : page.total === null
+      ? `Showing ${range} ${filtered ? "matching " : ""}codes${page.nextCursor ? "; more on the next page" : ""}.`
+      : `Showing ${range} of ${page.total} ${filtered ? "matching " : ""}code${page.total === 1 ? "" : "s"}.`;
   const rows = codes.map((c) => [
     h("img", { class: "thumb", src: c.qrImageUrl, alt: "", width: "56", height: "56", loading: "lazy" }),
     h("div", { class: "code-cell" }, h("a", { href: `#/code/${c.codeId}`, class: "code-title" }, c.title), middleCut(c.destinationUrl)),

@@ -1,6 +1,7 @@
 // The console's code list through HTTP: search over title, destination, campaign and tags; filters; sorts;
-// cursor pages that neither skip nor repeat; 7- and 30-day scans read from the rollups; the directory kept
-// in step with every write path (create, re-point, publish, unpublish) and built once for older workspaces.
+// cursor pages that neither skip nor repeat; 7- and 30-day scans stored by the scan maintenance from the
+// rollups; the list fields and totals kept in step with every write path (create, re-point, publish,
+// unpublish) and backfilled for codes from before them. (Large workspaces: catalogue-scale.test.ts.)
 import assert from "node:assert/strict";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
@@ -10,6 +11,8 @@ import { BROWSERS } from "../fixtures/user-agents";
 import { writeScan } from "../../functions/src/store/scans";
 import { pastScanFacts } from "../helpers/scans";
 import { consoleApi } from "../helpers/consoleApi";
+import { runScanMaintenance } from "../../functions/src/scans/maintenance";
+import { backfillCataloguePage, readCodeCounts } from "../../functions/src/store/catalogue";
 
 const list = async (m: TestMerchant, query = "") => {
   const res = await consoleApi(`/codes${query ? `?${query}` : ""}`, m.idToken);
@@ -109,6 +112,10 @@ describe("console code list: search, filters, sort, pages and recent scans", fun
     for (let i = 0; i < 3; i++) await writeScan(facts(i), { kind: "human", unique: true, eventId: `list-${i}` });
     await writeScan(facts(4), { kind: "bot", reason: "crawler" });
 
+    // The scans sorts read counts the maintenance stores from the rollups: none yet, then these.
+    assert.equal((await list(m, "sort=scans30")).codes.find((c: any) => c.title === "Window poster").scans30, 0);
+    const upkeep = await runScanMaintenance();
+    assert.ok(upkeep.codesRecounted >= 2, JSON.stringify(upkeep));
     const page = await list(m, "sort=scans7");
     const byTitle = Object.fromEntries(page.codes.map((c: any) => [c.title, c]));
     assert.equal(byTitle["Dinner menu"].scans7, 2);
@@ -133,15 +140,47 @@ describe("console code list: search, filters, sort, pages and recent scans", fun
     assert.deepEqual(titles(await list(m, "status=published")), ["Made here"], "console-made codes are published at once");
   });
 
-  it("builds the directory once for a workspace whose codes predate it", async () => {
+  it("filters by tag, sorts by last change, and gives totals from counters (null where only a full read could tell)", async () => {
+    assert.deepEqual(titles(await list(m, "tag=tables")), ["Dinner menu", "Brunch menu"]);
+    assert.deepEqual(titles(await list(m, "tag=tables&q=dinner")), ["Dinner menu"]);
+    assert.equal((await list(m, "tag=tables")).total, null);
+    const updated = await list(m, "sort=updated");
+    assert.equal(titles(updated)[0], "Made here");
+    assert.equal(titles(updated)[1], "Brunch menu", "re-pointed after the others were made");
+    assert.equal((await list(m, "kind=dynamic")).total, 2);
+    assert.equal((await list(m, "campaign=spring")).total, 2);
+    assert.equal((await list(m, "kind=dynamic&status=draft")).total, null);
+    const counts = await readCodeCounts(m.merchantId);
+    assert.deepEqual(counts, { total: 6, published: 1, drafts: 5, dynamic: 2, static: 4 });
+  });
+
+  it("backfills codes from before the catalogue: listed, counted once, even when one is changed meanwhile", async () => {
     const old = await createMerchant();
-    for (const t of ["Old one", "Old two"]) toolResult(await callTool("svc.qr.create", { title: t, destinationUrl: "https://old.example/" }, old.apiKey));
-    const index = firestore().collection("workspaces").doc(old.merchantId).collection("codeIndex");
-    for (const d of (await index.get()).docs) await d.ref.delete();
-    const page = await list(old);
-    assert.deepEqual(titles(page), ["Old two", "Old one"]);
-    assert.ok((await index.doc("meta").get()).exists, "built and marked");
-    toolResult(await callTool("svc.qr.create", { title: "New three", destinationUrl: "https://old.example/3" }, old.apiKey));
-    assert.deepEqual(titles(await list(old)), ["New three", "Old two", "Old one"]);
+    const made = [];
+    for (const t of ["Old one", "Old two", "Old three"]) made.push(toolResult(await callTool("svc.qr.create", { title: t, destinationUrl: "https://old.example/", campaign: "legacy" }, old.apiKey)));
+    // Make them look like codes written before the list fields existed.
+    const ws = firestore().collection("workspaces").doc(old.merchantId);
+    for (const sub of ["codeCounts", "campaigns"]) for (const d of (await ws.collection(sub).get()).docs) await d.ref.delete();
+    const { FieldValue } = await import("firebase-admin/firestore");
+    for (const c of made) await ws.collection("codes").doc(c.codeId).update({ titleKey: FieldValue.delete(), searchTokens: FieldValue.delete(), catalogue: FieldValue.delete(), scans7: FieldValue.delete(), scans30: FieldValue.delete() });
+    assert.deepEqual(titles(await list(old, "sort=title")), [], "no title key to sort by until backfilled");
+    assert.equal((await list(old)).total, 0, "not counted until backfilled");
+    // One is re-pointed before the backfill reaches it: it joins the totals then, and the backfill skips it.
+    assert.equal((await consoleApi(`/codes/${made[0].codeId}`, old.idToken, { body: { destinationUrl: "https://old.example/one" } })).status, 200);
+    let after: string | null = `workspaces/${old.merchantId}`;
+    let upgraded = 0;
+    do {
+      const page = await backfillCataloguePage(after, 2);
+      upgraded += page.upgraded;
+      after = page.next && page.next.startsWith(`workspaces/${old.merchantId}/`) ? page.next : null;
+    } while (after);
+    assert.equal(upgraded, 2);
+    assert.deepEqual(titles(await list(old)), ["Old three", "Old two", "Old one"]);
+    assert.deepEqual(titles(await list(old, "q=two")), ["Old two"]);
+    assert.deepEqual((await list(old)).campaigns, ["legacy"]);
+    assert.equal((await list(old)).total, 3);
+    const again = await backfillCataloguePage(`workspaces/${old.merchantId}`, 10);
+    assert.equal(again.upgraded, 0, "a second pass changes nothing");
+    assert.equal((await readCodeCounts(old.merchantId)).total, 3);
   });
 });

@@ -51,7 +51,10 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   { path: "workspaces/ws-a/webhooks/wh_1", readers: [], data: { url: "https://hooks.example/x", secrets: [{ sealed: "s" }] } },
   { path: "workspaces/ws-a/webhooks/wh_1/deliveries/msg_1", readers: [], data: { body: "{}", status: "succeeded" } },
   { path: "workspaces/ws-a/brandPresets/House", readers: [], data: { name: "House", design: {} } },
-  { path: "workspaces/ws-a/codeIndex/s00", readers: [], data: { e: {} } },
+  // The catalogue's counters: server only (the console reads totals through its API).
+  { path: "workspaces/ws-a/codeCounts/3", readers: [], data: { total: 1 } },
+  { path: "workspaces/ws-a/campaigns/0123abcd", readers: [], data: { name: "spring", codes: 1 } },
+  { path: "maintenance/catalogueBackfill", readers: [], data: { version: 1, done: true } },
   { path: "rateLimits/toolCalls_x_1~i", readers: [], data: { key: "toolCalls_x_1", count: 1 } },
   { path: "appScanMarks/0123abcd", readers: [], data: { countedAt: 1 } },
   { path: "health/probe", readers: [], data: {} },
@@ -60,7 +63,7 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
 const ROLES: Role[] = ["owner", "otherMember", "stranger", "anonymous"];
 
 /** Collections under a workspace that the functions write (store/*.ts), each of which needs a row above. */
-const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "brandPresets", "codeIndex"];
+const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "brandPresets", "codeCounts", "campaigns"];
 
 describe("Firestore security rules matrix", function () {
   this.timeout(60_000);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { ConfigError, LOCAL_PORTS, LOCAL_PROJECT_ID, parseEventRetentionDays, parseRetentionDays, proxySettings } from "../../functions/src/core/config";
+import { ConfigError, LOCAL_PORTS, LOCAL_PROJECT_ID, parseCodeQuota, parseEventRetentionDays, parseRetentionDays, proxySettings } from "../../functions/src/core/config";
 
 describe("config", () => {
   it("local port defaults match firebase.json and the project id matches .firebaserc", () => {
@@ -93,5 +93,11 @@ describe("proxy and geo header settings", () => {
     assert.equal(parseEventRetentionDays("", 400), 35);
     assert.equal(parseEventRetentionDays("400", 400), 400);
     for (const bad of ["1", "401", "3.5", "forever"]) assert.throws(() => parseEventRetentionDays(bad, 400), /SCAN_EVENT_RETENTION_DAYS/, bad);
+  });
+
+  it("the workspace code quota: 1 to 10,000,000, default 1,000,000", () => {
+    assert.equal(parseCodeQuota(""), 1_000_000);
+    assert.equal(parseCodeQuota(" 250000 "), 250_000);
+    for (const bad of ["0", "-5", "10000001", "1e3.5", "lots"]) assert.throws(() => parseCodeQuota(bad), /WORKSPACE_CODE_QUOTA/, bad);
   });
 });

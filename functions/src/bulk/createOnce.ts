@@ -7,7 +7,7 @@ import { db } from "../core/firebase";
 import { logError } from "../core/log";
 import type { QrCode, CodeSource } from "../codes/model";
 import { discardPrepared, emitCodeEvents, prepareCodes, type NewCodeInput } from "../codes/service";
-import { addNewCode, codesOf } from "../store/codes";
+import { addNewCodes, codesOf } from "../store/codes";
 import { claimIdempotencyKey, completeUnderClaim, settleClaim } from "../store/idempotency";
 
 /** Builds the answer for the codes and adds writes of its own (publishing, ...) to the same commit. */
@@ -69,7 +69,7 @@ export async function createCodesOnce<T>(
     let written;
     try {
       written = await completeUnderClaim(merchantId, key, claim.claimId, (tx) => {
-        for (const code of codes) addNewCode(tx, code);
+        addNewCodes(tx, merchantId, codes);
         return finish(asWriter(tx), codes);
       });
     } catch (error) {
@@ -105,7 +105,7 @@ export async function createCodesInBatch<T>(merchantId: string, inputs: readonly
   let response: T;
   try {
     const batch = db().batch();
-    for (const code of codes) addNewCode(batch, code);
+    addNewCodes(batch, merchantId, codes);
     response = finish(batch, codes);
     await batch.commit();
     await emitCodeEvents("code.created", codes);

@@ -1,15 +1,25 @@
-// The console's code list: search, filters, sort and cursor pages over the workspace's code directory
-// (store/codeIndex.ts), with each code's people-scans in the last 7 and 30 local days summed from the
-// daily rollups (never by counting events). Cost per page: ~17 directory reads, the window's rollups
-// (about 30), and the page's own codes. No HTTP here.
+// The console's code list: search, filters, sort and cursor pages as indexed Firestore queries over the
+// workspace's codes (store/catalogue.ts), so one page reads the same few documents at 1,000 and at
+// 1,000,000 codes. Totals and the campaign filter come from counters kept on every write, never from
+// reading every code. The scans sorts use counts stored on each code by the scan maintenance (at most
+// about 10 minutes old; docs/data-model.md, "Codes: bounds"). No HTTP here.
+import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
 import { AppError } from "../core/errors";
-import { readCodeIndex, type IndexedCode } from "../store/codeIndex";
-import { getWorkspace } from "../store/workspaces";
-import { DEFAULT_TIME_ZONE, localWindow } from "../scans/localTime";
-import { LIST_ROLLUP_BUDGET, scansPerCode, scanSummary } from "../scans/analytics";
+import { campaignCodeCount, listQuery, readCampaigns, readCodeCounts, SORT_FIELDS, type ListQueryShape } from "../store/catalogue";
+import { fromDoc, readCodes } from "../store/codes";
+import { countOps } from "../store/opCounter";
+import { scanSummary } from "../scans/analytics";
+import { containsWords, matchesWords, queryToken, queryWordsOf } from "./search";
+import type { QrCode } from "./model";
 
-export const CODE_LIST_SORTS = ["created", "title", "scans7", "scans30"] as const;
+export const CODE_LIST_SORTS = ["created", "updated", "title", "scans7", "scans30"] as const;
 type CodeListSort = (typeof CODE_LIST_SORTS)[number];
+
+/** Up to this many codes, a search reads them all and matches any part of a word, as it always did. */
+export const SMALL_WORKSPACE_CODES = 500;
+/** Code documents one page may read while checking search words in memory; past it the page ends early. */
+export const SEARCH_READ_BUDGET = 600;
+const SEARCH_CHUNK = 100;
 
 interface CodeListQuery {
   q?: string;
@@ -17,71 +27,33 @@ interface CodeListQuery {
   status?: "draft" | "published";
   /** A campaign's name, or "" for codes without one. */
   campaign?: string;
+  tag?: string;
   sort: CodeListSort;
   order?: "asc" | "desc";
   cursor?: string;
   limit: number;
 }
 
-interface ListedCode extends IndexedCode {
+export interface ListedCode {
+  code: QrCode;
   scans7: number;
   scans30: number;
 }
 
-/** Lower case, compatibility-normalised: "Café" finds "CAFÉ" and "ｃａｆｅ" finds "cafe". */
-const fold = (s: string) => s.normalize("NFKC").toLocaleLowerCase("en");
-
-function matches(code: IndexedCode, needle: string): boolean {
-  return [code.t, code.d, code.k ?? "", ...code.g].some((text) => fold(text).includes(needle));
-}
-
-/** People-scans per code in the last 7 and 30 local days (the workspace's time zone). */
-async function recentScanCounts(merchantId: string, now: Date): Promise<Map<string, { scans7: number; scans30: number }>> {
-  const timeZone = (await getWorkspace(merchantId))?.timeZone ?? DEFAULT_TIME_ZONE;
-  const window = localWindow(30, timeZone, now);
-  const weekStart = window[window.length - 7];
-  const { perCode } = await scansPerCode(merchantId, window[0], window[window.length - 1], LIST_ROLLUP_BUDGET);
-  const counts = new Map<string, { scans7: number; scans30: number }>();
-  for (const [codeId, list] of perCode) {
-    const sum = { scans7: 0, scans30: 0 };
-    for (const d of list) {
-      sum.scans30 += d.n;
-      if (d.day >= weekStart) sum.scans7 += d.n;
-    }
-    if (sum.scans30) counts.set(codeId, sum);
-  }
-  return counts;
-}
-
-type SortValue = number | string;
-
-function sortValue(code: ListedCode, sort: CodeListSort): SortValue {
-  if (sort === "title") return fold(code.t);
-  if (sort === "scans7") return code.scans7;
-  if (sort === "scans30") return code.scans30;
-  return code.c;
-}
-
 const defaultOrder = (sort: CodeListSort) => (sort === "title" ? "asc" : "desc");
 
-/** A total order: the sort value, then the code id, so pages never skip or repeat a code. */
-function compare(a: [SortValue, string], b: [SortValue, string], order: "asc" | "desc"): number {
-  const dir = order === "asc" ? 1 : -1;
-  if (a[0] !== b[0]) return (a[0] < b[0] ? -1 : 1) * dir;
-  return a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0;
+type CursorValue = number | string;
+
+function cursorValue(doc: DocumentSnapshot, sort: CodeListSort): CursorValue {
+  const v = doc.get(SORT_FIELDS[sort]);
+  return v instanceof Timestamp ? v.toMillis() : (v as CursorValue);
 }
 
-interface Cursor {
-  sort: CodeListSort;
-  order: "asc" | "desc";
-  after: [SortValue, string];
+function encodeCursor(sort: CodeListSort, order: string, doc: DocumentSnapshot): string {
+  return Buffer.from(JSON.stringify([sort, order, cursorValue(doc, sort), doc.id]), "utf8").toString("base64url");
 }
 
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.sort, c.order, c.after[0], c.after[1]]), "utf8").toString("base64url");
-}
-
-function decodeCursor(raw: string, sort: CodeListSort, order: "asc" | "desc"): Cursor {
+function decodeCursor(raw: string, sort: CodeListSort, order: "asc" | "desc"): [unknown, string] {
   const invalid = () =>
     new AppError("VALIDATION_FAILED", "This page link is no longer valid for the list's sort", { hint: "Go back to the first page of the list." });
   let parsed: unknown;
@@ -92,51 +64,102 @@ function decodeCursor(raw: string, sort: CodeListSort, order: "asc" | "desc"): C
   }
   if (!Array.isArray(parsed) || parsed.length !== 4) throw invalid();
   const [s, o, value, id] = parsed;
-  if (s !== sort || o !== order || typeof id !== "string" || (typeof value !== "number" && typeof value !== "string")) throw invalid();
-  return { sort, order, after: [value, id] };
+  const timed = sort === "created" || sort === "updated";
+  const valueOk = timed || sort.startsWith("scans") ? Number.isFinite(value) : typeof value === "string";
+  if (s !== sort || o !== order || typeof id !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(id) || !valueOk) throw invalid();
+  return [timed ? Timestamp.fromMillis(value as number) : value, id];
 }
 
-export async function listCodePage(merchantId: string, query: CodeListQuery, now = new Date()) {
-  const order = query.order ?? defaultOrder(query.sort);
-  const cursor = query.cursor ? decodeCursor(query.cursor, query.sort, order) : undefined;
-  const [index, counts] = await Promise.all([readCodeIndex(merchantId), recentScanCounts(merchantId, now)]);
-  const needle = query.q ? fold(query.q.trim()) : "";
-  const campaigns = [...new Set(index.map((c) => c.k).filter((k): k is string => Boolean(k)))].sort((a, b) => a.localeCompare(b));
-  const filtered: ListedCode[] = index
-    .filter(
-      (c) =>
-        (!query.kind || c.y === (query.kind === "dynamic")) &&
-        (!query.status || c.s === query.status) &&
-        (query.campaign === undefined || (c.k ?? "") === query.campaign) &&
-        (!needle || matches(c, needle)),
-    )
-    .map((c) => ({ ...c, ...(counts.get(c.codeId) ?? { scans7: 0, scans30: 0 }) }));
-  const keyOf = (c: ListedCode): [SortValue, string] => [sortValue(c, query.sort), c.codeId];
-  filtered.sort((a, b) => compare(keyOf(a), keyOf(b), order));
-  const start = cursor ? filtered.findIndex((c) => compare(keyOf(c), cursor.after, order) > 0) : 0;
-  const page = start < 0 ? [] : filtered.slice(start, start + query.limit);
-  const more = start >= 0 && start + query.limit < filtered.length;
+/** The list's total for the filters given, when a counter holds it; null when only reading every code could tell. */
+async function totalFor(merchantId: string, query: CodeListQuery, counts: Awaited<ReturnType<typeof readCodeCounts>>): Promise<number | null> {
+  const filters = [query.kind, query.status, query.campaign, query.tag, query.q?.trim() || undefined].filter((f) => f !== undefined);
+  if (filters.length === 0) return counts.total;
+  if (filters.length > 1) return null;
+  if (query.kind) return query.kind === "dynamic" ? counts.dynamic : counts.static;
+  if (query.status) return query.status === "published" ? counts.published : counts.drafts;
+  if (query.campaign) return campaignCodeCount(merchantId, query.campaign);
+  return null;
+}
+
+/** The Firestore query a list request becomes: equality filters, one array filter (a tag, or a search token), one sort. */
+export function listShapeOf(query: Omit<CodeListQuery, "sort" | "limit"> & { sort: CodeListSort }, order: "asc" | "desc", token: string | undefined): ListQueryShape {
   return {
-    codes: page,
-    total: filtered.length,
-    workspaceTotal: index.length,
-    campaigns,
-    nextCursor: more ? encodeCursor({ sort: query.sort, order, after: keyOf(page[page.length - 1]) }) : null,
+    equal: {
+      status: query.status,
+      dynamic: query.kind === undefined ? undefined : query.kind === "dynamic",
+      campaign: query.campaign === undefined ? undefined : query.campaign || null,
+    },
+    contains: query.tag ? { field: "tags", value: query.tag } : token ? { field: "searchTokens", value: token } : undefined,
+    sort: SORT_FIELDS[query.sort],
+    order,
+  };
+}
+
+export async function listCodePage(merchantId: string, query: CodeListQuery) {
+  const order = query.order ?? defaultOrder(query.sort);
+  const after = query.cursor ? decodeCursor(query.cursor, query.sort, order) : undefined;
+  const words = queryWordsOf(query.q);
+  const [counts, campaigns] = await Promise.all([readCodeCounts(merchantId), readCampaigns(merchantId)]);
+  const small = counts.total <= SMALL_WORKSPACE_CODES;
+  const shape = listShapeOf(query, order, !small && !query.tag ? queryToken(words) : undefined);
+  let q = listQuery(merchantId, shape);
+  if (after) q = q.startAfter(...after);
+  const check = words.length ? (small ? containsWords : matchesWords) : undefined;
+
+  const page: DocumentSnapshot[] = [];
+  let last: DocumentSnapshot | undefined;
+  let more = false;
+  let total = await totalFor(merchantId, query, counts);
+  if (!check) {
+    const snap = await q.limit(query.limit + 1).get();
+    countOps({ reads: Math.max(1, snap.size) });
+    page.push(...snap.docs.slice(0, query.limit));
+    more = snap.size > query.limit;
+  } else {
+    // Firestore answered one word (or none, in a small workspace); the rest is checked here, within a budget.
+    let read = 0;
+    let matched = 0;
+    let exhausted = false;
+    let from = q;
+    while (read < SEARCH_READ_BUDGET && (small || matched <= query.limit)) {
+      const snap = await from.limit(SEARCH_CHUNK).get();
+      countOps({ reads: Math.max(1, snap.size) });
+      read += snap.size;
+      for (const doc of snap.docs) {
+        if (!check(fromDoc(doc.data()), words)) continue;
+        matched++;
+        if (page.length < query.limit) {
+          page.push(doc);
+          last = doc;
+        } else more = true;
+      }
+      if (snap.size < SEARCH_CHUNK) {
+        exhausted = true;
+        break;
+      }
+      from = q.startAfter(snap.docs[snap.size - 1]);
+      if (!more) last = snap.docs[snap.size - 1];
+    }
+    if (!exhausted && !more) more = true; // the budget ran out: the next page goes on from the last code read
+    if (small && exhausted && !after) total = matched;
+  }
+  const cursorDoc = check && more && page.length < query.limit ? last : page[page.length - 1];
+  return {
+    codes: page.map((doc): ListedCode => ({ code: fromDoc(doc.data()!), scans7: Number(doc.get("scans7") ?? 0), scans30: Number(doc.get("scans30") ?? 0) })),
+    total,
+    workspaceTotal: counts.total,
+    campaigns: campaigns.map((c) => c.name),
+    nextCursor: more && cursorDoc ? encodeCursor(query.sort, order, cursorDoc) : null,
   };
 }
 
 /** The console's home: the workspace's scan figures for a range, with the top codes named, and its codes counted. */
 export async function workspaceDashboard(merchantId: string, days: number, now = new Date()) {
-  const [summary, index] = await Promise.all([scanSummary(merchantId, days, now), readCodeIndex(merchantId)]);
-  const byId = new Map(index.map((c) => [c.codeId, c]));
+  const [summary, counts] = await Promise.all([scanSummary(merchantId, days, now), readCodeCounts(merchantId)]);
+  const named = new Map((await readCodes(merchantId, summary.topCodes.map((c) => c.codeId))).map((c) => [c.codeId, c.title]));
   return {
     ...summary,
-    topCodes: summary.topCodes.map((c) => ({ ...c, title: byId.get(c.codeId)?.t ?? null })),
-    codeCounts: {
-      total: index.length,
-      published: index.filter((c) => c.s === "published").length,
-      drafts: index.filter((c) => c.s === "draft").length,
-      dynamic: index.filter((c) => c.y).length,
-    },
+    topCodes: summary.topCodes.map((c) => ({ ...c, title: named.get(c.codeId) ?? null })),
+    codeCounts: { total: counts.total, published: counts.published, drafts: counts.drafts, dynamic: counts.dynamic },
   };
 }

@@ -10,7 +10,8 @@ import type { BoostFrame, FrameName, Template } from "../qr/frames";
 import { effectiveLook } from "./look";
 import { renderFramedPng, renderPlainPng } from "../qr/render";
 import { renderSvg } from "../qr/svg";
-import { addNewCode, findCode, newCodeId, updateCodeInTransaction, type CodeLookup } from "../store/codes";
+import { addNewCodes, findCode, findCodeRecord, newCodeId, updateCodeInTransaction, type CodeLookup } from "../store/codes";
+import { readCodeCounts } from "../store/catalogue";
 import { uniqueTags, type DesignInput, type ScanBeepSound } from "./fields";
 import type { StoredDesign } from "../designs/design";
 import { newUniqueQrId } from "./ids";
@@ -109,6 +110,7 @@ async function withImage(draft: Omit<QrCode, "qrImageUrl" | "imagePath" | "image
 
 /** Renders and stores the images of new codes; nothing is written to Firestore yet. */
 export async function prepareCodes(merchantId: string, inputs: readonly NewCodeInput[], source: CodeSource): Promise<QrCode[]> {
+  await assertCodeQuota(merchantId, inputs.length);
   const now = new Date();
   const designOf = designResolver(merchantId);
   const prepared = await Promise.allSettled(inputs.map(async (input) => withImage(draftCode(merchantId, input, await designOf(input.design), source, now))));
@@ -119,6 +121,22 @@ export async function prepareCodes(merchantId: string, inputs: readonly NewCodeI
     throw (failed as PromiseRejectedResult).reason;
   }
   return stored;
+}
+
+/**
+ * Refuses codes past the workspace's quota (WORKSPACE_CODE_QUOTA) before anything is rendered or written.
+ * The totals are read outside the creating commit, so concurrent calls can pass it together by at most
+ * their own sizes (50 codes a bulk call): a soft ceiling, documented in docs/operations.md.
+ */
+export async function assertCodeQuota(merchantId: string, adding: number): Promise<void> {
+  const quota = getConfig().workspaceCodeQuota;
+  const { total } = await readCodeCounts(merchantId);
+  if (total + adding > quota) {
+    throw new AppError("FORBIDDEN", `This workspace holds ${total} codes and its quota is ${quota}: ${adding} more would pass it`, {
+      hint: "Nothing was created. Ask the service operator to raise the workspace code quota.",
+      details: { quota, total, adding },
+    });
+  }
 }
 
 /** Deletes the images of prepared codes whose documents were not written. */
@@ -140,7 +158,7 @@ export async function createCodes(
   const codes = await prepareCodes(merchantId, inputs, source);
   try {
     const batch = db().batch();
-    for (const code of codes) addNewCode(batch, code);
+    addNewCodes(batch, merchantId, codes);
     extraWrites?.(batch, codes);
     await batch.commit();
   } catch (error) {
@@ -205,7 +223,7 @@ export async function updateCode(merchantId: string, lookup: CodeLookup, changes
     }
   }
   const updated = await db().runTransaction(async (tx) => {
-    const code = await findCode(merchantId, lookup, tx);
+    const { code, stored } = await findCodeRecord(merchantId, lookup, tx);
     if (changes.scanBeepSound && changes.scanBeepSound !== "none" && !code.dynamic) {
       throw new AppError("VALIDATION_FAILED", "scanBeepSound needs a dynamic code; this code is static", {
         hint: "Create a dynamic code (dynamic: true) to play a sound on scan.",
@@ -219,7 +237,7 @@ export async function updateCode(merchantId: string, lookup: CodeLookup, changes
       design: design === undefined ? (code.design ?? null) : design,
       updatedAt: new Date(),
     };
-    updateCodeInTransaction(tx, next);
+    updateCodeInTransaction(tx, next, stored);
     return { before: code, after: next };
   });
   const { before, after } = updated;

@@ -18,7 +18,6 @@ import { claimSandboxCode } from "../sandbox/service";
 import { moderateListing, publicListing } from "../listings/service";
 import { normalizeDomain } from "../listings/domain";
 import { listListings } from "../store/listings";
-import { readCodes } from "../store/codes";
 import { listCodePage, workspaceDashboard } from "../codes/directory";
 import { listDrafts } from "../store/drafts";
 import { publish } from "../codes/publish";
@@ -174,15 +173,7 @@ const endpoints = [
     query: CodeListQuerySchema,
     async handle({ caller, query }) {
       const page = await listCodePage(caller.merchantId, query);
-      const full = new Map((await readCodes(caller.merchantId, page.codes.map((c) => c.codeId))).map((c) => [c.codeId, c]));
-      return {
-        ...page,
-        // A code written after the directory was read may be missing from `full`; it shows on the next load.
-        codes: page.codes.flatMap((c) => {
-          const code = full.get(c.codeId);
-          return code ? [{ ...publicCode(code), scans7: c.scans7, scans30: c.scans30 }] : [];
-        }),
-      };
+      return { ...page, codes: page.codes.map((c) => ({ ...publicCode(c.code), scans7: c.scans7, scans30: c.scans30 })) };
     },
   }),
   consoleEndpoint({

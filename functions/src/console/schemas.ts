@@ -50,6 +50,7 @@ export const CodeListQuerySchema = z
     kind: z.enum(["static", "dynamic"]).optional(),
     status: z.enum(["draft", "published"]).optional(),
     campaign: z.string().max(CAMPAIGN_MAX).optional(),
+    tag: fields.tags.element.optional(),
     sort: z.enum(CODE_LIST_SORTS).default("created"),
     order: z.enum(["asc", "desc"]).optional(),
     cursor: z.string().max(2000).optional(),

@@ -49,6 +49,10 @@ const params = {
     default: "35",
     description: "Days each person's individual scan event is kept (the newest-scans list); totals keep SCAN_RETENTION_DAYS and the scan stream keeps every scan (2 to the scan retention)",
   }),
+  workspaceCodeQuota: defineString("WORKSPACE_CODE_QUOTA", {
+    default: "1000000",
+    description: "Codes one workspace may hold (1 to 10,000,000); creation past it is refused before anything is written",
+  }),
   allowedHosts: defineString("ALLOWED_HOSTS", {
     default: "",
     description: "Extra hosts (host or host:port, comma-separated) requests may address, beyond those of the URLs above",
@@ -85,6 +89,8 @@ export interface ServiceConfig {
   scanRetentionDays: number;
   /** Days individual scan events are kept (TTL), at most scanRetentionDays. */
   scanEventRetentionDays: number;
+  /** Codes one workspace may hold. */
+  workspaceCodeQuota: number;
 }
 
 /** SCAN_RETENTION_DAYS as a whole number of days, refused at load when out of range. */
@@ -94,6 +100,13 @@ export function parseRetentionDays(value: string): number {
     throw new Error(`SCAN_RETENTION_DAYS must be a whole number of days from 30 to 3650, not "${value}"`);
   }
   return days;
+}
+
+/** WORKSPACE_CODE_QUOTA as a whole number, refused at load when out of range. */
+export function parseCodeQuota(value: string): number {
+  const n = Number(value.trim() || "1000000");
+  if (!Number.isInteger(n) || n < 1 || n > 10_000_000) throw new Error(`WORKSPACE_CODE_QUOTA must be a whole number from 1 to 10000000, not "${value}"`);
+  return n;
 }
 
 /**
@@ -253,6 +266,7 @@ export function getConfig(): ServiceConfig {
     }),
     scanRetentionDays: parseRetentionDays(params.scanRetentionDays.value()),
     scanEventRetentionDays: parseEventRetentionDays(params.scanEventRetentionDays.value(), parseRetentionDays(params.scanRetentionDays.value())),
+    workspaceCodeQuota: parseCodeQuota(params.workspaceCodeQuota.value()),
     ...addressAllowLists(Object.values(urls), {
       local,
       projectId: pid,

@@ -9,7 +9,7 @@ import { dayKey } from "../scans/classify";
 import { titleFromUrl } from "../codes/fields";
 import { publicCode } from "../codes/model";
 import { discardPrepared, prepareCodes } from "../codes/service";
-import { addNewCode } from "../store/codes";
+import { addNewCodes } from "../store/codes";
 import { ensureWorkspaceForOwner } from "../store/workspaces";
 import {
   claimBlocker,
@@ -129,7 +129,7 @@ export async function claimSandboxCode(user: { uid: string; email?: string }, cl
       const current = await findByClaimToken(claimToken, tx);
       const problem = claimBlocker(current, now);
       if (problem) throw problem;
-      addNewCode(tx, code);
+      addNewCodes(tx, workspace.merchantId, [code]);
       markClaimed(tx, current!.id, { uid: user.uid, merchantId: workspace.merchantId, codeId: code.codeId }, now);
     });
   } catch (error) {

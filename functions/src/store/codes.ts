@@ -6,7 +6,7 @@ import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import type { QrCode } from "../codes/model";
 import { COLLECTIONS } from "./collections";
-import { entryOf, writeIndexEntry } from "./codeIndex";
+import { addNewCodesToCatalogue, catalogueFields, NEW_CODE_SCAN_FIELDS } from "./catalogue";
 
 export const codesOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("codes");
 const linkRef = (uniqueQRCodeID: string) => db().collection(COLLECTIONS.links).doc(uniqueQRCodeID);
@@ -38,8 +38,11 @@ export function newCodeId(merchantId: string): string {
 
 type StoredCode = Omit<QrCode, "createdAt" | "updatedAt"> & { createdAt: Timestamp; updatedAt: Timestamp };
 
-function fromDoc(data: FirebaseFirestore.DocumentData): QrCode {
-  const d = data as StoredCode;
+/** Fields of a code document that belong to the catalogue (store/catalogue.ts), not to the code. */
+const CATALOGUE_ONLY = ["titleKey", "searchTokens", "catalogue", "scans7", "scans30", "scansStaleAt"];
+
+export function fromDoc(data: FirebaseFirestore.DocumentData): QrCode {
+  const d = Object.fromEntries(Object.entries(data).filter(([k]) => !CATALOGUE_ONLY.includes(k))) as StoredCode;
   return { ...d, createdAt: d.createdAt.toDate(), updatedAt: d.updatedAt.toDate() };
 }
 
@@ -58,13 +61,19 @@ function codeData(code: QrCode) {
   return { ...code, createdAt: Timestamp.fromDate(code.createdAt), updatedAt: Timestamp.fromDate(code.updatedAt) };
 }
 
-/** Adds a new code and its link to a batch or transaction; `create` fails it if either already exists. */
-export function addNewCode(batch: WriteBatch | Transaction, code: QrCode): void {
+/**
+ * Adds new codes of one workspace, their links and their place in the catalogue (totals, campaigns) to a
+ * batch or transaction; `create` fails it if any code or link already exists.
+ */
+export function addNewCodes(batch: WriteBatch | Transaction, merchantId: string, codes: readonly QrCode[]): void {
   // Both WriteBatch and Transaction have create(); TypeScript cannot unify their overloads.
   const writer = batch as WriteBatch;
-  writer.create(codesOf(code.merchantId).doc(code.codeId), codeData(code));
-  writer.create(linkRef(code.uniqueQRCodeID), { ...linkData(code), createdAt: Timestamp.fromDate(code.createdAt) });
-  writeIndexEntry(batch, code.merchantId, code.codeId, entryOf(code));
+  for (const code of codes) {
+    if (code.merchantId !== merchantId) throw new Error("addNewCodes: every code must belong to the workspace written");
+    writer.create(codesOf(merchantId).doc(code.codeId), { ...codeData(code), ...catalogueFields(code), ...NEW_CODE_SCAN_FIELDS });
+    writer.create(linkRef(code.uniqueQRCodeID), { ...linkData(code), createdAt: Timestamp.fromDate(code.createdAt) });
+  }
+  addNewCodesToCatalogue(batch, merchantId, codes);
 }
 
 export interface CodeLookup {
@@ -74,6 +83,11 @@ export interface CodeLookup {
 
 /** Finds a code in `merchantId`'s workspace; another merchant's code is "not found", never returned. */
 export async function findCode(merchantId: string, lookup: CodeLookup, tx?: Transaction): Promise<QrCode> {
+  return (await findCodeRecord(merchantId, lookup, tx)).code;
+}
+
+/** findCode, with the code's document as stored (its catalogue fields too), for a read-modify-write. */
+export async function findCodeRecord(merchantId: string, lookup: CodeLookup, tx?: Transaction): Promise<{ code: QrCode; stored: FirebaseFirestore.DocumentData }> {
   const get = <T>(ref: FirebaseFirestore.DocumentReference<T>) => (tx ? tx.get(ref) : ref.get());
   let codeId = lookup.codeId;
   if (lookup.uniqueQRCodeID) {
@@ -90,7 +104,7 @@ export async function findCode(merchantId: string, lookup: CodeLookup, tx?: Tran
   if (!codeId) throw new AppError("VALIDATION_FAILED", "Give codeId or uniqueQRCodeID to identify the code");
   const snap = await get(codesOf(merchantId).doc(codeId));
   if (!snap.exists) throw new AppError("NOT_FOUND", "QR code not found");
-  return fromDoc(snap.data()!);
+  return { code: fromDoc(snap.data()!), stored: snap.data()! };
 }
 
 export async function listCodes(merchantId: string, limit: number): Promise<QrCode[]> {
@@ -98,11 +112,16 @@ export async function listCodes(merchantId: string, limit: number): Promise<QrCo
   return snap.docs.map((d) => fromDoc(d.data()));
 }
 
-/** Writes a changed code and its link in the same transaction. */
-export function updateCodeInTransaction(tx: Transaction, code: QrCode): void {
-  tx.set(codesOf(code.merchantId).doc(code.codeId), codeData(code));
+/**
+ * Writes a changed code and its link in the same transaction, with its list fields. `stored` is the code
+ * document as read in this transaction: a code from before the catalogue joins its totals here (the
+ * backfill then skips it), and its stored scan counts are kept.
+ */
+export function updateCodeInTransaction(tx: Transaction, code: QrCode, stored: FirebaseFirestore.DocumentData): void {
+  const scans = stored.catalogue === undefined ? NEW_CODE_SCAN_FIELDS : Object.fromEntries(["scans7", "scans30", "scansStaleAt"].filter((k) => stored[k] !== undefined).map((k) => [k, stored[k]]));
+  tx.set(codesOf(code.merchantId).doc(code.codeId), { ...codeData(code), ...catalogueFields(code), ...scans });
   tx.set(linkRef(code.uniqueQRCodeID), linkData(code), { merge: true });
-  writeIndexEntry(tx, code.merchantId, code.codeId, entryOf(code));
+  if (stored.catalogue === undefined) addNewCodesToCatalogue(tx, code.merchantId, [code]);
 }
 
 

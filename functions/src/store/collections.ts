@@ -13,6 +13,8 @@ export const COLLECTIONS = {
   mail: "mail",
   rateLimits: "rateLimits",
   appScanMarks: "appScanMarks",
+  /** Progress of background passes (the catalogue backfill): server only. */
+  maintenance: "maintenance",
   // OAuth for MCP clients (functions/src/oauth/).
   oauthClients: "oauthClients",
   oauthRequests: "oauthRequests",

@@ -7,7 +7,7 @@ import { Timestamp, type Transaction, type WriteBatch } from "firebase-admin/fir
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
-import { writeIndexStatus } from "./codeIndex";
+import { countStatusChange } from "./catalogue";
 import type { DraftKind } from "./drafts";
 
 export type PublishableKind = DraftKind | "codes";
@@ -33,12 +33,12 @@ function statusFields(status: Status, uid: string, now: Date) {
 function writeStatus(writer: Transaction | WriteBatch, merchantId: string, kind: PublishableKind, id: string, status: Status, uid: string, now: Date): void {
   // Both writers have update(ref, data); the union's overloads do not unify for TypeScript.
   (writer as WriteBatch).update(refOf(merchantId, kind, id), statusFields(status, uid, now));
-  if (kind === "codes") writeIndexStatus(writer, merchantId, id, status);
 }
 
 /** Publishes codes created in the same batch (create and publish in one step), at their createdAt. */
 export function publishNewCodesInBatch(batch: WriteBatch, merchantId: string, codes: ReadonlyArray<{ codeId: string; createdAt: Date }>, uid: string): void {
   for (const code of codes) writeStatus(batch, merchantId, "codes", code.codeId, "published", uid, code.createdAt);
+  countStatusChange(batch, merchantId, codes.length);
 }
 
 /** Sets the status of one record of `merchantId`; idempotent. Another workspace's id is "not found". */
@@ -54,6 +54,8 @@ export async function setStatus(merchantId: string, kind: PublishableKind, id: s
     }
     const now = new Date();
     writeStatus(tx, merchantId, kind, id, status, uid, now);
+    // A code from before the catalogue is counted by the backfill with the status it then has.
+    if (kind === "codes" && data.catalogue !== undefined) countStatusChange(tx, merchantId, status === "published" ? 1 : -1);
     return { id, status, publishedAt: status === "published" ? now.toISOString() : null, changed: true };
   });
 }
