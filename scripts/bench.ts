@@ -30,10 +30,11 @@ async function main(): Promise<void> {
       redirect: async () => (await import("./bench/redirect")).benchRedirect(demo.merchantId),
       webhooks: async () => (await import("./bench/webhooks")).benchWebhooks(info.urls, demo.apiKey),
       traffic: async () => (await import("./bench/traffic")).benchTraffic(),
+      catalogue: async () => (await import("./bench/catalogue")).benchCatalogue(demo.merchantId),
     };
     for (const [name, run] of Object.entries(sections)) {
-      // The traffic bench runs alone (`npm run bench:traffic`): it loads every core for minutes.
-      if (only === name || (!only && name !== "traffic")) await run();
+      // The traffic and catalogue benches run alone (`npm run bench:traffic`, `bench:catalogue`): minutes each.
+      if (only === name || (!only && name !== "traffic" && name !== "catalogue")) await run();
     }
   } finally {
     await stack.stop();

@@ -7,9 +7,9 @@ import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
 import { AppError } from "../core/errors";
 import { campaignCodeCount, listQuery, readCampaigns, readCodeCounts, SORT_FIELDS, type ListQueryShape } from "../store/catalogue";
 import { fromDoc, readCodes } from "../store/codes";
-import { countOps } from "../store/opCounter";
+import { countBytesRead, countOps } from "../store/opCounter";
 import { scanSummary } from "../scans/analytics";
-import { containsWords, matchesWords, queryToken, queryWordsOf } from "./search";
+import { containsWords, matchesWords, queryToken, queryWordsOf, TOKEN_MAX_CHARS } from "./search";
 import type { QrCode } from "./model";
 
 export const CODE_LIST_SORTS = ["created", "updated", "title", "scans7", "scans30"] as const;
@@ -19,7 +19,6 @@ type CodeListSort = (typeof CODE_LIST_SORTS)[number];
 export const SMALL_WORKSPACE_CODES = 500;
 /** Code documents one page may read while checking search words in memory; past it the page ends early. */
 export const SEARCH_READ_BUDGET = 600;
-const SEARCH_CHUNK = 100;
 
 interface CodeListQuery {
   q?: string;
@@ -104,7 +103,9 @@ export async function listCodePage(merchantId: string, query: CodeListQuery) {
   const shape = listShapeOf(query, order, !small && !query.tag ? queryToken(words) : undefined);
   let q = listQuery(merchantId, shape);
   if (after) q = q.startAfter(...after);
-  const check = words.length ? (small ? containsWords : matchesWords) : undefined;
+  // One word within the token length is answered exactly by its token; anything else is checked here.
+  const exact = shape.contains?.field === "searchTokens" && words.length === 1 && [...words[0]].length <= TOKEN_MAX_CHARS;
+  const check = words.length && !exact ? (small ? containsWords : matchesWords) : undefined;
 
   const page: DocumentSnapshot[] = [];
   let last: DocumentSnapshot | undefined;
@@ -113,6 +114,7 @@ export async function listCodePage(merchantId: string, query: CodeListQuery) {
   if (!check) {
     const snap = await q.limit(query.limit + 1).get();
     countOps({ reads: Math.max(1, snap.size) });
+    countBytesRead(snap.docs);
     page.push(...snap.docs.slice(0, query.limit));
     more = snap.size > query.limit;
   } else {
@@ -121,9 +123,12 @@ export async function listCodePage(merchantId: string, query: CodeListQuery) {
     let matched = 0;
     let exhausted = false;
     let from = q;
+    // A first read sized for a page that mostly matches, then the rest of the budget in one more.
+    let chunk = small ? SEARCH_READ_BUDGET : query.limit * 2 + 1;
     while (read < SEARCH_READ_BUDGET && (small || matched <= query.limit)) {
-      const snap = await from.limit(SEARCH_CHUNK).get();
+      const snap = await from.limit(chunk).get();
       countOps({ reads: Math.max(1, snap.size) });
+      countBytesRead(snap.docs);
       read += snap.size;
       for (const doc of snap.docs) {
         if (!check(fromDoc(doc.data()), words)) continue;
@@ -133,11 +138,12 @@ export async function listCodePage(merchantId: string, query: CodeListQuery) {
           last = doc;
         } else more = true;
       }
-      if (snap.size < SEARCH_CHUNK) {
+      if (snap.size < chunk) {
         exhausted = true;
         break;
       }
       from = q.startAfter(snap.docs[snap.size - 1]);
+      chunk = SEARCH_READ_BUDGET - read;
       if (!more) last = snap.docs[snap.size - 1];
     }
     if (!exhausted && !more) more = true; // the budget ran out: the next page goes on from the last code read

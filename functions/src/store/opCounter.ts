@@ -5,14 +5,24 @@ interface OpCounts {
   reads: number;
   writes: number;
   deletes: number;
+  /** Bytes of the documents read, where a path counts them (the code list). */
+  bytesRead: number;
 }
 
-const counts: OpCounts = { reads: 0, writes: 0, deletes: 0 };
+const counts: OpCounts = { reads: 0, writes: 0, deletes: 0, bytesRead: 0 };
 
 export function countOps(ops: Partial<OpCounts>): void {
   counts.reads += ops.reads ?? 0;
   counts.writes += ops.writes ?? 0;
   counts.deletes += ops.deletes ?? 0;
+  counts.bytesRead += ops.bytesRead ?? 0;
+}
+
+const countingBytes = process.env.SVC_COUNT_BYTES_READ === "1";
+
+/** Counts the bytes of documents read (their JSON), only when SVC_COUNT_BYTES_READ=1 (the catalogue bench). */
+export function countBytesRead(docs: ReadonlyArray<{ data(): unknown }>): void {
+  if (countingBytes) for (const d of docs) counts.bytesRead += Buffer.byteLength(JSON.stringify(d.data()));
 }
 
 export function opCounts(): OpCounts {
