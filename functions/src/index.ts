@@ -44,3 +44,4 @@ export const pages = onRequest({ ...PUBLIC, memory: "256MiB" }, lazy(() => requi
 const target = process.env.FUNCTION_TARGET;
 export const scanMaintenance = !target || target === "scanMaintenance" ? require("./scans/schedule").scanMaintenance : undefined;
 export const webhookDelivery = !target || target === "webhookDelivery" ? require("./webhooks/task").webhookDelivery : undefined;
+export const catalogueJob = !target || target === "catalogueJob" ? require("./jobs/task").catalogueJob : undefined;

@@ -55,6 +55,10 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   { path: "workspaces/ws-a/codeCounts/3", readers: [], data: { total: 1 } },
   { path: "workspaces/ws-a/campaigns/0123abcd", readers: [], data: { name: "spring", codes: 1 } },
   { path: "maintenance/catalogueBackfill", readers: [], data: { version: 1, done: true } },
+  // Catalogue jobs hold the rows people uploaded and each row's outcome: server only (read through the API).
+  { path: "workspaces/ws-a/jobs/job_0123456789abcdef0123", readers: [], data: { state: "done", total: 1 } },
+  { path: "workspaces/ws-a/jobs/job_0123456789abcdef0123/chunks/0000", readers: [], data: { done: true, outcomes: [] } },
+  { path: "workspaces/ws-a/externalRefs/0123abcd", readers: [], data: { ref: "SKU-1", codeId: "c1" } },
   { path: "rateLimits/toolCalls_x_1~i", readers: [], data: { key: "toolCalls_x_1", count: 1 } },
   { path: "appScanMarks/0123abcd", readers: [], data: { countedAt: 1 } },
   { path: "health/probe", readers: [], data: {} },
@@ -63,7 +67,7 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
 const ROLES: Role[] = ["owner", "otherMember", "stranger", "anonymous"];
 
 /** Collections under a workspace that the functions write (store/*.ts), each of which needs a row above. */
-const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "brandPresets", "codeCounts", "campaigns"];
+const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "brandPresets", "codeCounts", "campaigns", "jobs", "externalRefs"];
 
 describe("Firestore security rules matrix", function () {
   this.timeout(60_000);

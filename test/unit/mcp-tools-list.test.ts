@@ -53,7 +53,7 @@ describe("MCP tools/list snapshot", () => {
 
   it("read-only tools are the listing and lookup tools; re-pointing a code and removing or rotating a webhook overwrite; webhooks reach outside", () => {
     const by = (hint: (typeof HINTS)[number]) => toolListing().filter((t) => t.annotations[hint]).map((t) => t.name);
-    assert.deepEqual(by("readOnlyHint"), ["svc.analytics.scan_summary", "svc.brand.list_presets", "svc.menu.list", "svc.merchant.get_profile", "svc.ping", "svc.qr.get_analytics", "svc.qr.list", "svc.voice_agent.lookup", "svc.webhook.deliveries", "svc.webhook.list"]);
+    assert.deepEqual(by("readOnlyHint"), ["svc.analytics.scan_summary", "svc.brand.list_presets", "svc.job.get", "svc.menu.list", "svc.merchant.get_profile", "svc.ping", "svc.qr.get_analytics", "svc.qr.list", "svc.voice_agent.lookup", "svc.webhook.deliveries", "svc.webhook.list"]);
     assert.deepEqual(by("destructiveHint"), ["svc.qr.update", "svc.webhook.delete", "svc.webhook.rotate_secret"]);
     assert.deepEqual(by("openWorldHint"), ["svc.voice_agent.lookup", "svc.voice_agent.register", "svc.webhook.create", "svc.webhook.test"]);
   });

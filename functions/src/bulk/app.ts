@@ -113,6 +113,8 @@ export const bulkRoutes = [
 
 export const bulkApp = createRestApp((app) => {
   mountEndpoints(app, "bulk", bulkRoutes);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  mountEndpoints(app, "bulk", (require("../jobs/routes") as typeof import("../jobs/routes")).jobRoutes);
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });

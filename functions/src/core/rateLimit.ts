@@ -44,6 +44,8 @@ export interface RateLimitRule {
 export const RATE_LIMITS = {
   toolCalls: { max: 600, windowSeconds: 60, counts: "tools/call requests", per: "credential" },
   bulk: { max: 60, windowSeconds: 60, counts: "bulk requests", per: "credential" },
+  /** A job makes up to 10,000 codes in the background: few a day are needed. */
+  jobs: { max: 20, windowSeconds: 3600, counts: "catalogue jobs started", per: "credential" },
   appScans: { max: 120, windowSeconds: 60, counts: "app scan reports", per: "credential" },
   consoleWrites: { max: 120, windowSeconds: 60, counts: "console changes", per: "credential" },
   /** Every console read is counted before it reads, so a signed-up user cannot loop the costly ones. */

@@ -33,8 +33,11 @@ export const imageRoutes = [
     async handle({ res, params, query }) {
       const store = imageStore();
       if (!(store instanceof LocalImageStore)) throw new AppError("NOT_FOUND", "Images are served by Cloud Storage here");
-      const png = await store.read(params.imagePath.join("/"), query.token);
-      res.set({ "Content-Type": "image/png", "Cache-Control": "public, max-age=300" }).send(png);
+      const file = params.imagePath.join("/");
+      const bytes = await store.read(file, query.token);
+      // A job's print package (jobs/service.ts) is the one other kind of file the store holds.
+      if (file.endsWith(".zip")) res.set({ "Content-Type": "application/zip", "Content-Disposition": `attachment; filename="${params.imagePath.at(-1)}"`, "Cache-Control": "private, max-age=0" }).send(bytes);
+      else res.set({ "Content-Type": "image/png", "Cache-Control": "public, max-age=300" }).send(bytes);
     },
   }),
 ];

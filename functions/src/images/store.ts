@@ -6,7 +6,9 @@
 // Re-writing a path with its existing token keeps the URL, which is how a static code's image follows a
 // destination change without a new qrImageUrl.
 import { randomUUID, timingSafeEqual } from "node:crypto";
+import { createWriteStream } from "node:fs";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import type { Writable } from "node:stream";
 import path from "node:path";
 import { getConfig, isLocal, storageBucketName } from "../core/config";
 import { adminApp } from "../core/firebase";
@@ -25,9 +27,18 @@ interface ImageStore {
   delete(path: string): Promise<void>;
   /** The stored bytes at `path` (server-side reads, such as a design's logo). */
   get(path: string): Promise<Buffer>;
+  /** A large file written as a stream (a job's print package); `stored` settles once it is complete. */
+  writeStream(path: string, contentType: string, token?: string): { stream: Writable; stored: Promise<StoredImage> };
 }
 
-const SAFE_PATH = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\.png$/;
+/** PNGs of codes, and ZIPs of print packages. */
+const SAFE_PATH = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*\.(png|zip)$/;
+
+const settled = (stream: Writable) =>
+  new Promise<void>((resolve, reject) => {
+    stream.once("finish", resolve);
+    stream.once("error", reject);
+  });
 
 function assertSafePath(p: string): void {
   if (!SAFE_PATH.test(p)) throw new AppError("NOT_FOUND", "No such image");
@@ -57,6 +68,15 @@ class CloudStorageImageStore implements ImageStore {
 
   async delete(objectPath: string): Promise<void> {
     await this.bucket().file(objectPath).delete({ ignoreNotFound: true });
+  }
+
+  writeStream(objectPath: string, contentType: string, token: string = randomUUID()) {
+    assertSafePath(objectPath);
+    const name = objectPath.split("/").pop();
+    const stream = this.bucket()
+      .file(objectPath)
+      .createWriteStream({ resumable: true, contentType, metadata: { contentDisposition: `attachment; filename="${name}"`, metadata: { firebaseStorageDownloadTokens: token } } });
+    return { stream, stored: settled(stream).then(() => ({ path: objectPath, token, url: downloadUrl(storageBucketName(), objectPath, token) })) };
   }
 
   async get(objectPath: string): Promise<Buffer> {
@@ -91,6 +111,21 @@ export class LocalImageStore implements ImageStore {
     await writeFile(`${file}.token`, token);
     await rename(tmp, file);
     return { path: imagePath, token, url: `${getConfig().appUrl}/img/${imagePath}?token=${token}` };
+  }
+
+  writeStream(imagePath: string, _contentType: string, token: string = randomUUID()) {
+    assertSafePath(imagePath);
+    const file = path.join(this.dir, imagePath);
+    const tmp = `${file}.${randomUUID()}.tmp`;
+    // The directory must exist before the stream opens its file: created synchronously here.
+    require("node:fs").mkdirSync(path.dirname(file), { recursive: true }); // eslint-disable-line @typescript-eslint/no-require-imports
+    const stream = createWriteStream(tmp);
+    const stored = settled(stream).then(async () => {
+      await writeFile(`${file}.token`, token);
+      await rename(tmp, file);
+      return { path: imagePath, token, url: `${getConfig().appUrl}/img/${imagePath}?token=${token}` };
+    });
+    return { stream, stored };
   }
 
   async delete(imagePath: string): Promise<void> {

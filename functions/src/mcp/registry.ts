@@ -22,6 +22,8 @@ import { webhookDeleteTool } from "./tools/webhookDelete";
 import { webhookTestTool } from "./tools/webhookTest";
 import { webhookRotateSecretTool } from "./tools/webhookRotateSecret";
 import { webhookDeliveriesTool } from "./tools/webhookDeliveries";
+import { jobStartTool } from "./tools/jobStart";
+import { jobGetTool } from "./tools/jobGet";
 
 export const TOOLS: readonly ToolDefinition[] = [
   pingTool,
@@ -45,6 +47,8 @@ export const TOOLS: readonly ToolDefinition[] = [
   webhookTestTool,
   webhookRotateSecretTool,
   webhookDeliveriesTool,
+  jobStartTool,
+  jobGetTool,
 ] as unknown as ToolDefinition[];
 
 const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));

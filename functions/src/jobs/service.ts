@@ -1,0 +1,215 @@
+// Catalogue jobs: up to JOB_MAX_ROWS codes from JSON or CSV, made in the background one chunk at a time
+// (store/jobs.ts), then optionally a print package (jobs/printPackage.ts) in Cloud Storage.
+//
+// Exactly one code per row: each row has a key (its external reference, or the job and row number when it
+// has none), and a chunk's codes are committed with their keys' documents (`create`, so a second writer
+// fails). A chunk that dies midway wrote nothing; its retry reuses what an earlier attempt committed. So
+// a job resumed after its function was killed, or the same rows sent again with their references, never
+// makes a second code. Chunks run one after another per job (a task runs them for up to a minute, then
+// enqueues the rest), so one workspace's big job takes one worker at a time and leaves the others to everyone else.
+import { randomBytes } from "node:crypto";
+import { AppError } from "../core/errors";
+import { db } from "../core/firebase";
+import { logError, logInfo } from "../core/log";
+import { addNewCodes, readCodes } from "../store/codes";
+import { addChunkDone, addExternalRefs, CHUNK_ROWS, createJob, jobCodeIds, readChunk, readExternalRefs, readJob, updateJob, type RowOutcome, type StoredJob } from "../store/jobs";
+import { assertCodeQuota, discardPrepared, prepareCodes, type NewCodeInput } from "../codes/service";
+import { publishNewCodesInBatch } from "../store/publication";
+import { imageStore } from "../images/store";
+import type { QrCode } from "../codes/model";
+import { parseJobInput, type JobInput, type JobRow } from "./rows";
+import type { PrintPackageOptions } from "./printPackage";
+
+export interface StartJob {
+  input: JobInput;
+  /** Publish the codes as they are made (people only: tools always draft). */
+  publish: boolean;
+  /** A saved brand preset for every code of the job. */
+  designPreset?: string;
+  /** A print package once the codes are made. */
+  print?: { sideMm: number; sheets?: { paper: "a4" | "letter"; labelMm?: number } };
+}
+
+export const newJobId = () => `job_${randomBytes(10).toString("hex")}`;
+
+/** A row's key: its external reference, or (without one) its place in this job, so a resumed job reuses it. */
+export const rowKey = (jobId: string, row: { row: number; externalRef: string | null }) => (row.externalRef ? `ref:${row.externalRef}` : `job:${jobId}:${row.row}`);
+
+export async function startJob(merchantId: string, uid: string, start: StartJob, enqueue: (task: JobTask) => Promise<void>): Promise<StoredJob> {
+  const parsed = parseJobInput(start.input);
+  if (!parsed.rows.length) {
+    throw new AppError("VALIDATION_FAILED", `No row can become a code: ${parsed.errors.length} of ${parsed.total} rows have errors`, {
+      hint: "Fix the rows listed in details.errors and send the file again.",
+      details: { errors: parsed.errors.slice(0, 100) },
+    });
+  }
+  // At most the rows' count: rows whose references already made codes reuse them and take no quota.
+  await assertCodeQuota(merchantId, parsed.rows.length);
+  const jobId = newJobId();
+  const chunks: Array<Array<{ row: number; value: JobRow }>> = [];
+  for (let i = 0; i < parsed.rows.length; i += CHUNK_ROWS) chunks.push(parsed.rows.slice(i, i + CHUNK_ROWS).map((r) => ({ row: r.row, value: r.value })));
+  await createJob(
+    {
+      jobId,
+      merchantId,
+      total: parsed.total,
+      failed: parsed.errors.length,
+      errors: parsed.errors.map((e) => ({ row: e.row, ...(e.column ? { column: e.column } : {}), message: e.message })),
+      publish: start.publish,
+      designPreset: start.designPreset ?? null,
+      print: start.print ? { sideMm: start.print.sideMm, sheets: start.print.sheets ?? null } : null,
+      createdBy: uid,
+    },
+    chunks.map((rows) => rows.map((r) => JSON.parse(JSON.stringify(r)))),
+  );
+  await enqueue({ merchantId, jobId, step: "chunk", chunk: 0 });
+  return (await readJob(merchantId, jobId))!;
+}
+
+export interface JobTask {
+  merchantId: string;
+  jobId: string;
+  step: "chunk" | "package";
+  chunk?: number;
+}
+
+/** Chunks one task runs before it hands the rest to a new task (a retry then redoes at most this much). */
+const STEP_BUDGET_MS = 60_000;
+
+/** One step of a job; safe to run again (a retry after a crash, or a duplicate task). */
+export async function runJobStep(task: JobTask, enqueue: (task: JobTask) => Promise<void>): Promise<void> {
+  const job = await readJob(task.merchantId, task.jobId);
+  if (!job || job.state === "done" || job.state === "failed") return;
+  if (task.step === "package") return packageJob(job);
+  const started = Date.now();
+  for (let chunk = task.chunk ?? 0; chunk < job.chunks; chunk++) {
+    await runChunk(job, chunk); // a chunk done by an earlier attempt is skipped
+    if (Date.now() - started > STEP_BUDGET_MS && chunk + 1 < job.chunks) return enqueue({ ...task, chunk: chunk + 1 });
+  }
+  if (job.print) {
+    await updateJob(job.merchantId, job.jobId, { state: "packaging" });
+    return enqueue({ merchantId: job.merchantId, jobId: job.jobId, step: "package" });
+  }
+  await updateJob(job.merchantId, job.jobId, { state: "done", finishedAt: new Date() });
+  logInfo("job finished", { merchantId: job.merchantId, jobId: job.jobId });
+}
+
+async function runChunk(job: StoredJob, index: number): Promise<void> {
+  const chunk = await readChunk(job.merchantId, job.jobId, index);
+  if (!chunk || chunk.done) return;
+  const rows = chunk.rows as Array<{ row: number; value: JobRow }>;
+  const keys = rows.map((r) => rowKey(job.jobId, { row: r.row, externalRef: r.value.externalRef }));
+  const existing = await readExternalRefs(job.merchantId, keys);
+  const outcomes: RowOutcome[] = [];
+  const fresh: Array<{ row: number; key: string; ref: string | null; input: NewCodeInput }> = [];
+  const seen = new Map<string, number>();
+  rows.forEach((r, i) => {
+    const made = existing.get(keys[i]);
+    if (made) return void outcomes.push({ row: r.row, outcome: "reused", codeId: made });
+    // parseJobInput refuses a reference repeated within a file; a second row with one key still never makes a second code.
+    if (seen.has(keys[i])) return void outcomes.push({ row: r.row, outcome: "failed", message: `Same external reference as row ${seen.get(keys[i])}` });
+    seen.set(keys[i], r.row);
+    const { externalRef, ...fields } = r.value;
+    fresh.push({ row: r.row, key: keys[i], ref: externalRef, input: { ...fields, ...(job.designPreset ? { design: { preset: job.designPreset } } : {}) } as NewCodeInput });
+  });
+  let codes: QrCode[] = [];
+  if (fresh.length) {
+    try {
+      codes = await prepareCodes(job.merchantId, fresh.map((f) => f.input), "bulk");
+    } catch (error) {
+      // A row the service refuses whole (a design that does not scan): every fresh row of the chunk fails with
+      // its reason, which the report shows; the job goes on.
+      if (!(error instanceof AppError) || error.code === "INTERNAL" || error.code === "UNAVAILABLE") throw error;
+      for (const f of fresh) outcomes.push({ row: f.row, outcome: "failed", message: error.message });
+      fresh.length = 0;
+    }
+  }
+  const now = new Date();
+  const batch = db().batch();
+  if (codes.length) {
+    addNewCodes(batch, job.merchantId, codes);
+    addExternalRefs(batch, job.merchantId, fresh.map((f, i) => ({ key: f.key, ref: f.ref, codeId: codes[i].codeId, jobId: job.jobId })), now);
+    if (job.publish) publishNewCodesInBatch(batch, job.merchantId, codes, job.createdBy);
+    fresh.forEach((f, i) => outcomes.push({ row: f.row, outcome: "created", codeId: codes[i].codeId }));
+  }
+  outcomes.sort((a, b) => a.row - b.row);
+  addChunkDone(batch, job.merchantId, job.jobId, index, outcomes, now);
+  try {
+    await batch.commit();
+  } catch (error) {
+    // Another attempt committed this chunk (or one of its references) first: nothing of this one exists.
+    await discardPrepared(codes);
+    throw error;
+  }
+}
+
+// ---- the print package ----
+
+const PACKAGE_READ = 100;
+
+async function* jobCodes(job: StoredJob): AsyncGenerator<QrCode> {
+  for await (const ids of jobCodeIds(job.merchantId, job.jobId, job.chunks)) {
+    const unique = [...new Set(ids)];
+    for (let i = 0; i < unique.length; i += PACKAGE_READ) yield* await readCodes(job.merchantId, unique.slice(i, i + PACKAGE_READ));
+  }
+}
+
+export const packagePath = (merchantId: string, jobId: string) => `packages/${merchantId}/${jobId}.zip`;
+
+async function packageJob(job: StoredJob): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { writePrintPackage } = require("./printPackage") as typeof import("./printPackage");
+  const { stream, stored } = imageStore().writeStream(packagePath(job.merchantId, job.jobId), "application/zip");
+  const options: PrintPackageOptions = { sideMm: job.print!.sideMm, ...(job.print!.sheets ? { sheets: job.print!.sheets } : {}) };
+  const [result, file] = await Promise.all([writePrintPackage(jobCodes(job), options, stream), stored]);
+  await updateJob(job.merchantId, job.jobId, {
+    state: "done",
+    packagePath: file.path,
+    packageUrl: file.url,
+    note: result.undecoded ? `${result.undecoded} codes did not decode back exactly: see manifest.csv` : null,
+    finishedAt: new Date(),
+  });
+  logInfo("job packaged", { merchantId: job.merchantId, jobId: job.jobId, codes: result.codes, bytes: result.bytes });
+}
+
+/** Marks a job failed after its step's last attempt, with the reason a person can act on. */
+export async function failJob(task: JobTask, error: unknown): Promise<void> {
+  const reason = error instanceof AppError && error.code !== "INTERNAL" ? error.message : "An internal error stopped the job; codes made so far are kept";
+  logError(`job ${task.jobId} of ${task.merchantId} failed at its ${task.step} step`, error);
+  await updateJob(task.merchantId, task.jobId, { state: "failed", note: reason, finishedAt: new Date() });
+}
+
+/** A job as callers see it. */
+export function publicJob(job: StoredJob) {
+  return {
+    jobId: job.jobId,
+    state: job.state,
+    total: job.total,
+    progress: job.chunks ? Math.round((100 * job.chunksDone) / job.chunks) : 100,
+    created: job.created,
+    reused: job.reused,
+    failed: job.failed,
+    errors: job.errors,
+    publish: job.publish,
+    packageUrl: job.packageUrl,
+    note: job.note,
+    createdAt: job.createdAt.toISOString(),
+    updatedAt: job.updatedAt.toISOString(),
+    finishedAt: job.finishedAt?.toISOString() ?? null,
+  };
+}
+
+export async function getJob(merchantId: string, jobId: string) {
+  const job = await readJob(merchantId, jobId);
+  if (!job) throw new AppError("NOT_FOUND", "No job with this id in this workspace");
+  return publicJob(job);
+}
+
+/** Every row's outcome, in row order (a report for a person or a tool): at most JOB_MAX_ROWS entries. */
+export async function jobReport(merchantId: string, jobId: string): Promise<RowOutcome[]> {
+  const job = await readJob(merchantId, jobId);
+  if (!job) throw new AppError("NOT_FOUND", "No job with this id in this workspace");
+  const out: RowOutcome[] = job.errors.map((e) => ({ row: e.row, outcome: "failed" as const, message: e.column ? `${e.column}: ${e.message}` : e.message }));
+  for (let i = 0; i < job.chunks; i++) out.push(...((await readChunk(merchantId, jobId, i))?.outcomes ?? []));
+  return out.sort((a, b) => a.row - b.row);
+}

@@ -1,0 +1,42 @@
+// The catalogue jobs' queue function: one task per step (a chunk of rows, or the print package). Cloud
+// Tasks retries a step that fails or whose instance dies (jobs/service.ts makes a retry safe); after the
+// last attempt the job is marked failed with the reason, never left running.
+import { z } from "zod";
+import { onTaskDispatched } from "firebase-functions/v2/tasks";
+import { HttpsError } from "firebase-functions/v2/https";
+
+export const JOB_STEP_ATTEMPTS = 8;
+
+const TaskSchema = z
+  .object({
+    merchantId: z.string().min(1).max(64),
+    jobId: z.string().regex(/^job_[0-9a-f]{20}$/),
+    step: z.enum(["chunk", "package"]),
+    chunk: z.number().int().min(0).max(1000).optional(),
+  })
+  .strict();
+
+export const catalogueJob = onTaskDispatched(
+  {
+    retryConfig: { maxAttempts: JOB_STEP_ATTEMPTS, minBackoffSeconds: 1, maxBackoffSeconds: 60 },
+    // Each job runs one step at a time; this many steps (of any jobs) run at once.
+    rateLimits: { maxConcurrentDispatches: 10 },
+    memory: "1GiB",
+    cpu: 2,
+    timeoutSeconds: 540,
+  },
+  async (request) => {
+    const task = TaskSchema.safeParse(request.data);
+    if (!task.success) return; // not ours to retry
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const { runJobStep, failJob } = require("./service") as typeof import("./service");
+    const { enqueueJobStep } = require("./queue") as typeof import("./queue");
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    try {
+      await runJobStep(task.data, enqueueJobStep);
+    } catch (error) {
+      if (request.retryCount + 1 >= JOB_STEP_ATTEMPTS) return failJob(task.data, error);
+      throw new HttpsError("unavailable", "job step failed; retry");
+    }
+  },
+);

@@ -1,0 +1,27 @@
+import { defineTool, CREATES_DRAFT } from "../tool";
+import { JobSchema, JobStartSchema, jobInputOf } from "../../jobs/schemas";
+import { publicJob, startJob } from "../../jobs/service";
+import { enqueueJobStep } from "../../jobs/queue";
+import { RateLimiter, rateLimitedError } from "../../core/rateLimit";
+import { firestoreQuotaStore } from "../../store/rateLimits";
+
+/** Jobs are counted against the same `jobs` limit as POST /api/jobs, per key or grant. */
+let limiter: RateLimiter | undefined;
+
+export const jobStartTool = defineTool({
+  name: "svc.job.start",
+  title: "Start a catalogue job",
+  description:
+    "Drafts up to 10,000 codes in the background from JSON rows (svc.qr.create's fields plus externalRef) or a CSV's text (columns by header name; Dub and Bitly exports recognised). Rows with errors are listed and skipped; a row whose externalRef already made a code reuses it. Optional print: a ZIP of an SVG and a PDF per code with manifest.csv. Follow it with svc.job.get.",
+  scope: "qr:write",
+  annotations: CREATES_DRAFT,
+  input: JobStartSchema,
+  output: JobSchema,
+  async handler(args, { caller }) {
+    limiter ??= new RateLimiter(firestoreQuotaStore);
+    const decision = await limiter.take("jobs", { merchantId: caller.merchantId, uid: caller.uid, keyId: caller.keyId });
+    if (!decision.allowed) throw rateLimitedError(decision);
+    return publicJob(await startJob(caller.merchantId, caller.uid, { input: jobInputOf(args), publish: false, designPreset: args.designPreset, print: args.print }, enqueueJobStep));
+  },
+  summarize: (r) => `Job ${r.jobId} started: ${r.total} rows read, ${r.failed} refused before it ran. Follow it with svc.job.get.`,
+});

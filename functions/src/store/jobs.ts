@@ -1,0 +1,176 @@
+// Catalogue jobs: thousands of codes made in the background (jobs/service.ts).
+//
+//   workspaces/{m}/jobs/{jobId}                  the job: state, counts, the first row errors, options
+//   workspaces/{m}/jobs/{jobId}/chunks/{nnnn}    up to CHUNK_ROWS rows each, then each row's outcome
+//   workspaces/{m}/externalRefs/{hash}           which code a row's external reference made (never two)
+//
+// A chunk is done in one commit: its new codes, their references, its outcomes and the job's counts.
+// So a chunk that dies midway leaves nothing, and its retry finds each reference it already wrote.
+import { FieldValue, Timestamp, type DocumentData } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { sha256Hex } from "../core/hash";
+import { COLLECTIONS } from "./collections";
+
+/** Rows per chunk: a commit of 100 codes, 100 links, 100 references and a few counters stays under 500 writes. */
+export const CHUNK_ROWS = 100;
+/** Row errors kept on the job document (all of them are in the chunks' outcomes and the job's report). */
+export const JOB_ERRORS_KEPT = 100;
+/** Days a job and its chunks are kept (TTL). */
+export const JOB_RETENTION_DAYS = 30;
+
+const jobsOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("jobs");
+const refsOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("externalRefs");
+export const jobRef = (merchantId: string, jobId: string) => jobsOf(merchantId).doc(jobId);
+export const chunkRef = (merchantId: string, jobId: string, chunk: number) => jobRef(merchantId, jobId).collection("chunks").doc(String(chunk).padStart(4, "0"));
+export const externalRefDoc = (merchantId: string, key: string) => refsOf(merchantId).doc(sha256Hex(key).slice(0, 40));
+
+export type JobState = "running" | "packaging" | "done" | "failed";
+
+export interface RowOutcome {
+  row: number;
+  outcome: "created" | "reused" | "failed";
+  codeId?: string;
+  message?: string;
+}
+
+export interface StoredJob {
+  jobId: string;
+  merchantId: string;
+  state: JobState;
+  total: number;
+  chunks: number;
+  chunksDone: number;
+  created: number;
+  reused: number;
+  failed: number;
+  errors: Array<{ row: number; column?: string; message: string }>;
+  publish: boolean;
+  designPreset: string | null;
+  print: { sideMm: number; sheets: { paper: "a4" | "letter"; labelMm?: number } | null } | null;
+  packageUrl: string | null;
+  packagePath: string | null;
+  note: string | null;
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+const expiry = (now: Date) => Timestamp.fromMillis(now.getTime() + JOB_RETENTION_DAYS * 86_400_000);
+
+function fromDoc(jobId: string, merchantId: string, d: DocumentData): StoredJob {
+  const date = (v: unknown) => (v instanceof Timestamp ? v.toDate() : null);
+  return {
+    jobId,
+    merchantId,
+    state: d.state,
+    total: d.total,
+    chunks: d.chunks,
+    chunksDone: d.chunksDone ?? 0,
+    created: d.created ?? 0,
+    reused: d.reused ?? 0,
+    failed: d.failed ?? 0,
+    errors: d.errors ?? [],
+    publish: Boolean(d.publish),
+    designPreset: d.designPreset ?? null,
+    print: d.print ?? null,
+    packageUrl: d.packageUrl ?? null,
+    packagePath: d.packagePath ?? null,
+    note: d.note ?? null,
+    createdBy: d.createdBy,
+    createdAt: date(d.createdAt)!,
+    updatedAt: date(d.updatedAt)!,
+    finishedAt: date(d.finishedAt),
+  };
+}
+
+/**
+ * Writes a new job: its chunks first (in commits of about 1 MB), then the job document, so a job that
+ * exists always has all its rows. Rows that failed validation are counted as failed from the start.
+ */
+export async function createJob(
+  job: Pick<StoredJob, "jobId" | "merchantId" | "total" | "publish" | "designPreset" | "print" | "createdBy" | "errors"> & { failed: number },
+  chunks: DocumentData[][],
+  now = new Date(),
+): Promise<void> {
+  const expiresAt = expiry(now);
+  for (let i = 0; i < chunks.length; i += 20) {
+    const batch = db().batch();
+    chunks.slice(i, i + 20).forEach((rows, k) => batch.create(chunkRef(job.merchantId, job.jobId, i + k), { rows, done: false, expiresAt }));
+    await batch.commit();
+  }
+  await jobRef(job.merchantId, job.jobId).create({
+    state: "running",
+    total: job.total,
+    chunks: chunks.length,
+    chunksDone: 0,
+    created: 0,
+    reused: 0,
+    failed: job.failed,
+    errors: job.errors.slice(0, JOB_ERRORS_KEPT),
+    publish: job.publish,
+    designPreset: job.designPreset,
+    print: job.print,
+    packageUrl: null,
+    packagePath: null,
+    note: null,
+    createdBy: job.createdBy,
+    createdAt: Timestamp.fromDate(now),
+    updatedAt: Timestamp.fromDate(now),
+    finishedAt: null,
+    expiresAt,
+  });
+}
+
+export async function readJob(merchantId: string, jobId: string): Promise<StoredJob | undefined> {
+  const snap = await jobRef(merchantId, jobId).get();
+  return snap.exists ? fromDoc(jobId, merchantId, snap.data()!) : undefined;
+}
+
+export async function readChunk(merchantId: string, jobId: string, chunk: number): Promise<{ rows: DocumentData[]; done: boolean; outcomes: RowOutcome[] } | undefined> {
+  const snap = await chunkRef(merchantId, jobId, chunk).get();
+  return snap.exists ? { rows: snap.get("rows") ?? [], done: Boolean(snap.get("done")), outcomes: snap.get("outcomes") ?? [] } : undefined;
+}
+
+/** Which codes these external references already made (by key), in one round trip. */
+export async function readExternalRefs(merchantId: string, keys: string[]): Promise<Map<string, string>> {
+  if (!keys.length) return new Map();
+  const snaps = await db().getAll(...keys.map((k) => externalRefDoc(merchantId, k)));
+  const found = new Map<string, string>();
+  snaps.forEach((s, i) => {
+    if (s.exists) found.set(keys[i], s.get("codeId"));
+  });
+  return found;
+}
+
+/** Adds to a chunk's commit: the references of its new codes (create: a second writer fails the commit). */
+export function addExternalRefs(batch: FirebaseFirestore.WriteBatch, merchantId: string, refs: Array<{ key: string; ref: string | null; codeId: string; jobId: string }>, now: Date): void {
+  for (const r of refs) batch.create(externalRefDoc(merchantId, r.key), { ref: r.ref, codeId: r.codeId, jobId: r.jobId, createdAt: Timestamp.fromDate(now) });
+}
+
+/** Adds to a chunk's commit: its outcomes, and the job's counts moved on by them. */
+export function addChunkDone(batch: FirebaseFirestore.WriteBatch, merchantId: string, jobId: string, chunk: number, outcomes: RowOutcome[], now: Date): void {
+  batch.update(chunkRef(merchantId, jobId, chunk), { done: true, outcomes, rows: FieldValue.delete() });
+  const count = (o: RowOutcome["outcome"]) => outcomes.filter((x) => x.outcome === o).length;
+  batch.update(jobRef(merchantId, jobId), {
+    chunksDone: FieldValue.increment(1),
+    created: FieldValue.increment(count("created")),
+    reused: FieldValue.increment(count("reused")),
+    failed: FieldValue.increment(count("failed")),
+    updatedAt: Timestamp.fromDate(now),
+  });
+}
+
+export async function updateJob(merchantId: string, jobId: string, fields: Partial<Pick<StoredJob, "state" | "packageUrl" | "packagePath" | "note">> & { finishedAt?: Date }): Promise<void> {
+  const data: DocumentData = { ...fields, updatedAt: Timestamp.now() };
+  if (fields.finishedAt) data.finishedAt = Timestamp.fromDate(fields.finishedAt);
+  await jobRef(merchantId, jobId).update(data);
+}
+
+/** The codes a job's chunks made or reused, chunk by chunk (for its print package). */
+export async function* jobCodeIds(merchantId: string, jobId: string, chunks: number): AsyncGenerator<string[]> {
+  for (let i = 0; i < chunks; i++) {
+    const c = await readChunk(merchantId, jobId, i);
+    yield (c?.outcomes ?? []).flatMap((o) => (o.codeId ? [o.codeId] : []));
+  }
+}

@@ -1,0 +1,159 @@
+// Catalogue jobs through the local front end (Hosting -> bulk function -> Cloud Tasks emulator -> the
+// catalogueJob function): a CSV of thousands of rows becomes exactly one code per row, run twice gives no
+// second code, a job whose function is killed midway resumes to exactly one code per row, bad files get
+// clear errors and write nothing, and the print package's every file decodes to its code's URL.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { appUrl } from "../helpers/env";
+import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
+import { eventually } from "../helpers/poll";
+import { decodeSvg } from "../helpers/qr";
+import { readZip } from "../helpers/zip";
+import { readCodeCounts } from "../../functions/src/store/catalogue";
+import { callTool, toolResult } from "../helpers/rpc";
+
+const JOB_ROWS = Number(process.env.JOB_TEST_ROWS ?? 10_000);
+
+async function api(key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${appUrl()}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const csvOf = (n: number, prefix: string, from = 0) =>
+  ["title,url,campaign,externalRef", ...Array.from({ length: n }, (_, k) => `Item ${from + k},https://shop.example/${prefix}/${from + k},${prefix},${prefix}-${from + k}`)].join("\n");
+
+async function finished(key: string, jobId: string, timeoutMs = 600_000) {
+  return eventually(
+    async () => (await api(key, "GET", `/api/jobs/${jobId}`)).body,
+    (job) => job.state === "done" || job.state === "failed",
+    { timeoutMs, intervalMs: 500, what: `job ${jobId} to finish` },
+  );
+}
+
+const codesIn = async (merchantId: string) => (await firestore().collection("workspaces").doc(merchantId).collection("codes").count().get()).data().count;
+
+/** The functions emulator's worker processes serving one function (its environment names the target). */
+function workersOf(target: string): number[] {
+  const pids = execFileSync("pgrep", ["-f", "functionsEmulatorRuntime"], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
+  return pids.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`FUNCTION_TARGET=${target}`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe("catalogue jobs", function () {
+  this.timeout(1_800_000);
+  let m: TestMerchant;
+
+  before(async () => {
+    m = await createMerchant();
+  });
+
+  it(`makes ${JOB_ROWS} codes from one CSV, and the same file again makes none`, async () => {
+    const csv = csvOf(JOB_ROWS, "big");
+    const started = Date.now();
+    const first = await api(m.apiKey, "POST", "/api/jobs", { format: "csv", csv });
+    assert.equal(first.status, 202, JSON.stringify(first.body));
+    assert.equal(first.body.total, JOB_ROWS);
+    const done = await finished(m.apiKey, first.body.jobId);
+    const seconds = (Date.now() - started) / 1000;
+    console.log(`      ${JOB_ROWS} rows: job done in ${seconds.toFixed(0)} s (${Math.round(JOB_ROWS / seconds)} codes/s)`);
+    assert.equal(done.state, "done", JSON.stringify(done));
+    assert.deepEqual([done.created, done.reused, done.failed, done.progress], [JOB_ROWS, 0, 0, 100]);
+    assert.equal(await codesIn(m.merchantId), JOB_ROWS);
+
+    const again = await api(m.apiKey, "POST", "/api/jobs", { format: "csv", csv });
+    const second = await finished(m.apiKey, again.body.jobId);
+    assert.deepEqual([second.state, second.created, second.reused], ["done", 0, JOB_ROWS]);
+    assert.equal(await codesIn(m.merchantId), JOB_ROWS, "no second code for any row");
+    const counts = await readCodeCounts(m.merchantId);
+    assert.equal(counts.total, JOB_ROWS, "the list's total agrees");
+    const report = await api(m.apiKey, "GET", `/api/jobs/${again.body.jobId}/report`);
+    assert.equal(report.body.rows.length, JOB_ROWS);
+    assert.ok(report.body.rows.every((r: any) => r.outcome === "reused" && r.codeId));
+  });
+
+  it("resumes a job whose function is killed midway, to exactly one code per row", async () => {
+    const other = await createMerchant();
+    const rows = 1_500;
+    const job = await api(other.apiKey, "POST", "/api/jobs", { format: "csv", csv: csvOf(rows, "kill") });
+    assert.equal(job.status, 202);
+    // Wait until a chunk or two are in, then kill the worker running the job's function, mid-chunk.
+    await eventually(async () => (await api(other.apiKey, "GET", `/api/jobs/${job.body.jobId}`)).body.created, (n) => n >= 100, { timeoutMs: 120_000, what: "the first chunks" });
+    const killed = workersOf("catalogueJob");
+    assert.ok(killed.length >= 1, "the job's worker is running");
+    for (const pid of killed) process.kill(pid, "SIGKILL");
+    const done = await finished(other.apiKey, job.body.jobId);
+    assert.equal(done.state, "done", JSON.stringify(done));
+    assert.equal(done.created + done.reused, rows);
+    assert.equal(await codesIn(other.merchantId), rows, "exactly one code per row after the restart");
+    const refs = await firestore().collection("workspaces").doc(other.merchantId).collection("externalRefs").count().get();
+    assert.equal(refs.data().count, rows);
+  });
+
+  it("refuses bad files with a clear error and writes nothing; bad rows are listed, the rest are made", async () => {
+    const fresh = await createMerchant();
+    const refused = [
+      ["missing URL column", { format: "csv", csv: "title,campaign\nA,b\n" }, /URL|url/],
+      ["random bytes", { format: "csv", csv: Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 7919) % 256)).toString("latin1") }, /text|CSV|binary/i],
+      ["only a header", { format: "csv", csv: "title,url\n" }, /row/i],
+      ["JSON without items", { format: "json" }, /items/],
+    ] as const;
+    for (const [name, body, message] of refused) {
+      const res = await api(fresh.apiKey, "POST", "/api/jobs", body);
+      assert.equal(res.status, 400, `${name}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.code, "VALIDATION_FAILED", name);
+      assert.match(res.body.message, message, name);
+    }
+    const tooBig = await api(fresh.apiKey, "POST", "/api/jobs", { format: "csv", csv: "x".repeat(10 * 1024 * 1024) });
+    assert.ok([400, 413].includes(tooBig.status), `10 MB of junk: ${tooBig.status}`);
+    assert.equal(await codesIn(fresh.merchantId), 0, "nothing was written");
+
+    // A semicolon file with a formula cell and a javascript: URL: those two rows are refused, the rest made.
+    const csv = ["title;url;externalRef", "Good one;https://shop.example/1;g1", "=1+2;https://shop.example/2;g2", "Script;javascript:alert(1);g3", "Good two;https://shop.example/4;g4"].join("\r\n");
+    const job = await api(fresh.apiKey, "POST", "/api/jobs", { format: "csv", csv });
+    assert.equal(job.status, 202, JSON.stringify(job.body));
+    assert.equal(job.body.failed, 2);
+    assert.deepEqual(job.body.errors.map((e: any) => e.row), [2, 3]);
+    assert.match(job.body.errors[0].message, /formula/i);
+    const done = await finished(fresh.apiKey, job.body.jobId);
+    assert.deepEqual([done.created, done.failed], [2, 2]);
+    assert.equal(await codesIn(fresh.merchantId), 2);
+  });
+
+  it("builds a print package whose every file decodes to its code's URL, through the tool too", async () => {
+    const printer = await createMerchant();
+    const items = Array.from({ length: 12 }, (_, i) => ({ title: `Label ${i}`, destinationUrl: `https://shop.example/label/${i}`, dynamic: i % 2 === 0, externalRef: `label-${i}` }));
+    const started = toolResult(await callTool("svc.job.start", { format: "json", items, print: { sideMm: 30, sheets: { paper: "a4" } } }, printer.apiKey));
+    const done = await eventually(
+      async () => toolResult(await callTool("svc.job.get", { jobId: started.jobId }, printer.apiKey)),
+      (j: any) => j.state === "done" || j.state === "failed",
+      { timeoutMs: 300_000, intervalMs: 500, what: "the package" },
+    );
+    assert.equal(done.state, "done", JSON.stringify(done));
+    assert.ok(done.packageUrl?.startsWith("http://127.0.0.1"), done.packageUrl);
+    const zip = readZip(Buffer.from(await (await fetch(done.packageUrl)).arrayBuffer()));
+    const manifest = zip.get("manifest.csv")!.toString("utf8").replace(/^\ufeff/, "").trim().split("\r\n");
+    assert.equal(manifest.length, 13);
+    const codes = (await firestore().collection("workspaces").doc(printer.merchantId).collection("codes").get()).docs.map((d) => d.data());
+    for (const line of manifest.slice(1)) {
+      const [codeId, , scanUrl, , svgDecoded, pdfDecoded] = line.split(",");
+      const code = codes.find((c) => c.codeId === codeId)!;
+      assert.equal(scanUrl, code.dynamic ? code.dynamicLink : code.destinationUrl);
+      assert.deepEqual([svgDecoded, pdfDecoded], ["true", "true"]);
+      assert.equal((await decodeSvg(zip.get(`${codeId}.svg`)!)).payload, scanUrl, "decoded here too");
+      assert.ok(zip.get(`${codeId}.pdf`)!.subarray(0, 5).toString() === "%PDF-");
+    }
+    assert.ok([...zip.keys()].some((k) => /^sheets-\d+\.pdf$/.test(k)), "imposed sheets");
+    // Code made by a tool: drafts, never published.
+    assert.ok(codes.every((c) => c.status === "draft"));
+  });
+});
