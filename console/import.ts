@@ -9,6 +9,7 @@ import { fileField, h, table } from "./dom";
 import { answerMessage, ShownError } from "./errors";
 import { saveBlob } from "./files";
 import { zip } from "./zip";
+import { jobSection } from "./jobs";
 
 /** One call creates at most the bulk limit of codes. */
 const CHUNK = BULK_MAX_URLS;
@@ -154,5 +155,6 @@ export function importView(kit: ImportKit): HTMLElement[] {
       status,
       done,
     ),
+    jobSection(kit),
   ];
 }

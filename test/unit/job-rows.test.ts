@@ -423,6 +423,12 @@ describe("job rows: per-row errors", () => {
     assert.deepEqual(fine.rows[0].value, { destinationUrl: "https://a.example/", title: "A = B, +1", tags: ["x-y"], externalRef: null });
   });
 
+  it("takes JSON values that start like a formula as they are: they are no spreadsheet cells", () => {
+    const parsed = json([{ destinationUrl: "https://a.example", title: "-20% off", campaign: "+1 week", tags: ["@shop"] }]);
+    assert.deepEqual(parsed.errors, []);
+    assert.equal(parsed.rows[0].value.title, "-20% off");
+  });
+
   it("refuses a row with more cells than the header", () => {
     const parsed = csv("url,title\nhttps://a.example,A,extra\n");
     assert.match(parsed.errors[0].message, /3 cells; the header names 2 columns/);
@@ -443,7 +449,7 @@ describe("job rows: JSON", () => {
       { destinationUrl: "javascript:alert(1)", title: "C" },
       { destinationUrl: "https://d.example", colour: "red" },
       { destinationUrl: "https://e.example", design: { foreground: "#000000" } },
-      { destinationUrl: "https://f.example", title: "=1+1", campaign: "@x", tags: ["ok", "-bad"] },
+      { destinationUrl: "f.example", title: "F" },
       { destinationUrl: "https://g.example", externalRef: "r1" },
       "https://h.example",
       null,
@@ -458,7 +464,7 @@ describe("job rows: JSON", () => {
     assert.equal(errorsOf(parsed, 3)[0].column, "destinationUrl");
     assert.match(errorsOf(parsed, 4)[0].message, /Unknown field\(s\): colour/);
     assert.match(errorsOf(parsed, 5)[0].message, /Unknown field\(s\): design/);
-    assert.deepEqual(errorsOf(parsed, 6).map((e) => e.column), ["title", "campaign", "tags"]);
+    assert.deepEqual(errorsOf(parsed, 6).map((e) => e.column), ["destinationUrl"], "no scheme");
     assert.match(errorsOf(parsed, 7)[0].message, /already the external reference of row 1/);
     for (const row of [8, 9, 10]) assert.match(errorsOf(parsed, row)[0].message, /must be an object/);
     assert.equal(errorsOf(parsed, 11)[0].field, "dynamic");

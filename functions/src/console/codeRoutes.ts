@@ -15,6 +15,7 @@ import { publicBrandPreset, publicDesign } from "../codes/model";
 import { AppError } from "../core/errors";
 import { BRAND_PRESETS_MAX, deleteBrandPreset, listBrandPresets, saveBrandPreset } from "../store/brandPresets";
 import { importEndpoint } from "./importRoutes";
+import { jobEndpoints } from "./jobRoutes";
 import { settingsEndpoints } from "./settingsRoutes";
 import { webhookEndpoints } from "./webhookRoutes";
 
@@ -81,6 +82,7 @@ export const codeEndpoints: Endpoint[] = [
   ...settingsEndpoints,
   ...webhookEndpoints,
   importEndpoint,
+  ...jobEndpoints,
   ...brandPresetEndpoints(),
   endpoint({
     method: "POST",

@@ -713,19 +713,9 @@ function jsonRows(items: unknown): ParsedJobInput {
       continue;
     }
     const value = item as Record<string, unknown>;
-    const pre: Array<{ field?: JobField; message: string }> = [];
-    for (const field of ["title", "campaign"] as const) {
-      const v = value[field];
-      const problem = typeof v === "string" ? formulaProblem(v) : null;
-      if (problem) pre.push({ field, message: formulaMessage(`The value ${problem}`) });
-    }
-    if (Array.isArray(value.tags)) {
-      value.tags.forEach((tag: unknown, n: number) => {
-        const problem = typeof tag === "string" ? formulaProblem(tag) : null;
-        if (problem) pre.push({ field: "tags", message: formulaMessage(`Tag ${n + 1} ${problem}`) });
-      });
-    }
-    finishRow(out, row, undefined, value, pre, label);
+    // JSON rows are not spreadsheet cells: "-20% off" is a title like any other here. Files the service
+    // writes (manifests, exports) neutralise such values as they write them.
+    finishRow(out, row, undefined, value, [], label);
   }
   return { format: "json", delimiter: null, rows: out.rows, errors: out.errors, mapping: {}, unmapped: [], warnings: [], total: items.length };
 }

@@ -12,7 +12,7 @@ import { AppError } from "../core/errors";
 import { db } from "../core/firebase";
 import { logError, logInfo } from "../core/log";
 import { addNewCodes, readCodes } from "../store/codes";
-import { addChunkDone, addExternalRefs, CHUNK_ROWS, createJob, jobCodeIds, readChunk, readExternalRefs, readJob, updateJob, type RowOutcome, type StoredJob } from "../store/jobs";
+import { addChunkDone, addExternalRefs, CHUNK_ROWS, createJob, jobCodeIds, readChunk, readExternalRefs, readJob, updateJob, type JobProgress, type RowOutcome, type StoredJob } from "../store/jobs";
 import { assertCodeQuota, discardPrepared, prepareCodes, type NewCodeInput } from "../codes/service";
 import { publishNewCodesInBatch } from "../store/publication";
 import { imageStore } from "../images/store";
@@ -71,10 +71,16 @@ export interface JobTask {
   jobId: string;
   step: "chunk" | "package";
   chunk?: number;
+  /** Counts of the chunks before `chunk`. */
+  progress?: JobProgress;
 }
 
 /** Chunks one task runs before it hands the rest to a new task (a retry then redoes at most this much). */
 const STEP_BUDGET_MS = 60_000;
+/** The job's counts are written at most this often (one document, however fast its chunks go). */
+const PROGRESS_INTERVAL_MS = 1_000;
+
+const NO_PROGRESS: JobProgress = { chunksDone: 0, created: 0, reused: 0, failed: 0 };
 
 /** One step of a job; safe to run again (a retry after a crash, or a duplicate task). */
 export async function runJobStep(task: JobTask, enqueue: (task: JobTask) => Promise<void>): Promise<void> {
@@ -82,21 +88,32 @@ export async function runJobStep(task: JobTask, enqueue: (task: JobTask) => Prom
   if (!job || job.state === "done" || job.state === "failed") return;
   if (task.step === "package") return packageJob(job);
   const started = Date.now();
+  let flushed = started;
+  // The counts of the chunks before this task's first come with the task, so a retry starts from them again.
+  const progress = { ...(task.progress ?? NO_PROGRESS) };
   for (let chunk = task.chunk ?? 0; chunk < job.chunks; chunk++) {
-    await runChunk(job, chunk); // a chunk done by an earlier attempt is skipped
-    if (Date.now() - started > STEP_BUDGET_MS && chunk + 1 < job.chunks) return enqueue({ ...task, chunk: chunk + 1 });
+    for (const o of await runChunk(job, chunk)) progress[o.outcome]++; // a chunk done by an earlier attempt is counted, not redone
+    progress.chunksDone = chunk + 1;
+    if (chunk + 1 === job.chunks) break;
+    if (Date.now() - flushed >= PROGRESS_INTERVAL_MS) {
+      await updateJob(job.merchantId, job.jobId, { progress });
+      flushed = Date.now();
+    }
+    if (Date.now() - started > STEP_BUDGET_MS) return enqueue({ ...task, chunk: chunk + 1, progress });
   }
   if (job.print) {
-    await updateJob(job.merchantId, job.jobId, { state: "packaging" });
+    await updateJob(job.merchantId, job.jobId, { state: "packaging", progress });
     return enqueue({ merchantId: job.merchantId, jobId: job.jobId, step: "package" });
   }
-  await updateJob(job.merchantId, job.jobId, { state: "done", finishedAt: new Date() });
+  await updateJob(job.merchantId, job.jobId, { state: "done", progress, finishedAt: new Date() });
   logInfo("job finished", { merchantId: job.merchantId, jobId: job.jobId });
 }
 
-async function runChunk(job: StoredJob, index: number): Promise<void> {
+/** Makes one chunk's codes (or finds them made) and returns its rows' outcomes. */
+async function runChunk(job: StoredJob, index: number): Promise<RowOutcome[]> {
   const chunk = await readChunk(job.merchantId, job.jobId, index);
-  if (!chunk || chunk.done) return;
+  if (!chunk) return [];
+  if (chunk.done) return chunk.outcomes;
   const rows = chunk.rows as Array<{ row: number; value: JobRow }>;
   const keys = rows.map((r) => rowKey(job.jobId, { row: r.row, externalRef: r.value.externalRef }));
   const existing = await readExternalRefs(job.merchantId, keys);
@@ -133,7 +150,7 @@ async function runChunk(job: StoredJob, index: number): Promise<void> {
     fresh.forEach((f, i) => outcomes.push({ row: f.row, outcome: "created", codeId: codes[i].codeId }));
   }
   outcomes.sort((a, b) => a.row - b.row);
-  addChunkDone(batch, job.merchantId, job.jobId, index, outcomes, now);
+  addChunkDone(batch, job.merchantId, job.jobId, index, outcomes);
   try {
     await batch.commit();
   } catch (error) {
@@ -141,6 +158,7 @@ async function runChunk(job: StoredJob, index: number): Promise<void> {
     await discardPrepared(codes);
     throw error;
   }
+  return outcomes;
 }
 
 // ---- the print package ----

@@ -13,6 +13,10 @@ const TaskSchema = z
     jobId: z.string().regex(/^job_[0-9a-f]{20}$/),
     step: z.enum(["chunk", "package"]),
     chunk: z.number().int().min(0).max(1000).optional(),
+    progress: z
+      .object({ chunksDone: z.number().int().min(0), created: z.number().int().min(0), reused: z.number().int().min(0), failed: z.number().int().min(0) })
+      .strict()
+      .optional(),
   })
   .strict();
 

@@ -69,7 +69,7 @@ function fromDoc(jobId: string, merchantId: string, d: DocumentData): StoredJob 
     chunksDone: d.chunksDone ?? 0,
     created: d.created ?? 0,
     reused: d.reused ?? 0,
-    failed: d.failed ?? 0,
+    failed: (d.refused ?? 0) + (d.runFailed ?? 0),
     errors: d.errors ?? [],
     publish: Boolean(d.publish),
     designPreset: d.designPreset ?? null,
@@ -106,7 +106,8 @@ export async function createJob(
     chunksDone: 0,
     created: 0,
     reused: 0,
-    failed: job.failed,
+    refused: job.failed,
+    runFailed: 0,
     errors: job.errors.slice(0, JOB_ERRORS_KEPT),
     publish: job.publish,
     designPreset: job.designPreset,
@@ -148,22 +149,28 @@ export function addExternalRefs(batch: FirebaseFirestore.WriteBatch, merchantId:
   for (const r of refs) batch.create(externalRefDoc(merchantId, r.key), { ref: r.ref, codeId: r.codeId, jobId: r.jobId, createdAt: Timestamp.fromDate(now) });
 }
 
-/** Adds to a chunk's commit: its outcomes, and the job's counts moved on by them. */
-export function addChunkDone(batch: FirebaseFirestore.WriteBatch, merchantId: string, jobId: string, chunk: number, outcomes: RowOutcome[], now: Date): void {
+/** Adds to a chunk's commit: its outcomes. The job's counts are set by its runner, at most once a second. */
+export function addChunkDone(batch: FirebaseFirestore.WriteBatch, merchantId: string, jobId: string, chunk: number, outcomes: RowOutcome[]): void {
   batch.update(chunkRef(merchantId, jobId, chunk), { done: true, outcomes, rows: FieldValue.delete() });
-  const count = (o: RowOutcome["outcome"]) => outcomes.filter((x) => x.outcome === o).length;
-  batch.update(jobRef(merchantId, jobId), {
-    chunksDone: FieldValue.increment(1),
-    created: FieldValue.increment(count("created")),
-    reused: FieldValue.increment(count("reused")),
-    failed: FieldValue.increment(count("failed")),
-    updatedAt: Timestamp.fromDate(now),
-  });
 }
 
-export async function updateJob(merchantId: string, jobId: string, fields: Partial<Pick<StoredJob, "state" | "packageUrl" | "packagePath" | "note">> & { finishedAt?: Date }): Promise<void> {
-  const data: DocumentData = { ...fields, updatedAt: Timestamp.now() };
-  if (fields.finishedAt) data.finishedAt = Timestamp.fromDate(fields.finishedAt);
+export interface JobProgress {
+  chunksDone: number;
+  created: number;
+  reused: number;
+  /** Rows failed while running (rows refused before it are the job's `refused`). */
+  failed: number;
+}
+
+export async function updateJob(
+  merchantId: string,
+  jobId: string,
+  fields: Partial<Pick<StoredJob, "state" | "packageUrl" | "packagePath" | "note">> & { finishedAt?: Date; progress?: JobProgress },
+): Promise<void> {
+  const { progress, finishedAt, ...rest } = fields;
+  const data: DocumentData = { ...rest, updatedAt: Timestamp.now() };
+  if (finishedAt) data.finishedAt = Timestamp.fromDate(finishedAt);
+  if (progress) Object.assign(data, { chunksDone: progress.chunksDone, created: progress.created, reused: progress.reused, runFailed: progress.failed });
   await jobRef(merchantId, jobId).update(data);
 }
 

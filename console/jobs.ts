@@ -1,0 +1,122 @@
+// "Import CSV" for large files: a catalogue job made in the background (up to 10,000 rows; Dub and Bitly
+// exports recognised). The page shows how the columns map before anything is made, then a progress bar
+// while the job runs, its counts, the rows it refused, and the print package once built.
+import { fileField, h, table } from "./dom";
+import { answerMessage, ShownError } from "./errors";
+import type { ImportKit } from "./import";
+
+const POLL_MS = 1000;
+
+async function call(kit: ImportKit, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`/api/console/jobs${path}`, {
+    method,
+    headers: { ...(await kit.authHeader()), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const answer = await res.json().catch(() => undefined);
+  if (!res.ok) throw new ShownError(answer ? answerMessage(res, answer) : `The service answered in a way the console does not understand (HTTP ${res.status}).`);
+  return answer;
+}
+
+const FIELD_NAMES: Record<string, string> = {
+  destinationUrl: "Destination URL",
+  title: "Title",
+  campaign: "Campaign",
+  tags: "Tags",
+  dynamic: "Dynamic",
+  externalRef: "External reference",
+  template: "Frame",
+  scanBeepSound: "Scan sound",
+  boostFrame: "Boost frame",
+};
+
+export function jobSection(kit: ImportKit): HTMLElement {
+  const input = h("input", { type: "file", id: "job-file", accept: ".csv,text/csv,text/plain" }) as HTMLInputElement;
+  const mapping = h("div", { id: "job-mapping", "aria-live": "polite" });
+  const publish = h("input", { type: "checkbox", id: "job-publish", checked: "" }) as HTMLInputElement;
+  const printZip = h("input", { type: "checkbox", id: "job-print" }) as HTMLInputElement;
+  const progress = h("progress", { id: "job-progress", max: "100", value: "0", "aria-label": "Job progress", hidden: "" }) as HTMLProgressElement;
+  const status = h("p", { id: "job-status", role: "status" });
+  const result = h("div", { id: "job-result" });
+  let csv = "";
+
+  const start = kit.act(
+    "Start the job",
+    async () => {
+      if (!csv) return;
+      start.disabled = true;
+      result.replaceChildren();
+      const job = await call(kit, "POST", "", { format: "csv", csv, publish: publish.checked, ...(printZip.checked ? { print: { sideMm: 30, sheets: { paper: "a4" } } } : {}) });
+      progress.hidden = false;
+      let current = job;
+      while (current.state === "running" || current.state === "packaging") {
+        progress.value = current.progress;
+        status.textContent =
+          current.state === "packaging"
+            ? `All ${current.created + current.reused} codes are made; building the print package…`
+            : `Making codes: ${current.progress}% (${current.created} made, ${current.reused} already made before, ${current.failed} refused).`;
+        await new Promise((r) => setTimeout(r, POLL_MS));
+        current = await call(kit, "GET", `/${job.jobId}`);
+      }
+      progress.value = 100;
+      status.textContent =
+        current.state === "done"
+          ? `Done: ${current.created} codes made, ${current.reused} were made by an earlier import and not made again, ${current.failed} rows refused.`
+          : `The job stopped: ${current.note ?? "an error"}. Codes made so far are kept; start the job again to finish (nothing is made twice).`;
+      result.replaceChildren(
+        ...(current.packageUrl ? [h("p", {}, h("a", { href: current.packageUrl, id: "job-package", class: "button primary", download: "" }, "Download the print package (ZIP)"))] : []),
+        ...(current.errors.length
+          ? [table(["Row", "Column", "Why it was refused"], current.errors.map((e: any) => [String(e.row), e.column ?? "", e.message]), { id: "job-errors", caption: "Rows refused" })]
+          : []),
+        h("p", {}, h("a", { href: "#/codes?sort=created%3Adesc" }, "See the codes")),
+      );
+      start.disabled = false;
+    },
+    { id: "start-job", class: "primary", disabled: "" },
+  );
+
+  input.addEventListener("change", async () => {
+    const file = input.files?.[0];
+    start.disabled = true;
+    result.replaceChildren();
+    status.textContent = "";
+    progress.hidden = true;
+    csv = "";
+    if (!file) return;
+    const text = await file.text();
+    let preview: any;
+    try {
+      preview = await call(kit, "POST", "/preview", { csv: text });
+    } catch (e) {
+      mapping.replaceChildren(h("p", { class: "error", id: "job-file-error" }, (e as Error).message));
+      return;
+    }
+    const rows = Object.entries(preview.mapping as Record<string, string>).map(([header, fieldName]) => [header, FIELD_NAMES[fieldName] ?? fieldName]);
+    mapping.replaceChildren(
+      h("p", { id: "job-format", class: preview.missing.length ? "error" : "notice" },
+        preview.missing.length
+          ? `No column holds the destination URL. Name one "url" and choose the file again.`
+          : `${preview.format === "generic" ? "A spreadsheet" : `A ${preview.format === "dub" ? "Dub" : "Bitly"} export`}, separated by "${preview.delimiter === "\t" ? "tab" : preview.delimiter}". Columns used:`),
+      table(["Column in the file", "Becomes"], rows, { id: "job-columns", caption: "How the columns map" }),
+      ...(preview.unmapped.length ? [h("p", { class: "muted" }, `Not used: ${preview.unmapped.join(", ")}.`)] : []),
+      ...preview.warnings.map((w: string) => h("p", { class: "muted" }, w)),
+    );
+    csv = text;
+    start.disabled = preview.missing.length > 0;
+  });
+
+  return h(
+    "section",
+    { id: "jobs", "aria-labelledby": "jobs-h" },
+    h("h2", { id: "jobs-h" }, "Large files: import in the background"),
+    h("p", { class: "muted" }, "Up to 10,000 rows, from your own spreadsheet or a Dub or Bitly link export. Rows with a reference column (externalRef, SKU, Link ID) are never made twice, however often you import the file."),
+    fileField("CSV file for a background job", input, "Choose a CSV file…").wrap,
+    mapping,
+    h("div", {}, h("label", { class: "check" }, publish, " Publish the codes as they are made")),
+    h("div", {}, h("label", { class: "check" }, printZip, " Also build a print package: an SVG and a 30 mm PDF per code, and A4 label sheets")),
+    h("div", { class: "actions" }, start),
+    progress,
+    status,
+    result,
+  );
+}
