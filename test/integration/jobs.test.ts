@@ -12,6 +12,12 @@ import { decodeSvg } from "../helpers/qr";
 import { readZip } from "../helpers/zip";
 import { readCodeCounts } from "../../functions/src/store/catalogue";
 import { callTool, toolResult } from "../helpers/rpc";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { db } from "../../functions/src/core/firebase";
+import { addNewCodes } from "../../functions/src/store/codes";
+import { LINK_SYNC_IN_REQUEST } from "../../functions/src/webhooks/service";
+import type { QrCode } from "../../functions/src/codes/model";
 
 const JOB_ROWS = Number(process.env.JOB_TEST_ROWS ?? 10_000);
 
@@ -155,5 +161,39 @@ describe("catalogue jobs", function () {
     assert.ok([...zip.keys()].some((k) => /^sheets-\d+\.pdf$/.test(k)), "imposed sheets");
     // Code made by a tool: drafts, never published.
     assert.ok(codes.every((c) => c.status === "draft"));
+  });
+
+  it("points a big workspace's links at a new webhook: the first 2,000 in the request, the rest by background tasks", async () => {
+    const shop = await createMerchant();
+    const template = toolResult(await callTool("svc.qr.create", { title: "Template", destinationUrl: "https://shop.example/t", dynamic: true }, shop.apiKey));
+    const stored = (await firestore().collection("workspaces").doc(shop.merchantId).collection("codes").doc(template.codeId).get()).data()!;
+    const links = LINK_SYNC_IN_REQUEST + 600;
+    for (let start = 1; start < links; start += 200) {
+      const batch = db().batch();
+      const codes = Array.from({ length: Math.min(200, links - start) }, (_, k) => ({
+        ...(stored as QrCode),
+        codeId: `sync${String(start + k).padStart(6, "0")}`,
+        uniqueQRCodeID: `sync${shop.merchantId.slice(-6)}${start + k}`,
+        createdAt: new Date(),
+        updatedAt: new Date(),
+      }));
+      addNewCodes(batch, shop.merchantId, codes);
+      await batch.commit();
+    }
+    const server = createServer((_req, res) => res.writeHead(200).end()).listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      const hook = toolResult(await callTool("svc.webhook.create", { url, events: ["scan.created"] }, shop.apiKey));
+      const covered = async () =>
+        (await firestore().collection("links").where("merchantId", "==", shop.merchantId).where("webhookIds", "array-contains", hook.webhookId).count().get()).data().count;
+      const atOnce = await covered();
+      assert.ok(atOnce >= LINK_SYNC_IN_REQUEST && atOnce < links, `${atOnce} links named the webhook when the call answered`);
+      await eventually(covered, (n) => n === links, { timeoutMs: 120_000, what: "every link to name the webhook" });
+      toolResult(await callTool("svc.webhook.delete", { webhookId: hook.webhookId }, shop.apiKey));
+      await eventually(covered, (n) => n === 0, { timeoutMs: 120_000, what: "no link to name the deleted webhook" });
+    } finally {
+      server.close();
+    }
   });
 });

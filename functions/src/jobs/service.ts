@@ -35,7 +35,7 @@ export const newJobId = () => `job_${randomBytes(10).toString("hex")}`;
 /** A row's key: its external reference, or (without one) its place in this job, so a resumed job reuses it. */
 export const rowKey = (jobId: string, row: { row: number; externalRef: string | null }) => (row.externalRef ? `ref:${row.externalRef}` : `job:${jobId}:${row.row}`);
 
-export async function startJob(merchantId: string, uid: string, start: StartJob, enqueue: (task: JobTask) => Promise<void>): Promise<StoredJob> {
+export async function startJob(merchantId: string, uid: string, start: StartJob, enqueue: (task: JobStepTask) => Promise<void>): Promise<StoredJob> {
   const parsed = parseJobInput(start.input);
   if (!parsed.rows.length) {
     throw new AppError("VALIDATION_FAILED", `No row can become a code: ${parsed.errors.length} of ${parsed.total} rows have errors`, {
@@ -66,7 +66,7 @@ export async function startJob(merchantId: string, uid: string, start: StartJob,
   return (await readJob(merchantId, jobId))!;
 }
 
-export interface JobTask {
+export interface JobStepTask {
   merchantId: string;
   jobId: string;
   step: "chunk" | "package";
@@ -74,6 +74,16 @@ export interface JobTask {
   /** Counts of the chunks before `chunk`. */
   progress?: JobProgress;
 }
+
+/** A workspace's webhook link sync, continued in the background from the link id `after` (webhooks/service.ts). */
+export interface LinkSyncTask {
+  merchantId: string;
+  step: "links";
+  after: string;
+}
+
+/** What the catalogue queue runs: a job's steps, and other background passes over a workspace's codes. */
+export type JobTask = JobStepTask | LinkSyncTask;
 
 /** Chunks one task runs before it hands the rest to a new task (a retry then redoes at most this much). */
 const STEP_BUDGET_MS = 60_000;
@@ -83,7 +93,7 @@ const PROGRESS_INTERVAL_MS = 1_000;
 const NO_PROGRESS: JobProgress = { chunksDone: 0, created: 0, reused: 0, failed: 0 };
 
 /** One step of a job; safe to run again (a retry after a crash, or a duplicate task). */
-export async function runJobStep(task: JobTask, enqueue: (task: JobTask) => Promise<void>): Promise<void> {
+export async function runJobStep(task: JobStepTask, enqueue: (task: JobStepTask) => Promise<void>): Promise<void> {
   const job = await readJob(task.merchantId, task.jobId);
   if (!job || job.state === "done" || job.state === "failed") return;
   if (task.step === "package") return packageJob(job);
@@ -191,7 +201,7 @@ async function packageJob(job: StoredJob): Promise<void> {
 }
 
 /** Marks a job failed after its step's last attempt, with the reason a person can act on. */
-export async function failJob(task: JobTask, error: unknown): Promise<void> {
+export async function failJob(task: JobStepTask, error: unknown): Promise<void> {
   const reason = error instanceof AppError && error.code !== "INTERNAL" ? error.message : "An internal error stopped the job; codes made so far are kept";
   logError(`job ${task.jobId} of ${task.merchantId} failed at its ${task.step} step`, error);
   await updateJob(task.merchantId, task.jobId, { state: "failed", note: reason, finishedAt: new Date() });

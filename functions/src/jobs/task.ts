@@ -1,4 +1,5 @@
-// The catalogue jobs' queue function: one task per step (a chunk of rows, or the print package). Cloud
+// The catalogue jobs' queue function: one task per step (chunks of rows, or the print package), and the
+// background part of a big workspace's webhook link sync (webhooks/service.ts). Cloud
 // Tasks retries a step that fails or whose instance dies (jobs/service.ts makes a retry safe); after the
 // last attempt the job is marked failed with the reason, never left running.
 import { z } from "zod";
@@ -7,7 +8,7 @@ import { HttpsError } from "firebase-functions/v2/https";
 
 export const JOB_STEP_ATTEMPTS = 8;
 
-const TaskSchema = z
+const JobStepSchema = z
   .object({
     merchantId: z.string().min(1).max(64),
     jobId: z.string().regex(/^job_[0-9a-f]{20}$/),
@@ -19,6 +20,8 @@ const TaskSchema = z
       .optional(),
   })
   .strict();
+const LinkSyncSchema = z.object({ merchantId: z.string().min(1).max(64), step: z.literal("links"), after: z.string().min(1).max(64) }).strict();
+const TaskSchema = z.union([JobStepSchema, LinkSyncSchema]);
 
 export const catalogueJob = onTaskDispatched(
   {
@@ -36,10 +39,16 @@ export const catalogueJob = onTaskDispatched(
     const { runJobStep, failJob } = require("./service") as typeof import("./service");
     const { enqueueJobStep } = require("./queue") as typeof import("./queue");
     /* eslint-enable @typescript-eslint/no-require-imports */
+    const data = task.data;
+    if (data.step === "links") {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      await (require("../webhooks/service") as typeof import("../webhooks/service")).continueLinkSync(data.merchantId, data.after);
+      return;
+    }
     try {
-      await runJobStep(task.data, enqueueJobStep);
+      await runJobStep(data, enqueueJobStep);
     } catch (error) {
-      if (request.retryCount + 1 >= JOB_STEP_ATTEMPTS) return failJob(task.data, error);
+      if (request.retryCount + 1 >= JOB_STEP_ATTEMPTS) return failJob(data, error);
       throw new HttpsError("unavailable", "job step failed; retry");
     }
   },

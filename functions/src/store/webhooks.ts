@@ -3,7 +3,7 @@
 //   workspaces/{m}/webhooks/{webhookId}/deliveries/{msgId}    one delivery (its webhook-id), body and attempts; TTL 30 days
 // Links carry `webhookIds`: the active scan.created subscriptions that match their code, so the redirect
 // (which reads the link anyway) knows without another read whether a scan must be delivered anywhere.
-import { FieldValue, Timestamp, type DocumentData } from "firebase-admin/firestore";
+import { FieldPath, FieldValue, Timestamp, type DocumentData } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { queueMail, type MailMessage } from "./listings";
@@ -181,10 +181,13 @@ interface LinkTarget {
   webhookIds: string[];
 }
 
-/** Every link of a workspace with its current webhook ids (subscriptions change rarely; codes are listed in pages). */
-export async function workspaceLinks(merchantId: string): Promise<LinkTarget[]> {
-  const snap = await db().collection(COLLECTIONS.links).where("merchantId", "==", merchantId).select("codeId", "campaign", "webhookIds").get();
-  return snap.docs.map((d) => ({ uniqueQRCodeID: d.id, codeId: d.get("codeId"), campaign: d.get("campaign") ?? null, webhookIds: d.get("webhookIds") ?? [] }));
+/** One page of a workspace's links with their current webhook ids, in id order after `after`; `next` is null on the last. */
+export async function workspaceLinksPage(merchantId: string, after: string | null, limit: number): Promise<{ links: LinkTarget[]; next: string | null }> {
+  let q = db().collection(COLLECTIONS.links).where("merchantId", "==", merchantId).orderBy(FieldPath.documentId()).limit(limit).select("codeId", "campaign", "webhookIds");
+  if (after) q = q.startAfter(after);
+  const snap = await q.get();
+  const links = snap.docs.map((d) => ({ uniqueQRCodeID: d.id, codeId: d.get("codeId"), campaign: d.get("campaign") ?? null, webhookIds: d.get("webhookIds") ?? [] }));
+  return { links, next: snap.size === limit ? snap.docs[snap.size - 1].id : null };
 }
 
 /** Sets links' webhook ids, 500 writes per batch; an empty list removes the field (the redirect then does nothing). */

@@ -19,7 +19,7 @@ import {
   setLinkWebhooks,
   setWebhookStatus,
   WEBHOOK_EVENTS,
-  workspaceLinks,
+  workspaceLinksPage,
   type Delivery,
   type Webhook,
   type WebhookEvent,
@@ -83,18 +83,43 @@ async function mustRead(merchantId: string, webhookId: string): Promise<Webhook>
   return w;
 }
 
+/** Links a request syncs itself (a shop's whole workspace); a bigger one goes on in the background. */
+export const LINK_SYNC_IN_REQUEST = 2_000;
+/** Links one background task syncs before it hands the rest to the next. */
+const LINK_SYNC_PER_TASK = 50_000;
+const LINK_PAGE = 500;
+
 /**
- * Points every link of the workspace at its matching active scan subscriptions (and nothing else), so the
- * redirect learns from the link it reads anyway; only links whose list changes are written.
+ * Points the workspace's links at their matching active scan subscriptions (and nothing else), so the
+ * redirect learns from the link it reads anyway; only links whose list changes are written. Pages of 500
+ * by cursor from `after`: up to `budget` links here, the rest by background tasks (jobs/task.ts), each
+ * reading the subscriptions afresh. Returns where the background goes on, or null when all are done.
  */
-export async function syncLinkWebhooks(merchantId: string): Promise<void> {
-  const [hooks, links] = await Promise.all([listWebhooks(merchantId), workspaceLinks(merchantId)]);
+export async function syncLinkWebhooks(merchantId: string, after: string | null = null, budget = LINK_SYNC_IN_REQUEST): Promise<string | null> {
+  const hooks = await listWebhooks(merchantId);
   const scanHooks = hooks.filter((w) => w.status === "active" && w.events.includes("scan.created"));
-  const changes = links.flatMap((link) => {
-    const wanted = scanHooks.filter((w) => covers(w, link)).map((w) => w.webhookId).sort();
-    return wanted.join() === [...link.webhookIds].sort().join() ? [] : [{ uniqueQRCodeID: link.uniqueQRCodeID, webhookIds: wanted }];
-  });
-  await setLinkWebhooks(changes);
+  let cursor = after;
+  let seen = 0;
+  do {
+    const page = await workspaceLinksPage(merchantId, cursor, LINK_PAGE);
+    const changes = page.links.flatMap((link) => {
+      const wanted = scanHooks.filter((w) => covers(w, link)).map((w) => w.webhookId).sort();
+      return wanted.join() === [...link.webhookIds].sort().join() ? [] : [{ uniqueQRCodeID: link.uniqueQRCodeID, webhookIds: wanted }];
+    });
+    await setLinkWebhooks(changes);
+    cursor = page.next;
+    seen += page.links.length;
+  } while (cursor && seen < budget);
+  if (cursor) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    await (require("../jobs/queue") as typeof import("../jobs/queue")).enqueueJobStep({ merchantId, step: "links", after: cursor });
+  }
+  return cursor;
+}
+
+/** A background step of a workspace's link sync (jobs/task.ts). */
+export async function continueLinkSync(merchantId: string, after: string): Promise<void> {
+  await syncLinkWebhooks(merchantId, after, LINK_SYNC_PER_TASK);
 }
 
 /** `createdWith`: the caller's key or grant id (Caller.keyId), which the webhook then follows (creator.ts). */
