@@ -196,4 +196,22 @@ describe("catalogue jobs", function () {
       server.close();
     }
   });
+
+  it("refuses codes past the workspace's code quota before anything is written, on every creating path", async () => {
+    const full = await createMerchant();
+    // The workspace's counters say it holds one code less than the quota (1,000,000 on the local stack).
+    await firestore().collection("workspaces").doc(full.merchantId).collection("codeCounts").doc("0").set({ total: 999_999 });
+    const bulk = await api(full.apiKey, "POST", "/api/bulk-qr-codes", { urls: ["https://shop.example/1", "https://shop.example/2"] });
+    assert.equal(bulk.status, 403, JSON.stringify(bulk.body));
+    assert.equal(bulk.body.code, "FORBIDDEN");
+    assert.match(bulk.body.message, /quota is 1000000/);
+    assert.deepEqual(bulk.body.details, { quota: 1_000_000, total: 999_999, adding: 2 });
+    const job = await api(full.apiKey, "POST", "/api/jobs", { format: "csv", csv: csvOf(2, "quota") });
+    assert.equal(job.status, 403);
+    assert.equal(await codesIn(full.merchantId), 0, "nothing was written");
+    toolResult(await callTool("svc.qr.create", { title: "The last one", destinationUrl: "https://shop.example/last" }, full.apiKey));
+    const over = await callTool("svc.qr.create", { title: "One too many", destinationUrl: "https://shop.example/over" }, full.apiKey);
+    assert.equal(over.body.error.data.code, "FORBIDDEN", over.text);
+    assert.equal(await codesIn(full.merchantId), 1);
+  });
 });
