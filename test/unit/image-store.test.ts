@@ -36,4 +36,18 @@ describe("image stores", () => {
     await store.delete("qr/m1/c1.png");
     await assert.rejects(store.read("qr/m1/c1.png", first.token), (e: AppError) => e.code === "NOT_FOUND");
   });
+
+  it("the local store takes a print package as a stream: whole once finished, never half-read, token-checked", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "images-"));
+    const store = new LocalImageStore(dir);
+    const { stream, stored } = store.writeStream("packages/m1/job_1.zip", "application/zip");
+    stream.write(Buffer.from("PK part one,"));
+    await assert.rejects(store.read("packages/m1/job_1.zip", "any"), (e: AppError) => e.code === "NOT_FOUND", "nothing readable before the end");
+    stream.end(Buffer.from(" part two"));
+    const file = await stored;
+    assert.equal((await store.read(file.path, file.token)).toString(), "PK part one, part two");
+    await assert.rejects(store.read(file.path, "wrong"), (e: AppError) => e.code === "FORBIDDEN");
+    assert.throws(() => store.writeStream("../escape.zip", "application/zip"), (e: AppError) => e.code === "NOT_FOUND");
+    assert.throws(() => store.writeStream("packages/m1/job_1.exe", "application/octet-stream"), (e: AppError) => e.code === "NOT_FOUND");
+  });
 });
