@@ -5,7 +5,7 @@
 // Two kinds of problem:
 //   - The file as a whole (empty, too big, binary, not UTF-8, malformed CSV, no URL column, too many rows,
 //     a bad mapping): thrown as AppError VALIDATION_FAILED with a hint and `details.problem`.
-//   - One row (invalid or non-http URL, too-long field, duplicate external reference, spreadsheet formula):
+//   - One row (invalid or non-http URL, too-long field, duplicate external reference, a CSV cell a spreadsheet would run as a formula):
 //     returned in `errors`; a row with any error is never in `rows`. Nothing is altered to make it pass.
 //
 // CSV columns are found by header name: case, spaces, underscores and punctuation do not matter, and common
