@@ -83,6 +83,11 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<Ma
   assert.ok(Array.isArray((await run("svc.webhook.deliveries", { webhookId: hook.webhookId })).deliveries));
   assert.match((await run("svc.webhook.rotate_secret", { webhookId: hook.webhookId })).secret, /^whsec_/);
   await run("svc.webhook.delete", { webhookId: hook.webhookId });
+  const job = await run("svc.job.start", { format: "json", items: [{ destinationUrl: "https://example.com/job", externalRef: `sdk-${randomUUID()}` }] });
+  assert.equal(job.total, 1);
+  // Followed until done, so every mode compares the same state's shape.
+  for (let i = 0; i < 120 && (await run("svc.job.get", { jobId: job.jobId })).state !== "done"; i++) await new Promise((r) => setTimeout(r, 500));
+  assert.equal(results.get("svc.job.get").created, 1);
   assert.deepEqual([...results.keys()].sort(), TOOLS.map((t) => t.name).sort(), "every registered tool was called");
   return results;
 }

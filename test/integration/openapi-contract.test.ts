@@ -24,6 +24,8 @@ interface Fixtures {
   merchant: TestMerchant;
   scanner: TestUser;
   code: { merchantId: string; codeId: string; uniqueQRCodeID: string; imagePath: string; token: string };
+  /** A catalogue job of the merchant's, for the job routes' path. */
+  jobId: string;
 }
 
 /** The request an operation's example makes, with this run's credential and code. */
@@ -37,6 +39,7 @@ function exampleRequest({ path, server, op }: Operation, f: Fixtures, withCreden
       if (p.name === "merchantId") value = f.code.merchantId;
       if (p.name === "file") value = `${f.code.codeId}.${String(p.example).split(".").pop()}`;
       if (p.name === "imagePath") value = f.code.imagePath;
+      if (p.name === "jobId") value = f.jobId;
       filled = filled.replace(`{${p.name}}`, p.name === "imagePath" ? value : encodeURIComponent(value));
     } else if (p.in === "query" && value !== undefined) {
       query.set(p.name, p.name === "token" ? f.code.token : String(value));
@@ -91,6 +94,7 @@ describe("OpenAPI contract (through Hosting)", function () {
         imagePath: image.pathname.replace(/^\/img\//, ""),
         token: image.searchParams.get("token") ?? "",
       },
+      jobId: toolResult(await callTool("svc.job.start", { format: "json", items: [{ destinationUrl: "https://example.com/contract-job" }] }, merchant.apiKey)).jobId,
     };
   });
 

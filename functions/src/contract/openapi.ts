@@ -141,7 +141,7 @@ function operationOf(spec: RouteSpec, surface: Surface): Built {
   if (!successContent && !doc.empty) throw new Error(`${spec.method} ${spec.path}: give a response schema, doc.binary or doc.empty`);
   const responses: Json = {};
   for (const status of doc.success ?? [200]) {
-    responses[String(status)] = { description: status === 201 ? "Created" : "Success", ...(Object.keys(successHeaders).length ? { headers: successHeaders } : {}), ...(successContent ? { content: successContent } : {}) };
+    responses[String(status)] = { description: status === 201 ? "Created" : status === 202 ? "Accepted: the work goes on in the background" : "Success", ...(Object.keys(successHeaders).length ? { headers: successHeaders } : {}), ...(successContent ? { content: successContent } : {}) };
   }
   for (const [status, description] of Object.entries(doc.alsoAnswers ?? {})) responses[status] = { description, content: successContent };
   const limitedHeaders = { "Retry-After": ref("headers", "Retry-After"), ...RATE_HEADERS };

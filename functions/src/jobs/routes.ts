@@ -36,6 +36,7 @@ export const jobRoutes = [
     response: JobSchema,
     doc: {
       operationId: "startJob",
+      success: [202],
       description:
         "Rows are checked first: rows with errors are listed (`errors`) and skipped, the rest become draft codes one chunk at a time. " +
         "A row's `externalRef` makes a re-run safe: a reference that already made a code reuses it (`reused`). " +
