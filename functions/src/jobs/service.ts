@@ -62,7 +62,13 @@ export async function startJob(merchantId: string, uid: string, start: StartJob,
     },
     chunks.map((rows) => rows.map((r) => JSON.parse(JSON.stringify(r)))),
   );
-  await enqueue({ merchantId, jobId, step: "chunk", chunk: 0 });
+  try {
+    await enqueue({ merchantId, jobId, step: "chunk", chunk: 0 });
+  } catch (error) {
+    // A job no task will run must not look as if it were running.
+    await updateJob(merchantId, jobId, { state: "failed", note: "The job could not be queued; nothing was made. Start it again.", finishedAt: new Date() });
+    throw new AppError("UNAVAILABLE", "The job could not be queued; nothing was made", { hint: "Start the job again in a moment.", cause: error });
+  }
   return (await readJob(merchantId, jobId))!;
 }
 
