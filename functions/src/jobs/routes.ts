@@ -41,7 +41,7 @@ export const jobRoutes = [
         "Rows are checked first: rows with errors are listed (`errors`) and skipped, the rest become draft codes one chunk at a time. " +
         "A row's `externalRef` makes a re-run safe: a reference that already made a code reuses it (`reused`). " +
         "With `print`, a ZIP of an SVG and a PDF per code and `manifest.csv` is built once the codes are made (`packageUrl`). Follow it with GET /api/jobs/{jobId}.",
-      errors: ["FORBIDDEN"],
+      errors: ["FORBIDDEN", "UNAVAILABLE"],
       example: {
         body: { format: "csv", csv: "title,url,externalRef\nLunch menu,https://example.com/lunch,SKU-1\n" },
         response: EXAMPLE_JOB,
