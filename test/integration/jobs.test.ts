@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { appUrl } from "../helpers/env";
-import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
+import { createMerchant as newMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { eventually } from "../helpers/poll";
 import { decodeSvg } from "../helpers/qr";
 import { readZip } from "../helpers/zip";
@@ -59,17 +59,26 @@ describe("catalogue jobs", function () {
   this.timeout(1_800_000);
   let m: TestMerchant;
 
+  const made: TestMerchant[] = [];
+  const createMerchant = async () => {
+    const merchant = await newMerchant();
+    made.push(merchant);
+    return merchant;
+  };
   before(async () => {
     m = await createMerchant();
   });
-  // The big workspace leaves the emulator as it found it (its queries slow down with every stored
-  // document, and later suites time leases against it): its codes, links, references and job go.
-  after(async () => {
+  // The suite leaves the emulator as it found it: its queries slow down with every stored document, and
+  // later suites time leases against it. Every workspace made here goes, with its codes, links and jobs.
+  after(async function () {
+    this.timeout(300_000);
     const db = firestore();
-    await db.recursiveDelete(db.collection("workspaces").doc(m.merchantId));
-    const writer = db.bulkWriter();
-    for (const link of (await db.collection("links").where("merchantId", "==", m.merchantId).select().get()).docs) void writer.delete(link.ref);
-    await writer.close();
+    for (const merchant of made) {
+      await db.recursiveDelete(db.collection("workspaces").doc(merchant.merchantId));
+      const writer = db.bulkWriter();
+      for (const link of (await db.collection("links").where("merchantId", "==", merchant.merchantId).select().get()).docs) void writer.delete(link.ref);
+      await writer.close();
+    }
   });
 
   it(`makes ${JOB_ROWS} codes from one CSV, and the same file again makes none`, async () => {
