@@ -1,3 +1,5 @@
+// Heavy background workloads run after the other integration suites (this folder sorts last), so the
+// documents they make never slow the emulator under suites that time it; they also clean up after themselves.
 // Catalogue jobs through the local front end (Hosting -> bulk function -> Cloud Tasks emulator -> the
 // catalogueJob function): a CSV of thousands of rows becomes exactly one code per row, run twice gives no
 // second code, a job whose function is killed midway resumes to exactly one code per row, bad files get
@@ -5,19 +7,19 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { appUrl } from "../helpers/env";
-import { createMerchant as newMerchant, firestore, type TestMerchant } from "../helpers/merchants";
-import { eventually } from "../helpers/poll";
-import { decodeSvg } from "../helpers/qr";
-import { readZip } from "../helpers/zip";
-import { readCodeCounts } from "../../functions/src/store/catalogue";
-import { callTool, toolResult } from "../helpers/rpc";
+import { appUrl } from "../../helpers/env";
+import { createMerchant as newMerchant, firestore, type TestMerchant } from "../../helpers/merchants";
+import { eventually } from "../../helpers/poll";
+import { decodeSvg } from "../../helpers/qr";
+import { readZip } from "../../helpers/zip";
+import { readCodeCounts } from "../../../functions/src/store/catalogue";
+import { callTool, toolResult } from "../../helpers/rpc";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { db } from "../../functions/src/core/firebase";
-import { addNewCodes } from "../../functions/src/store/codes";
-import { LINK_SYNC_IN_REQUEST } from "../../functions/src/webhooks/service";
-import type { QrCode } from "../../functions/src/codes/model";
+import { db } from "../../../functions/src/core/firebase";
+import { addNewCodes } from "../../../functions/src/store/codes";
+import { LINK_SYNC_IN_REQUEST } from "../../../functions/src/webhooks/service";
+import type { QrCode } from "../../../functions/src/codes/model";
 
 const JOB_ROWS = Number(process.env.JOB_TEST_ROWS ?? 10_000);
 
