@@ -1,11 +1,83 @@
 // The code list (#/codes): search, filters, sort and pages of 50, with each code's scans in the last 7
 // and 30 days. The list's state lives in the URL's hash query, so reload, back and a shared link keep it.
-import { CODE_SEARCH_MAX } from "../functions/src/core/limits";
+import { CODE_SEARCH_MAX, JOB_MAX_ROWS } from "../functions/src/core/limits";
 import { h, select, table } from "./dom";
+import { followJob } from "./jobs";
 
 export interface ListContext {
-  api: <T = any>(path: string) => Promise<T>;
+  api: <T = any>(path: string, init?: { method?: string; body?: unknown }) => Promise<T>;
+  act: (label: string, onClick: () => unknown, attrs?: Record<string, string>) => HTMLButtonElement;
   downloads: (code: any) => HTMLElement;
+}
+
+/** Codes picked for a print package (id -> title), kept across pages, filters and searches until cleared. */
+const picked = new Map<string, string>();
+/** A print package of the picked codes is being built: its job, shown again when the list is drawn again. */
+let packaging: { jobId: string; count: number } | null = null;
+
+/**
+ * The selection's bar: how many codes are picked, picking the whole page, and a print package (an SVG and
+ * a 30 mm PDF per code, A4 label sheets and a manifest) built in the background from the picked codes.
+ */
+function selectionBar(ctx: ListContext, pageCodes: any[], boxes: HTMLInputElement[]): HTMLElement {
+  const count = h("span", { id: "selection-count", "aria-live": "polite" });
+  const progress = h("progress", { id: "selection-progress", max: "100", value: "0", "aria-label": "Print package progress", hidden: "" }) as HTMLProgressElement;
+  const status = h("p", { id: "selection-status", role: "status" });
+  const result = h("div", { id: "selection-result" });
+  const print = ctx.act(
+    "Print package (ZIP)",
+    async () => {
+      const codeIds = [...picked.keys()];
+      print.disabled = true;
+      result.replaceChildren();
+      const job = await ctx.api("/jobs", { body: { format: "codes", codeIds, print: { sideMm: 30, sheets: { paper: "a4" } } } });
+      packaging = { jobId: job.jobId, count: codeIds.length };
+      await follow(job);
+    },
+    { id: "print-selected", class: "primary" },
+  );
+  const follow = async (job: any) => {
+    progress.hidden = false;
+    const done = await followJob((id) => ctx.api(`/jobs/${id}`), job, (now) => {
+      progress.value = now.state === "packaging" ? Math.max(now.progress, 50) : now.progress / 2;
+      status.textContent = `Building the print package of ${now.total} codes…`;
+    });
+    packaging = null;
+    progress.hidden = true;
+    status.textContent =
+      done.state === "done"
+        ? `The print package is ready: ${done.reused} codes${done.failed ? `; ${done.failed} were not found (deleted since they were picked)` : ""}.`
+        : `The print package could not be built: ${done.note ?? "an error"}. Try again.`;
+    if (done.packageUrl) result.replaceChildren(h("a", { href: done.packageUrl, id: "selection-package", class: "button", download: "" }, "Download the print package (ZIP)"));
+    refresh();
+  };
+  /** A changed selection is a new package to build: the last one's outcome no longer describes it. */
+  const changed = () => {
+    if (packaging) return;
+    status.textContent = "";
+    result.replaceChildren();
+    refresh();
+  };
+  const refresh = () => {
+    const n = picked.size;
+    count.textContent = n ? `${n} code${n === 1 ? "" : "s"} picked for printing.` : "Pick codes to print them together.";
+    print.disabled = n === 0 || n > JOB_MAX_ROWS || packaging !== null;
+    if (n > JOB_MAX_ROWS) count.textContent += ` A package holds at most ${JOB_MAX_ROWS.toLocaleString("en")}.`;
+  };
+  const pickPage = ctx.act("Pick this page", () => {
+    for (const c of pageCodes) picked.set(c.codeId, c.title);
+    boxes.forEach((b) => (b.checked = true));
+    changed();
+  }, { id: "pick-page" });
+  const clear = ctx.act("Clear", () => {
+    picked.clear();
+    boxes.forEach((b) => (b.checked = false));
+    changed();
+  }, { id: "pick-clear" });
+  boxes.forEach((box) => box.addEventListener("change", changed));
+  refresh();
+  if (packaging) void follow({ jobId: packaging.jobId, state: "running", progress: 0, total: packaging.count });
+  return h("div", { class: "selection", id: "code-selection", role: "group", "aria-label": "Print several codes" }, count, h("span", { class: "actions" }, pickPage, clear, print), progress, status, result);
 }
 
 const SORTS: Array<[string, string]> = [
@@ -143,8 +215,13 @@ export async function codeListView(ctx: ListContext, params: URLSearchParams): P
     : page.total === null
       ? `Showing ${range} ${filtered ? "matching " : ""}codes${page.nextCursor ? "; more on the next page" : ""}.`
       : `Showing ${range} of ${page.total} ${filtered ? "matching " : ""}code${page.total === 1 ? "" : "s"}.`;
-  const rows = codes.map((c) => [
-    h("img", { class: "thumb", src: c.qrImageUrl, alt: "", width: "56", height: "56", loading: "lazy" }),
+  const boxes = codes.map((c) => {
+    const box = h("input", { type: "checkbox", class: "pick", "aria-label": `Pick ${c.title} for printing`, ...(picked.has(c.codeId) ? { checked: "" } : {}) }) as HTMLInputElement;
+    box.addEventListener("change", () => (box.checked ? picked.set(c.codeId, c.title) : picked.delete(c.codeId)));
+    return box;
+  });
+  const rows = codes.map((c, i) => [
+    h("span", { class: "pick-cell" }, boxes[i], h("img", { class: "thumb", src: c.qrImageUrl, alt: "", width: "56", height: "56", loading: "lazy" })),
     h("div", { class: "code-cell" }, h("a", { href: `#/code/${c.codeId}`, class: "code-title" }, c.title), middleCut(c.destinationUrl)),
     badge(c.dynamic ? "dynamic" : "static", c.dynamic ? "dynamic" : "static"),
     h("span", { class: "code-status" }, badge(c.status, c.status)),
@@ -203,8 +280,9 @@ export async function codeListView(ctx: ListContext, params: URLSearchParams): P
       h("div", { class: "section-head" }, h("h1", { id: "codes-title" }, "QR codes"), h("a", { href: "#/new", class: "button primary", id: "new-code-link" }, "New QR code")),
       filters,
       h("p", { class: "muted", id: "codes-summary", "aria-live": "polite" }, summary),
+      ...(codes.length ? [selectionBar(ctx, codes, boxes)] : []),
       codes.length
-        ? table(["", "Code", "Kind", "Status", "Scans 7 days", "Scans 30 days", "Files"], rows, { id: "code-rows", caption: "Your QR codes" }, (i) => ({ "data-code-id": codes[i].codeId }))
+        ? table(["Print", "Code", "Kind", "Status", "Scans 7 days", "Scans 30 days", "Files"], rows, { id: "code-rows", caption: "Your QR codes" }, (i) => ({ "data-code-id": codes[i].codeId }))
         : empty,
       pager,
     ),

@@ -30,6 +30,18 @@ const FIELD_NAMES: Record<string, string> = {
   boostFrame: "Boost frame",
 };
 
+/** Polls a job until it ends, calling `show` with each state; resolves with the last. */
+export async function followJob(read: (jobId: string) => Promise<any>, job: any, show: (job: any) => void): Promise<any> {
+  let current = job;
+  while (current.state === "running" || current.state === "packaging") {
+    show(current);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+    current = await read(job.jobId);
+  }
+  show(current);
+  return current;
+}
+
 export function jobSection(kit: ImportKit): HTMLElement {
   const input = h("input", { type: "file", id: "job-file", accept: ".csv,text/csv,text/plain" }) as HTMLInputElement;
   const mapping = h("div", { id: "job-mapping", "aria-live": "polite" });
@@ -48,16 +60,13 @@ export function jobSection(kit: ImportKit): HTMLElement {
       result.replaceChildren();
       const job = await call(kit, "POST", "", { format: "csv", csv, publish: publish.checked, ...(printZip.checked ? { print: { sideMm: 30, sheets: { paper: "a4" } } } : {}) });
       progress.hidden = false;
-      let current = job;
-      while (current.state === "running" || current.state === "packaging") {
-        progress.value = current.progress;
+      const current = await followJob((id) => call(kit, "GET", `/${id}`), job, (now) => {
+        progress.value = now.progress;
         status.textContent =
-          current.state === "packaging"
-            ? `All ${current.created + current.reused} codes are made; building the print package…`
-            : `Making codes: ${current.progress}% (${current.created} made, ${current.reused} already made before, ${current.failed} refused).`;
-        await new Promise((r) => setTimeout(r, POLL_MS));
-        current = await call(kit, "GET", `/${job.jobId}`);
-      }
+          now.state === "packaging"
+            ? `All ${now.created + now.reused} codes are made; building the print package…`
+            : `Making codes: ${now.progress}% (${now.created} made, ${now.reused} already made before, ${now.failed} refused).`;
+      });
       progress.value = 100;
       status.textContent =
         current.state === "done"

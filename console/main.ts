@@ -477,7 +477,7 @@ async function route(): Promise<void> {
   else if (path === "#/settings") view = settingsView;
   else if (path === "#/admin" && me?.isAdmin) view = adminView;
   else if (path === "#/import") view = () => importView({ authHeader, act, slug });
-  else if (path === "#/codes") view = () => codeListView({ api, downloads }, params);
+  else if (path === "#/codes") view = () => codeListView({ api, act, downloads }, params);
   else view = () => dashboardView(api, DASHBOARD_RANGES.includes(Number(params.get("days"))) ? Number(params.get("days")) : 30);
   const mine = ++routeSeq;
   // A view that takes a moment says so (after 200 ms, so fast ones do not flash).

@@ -30,7 +30,7 @@ async function main(): Promise<void> {
       redirect: async () => (await import("./bench/redirect")).benchRedirect(demo.merchantId),
       webhooks: async () => (await import("./bench/webhooks")).benchWebhooks(info.urls, demo.apiKey),
       traffic: async () => (await import("./bench/traffic")).benchTraffic(),
-      catalogue: async () => (await import("./bench/catalogue")).benchCatalogue(demo.merchantId),
+      catalogue: async () => (await import("./bench/catalogue")).benchCatalogue(demo.merchantId, demo.apiKey, info.urls.base),
     };
     for (const [name, run] of Object.entries(sections)) {
       // The traffic and catalogue benches run alone (`npm run bench:traffic`, `bench:catalogue`): minutes each.

@@ -85,4 +85,45 @@ describe("merchant console: background import job", function () {
     assert.ok(await page.isDisabled("#start-job"));
     await screenshot(page, "job-no-url");
   });
+
+  it("prints any selection of codes from the list, picked across pages, as one package that decodes", async () => {
+    await openView(page, "#/codes", "#code-rows");
+    const firstPage = await page.$$eval("#code-rows tr", (trs) => trs.map((tr) => tr.getAttribute("data-code-id")!));
+    assert.equal(firstPage.length, 50);
+    assert.ok(await page.isDisabled("#print-selected"), "nothing picked, nothing to print");
+    // Two codes on the first page, one on the second: the selection survives paging.
+    await page.check(`#code-rows tr[data-code-id="${firstPage[0]}"] .pick`);
+    await page.check(`#code-rows tr[data-code-id="${firstPage[7]}"] .pick`);
+    await page.locator("#selection-count", { hasText: "2 codes picked" }).waitFor();
+    await page.click("#page-next");
+    await page.waitForFunction((first) => document.querySelector("#app[data-view] #code-rows tr")?.getAttribute("data-code-id") !== first, firstPage[0]);
+    const third = (await page.getAttribute("#code-rows tr:first-child", "data-code-id"))!;
+    await page.check("#code-rows tr:first-child .pick");
+    await page.locator("#selection-count", { hasText: "3 codes picked" }).waitFor();
+    await page.click("#print-selected");
+    await page.waitForSelector("#selection-package", { timeout: 240_000 });
+    assert.match((await page.textContent("#selection-status"))!, /ready: 3 codes/);
+    await screenshot(page, "code-list-print-selection");
+
+    const zip = readZip(Buffer.from(await (await fetch((await page.getAttribute("#selection-package", "href"))!)).arrayBuffer()));
+    const manifest = zip.get("manifest.csv")!.toString("utf8").replace(/^\ufeff/, "").trim().split("\r\n").slice(1);
+    assert.deepEqual(manifest.map((l) => l.split(",")[0]), [firstPage[0], firstPage[7], third]);
+    for (const line of manifest) {
+      const [codeId, , scanUrl, , svgOk, pdfOk] = line.split(",");
+      assert.deepEqual([svgOk, pdfOk], ["true", "true"]);
+      assert.equal((await decodeSvg(zip.get(`${codeId}.svg`)!)).payload, scanUrl);
+    }
+    assert.ok([...zip.keys()].some((k) => /^sheets-\d+\.pdf$/.test(k)), "A4 label sheets too");
+
+    await page.click("#pick-clear");
+    await page.locator("#selection-count", { hasText: "Pick codes" }).waitFor();
+    assert.ok(await page.isDisabled("#print-selected"));
+    assert.equal(await page.locator("#selection-package").count(), 0, "the last package no longer describes the selection");
+    await page.setViewportSize(PHONE);
+    await page.click("#pick-page");
+    await page.locator("#selection-count", { hasText: "codes picked" }).waitFor();
+    await assertPhoneReadyAndAccessible(page, "code list with a selection");
+    await screenshot(page, "code-list-selection-phone");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
 });

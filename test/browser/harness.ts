@@ -116,6 +116,15 @@ export async function clippedControls(page: Page): Promise<string[]> {
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
+  // A full-page shot shows what a person sees after scrolling: lazy images are loaded first, and one that
+  // does not load fails the test (a broken image is a defect, not a screenshot's blank).
+  const broken = await page.evaluate(async () => {
+    const lazy = [...document.querySelectorAll("img")];
+    lazy.forEach((img) => (img.loading = "eager"));
+    await Promise.all(lazy.map((img) => (img.complete ? null : new Promise((done) => ((img.onload = done), (img.onerror = done))))));
+    return lazy.filter((img) => img.getAttribute("src") && img.naturalWidth === 0).map((img) => img.getAttribute("src"));
+  });
+  if (broken.length) throw new Error(`Screenshot ${name}: ${broken.length} images did not load, e.g. ${broken[0]}`);
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 

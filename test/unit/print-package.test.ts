@@ -15,7 +15,7 @@ import { decodeSvgBeside } from "../../functions/src/designs/svgCheck";
 import { AppError } from "../../functions/src/core/errors";
 import { DEFAULT_DESIGN, type StoredDesign } from "../../functions/src/designs/design";
 import { renderPdf } from "../../functions/src/images/print";
-import { MANIFEST_COLUMNS, checkPdfDecodes, csvCell, sheetLayout, shortIdOf, writePrintPackage, type PrintPackageOptions } from "../../functions/src/jobs/printPackage";
+import { MANIFEST_COLUMNS, PIPELINE_DEPTH, checkPdfDecodes, csvCell, sheetLayout, shortIdOf, writePrintPackage, type PrintPackageOptions } from "../../functions/src/jobs/printPackage";
 import { pdfToSvg, ptToMm } from "../helpers/pdf";
 import { decodeSvg } from "../helpers/qr";
 import { readZip } from "../helpers/zip";
@@ -270,7 +270,7 @@ describe("print package (jobs/printPackage)", function () {
     assert.deepEqual(JSON.parse(run.stdout.trim().split("\n").pop()!), []);
   });
 
-  it("honours backpressure: no further code is drawn while the output is full", async () => {
+  it("honours backpressure: no code beyond the pipeline's depth is drawn while the output is full", async () => {
     const held: Array<() => void> = [];
     let release = false;
     const out = new Writable({
@@ -282,7 +282,7 @@ describe("print package (jobs/printPackage)", function () {
     });
     let pulled = 0;
     async function* counted() {
-      for (let i = 0; i < 6; i++) {
+      for (let i = 0; i < PIPELINE_DEPTH + 3; i++) {
         pulled++;
         yield qrCode(200 + i);
       }
@@ -291,12 +291,12 @@ describe("print package (jobs/printPackage)", function () {
     const started = Date.now();
     while (held.length === 0 && Date.now() - started < 20_000) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 1000));
-    assert.equal(pulled, 1, "stuck on the first code's files until the output drains");
+    assert.equal(pulled, PIPELINE_DEPTH, "stuck on the first code's files until the output drains, with the next codes drawn ahead");
     release = true;
     held.splice(0).forEach((done) => done());
     const result = await writing;
-    assert.equal(pulled, 6);
-    assert.equal(result.codes, 6);
+    assert.equal(pulled, PIPELINE_DEPTH + 3);
+    assert.equal(result.codes, PIPELINE_DEPTH + 3);
   });
 
   it("keeps memory flat: 300 codes with label sheets stream out as they are drawn, retaining far less than the package", async function () {

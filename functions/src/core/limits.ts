@@ -45,3 +45,6 @@ export const DRAFT_LIMITS = {
   itemsPerMenu: 500,
   maxPrice: 1_000_000,
 } as const;
+
+/** Rows of one catalogue job (each row becomes one code), and codes in one print package of a selection. */
+export const JOB_MAX_ROWS = 10_000;

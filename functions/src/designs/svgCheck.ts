@@ -58,17 +58,17 @@ function startWorker(): Worker | null {
 }
 
 /** What both decoders read from the SVG as librsvg renders it, at each check size; the caller judges. */
-export async function decodeSvgBeside(svg: string, expected: string): Promise<DecodeOutcome[]> {
+export async function decodeSvgBeside(svg: string, expected: string, sides?: readonly number[]): Promise<DecodeOutcome[]> {
   const thread = startWorker();
-  if (!thread) return decodeSvg(svg, expected);
+  if (!thread) return decodeSvg(svg, expected, sides);
   const id = nextId++;
   try {
     return await new Promise<DecodeOutcome[]>((resolve, reject) => {
       pending.set(id, { resolve, reject });
       thread.ref();
-      thread.postMessage({ id, svg, expected } satisfies SvgCheckRequest);
+      thread.postMessage({ id, svg, expected, ...(sides ? { sides } : {}) } satisfies SvgCheckRequest);
     });
   } catch {
-    return decodeSvg(svg, expected); // the worker failed, not the design: check here
+    return decodeSvg(svg, expected, sides); // the worker failed, not the design: check here
   }
 }

@@ -7,11 +7,13 @@ export interface SvgCheckRequest {
   id: number;
   svg: string;
   expected: string;
+  /** Check sizes (default VERIFY_SIDES). */
+  sides?: readonly number[];
 }
 
-parentPort?.on("message", async ({ id, svg, expected }: SvgCheckRequest) => {
+parentPort?.on("message", async ({ id, svg, expected, sides }: SvgCheckRequest) => {
   try {
-    parentPort!.postMessage({ id, outcomes: await decodeSvg(svg, expected) });
+    parentPort!.postMessage({ id, outcomes: await decodeSvg(svg, expected, sides) });
   } catch (error) {
     parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
   }

@@ -299,6 +299,6 @@ export async function verifyRaster(raster: Raster, expected: string, what = "cod
 }
 
 /** An SVG document as a viewer shows it (librsvg at the largest side), decoded down the sizes; no verdict. */
-export async function decodeSvg(svg: string, expected: string): Promise<DecodeOutcome[]> {
-  return decodeDownscales(await rasteriseSvg(svg, Math.max(...VERIFY_SIDES)), expected);
+export async function decodeSvg(svg: string, expected: string, sides: readonly number[] = VERIFY_SIDES): Promise<DecodeOutcome[]> {
+  return decodeDownscales(await rasteriseSvg(svg, Math.max(...sides)), expected, sides);
 }

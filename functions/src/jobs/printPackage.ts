@@ -17,9 +17,11 @@
 // SHEET_FILE_BYTES_MAX of code drawings), each written into the ZIP as soon as it is full.
 //
 // What the manifest's flags mean (true only when checked, never assumed):
-// - svgDecoded: the SVG rendered by librsvg at 600 px, then area-averaged to 300 and 150 px, read by both
-//   decoders (ZXing-C++ and `qr`) as exactly the code's payload at every size: the service's own check
-//   for designed images (designs/verify.ts).
+// - svgDecoded: the SVG rendered by librsvg at CHECK_SIDE (300 px), read by both decoders (ZXing-C++ and
+//   `qr`) as exactly the code's payload. One size, not the three a new design is checked at: a designed
+//   code's SVG has passed those when it is drawn (renderCodeSvg), and at 300 px a plain code's densest
+//   symbol still has over 4 px per module; this check is about the file as written, at a cost that lets a
+//   10,000-code package finish in minutes (docs/performance.md).
 // - pdfDecoded: the same check on the PDF as drawn. No PDF renderer (pdfium, poppler) is installed in
 //   functions, so the PDF's page is read back from its own bytes by a small interpreter of the operators
 //   pdf-lib writes (fills of paths in device colours, and images), turned into SVG and rendered by librsvg.
@@ -344,8 +346,11 @@ class ZipSink {
 
 // ---- decode checks --------------------------------------------------------------------------------------
 
-/** The side the files are rendered at for the check; decodeDownscales reduces it to the smaller sizes. */
-const CHECK_SIDE = 600;
+/** The side each file is rendered at and decoded by both decoders (see the top of this file). */
+const CHECK_SIDE = 300;
+const CHECK_SIDES = [CHECK_SIDE] as const;
+/** Codes drawn and checked at once (their files still go into the ZIP in order): overlaps one code's JS with another's rasterising and the worker's SVG checks. */
+export const PIPELINE_DEPTH = 4;
 
 export interface DecodeCheck {
   ok: boolean;
@@ -354,25 +359,24 @@ export interface DecodeCheck {
 }
 
 function judge(outcomes: DecodeOutcome[], expected: string, what: string): DecodeCheck {
-  const sides = verify().VERIFY_SIDES;
+  const sides = CHECK_SIDES;
   for (const o of outcomes) {
     for (const [decoder, read] of [["zxing", o.zxing], ["qr", o.qr]] as const) {
       if (read !== expected) return { ok: false, why: `${what}: ${decoder} ${read === null ? "read nothing" : "read other text"} at ${o.side} px` };
     }
   }
-  // decodeDownscales stops at the first size that fails, so every size must be there.
   if (outcomes.length !== sides.length) return { ok: false, why: `${what}: not decoded at every size` };
   return { ok: true };
 }
 
 /** Both decoders on the SVG as librsvg draws it (in the SVG check worker where there is a second core). */
 async function checkSvg(svg: string, payload: string): Promise<DecodeCheck> {
-  return judge(await svgCheck().decodeSvgBeside(svg, payload), payload, "SVG");
+  return judge(await svgCheck().decodeSvgBeside(svg, payload, CHECK_SIDES), payload, "SVG");
 }
 
 /**
  * Both decoders on a one-page PDF as it paints, read back from the file (see pdfPageSvg) and drawn by
- * librsvg: `ok` only when both read exactly `payload` at every check size; a page with anything the reader
+ * librsvg: `ok` only when both read exactly `payload` at CHECK_SIDE; a page with anything the reader
  * does not interpret is not ok, with the reason in `why`.
  */
 export async function checkPdfDecodes(pdf: Uint8Array, payload: string): Promise<DecodeCheck> {
@@ -385,7 +389,7 @@ export async function checkPdfDecodes(pdf: Uint8Array, payload: string): Promise
     .ensureAlpha()
     .raw()
     .toBuffer();
-  return judge(await decodeDownscales({ pixels, channels: 4, side: CHECK_SIDE }, payload), payload, "PDF");
+  return judge(await decodeDownscales({ pixels, channels: 4, side: CHECK_SIDE }, payload, CHECK_SIDES), payload, "PDF");
 }
 
 type Ctm = [number, number, number, number, number, number];
@@ -659,12 +663,36 @@ class SheetWriter {
 
 // ---- the package ----------------------------------------------------------------------------------------
 
+/** One code's files and their checks, or why it has none. */
+type CodeFiles =
+  | { code: QrCode; payload: string; svg: Buffer; pdf: Buffer; svgCheck: DecodeCheck; pdfCheck: DecodeCheck }
+  | { code: QrCode; payload: string; refused: string };
+
+async function drawAndCheck(code: QrCode, sideMm: number): Promise<CodeFiles> {
+  const payload = encodedPayload(code);
+  let svg: string;
+  let pdf: Buffer;
+  try {
+    // A designed code's SVG is decoded by renderCodeSvg (and renderPdf) before it is returned: a refused
+    // design has no files, as the service never hands out a designed file that does not decode.
+    svg = await renderCodeSvg(code);
+    pdf = await renderPdf(code, sideMm, code.title);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== "DESIGN_REFUSED") throw error;
+    return { code, payload, refused: error.message };
+  }
+  // The SVG is checked in the worker (where there is one) while the PDF is read back and checked here.
+  const [svgCheck, pdfCheck] = await Promise.all([checkSvg(svg, payload), checkPdfDecodes(pdf, payload)]);
+  return { code, payload, svg: Buffer.from(svg, "utf8"), pdf, svgCheck, pdfCheck };
+}
+
 /**
  * Writes a ZIP to `out`: for each code `<codeId>.svg` and `<codeId>.pdf` (sideMm square), label sheets
  * as `sheets-001.pdf`, ... when asked (each written as soon as it is full, so they sit among the code
  * files), then `manifest.csv` (MANIFEST_COLUMNS; UTF-8 with a byte-order mark, CRLF, formula-safe).
- * Ends `out` and resolves once it has finished; on failure destroys it (a partial package is never
- * finalised) and rethrows. Invalid options throw VALIDATION_FAILED before anything is written.
+ * Up to PIPELINE_DEPTH codes are drawn and checked at once; their files go into the ZIP in the order the
+ * codes came. Ends `out` and resolves once it has finished; on failure destroys it (a partial package is
+ * never finalised) and rethrows. Invalid options throw VALIDATION_FAILED before anything is written.
  */
 export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<QrCode>, options: PrintPackageOptions, out: NodeJS.WritableStream): Promise<PrintPackageResult> {
   const { sideMm, sheets: sheetOptions } = checkPrintPackageOptions(options);
@@ -676,6 +704,24 @@ export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<
   let count = 0;
   let undecoded = 0;
   let latest: Date | undefined;
+  const row = (code: QrCode, payload: string, svg: DecodeCheck, pdf: DecodeCheck, note: string) => {
+    if (!svg.ok || !pdf.ok) undecoded++;
+    manifest.write(csvRow([code.codeId, code.uniqueQRCodeID, payload, code.title, svg.ok, pdf.ok, note]));
+  };
+  const emit = async (drawn: CodeFiles) => {
+    const { code, payload } = drawn;
+    if ("refused" in drawn) return row(code, payload, { ok: false }, { ok: false }, `no files: ${drawn.refused}`);
+    const mtime = zipTime(code.updatedAt);
+    await sink.add(`${code.codeId}.svg`, drawn.svg, true, mtime);
+    await sink.add(`${code.codeId}.pdf`, drawn.pdf, false, mtime);
+    const notes = [drawn.svgCheck.why, drawn.pdfCheck.why].filter(Boolean);
+    if (sheets && drawn.pdfCheck.ok) {
+      const closed = await sheets.add(drawn.pdf, shortIdOf(code));
+      if (closed) await sink.add(closed.name, closed.data, false, zipTime(latest));
+    } else if (sheets) notes.push("left off the label sheets");
+    row(code, payload, drawn.svgCheck, drawn.pdfCheck, notes.join("; "));
+  };
+  const inFlight: Array<Promise<CodeFiles>> = [];
   try {
     for await (const code of codes) {
       if (++count > PACKAGE_CODES_MAX) invalid(`A print package holds at most ${PACKAGE_CODES_MAX} codes`, { max: PACKAGE_CODES_MAX });
@@ -684,35 +730,12 @@ export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<
       seen.add(code.codeId);
       const mtime = zipTime(code.updatedAt);
       if (!latest || mtime > latest) latest = mtime;
-      const payload = encodedPayload(code);
-      const row = (svg: DecodeCheck, pdf: DecodeCheck, note: string) => {
-        if (!svg.ok || !pdf.ok) undecoded++;
-        manifest.write(csvRow([code.codeId, code.uniqueQRCodeID, payload, code.title, svg.ok, pdf.ok, note]));
-      };
-
-      let svg: string;
-      let pdf: Buffer;
-      try {
-        // A designed code's SVG is decoded by renderCodeSvg (and renderPdf) before it is returned: a refused
-        // design has no files, as the service never hands out a designed file that does not decode.
-        svg = await renderCodeSvg(code);
-        pdf = await renderPdf(code, sideMm, code.title);
-      } catch (error) {
-        if (!(error instanceof AppError) || error.code !== "DESIGN_REFUSED") throw error;
-        row({ ok: false }, { ok: false }, `no files: ${error.message}`);
-        continue;
-      }
-      // The SVG is checked in the worker (where there is one) while the PDF is read back and checked here.
-      const [svgResult, pdfResult] = await Promise.all([checkSvg(svg, payload), checkPdfDecodes(pdf, payload)]);
-      await sink.add(`${code.codeId}.svg`, Buffer.from(svg, "utf8"), true, mtime);
-      await sink.add(`${code.codeId}.pdf`, pdf, false, mtime);
-      const notes = [svgResult.why, pdfResult.why].filter(Boolean);
-      if (sheets && pdfResult.ok) {
-        const closed = await sheets.add(pdf, shortIdOf(code));
-        if (closed) await sink.add(closed.name, closed.data, false, zipTime(latest));
-      } else if (sheets) notes.push("left off the label sheets");
-      row(svgResult, pdfResult, notes.join("; "));
+      const drawing = drawAndCheck(code, sideMm);
+      drawing.catch(() => undefined); // awaited in turn below; a failure meanwhile is not an unhandled rejection
+      inFlight.push(drawing);
+      if (inFlight.length >= PIPELINE_DEPTH) await emit(await inFlight.shift()!);
     }
+    while (inFlight.length) await emit(await inFlight.shift()!);
     const last = await sheets?.close();
     if (last) await sink.add(last.name, last.data, false, zipTime(latest));
     await sink.addDeflated(manifest, "manifest.csv", zipTime(latest));
@@ -720,6 +743,7 @@ export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<
     await sink.end();
     return { files, codes: count, undecoded, sheetPages: sheets?.pages ?? 0, bytes: sink.bytes };
   } catch (error) {
+    await Promise.allSettled(inFlight); // nothing still drawing once the caller sees the failure
     sink.abort(error);
     throw error;
   }

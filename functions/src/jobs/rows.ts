@@ -41,8 +41,8 @@ import { hasLoneSurrogate } from "../core/rules";
 import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, TEMPLATES } from "../core/constants";
 import { newCodeShape, titleFromUrl, uniqueTags } from "../codes/fields";
 
-/** Rows of one job: each row becomes one code. */
-export const JOB_MAX_ROWS = 10_000;
+import { JOB_MAX_ROWS } from "../core/limits";
+export { JOB_MAX_ROWS };
 /**
  * Largest job file, in bytes. 10,000 rows of a typical export (a tracked URL of 300 to 600 bytes, a title,
  * tags and the extra columns of a Bitly or Dub export) take 3 to 6 MB; 8 MiB leaves room for that while

@@ -1,6 +1,7 @@
 // A catalogue job's request and answer: one source for the REST routes, the tools and the console.
 import { z } from "zod";
 import { presetName } from "../codes/fields";
+import { ids } from "../core/ids";
 import { PDF_MM_MAX, PDF_MM_MIN } from "../images/print";
 import { JOB_MAX_INPUT_BYTES, JOB_MAX_ROWS } from "./rows";
 
@@ -22,9 +23,10 @@ export const JobPrintSchema = z
 
 export const JobStartSchema = z
   .object({
-    format: z.enum(["json", "csv"]),
+    format: z.enum(["json", "csv", "codes"]).describe("json or csv: make codes from rows; codes: a print package of existing codes (codeIds)"),
     items: z.array(z.unknown()).max(JOB_MAX_ROWS).optional().describe(`format json: up to ${JOB_MAX_ROWS} rows, each like svc.qr.create's input plus an optional externalRef`),
     csv: z.string().max(JOB_MAX_INPUT_BYTES).optional().describe("format csv: the file's text, columns found by header name"),
+    codeIds: z.array(ids.codeId).min(1).max(JOB_MAX_ROWS).optional().describe(`format codes: up to ${JOB_MAX_ROWS} codes of this workspace to package (needs print)`),
     source: z.enum(["auto", "generic", "dub", "bitly"]).optional().describe("format csv: whose export the file is (auto: found from the headers)"),
     mapping: z.record(z.string().max(200), z.string().max(40)).optional().describe('format csv: header -> field (or "ignore"), over the headers found'),
     designPreset: presetName.optional().describe("A saved brand preset for every code"),
@@ -36,6 +38,12 @@ export const JobStartSchema = z
     if (v.format === "csv" && v.csv === undefined) ctx.addIssue({ code: "custom", path: ["csv"], message: "format csv needs csv (the file's text)" });
     if (v.format === "json" && (v.csv !== undefined || v.source || v.mapping)) ctx.addIssue({ code: "custom", path: ["format"], message: "csv, source and mapping go with format csv" });
     if (v.format === "csv" && v.items) ctx.addIssue({ code: "custom", path: ["format"], message: "items go with format json" });
+    if (v.format === "codes" && !v.codeIds) ctx.addIssue({ code: "custom", path: ["codeIds"], message: "format codes needs codeIds" });
+    if (v.format === "codes" && !v.print) ctx.addIssue({ code: "custom", path: ["print"], message: "format codes makes a print package: it needs print" });
+    if (v.format === "codes" && (v.items || v.csv !== undefined || v.source || v.mapping || v.designPreset)) {
+      ctx.addIssue({ code: "custom", path: ["format"], message: "format codes takes codeIds and print only" });
+    }
+    if (v.format !== "codes" && v.codeIds) ctx.addIssue({ code: "custom", path: ["codeIds"], message: "codeIds go with format codes" });
   });
 
 export type JobStartBody = z.infer<typeof JobStartSchema>;
@@ -47,7 +55,7 @@ export const JobSchema = z
     total: z.number().int().describe("Rows read"),
     progress: z.number().int().min(0).max(100).describe("Percent of the rows' chunks done"),
     created: z.number().int(),
-    reused: z.number().int().describe("Rows whose external reference (or earlier attempt) had made their code already"),
+    reused: z.number().int().describe("Rows whose code existed already: made by an earlier run with the same external reference, or (format codes) found in the workspace"),
     failed: z.number().int(),
     errors: z.array(z.object({ row: z.number().int(), column: z.string().optional(), message: z.string() }).strict()).describe("The first 100 rows refused before the job ran"),
     publish: z.boolean(),
@@ -72,6 +80,7 @@ export const JobReportSchema = z
 
 /** The parsed request as jobs/service.ts takes it. */
 export function jobInputOf(body: JobStartBody) {
+  if (body.format === "codes") return { format: "codes" as const, codeIds: body.codeIds! };
   return body.format === "json"
     ? { format: "json" as const, items: body.items }
     : { format: "csv" as const, text: body.csv!, ...(body.mapping ? { mapping: body.mapping } : {}), ...(body.source ? { source: body.source } : {}) };

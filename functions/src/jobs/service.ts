@@ -20,8 +20,14 @@ import type { QrCode } from "../codes/model";
 import { parseJobInput, type JobInput, type JobRow } from "./rows";
 import type { PrintPackageOptions } from "./printPackage";
 
+/** A print package of codes that exist already: their ids, in the package's order. */
+export interface CodeSelection {
+  format: "codes";
+  codeIds: string[];
+}
+
 export interface StartJob {
-  input: JobInput;
+  input: JobInput | CodeSelection;
   /** Publish the codes as they are made (people only: tools always draft). */
   publish: boolean;
   /** A saved brand preset for every code of the job. */
@@ -35,8 +41,25 @@ export const newJobId = () => `job_${randomBytes(10).toString("hex")}`;
 /** A row's key: its external reference, or (without one) its place in this job, so a resumed job reuses it. */
 export const rowKey = (jobId: string, row: { row: number; externalRef: string | null }) => (row.externalRef ? `ref:${row.externalRef}` : `job:${jobId}:${row.row}`);
 
+/** A selection's rows: each id once (a repeat is a refused row, so the package holds each code once). */
+function selectionRows(codeIds: string[]) {
+  const first = new Map<string, number>();
+  const rows: Array<{ row: number; value: { codeId: string } }> = [];
+  const errors: Array<{ row: number; column: string; message: string }> = [];
+  codeIds.forEach((codeId, i) => {
+    const earlier = first.get(codeId);
+    if (earlier !== undefined) return void errors.push({ row: i + 1, column: "codeIds", message: `Same code as row ${earlier}` });
+    first.set(codeId, i + 1);
+    rows.push({ row: i + 1, value: { codeId } });
+  });
+  return { rows, errors, total: codeIds.length };
+}
+
 export async function startJob(merchantId: string, uid: string, start: StartJob, enqueue: (task: JobStepTask) => Promise<void>): Promise<StoredJob> {
-  const parsed = parseJobInput(start.input);
+  const selecting = start.input.format === "codes";
+  if (selecting && !start.print) throw new AppError("VALIDATION_FAILED", "A job of existing codes makes a print package: it needs print", { hint: 'Add "print": {"sideMm": 30}.' });
+  const parsed: { rows: Array<{ row: number; value: JobRow | { codeId: string } }>; errors: Array<{ row: number; column?: string; message: string }>; total: number } =
+    start.input.format === "codes" ? selectionRows(start.input.codeIds) : parseJobInput(start.input);
   if (!parsed.rows.length) {
     throw new AppError("VALIDATION_FAILED", `No row can become a code: ${parsed.errors.length} of ${parsed.total} rows have errors`, {
       hint: "Fix the rows listed in details.errors and send the file again.",
@@ -44,14 +67,15 @@ export async function startJob(merchantId: string, uid: string, start: StartJob,
     });
   }
   // At most the rows' count: rows whose references already made codes reuse them and take no quota.
-  await assertCodeQuota(merchantId, parsed.rows.length);
+  if (!selecting) await assertCodeQuota(merchantId, parsed.rows.length);
   const jobId = newJobId();
-  const chunks: Array<Array<{ row: number; value: JobRow }>> = [];
+  const chunks: Array<Array<{ row: number; value: JobRow | { codeId: string } }>> = [];
   for (let i = 0; i < parsed.rows.length; i += CHUNK_ROWS) chunks.push(parsed.rows.slice(i, i + CHUNK_ROWS).map((r) => ({ row: r.row, value: r.value })));
   await createJob(
     {
       jobId,
       merchantId,
+      kind: selecting ? "codes" : "rows",
       total: parsed.total,
       failed: parsed.errors.length,
       errors: parsed.errors.map((e) => ({ row: e.row, ...(e.column ? { column: e.column } : {}), message: e.message })),
@@ -130,6 +154,7 @@ async function runChunk(job: StoredJob, index: number): Promise<RowOutcome[]> {
   const chunk = await readChunk(job.merchantId, job.jobId, index);
   if (!chunk) return [];
   if (chunk.done) return chunk.outcomes;
+  if (job.kind === "codes") return findChunkCodes(job, index, chunk.rows as Array<{ row: number; value: { codeId: string } }>);
   const rows = chunk.rows as Array<{ row: number; value: JobRow }>;
   const keys = rows.map((r) => rowKey(job.jobId, { row: r.row, externalRef: r.value.externalRef }));
   const existing = await readExternalRefs(job.merchantId, keys);
@@ -174,6 +199,18 @@ async function runChunk(job: StoredJob, index: number): Promise<RowOutcome[]> {
     await discardPrepared(codes);
     throw error;
   }
+  return outcomes;
+}
+
+/** A selection's chunk: each listed code found in the workspace (reused) or not (failed); nothing is made. */
+async function findChunkCodes(job: StoredJob, index: number, rows: Array<{ row: number; value: { codeId: string } }>): Promise<RowOutcome[]> {
+  const found = new Set((await readCodes(job.merchantId, rows.map((r) => r.value.codeId))).map((c) => c.codeId));
+  const outcomes: RowOutcome[] = rows.map((r) =>
+    found.has(r.value.codeId) ? { row: r.row, outcome: "reused", codeId: r.value.codeId } : { row: r.row, outcome: "failed", message: `No code ${r.value.codeId} in this workspace` },
+  );
+  const batch = db().batch();
+  addChunkDone(batch, job.merchantId, job.jobId, index, outcomes);
+  await batch.commit();
   return outcomes;
 }
 

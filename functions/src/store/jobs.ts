@@ -37,6 +37,8 @@ export interface StoredJob {
   jobId: string;
   merchantId: string;
   state: JobState;
+  /** rows: codes made from rows; codes: a print package of existing codes. */
+  kind: "rows" | "codes";
   total: number;
   chunks: number;
   chunksDone: number;
@@ -64,6 +66,7 @@ function fromDoc(jobId: string, merchantId: string, d: DocumentData): StoredJob 
     jobId,
     merchantId,
     state: d.state,
+    kind: d.kind === "codes" ? "codes" : "rows",
     total: d.total,
     chunks: d.chunks,
     chunksDone: d.chunksDone ?? 0,
@@ -89,7 +92,7 @@ function fromDoc(jobId: string, merchantId: string, d: DocumentData): StoredJob 
  * exists always has all its rows. Rows that failed validation are counted as failed from the start.
  */
 export async function createJob(
-  job: Pick<StoredJob, "jobId" | "merchantId" | "total" | "publish" | "designPreset" | "print" | "createdBy" | "errors"> & { failed: number },
+  job: Pick<StoredJob, "jobId" | "merchantId" | "kind" | "total" | "publish" | "designPreset" | "print" | "createdBy" | "errors"> & { failed: number },
   chunks: DocumentData[][],
   now = new Date(),
 ): Promise<void> {
@@ -101,6 +104,7 @@ export async function createJob(
   }
   await jobRef(job.merchantId, job.jobId).create({
     state: "running",
+    kind: job.kind,
     total: job.total,
     chunks: chunks.length,
     chunksDone: 0,

@@ -183,6 +183,52 @@ describe("catalogue jobs", function () {
     assert.ok(codes.every((c) => c.status === "draft"));
   });
 
+  it("packages any selection of existing codes: each listed code once, another workspace's codes never", async () => {
+    const owner = await createMerchant();
+    const stranger = await createMerchant();
+    const made = await api(owner.apiKey, "POST", "/api/jobs", { format: "json", items: Array.from({ length: 5 }, (_, i) => ({ title: `Shelf ${i}`, destinationUrl: `https://shop.example/shelf/${i}`, dynamic: i < 3 })) });
+    const rows = (await api(owner.apiKey, "GET", `/api/jobs/${(await finished(owner.apiKey, made.body.jobId)).jobId}/report`)).body.rows;
+    const [a, b, c] = rows.map((r: any) => r.codeId);
+    const theirs = await api(stranger.apiKey, "POST", "/api/bulk-qr-codes", { urls: ["https://stranger.example/x"] });
+    const foreign = theirs.body.codes?.[0]?.codeId;
+    assert.ok(foreign, JSON.stringify(theirs.body));
+
+    const refused = [
+      [{ format: "codes", codeIds: [a] }, "print"],
+      [{ format: "codes", print: { sideMm: 30 } }, "codeIds"],
+      [{ format: "json", items: [], codeIds: [a], print: { sideMm: 30 } }, "codeIds"],
+      [{ format: "codes", codeIds: ["../etc"], print: { sideMm: 30 } }, "codeIds"],
+    ] as const;
+    for (const [body, field] of refused) {
+      const answer = await api(owner.apiKey, "POST", "/api/jobs", body);
+      assert.equal(answer.status, 400, JSON.stringify(answer.body));
+      assert.equal(answer.body.code, "VALIDATION_FAILED");
+      assert.ok(JSON.stringify(answer.body).includes(field), `${JSON.stringify(body)} names ${field}: ${JSON.stringify(answer.body)}`);
+    }
+
+    const before = await codesIn(owner.merchantId);
+    const job = await api(owner.apiKey, "POST", "/api/jobs", { format: "codes", codeIds: [c, a, foreign, b, a], print: { sideMm: 25 } });
+    assert.equal(job.status, 202, JSON.stringify(job.body));
+    assert.deepEqual([job.body.total, job.body.failed], [5, 1], "the repeated id is refused before the job runs");
+    const done = await finished(owner.apiKey, job.body.jobId);
+    assert.deepEqual([done.state, done.created, done.reused, done.failed], ["done", 0, 3, 2], JSON.stringify(done));
+    assert.equal(await codesIn(owner.merchantId), before, "a selection makes no code");
+    const report = (await api(owner.apiKey, "GET", `/api/jobs/${job.body.jobId}/report`)).body.rows;
+    assert.match(report.find((r: any) => r.row === 3).message, /No code .* in this workspace/);
+    assert.match(report.find((r: any) => r.row === 5).message, /Same code as row 2/);
+
+    const zip = readZip(Buffer.from(await (await fetch(done.packageUrl)).arrayBuffer()));
+    assert.deepEqual([...zip.keys()].filter((k) => k !== "manifest.csv").sort(), [a, b, c].flatMap((id) => [`${id}.pdf`, `${id}.svg`]).sort());
+    const manifest = zip.get("manifest.csv")!.toString("utf8").replace(/^\ufeff/, "").trim().split("\r\n").slice(1);
+    assert.deepEqual(manifest.map((l) => l.split(",")[0]), [c, a, b], "in the order they were listed");
+    for (const line of manifest) {
+      const [codeId, , scanUrl, , svgDecoded, pdfDecoded] = line.split(",");
+      assert.deepEqual([svgDecoded, pdfDecoded], ["true", "true"]);
+      assert.equal((await decodeSvg(zip.get(`${codeId}.svg`)!)).payload, scanUrl);
+    }
+    assert.ok(!zip.has(`${foreign}.svg`), "another workspace's code is not packaged");
+  });
+
   it("points a big workspace's links at a new webhook: the first 2,000 in the request, the rest by background tasks", async () => {
     const shop = await createMerchant();
     const template = toolResult(await callTool("svc.qr.create", { title: "Template", destinationUrl: "https://shop.example/t", dynamic: true }, shop.apiKey));

@@ -12,7 +12,7 @@ export const jobStartTool = defineTool({
   name: "svc.job.start",
   title: "Start a catalogue job",
   description:
-    "Drafts up to 10,000 codes in the background from JSON rows (svc.qr.create's fields plus externalRef) or a CSV's text (columns by header name; Dub and Bitly exports recognised). Rows with errors are listed and skipped; a row whose externalRef already made a code reuses it. Optional print: a ZIP of an SVG and a PDF per code with manifest.csv. Follow it with svc.job.get.",
+    "Drafts up to 10,000 codes in the background from JSON rows (svc.qr.create's fields plus externalRef) or a CSV's text (columns by header name; Dub and Bitly exports recognised). Rows with errors are listed and skipped; a row whose externalRef already made a code reuses it. Optional print: a ZIP of an SVG and a PDF per code with manifest.csv; format codes with codeIds packages existing codes. Follow it with svc.job.get.",
   scope: "qr:write",
   annotations: CREATES_DRAFT,
   input: JobStartSchema,
