@@ -236,6 +236,15 @@ async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
       { id: "code-detail", "aria-labelledby": "code-h" },
       h("p", {}, h("a", { href: "#/codes" }, "← All codes")),
       h("h1", { id: "code-h", class: "long", title: c.title }, c.title),
+      ...(c.takenDown
+        ? [
+            h(
+              "p",
+              { class: "error", id: "taken-down", role: "alert" },
+              `This code was taken down by the service's operators on ${new Date(c.takenDown.at).toLocaleDateString()}: ${c.takenDown.reason}. Its scans show a warning page instead of the destination, and the destination cannot be changed. Contact the operators to have it reviewed.`,
+            ),
+          ]
+        : []),
       h(
         "div",
         { class: "detail" },
@@ -421,7 +430,25 @@ async function settingsView(): Promise<HTMLElement[]> {
 // ---- Admin ------------------------------------------------------------------------------------------
 
 async function adminView(): Promise<HTMLElement[]> {
-  const { listings } = await api<{ listings: any[] }>("/listings?status=pending");
+  const [{ listings }, { reports }] = await Promise.all([api<{ listings: any[] }>("/listings?status=pending"), api<{ reports: any[] }>("/reports?status=open")]);
+  const reportRows = reports.map((r) => [
+    h("span", {}, h("code", {}, r.uniqueQRCodeID), h("br"), h("span", { class: "muted" }, new Date(r.createdAt).toLocaleString())),
+    longText(r.destinationUrl),
+    h("span", {}, h("strong", {}, r.reason), r.details ? h("span", { class: "long" }, `: ${r.details}`) : ""),
+    h(
+      "span",
+      { class: "actions" },
+      act("Take down", async () => { await api(`/reports/${r.reportId}/takedown`, { method: "POST" }); await route(); }, { class: "danger", "aria-label": `Take down ${r.uniqueQRCodeID}`, "data-report": r.reportId }),
+      act("Dismiss", async () => { await api(`/reports/${r.reportId}/dismiss`, { method: "POST" }); await route(); }, { "aria-label": `Dismiss the report on ${r.uniqueQRCodeID}` }),
+    ),
+  ]);
+  const reportSection = h(
+    "section",
+    { id: "abuse-reports", "aria-labelledby": "reports-h" },
+    h("h2", { id: "reports-h" }, "Abuse reports"),
+    h("p", { class: "muted" }, "Taking a code down shows a warning page on its next scan and tells its owner why; the admin CLI's restore undoes it."),
+    reportRows.length ? table(["Code", "Destination when reported", "Reason", ""], reportRows, { id: "report-rows", caption: "Open abuse reports" }) : h("p", { class: "muted", id: "no-reports" }, "No open reports."),
+  );
   const rows = listings.map((l) => [
     longText(l.domain),
     longText(l.businessName),
@@ -433,7 +460,7 @@ async function adminView(): Promise<HTMLElement[]> {
       act("Reject", async () => { await api(`/listings/${l.domain}/reject`, { method: "POST" }); await route(); }, { "aria-label": `Reject ${l.domain}` }),
     ),
   ]);
-  return [h("section", { id: "admin", "aria-labelledby": "admin-h" }, h("h1", { id: "admin-h" }, "Pending phone book listings"), rows.length ? table(["Domain", "Business", "Phone", ""], rows, { caption: "Listings awaiting review" }) : h("p", { class: "muted" }, "Nothing to review."))];
+  return [h("h1", { id: "moderation-h" }, "Moderation"), reportSection, h("section", { id: "admin", "aria-labelledby": "admin-h" }, h("h2", { id: "admin-h" }, "Pending phone book listings"), rows.length ? table(["Domain", "Business", "Phone", ""], rows, { caption: "Listings awaiting review" }) : h("p", { class: "muted" }, "Nothing to review."))];
 }
 
 // ---- Shell ------------------------------------------------------------------------------------------

@@ -22,6 +22,9 @@ commands:
   reject-listing  --domain <domain> [--reason <text>]
   sync-phone-book (writes the public phoneBook entry of every approved listing: run once after upgrading)
   set-admin       --email <email>   (grants the admin custom claim: console moderation)
+  list-reports    [--status open|takenDown|dismissed]   (abuse reports from /report, newest first)
+  takedown        --code <scan URL or 12-character scan id> --reason <text>   (scans get a warning page at once)
+  restore         --code <scan URL or scan id>   (undoes a takedown)
   set-rate-limit  --merchant <id> --limit <${RATE_LIMIT_NAMES.join("|")}> --max <n per window | default>
                   [--per workspace]  (the workspace's aggregate over all its keys and grants; default: each credential)
   set-time-zone   --merchant <id> --tz <IANA name, e.g. America/Los_Angeles | UTC>   (days and hours of scan analytics)
@@ -48,6 +51,7 @@ async function main(): Promise<void> {
       tz: { type: "string" },
       key: { type: "string" },
       domain: { type: "string" },
+      code: { type: "string" },
       status: { type: "string", default: "pending" },
       reason: { type: "string", default: "" },
       password: { type: "string" },
@@ -209,6 +213,27 @@ async function main(): Promise<void> {
       const { rejectListing } = await import("../functions/src/listings/service");
       const listing = await rejectListing(need("domain"), values.reason);
       out(`rejected ${listing.domain}`, listing);
+      break;
+    }
+    case "list-reports": {
+      const { publicReport, reportsIn } = await import("../functions/src/abuse/service");
+      const status = values.status === "pending" ? "open" : values.status;
+      if (status !== "open" && status !== "takenDown" && status !== "dismissed") throw new UsageError("--status is open, takenDown or dismissed");
+      const reports = (await reportsIn(status)).map(publicReport);
+      out(reports.map((r) => `${r.reportId}  ${r.createdAt}  ${r.uniqueQRCodeID}  ${r.reason}  ${r.destinationUrl}`).join("\n") || `no ${status} reports`, reports);
+      break;
+    }
+    case "takedown": {
+      if (!values.reason) throw new UsageError("--reason is needed: the owner is shown it");
+      const { takeDownCode } = await import("../functions/src/abuse/service");
+      const done = await takeDownCode(need("code"), values.reason, "admin-cli");
+      out(`took down ${done.uniqueQRCodeID}: its scans show the warning page from now on`, done);
+      break;
+    }
+    case "restore": {
+      const { restoreCode } = await import("../functions/src/abuse/service");
+      const done = await restoreCode(need("code"), "admin-cli");
+      out(`restored ${done.uniqueQRCodeID}: its scans redirect again`, done);
       break;
     }
     case "sync-phone-book": {

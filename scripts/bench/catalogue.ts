@@ -162,7 +162,7 @@ async function benchJobs(merchantId: string, apiKey: string, site: string): Prom
 }
 
 /** The package's memory at growing counts, drawn in this process into a counting sink (no storage). */
-async function benchPackageMemory(): Promise<void> {
+export async function benchPackageMemory(): Promise<void> {
   const { writePrintPackage } = await import("../../functions/src/jobs/printPackage");
   const counts = (process.env.CATALOGUE_PACKAGE_COUNTS ?? "1000,5000").split(",").map(Number);
   console.log("\nprint package in process (plain codes, 30 mm, A4 sheets): peak RSS and live heap after, by count");

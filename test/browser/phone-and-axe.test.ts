@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
-import { appUrl } from "../helpers/env";
+import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, type TestMerchant } from "../helpers/merchants";
 import { getAuth } from "firebase-admin/auth";
@@ -26,6 +26,11 @@ describe("merchant console: phone width and axe-core", function () {
     for (let i = 0; i < 3; i++) {
       const c = toolResult(await callTool("svc.qr.create", { title: `${LONG_TITLE}${i}`, destinationUrl: LONG_URL, dynamic: i === 0, campaign: `${"campaign".repeat(12)}`, tags: ["t".repeat(50)] }, merchant.apiKey));
       codeId ??= c.codeId;
+      // An abuse report of the dynamic one, with long details, gives the moderation view a report row.
+      if (c.dynamic) {
+        const res = await fetch(`${baseUrl()}/api/reports`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code: c.dynamicLink, reason: "impersonation", details: `Looks like ${"another shop ".repeat(40)}` }) });
+        assert.equal(res.status, 202, await res.text());
+      }
     }
     toolResult(await callTool("svc.menu.create", { name: `Lunch ${"Specials".repeat(8)}` }, merchant.apiKey));
     toolResult(await callTool("svc.audio.create", { title: `Jingle ${"Sound".repeat(10)}`, payloadText: LONG_URL.slice(0, 200) }, merchant.apiKey));

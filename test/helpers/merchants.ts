@@ -1,7 +1,8 @@
 // Test fixtures on the real emulators: Auth users (through the Auth emulator's REST API), workspaces
 // and API keys (through the service's own store modules, i.e. the Admin SDK against Firestore).
 import { randomUUID } from "node:crypto";
-import { db } from "../../functions/src/core/firebase";
+import { getAuth } from "firebase-admin/auth";
+import { adminApp, db } from "../../functions/src/core/firebase";
 import { SCOPES, type Scope } from "../../functions/src/auth/scopes";
 import { mintApiKey } from "../../functions/src/store/apiKeys";
 import { ensureWorkspaceForOwner } from "../../functions/src/store/workspaces";
@@ -54,4 +55,17 @@ export async function createMerchant(scopes: Scope[] = [...SCOPES], name = "Test
 
 export async function mintKey(merchant: TestMerchant, scopes: Scope[]): Promise<string> {
   return (await mintApiKey({ merchantId: merchant.merchantId, uid: merchant.uid, name: "extra", scopes })).key;
+}
+
+/** A signed-in user with the `admin` custom claim (console moderation): their ID token. */
+export async function adminToken(): Promise<string> {
+  const email = `admin-${randomUUID()}@example.com`;
+  const user = await signUp(email, "admin-password");
+  await getAuth(adminApp()).setCustomUserClaims(user.uid, { admin: true });
+  const res = await fetch(`http://${process.env.FIREBASE_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=fake`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, password: "admin-password", returnSecureToken: true }),
+  });
+  return ((await res.json()) as { idToken: string }).idToken;
 }

@@ -2,27 +2,13 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { getAuth } from "firebase-admin/auth";
 import { Timestamp } from "firebase-admin/firestore";
-import { adminApp } from "../../functions/src/core/firebase";
 import { MAX_PENDING_LISTINGS, PENDING_LISTING_LIFETIME_DAYS } from "../../functions/src/core/limits";
 import { approveListing, moderateListing, rejectListing } from "../../functions/src/listings/service";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { adminCli } from "../helpers/admin";
-import { createMerchant, firestore, mintKey, signUp, type TestMerchant } from "../helpers/merchants";
-
-async function adminToken(): Promise<string> {
-  const email = `admin-${randomUUID()}@example.com`;
-  const user = await signUp(email, "admin-password");
-  await getAuth(adminApp()).setCustomUserClaims(user.uid, { admin: true });
-  const res = await fetch(`http://${process.env.FIREBASE_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=fake`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email, password: "admin-password", returnSecureToken: true }),
-  });
-  return ((await res.json()) as { idToken: string }).idToken;
-}
+import { adminToken, createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
 
 const uniqueDomain = () => `shop-${randomUUID().slice(0, 8)}.example`;
 

@@ -61,6 +61,8 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   { path: "workspaces/ws-a/externalRefs/0123abcd", readers: [], data: { ref: "SKU-1", codeId: "c1" } },
   { path: "rateLimits/toolCalls_x_1~i", readers: [], data: { key: "toolCalls_x_1", count: 1 } },
   { path: "appScanMarks/0123abcd", readers: [], data: { countedAt: 1 } },
+  // Abuse reports name the reported code's owner and may hold a reporter's email: operators only, through the console API.
+  { path: "abuseReports/rep_0123456789abcdef0123", readers: [], data: { uniqueQRCodeID: "Ab12Cd34Ef56", merchantId: "ws-a", reason: "phishing", contact: "a@example.com" } },
   { path: "health/probe", readers: [], data: {} },
 ];
 

@@ -85,7 +85,7 @@ export const bulkRoutes = [
       description:
         `1 to ${BULK_MAX_URLS} http(s) URLs become permanent static codes in the key's workspace, all or none. ` +
         "Send an Idempotency-Key to retry safely: the same key with the same body answers the first call's codes again (Idempotent-Replayed: true); with another body it is a 409.",
-      errors: ["CONFLICT", "DESIGN_REFUSED"],
+      errors: ["CONFLICT", "DESIGN_REFUSED", "DESTINATION_BLOCKED"],
       requestHeaders: [
         {
           name: "Idempotency-Key",

@@ -29,6 +29,16 @@ export interface QrCode {
   source: CodeSource;
   createdAt: Date;
   updatedAt: Date;
+  /** Set by an operator's takedown (abuse/service.ts): scans see a warning page; absent otherwise. */
+  takenDown?: TakenDown;
+}
+
+/** Why and when an operator took a code down; on the code and its link, removed on restore. */
+export interface TakenDown {
+  reason: string;
+  /** ISO time (a plain string, so the record reads back the same from either document). */
+  at: string;
+  reportId: string | null;
 }
 
 /** The code as print-ready SVG (served by the images function, drawn from the record): stable like qrImageUrl. */

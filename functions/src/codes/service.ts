@@ -31,6 +31,8 @@ export interface NewCodeInput {
 
 /** Designs are drawn by designs/ (sharp, two decoders), loaded only when a code has one. */
 const designs = () => require("../designs/design") as typeof import("../designs/design"); // eslint-disable-line @typescript-eslint/no-require-imports
+/** The blocklist loads its data on the first check, not at cold start. */
+const abuse = () => require("../abuse/service") as typeof import("../abuse/service"); // eslint-disable-line @typescript-eslint/no-require-imports
 
 export function dynamicLinkFor(uniqueQRCodeID: string): string {
   return `${getConfig().dynamicLinkUrl}/qr/${uniqueQRCodeID}`;
@@ -111,6 +113,7 @@ async function withImage(draft: Omit<QrCode, "qrImageUrl" | "imagePath" | "image
 /** Renders and stores the images of new codes; nothing is written to Firestore yet. */
 export async function prepareCodes(merchantId: string, inputs: readonly NewCodeInput[], source: CodeSource): Promise<QrCode[]> {
   await assertCodeQuota(merchantId, inputs.length);
+  await assertDestinationsAllowed(merchantId, inputs.map((i) => i.destinationUrl));
   const now = new Date();
   const designOf = designResolver(merchantId);
   const prepared = await Promise.allSettled(inputs.map(async (input) => withImage(draftCode(merchantId, input, await designOf(input.design), source, now))));
@@ -121,6 +124,11 @@ export async function prepareCodes(merchantId: string, inputs: readonly NewCodeI
     throw (failed as PromiseRejectedResult).reason;
   }
   return stored;
+}
+
+/** Refuses the whole call when any destination is blocklisted (DESTINATION_BLOCKED), before anything is rendered. */
+export async function assertDestinationsAllowed(merchantId: string, urls: readonly string[]): Promise<void> {
+  for (const url of new Set(urls)) await abuse().assertDestinationAllowed(url, { merchantId });
 }
 
 /**
@@ -208,6 +216,7 @@ export async function updateCode(merchantId: string, lookup: CodeLookup, changes
   if (changes.destinationUrl === undefined && changes.title === undefined && changes.scanBeepSound === undefined && changes.design === undefined) {
     throw new AppError("VALIDATION_FAILED", "Nothing to update: give destinationUrl, title, scanBeepSound or design");
   }
+  if (changes.destinationUrl !== undefined) await assertDestinationsAllowed(merchantId, [changes.destinationUrl]);
   // Render first: a destination the code cannot hold, or a design that does not scan, fails here, before
   // anything is written, and the image that goes out after the commit is the one that was checked.
   let rendered: { url: string; design: StoredDesign | null; png: Buffer } | undefined;
@@ -224,6 +233,7 @@ export async function updateCode(merchantId: string, lookup: CodeLookup, changes
   }
   const updated = await db().runTransaction(async (tx) => {
     const { code, stored } = await findCodeRecord(merchantId, lookup, tx);
+    if (changes.destinationUrl !== undefined || design !== undefined) abuse().assertNotTakenDown(code);
     if (changes.scanBeepSound && changes.scanBeepSound !== "none" && !code.dynamic) {
       throw new AppError("VALIDATION_FAILED", "scanBeepSound needs a dynamic code; this code is static", {
         hint: "Create a dynamic code (dynamic: true) to play a sound on scan.",

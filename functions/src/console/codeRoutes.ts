@@ -16,6 +16,7 @@ import { AppError } from "../core/errors";
 import { BRAND_PRESETS_MAX, deleteBrandPreset, listBrandPresets, saveBrandPreset } from "../store/brandPresets";
 import { importEndpoint } from "./importRoutes";
 import { jobEndpoints } from "./jobRoutes";
+import { abuseEndpoints } from "./abuseRoutes";
 import { settingsEndpoints } from "./settingsRoutes";
 import { webhookEndpoints } from "./webhookRoutes";
 
@@ -83,6 +84,7 @@ export const codeEndpoints: Endpoint[] = [
   ...webhookEndpoints,
   importEndpoint,
   ...jobEndpoints,
+  ...abuseEndpoints,
   ...brandPresetEndpoints(),
   endpoint({
     method: "POST",
@@ -159,7 +161,9 @@ export const codeEndpoints: Endpoint[] = [
     limit: "consoleReads",
     params: CodeParams,
     async handle({ caller, params }) {
-      return publicCode(await findCode(caller.merchantId, { codeId: params.codeId }));
+      const code = await findCode(caller.merchantId, { codeId: params.codeId });
+      // The owner sees why scans get a warning page (an operator's takedown), never only that they do.
+      return { ...publicCode(code), takenDown: code.takenDown ?? null };
     },
   }),
   endpoint({

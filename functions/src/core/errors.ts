@@ -30,6 +30,8 @@ export const ERROR_TABLE = {
   CONFLICT: { status: 409, rpc: -32000 },
   // A brand design whose image does not decode exactly, or whose colours lack contrast (docs/errors.md).
   DESIGN_REFUSED: { status: 422, rpc: -32000 },
+  // A destination on the abuse blocklist (shipped list or Safe Browsing), refused at create and re-point.
+  DESTINATION_BLOCKED: { status: 422, rpc: -32000 },
   GONE: { status: 410, rpc: -32000 },
   RATE_LIMITED: { status: 429, rpc: -32000 },
   UNAVAILABLE: { status: 503, rpc: -32000 },

@@ -149,3 +149,19 @@ export function logWebhookCreatorGone(facts: { merchantId: string; webhookId: st
 export function logScanNotStreamed(facts: { scanId: string; merchantId: string; pending: boolean }, error?: unknown): void {
   logger.error("scan not streamed", { event: "scan.not_streamed", ...facts, ...(error === undefined ? {} : { error: describeError(error) }) });
 }
+
+export function logAbuseReported(facts: { reportId: string; uniqueQRCodeID: string; merchantId: string; reason: string }): void {
+  logger.warn(`abuse reported: ${facts.uniqueQRCodeID} (${facts.reason})`, { event: "abuse.reported", ...facts });
+}
+
+export function logCodeTakenDown(facts: { uniqueQRCodeID: string; merchantId: string; codeId: string; by: string; reason: string; reportId: string | null }): void {
+  logger.warn(`code taken down: ${facts.uniqueQRCodeID}`, { event: "abuse.takedown", ...facts });
+}
+
+export function logCodeRestored(facts: { uniqueQRCodeID: string; merchantId: string; codeId: string; by: string }): void {
+  logger.info(`code restored: ${facts.uniqueQRCodeID}`, { event: "abuse.restored", ...facts });
+}
+
+export function logDestinationBlocked(facts: { merchantId: string | null; host: string; source: string; threat: string }): void {
+  logger.warn(`destination blocked: ${facts.host}`, { event: "abuse.destination_blocked", ...facts });
+}

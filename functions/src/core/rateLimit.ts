@@ -53,6 +53,8 @@ export const RATE_LIMITS = {
   /** Analytics and the dashboard read up to 400 rollup documents each: their own, smaller budget. */
   consoleAnalytics: { max: 60, windowSeconds: 60, counts: "console analytics reads", per: "credential" },
   previews: { max: 300, windowSeconds: 60, counts: "PNG previews", per: "credential" },
+  /** The public abuse report form: enough for a person reporting several codes, not for flooding the queue. */
+  abuseReports: { max: 10, windowSeconds: 3600, counts: "abuse reports", per: "address" },
   mcpUnauthenticated: { max: 1200, windowSeconds: 60, counts: "MCP requests without a valid credential", per: "address" },
   // The OAuth server's endpoints. Registration and authorization are per address (no credential yet); the
   // token endpoint is limited per client and per grant, with a per-address ceiling high enough for every

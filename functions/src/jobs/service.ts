@@ -18,6 +18,7 @@ import { publishNewCodesInBatch } from "../store/publication";
 import { imageStore } from "../images/store";
 import type { QrCode } from "../codes/model";
 import { parseJobInput, type JobInput, type JobRow } from "./rows";
+import { assertDestinationAllowed } from "../abuse/service";
 import type { PrintPackageOptions } from "./printPackage";
 
 /** A print package of codes that exist already: their ids, in the package's order. */
@@ -170,6 +171,16 @@ async function runChunk(job: StoredJob, index: number): Promise<RowOutcome[]> {
     const { externalRef, ...fields } = r.value;
     fresh.push({ row: r.row, key: keys[i], ref: externalRef, input: { ...fields, ...(job.designPreset ? { design: { preset: job.designPreset } } : {}) } as NewCodeInput });
   });
+  // A blocklisted destination fails its own row only (prepareCodes would refuse the whole chunk).
+  for (const f of [...fresh]) {
+    try {
+      await assertDestinationAllowed(f.input.destinationUrl, { merchantId: job.merchantId });
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== "DESTINATION_BLOCKED") throw error;
+      outcomes.push({ row: f.row, outcome: "failed", message: error.message });
+      fresh.splice(fresh.indexOf(f), 1);
+    }
+  }
   let codes: QrCode[] = [];
   if (fresh.length) {
     try {

@@ -21,7 +21,7 @@ import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
 import { recordScanSafely, type CodeIdentity } from "../scans/record";
-import { NOT_FOUND_STYLE, notFoundPage } from "./pages";
+import { NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
@@ -36,6 +36,14 @@ function sendNotFound(res: ServerResponse): void {
   res
     .writeHead(404, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(NOT_FOUND_STYLE) })
     .end(notFoundPage());
+}
+
+/** 410: the code exists but an operator took it down; nothing is recorded and nobody is redirected. */
+function sendTakenDown(res: ServerResponse): void {
+  res.removeHeader("X-Powered-By");
+  res
+    .writeHead(410, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(TAKEN_DOWN_STYLE) })
+    .end(takenDownPage());
 }
 
 /** What every REST answer carries (http/rest.ts securityHeaders), for the redirect's plain-node path. */
@@ -129,6 +137,11 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     return recordScanSafely({ ...identity, timeZone }, id, { method: req.method ?? "GET", headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect", servedFrom });
   };
   const known = identities.get(id);
+  if (known && lastGood.get(id)?.takenDown) {
+    // Taken down when this instance last read it: read again (a restore applies at once) before recording anything.
+    const fresh = await readLinkInTime(id);
+    if (!fresh.link || fresh.link.takenDown) return fresh.link ? sendTakenDown(res) : sendNotFound(res);
+  }
   let served: ServedLink;
   let outcome: Awaited<ReturnType<typeof recordScanSafely>>;
   if (known) {
@@ -138,10 +151,13 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   } else {
     served = await readLinkInTime(id);
     if (!served.link) return sendNotFound(res);
+    if (served.link.takenDown) return sendTakenDown(res);
     outcome = await record(remember(id, served.link), Promise.resolve(served.servedFrom));
   }
   const link = served.link;
   if (!link) return sendNotFound(res); // links are never deleted; a remembered id always has one
+  // Taken down between scans: the read that found it went with a scan already written (counted, never redirected).
+  if (link.takenDown) return sendTakenDown(res);
   // Queued before the 302, like the scan itself: nothing runs after the response.
   if (link.webhookIds?.length && outcome && place) await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
   const counted = outcome === undefined ? "unknown" : outcome.counted ? "true" : `false; reason=${outcome.reason}`;

@@ -1,4 +1,4 @@
-// The small HTML page of an unknown dynamic link.
+// The small HTML pages of the redirect: an unknown dynamic link, and a code an operator took down.
 export const NOT_FOUND_STYLE = "body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#111}";
 
 export function notFoundPage(): string {
@@ -7,4 +7,21 @@ export function notFoundPage(): string {
 <meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>QR code not found</title>
 <style>${NOT_FOUND_STYLE}</style></head>
 <body><h1>This QR code is not active</h1><p>The code you scanned is unknown or has been removed. Ask the business for a new one.</p></body></html>`;
+}
+
+export const TAKEN_DOWN_STYLE = `${NOT_FOUND_STYLE}.warn{border-left:4px solid #b91c1c;background:#fef2f2;padding:.8rem 1rem;border-radius:4px}`;
+
+/**
+ * A taken-down code's page: it names no destination (that is what was harmful) and says what to do. The
+ * reason stays with the owner and the operators: a public page would hand it to whoever scans.
+ */
+export function takenDownPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>QR code disabled</title>
+<style>${TAKEN_DOWN_STYLE}</style></head>
+<body><h1>This QR code was disabled</h1>
+<p class="warn">It was reported and taken down by this service's operators, because where it led may be harmful. You were not sent there.</p>
+<p>Do not enter passwords or payment details on a page a QR code opens unless you trust the business that printed it. If you scanned this at a shop, let them know.</p>
+<p><a href="/report">Report another code</a></p></body></html>`;
 }

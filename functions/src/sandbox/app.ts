@@ -69,6 +69,7 @@ export function sandboxManifest() {
     errors: {
       "400": "malformed JSON, missing/extra/wrongly typed field, or a URL that is not http(s) or too long: {error, code, message, hint, status, path}",
       "415": "Content-Type is not application/json",
+      "422": "a design that does not scan (DESIGN_REFUSED) or a destination on the abuse blocklist (DESTINATION_BLOCKED)",
       "429": "over the daily limit: code RATE_LIMITED, with Retry-After",
     },
     limits: {
@@ -151,7 +152,7 @@ export const sandboxRoutes = [
       description:
         `A real, scannable code for an http(s) URL, with optional colours. ${SANDBOX_DAILY_LIMIT} codes per address per UTC day ` +
         `(X-RateLimit-* on every answer, errors included); each lasts ${SANDBOX_LIFETIME_DAYS} days unless claimed into an account with its claimToken.`,
-      errors: ["RATE_LIMITED", "DESIGN_REFUSED", "UNAVAILABLE"],
+      errors: ["RATE_LIMITED", "DESIGN_REFUSED", "DESTINATION_BLOCKED", "UNAVAILABLE"],
       rateLimitHeaders: true,
       example: {
         body: { url: "https://example.com/menu", design: { foreground: "#1A237E", background: "#FFFFFF" } },

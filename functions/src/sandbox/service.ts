@@ -9,6 +9,7 @@ import { dayKey } from "../scans/classify";
 import { titleFromUrl } from "../codes/fields";
 import { publicCode } from "../codes/model";
 import { discardPrepared, prepareCodes } from "../codes/service";
+import { assertDestinationAllowed } from "../abuse/service";
 import { addNewCodes } from "../store/codes";
 import { ensureWorkspaceForOwner } from "../store/workspaces";
 import {
@@ -79,7 +80,9 @@ export function quotaFor(client: ResolvedClient, now = new Date()): Promise<Quot
 }
 
 export async function generateSandboxCode(url: string, client: ResolvedClient, now = new Date(), colours?: { foreground?: string; background?: string }) {
-  // Render before taking quota: a payload that cannot render, or colours that do not scan, must not use up a code.
+  // Check and render before taking quota: a blocklisted destination, a payload that cannot render, or
+  // colours that do not scan, must not use up a code.
+  await assertDestinationAllowed(url);
   const { png, colours: kept } = colours ? await renderSandboxColours(url, colours) : { png: renderPlainPng(url), colours: null };
   const claimToken = newClaimToken();
   const id = newSandboxId();

@@ -6,6 +6,8 @@ import { endpoint, mountEndpoints } from "../http/endpoint";
 import { clientOf } from "../http/clientAddress";
 import { googleNotCloud } from "../http/addressRanges";
 import { apiCatalog, serviceStatus, siteMetadata } from "./metadata";
+import { ReportAnswerSchema, ReportSchema } from "../abuse/schemas";
+import { reportCode } from "../abuse/service";
 import { ApiCatalogSchema, CatalogQuerySchema, ClientAddressSchema, OpenApiDocumentSchema, SiteMetadataSchema, StatusSchema } from "./schemas";
 
 const cached = { "Cache-Control": "public, max-age=300, s-maxage=300" };
@@ -112,6 +114,30 @@ export const siteRoutes = [
       const { address, viaProxy, hops } = clientOf(req);
       // Hosting's hop is the rightmost skipped entry, and only a Google one (declared proxies are the operator's own).
       return { address, viaProxy, hostingHop: hops.length && googleNotCloud().has(hops[0]) ? hops[0] : null };
+    },
+  }),
+  // The public abuse report (the /report page posts here): reviewed by the operators, who can take a code down.
+  endpoint({
+    method: "POST",
+    path: "/api/reports",
+    summary: "Report a QR code that leads somewhere harmful",
+    credential: "none",
+    addressLimit: "abuseReports",
+    body: ReportSchema,
+    response: ReportAnswerSchema,
+    headers: { "Cache-Control": "no-store" },
+    doc: {
+      operationId: "reportCode",
+      success: [202],
+      description:
+        "Tells the service's operators that a code made here leads to phishing, malware, a scam or other abuse. They review each report; a code taken down shows a warning page instead of its destination from its next scan on. The form at /report sends the same request.",
+      errors: ["NOT_FOUND"],
+      example: { body: { code: "https://svc.example/qr/Ab12Cd34Ef56", reason: "phishing", details: "Asks for my bank password." }, response: { reportId: "rep_3f9a2c7d1e5b4a60c2d1", status: "open" } },
+    },
+    async handle({ res, body }) {
+      const answer = await reportCode(body);
+      res.status(202);
+      return answer;
     },
   }),
 ];

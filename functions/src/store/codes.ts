@@ -1,10 +1,10 @@
 // QR code records. Codes live under their workspace (workspaces/{merchantId}/codes/{codeId}); the
 // top-level links/{uniqueQRCodeID} document maps the cross-platform id to its code and carries what the
 // redirect needs in one read. Both are always written together.
-import { Timestamp, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { FieldValue, Timestamp, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
-import type { QrCode } from "../codes/model";
+import type { QrCode, TakenDown } from "../codes/model";
 import { COLLECTIONS } from "./collections";
 import { addNewCodesToCatalogue, catalogueFields, NEW_CODE_SCAN_FIELDS } from "./catalogue";
 
@@ -19,6 +19,8 @@ export interface Link {
   campaign: string | null;
   /** Active scan.created subscriptions covering this code (store/webhooks.ts); absent when none. */
   webhookIds?: string[];
+  /** An operator's takedown: scans get a warning page instead of the destination. */
+  takenDown?: TakenDown;
 }
 
 export async function readLink(uniqueQRCodeID: string): Promise<Link | undefined> {
@@ -130,4 +132,23 @@ export async function readCodes(merchantId: string, codeIds: string[]): Promise<
   if (!codeIds.length) return [];
   const snaps = await db().getAll(...codeIds.map((id) => codesOf(merchantId).doc(id)));
   return snaps.filter((s) => s.exists).map((s) => fromDoc(s.data()!));
+}
+
+/**
+ * Marks a code and its link taken down (or, with null, restores both) in one transaction: the redirect
+ * reads the link, the owner's console the code. Resolves to the code as it was before.
+ */
+export async function setTakenDown(uniqueQRCodeID: string, takenDown: TakenDown | null): Promise<QrCode> {
+  return db().runTransaction(async (tx) => {
+    const link = await tx.get(linkRef(uniqueQRCodeID));
+    if (!link.exists) throw new AppError("NOT_FOUND", `No code with the scan id ${uniqueQRCodeID}`);
+    const { merchantId, codeId } = link.data() as Link;
+    const codeRef = codesOf(merchantId).doc(codeId);
+    const code = await tx.get(codeRef);
+    if (!code.exists) throw new AppError("NOT_FOUND", `No code with the scan id ${uniqueQRCodeID}`);
+    const value = takenDown ?? FieldValue.delete();
+    tx.update(linkRef(uniqueQRCodeID), { takenDown: value });
+    tx.update(codeRef, { takenDown: value });
+    return fromDoc(code.data()!);
+  });
 }

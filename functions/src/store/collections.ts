@@ -13,6 +13,8 @@ export const COLLECTIONS = {
   mail: "mail",
   rateLimits: "rateLimits",
   appScanMarks: "appScanMarks",
+  /** Reports of abusive codes from the public report form: server only (abuse/service.ts). */
+  abuseReports: "abuseReports",
   /** Progress of background passes (the catalogue backfill): server only. */
   maintenance: "maintenance",
   // OAuth for MCP clients (functions/src/oauth/).

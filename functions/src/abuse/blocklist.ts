@@ -1,0 +1,239 @@
+// Destination check for creating or re-pointing a code: a dynamic code on the shared host that redirects
+// to a phishing or malware page gets that host onto browser blocklists, taking every merchant's codes with
+// it. Two layers: the list shipped with the functions (data/blocked-destinations.txt, read once per
+// process on first use), then, when a key is configured, Google Safe Browsing's Lookup API.
+// Module load stays light: built-in modules and the logger only; nothing is read until the first check.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { logWarn } from "../core/log";
+
+export type BlockVerdict = { blocked: false } | { blocked: true; source: "list" | "safe-browsing"; matched: string; threat: string };
+
+/** One URL looked up with a threat-intelligence service: its threat type, or null when it is not listed. */
+export interface SafeBrowsingLookup {
+  find(url: string): Promise<string | null>;
+}
+
+/** `threat` of a shipped-list verdict (the list does not say which kind of abuse an entry is). */
+export const LIST_THREAT = "BLOCKLIST";
+
+export const SAFE_BROWSING_ENDPOINT = "https://safebrowsing.googleapis.com/v4/threatMatches:find";
+export const SAFE_BROWSING_THREAT_TYPES = ["MALWARE", "SOCIAL_ENGINEERING", "UNWANTED_SOFTWARE", "POTENTIALLY_HARMFUL_APPLICATION"] as const;
+export const SAFE_BROWSING_CLIENT = { clientId: "merchant-qr-service", clientVersion: "1.0.0" } as const;
+
+/** Where the build and the tests both find the list: functions/data, two levels above src/abuse and lib/abuse. */
+export const BLOCKLIST_PATH = join(__dirname, "..", "..", "data", "blocked-destinations.txt");
+
+const NOT_BLOCKED: BlockVerdict = { blocked: false };
+
+/** A parsed list. Keys are what `new URL()` writes: lowercase, punycode, IPv6 in brackets, no trailing dot. */
+export interface Blocklist {
+  /** Host entries; each also covers its subdomains. */
+  hosts: Set<string>;
+  /** URL prefix entries (lowercased href, no credentials), grouped by their host so a check reads one group. */
+  prefixes: Map<string, string[]>;
+  /** Lines that are no entry this module can match, kept to be reported rather than silently dropped. */
+  invalid: { line: number; text: string }[];
+}
+
+/** A hostname without its trailing dot ("evil.example." and "evil.example" are the same host). */
+const bareHost = (hostname: string) => (hostname.endsWith(".") ? hostname.slice(0, -1) : hostname);
+
+/** The URL as the list compares it: no credentials (`https://any@lure.test/` is lure.test) and no trailing dot. */
+function comparable(url: URL): URL {
+  const copy = new URL(url.href);
+  copy.username = "";
+  copy.password = "";
+  const host = bareHost(copy.hostname);
+  if (host !== copy.hostname) copy.hostname = host;
+  return copy;
+}
+
+/** A host entry's key, or undefined when the text is more than a host (a path, a port, credentials...). */
+function hostKey(entry: string): string | undefined {
+  // "*.evil.example" and ".evil.example" are common list spellings of what a host entry already covers.
+  let text = entry.replace(/^\*?\./, "");
+  if (text.includes(":") && !text.startsWith("[")) text = `[${text}]`; // a bare IPv6 address
+  let url: URL;
+  try {
+    url = new URL(`http://${text}`);
+  } catch {
+    return undefined;
+  }
+  const onlyHost = url.pathname === "/" && !url.port && !url.username && !url.password && !url.search && !url.hash && !text.includes("/");
+  const host = bareHost(url.hostname);
+  return onlyHost && host && !host.includes("*") ? host : undefined;
+}
+
+/**
+ * The list file's text as a Blocklist. One entry a line, trimmed and lowercased; blank lines and `#`
+ * comments (whole lines, or after whitespace) are skipped. An entry is a host (covering its subdomains;
+ * Unicode names are stored in punycode, IP addresses normalised and matched exactly) or a URL prefix
+ * (`scheme://host/path`, compared with the checked URL's href, case-insensitively).
+ */
+export function parseBlocklist(text: string): Blocklist {
+  const list: Blocklist = { hosts: new Set(), prefixes: new Map(), invalid: [] };
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const entry = raw.replace(/(^|\s)#.*$/, "").trim().toLowerCase();
+    if (!entry) return;
+    if (entry.includes("://")) {
+      let url: URL;
+      try {
+        url = comparable(new URL(entry));
+      } catch {
+        list.invalid.push({ line: index + 1, text: raw.trim() });
+        return;
+      }
+      const group = list.prefixes.get(url.hostname) ?? [];
+      group.push(url.href.toLowerCase());
+      list.prefixes.set(url.hostname, group);
+      return;
+    }
+    const host = hostKey(entry);
+    if (host) list.hosts.add(host);
+    else list.invalid.push({ line: index + 1, text: raw.trim() });
+  });
+  return list;
+}
+
+/** IP literals as `new URL()` writes them: dotted-quad IPv4 (any other spelling is normalised to it) or [IPv6]. */
+const isIpLiteral = (host: string) => host.startsWith("[") || /^\d+\.\d+\.\d+\.\d+$/.test(host);
+
+/**
+ * The entry of `list` that covers `url`, or undefined. Hosts: the URL's host, then each parent domain,
+ * one Set lookup per label ("a.b.evil.example" -> "b.evil.example" -> "evil.example" -> "example"), so
+ * "notevil.example" never matches "evil.example". IP literals: that address only. Prefixes: those
+ * listed for the URL's own host.
+ */
+export function matchBlocklist(list: Blocklist, url: URL): string | undefined {
+  const target = comparable(url);
+  const host = target.hostname;
+  if (host) {
+    if (isIpLiteral(host)) {
+      if (list.hosts.has(host)) return host;
+    } else {
+      for (let candidate = host; ; ) {
+        if (list.hosts.has(candidate)) return candidate;
+        const dot = candidate.indexOf(".");
+        if (dot < 0) break;
+        candidate = candidate.slice(dot + 1);
+      }
+    }
+  }
+  const prefixes = list.prefixes.get(host);
+  if (prefixes) {
+    const href = target.href.toLowerCase();
+    for (const prefix of prefixes) if (href.startsWith(prefix)) return prefix;
+  }
+  return undefined;
+}
+
+let shipped: Blocklist | undefined;
+
+/** The shipped list, read and parsed on first use and kept for the life of the process. */
+function shippedBlocklist(): Blocklist {
+  if (shipped) return shipped;
+  shipped = parseBlocklist(readFileSync(BLOCKLIST_PATH, "utf8"));
+  if (shipped.invalid.length > 0) {
+    logWarn("abuse: blocklist entries ignored", { event: "abuse.blocklist_ignored", entries: shipped.invalid.slice(0, 20), count: shipped.invalid.length });
+  }
+  return shipped;
+}
+
+/**
+ * Safe Browsing Lookup API v4 (threatMatches:find) for one URL, with one deadline over the request and
+ * its answer. Errors never carry the API key (it is part of the request URL).
+ * Google's terms put this API under non-commercial use; the commercial equivalent is the Web Risk API
+ * (uris:search), which can replace this client behind the same SafeBrowsingLookup interface.
+ */
+export function safeBrowsingClient(apiKey: string, fetchImpl: typeof fetch = fetch, timeoutMs = 1500): SafeBrowsingLookup {
+  const endpoint = `${SAFE_BROWSING_ENDPOINT}?key=${encodeURIComponent(apiKey)}`;
+  const redact = (message: string) => (apiKey ? message.split(apiKey).join("[key]") : message);
+
+  async function lookup(url: string, signal: AbortSignal): Promise<string | null> {
+    const response = await fetchImpl(endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        client: SAFE_BROWSING_CLIENT,
+        threatInfo: {
+          threatTypes: SAFE_BROWSING_THREAT_TYPES,
+          platformTypes: ["ANY_PLATFORM"],
+          threatEntryTypes: ["URL"],
+          threatEntries: [{ url }],
+        },
+      }),
+      signal,
+    });
+    if (!response.ok) throw new Error(`answered HTTP ${response.status}`);
+    return threatOf(await response.json());
+  }
+
+  return {
+    async find(url) {
+      const controller = new AbortController();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      // A fetch that ignores its signal still cannot hold the caller past the deadline: the race settles.
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const error = new Error(`no answer within ${timeoutMs} ms`);
+          controller.abort(error);
+          reject(error);
+        }, timeoutMs);
+      });
+      try {
+        return await Promise.race([lookup(url, controller.signal), deadline]);
+      } catch (error) {
+        throw new Error(`safe browsing lookup: ${redact(error instanceof Error ? error.message : String(error))}`);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** The first match's threat type; null for `{}` (no match). Anything else than the documented shape throws. */
+function threatOf(body: unknown): string | null {
+  if (typeof body !== "object" || body === null) throw new Error("answered something other than a JSON object");
+  const matches = (body as { matches?: unknown }).matches;
+  if (matches === undefined) return null;
+  if (!Array.isArray(matches)) throw new Error("answered `matches` that is not a list");
+  if (matches.length === 0) return null;
+  const type = (matches[0] as { threatType?: unknown } | null)?.threatType;
+  return typeof type === "string" && type ? type : "THREAT_TYPE_UNSPECIFIED";
+}
+
+/** The deployment's lookup: Safe Browsing when SAFE_BROWSING_API_KEY is set, none otherwise. */
+function defaultSafeBrowsing(): SafeBrowsingLookup | null {
+  const key = process.env.SAFE_BROWSING_API_KEY?.trim();
+  return key ? safeBrowsingClient(key) : null;
+}
+
+/**
+ * Whether `url` (an http(s) URL already validated by the caller; anything `new URL()` refuses throws)
+ * may be a code's destination. The shipped list first, then the Safe Browsing lookup: `deps.safeBrowsing`
+ * when given (null turns it off), else the one configured by SAFE_BROWSING_API_KEY.
+ */
+export async function checkDestination(url: string, deps: { safeBrowsing?: SafeBrowsingLookup | null } = {}): Promise<BlockVerdict> {
+  const target = comparable(new URL(url));
+  const listed = matchBlocklist(shippedBlocklist(), target);
+  if (listed) return { blocked: true, source: "list", matched: listed, threat: LIST_THREAT };
+
+  const lookup = deps.safeBrowsing === undefined ? defaultSafeBrowsing() : deps.safeBrowsing;
+  if (!lookup) return NOT_BLOCKED;
+  try {
+    const threat = await lookup.find(target.href);
+    return threat ? { blocked: true, source: "safe-browsing", matched: target.href, threat } : NOT_BLOCKED;
+  } catch (error) {
+    // Fail open: a Safe Browsing outage, timeout or quota error must not stop merchants creating or
+    // re-pointing codes (availability of code creation over a third-party outage). The shipped list was
+    // still applied above, and the warning lets operators see how often the second layer was missing.
+    // Only the host is logged: a destination's path or query can carry a merchant's tokens.
+    logWarn("abuse: safe browsing lookup failed", {
+      event: "abuse.safe_browsing_failed",
+      host: target.hostname,
+      reason: error instanceof Error ? error.message : String(error),
+    });
+    return NOT_BLOCKED;
+  }
+}

@@ -1,0 +1,21 @@
+// The abuse report's request and answer: one source for the public route, the report page and the console.
+import { z } from "zod";
+import { text } from "../core/validation";
+import { REPORT_REASONS } from "../store/abuse";
+
+export const REPORT_DETAILS_MAX = 2000;
+
+export const ReportSchema = z
+  .object({
+    code: z.string().trim().min(1).max(2048).describe("The code's address (https://<host>/qr/<id>) or its 12-character scan id"),
+    reason: z.enum(REPORT_REASONS).describe("What is wrong with where the code leads"),
+    details: text(REPORT_DETAILS_MAX).optional().describe("What you saw, in your words"),
+    contact: z.email().max(254).optional().describe("An address for the operators' questions (optional; kept with the report only)"),
+  })
+  .strict()
+  .meta({ title: "AbuseReport" });
+
+export const ReportAnswerSchema = z.object({ reportId: z.string(), status: z.literal("open") }).strict().meta({ title: "AbuseReportReceived" });
+
+export const ReportListSchema = z.object({ status: z.enum(["open", "takenDown", "dismissed"]).default("open") }).strict();
+export const ReportActionParams = z.object({ reportId: z.string().regex(/^rep_[0-9a-f]{20}$/, "Must be a report id"), action: z.enum(["takedown", "dismiss"]) }).strict();
