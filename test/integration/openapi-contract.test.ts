@@ -59,7 +59,9 @@ function exampleRequest({ path, server, op }: Operation, f: Fixtures, withCreden
     body = new URLSearchParams(example ?? {}).toString();
   } else if (bodyType) {
     headers["Content-Type"] = "application/json";
-    body = JSON.stringify(example && "uniqueQRCodeID" in example ? { ...example, uniqueQRCodeID: f.code.uniqueQRCodeID } : (example ?? {}));
+    // The code an example names is this run's (the report's `code` is a scan URL on the documented host).
+    const sent = example && "uniqueQRCodeID" in example ? { ...example, uniqueQRCodeID: f.code.uniqueQRCodeID } : op.operationId === "reportCode" ? { ...example, code: f.code.uniqueQRCodeID } : example;
+    body = JSON.stringify(sent ?? {});
   }
   const search = query.size ? `?${query}` : "";
   return { url: `${server}${filled}${search}`, init: { method: op.method ?? "GET", headers, body } };

@@ -39,9 +39,13 @@ describe("catalogue: search tokens", () => {
       assert.ok(Buffer.byteLength(tokens.join("")) <= TOKENS_MAX_BYTES);
       assert.ok(tokens.every((t) => [...t].length <= 12));
     }
-    // Title words come first, so a long destination never pushes them out.
+    // The fields share the cap: a long destination never pushes the title out, nor a long title the tags.
     const tokens = searchTokensOf(code("Spring window poster", `https://x.example/${Array.from({ length: 300 }, (_, i) => `w${i}`).join("/")}`));
     assert.ok(tokens.includes("poster"));
+    const cjk = Array.from({ length: 200 }, (_, i) => String.fromCodePoint(0x4e00 + ((i * 7919) % 20_000))).join("");
+    const crowded = searchTokensOf(code(`新店舗 ${cjk}`, "https://shop.example/new-store", cjk.slice(0, 100), [cjk.slice(50, 100), "開店"]));
+    assert.ok(Buffer.byteLength(crowded.join("")) <= TOKENS_MAX_BYTES);
+    for (const word of ["新店", "開店", "shop", "new"]) assert.ok(crowded.includes(queryToken(queryWordsOf(word))!), `${word} stays searchable`);
   });
 
   it("matches every query word as a word prefix (large workspaces) or anywhere (small ones)", () => {

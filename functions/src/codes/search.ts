@@ -6,7 +6,7 @@
 
 /** Longest prefix kept per word: a longer query word is matched on its first TOKEN_MAX_CHARS, then checked in full. */
 export const TOKEN_MAX_CHARS = 12;
-/** Tokens one code carries at most, and their UTF-8 bytes at most: title words come first, so they are kept. */
+/** Tokens one code carries at most, and their UTF-8 bytes at most: the fields share them (searchTokensOf). */
 export const TOKENS_MAX = 160;
 export const TOKENS_MAX_BYTES = 2_000;
 /** Characters of the title kept in `titleKey` (the title sort); ties beyond it fall back to the code id. */
@@ -53,23 +53,38 @@ function destinationText(url: string): string {
   }
 }
 
-/** The code's search tokens: every prefix (1 to TOKEN_MAX_CHARS characters) of every word, capped. */
+/** A field's tokens in reading order: every prefix (1 to TOKEN_MAX_CHARS characters) of each word in turn. */
+function fieldTokens(text: string): string[] {
+  const tokens = new Set<string>();
+  for (const word of wordsOf(foldText(text))) {
+    const chars = [...word].slice(0, TOKEN_MAX_CHARS);
+    for (let n = 1; n <= chars.length; n++) tokens.add(chars.slice(0, n).join(""));
+  }
+  return [...tokens];
+}
+
+/**
+ * The code's search tokens, capped. The fields (title, campaign, each tag, destination) take turns, one
+ * token each, each field from its first word on: a long field (a 200-character CJK title gives thousands
+ * of prefixes) fills only its share, so the other fields' first words stay searchable.
+ */
 export function searchTokensOf(code: Searchable): string[] {
+  const fields = [code.title, code.campaign ?? "", ...code.tags, destinationText(code.destinationUrl)].map(fieldTokens).filter((f) => f.length);
+  const next = fields.map(() => 0);
   const tokens = new Set<string>();
   let bytes = 0;
-  const texts = [code.title, code.campaign ?? "", ...code.tags, destinationText(code.destinationUrl)];
-  for (const text of texts) {
-    for (const word of wordsOf(foldText(text))) {
-      const chars = [...word].slice(0, TOKEN_MAX_CHARS);
-      for (let n = 1; n <= chars.length; n++) {
-        const token = chars.slice(0, n).join("");
-        if (tokens.has(token)) continue;
-        const size = Buffer.byteLength(token);
-        if (tokens.size >= TOKENS_MAX || bytes + size > TOKENS_MAX_BYTES) return [...tokens];
-        tokens.add(token);
-        bytes += size;
-      }
-    }
+  for (let taken = true; taken; ) {
+    taken = false;
+    fields.forEach((field, f) => {
+      while (next[f] < field.length && tokens.has(field[next[f]])) next[f]++;
+      if (next[f] >= field.length) return;
+      const token = field[next[f]++];
+      const size = Buffer.byteLength(token);
+      if (tokens.size >= TOKENS_MAX || bytes + size > TOKENS_MAX_BYTES) return;
+      tokens.add(token);
+      bytes += size;
+      taken = true;
+    });
   }
   return [...tokens];
 }
