@@ -71,6 +71,20 @@ describe("rate limits across instances", function () {
     assert.equal(refused.limit, 100);
   });
 
+  it("a flood of distinct subjects cannot grow an instance's buckets past the bound, nor free a subject whose bucket was dropped", async () => {
+    const limiter = new RateLimiter(firestoreQuotaStore, `bounded-${randomUUID().slice(0, 8)}`, 50);
+    const victim = { address: `198.51.100.${Math.floor(Math.random() * 250)}` };
+    const now = Date.now();
+    const first = await Promise.all(Array.from({ length: RATE_LIMITS.abuseReports.max }, () => limiter.take("abuseReports", victim, now)));
+    assert.ok(first.every((d) => d.allowed));
+    for (let i = 0; i < 300; i++) {
+      assert.ok((await limiter.take("abuseReports", { address: `2001:db8:${i.toString(16)}::1` }, now)).allowed);
+      assert.ok(limiter.trackedBuckets <= 50, `${limiter.trackedBuckets} buckets`);
+    }
+    const again = await limiter.take("abuseReports", victim, now);
+    assert.equal(again.allowed, false, "the dropped bucket's count still stands");
+  });
+
   it("a new window starts a new budget", async () => {
     const merchant = await createMerchant();
     await writeRateLimitOverride(merchant.merchantId, "bulk", 1);

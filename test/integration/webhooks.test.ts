@@ -229,6 +229,15 @@ describe("signed scan webhooks", function () {
     assert.equal((await as.post("/webhooks", { url: "http://example.com/hook", events: ["code.published"] })).status, 400, "the local stack sends to loopback only");
   });
 
+  it("counts a workspace's webhooks in the creating transaction: 15 concurrent creations make exactly 10", async () => {
+    const answers = await Promise.all(Array.from({ length: 15 }, () => callTool("svc.webhook.create", { url, events: ["code.created"] }, merchant.apiKey)));
+    const made = answers.filter((a) => !a.body.error && !a.body.result?.isError);
+    const refused = answers.filter((a) => a.body.error?.data?.code === "CONFLICT");
+    assert.deepEqual([made.length, refused.length], [10, 5], JSON.stringify(answers.map((a) => a.body.error?.data?.code ?? "made")));
+    assert.match(refused[0].body.error.message, /at most 10 webhooks/);
+    assert.equal((await tool(merchant, "svc.webhook.list", {})).webhooks.length, 10);
+  });
+
   it("only the member who added a webhook, or the workspace's owner, deletes it or rotates its secret", async () => {
     const member = await signUp();
     await addMember(merchant.merchantId, member.uid);

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { sha256Hex } from "./hash";
 import { AppError } from "./errors";
 import { isSharedProxySubject, SHARED_PROXY_FACTOR } from "./constants";
-import { logError } from "./log";
+import { logError, logWarn } from "./log";
 
 /** Operator overrides of a workspace: per-credential maxima, and the workspace's aggregate maxima. */
 export interface RateLimitOverrides {
@@ -105,6 +105,10 @@ interface Bucket {
   /** The window key shared by every instance (a valid document id). */
   key: string;
   index: number;
+  /** The instance id its quota is leased under (the limiter's id when the bucket was made). */
+  instance: string;
+  /** When its window ends (ms): from then on it is never used again. */
+  windowEnd: number;
   /** When the window's documents may be deleted (TTL): an hour after the window ends. */
   expiresAt: Date;
   /** Quota this instance holds in the window: its document's count. */
@@ -134,7 +138,8 @@ const FAST_LEASE_MS = 1000;
 const EXHAUSTED_RECHECK_MS = 1000;
 const PEEK_READ_INTERVAL_MS = 1000;
 const OVERRIDE_CACHE_MS = 30_000;
-const MAX_TRACKED_BUCKETS = 20_000;
+/** Buckets one instance tracks at most (about 250 bytes each): a flood of new subjects cannot grow memory past it. */
+export const MAX_TRACKED_BUCKETS = 20_000;
 
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
@@ -142,8 +147,14 @@ export class RateLimiter {
 
   constructor(
     private readonly store: QuotaStore,
-    private readonly instanceId = randomBytes(8).toString("hex"),
+    private instanceId = randomBytes(8).toString("hex"),
+    private readonly maxBuckets = MAX_TRACKED_BUCKETS,
   ) {}
+
+  /** Buckets held now (for tests and the bound's check). */
+  get trackedBuckets(): number {
+    return this.buckets.size;
+  }
 
   /** Counts one call against `name` for the subject, unless its own or its workspace's budget is spent. */
   async take(name: RateLimitName, subject: RateSubject, now = Date.now()): Promise<RateDecision> {
@@ -181,14 +192,30 @@ export class RateLimiter {
     const mapKey = `${name}|${id}|${index}`;
     let bucket = this.buckets.get(mapKey);
     if (!bucket) {
-      if (this.buckets.size >= MAX_TRACKED_BUCKETS) {
-        for (const [k, b] of this.buckets) if (b.index < index) this.buckets.delete(k);
-      }
+      if (this.buckets.size >= this.maxBuckets) this.makeRoom(windowEnd - RATE_LIMITS[name as RateLimitName].windowSeconds * 1000);
       const key = windowKey(name, id, index);
-      bucket = { key, index, expiresAt: new Date(windowEnd + 3_600_000), granted: 0, used: 0, others: 0, readAt: 0, waiting: 0, chunk: 1, leasedAt: -Infinity };
+      bucket = { key, index, instance: this.instanceId, windowEnd, expiresAt: new Date(windowEnd + 3_600_000), granted: 0, used: 0, others: 0, readAt: 0, waiting: 0, chunk: 1, leasedAt: -Infinity };
       this.buckets.set(mapKey, bucket);
     }
     return bucket;
+  }
+
+  /**
+   * Drops buckets whose window has ended; if the map is still full (a flood of distinct subjects within
+   * one window), the oldest tenth goes too. A dropped bucket's quota stays counted in its window document,
+   * and buckets made from then on lease under a new instance id, so a subject whose bucket was dropped
+   * finds its earlier count among the "others": dropping never admits a call the limit would refuse.
+   */
+  private makeRoom(now: number): void {
+    for (const [k, b] of this.buckets) if (b.windowEnd <= now) this.buckets.delete(k);
+    if (this.buckets.size < this.maxBuckets) return;
+    let drop = Math.ceil(this.maxBuckets / 10);
+    for (const k of this.buckets.keys()) {
+      if (drop-- <= 0) break;
+      this.buckets.delete(k);
+    }
+    this.instanceId = randomBytes(8).toString("hex");
+    logWarn("rate limiter: too many subjects in one window; oldest buckets dropped", { event: "ratelimit.buckets_dropped", tracked: this.buckets.size, max: this.maxBuckets });
   }
 
   /** Takes one unit of leased quota, leasing more (one lease in flight per bucket) when none is left. */
@@ -222,7 +249,7 @@ export class RateLimiter {
     const cap = Math.max(1, Math.min(Math.ceil(max / LEASE_DIVISOR), Math.floor(left / REMAINDER_DIVISOR)));
     bucket.chunk = Math.min(bucket.chunk, cap);
     const chunk = Math.min(Math.max(bucket.chunk, bucket.waiting), cap);
-    bucket.leasing = this.store.leaseWindowQuota(bucket.key, this.instanceId, bucket.granted, chunk, max, bucket.expiresAt)
+    bucket.leasing = this.store.leaseWindowQuota(bucket.key, bucket.instance, bucket.granted, chunk, max, bucket.expiresAt)
       .then(({ granted, others }) => {
         bucket.exhaustedAt = granted - bucket.granted < chunk ? now : undefined;
         bucket.granted = granted;
@@ -245,7 +272,7 @@ export class RateLimiter {
     if (bucket.leasing) return bucket.leasing;
     if (now - bucket.readAt < PEEK_READ_INTERVAL_MS) return;
     bucket.readAt = now;
-    bucket.others = await this.store.readWindowTotal(bucket.key, this.instanceId).catch((error) => {
+    bucket.others = await this.store.readWindowTotal(bucket.key, bucket.instance).catch((error) => {
       logError("rate limit read failed", error);
       return bucket.others;
     });

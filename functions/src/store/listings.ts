@@ -79,8 +79,11 @@ export interface MailMessage {
   message: { subject: string; text: string; html: string };
 }
 
+/** Queued mail (and the extension's delivery state on it) is kept this long, then removed by TTL. */
+export const MAIL_RETENTION_DAYS = 30;
+
 export function queueMail(tx: Transaction, mail: MailMessage): void {
-  tx.create(db().collection(COLLECTIONS.mail).doc(), { ...mail, createdAt: FieldValue.serverTimestamp() });
+  tx.create(db().collection(COLLECTIONS.mail).doc(), { ...mail, createdAt: FieldValue.serverTimestamp(), expiresAt: Timestamp.fromMillis(Date.now() + MAIL_RETENTION_DAYS * 86_400_000) });
 }
 
 /** A workspace's own listings, for its settings page; an expired pending one is gone, as everywhere. */

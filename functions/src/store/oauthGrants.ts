@@ -134,8 +134,15 @@ function writeTokens(tx: Transaction, grantId: string, issued: IssuedHashes): vo
   });
 }
 
+/** A revoked grant stays this long (the console shows why an app lost access), then TTL removes it. */
+export const REVOKED_GRANT_RETENTION_DAYS = 90;
+
 function revokeInTx(tx: Transaction, grantId: string, reason: string): void {
-  tx.update(col("oauthGrants").doc(grantId), { revokedAt: FieldValue.serverTimestamp(), revokedReason: reason });
+  tx.update(col("oauthGrants").doc(grantId), {
+    revokedAt: FieldValue.serverTimestamp(),
+    revokedReason: reason,
+    purgeAt: Timestamp.fromMillis(Date.now() + REVOKED_GRANT_RETENTION_DAYS * 86_400_000),
+  });
 }
 
 /**

@@ -104,10 +104,14 @@ export function newWebhookId(merchantId: string): string {
   return `wh_${webhooksOf(merchantId).doc().id}`;
 }
 
-export async function saveNewWebhook(w: Webhook): Promise<void> {
-  await webhooksOf(w.merchantId)
-    .doc(w.webhookId)
-    .create({
+/**
+ * Saves a new webhook unless the workspace already has `max`: the count and the write are one transaction,
+ * so concurrent creations can never pass the cap together. False when the cap is reached.
+ */
+export async function saveNewWebhook(w: Webhook, max: number): Promise<boolean> {
+  return db().runTransaction(async (tx) => {
+    if ((await tx.get(webhooksOf(w.merchantId).count())).data().count >= max) return false;
+    tx.create(webhooksOf(w.merchantId).doc(w.webhookId), {
       url: w.url,
       events: w.events,
       codeIds: w.codeIds,
@@ -121,6 +125,8 @@ export async function saveNewWebhook(w: Webhook): Promise<void> {
       createdWith: w.createdWith,
       disabledReason: null,
     });
+    return true;
+  });
 }
 
 export async function readWebhook(merchantId: string, webhookId: string): Promise<Webhook | undefined> {

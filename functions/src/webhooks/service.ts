@@ -130,7 +130,8 @@ export async function createWebhook(merchantId: string, uid: string, input: NewW
     logWebhookTargetRefused({ merchantId, host: new URL(input.url).host, reason: problem });
     throw new AppError("VALIDATION_FAILED", `The webhook URL ${problem}`, { hint: "Use an https URL on port 443 at a public address." });
   }
-  if ((await listWebhooks(merchantId)).length >= MAX_WEBHOOKS) throw new AppError("CONFLICT", `A workspace has at most ${MAX_WEBHOOKS} webhooks; delete one first`);
+  const full = () => new AppError("CONFLICT", `A workspace has at most ${MAX_WEBHOOKS} webhooks; delete one first`);
+  if ((await listWebhooks(merchantId)).length >= MAX_WEBHOOKS) throw full(); // before sealing a secret; the transaction below decides
   const webhookId = newWebhookId(merchantId);
   const secret = newSigningSecret();
   const now = new Date();
@@ -150,7 +151,7 @@ export async function createWebhook(merchantId: string, uid: string, input: NewW
     createdWith,
     disabledReason: null,
   };
-  await saveNewWebhook(webhook);
+  if (!(await saveNewWebhook(webhook, MAX_WEBHOOKS))) throw full();
   logWebhookSecretIssued({ merchantId, webhookId, uid, rotated: false });
   if (webhook.events.includes("scan.created")) await syncLinkWebhooks(merchantId);
   return { webhook, secret };
