@@ -6,8 +6,8 @@ import { AppError } from "../core/errors";
 import { db } from "../core/firebase";
 import { logError } from "../core/log";
 import type { QrCode, CodeSource } from "../codes/model";
-import { discardPrepared, emitCodeEvents, prepareCodes, type NewCodeInput } from "../codes/service";
-import { addNewCodes, codesOf } from "../store/codes";
+import { discardPrepared, emitCodeEvents, prepareCodes, settleFailedCommit, type NewCodeInput } from "../codes/service";
+import { addNewCodes } from "../store/codes";
 import { claimIdempotencyKey, completeUnderClaim, settleClaim } from "../store/idempotency";
 
 /** Builds the answer for the codes and adds writes of its own (publishing, ...) to the same commit. */
@@ -92,9 +92,6 @@ export async function createCodesOnce<T>(
   });
 }
 
-/** gRPC codes after which a commit may or may not have been applied. */
-const AMBIGUOUS_CODES = new Set([1, 2, 4, 13, 14]); // CANCELLED, UNKNOWN, DEADLINE_EXCEEDED, INTERNAL, UNAVAILABLE
-
 /**
  * Creates the codes all or nothing without an Idempotency-Key, in one batch. A batch refused outright
  * leaves no documents, so its images are deleted; after an ambiguous failure the images are kept unless
@@ -110,18 +107,7 @@ export async function createCodesInBatch<T>(merchantId: string, inputs: readonly
     await batch.commit();
     await emitCodeEvents("code.created", codes);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (typeof code !== "number" || !AMBIGUOUS_CODES.has(code)) {
-      await discardPrepared(codes);
-      throw error;
-    }
-    const landed = await codesOf(merchantId)
-      .doc(codes[0].codeId)
-      .get()
-      .then((snap) => snap.exists)
-      .catch(() => false);
-    if (landed) return response!;
-    logError("ambiguous bulk commit: images kept", error);
+    if ((await settleFailedCommit(merchantId, codes, error)) === "written") return response!;
     throw error;
   }
   return response;

@@ -10,7 +10,7 @@ import type { BoostFrame, FrameName, Template } from "../qr/frames";
 import { effectiveLook } from "./look";
 import { renderFramedPng, renderPlainPng } from "../qr/render";
 import { renderSvg } from "../qr/svg";
-import { addNewCodes, findCode, findCodeRecord, newCodeId, updateCodeInTransaction, type CodeLookup } from "../store/codes";
+import { addNewCodes, findCode, findCodeRecord, newCodeId, readCodes, updateCodeInTransaction, type CodeLookup } from "../store/codes";
 import { readCodeCounts } from "../store/catalogue";
 import { uniqueTags, type DesignInput, type ScanBeepSound } from "./fields";
 import type { StoredDesign } from "../designs/design";
@@ -152,6 +152,28 @@ export async function discardPrepared(codes: readonly Pick<QrCode, "imagePath">[
   await Promise.all(codes.map((c) => imageStore().delete(c.imagePath).catch((e) => logError("image cleanup failed", e))));
 }
 
+/** gRPC codes after which a commit may or may not have been applied. */
+const AMBIGUOUS_CODES = new Set([1, 2, 4, 13, 14]); // CANCELLED, UNKNOWN, DEADLINE_EXCEEDED, INTERNAL, UNAVAILABLE
+
+/**
+ * After a commit that wrote prepared codes failed: "discarded" when it surely was not applied (refused
+ * outright: its images are deleted), "written" when it was applied after all (an ambiguous failure, and
+ * the first code is there: the caller succeeded), "kept" when nobody can tell yet (the images stay: an
+ * orphan file costs little, a deleted image of a live code breaks every printed copy).
+ */
+export async function settleFailedCommit(merchantId: string, codes: readonly QrCode[], error: unknown): Promise<"written" | "discarded" | "kept"> {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== "number" || !AMBIGUOUS_CODES.has(code)) {
+    await discardPrepared(codes);
+    return "discarded";
+  }
+  // Not seen yet is not proof: the commit may still be applied after this read.
+  const landed = codes.length > 0 && (await readCodes(merchantId, [codes[0].codeId]).then((found) => found.length > 0, () => false));
+  if (landed) return "written";
+  logError("ambiguous commit of new codes: images kept", error);
+  return "kept";
+}
+
 /**
  * Creates codes all or nothing: images are stored first, then every code and link document is written
  * in one batch; if the batch fails, the images are deleted again and no document exists.
@@ -170,8 +192,7 @@ export async function createCodes(
     extraWrites?.(batch, codes);
     await batch.commit();
   } catch (error) {
-    await discardPrepared(codes);
-    throw error;
+    if ((await settleFailedCommit(merchantId, codes, error)) !== "written") throw error;
   }
   await emitCodeEvents("code.created", codes);
   return codes;

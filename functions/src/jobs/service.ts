@@ -13,7 +13,7 @@ import { db } from "../core/firebase";
 import { logError, logInfo } from "../core/log";
 import { addNewCodes, readCodes } from "../store/codes";
 import { addChunkDone, addExternalRefs, CHUNK_ROWS, createJob, jobCodeIds, readChunk, readExternalRefs, readJob, updateJob, type JobProgress, type RowOutcome, type StoredJob } from "../store/jobs";
-import { assertCodeQuota, discardPrepared, prepareCodes, type NewCodeInput } from "../codes/service";
+import { assertCodeQuota, prepareCodes, settleFailedCommit, type NewCodeInput } from "../codes/service";
 import { publishNewCodesInBatch } from "../store/publication";
 import { imageStore } from "../images/store";
 import type { QrCode } from "../codes/model";
@@ -206,9 +206,9 @@ async function runChunk(job: StoredJob, index: number): Promise<RowOutcome[]> {
   try {
     await batch.commit();
   } catch (error) {
-    // Another attempt committed this chunk (or one of its references) first: nothing of this one exists.
-    await discardPrepared(codes);
-    throw error;
+    // Another attempt committed this chunk (or one of its references) first, and nothing of this one
+    // exists; or an ambiguous failure, after which images are kept unless this commit is seen applied.
+    if ((await settleFailedCommit(job.merchantId, codes, error)) !== "written") throw error;
   }
   return outcomes;
 }

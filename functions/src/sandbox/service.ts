@@ -8,7 +8,7 @@ import { renderPlainPng } from "../qr/render";
 import { dayKey } from "../scans/classify";
 import { titleFromUrl } from "../codes/fields";
 import { publicCode } from "../codes/model";
-import { discardPrepared, prepareCodes } from "../codes/service";
+import { prepareCodes, settleFailedCommit } from "../codes/service";
 import { assertDestinationAllowed } from "../abuse/service";
 import { addNewCodes } from "../store/codes";
 import { ensureWorkspaceForOwner } from "../store/workspaces";
@@ -136,8 +136,7 @@ export async function claimSandboxCode(user: { uid: string; email?: string }, cl
       markClaimed(tx, current!.id, { uid: user.uid, merchantId: workspace.merchantId, codeId: code.codeId }, now);
     });
   } catch (error) {
-    await discardPrepared([code]);
-    throw error;
+    if ((await settleFailedCommit(workspace.merchantId, [code], error)) !== "written") throw error;
   }
   return { ok: true as const, sandboxId: sandbox.id, merchantId: workspace.merchantId, code: publicCode(code) };
 }
