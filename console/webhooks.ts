@@ -20,6 +20,20 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
   const boxes = EVENTS.map((e) => h("label", { class: "check" }, h("input", { type: "checkbox", value: e, checked: "" }), ` ${e}`));
   const secretBox = h("div", { id: "webhook-secret-box", "aria-live": "polite" });
   const logBox = h("div", { id: "webhook-log" });
+  const attemptsBox = h("div", { id: "delivery-attempts", "aria-live": "polite" });
+
+  /** Every attempt the log keeps for one delivery: what the receiver answered each time (its text is shown as text). */
+  async function showAttempts(webhookId: string, deliveryId: string): Promise<void> {
+    const d = await api<any>(`/webhooks/${webhookId}/deliveries/${deliveryId}`);
+    attemptsBox.replaceChildren(
+      h("h4", { id: "delivery-attempts-h" }, `Attempts of ${deliveryId}`),
+      table(
+        ["Attempt", "Time", "Response", "Latency", "Answer (first 1 KB)"],
+        d.attemptLog.map((a: any) => [String(a.attempt), new Date(a.at).toLocaleString(), a.responseCode === null ? "no answer" : String(a.responseCode), `${a.latencyMs} ms`, h("code", { class: "answer" }, a.detail || "—")]),
+        { id: "attempt-rows", caption: "Every attempt kept for this delivery" },
+      ),
+    );
+  }
   const showSecret = (secret: string, what: string) =>
     secretBox.replaceChildren(h("p", { class: "notice" }, `${what} Copy it now: it is shown only once. `, h("code", { class: "key", id: "webhook-secret" }, secret)));
 
@@ -33,10 +47,15 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
       d.last?.responseCode === null || d.last === null ? "—" : String(d.last.responseCode),
       d.last ? `${d.last.latencyMs} ms` : "—",
       new Date(d.createdAt).toLocaleString(),
-      button("Redeliver", async () => {
-        await api(`/webhooks/${webhookId}/deliveries/${d.deliveryId}/redeliver`, { body: {} });
-        await showLog(webhookId);
-      }, { class: "redeliver", "aria-label": `Redeliver ${d.deliveryId}` }),
+      h(
+        "span",
+        { class: "actions" },
+        button("Attempts", () => showAttempts(webhookId, d.deliveryId), { class: "show-attempts", "aria-label": `Every attempt of ${d.deliveryId}` }),
+        button("Redeliver", async () => {
+          await api(`/webhooks/${webhookId}/deliveries/${d.deliveryId}/redeliver`, { body: {} });
+          await showLog(webhookId);
+        }, { class: "redeliver", "aria-label": `Redeliver ${d.deliveryId}` }),
+      ),
     ]);
     logBox.replaceChildren(
       h("h3", { id: "webhook-log-h" }, `Deliveries of ${webhookId} (last 30 days)`),
@@ -44,7 +63,9 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
       rows.length
         ? table(["Delivery", "Event", "Status", "Attempts", "Response", "Latency", "Created", ""], rows, { id: "delivery-rows", caption: "Delivery log" }, (i) => ({ "data-delivery-id": deliveries[i].deliveryId }))
         : h("p", { class: "muted" }, "No deliveries yet."),
+      attemptsBox,
     );
+    attemptsBox.replaceChildren();
   }
 
   const rows = webhooks.map((w) => [

@@ -27,7 +27,8 @@ describe("merchant console: Settings → Webhooks", function () {
           verified = false;
         }
         received.push({ id: String(req.headers["webhook-id"]), verified });
-        res.writeHead(failFirst-- > 0 ? 500 : 204).end();
+        if (failFirst-- > 0) res.writeHead(500, { "Content-Type": "text/plain" }).end("Receiver busy: try again later");
+        else res.writeHead(204).end();
       });
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -62,6 +63,12 @@ describe("merchant console: Settings → Webhooks", function () {
     assert.equal(received.length, 2);
     assert.equal(received[0].id, received[1].id);
     assert.ok(received.every((r) => r.verified));
+    // Every kept attempt of the delivery, with what the receiver answered each time.
+    await page.locator("#delivery-rows tr").first().getByRole("button", { name: /Every attempt/ }).click();
+    await page.waitForSelector("#attempt-rows tr");
+    const attempts = await page.$$eval("#attempt-rows tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+    assert.deepEqual(attempts.map((a) => [a[0], a[2]]), [["1", "500"], ["2", "204"]]);
+    assert.match(attempts[0][4]!, /Receiver busy: try again later/);
     await screenshot(page, "webhooks-desktop");
     await page.locator("#delivery-rows tr").first().getByRole("button", { name: /Redeliver/ }).click();
     await eventually(() => received.length, (n) => n >= 3, { timeoutMs: 12_000, what: "the redelivery" });

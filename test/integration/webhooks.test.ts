@@ -125,6 +125,13 @@ describe("signed scan webhooks", function () {
     const log = await tool(merchant, "svc.webhook.deliveries", { webhookId: created.webhookId });
     assert.ok(log.deliveries.every((d: any) => d.status === "succeeded"));
     assert.ok(log.deliveries.some((d: any) => d.attempts > 1 && d.last.responseCode === 204));
+    assert.ok(log.deliveries.every((d: any) => d.attemptLog === undefined), "the list keeps to the last attempt");
+    // One delivery asked by id: every kept attempt, the 500s and then the 204, oldest first.
+    const retried = log.deliveries.find((d: any) => d.attempts > 1);
+    const full = (await tool(merchant, "svc.webhook.deliveries", { webhookId: created.webhookId, deliveryId: retried.deliveryId })).deliveries[0];
+    assert.equal(full.attemptLog.length, retried.attempts);
+    assert.deepEqual(full.attemptLog.map((a: any) => a.attempt), Array.from({ length: retried.attempts }, (_, i) => i + 1));
+    assert.deepEqual(full.attemptLog.map((a: any) => a.responseCode), [...Array(retried.attempts - 1).fill(500), 204]);
   });
 
   it("signatures fail when a delivery is tampered with or replayed later", async () => {

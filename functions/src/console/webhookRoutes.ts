@@ -6,6 +6,7 @@ import { listWebhooks } from "../store/webhooks";
 import {
   createWebhook,
   deliveriesOf,
+  deliveryAttempts,
   deliveryIdSchema,
   enableWebhook,
   MAX_OVERLAP_HOURS,
@@ -111,6 +112,16 @@ export const webhookEndpoints = [
     async handle({ caller, params, query }) {
       return { deliveries: await deliveriesOf(caller.merchantId, params.webhookId, query.limit ?? 50) };
     },
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/console/webhooks/:webhookId/deliveries/:deliveryId",
+    summary: "One delivery with every attempt kept",
+    internal: true,
+    ...member,
+    limit: "consoleReads",
+    params: z.object({ webhookId: webhookIdSchema, deliveryId: deliveryIdSchema }).strict(),
+    handle: ({ caller, params }) => deliveryAttempts(caller.merchantId, params.webhookId, params.deliveryId),
   }),
   endpoint({
     method: "POST",

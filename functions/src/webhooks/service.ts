@@ -64,7 +64,10 @@ export function publicWebhook(w: Webhook) {
   };
 }
 
-export function publicDelivery(d: Delivery) {
+const publicAttempt = (a: Delivery["attempts"][number]) => ({ at: a.at.toISOString(), attempt: a.attempt, ok: a.ok, responseCode: a.responseCode, latencyMs: a.latencyMs, detail: a.detail });
+
+/** A delivery as callers see it: its last attempt, and with `allAttempts` every attempt the log keeps (up to 40, oldest first). */
+export function publicDelivery(d: Delivery, allAttempts = false) {
   const last = d.attempts.at(-1);
   return {
     deliveryId: d.deliveryId,
@@ -73,7 +76,8 @@ export function publicDelivery(d: Delivery) {
     status: d.status,
     attempts: d.attempts.length,
     createdAt: d.createdAt.toISOString(),
-    last: last ? { at: last.at.toISOString(), attempt: last.attempt, ok: last.ok, responseCode: last.responseCode, latencyMs: last.latencyMs, detail: last.detail } : null,
+    last: last ? publicAttempt(last) : null,
+    ...(allAttempts ? { attemptLog: d.attempts.map(publicAttempt) } : {}),
   };
 }
 
@@ -204,7 +208,15 @@ export async function sendTestEvent(merchantId: string, webhookId: string): Prom
 
 export async function deliveriesOf(merchantId: string, webhookId: string, limit: number) {
   await mustRead(merchantId, webhookId);
-  return (await listDeliveries(merchantId, webhookId, limit)).map(publicDelivery);
+  return (await listDeliveries(merchantId, webhookId, limit)).map((d) => publicDelivery(d));
+}
+
+/** One delivery with every attempt the log keeps: a receiver that answered 500 three times, then 204, sees all four. */
+export async function deliveryAttempts(merchantId: string, webhookId: string, deliveryId: string) {
+  await mustRead(merchantId, webhookId);
+  const delivery = await readDelivery(merchantId, webhookId, deliveryId);
+  if (!delivery) throw new AppError("NOT_FOUND", "Delivery not found (the log keeps 30 days)");
+  return publicDelivery(delivery, true);
 }
 
 /** Sends a logged delivery again, same webhook-id and body, signed afresh. */
