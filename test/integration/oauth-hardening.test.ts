@@ -182,7 +182,22 @@ describe("OAuth hardening", function () {
       const b = await tokensFor(s);
       await exhaust("oauthTokenGrant", { keyId: /^svc_rt_(grant_[0-9a-f]{24})\./.exec(a.refresh_token!)![1] });
       assert.deepEqual(await oauthFailure(refresh(s, a.refresh_token!)), { error: "temporarily_unavailable", status: 429 });
-      assert.ok((await refresh(s, b.refresh_token!)).access_token);
+      const bNext = await refresh(s, b.refresh_token!);
+      assert.ok(bNext.access_token);
+
+      // Junk tokens naming a grant do not spend it: 70 forged refreshes and revocations of b's grant (over
+      // its 60), and b still refreshes.
+      const bGrant = /^svc_rt_(grant_[0-9a-f]{24})\./.exec(b.refresh_token!)![1];
+      const forged = `svc_rt_${bGrant}.${"A".repeat(43)}`;
+      const forgedAnswers = await Promise.all(
+        Array.from({ length: 70 }, (_, i) =>
+          i % 2
+            ? post({ grant_type: "refresh_token", client_id: s.client.client_id, refresh_token: forged }).then((r) => r.status)
+            : s.net.fetch(`${appUrl()}/oauth/revoke`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ token: forged, client_id: s.client.client_id }).toString() }).then((r) => r.status),
+        ),
+      );
+      assert.ok(forgedAnswers.every((status) => status === 400 || status === 200), JSON.stringify([...new Set(forgedAnswers)]));
+      assert.ok((await refresh(s, bNext.refresh_token!)).access_token, "the real grant's budget is untouched");
 
       // Per client: junk codes naming a client do not spend its budget; a real code of a client at its limit waits.
       // A client that has redeemed nothing yet: an instance may hold quota leased for one that has.

@@ -95,6 +95,9 @@ export async function exchange(params: TokenRequest, limit: Limit) {
     const refreshToken = required(params, "refresh_token");
     const parsed = parseGrantToken(refreshToken, "rt");
     if (!parsed) throw oauthError("invalid_grant", "The refresh token is not recognised");
+    // Anyone can write a grant id into a junk token: only a token the grant issued spends its budget
+    // (junk is held to the per-address limit instead).
+    if (!(await tokenBelongsToGrant("refresh", sha256Hex(refreshToken), parsed.grantId))) throw oauthError("invalid_grant", "The refresh token is not recognised");
     await limit("oauthTokenGrant", { keyId: parsed.grantId });
     const scope = params.scope;
     const minted = newTokens(parsed.grantId);
@@ -129,8 +132,8 @@ export async function revoke(params: RevocationRequest, limit: Limit): Promise<v
   const kind = parseGrantToken(token, "at") ? "access" : parseGrantToken(token, "rt") ? "refresh" : undefined;
   if (!kind) return;
   const { grantId } = parseGrantToken(token, kind === "access" ? "at" : "rt")!;
-  await limit("oauthTokenGrant", { keyId: grantId });
   if (!(await tokenBelongsToGrant(kind, sha256Hex(token), grantId))) return;
+  await limit("oauthTokenGrant", { keyId: grantId }); // only once the token is proven the grant's
   const grant = await getGrant(grantId);
   if (!grant) return;
   if (grant.clientId !== clientId) throw oauthError("unauthorized_client", "This token was not issued to this client");
