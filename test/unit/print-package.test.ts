@@ -15,7 +15,7 @@ import { decodeSvgBeside } from "../../functions/src/designs/svgCheck";
 import { AppError } from "../../functions/src/core/errors";
 import { DEFAULT_DESIGN, type StoredDesign } from "../../functions/src/designs/design";
 import { renderPdf } from "../../functions/src/images/print";
-import { MANIFEST_COLUMNS, PIPELINE_DEPTH, checkPdfDecodes, csvCell, sheetLayout, shortIdOf, writePrintPackage, type PrintPackageOptions } from "../../functions/src/jobs/printPackage";
+import { CHECK_SIDES, MANIFEST_COLUMNS, PIPELINE_DEPTH, checkPdfDecodes, csvCell, sheetLayout, shortIdOf, writePrintPackage, type PrintPackageOptions } from "../../functions/src/jobs/printPackage";
 import { pdfToSvg, ptToMm } from "../helpers/pdf";
 import { decodeSvg } from "../helpers/qr";
 import { readZip } from "../helpers/zip";
@@ -318,7 +318,9 @@ describe("print package (jobs/printPackage)", function () {
     };
     const MB = (n: number) => `${(n / 1024 / 1024).toFixed(2)} MB`;
     // Six 60 mm labels a page, a page a file: what is held of the sheets at any time is small.
-    const options: PrintPackageOptions = { sideMm: 40, sheets: { paper: "a4", labelMm: 60, pagesPerFile: 1 } };
+    // One code at a time: what the package keeps is then measured without the few codes drawn ahead of the
+    // one being written (at most PIPELINE_DEPTH codes' files and rasters: the backpressure test bounds them).
+    const options: PrintPackageOptions = { sideMm: 40, sheets: { paper: "a4", labelMm: 60, pagesPerFile: 1 }, pipelineDepth: 1 };
     // The output is counted and dropped, as a Cloud Storage upload sends it on.
     const countingOut = () => {
       const seen = { bytes: 0, chunks: 0 };
@@ -336,13 +338,13 @@ describe("print package (jobs/printPackage)", function () {
     await writePrintPackage(paged(Array.from({ length: 20 }, (_, i) => qrCode(800 + i))), options, countingOut().out);
 
     // What checking a code leaves behind, wherever it runs: ZXing (zxing-wasm 3.1.4) keeps every result it
-    // returns (readBarcodes never deletes its result vector), ~1.5 KB per decode, three decodes per file.
+    // returns (readBarcodes never deletes its result vector), ~1.5 KB per decode, one ZXing decode per file (one size).
     // Measured here on the calls the package makes, on a code of the same size, so the bound below is
     // about the package itself. (Where the SVG check runs in its worker, that part is not on this thread.)
     const sample = qrCode(850);
     const payload = encodedPayload(sample);
     const [svg, pdf] = [await renderCodeSvg(sample), await renderPdf(sample, 40, sample.title)];
-    const checks = () => Promise.all([decodeSvgBeside(svg, payload), checkPdfDecodes(pdf, payload)]);
+    const checks = () => Promise.all([decodeSvgBeside(svg, payload, CHECK_SIDES), checkPdfDecodes(pdf, payload)]);
     for (let i = 0; i < 5; i++) await checks();
     const K = 40;
     const calibrationStart = await retained();

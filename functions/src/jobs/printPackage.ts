@@ -10,7 +10,7 @@
 // entries per code), the manifest (deflated as it is written, ~30-60 bytes per code: a ZIP entry's bytes
 // must be contiguous, so it cannot be written while the code files are) and the code ids seen (duplicate
 // check). Beyond this module: zxing-wasm 3.1.4's readBarcodes never deletes its result vector, so every
-// decode keeps its results (~0.8 KB of buffers and their objects; three decodes per file, the SVG's in the
+// decode keeps its results (~0.8 KB of buffers and their objects; one ZXing decode per file, the SVG's in the
 // check worker where there is one) for the life of the instance, until designs/verify.ts works around it.
 // Label sheets are pdf-lib documents, which hold a whole document until saved: they are bounded by
 // writing them as separate files (`sheets-001.pdf`, ...) of at most `pagesPerFile` pages (and about
@@ -62,6 +62,8 @@ export interface PrintPackageOptions {
   sideMm: number;
   /** Imposed label sheets, when asked. */
   sheets?: SheetOptions;
+  /** Codes drawn and checked at once (1 to PIPELINE_DEPTH_MAX; default PIPELINE_DEPTH). */
+  pipelineDepth?: number;
 }
 
 export interface PrintPackageResult {
@@ -348,9 +350,10 @@ class ZipSink {
 
 /** The side each file is rendered at and decoded by both decoders (see the top of this file). */
 const CHECK_SIDE = 300;
-const CHECK_SIDES = [CHECK_SIDE] as const;
+export const CHECK_SIDES = [CHECK_SIDE] as const;
 /** Codes drawn and checked at once (their files still go into the ZIP in order): overlaps one code's JS with another's rasterising and the worker's SVG checks. */
 export const PIPELINE_DEPTH = 4;
+const PIPELINE_DEPTH_MAX = 16;
 
 export interface DecodeCheck {
   ok: boolean;
@@ -696,6 +699,8 @@ async function drawAndCheck(code: QrCode, sideMm: number): Promise<CodeFiles> {
  */
 export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<QrCode>, options: PrintPackageOptions, out: NodeJS.WritableStream): Promise<PrintPackageResult> {
   const { sideMm, sheets: sheetOptions } = checkPrintPackageOptions(options);
+  const depth = options.pipelineDepth ?? PIPELINE_DEPTH;
+  if (!Number.isInteger(depth) || depth < 1 || depth > PIPELINE_DEPTH_MAX) invalid(`pipelineDepth is a whole number from 1 to ${PIPELINE_DEPTH_MAX}`, { pipelineDepth: depth });
   const sink = new ZipSink(out);
   const sheets = sheetOptions ? new SheetWriter(sheetOptions.layout, sheetOptions.pagesPerFile) : null;
   const manifest = new DeflatedText();
@@ -733,7 +738,7 @@ export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<
       const drawing = drawAndCheck(code, sideMm);
       drawing.catch(() => undefined); // awaited in turn below; a failure meanwhile is not an unhandled rejection
       inFlight.push(drawing);
-      if (inFlight.length >= PIPELINE_DEPTH) await emit(await inFlight.shift()!);
+      if (inFlight.length >= depth) await emit(await inFlight.shift()!);
     }
     while (inFlight.length) await emit(await inFlight.shift()!);
     const last = await sheets?.close();
