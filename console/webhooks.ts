@@ -50,7 +50,7 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
       h(
         "span",
         { class: "actions" },
-        button("Attempts", () => showAttempts(webhookId, d.deliveryId), { class: "show-attempts", "aria-label": `Every attempt of ${d.deliveryId}` }),
+        button("Attempts", () => showAttempts(webhookId, d.deliveryId), { class: "show-attempts", "aria-label": `Attempts of ${d.deliveryId}` }),
         button("Redeliver", async () => {
           await api(`/webhooks/${webhookId}/deliveries/${d.deliveryId}/redeliver`, { body: {} });
           await showLog(webhookId);

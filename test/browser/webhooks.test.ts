@@ -64,7 +64,7 @@ describe("merchant console: Settings → Webhooks", function () {
     assert.equal(received[0].id, received[1].id);
     assert.ok(received.every((r) => r.verified));
     // Every kept attempt of the delivery, with what the receiver answered each time.
-    await page.locator("#delivery-rows tr").first().getByRole("button", { name: /Every attempt/ }).click();
+    await page.locator("#delivery-rows tr").first().getByRole("button", { name: /^Attempts of / }).click();
     await page.waitForSelector("#attempt-rows tr");
     const attempts = await page.$$eval("#attempt-rows tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
     assert.deepEqual(attempts.map((a) => [a[0], a[2]]), [["1", "500"], ["2", "204"]]);
