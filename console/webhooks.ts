@@ -5,7 +5,7 @@ import { field, table } from "./dom";
 
 /** Why an endpoint was disabled, as the owner reads it (store/webhooks.ts WEBHOOK_DISABLED_REASONS). */
 const DISABLED_BECAUSE: Record<string, string> = {
-  failing: "every delivery failed for a day",
+  failing: "every attempt failed for over an hour",
   "creator-left": "the member who added it left the workspace",
   "creator-disabled": "the account that added it is disabled",
   "credential-revoked": "the key or app that added it was revoked",
@@ -18,6 +18,7 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
   const url = field("Endpoint URL (https)", h("input", { id: "webhook-url", type: "url", placeholder: "https://example.com/hooks/svc" }));
   url.wrap.classList.add("url-field"); // room for a whole URL (and its placeholder) on a wide screen
   const boxes = EVENTS.map((e) => h("label", { class: "check" }, h("input", { type: "checkbox", value: e, checked: "" }), ` ${e}`));
+  const machine = h("input", { type: "checkbox", id: "webhook-machine-scans" });
   const secretBox = h("div", { id: "webhook-secret-box", "aria-live": "polite" });
   const logBox = h("div", { id: "webhook-log" });
   const attemptsBox = h("div", { id: "delivery-attempts", "aria-live": "polite" });
@@ -70,7 +71,7 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
 
   const rows = webhooks.map((w) => [
     h("span", { class: "webhook-url" }, w.url),
-    w.events.join(", "),
+    w.events.join(", ") + (w.machineScans ? " (also bots and previews)" : ""),
     h("span", { class: "webhook-status" }, w.status === "disabled" && w.disabledReason ? `disabled: ${DISABLED_BECAUSE[w.disabledReason] ?? w.disabledReason}` : w.status),
     h(
       "span",
@@ -91,13 +92,13 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
     h("h2", { id: "webhooks-h" }, "Webhooks"),
     h("p", { class: "muted" }, "Your systems hear about scans and code changes within seconds. Deliveries are signed (Standard Webhooks) and retried for a day."),
     h("div", { class: "form-row" }, url.wrap),
-    h("fieldset", {}, h("legend", {}, "Events"), ...boxes),
+    h("fieldset", {}, h("legend", {}, "Events"), ...boxes, h("label", { class: "check" }, machine, " also scans by bots, link previews and HEAD requests")),
     h(
       "div",
       { class: "actions" },
       button("Add webhook", async () => {
         const events = boxes.map((l) => l.querySelector("input")!).filter((b) => b.checked).map((b) => b.value);
-        const created = await api("/webhooks", { body: { url: url.input.value, events } });
+        const created = await api("/webhooks", { body: { url: url.input.value, events, machineScans: machine.checked } });
         await render();
         const box = document.getElementById("webhook-secret-box");
         if (box) box.replaceChildren(h("p", { class: "notice" }, "Signing secret. Copy it now: it is shown only once. ", h("code", { class: "key", id: "webhook-secret" }, created.secret)));

@@ -5,6 +5,7 @@ import { appUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, mintKey, signUp, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
+import { RATE_LIMITS } from "../../functions/src/core/rateLimit";
 import { decodePng, decodeSvg, fetchPng } from "../helpers/qr";
 import { hasColour, merchantWithLogo, noiseLogo } from "../helpers/designs";
 import { pdfToSvg, ptToMm } from "../helpers/pdf";
@@ -102,6 +103,31 @@ describe("print files and brand tools", function () {
     assert.equal(decodePng(await fetchPng(url(2400))).width, 2048, "followed, it is the 2048 px file");
     assert.equal((await fetch(url(100))).status, 400);
     assert.equal((await fetch(url(5000))).status, 400);
+  });
+
+  it("limits drawn files per client address before anything is read or drawn; another address is not limited", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "walked", destinationUrl: "https://example.com/walked" }, merchant.apiKey));
+    const png = `${code.qrSvgUrl.replace("/img/svg/", "/img/png/").replace(".svg?", ".png?")}&px=150`;
+    const badToken = png.replace(/token=[^&]+/, "token=00000000-0000-0000-0000-000000000000");
+    const script = newClient();
+    // A script walking codes and sizes: every request counts, a refused token too (the limit comes first).
+    const statuses = new Set<number>();
+    for (let i = 0; i < RATE_LIMITS.imageFiles.max; i++) {
+      const answer = await script.fetch(i % 2 ? badToken : png);
+      await answer.arrayBuffer();
+      statuses.add(answer.status);
+    }
+    assert.deepEqual([...statuses].sort(), [200, 403]);
+    const refused = await script.fetch(png);
+    assert.equal(refused.status, 429);
+    const error = (await refused.json()) as any;
+    assert.equal(error.code, "RATE_LIMITED");
+    assert.ok(Number(refused.headers.get("retry-after")) > 0 && Number(refused.headers.get("retry-after")) <= 60);
+    assert.equal((await script.fetch(code.qrPdfUrl)).status, 429, "one budget for every kind of drawn file");
+    const person = newClient();
+    const answered = await person.fetch(png);
+    assert.equal(answered.status, 200);
+    assert.equal(decodePng(Buffer.from(await answered.arrayBuffer())).payload, "https://example.com/walked");
   });
 
   it("an agent's 256 KB logo is accepted through /api/mcp (body over the old 256 KiB limit)", async () => {

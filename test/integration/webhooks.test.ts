@@ -10,6 +10,7 @@ import { revokeApiKey } from "../../functions/src/store/apiKeys";
 import { newClient } from "../helpers/clients";
 import { consoleAs } from "../helpers/consoleApi";
 import { eventually } from "../helpers/poll";
+import { DISABLE_AFTER_FAILURES } from "../../functions/src/webhooks/deliver";
 
 const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
 
@@ -26,13 +27,20 @@ class Receiver {
   requests: Received[] = [];
   /** Answer 500 to this many requests first. */
   failFirst = 0;
+  /** Hold each request this long before answering (a slow receiver). */
+  holdMs = 0;
+  inFlight = 0;
+  maxInFlight = 0;
   secrets: string[] = [];
   private server: Server;
   constructor() {
     this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
+      this.maxInFlight = Math.max(this.maxInFlight, ++this.inFlight);
+      res.on("close", () => this.inFlight--);
       req.on("data", (c: Buffer) => chunks.push(c));
-      req.on("end", () => {
+      req.on("end", async () => {
+        if (this.holdMs) await new Promise((r) => setTimeout(r, this.holdMs));
         const body = Buffer.concat(chunks).toString("utf8");
         const verified = this.secrets.some((s) => {
           try {
@@ -157,6 +165,45 @@ describe("signed scan webhooks", function () {
     }
   });
 
+  it("sends scans that are not a person's (bots, previews, HEAD) only to subscriptions that ask for them", async () => {
+    const before = await tool(merchant, "svc.qr.create", { title: "before", destinationUrl: "https://example.com/before", dynamic: true });
+    const people = await tool(merchant, "svc.webhook.create", { url, events: ["scan.created"] });
+    assert.equal(people.machineScans, false, "off unless asked for");
+    const machines = new Receiver();
+    const machinesUrl = await machines.listen();
+    try {
+      const all = await tool(merchant, "svc.webhook.create", { url: machinesUrl, events: ["scan.created"], machineScans: true });
+      assert.equal(all.machineScans, true);
+      const listed = await tool(merchant, "svc.webhook.list", {});
+      assert.deepEqual(listed.webhooks.map((w: any) => [w.webhookId, w.machineScans]).sort(), [[people.webhookId, false], [all.webhookId, true]].sort());
+      receiver.secrets = [people.secret];
+      machines.secrets = [all.secret];
+      const after = await tool(merchant, "svc.qr.create", { title: "after", destinationUrl: "https://example.com/after", dynamic: true });
+      // Both paths that name a link's subscriptions: the sync on subscribing, and a new code's creation.
+      for (const code of [before, after]) {
+        const at = `${baseUrl()}/qr/${code.uniqueQRCodeID}`;
+        assert.equal((await client.fetch(at, { redirect: "manual", headers: { "User-Agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)" } })).status, 302);
+        assert.equal((await client.fetch(at, { method: "HEAD", redirect: "manual", headers: { "User-Agent": PHONE } })).status, 302);
+        assert.equal((await scan(code.uniqueQRCodeID)).status, 302);
+      }
+      const scansIn = (r: Receiver) => r.messages().flatMap((m) => m.event.data.scans);
+      await machines.until("6 scans, 4 of them machines", () => scansIn(machines).length === 6);
+      await receiver.until("the 2 human scans", () => scansIn(receiver).length === 2);
+      assert.deepEqual(scansIn(machines).map((x: any) => x.human).sort(), [false, false, false, false, true, true]);
+      assert.deepEqual(new Set(scansIn(machines).filter((x: any) => !x.human).map((x: any) => x.notCountedReason)), new Set(["crawler", "head-request"]));
+      // Settled: everything queued for the people-only endpoint has been delivered, and it holds no machine scan.
+      await eventually(
+        async () => (await tool(merchant, "svc.webhook.deliveries", { webhookId: people.webhookId, limit: 100 })).deliveries,
+        (logged: any[]) => logged.length === receiver.messages().length && logged.every((d) => d.status === "succeeded"),
+        { what: "the people-only endpoint's log settled" },
+      );
+      assert.ok(scansIn(receiver).every((x: any) => x.human === true), JSON.stringify(scansIn(receiver)));
+      assert.equal(scansIn(receiver).length, 2);
+    } finally {
+      machines.close();
+    }
+  });
+
   it("costs a workspace without subscriptions nothing per scan: only covered links name a subscription", async () => {
     const a = await tool(merchant, "svc.qr.create", { title: "a", destinationUrl: "https://example.com/a", dynamic: true });
     const b = await tool(merchant, "svc.qr.create", { title: "b", destinationUrl: "https://example.com/b", dynamic: true, campaign: "fall" });
@@ -197,12 +244,13 @@ describe("signed scan webhooks", function () {
     for (const secret of [created.secret, rotated.secret]) assert.doesNotThrow(() => new Webhook(secret).verify(body, headers as Record<string, string>));
   });
 
-  it("disables an endpoint that failed for a day and mails the workspace's owner", async () => {
+  it("disables an endpoint after a run of failures (an hour, 10 attempts) and mails the workspace's owner", async () => {
     const created = await tool(merchant, "svc.webhook.create", { url, events: ["code.updated"] });
     receiver.secrets = [created.secret];
     receiver.failFirst = 100;
     const ref = firestore().collection("workspaces").doc(merchant.merchantId).collection("webhooks").doc(created.webhookId);
-    await ref.update({ failingSince: new Date(Date.now() - 25 * 3600_000) });
+    // Nine failed attempts over two hours: the tenth completes the run.
+    await ref.update({ failingSince: new Date(Date.now() - 2 * 3600_000), failedRun: DISABLE_AFTER_FAILURES - 1 });
     await tool(merchant, "svc.webhook.test", { webhookId: created.webhookId });
     await eventually(async () => (await ref.get()).get("status"), (status) => status === "disabled", { what: "the endpoint disabled" });
     assert.equal(receiver.requests.length, 1, "no retry after disabling");
@@ -212,6 +260,56 @@ describe("signed scan webhooks", function () {
     const log = await tool(merchant, "svc.webhook.deliveries", { webhookId: created.webhookId });
     assert.equal(log.deliveries[0].status, "failed");
     assert.equal(log.deliveries[0].last.responseCode, 500);
+  });
+
+  it("a slow, failing endpoint of one workspace holds one attempt at a time, and another workspace's deliveries stay prompt", async () => {
+    const slow = new Receiver();
+    slow.holdMs = 6_000; // past the 5 s attempt deadline
+    slow.failFirst = Number.MAX_SAFE_INTEGER;
+    const slowUrl = await slow.listen();
+    const hooks: any[] = [];
+    try {
+      const attackerCode = await tool(merchant, "svc.qr.create", { title: "flood", destinationUrl: "https://example.com/flood", dynamic: true });
+      for (let i = 0; i < 10; i++) hooks.push(await tool(merchant, "svc.webhook.create", { url: slowUrl, events: ["scan.created"] }));
+      // Each endpoint fails once, and from then on is a tripped circuit.
+      for (const h of hooks) await tool(merchant, "svc.webhook.test", { webhookId: h.webhookId });
+      const webhookDoc = (id: string) => firestore().collection("workspaces").doc(merchant.merchantId).collection("webhooks").doc(id).get();
+      await eventually(async () => Promise.all(hooks.map(async (h) => (await webhookDoc(h.webhookId)).get("failingSince"))), (all) => all.every(Boolean), { what: "every endpoint failing", timeoutMs: 60_000 });
+      slow.maxInFlight = slow.inFlight;
+      const floodStart = slow.requests.length;
+      const floodStarted = Date.now();
+      // The flood: 30 scans from 30 addresses, each queueing one delivery per endpoint (300 deliveries).
+      await Promise.all(Array.from({ length: 30 }, () => newClient().fetch(`${baseUrl()}/qr/${attackerCode.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } })));
+
+      // Meanwhile another workspace's endpoint hears about its scans within seconds.
+      const other = await createMerchant();
+      const otherCode = await tool(other, "svc.qr.create", { title: "counter", destinationUrl: "https://example.com/counter", dynamic: true });
+      const created = await tool(other, "svc.webhook.create", { url, events: ["scan.created"] });
+      receiver.secrets = [created.secret];
+      const latencies: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        const sent = Date.now();
+        const before = receiver.messages().length;
+        assert.equal((await newClient().fetch(`${baseUrl()}/qr/${otherCode.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } })).status, 302);
+        await receiver.until(`scan ${i + 1} of the other workspace`, () => receiver.messages().length > before, 30_000);
+        latencies.push(Date.now() - sent);
+      }
+      latencies.sort((x, y) => x - y);
+      const p95 = latencies[Math.ceil(latencies.length * 0.95) - 1];
+      const seconds = (Date.now() - floodStarted) / 1000;
+      const sentToSlow = slow.requests.length - floodStart;
+      console.log(`      other workspace's delivery: p50 ${latencies[4]} ms, p95 ${p95} ms; slow endpoint: ${sentToSlow} attempts in ${seconds.toFixed(1)} s for 10 endpoints x 30 scans, at most ${slow.maxInFlight} in flight`);
+      assert.ok(p95 < 5_000, `p95 ${p95} ms`);
+      // One attempt in flight per endpoint, each claim covering its 5 s deadline and a 1 s interval.
+      assert.ok(slow.maxInFlight <= hooks.length, `${slow.maxInFlight} in flight at the slow endpoint`);
+      assert.ok(sentToSlow <= hooks.length * Math.ceil(seconds / 6 + 1), `${sentToSlow} attempts reached the slow endpoint in ${seconds.toFixed(1)} s`);
+      const logged = await tool(merchant, "svc.webhook.deliveries", { webhookId: hooks[0].webhookId, limit: 100 });
+      assert.ok(logged.deliveries.length >= 2, "waiting deliveries are in the log, not lost");
+    } finally {
+      // Deleted endpoints drop their queued deliveries: nothing keeps retrying for the rest of the run.
+      for (const h of hooks) await tool(merchant, "svc.webhook.delete", { webhookId: h.webhookId });
+      slow.close();
+    }
   });
 
   it("tells code.published subscribers when the console publishes a code, through the console API's own webhook routes", async () => {

@@ -115,7 +115,7 @@ export function logOAuthForeignBrowser(facts: { requestId: string; clientId: str
   logger.warn("oauth request decided from another browser", { event: "oauth.foreign_browser", ...facts });
 }
 
-/** A webhook endpoint that failed for a day was disabled and its workspace's owner mailed. */
+/** A webhook endpoint that failed for a run of attempts was disabled and its workspace's owner mailed. */
 export function logWebhookDisabled(facts: { merchantId: string; webhookId: string; failingSince: string }): void {
   logger.warn("webhook endpoint disabled", { event: "webhook.disabled", ...facts });
 }

@@ -55,6 +55,12 @@ export const RATE_LIMITS = {
   previews: { max: 300, windowSeconds: 60, counts: "PNG previews", per: "credential" },
   /** The public abuse report form: enough for a person reporting several codes, not for flooding the queue. */
   abuseReports: { max: 10, windowSeconds: 3600, counts: "abuse reports", per: "address" },
+  /**
+   * Print files drawn on request (/img/png, /img/pdf, /img/svg, /img/print-hint). The CDN answers repeats
+   * without reaching the function, so only misses count: a person downloading files is never stopped,
+   * a script walking sizes and codes is, before it draws anything. Whole catalogues come from a job's package.
+   */
+  imageFiles: { max: 120, windowSeconds: 60, counts: "print files drawn", per: "address" },
   mcpUnauthenticated: { max: 1200, windowSeconds: 60, counts: "MCP requests without a valid credential", per: "address" },
   // The OAuth server's endpoints. Registration and authorization are per address (no credential yet); the
   // token endpoint is limited per client and per grant, with a per-address ceiling high enough for every

@@ -68,6 +68,7 @@ export const printEndpoints = [
     path: "/img/pdf/:merchantId/:file",
     summary: "A code as a print-ready PDF",
     credential: "none",
+    addressLimit: "imageFiles",
     doc: {
       operationId: "getCodePdf",
       description:
@@ -97,6 +98,7 @@ export const printEndpoints = [
     path: "/img/png/:merchantId/:file",
     summary: "A code as a PNG of a chosen size",
     credential: "none",
+    addressLimit: "imageFiles",
     doc: {
       operationId: "getCodePng",
       description: `The code drawn \`px\` pixels a side (${PNG_PX_SIZES.join(", ")}; another value from ${PNG_PX_MIN} to ${PNG_PX_MAX} is redirected (308) to the nearest); designed codes are decoded at that size before they are returned. 503 with Retry-After when the instance is drawing as many files as it safely can.`,
@@ -120,6 +122,7 @@ export const printEndpoints = [
     path: "/img/print-hint/:merchantId/:file",
     summary: "The smallest print of a code that scans from a distance",
     credential: "none",
+    addressLimit: "imageFiles",
     response: PrintHintSchema,
     doc: {
       operationId: "getPrintHint",

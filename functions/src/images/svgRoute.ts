@@ -12,6 +12,7 @@ export const svgEndpoint = endpoint({
   path: "/img/svg/:merchantId/:file",
   summary: "A code as a print-ready SVG",
   credential: "none",
+  addressLimit: "imageFiles",
   params: codeFileParams("svg"),
   query: z.object({ token: tokenField }).strict(),
   doc: {

@@ -19,6 +19,8 @@ export interface Link {
   campaign: string | null;
   /** Active scan.created subscriptions covering this code (store/webhooks.ts); absent when none. */
   webhookIds?: string[];
+  /** Those of them that also want scans that are not a person's (a subset of webhookIds). */
+  machineWebhookIds?: string[];
   /** An operator's takedown: scans get a warning page instead of the destination. */
   takenDown?: TakenDown;
 }

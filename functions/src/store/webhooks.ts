@@ -26,10 +26,16 @@ export interface Webhook {
   /** Only these codes, or these campaigns (null: every code). */
   codeIds: string[] | null;
   campaigns: string[] | null;
+  /** Also told about scans that are not a person's (bots, link previews, HEAD requests); off unless asked for. */
+  machineScans: boolean;
   secrets: StoredSecret[];
   status: "active" | "disabled";
   /** When the first of the current run of failed attempts happened; null after a success. */
   failingSince: Date | null;
+  /** Failed attempts in the current run (0 after a success). */
+  failedRun: number;
+  /** While failing: no attempt goes out before this time, so a failing endpoint takes one dispatch at a time. */
+  probeAfter: Date | null;
   disabledAt: Date | null;
   createdAt: Date;
   createdBy: string;
@@ -86,9 +92,12 @@ function webhookFrom(merchantId: string, id: string, d: DocumentData): Webhook {
     events: d.events,
     codeIds: d.codeIds ?? null,
     campaigns: d.campaigns ?? null,
+    machineScans: d.machineScans === true,
     secrets: (d.secrets as DocumentData[]).map((s) => ({ sealed: s.sealed, createdAt: date(s.createdAt)!, expiresAt: date(s.expiresAt) })),
     status: d.status,
     failingSince: date(d.failingSince),
+    failedRun: typeof d.failedRun === "number" ? d.failedRun : 0,
+    probeAfter: date(d.probeAfter),
     disabledAt: date(d.disabledAt),
     createdAt: date(d.createdAt)!,
     createdBy: d.createdBy,
@@ -116,9 +125,12 @@ export async function saveNewWebhook(w: Webhook, max: number): Promise<boolean> 
       events: w.events,
       codeIds: w.codeIds,
       campaigns: w.campaigns,
+      machineScans: w.machineScans,
       secrets: secretsData(w.secrets),
       status: w.status,
       failingSince: null,
+      failedRun: 0,
+      probeAfter: null,
       disabledAt: null,
       createdAt: Timestamp.fromDate(w.createdAt),
       createdBy: w.createdBy,
@@ -151,17 +163,43 @@ export async function saveSecrets(merchantId: string, webhookId: string, secrets
   await webhooksOf(merchantId).doc(webhookId).update({ secrets: secretsData(secrets) });
 }
 
-/** After an attempt: a success clears the failure run; a failure starts one unless one is running. */
-export async function noteAttemptOutcome(merchantId: string, webhookId: string, ok: boolean, at: Date, failingSince: Date | null): Promise<void> {
+/**
+ * After an attempt: a success clears the failure run (one write, only if one was running); a failure
+ * starts or extends it and holds further attempts until `probeAfter`. While failing, at most one attempt
+ * per interval goes out (claimProbe), so this writes about once per interval, never per queued delivery.
+ */
+export async function noteAttemptOutcome(merchantId: string, webhookId: string, ok: boolean, at: Date, failingSince: Date | null, probeAfter: Date | null = null): Promise<void> {
   if (ok && failingSince === null) return;
-  if (!ok && failingSince !== null) return;
-  await webhooksOf(merchantId).doc(webhookId).update({ failingSince: ok ? null : Timestamp.fromDate(at) });
+  const ref = webhooksOf(merchantId).doc(webhookId);
+  if (ok) await ref.update({ failingSince: null, failedRun: 0, probeAfter: null });
+  else await ref.update({ failingSince: Timestamp.fromDate(failingSince ?? at), failedRun: FieldValue.increment(1), probeAfter: probeAfter ? Timestamp.fromDate(probeAfter) : null });
+}
+
+/**
+ * Claims the one attempt a failing endpoint may make until `until`: true for exactly one of any number of
+ * concurrent callers (an update conditioned on the document's last update time, no transaction to contend).
+ */
+export async function claimProbe(merchantId: string, webhookId: string, now: Date, until: Date): Promise<boolean> {
+  const ref = webhooksOf(merchantId).doc(webhookId);
+  const snap = await ref.get();
+  const after = date(snap.get("probeAfter"));
+  if (!snap.exists || snap.get("status") !== "active" || (after && after > now)) return false;
+  try {
+    await ref.update({ probeAfter: Timestamp.fromDate(until) }, { lastUpdateTime: snap.updateTime! });
+    return true;
+  } catch {
+    return false; // another attempt claimed it first
+  }
 }
 
 export async function setWebhookStatus(merchantId: string, webhookId: string, status: Webhook["status"], at: Date, reason: WebhookDisabledReason = "failing"): Promise<void> {
   await webhooksOf(merchantId)
     .doc(webhookId)
-    .update(status === "disabled" ? { status, disabledAt: Timestamp.fromDate(at), disabledReason: reason } : { status, disabledAt: null, failingSince: null, disabledReason: null });
+    .update(
+      status === "disabled"
+        ? { status, disabledAt: Timestamp.fromDate(at), disabledReason: reason, probeAfter: null }
+        : { status, disabledAt: null, failingSince: null, failedRun: 0, probeAfter: null, disabledReason: null },
+    );
 }
 
 /** Disables an endpoint and queues its mail in one transaction; false if it was already disabled (one mail). */
@@ -172,7 +210,7 @@ export async function disableWithMail(merchantId: string, webhookId: string, at:
   return db().runTransaction(async (tx) => {
     const snap = await tx.get(ref);
     if (!snap.exists || snap.get("status") === "disabled") return false;
-    tx.update(ref, { status: "disabled", disabledAt: Timestamp.fromDate(at), disabledReason: "failing" });
+    tx.update(ref, { status: "disabled", disabledAt: Timestamp.fromDate(at), disabledReason: "failing", probeAfter: null });
     if (message) queueMail(tx, message);
     return true;
   });
@@ -180,28 +218,36 @@ export async function disableWithMail(merchantId: string, webhookId: string, at:
 
 // ---- links: which scan subscriptions each code has ----
 
-interface LinkTarget {
+/** A link's scan subscriptions: every scan goes to `webhookIds`, a scan that is not a person's only to `machineWebhookIds`. */
+export interface LinkSubscriptions {
+  webhookIds: string[];
+  machineWebhookIds: string[];
+}
+
+interface LinkTarget extends LinkSubscriptions {
   uniqueQRCodeID: string;
   codeId: string;
   campaign: string | null;
-  webhookIds: string[];
 }
 
 /** One page of a workspace's links with their current webhook ids, in id order after `after`; `next` is null on the last. */
 export async function workspaceLinksPage(merchantId: string, after: string | null, limit: number): Promise<{ links: LinkTarget[]; next: string | null }> {
-  let q = db().collection(COLLECTIONS.links).where("merchantId", "==", merchantId).orderBy(FieldPath.documentId()).limit(limit).select("codeId", "campaign", "webhookIds");
+  let q = db().collection(COLLECTIONS.links).where("merchantId", "==", merchantId).orderBy(FieldPath.documentId()).limit(limit).select("codeId", "campaign", "webhookIds", "machineWebhookIds");
   if (after) q = q.startAfter(after);
   const snap = await q.get();
-  const links = snap.docs.map((d) => ({ uniqueQRCodeID: d.id, codeId: d.get("codeId"), campaign: d.get("campaign") ?? null, webhookIds: d.get("webhookIds") ?? [] }));
+  const links = snap.docs.map((d) => ({ uniqueQRCodeID: d.id, codeId: d.get("codeId"), campaign: d.get("campaign") ?? null, webhookIds: d.get("webhookIds") ?? [], machineWebhookIds: d.get("machineWebhookIds") ?? [] }));
   return { links, next: snap.size === limit ? snap.docs[snap.size - 1].id : null };
 }
 
-/** Sets links' webhook ids, 500 writes per batch; an empty list removes the field (the redirect then does nothing). */
-export async function setLinkWebhooks(changes: Array<{ uniqueQRCodeID: string; webhookIds: string[] }>): Promise<void> {
+/** Sets links' webhook ids, 500 writes per batch; an empty list removes its field (the redirect then does nothing). */
+export async function setLinkWebhooks(changes: Array<{ uniqueQRCodeID: string } & LinkSubscriptions>): Promise<void> {
   for (let i = 0; i < changes.length; i += 500) {
     const batch = db().batch();
     for (const c of changes.slice(i, i + 500)) {
-      batch.update(db().collection(COLLECTIONS.links).doc(c.uniqueQRCodeID), { webhookIds: c.webhookIds.length ? c.webhookIds : FieldValue.delete() });
+      batch.update(db().collection(COLLECTIONS.links).doc(c.uniqueQRCodeID), {
+        webhookIds: c.webhookIds.length ? c.webhookIds : FieldValue.delete(),
+        machineWebhookIds: c.machineWebhookIds.length ? c.machineWebhookIds : FieldValue.delete(),
+      });
     }
     await batch.commit();
   }
@@ -256,6 +302,15 @@ export async function recordAttempt(merchantId: string, delivery: Delivery, atte
 export async function listDeliveries(merchantId: string, webhookId: string, limit: number): Promise<Delivery[]> {
   const snap = await deliveriesOf(merchantId, webhookId).orderBy("createdAt", "desc").limit(limit).get();
   return snap.docs.map((d) => deliveryFrom(webhookId, d.id, d.data()));
+}
+
+/** A queued delivery that will never be attempted (its endpoint was disabled first): failed, kept for redelivery. */
+export async function markUndelivered(merchantId: string, webhookId: string, deliveryId: string): Promise<void> {
+  const ref = deliveriesOf(merchantId, webhookId).doc(deliveryId);
+  await db().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    if (snap.exists && (snap.get("status") === "pending" || snap.get("status") === "retrying")) tx.update(ref, { status: "failed" });
+  });
 }
 
 /** A delivery set back to pending for a redelivery (same webhook-id, so receivers can tell it is the same message). */

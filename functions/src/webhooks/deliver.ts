@@ -1,12 +1,17 @@
 // One attempt of one delivery, as the queue function runs it: sign, send, log the attempt. A failure asks
-// the queue to retry (its backoff); once an endpoint has failed for a day without a success, it is
-// disabled and the workspace's owner gets a mail.
+// the queue to retry (its backoff). A failing endpoint is a tripped circuit: one attempt per probe interval
+// goes out and every other delivery for it is handed back to the queue at once, unsent, so a slow or
+// broken receiver holds at most one of the shared queue's dispatches, not one per queued event. After a
+// run of failures (an hour and DISABLE_AFTER_FAILURES attempts without a success) it is disabled and the
+// workspace's owner gets a mail.
 import { getConfig } from "../core/config";
 import { auth } from "../core/firebase";
 import { logWebhookCreatorGone, logWebhookDisabled } from "../core/log";
 import {
   createDeliveryOnce,
+  claimProbe,
   disableWithMail,
+  markUndelivered,
   noteAttemptOutcome,
   readDelivery,
   readWebhook,
@@ -20,10 +25,12 @@ import { openSecret, secretBinding, signatureHeader, signingSecrets } from "./se
 import { syncLinkWebhooks } from "./service";
 import { postToTarget, targetGuards, type TargetGuards } from "./target";
 
-/** An endpoint failing this long without a success is disabled. */
-const DISABLE_AFTER_MS = 24 * 60 * 60 * 1000;
+/** An endpoint is disabled once it has failed this long and this many attempts in a row, without a success. */
+export const DISABLE_AFTER_MS = 60 * 60 * 1000;
+export const DISABLE_AFTER_FAILURES = 10;
 
-type AttemptResult = "delivered" | "retry" | "dropped";
+/** `deferred`: the endpoint is failing and another attempt holds its probe: back to the queue, unsent. */
+type AttemptResult = "delivered" | "retry" | "deferred" | "dropped";
 
 function signedHeaders(webhook: Webhook, deliveryId: string, body: string, now: Date): Record<string, string> {
   const secrets = signingSecrets(webhook.secrets, now).map((s) => openSecret(s.sealed, secretBinding(webhook)));
@@ -31,9 +38,18 @@ function signedHeaders(webhook: Webhook, deliveryId: string, body: string, now: 
   return { "webhook-id": deliveryId, "webhook-timestamp": String(timestamp), "webhook-signature": signatureHeader(secrets, deliveryId, timestamp, body) };
 }
 
-export async function attemptDelivery(task: DeliveryTask, guards: TargetGuards = targetGuards(getConfig().isEmulator), now = new Date()): Promise<AttemptResult> {
+/**
+ * `probeIntervalMs`: while an endpoint fails, the time between its attempts (the queue's first backoff step,
+ * so a delivery handed back comes round again about when the next probe may go).
+ */
+export async function attemptDelivery(task: DeliveryTask, probeIntervalMs: number, guards: TargetGuards = targetGuards(getConfig().isEmulator), now = new Date()): Promise<AttemptResult> {
   const webhook = await readWebhook(task.merchantId, task.webhookId);
-  if (!webhook || webhook.status !== "active") return "dropped"; // deleted or disabled since: nothing to send
+  if (!webhook) return "dropped"; // deleted since: nothing to send, nothing to keep
+  if (webhook.status !== "active") {
+    // Disabled since it was queued: kept in the log as failed, for a redelivery once it is enabled again.
+    await markUndelivered(task.merchantId, task.webhookId, task.deliveryId);
+    return "dropped";
+  }
   const gone = await creatorVerdict(webhook);
   if (gone) {
     await setWebhookStatus(task.merchantId, task.webhookId, "disabled", now, gone);
@@ -46,6 +62,9 @@ export async function attemptDelivery(task: DeliveryTask, guards: TargetGuards =
     : await readDelivery(task.merchantId, task.webhookId, task.deliveryId);
   if (!delivery) return "dropped"; // a redelivery of a log entry that expired
   if (delivery.status === "succeeded" && task.body) return "delivered"; // the queue ran a finished task again
+  // The claim covers the attempt itself (its deadline) and one interval after: one attempt in flight at a time.
+  const claimUntil = new Date(now.getTime() + guards.deadlineMs + probeIntervalMs);
+  if (webhook.failingSince && !(await claimProbe(task.merchantId, task.webhookId, now, claimUntil))) return "deferred";
 
   const outcome = await postToTarget(webhook.url, signedHeaders(webhook, delivery.deliveryId, delivery.body, now), delivery.body, guards);
   const attempt = { at: now, attempt: delivery.attempts.length + 1, ...outcome };
@@ -54,7 +73,7 @@ export async function attemptDelivery(task: DeliveryTask, guards: TargetGuards =
     return "delivered";
   }
   const failingSince = webhook.failingSince ?? now;
-  if (now.getTime() - failingSince.getTime() >= DISABLE_AFTER_MS) {
+  if (now.getTime() - failingSince.getTime() >= DISABLE_AFTER_MS && webhook.failedRun + 1 >= DISABLE_AFTER_FAILURES) {
     await recordAttempt(task.merchantId, delivery, attempt, "failed");
     if (await disableWithMail(task.merchantId, task.webhookId, now, (uid) => disabledMail(uid, webhook))) {
       logWebhookDisabled({ merchantId: task.merchantId, webhookId: task.webhookId, failingSince: failingSince.toISOString() });
@@ -62,7 +81,7 @@ export async function attemptDelivery(task: DeliveryTask, guards: TargetGuards =
     }
     return "dropped";
   }
-  await Promise.all([recordAttempt(task.merchantId, delivery, attempt, "retrying"), noteAttemptOutcome(task.merchantId, task.webhookId, false, now, webhook.failingSince)]);
+  await Promise.all([recordAttempt(task.merchantId, delivery, attempt, "retrying"), noteAttemptOutcome(task.merchantId, task.webhookId, false, now, webhook.failingSince, new Date(now.getTime() + outcome.latencyMs + probeIntervalMs))]);
   return "retry";
 }
 
@@ -71,7 +90,7 @@ async function disabledMail(ownerUid: string, webhook: Webhook) {
   if (!email) return null;
   const settings = `${getConfig().createUrl}#settings`;
   const text =
-    `Your webhook endpoint ${webhook.url} (${webhook.webhookId}) has failed every delivery for 24 hours, so it has been disabled.\n` +
+    `Your webhook endpoint ${webhook.url} (${webhook.webhookId}) has failed every delivery for over an hour (${DISABLE_AFTER_FAILURES} attempts in a row), so it has been disabled.\n` +
     `Deliveries that failed are kept in its log for 30 days. Fix the endpoint, enable it again and redeliver them in Settings → Webhooks: ${settings}\n`;
   const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
   return { to: email, message: { subject: "Webhook endpoint disabled", text, html: `<p>${esc(text).replace(/\n/g, "<br>")}</p>` } };

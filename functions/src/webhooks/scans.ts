@@ -39,7 +39,11 @@ export const WEBHOOK_QUEUE_WAIT_MS = 300;
  * enqueue never holds the redirect. A failure is logged, never a failed redirect.
  */
 export async function tellScanSubscribers(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPlace, userAgent: string | undefined, outcome: ScanOutcome): Promise<void> {
-  const queued = queueScan({ merchantId: link.merchantId, webhookIds: link.webhookIds ?? [], scan: scanNotice(link, uniqueQRCodeID, at, place, userAgent, outcome) }).catch((error: unknown) =>
+  const scan = scanNotice(link, uniqueQRCodeID, at, place, userAgent, outcome);
+  // A scan that is not a person's goes only to subscriptions that asked for those.
+  const webhookIds = scan.human ? (link.webhookIds ?? []) : (link.machineWebhookIds ?? []);
+  if (!webhookIds.length) return;
+  const queued = queueScan({ merchantId: link.merchantId, webhookIds, scan }).catch((error: unknown) =>
     logError("webhook scan queueing failed", error),
   );
   await withTimeout(queued, WEBHOOK_QUEUE_WAIT_MS, "webhook queue").catch(() => undefined);

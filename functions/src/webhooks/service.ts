@@ -21,6 +21,7 @@ import {
   WEBHOOK_EVENTS,
   workspaceLinksPage,
   type Delivery,
+  type LinkSubscriptions,
   type Webhook,
   type WebhookEvent,
 } from "../store/webhooks";
@@ -42,6 +43,7 @@ export const NewWebhookSchema = z
     events: z.array(z.enum(WEBHOOK_EVENTS)).min(1).max(WEBHOOK_EVENTS.length).describe(`Events to receive: ${WEBHOOK_EVENTS.join(", ")}`),
     codeIds: z.array(ids.codeId).min(1).max(100).optional().describe("Only these codes (with campaigns: either matches)"),
     campaigns: z.array(text(100)).min(1).max(20).optional().describe("Only codes of these campaigns"),
+    machineScans: z.boolean().optional().describe("Also send scans that are not a person's (bots, link previews, HEAD requests: human false). Default false"),
   })
   .strict();
 
@@ -55,6 +57,7 @@ export function publicWebhook(w: Webhook) {
     events: w.events,
     codeIds: w.codeIds,
     campaigns: w.campaigns,
+    machineScans: w.machineScans,
     status: w.status,
     failingSince: w.failingSince?.toISOString() ?? null,
     disabledAt: w.disabledAt?.toISOString() ?? null,
@@ -87,6 +90,12 @@ async function mustRead(merchantId: string, webhookId: string): Promise<Webhook>
   return w;
 }
 
+/** The scan subscriptions (active, scan.created) that cover a code, as its link keeps them, sorted. */
+function subscriptionsOf(scanHooks: readonly Webhook[], code: { codeId: string; campaign: string | null }): LinkSubscriptions {
+  const covering = scanHooks.filter((w) => covers(w, code));
+  return { webhookIds: covering.map((w) => w.webhookId).sort(), machineWebhookIds: covering.filter((w) => w.machineScans).map((w) => w.webhookId).sort() };
+}
+
 /** Links a request syncs itself (a shop's whole workspace); a bigger one goes on in the background. */
 export const LINK_SYNC_IN_REQUEST = 2_000;
 /** Links one background task syncs before it hands the rest to the next. */
@@ -106,9 +115,10 @@ export async function syncLinkWebhooks(merchantId: string, after: string | null 
   let seen = 0;
   do {
     const page = await workspaceLinksPage(merchantId, cursor, LINK_PAGE);
+    const same = (a: string[], b: string[]) => a.join() === [...b].sort().join();
     const changes = page.links.flatMap((link) => {
-      const wanted = scanHooks.filter((w) => covers(w, link)).map((w) => w.webhookId).sort();
-      return wanted.join() === [...link.webhookIds].sort().join() ? [] : [{ uniqueQRCodeID: link.uniqueQRCodeID, webhookIds: wanted }];
+      const wanted = subscriptionsOf(scanHooks, link);
+      return same(wanted.webhookIds, link.webhookIds) && same(wanted.machineWebhookIds, link.machineWebhookIds) ? [] : [{ uniqueQRCodeID: link.uniqueQRCodeID, ...wanted }];
     });
     await setLinkWebhooks(changes);
     cursor = page.next;
@@ -146,9 +156,12 @@ export async function createWebhook(merchantId: string, uid: string, input: NewW
     events: [...new Set(input.events)],
     codeIds: input.codeIds ?? null,
     campaigns: input.campaigns ?? null,
+    machineScans: input.machineScans ?? false,
     secrets: [{ sealed: sealSecret(secret, secretBinding({ merchantId, webhookId })), createdAt: now, expiresAt: null }],
     status: "active",
     failingSince: null,
+    failedRun: 0,
+    probeAfter: null,
     disabledAt: null,
     createdAt: now,
     createdBy: uid,
@@ -255,8 +268,8 @@ export async function emitCodeEvents(event: Exclude<WebhookEvent, "scan.created"
     if (event === "code.created") {
       const scanHooks = active.filter((w) => w.events.includes("scan.created"));
       const changes = codes.flatMap((c) => {
-        const webhookIds = scanHooks.filter((w) => coversCode(w, c)).map((w) => w.webhookId);
-        return webhookIds.length ? [{ uniqueQRCodeID: c.uniqueQRCodeID, webhookIds }] : [];
+        const wanted = subscriptionsOf(scanHooks, { codeId: c.codeId, campaign: c.campaign ?? null });
+        return wanted.webhookIds.length ? [{ uniqueQRCodeID: c.uniqueQRCodeID, ...wanted }] : [];
       });
       await setLinkWebhooks(changes);
     }

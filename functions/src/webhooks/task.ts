@@ -1,6 +1,7 @@
 // The delivery queue's function. Cloud Tasks retries a failed attempt with exponential backoff: its first
 // step is WEBHOOK_FIRST_RETRY_SECONDS (1 s on the local stack, so tests see retries), doubling up to an hour,
-// for a little over a day; the endpoint is disabled after 24 h of failures (deliver.ts).
+// for a little over a day. A failing endpoint gets one attempt per first step and the rest wait; it is
+// disabled after a run of failures (deliver.ts).
 import { z } from "zod";
 import { defineInt } from "firebase-functions/params";
 import { onTaskDispatched } from "firebase-functions/v2/tasks";
@@ -34,6 +35,8 @@ export const webhookDelivery = onTaskDispatched(
     if (!task.success) return; // not ours to retry
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { attemptDelivery } = require("./deliver") as typeof import("./deliver");
-    if ((await attemptDelivery(task.data)) === "retry") throw new HttpsError("unavailable", "delivery failed; retry");
+    const result = await attemptDelivery(task.data, FIRST_RETRY_SECONDS.value() * 1000);
+    if (result === "retry") throw new HttpsError("unavailable", "delivery failed; retry");
+    if (result === "deferred") throw new HttpsError("resource-exhausted", "endpoint failing: waiting for its next attempt");
   },
 );

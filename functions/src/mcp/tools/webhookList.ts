@@ -11,7 +11,7 @@ const output = z.object({ count: z.number().int(), webhooks: z.array(WebhookOut)
 const definition = {
   name: "svc.webhook.list",
   title: "List webhooks",
-  description: "Lists the workspace's webhook endpoints with their events, narrowing and status (disabled after a day of failures). Never shows secrets.",
+  description: "Lists the workspace's webhook endpoints with their events, narrowing and status (disabled after an hour of failed attempts). Never shows secrets.",
   scope: "webhooks:read" as const,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input,

@@ -9,6 +9,7 @@ export const WebhookOut = z
     events: z.array(z.enum(WEBHOOK_EVENTS)),
     codeIds: z.array(z.string()).nullable(),
     campaigns: z.array(z.string()).nullable(),
+    machineScans: z.boolean().describe("Also sent scans that are not a person's"),
     status: z.enum(["active", "disabled"]),
     failingSince: z.string().nullable(),
     disabledAt: z.string().nullable(),
