@@ -3,7 +3,8 @@
 import { setGlobalOptions } from "firebase-functions/v2";
 import { onRequest } from "firebase-functions/v2/https";
 import type { Request, Response } from "express";
-import { DEFAULT_REGION, SANDBOX_IP_SALT } from "./core/config";
+import { DEFAULT_REGION } from "./core/config";
+import { secretsOf } from "./core/secrets";
 
 setGlobalOptions({ region: DEFAULT_REGION, maxInstances: 100 });
 
@@ -29,14 +30,14 @@ const DESIGNING = { cpu: 2 } as const;
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const site = onRequest({ ...PUBLIC }, lazy(() => require("./site/app").siteApp));
-export const mcp = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB" }, lazy(() => require("./mcp/app").mcpApp));
-export const consoleApi = onRequest({ ...PUBLIC, ...DESIGNING }, lazy(() => require("./console/app").consoleApp));
+export const mcp = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB", secrets: secretsOf("mcp") }, lazy(() => require("./mcp/app").mcpApp));
+export const consoleApi = onRequest({ ...PUBLIC, ...DESIGNING, secrets: secretsOf("consoleApi") }, lazy(() => require("./console/app").consoleApp));
 // 1 GiB: print files (a 4096 px PNG, a large framed PDF's artwork) peak near 400 MB while drawn.
 export const images = onRequest({ ...PUBLIC, ...DESIGNING, memory: "1GiB" }, lazy(() => require("./images/app").imagesApp));
 export const bulk = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB", timeoutSeconds: 120 }, lazy(() => require("./bulk/app").bulkApp));
 // 512 MiB: the geolocation databases (~63 MB IPv4, ~71 MB IPv6) are held in memory once loaded.
 export const redirect = onRequest({ ...PUBLIC, memory: "512MiB", concurrency: 80 }, lazy(() => require("./redirect/app").redirectApp));
-export const sandbox = onRequest({ ...PUBLIC, memory: "256MiB", secrets: [SANDBOX_IP_SALT] }, lazy(() => require("./sandbox/app").sandboxApp));
+export const sandbox = onRequest({ ...PUBLIC, memory: "256MiB", secrets: secretsOf("sandbox") }, lazy(() => require("./sandbox/app").sandboxApp));
 export const oauth = onRequest({ ...PUBLIC, memory: "256MiB" }, lazy(() => require("./oauth/app").oauthApp));
 export const pages = onRequest({ ...PUBLIC, memory: "256MiB" }, lazy(() => require("./listings/app").pagesApp));
 

@@ -20,6 +20,7 @@ import { LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/co
 import { hostingHop, startFront, type RunningFront } from "./front";
 import { ensureLocalScanStream } from "./scanStream";
 import { SCAN_STREAM } from "../../functions/src/scans/streamSchema";
+import { SECRETS } from "../../functions/src/core/secrets";
 
 export const ROOT = path.resolve(__dirname, "..", "..");
 export const PROJECT_ID = LOCAL_PROJECT_ID;
@@ -247,7 +248,7 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: n
 function writeLocalSecrets(): void {
   const file = path.join(ROOT, "functions", ".secret.local");
   const present = existsSync(file) ? readFileSync(file, "utf8") : "";
-  const missing = ["SANDBOX_IP_SALT", "WEBHOOK_SECRET_KEY"].filter((name) => !new RegExp(`^${name}=`, "m").test(present));
+  const missing = Object.keys(SECRETS).filter((name) => !new RegExp(`^${name}=`, "m").test(present));
   if (missing.length) writeFileSync(file, present + missing.map((name) => `${name}=${randomBytes(24).toString("hex")}\n`).join(""), { mode: 0o600 });
 }
 

@@ -1,7 +1,7 @@
 // The one typed configuration module. Every public address the service prints or returns comes from here.
 // Values are firebase-functions params (set per project in functions/.env.<projectId> or prompted at deploy);
 // when unset, local defaults are derived from the emulator ports pinned in firebase.json.
-import { defineSecret, defineString } from "firebase-functions/params";
+import { defineString } from "firebase-functions/params";
 import { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./constants";
 import { customerRangesOverlapping, googleCloudCustomerSpace, parseRange, type ParsedRange } from "../http/addressRanges";
 
@@ -12,8 +12,6 @@ export const SITE_API_VERSION = "1.0.0";
 export const TOOL_SERVER_VERSION = "v0.1";
 export const MCP_PROTOCOL_VERSION = "2025-03-26";
 
-/** Key of the sandbox's address hashes (Secret Manager; the local stack writes functions/.secret.local). */
-export const SANDBOX_IP_SALT = defineSecret("SANDBOX_IP_SALT");
 
 const params = {
   baseUrl: defineString("BASE_URL", { default: "", description: "Public website host (site metadata API, phone book pages)" }),

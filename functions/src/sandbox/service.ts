@@ -1,6 +1,7 @@
 // The keyless sandbox: one real, scannable code per call, limited per client address per UTC day,
 // expiring after 7 days unless claimed into an account. No HTTP here.
-import { getConfig, isLocal, SANDBOX_IP_SALT } from "../core/config";
+import { getConfig, isLocal } from "../core/config";
+import { secretValue } from "../core/secrets";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { SANDBOX_DAILY_LIMIT, SANDBOX_LIFETIME_DAYS } from "../core/limits";
@@ -65,7 +66,7 @@ function counterFor(client: ResolvedClient, now: Date): string {
  * refuses to count rather than fall back to a guessable key.
  */
 function sandboxSalt(): string {
-  const salt = SANDBOX_IP_SALT.value();
+  const salt = secretValue("SANDBOX_IP_SALT");
   if (salt) return salt;
   if (isLocal()) return `svc-sandbox:${getConfig().projectId}`;
   // The answer names no setting; the log line (found by the answer's requestId) says which one is missing.

@@ -2,11 +2,15 @@
 // to their workspace and endpoint), and used to sign deliveries the Standard Webhooks way.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import { sha256 } from "../core/hash";
-import { defineSecret } from "firebase-functions/params";
+import { secretValue } from "../core/secrets";
 import type { StoredSecret } from "../store/webhooks";
 
-/** Key that seals webhook signing secrets (the local stack writes one to functions/.secret.local). */
-export const WEBHOOK_SECRET_KEY = defineSecret("WEBHOOK_SECRET_KEY");
+/** The sealing key's text; never empty (an empty key would seal every secret under a known key). */
+function sealingKeyText(): string {
+  const text = secretValue("WEBHOOK_SECRET_KEY");
+  if (!text) throw new Error("WEBHOOK_SECRET_KEY has no value: set it in Secret Manager (docs/deploy.md)");
+  return text;
+}
 
 const PREFIX = "whsec_";
 
@@ -22,7 +26,7 @@ export function newSigningSecret(): string {
 const sealingKey = (keyText: string) => sha256(keyText);
 
 /** Seals a secret for one endpoint: a sealed secret copied to another endpoint does not open. */
-export function sealSecret(secret: string, boundTo: string, keyText = WEBHOOK_SECRET_KEY.value()): string {
+export function sealSecret(secret: string, boundTo: string, keyText = sealingKeyText()): string {
   const iv = randomBytes(12);
   const cipher = createCipheriv("aes-256-gcm", sealingKey(keyText), iv);
   cipher.setAAD(Buffer.from(boundTo, "utf8"));
@@ -30,7 +34,7 @@ export function sealSecret(secret: string, boundTo: string, keyText = WEBHOOK_SE
   return `v1.${Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64url")}`;
 }
 
-export function openSecret(sealed: string, boundTo: string, keyText = WEBHOOK_SECRET_KEY.value()): string {
+export function openSecret(sealed: string, boundTo: string, keyText = sealingKeyText()): string {
   const raw = Buffer.from(sealed.slice(3), "base64url");
   const decipher = createDecipheriv("aes-256-gcm", sealingKey(keyText), raw.subarray(0, 12));
   decipher.setAAD(Buffer.from(boundTo, "utf8"));

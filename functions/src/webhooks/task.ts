@@ -7,7 +7,7 @@ import { defineInt } from "firebase-functions/params";
 import { onTaskDispatched } from "firebase-functions/v2/tasks";
 import { HttpsError } from "firebase-functions/v2/https";
 import { WEBHOOK_EVENTS } from "../store/webhooks";
-import { WEBHOOK_SECRET_KEY } from "./secrets";
+import { secretsOf } from "../core/secrets";
 
 const FIRST_RETRY_SECONDS = defineInt("WEBHOOK_FIRST_RETRY_SECONDS", { default: 30, description: "First backoff step of webhook retries, in seconds (doubles up to an hour)" });
 
@@ -26,7 +26,7 @@ export const webhookDelivery = onTaskDispatched(
   {
     retryConfig: { maxAttempts: 100, maxRetrySeconds: 25 * 3600, minBackoffSeconds: FIRST_RETRY_SECONDS, maxBackoffSeconds: 3600, maxDoublings: 16 },
     rateLimits: { maxConcurrentDispatches: 100 },
-    secrets: [WEBHOOK_SECRET_KEY],
+    secrets: secretsOf("webhookDelivery"),
     memory: "256MiB",
     timeoutSeconds: 30,
   },
