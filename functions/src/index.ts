@@ -34,11 +34,11 @@ export const mcp = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB", secret
 export const consoleApi = onRequest({ ...PUBLIC, ...DESIGNING, secrets: secretsOf("consoleApi") }, lazy(() => require("./console/app").consoleApp));
 // 1 GiB: print files (a 4096 px PNG, a large framed PDF's artwork) peak near 400 MB while drawn.
 export const images = onRequest({ ...PUBLIC, ...DESIGNING, memory: "1GiB" }, lazy(() => require("./images/app").imagesApp));
-export const bulk = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB", timeoutSeconds: 120 }, lazy(() => require("./bulk/app").bulkApp));
+export const bulk = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB", timeoutSeconds: 120, secrets: secretsOf("bulk") }, lazy(() => require("./bulk/app").bulkApp));
 // 512 MiB: the geolocation databases (~63 MB IPv4, ~71 MB IPv6) are held in memory once loaded.
-export const redirect = onRequest({ ...PUBLIC, memory: "512MiB", concurrency: 80 }, lazy(() => require("./redirect/app").redirectApp));
+export const redirect = onRequest({ ...PUBLIC, memory: "512MiB", concurrency: 80, secrets: secretsOf("redirect") }, lazy(() => require("./redirect/app").redirectApp));
 export const sandbox = onRequest({ ...PUBLIC, memory: "256MiB", secrets: secretsOf("sandbox") }, lazy(() => require("./sandbox/app").sandboxApp));
-export const oauth = onRequest({ ...PUBLIC, memory: "256MiB" }, lazy(() => require("./oauth/app").oauthApp));
+export const oauth = onRequest({ ...PUBLIC, memory: "256MiB", secrets: secretsOf("oauth") }, lazy(() => require("./oauth/app").oauthApp));
 export const pages = onRequest({ ...PUBLIC, memory: "256MiB" }, lazy(() => require("./listings/app").pagesApp));
 
 // Loaded only where it can run (deploy analysis, the emulator, or its own instances), not by HTTP functions.

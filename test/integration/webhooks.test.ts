@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
-import { appUrl, baseUrl } from "../helpers/env";
+import { readFileSync } from "node:fs";
+import { appUrl, baseUrl, functionsUrl } from "../helpers/env";
+import { sealTask } from "../../functions/src/core/taskSeal";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, mintKey, signUp, type TestMerchant } from "../helpers/merchants";
 import { addMember, removeMember } from "../../functions/src/store/workspaces";
@@ -202,6 +204,31 @@ describe("signed scan webhooks", function () {
     } finally {
       machines.close();
     }
+  });
+
+  it("a task sent straight to the delivery function does nothing without the service's seal; the same task sealed is delivered", async () => {
+    const created = await tool(merchant, "svc.webhook.create", { url, events: ["code.updated"] });
+    receiver.secrets = [created.secret];
+    const key = /^TASK_SIGNING_KEY=(.+)$/m.exec(readFileSync("functions/.secret.local", "utf8"))![1];
+    const task = (deliveryId: string) => ({
+      merchantId: merchant.merchantId,
+      webhookId: created.webhookId,
+      deliveryId,
+      type: "code.updated",
+      count: 1,
+      body: JSON.stringify({ type: "code.updated", timestamp: new Date().toISOString(), data: { codes: [{ codeId: "forged" }] } }),
+    });
+    const send = (data: unknown) =>
+      fetch(`${functionsUrl()}/webhookDelivery`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ data }) });
+    const altered = { ...sealTask(task("msg_forgedAltered01"), key), merchantId: "m_someoneelse0000" };
+    const forged = [task("msg_forgedUnsealed1"), { ...task("msg_forgedBadSeal01"), seal: "A".repeat(43) }, altered, sealTask(task("msg_forgedOtherKey1"), "not the key")];
+    for (const data of forged) assert.equal((await send(data)).status, 204, "answered, and dropped: a retry would not help");
+    const sealed = sealTask(task("msg_sealedByTheSvc1"), key);
+    assert.equal((await send(sealed)).status, 204);
+    await receiver.until("the sealed task's delivery", () => receiver.requests.length >= 1);
+    assert.deepEqual(receiver.requests.map((r) => r.id), ["msg_sealedByTheSvc1"], "only the sealed task reached the endpoint");
+    const logged = await firestore().collection("workspaces").doc(merchant.merchantId).collection("webhooks").doc(created.webhookId).collection("deliveries").get();
+    assert.deepEqual(logged.docs.map((d) => d.id), ["msg_sealedByTheSvc1"], "nothing of the forged tasks was written");
   });
 
   it("costs a workspace without subscriptions nothing per scan: only covered links name a subscription", async () => {

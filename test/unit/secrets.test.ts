@@ -1,11 +1,9 @@
 // Secrets reach only the functions that declare them, as deployed: the emulator hands every secret to
 // every function, so these checks stand in for Cloud Run's mounting (core/secrets.ts).
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
 import { FUNCTION_SECRETS, SecretNotBoundError, secretValue } from "../../functions/src/core/secrets";
 import { sealSecret } from "../../functions/src/webhooks/secrets";
-
-const require = createRequire(import.meta.url);
+import { openTask, sealTask } from "../../functions/src/core/taskSeal";
 
 describe("secrets per function", () => {
   it("each deployed function binds exactly the secrets the table declares for it", () => {
@@ -42,5 +40,30 @@ describe("secrets per function", () => {
     } finally {
       if (saved !== undefined) process.env.WEBHOOK_SECRET_KEY = saved;
     }
+  });
+});
+
+describe("task seals", () => {
+  const KEY = "a task signing key";
+  const task = { merchantId: "m_1", webhookId: "wh_a", deliveryId: "msg_1", type: "code.updated", count: 2, body: '{"a":1}', progress: { chunksDone: 1, created: 2 } };
+
+  it("opens what the service sealed, whatever the order of its keys, and gives it back without the seal", () => {
+    const sealed = sealTask(task, KEY);
+    assert.match(sealed.seal, /^[A-Za-z0-9_-]{43}$/);
+    assert.deepEqual(openTask(sealed, KEY), task);
+    const reordered = JSON.parse(JSON.stringify({ seal: sealed.seal, progress: { created: 2, chunksDone: 1 }, body: task.body, count: 2, type: task.type, deliveryId: "msg_1", webhookId: "wh_a", merchantId: "m_1" }));
+    assert.deepEqual(openTask(reordered, KEY), task);
+  });
+
+  it("refuses anything else: no seal, a changed field, another key, a seal moved to another task, not an object", () => {
+    const sealed = sealTask(task, KEY);
+    assert.equal(openTask(task, KEY), null);
+    assert.equal(openTask({ ...sealed, count: 3 }, KEY), null);
+    assert.equal(openTask({ ...sealed, progress: { chunksDone: 1, created: 3 } }, KEY), null);
+    assert.equal(openTask({ ...sealed, extra: true }, KEY), null);
+    assert.equal(openTask(sealed, "another key"), null);
+    assert.equal(openTask({ ...task, merchantId: "m_2", seal: sealed.seal }, KEY), null);
+    assert.equal(openTask({ ...sealed, seal: sealed.seal.slice(0, -1) }, KEY), null);
+    for (const odd of [null, undefined, "text", 42, [sealed], { seal: 1 }]) assert.equal(openTask(odd, KEY), null, JSON.stringify(odd));
   });
 });

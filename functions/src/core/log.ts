@@ -150,6 +150,11 @@ export function logScanNotStreamed(facts: { scanId: string; merchantId: string; 
   logger.error("scan not streamed", { event: "scan.not_streamed", ...facts, ...(error === undefined ? {} : { error: describeError(error) }) });
 }
 
+/** A task function was sent a payload without this service's seal: dropped before anything ran. */
+export function logTaskSealRefused(facts: { function: string; queue: string | undefined; taskId: string | undefined }): void {
+  logger.warn(`task refused: no valid seal (${facts.function})`, { event: "task.seal_refused", ...facts });
+}
+
 export function logAbuseReported(facts: { reportId: string; uniqueQRCodeID: string; merchantId: string; reason: string }): void {
   logger.warn(`abuse reported: ${facts.uniqueQRCodeID} (${facts.reason})`, { event: "abuse.reported", ...facts });
 }

@@ -11,16 +11,23 @@ export const SECRETS = {
   SANDBOX_IP_SALT: defineSecret("SANDBOX_IP_SALT"),
   /** Key that seals webhook signing secrets. */
   WEBHOOK_SECRET_KEY: defineSecret("WEBHOOK_SECRET_KEY"),
+  /** Key that signs the service's own Cloud Tasks payloads (core/taskSeal.ts). */
+  TASK_SIGNING_KEY: defineSecret("TASK_SIGNING_KEY"),
 };
 export type SecretName = keyof typeof SECRETS;
 
 /** The secrets each function binds (by export name); a function not listed binds none. */
 export const FUNCTION_SECRETS: Readonly<Record<string, readonly SecretName[]>> = {
-  sandbox: ["SANDBOX_IP_SALT"],
-  // Creating a webhook and rotating its secret seal the new secret; deliveries open it.
-  mcp: ["WEBHOOK_SECRET_KEY"],
-  consoleApi: ["WEBHOOK_SECRET_KEY"],
-  webhookDelivery: ["WEBHOOK_SECRET_KEY"],
+  // Creating a webhook and rotating its secret seal the new secret; deliveries open it. Every function
+  // that can queue a task (a webhook delivery, a job step, a link sync) signs it; the task functions check.
+  sandbox: ["SANDBOX_IP_SALT", "TASK_SIGNING_KEY"],
+  mcp: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
+  consoleApi: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
+  bulk: ["TASK_SIGNING_KEY"],
+  redirect: ["TASK_SIGNING_KEY"],
+  oauth: ["TASK_SIGNING_KEY"],
+  webhookDelivery: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
+  catalogueJob: ["TASK_SIGNING_KEY"],
 };
 
 /** The params a function binds, for its `secrets` option. */

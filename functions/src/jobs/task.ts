@@ -5,6 +5,9 @@
 import { z } from "zod";
 import { onTaskDispatched } from "firebase-functions/v2/tasks";
 import { HttpsError } from "firebase-functions/v2/https";
+import { secretsOf } from "../core/secrets";
+import { openTask } from "../core/taskSeal";
+import { logTaskSealRefused } from "../core/log";
 
 export const JOB_STEP_ATTEMPTS = 8;
 
@@ -30,10 +33,13 @@ export const catalogueJob = onTaskDispatched(
     rateLimits: { maxConcurrentDispatches: 10 },
     memory: "1GiB",
     cpu: 2,
+    secrets: secretsOf("catalogueJob"),
     timeoutSeconds: 540,
   },
   async (request) => {
-    const task = TaskSchema.safeParse(request.data);
+    const opened = openTask(request.data);
+    if (!opened) return logTaskSealRefused({ function: "catalogueJob", queue: request.queueName, taskId: request.id });
+    const task = TaskSchema.safeParse(opened);
     if (!task.success) return; // not ours to retry
     /* eslint-disable @typescript-eslint/no-require-imports */
     const { runJobStep, failJob } = require("./service") as typeof import("./service");

@@ -4,6 +4,7 @@
 import { DEFAULT_REGION } from "../core/config";
 import { adminApp } from "../core/firebase";
 import { Coalescer } from "../core/coalescer";
+import { sealTask } from "../core/taskSeal";
 import type { WebhookEvent } from "../store/webhooks";
 import { eventBody, newMessageId, SCANS_PER_DELIVERY, type ScanNotice } from "./events";
 
@@ -23,8 +24,8 @@ export async function enqueueDelivery(task: DeliveryTask): Promise<void> {
   // Required here: the tool server and console load this module, and need the Tasks client only when sending.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { getFunctions } = require("firebase-admin/functions") as typeof import("firebase-admin/functions");
-  const queue = getFunctions(adminApp()).taskQueue<DeliveryTask>(`locations/${DEFAULT_REGION}/functions/${DELIVERY_FUNCTION}`);
-  await queue.enqueue(task, { dispatchDeadlineSeconds: 30 });
+  const queue = getFunctions(adminApp()).taskQueue<DeliveryTask & { seal: string }>(`locations/${DEFAULT_REGION}/functions/${DELIVERY_FUNCTION}`);
+  await queue.enqueue(sealTask(task), { dispatchDeadlineSeconds: 30 });
 }
 
 interface ScanForWebhooks {

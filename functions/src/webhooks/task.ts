@@ -8,6 +8,8 @@ import { onTaskDispatched } from "firebase-functions/v2/tasks";
 import { HttpsError } from "firebase-functions/v2/https";
 import { WEBHOOK_EVENTS } from "../store/webhooks";
 import { secretsOf } from "../core/secrets";
+import { openTask } from "../core/taskSeal";
+import { logTaskSealRefused } from "../core/log";
 
 const FIRST_RETRY_SECONDS = defineInt("WEBHOOK_FIRST_RETRY_SECONDS", { default: 30, description: "First backoff step of webhook retries, in seconds (doubles up to an hour)" });
 
@@ -31,7 +33,9 @@ export const webhookDelivery = onTaskDispatched(
     timeoutSeconds: 30,
   },
   async (request) => {
-    const task = TaskSchema.safeParse(request.data);
+    const opened = openTask(request.data);
+    if (!opened) return logTaskSealRefused({ function: "webhookDelivery", queue: request.queueName, taskId: request.id });
+    const task = TaskSchema.safeParse(opened);
     if (!task.success) return; // not ours to retry
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { attemptDelivery } = require("./deliver") as typeof import("./deliver");
