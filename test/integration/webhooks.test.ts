@@ -5,6 +5,7 @@ import { Webhook } from "standardwebhooks";
 import { readFileSync } from "node:fs";
 import { appUrl, baseUrl, functionsUrl } from "../helpers/env";
 import { sealTask } from "../../functions/src/core/taskSeal";
+import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, mintKey, signUp, type TestMerchant } from "../helpers/merchants";
 import { addMember, removeMember } from "../../functions/src/store/workspaces";
@@ -336,6 +337,49 @@ describe("signed scan webhooks", function () {
       // Deleted endpoints drop their queued deliveries: nothing keeps retrying for the rest of the run.
       for (const h of hooks) await tool(merchant, "svc.webhook.delete", { webhookId: h.webhookId });
       slow.close();
+    }
+  });
+
+  it("holds a workspace to its share of the delivery queue: over it, attempts wait unsent while another workspace's go straight through", async () => {
+    const share = 3;
+    await writeRateLimitOverride(merchant.merchantId, "webhookAttempts", share);
+    try {
+      const created = await tool(merchant, "svc.webhook.create", { url, events: ["code.updated"] });
+      receiver.secrets = [created.secret];
+      // Eight events at once: the workspace's minute admits three attempts; the rest are logged and wait.
+      const sent = await Promise.all(Array.from({ length: 8 }, () => tool(merchant, "svc.webhook.test", { webhookId: created.webhookId })));
+      const window = () => Math.floor(Date.now() / 60_000);
+      const started = window();
+      await receiver.until("the workspace's share", () => receiver.requests.length >= share);
+      const other = await createMerchant();
+      const otherReceiver = new Receiver();
+      const otherUrl = await otherReceiver.listen();
+      try {
+        const theirs = await tool(other, "svc.webhook.create", { url: otherUrl, events: ["code.updated"] });
+        otherReceiver.secrets = [theirs.secret];
+        const at = Date.now();
+        await tool(other, "svc.webhook.test", { webhookId: theirs.webhookId });
+        await otherReceiver.until("the other workspace's delivery", () => otherReceiver.requests.length === 1, 10_000);
+        assert.ok(Date.now() - at < 5_000, `${Date.now() - at} ms`);
+      } finally {
+        otherReceiver.close();
+      }
+      const log = (await tool(merchant, "svc.webhook.deliveries", { webhookId: created.webhookId, limit: 20 })).deliveries;
+      assert.equal(log.length, sent.length, "every event is in the log");
+      if (window() === started) {
+        // Still the same minute: exactly the share went out, the rest wait unsent (not failed, not lost).
+        assert.equal(receiver.requests.length, share);
+        assert.equal(log.filter((d: any) => d.attempts === 0 && d.status === "pending").length, sent.length - share);
+      }
+      // Attempts per minute, as the service made them, never pass the share.
+      const perMinute = new Map<number, number>();
+      for (const d of log) {
+        const full = (await tool(merchant, "svc.webhook.deliveries", { webhookId: created.webhookId, deliveryId: d.deliveryId })).deliveries[0];
+        for (const a of full.attemptLog) perMinute.set(Math.floor(Date.parse(a.at) / 60_000), (perMinute.get(Math.floor(Date.parse(a.at) / 60_000)) ?? 0) + 1);
+      }
+      assert.ok([...perMinute.values()].every((n) => n <= share), JSON.stringify([...perMinute]));
+    } finally {
+      await writeRateLimitOverride(merchant.merchantId, "webhookAttempts", null);
     }
   });
 

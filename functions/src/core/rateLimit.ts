@@ -36,8 +36,8 @@ export interface RateLimitRule {
   windowSeconds: number;
   /** What is counted, for messages and docs. */
   counts: string;
-  /** Who it is counted for: a credential (key, OAuth grant or signed-in user), a client address, or an OAuth client_id. */
-  per: "credential" | "address" | "client";
+  /** Who it is counted for: a credential (key, OAuth grant or signed-in user), a client address, an OAuth client_id, or a workspace as a whole. */
+  per: "credential" | "address" | "client" | "workspace";
 }
 
 /** Defaults; an operator can change `max` per workspace (docs/decisions.md lists them). */
@@ -72,6 +72,11 @@ export const RATE_LIMITS = {
   oauthTokenClient: { max: 600, windowSeconds: 600, counts: "code redemptions", per: "client" },
   /** Refreshes and revocations per grant (an hourly refresh needs one). */
   oauthTokenGrant: { max: 60, windowSeconds: 600, counts: "refreshes and revocations", per: "credential" },
+  /**
+   * A workspace's share of the shared webhook queue: delivery attempts it may make a minute (each up to
+   * 100 scans). Taken when a task is dispatched; over it, the task goes back to the queue unsent.
+   */
+  webhookAttempts: { max: 300, windowSeconds: 60, counts: "webhook delivery attempts", per: "workspace" },
 } as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitName = keyof typeof RATE_LIMITS;
@@ -305,7 +310,9 @@ export const windowKey = (name: RateLimitName | string, subjectKey: string, inde
 export function subjectId(subject: RateSubject): string {
   if (subject.address !== undefined) return `addr:${subject.address}`;
   if (subject.clientId !== undefined) return `client:${subject.clientId}`;
-  return subject.keyId ? `key:${subject.keyId}` : `user:${subject.uid}`;
+  if (subject.keyId) return `key:${subject.keyId}`;
+  if (subject.uid === undefined && subject.merchantId !== undefined) return `ws:${subject.merchantId}`; // per-workspace limits
+  return `user:${subject.uid}`;
 }
 
 function remainingOf(bucket: Bucket, max: number): number {
@@ -357,7 +364,9 @@ export function rateLimitedError(decision: RateDecision): AppError {
         ? "this client address"
         : rule.per === "client"
           ? "this client_id"
-          : "this credential";
+          : rule.per === "workspace"
+            ? "this workspace"
+            : "this credential";
   return new AppError(
     "RATE_LIMITED",
     `Rate limit reached: at most ${decision.limit} ${rule.counts} per ${rule.windowSeconds} s for ${whose}; retry in ${decision.retryAfterSeconds} s`,

@@ -19,6 +19,8 @@ import {
   setWebhookStatus,
   type Webhook,
 } from "../store/webhooks";
+import { RateLimiter } from "../core/rateLimit";
+import { firestoreQuotaStore } from "../store/rateLimits";
 import { creatorVerdict } from "./creator";
 import type { DeliveryTask } from "./queue";
 import { openSecret, secretBinding, signatureHeader, signingSecrets } from "./secrets";
@@ -29,7 +31,12 @@ import { postToTarget, targetGuards, type TargetGuards } from "./target";
 export const DISABLE_AFTER_MS = 60 * 60 * 1000;
 export const DISABLE_AFTER_FAILURES = 10;
 
-/** `deferred`: the endpoint is failing and another attempt holds its probe: back to the queue, unsent. */
+let limiter: RateLimiter | undefined;
+
+/**
+ * `deferred`: back to the queue, unsent: the endpoint is failing and another attempt holds its probe, or
+ * the workspace has spent its share of the queue this minute (`webhookAttempts`).
+ */
 type AttemptResult = "delivered" | "retry" | "deferred" | "dropped";
 
 function signedHeaders(webhook: Webhook, deliveryId: string, body: string, now: Date): Record<string, string> {
@@ -65,6 +72,8 @@ export async function attemptDelivery(task: DeliveryTask, probeIntervalMs: numbe
   // The claim covers the attempt itself (its deadline) and one interval after: one attempt in flight at a time.
   const claimUntil = new Date(now.getTime() + guards.deadlineMs + probeIntervalMs);
   if (webhook.failingSince && !(await claimProbe(task.merchantId, task.webhookId, now, claimUntil))) return "deferred";
+  limiter ??= new RateLimiter(firestoreQuotaStore);
+  if (!(await limiter.take("webhookAttempts", { merchantId: task.merchantId }, now.getTime())).allowed) return "deferred";
 
   const outcome = await postToTarget(webhook.url, signedHeaders(webhook, delivery.deliveryId, delivery.body, now), delivery.body, guards);
   const attempt = { at: now, attempt: delivery.attempts.length + 1, ...outcome };
