@@ -228,7 +228,7 @@ describe("MCP tool server: protocol 2026-07-28", () => {
       await rpc2026("tools/call", { name: "svc.ping", arguments: {} }, { credential: m.apiKey });
       const events = (await firestore().collection("auditEvents").where("merchantId", "==", m.merchantId).get()).docs.map((d) => d.data());
       assert.equal(events.length, 2);
-      const comparable = events.map(({ at: _at, durationMs: _d, ...rest }) => rest);
+      const comparable = events.map(({ at: _at, durationMs: _d, expiresAt: _e, ...rest }) => rest);
       assert.deepEqual(comparable[0], comparable[1]);
     });
   });

@@ -261,7 +261,9 @@ describe("MCP tool server: protocol", () => {
         assert.equal(typeof e.durationMs, "number");
         assert.ok(e.at);
         assert.ok(!JSON.stringify(e).includes("do-not-store"));
-        assert.deepEqual(Object.keys(e).sort(), ["at", "authMethod", "durationMs", "keyPrefix", "merchantId", "status", "tool", "uid"]);
+        assert.deepEqual(Object.keys(e).sort(), ["at", "authMethod", "durationMs", "expiresAt", "keyPrefix", "merchantId", "status", "tool", "uid"]);
+        // Kept 400 days, then removed by the TTL policy on expiresAt (docs/data-model.md, "Retention").
+        assert.equal(Math.round((e.expiresAt.toMillis() - e.at.toMillis()) / 86_400_000), 400);
       }
     });
   });
