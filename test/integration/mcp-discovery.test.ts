@@ -19,8 +19,14 @@ describe("MCP discovery and app resources", () => {
   });
 
   describe("server card and catalog", () => {
-    it("/.well-known/mcp and /.well-known/ai-catalog.json list the card of /api/mcp", async () => {
-      for (const path of ["/.well-known/mcp", "/.well-known/ai-catalog.json"]) {
+    it("/.well-known/mcp/catalog.json and /.well-known/ai-catalog.json list the card of /api/mcp; /.well-known/mcp moved there for good", async () => {
+      const moved = await fetch(`${appUrl()}/.well-known/mcp`, { redirect: "manual" });
+      assert.equal(moved.status, 308);
+      assert.equal(new URL(moved.headers.get("location")!, appUrl()).href, `${appUrl()}/.well-known/mcp/catalog.json`);
+      assert.equal(moved.headers.get("access-control-allow-origin"), "*");
+      const followed = await fetch(`${appUrl()}/.well-known/mcp`);
+      assert.equal(followed.url, `${appUrl()}/.well-known/mcp/catalog.json`);
+      for (const path of ["/.well-known/mcp/catalog.json", "/.well-known/ai-catalog.json"]) {
         const res = await fetch(`${appUrl()}${path}`);
         assert.equal(res.status, 200, path);
         assert.equal(res.headers.get("access-control-allow-origin"), "*");

@@ -111,7 +111,11 @@ function handleMcpGet(req: Request, res: Response): void {
 
 const expressApp = createRestApp((app) => {
   // Discovery before connecting (docs/mcp.md, "Discovery"): the AI Catalog and the server card.
-  app.get(["/.well-known/mcp", "/.well-known/ai-catalog.json"], serveDiscovery("catalog"));
+  app.get(["/.well-known/mcp/catalog.json", "/.well-known/ai-catalog.json"], serveDiscovery("catalog"));
+  // The path this service first served the catalog at: moved for good, so clients and caches learn the new one.
+  app.get("/.well-known/mcp", (_req: Request, res: Response) => {
+    res.set({ "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=3600" }).redirect(308, "/.well-known/mcp/catalog.json");
+  });
   app.get(["/api/mcp/server-card", "/.well-known/mcp/server-card"], serveDiscovery("card"));
   app.post("/api/mcp", captureRawBody(MCP_MAX_BODY_BYTES), handleMcpPost);
   app.get("/api/mcp", handleMcpGet);
