@@ -1,0 +1,19 @@
+// The public /docs/ page lists exactly the tools and protocol revisions the server has (scripts/lib/docsPage.ts).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { DOCS_PAGE, generatedToolsBlock, regeneratedDocsPage } from "../../scripts/lib/docsPage";
+import { toolListing } from "../../functions/src/mcp/registry";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "../../functions/src/mcp/era2026";
+
+describe("the /docs/ page", () => {
+  it("is what the generator makes from the registry today (run `npm run docs:page` after changing a tool)", () => {
+    assert.equal(readFileSync(DOCS_PAGE, "utf8"), regeneratedDocsPage());
+  });
+
+  it("names every listed tool once and both protocol revisions", () => {
+    const block = generatedToolsBlock();
+    for (const { name } of toolListing()) assert.equal(block.split(`<code>${name}</code>`).length - 1, 1, name);
+    assert.equal((block.match(/<tr><td>/g) ?? []).length, toolListing().length);
+    for (const version of SUPPORTED_PROTOCOL_VERSIONS) assert.ok(block.includes(`<code>${version}</code>`), version);
+  });
+});
