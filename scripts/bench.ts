@@ -4,6 +4,11 @@ import { Stack } from "./lib/stack";
 
 async function main(): Promise<void> {
   const only = process.argv[2];
+  // The tool list's cost in an agent's context needs no emulator either (printed by every full run too).
+  if (only === "tools") {
+    (await import("./lib/toolBudget")).printToolListCost();
+    return;
+  }
   // Designed codes need no emulator: `npm run bench designs` runs without the stack (and its lock).
   if (only === "designs") {
     console.log(`bench on ${process.version}, ${require("node:os").cpus().length} cores, load average ${require("node:os").loadavg().map((n: number) => n.toFixed(1)).join(" ")}`);
@@ -23,6 +28,7 @@ async function main(): Promise<void> {
     for (const limit of ["toolCalls", "bulk"]) await writeRateLimitOverride(demo.merchantId, limit, 10_000_000);
     console.log(`bench on ${process.version}, ${require("node:os").cpus().length} cores, Firestore emulator via ${info.mode}`);
     const sections: Record<string, () => Promise<unknown>> = {
+      tools: async () => (await import("./lib/toolBudget")).printToolListCost(),
       mcp: async () => (await import("./bench/mcp")).benchMcp(demo.apiKey),
       render: async () => (await import("./bench/qr")).benchRendering(),
       create: async () => (await import("./bench/qr")).benchCreation(demo.apiKey),

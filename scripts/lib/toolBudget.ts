@@ -1,0 +1,28 @@
+// What the default tools/list costs an agent's context: compact JSON bytes and cl100k tokens (counted with
+// gpt-tokenizer, a maintained tokenizer library), in all and per tool. Printed by `npm run bench tools`,
+// held by test/unit/mcp-tools-budget.test.ts against test/snapshots/mcp-tools-budget.json.
+import { encode } from "gpt-tokenizer/cjs/encoding/cl100k_base";
+import { toolListing } from "../../functions/src/mcp/registry";
+
+export interface ToolListCost {
+  tools: number;
+  bytes: number;
+  tokens: number;
+  perTool: Array<{ name: string; bytes: number; tokens: number }>;
+}
+
+const costOf = (value: unknown) => {
+  const text = JSON.stringify(value);
+  return { bytes: Buffer.byteLength(text), tokens: encode(text).length };
+};
+
+export function toolListCost(): ToolListCost {
+  const tools = toolListing();
+  const perTool = tools.map((t) => ({ name: t.name, ...costOf(t) })).sort((a, b) => b.tokens - a.tokens);
+  return { tools: tools.length, ...costOf({ tools }), perTool };
+}
+
+export function printToolListCost(cost = toolListCost()): void {
+  console.log(`\ntools/list (default): ${cost.tools} tools, ${cost.bytes.toLocaleString("en")} bytes, ${cost.tokens.toLocaleString("en")} tokens (cl100k)`);
+  for (const t of cost.perTool) console.log(`  ${t.name.padEnd(30)} ${String(t.bytes).padStart(6)} bytes ${String(t.tokens).padStart(6)} tokens`);
+}
