@@ -111,11 +111,6 @@ export async function findCodeRecord(merchantId: string, lookup: CodeLookup, tx?
   return { code: fromDoc(snap.data()!), stored: snap.data()! };
 }
 
-export async function listCodes(merchantId: string, limit: number): Promise<QrCode[]> {
-  const snap = await codesOf(merchantId).orderBy("createdAt", "desc").limit(limit).get();
-  return snap.docs.map((d) => fromDoc(d.data()));
-}
-
 /**
  * Writes a changed code and its link in the same transaction, with its list fields. `stored` is the code
  * document as read in this transaction: a code from before the catalogue joins its totals here (the

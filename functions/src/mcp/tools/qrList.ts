@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { publicCode } from "../../codes/model";
-import { listCodes } from "../../store/codes";
+import { listCodePage } from "../../codes/directory";
 import { defineTool, READ_ONLY } from "../tool";
 import { listLimit } from "../../core/validation";
 import { codeOutput, count } from "../outputs";
@@ -13,15 +13,25 @@ export function describeCode(c: z.infer<typeof codeOutput>): string {
 export const qrListTool = defineTool({
   name: "svc.qr.list",
   title: "List QR codes",
-  description: "Lists the merchant's QR codes, newest first (limit 1 to 100, default 20).",
+  description: "Lists the merchant's QR codes, newest first (limit 1 to 100, default 20); pass nextCursor back as cursor for the next page.",
   scope: "merchant:read",
   annotations: READ_ONLY,
-  input: z.object({ limit: listLimit.optional() }).strict(),
-  output: z.object({ count: z.number().int(), codes: z.array(codeOutput) }),
-  async handler({ limit }, { caller }) {
-    const codes = (await listCodes(caller.merchantId, limit ?? 20)).map(publicCode);
-    return { count: codes.length, codes };
+  input: z
+    .object({
+      limit: listLimit.optional(),
+      cursor: z.string().min(1).max(512).optional().describe("nextCursor of the previous page"),
+    })
+    .strict(),
+  output: z.object({
+    count: z.number().int(),
+    codes: z.array(codeOutput),
+    nextCursor: z.string().nullable().describe("Cursor of the next page; null on the last"),
+  }),
+  async handler({ limit, cursor }, { caller }) {
+    const page = await listCodePage(caller.merchantId, { sort: "created", limit: limit ?? 20, cursor });
+    const codes = page.codes.map((c) => publicCode(c.code));
+    return { count: codes.length, codes, nextCursor: page.nextCursor };
   },
   summarize: (r) =>
-    `${count(r.count, "code")}, newest first${r.count ? ":\n" + r.codes.map((c) => `- ${describeCode(c)}`).join("\n") : "."}`,
+    `${count(r.count, "code")}, newest first${r.count ? ":\n" + r.codes.map((c) => `- ${describeCode(c)}`).join("\n") : "."}${r.nextCursor ? "\nMore: pass nextCursor as cursor." : ""}`,
 });
