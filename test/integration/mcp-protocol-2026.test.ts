@@ -62,12 +62,17 @@ describe("MCP tool server: protocol 2026-07-28", () => {
       assert.match(res.headers.get("content-type") ?? "", /application\/json/);
     });
 
-    it("tools/list carries ttlMs and cacheScope and lists the same tools as 2025-03-26", async () => {
+    it("tools/list carries ttlMs and cacheScope and lists the same tools as 2025-03-26, each title once where its era puts it", async () => {
       const result = assertComplete(await rpc2026("tools/list", {}, { credential: merchant.apiKey }));
       assert.equal(result.ttlMs, 300_000);
       assert.equal(result.cacheScope, "public");
       const legacy = await rpc("tools/list", undefined, merchant.apiKey);
-      assert.deepEqual(result.tools, legacy.body.result.tools);
+      const asLegacy = (result.tools as any[]).map(({ title, annotations, ...rest }) => {
+        assert.equal(annotations.title, undefined, `${rest.name}: 2026-07-28 gives the top-level title only`);
+        return { ...rest, annotations: { title, ...annotations } };
+      });
+      for (const tool of legacy.body.result.tools) assert.equal(tool.title, undefined, `${tool.name}: 2025-03-26 has annotations.title only`);
+      assert.deepEqual(asLegacy, legacy.body.result.tools);
       assert.equal(legacy.body.result.resultType, undefined, "2025-03-26 results are unchanged");
       assert.equal(legacy.body.result.ttlMs, undefined);
     });

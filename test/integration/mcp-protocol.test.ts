@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { mcpUrl, appUrl } from "../helpers/env";
 import { callTool, postRaw, rpc, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, mintKey, signUp, type TestMerchant } from "../helpers/merchants";
+import { DEFAULT_VIEW, listingFor, toolListing } from "../../functions/src/mcp/registry";
 
 function assertRpcError(res: { status: number; body: any }, status: number, code: number, dataCode?: string) {
   assert.equal(res.status, status, JSON.stringify(res.body));
@@ -180,10 +181,13 @@ describe("MCP tool server: protocol", () => {
       assert.equal(res.headers.get("allow"), "POST");
     });
 
-    it("tools/list returns the same tools as the manifest", async () => {
+    it("tools/list returns the default list; the manifest describes every tool in full", async () => {
       const manifest: any = await (await fetch(mcpUrl())).json();
       const res = await rpc("tools/list", undefined, merchant.apiKey);
-      assert.deepEqual(res.body.result.tools, manifest.tools);
+      assert.deepEqual(res.body.result.tools, listingFor(DEFAULT_VIEW, "2025-03-26"));
+      assert.deepEqual(manifest.tools, toolListing());
+      const listed = new Set(res.body.result.tools.map((t: any) => t.name));
+      assert.ok(manifest.tools.filter((t: any) => listed.has(t.name)).length === listed.size, "the manifest has every listed tool");
     });
   });
 

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { mcpUrl } from "../helpers/env";
 import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
-import { TOOLS, toolListing } from "../../functions/src/mcp/registry";
+import { DEFAULT_VIEW, listingFor, TOOLS, toolListing } from "../../functions/src/mcp/registry";
 import { UI_RESOURCES } from "../../functions/src/mcp/ui/resources";
 import { checkToolContent } from "../helpers/rpc";
 import { Ajv2020 } from "ajv/dist/2020";
@@ -67,6 +67,9 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<{ 
   const menu = await run("svc.menu.create", { name: "Brunch" });
   assert.equal((await run("svc.menu.list", {})).count, 1);
   assert.equal((await run("svc.menu.add_item", { menuId: menu.menuId, sectionName: "Mains", name: "Soup", price: 7.5 })).item.name, "Soup");
+  const found = await run("svc.tools.search", { query: "brand presets" });
+  assert.equal(found.tools[0].name, "svc.brand.list_presets");
+  assert.deepEqual((await run("svc.tools.execute", { name: "svc.brand.list_presets", arguments: {} })).result, { count: 0, presets: [] });
   assert.equal((await run("svc.challenge.create", { name: "Ten visits", challengeType: "scan_count" })).status, "draft");
   const listing = await run("svc.voice_agent.register", {
     businessName: "Bean There",
@@ -116,7 +119,7 @@ describe("MCP tool server: official SDK v2 client", () => {
           assert.equal(client.getNegotiatedProtocolVersion(), version);
           assert.deepEqual(client.getServerVersion(), { name: "svc-mcp", version: "v0.1" });
           const { tools } = await client.listTools();
-          assert.deepEqual(tools, toolListing(), "the listed tools, as the registry derives them");
+          assert.deepEqual(tools, listingFor(DEFAULT_VIEW, version === "2026-07-28" ? "2026-07-28" : "2025-03-26"), "the listed tools, as the registry derives them for the default endpoint");
           const { results, calls } = await callEveryTool(client, merchant);
           outputs.set(label, results);
           // A client without UI support still lists and reads the app resources as plain resources.

@@ -8,6 +8,7 @@ import { AppError } from "../core/errors";
 import { campaignCodeCount, listQuery, readCampaigns, readCodeCounts, SORT_FIELDS, type ListQueryShape } from "../store/catalogue";
 import { fromDoc, readCodes } from "../store/codes";
 import { countBytesRead, countOps } from "../store/opCounter";
+import { cursorParts } from "../store/pageCursor";
 import { scanSummary } from "../scans/analytics";
 import { containsWords, matchesWords, queryToken, queryWordsOf, TOKEN_MAX_CHARS } from "./search";
 import type { QrCode } from "./model";
@@ -55,14 +56,7 @@ function encodeCursor(sort: CodeListSort, order: string, doc: DocumentSnapshot):
 function decodeCursor(raw: string, sort: CodeListSort, order: "asc" | "desc"): [unknown, string] {
   const invalid = () =>
     new AppError("VALIDATION_FAILED", "This page link is no longer valid for the list's sort", { hint: "Go back to the first page of the list." });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(raw, "base64url").toString("utf8"));
-  } catch {
-    throw invalid();
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 4) throw invalid();
-  const [s, o, value, id] = parsed;
+  const [s, o, value, id] = cursorParts(raw, invalid);
   const timed = sort === "created" || sort === "updated";
   const valueOk = timed || sort.startsWith("scans") ? Number.isFinite(value) : typeof value === "string";
   if (s !== sort || o !== order || typeof id !== "string" || !/^[A-Za-z0-9_-]{1,64}$/.test(id) || !valueOk) throw invalid();

@@ -26,15 +26,15 @@ const logoSchema = z
       .max(Math.ceil(LOGO_MAX_BYTES / 3) * 4, `Must be at most ${LOGO_MAX_BYTES / 1024} KB`)
       .regex(BASE64, "Must be base64 (no data: prefix, no line breaks)")
       .refine((data) => data.length % 4 === 0, "Must be base64 with padding"),
-    mediaType: z.enum(LOGO_MEDIA_TYPES).describe("image/png, image/jpeg or image/webp"),
+    mediaType: z.enum(LOGO_MEDIA_TYPES),
   })
   .strict()
-  .describe(`A PNG, JPEG or WebP file as base64, at most ${LOGO_MAX_BYTES / 1024} KB; drawn in the centre (error correction H)`);
+  .describe("Base64 image drawn in the centre (error correction H)");
 
 /** The colours of a design: what the keyless sandbox accepts. */
 export const designColoursShape = {
-  foreground: hexColour.optional().describe("Module colour, #RRGGBB (default #000000); must be darker than the background"),
-  background: hexColour.optional().describe("Background colour, #RRGGBB (default #FFFFFF)"),
+  foreground: hexColour.optional().describe("Default #000000; darker than background"),
+  background: hexColour.optional().describe("Default #FFFFFF"),
 };
 
 /**
@@ -46,27 +46,26 @@ export const designSchema = z
   .object({
     ...designColoursShape,
     logo: logoSchema.optional(),
-    moduleStyle: z.enum(MODULE_STYLES).optional().describe("square (default), rounded or dots"),
-    eyeStyle: z.enum(EYE_STYLES).optional().describe("Finder-eye style: square (default), rounded or circle"),
-    quietZone: z.number().int().min(QUIET_ZONE_MIN).max(QUIET_ZONE_MAX).optional().describe(`Margin in modules, ${QUIET_ZONE_MIN} to ${QUIET_ZONE_MAX} (default 4)`),
-    preset: presetName.optional().describe("Name of a brand preset saved in the workspace"),
+    moduleStyle: z.enum(MODULE_STYLES).optional().describe("Default square"),
+    eyeStyle: z.enum(EYE_STYLES).optional().describe("Finder eyes; default square"),
+    quietZone: z.number().int().min(QUIET_ZONE_MIN).max(QUIET_ZONE_MAX).optional().describe("Margin in modules; default 4"),
+    preset: presetName.optional().describe("A saved brand preset's name"),
   })
   .strict();
 export type DesignInput = z.infer<typeof designSchema>;
 
 export const fields = {
-  title: text(TITLE_MAX).describe(`Human-readable name, at most ${TITLE_MAX} characters`),
-  destinationUrl: httpUrl(URL_MAX_LENGTH).describe(`http(s) URL the code opens, at most ${URL_MAX_LENGTH} bytes once normalised (non-ASCII is percent-encoded)`),
-  campaign: text(CAMPAIGN_MAX).describe(`Campaign label for scan roll-ups, at most ${CAMPAIGN_MAX} characters`),
+  title: text(TITLE_MAX),
+  destinationUrl: httpUrl(URL_MAX_LENGTH).describe("http(s) URL the code opens; the limit counts bytes once percent-encoded"),
+  campaign: text(CAMPAIGN_MAX),
   tags: z
     .array(text(TAG_MAX))
-    .max(TAGS_MAX, `At most ${TAGS_MAX} tags`)
-    .describe(`Up to ${TAGS_MAX} tags of at most ${TAG_MAX} characters`),
-  dynamic: z.boolean().describe("true: encode a re-pointable, tracked dynamic link instead of the URL"),
-  template: z.enum(TEMPLATES).describe("Frame: hexSeal (hexagon with wordmark) or soundSeal (dashed ring; forces dynamic)"),
-  scanBeepSound: z.enum(SCAN_BEEP_SOUNDS).describe("Sound the service's app plays on scan; forces dynamic"),
-  boostFrame: z.enum(BOOST_FRAMES).describe("Scan-to-earn frame with 3X or 5X points; overrides template"),
-  design: designSchema.describe("Brand design: colours, logo, module and eye styles, quiet zone, or a saved preset; checked by two decoders before use"),
+    .max(TAGS_MAX, `At most ${TAGS_MAX} tags`),
+  dynamic: z.boolean().describe("Encode a tracked, re-pointable link instead of the URL"),
+  template: z.enum(TEMPLATES).describe("Frame; soundSeal forces dynamic"),
+  scanBeepSound: z.enum(SCAN_BEEP_SOUNDS).describe("Played by the app on scan; forces dynamic"),
+  boostFrame: z.enum(BOOST_FRAMES).describe("Scan-to-earn points frame; overrides template"),
+  design: designSchema.describe("Brand design, checked by two decoders before use"),
   codeId: ids.codeId,
   uniqueQRCodeID: ids.uniqueQRCodeID,
 };

@@ -16,6 +16,7 @@ import { refuseForeignAddress } from "../http/originGuard";
 import { credentialKind, type Caller } from "../auth/caller";
 import { authenticateRequest, enforceAddressLimit, enforceRateLimit } from "../http/endpoint";
 import { McpDispatcher, rpcError } from "./protocol";
+import { TOOLSET_NAMES, viewOfPath, type ToolView } from "./registry";
 import { isModernVersion } from "./era2026";
 import { checkStandardHeaders, headerValue } from "./httpHeaders";
 import { mcpManifest } from "./manifest";
@@ -47,6 +48,14 @@ function refusedAddress(req: IncomingMessage): AppError | undefined {
   return verdict ?? undefined;
 }
 
+/** The endpoint a path names: `/api/mcp` (or `/` on the function's own URL) and the toolset URLs below it. */
+function viewOfUrl(url: string | undefined): ToolView | undefined {
+  const end = url?.indexOf("?") ?? -1;
+  const path = end === -1 ? (url ?? "") : url!.slice(0, end);
+  if (path === "/") return viewOfPath("");
+  return path.toLowerCase().startsWith("/api/mcp") ? viewOfPath(path.slice("/api/mcp".length)) : undefined;
+}
+
 export async function handleMcpPost(req: Request, res: Response): Promise<void> {
   // DNS rebinding: 403 before anything else; the JSON-RPC error has no id (none was read).
   const refused = refusedAddress(req);
@@ -55,6 +64,12 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
     return;
   }
   const protocolVersionHeader = headerValue(req.headers, "mcp-protocol-version");
+  const view = viewOfUrl(req.url);
+  if (!view) {
+    const error = new AppError("NOT_FOUND", "No tool server at this path", { hint: `Toolsets: ${TOOLSET_NAMES.join(", ")} or all, as /api/mcp/x/<toolset>[,<toolset>][/readonly].` });
+    sendJson(res, 404, rpcError(isModernVersion(protocolVersionHeader) ? undefined : null, error));
+    return;
+  }
   // Requests without a credential are metered per client address before any work is done for them.
   const anonymous = credentialKind(req.headers) === "none";
   if (anonymous) {
@@ -88,6 +103,7 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
       }
     },
     (verified) => enforceRateLimit(res, req, "toolCalls", { caller: verified }, "mcp"),
+    view,
   );
   const outcome = await dispatcher.handleBody(body, {
     protocolVersionHeader,
@@ -117,9 +133,9 @@ const expressApp = createRestApp((app) => {
     res.set({ "Access-Control-Allow-Origin": "*", "Cache-Control": "public, max-age=3600" }).redirect(308, "/.well-known/mcp/catalog.json");
   });
   app.get(["/api/mcp/server-card", "/.well-known/mcp/server-card"], serveDiscovery("card"));
-  app.post("/api/mcp", captureRawBody(MCP_MAX_BODY_BYTES), handleMcpPost);
-  app.get("/api/mcp", handleMcpGet);
-  app.all("/api/mcp", (_req: Request, res: Response) => {
+  app.post(["/api/mcp", "/api/mcp/*rest"], captureRawBody(MCP_MAX_BODY_BYTES), handleMcpPost);
+  app.get(["/api/mcp", "/api/mcp/readonly", "/api/mcp/x/*rest"], handleMcpGet);
+  app.all(["/api/mcp", "/api/mcp/readonly", "/api/mcp/x/*rest"], (_req: Request, res: Response) => {
     res.status(405).set("Allow", "GET, POST").json(rpcError(null, new AppError("METHOD_NOT_ALLOWED", "Use POST for JSON-RPC or GET for the manifest")));
   });
   // Reached directly (functions URL) rather than through the Hosting rewrite: serve the same endpoint at /.
@@ -131,7 +147,7 @@ const expressApp = createRestApp((app) => {
 function isMcpPath(url: string | undefined): boolean {
   const end = url?.indexOf("?") ?? -1;
   const path = (end === -1 ? (url ?? "") : url!.slice(0, end)).toLowerCase();
-  return path === "/" || path === "/api/mcp" || path === "/api/mcp/";
+  return path === "/" || path === "/api/mcp" || path === "/api/mcp/" || path === "/api/mcp/readonly" || path.startsWith("/api/mcp/readonly/") || path.startsWith("/api/mcp/x/");
 }
 
 const noop: NextFunction = () => undefined;

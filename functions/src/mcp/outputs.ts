@@ -5,10 +5,13 @@ import { z } from "zod";
 import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, TEMPLATES } from "../core/constants";
 import { EYE_STYLES, MODULE_STYLES } from "../codes/fields";
 import { getConfig } from "../core/config";
+import { listedAs } from "./listingSchema";
 
-export const isoTime = z.string().describe("ISO 8601 time");
-const day = z.string().describe("Local calendar day, YYYY-MM-DD");
-export const draftStatus = z.enum(["draft", "published"]).describe("draft until a person publishes it in the console");
+// Conventions said once in the server's instructions (identity.ts), not on every field: times are ISO 8601,
+// days YYYY-MM-DD local to the workspace, status draft until published at consoleUrl.
+export const isoTime = z.string();
+const day = z.string();
+export const draftStatus = z.enum(["draft", "published"]);
 
 export const designOutput = z.object({
   foreground: z.string(),
@@ -20,6 +23,10 @@ export const designOutput = z.object({
   logo: z.object({ mediaType: z.literal("image/png"), width: z.number(), height: z.number(), sha256: z.string() }).nullable(),
 });
 
+// Brand designs are a toolset of their own: the default list names the field, svc.tools.search the shape.
+const designOutputField = designOutput.nullable();
+listedAs.add(designOutputField, { json: { type: ["object", "null"], description: "Brand design; its shape: svc.tools.search \"design\"" } });
+
 export const codeOutputShape = {
   codeId: z.string(),
   uniqueQRCodeID: z.string(),
@@ -28,14 +35,14 @@ export const codeOutputShape = {
   campaign: z.string().nullable(),
   tags: z.array(z.string()),
   dynamic: z.boolean(),
-  dynamicLink: z.string().nullable().describe("The tracked, re-pointable link a dynamic code encodes; null for a static code"),
+  dynamicLink: z.string().nullable().describe("Tracked, re-pointable link (dynamic codes)"),
   template: z.enum(TEMPLATES).nullable(),
   scanBeepSound: z.enum(SCAN_BEEP_SOUNDS).nullable(),
   boostFrame: z.enum(BOOST_FRAMES).nullable(),
-  design: designOutput.nullable().describe("Brand design; null for the plain black-on-white code"),
-  qrImageUrl: z.string().describe("The code as a PNG"),
-  qrSvgUrl: z.string().describe("The same code as print-ready SVG"),
-  qrPdfUrl: z.string().describe("The same code as a vector PDF for print; add &size=<mm> or &distance=<m>"),
+  design: designOutputField,
+  qrImageUrl: z.string(),
+  qrSvgUrl: z.string(),
+  qrPdfUrl: z.string().describe("Vector PDF; add &size=<mm> or &distance=<m>"),
   status: draftStatus,
   source: z.enum(["tool", "bulk", "sandbox-claim", "console"]),
   createdAt: isoTime,
@@ -65,8 +72,8 @@ export const analyticsFiguresShape = {
   days: z.number().int(),
   from: day,
   to: day,
-  totalScans: z.number().int().describe("People's scans in the window (bots counted apart)"),
-  byDay: z.array(z.object({ date: day, scans: z.number().int(), uniqueScanners: z.number().int() })).describe("Every local day of the window, zeros included"),
+  totalScans: z.number().int(),
+  byDay: z.array(z.object({ date: day, scans: z.number().int(), uniqueScanners: z.number().int() })),
   timeZone: z.string(),
   uniqueScanners: z.number().int(),
   repeatScans: z.number().int(),
@@ -77,15 +84,51 @@ export const analyticsFiguresShape = {
   devices: ranked("device"),
   operatingSystems: ranked("os"),
   browsers: ranked("browser"),
-  hourByWeekday: z.array(z.array(z.number().int())).describe("[weekday][hour]: weekday 0 is Monday, hours local"),
-  pending: z.boolean().optional().describe("true when the newest scans (under busy traffic, the last few minutes) are not in the figures yet; a later call has them"),
+  hourByWeekday: z.array(z.array(z.number().int())),
+  pending: z.boolean().optional(),
 };
+
+/**
+ * Field selection on the analytics tools (an agent's context is bounded): the figures a caller may ask for
+ * by name; the window, the code and `pending` always come back.
+ */
+export const SELECTABLE_FIGURES = ["totalScans", "byDay", "uniqueScanners", "repeatScans", "botScans", "countries", "regions", "cities", "devices", "operatingSystems", "browsers", "hourByWeekday"] as const;
+
+/** The `fields` argument: which of `names` to return (default: all). */
+export function fieldSelection<const N extends readonly [string, ...string[]]>(names: N) {
+  return z.array(z.enum(names)).min(1).max(names.length).optional().describe("Only these figures (default: all)");
+}
+
+/** `shape` with the named fields optional: a result carries them only when selected. */
+export function selectableShape<S extends z.ZodRawShape, K extends keyof S & string>(shape: S, names: readonly K[]) {
+  return Object.fromEntries(Object.entries(shape).map(([key, schema]) => [key, (names as readonly string[]).includes(key) ? (schema as z.ZodType).optional() : schema])) as {
+    [P in keyof S]: P extends K ? z.ZodOptional<S[P]> : S[P];
+  };
+}
+
+/**
+ * `result` without the selectable fields that `fields` leaves out; a companion field (e.g. scansListed
+ * with scans) comes and goes with the field it describes.
+ */
+export function pickFields<T extends Record<string, unknown>>(
+  result: T,
+  selectable: readonly string[],
+  fields: readonly string[] | undefined,
+  companions: Record<string, string> = {},
+): T {
+  if (!fields) return result;
+  const kept = (key: string) => {
+    const owner = companions[key] ?? key;
+    return !selectable.includes(owner) || fields.includes(owner);
+  };
+  return Object.fromEntries(Object.entries(result).filter(([key]) => kept(key))) as T;
+}
 
 /** The console page where a person looks at (and publishes) what a tool drafted. */
 export function consoleUrl(hash: string): string {
   return `${getConfig().appUrl}/console#/${hash}`;
 }
-export const consoleUrlField = z.string().describe("Console page where a person reviews and publishes it");
+export const consoleUrlField = z.string();
 
 /** `n thing(s)` for summaries. */
 export function count(n: number, noun: string): string {

@@ -7,7 +7,8 @@ import { MCP_PROTOCOL_VERSION } from "../core/config";
 import { parseOrThrow } from "../core/validation";
 import { requireScope, type Caller } from "../auth/caller";
 import { writeAuditEvent } from "../store/audit";
-import { findTool, toolListing } from "./registry";
+import { DEFAULT_VIEW, listingFor, toolAt, type ListingEra, type ToolView } from "./registry";
+import type { InnerCall } from "./tool";
 import { listResources, readResource } from "./ui/resources";
 import { logError, logServerError } from "../core/log";
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from "./identity";
@@ -106,10 +107,14 @@ export const MAX_BATCH_ENTRIES = 20;
 export class McpDispatcher {
   private callerPromise?: Promise<Caller>;
 
-  /** `beforeToolCall` runs once per tools/call after its caller is known: the transport's rate limit. */
+  /**
+   * `beforeToolCall` runs once per tool run after its caller is known: the transport's rate limit. `view`
+   * is the endpoint the request reached (the default one, toolsets, read-only).
+   */
   constructor(
     private readonly authenticate: Authenticator,
     private readonly beforeToolCall: (caller: Caller) => Promise<unknown> = async () => undefined,
+    private readonly view: ToolView = DEFAULT_VIEW,
   ) {}
 
   /** One HTTP request authenticates at most once, even for a batch. */
@@ -174,7 +179,7 @@ export class McpDispatcher {
       case "ping":
         return {};
       case "tools/list":
-        return this.listTools();
+        return this.listTools("2025-03-26");
       case "tools/call":
         return this.callTool(params);
       case "resources/list":
@@ -222,7 +227,7 @@ export class McpDispatcher {
       case "server/discover":
         return discoverResult();
       case "tools/list":
-        return this.listTools();
+        return this.listTools("2026-07-28");
       case "tools/call":
         return this.callTool(params);
       case "resources/list":
@@ -246,9 +251,9 @@ export class McpDispatcher {
     return caller;
   }
 
-  private async listTools(): Promise<Record<string, unknown>> {
+  private async listTools(era: ListingEra): Promise<Record<string, unknown>> {
     await this.awaitCaller();
-    return { tools: toolListing() };
+    return { tools: listingFor(this.view, era) };
   }
 
   /** The ui:// resources: static pages, behind the same credential as tools/list. */
@@ -261,39 +266,64 @@ export class McpDispatcher {
 
   private async callTool(params: unknown): Promise<Record<string, unknown>> {
     const caller = await this.awaitCaller();
-    const started = performance.now();
     const p = (typeof params === "object" && params !== null ? params : {}) as { name?: unknown; arguments?: unknown };
     const toolName = typeof p.name === "string" ? p.name.slice(0, 100) : "";
+    const { result, summary } = await this.runTool(caller, toolName, p.arguments ?? {}, false);
+    // A sentence for people first, then the JSON for clients that do not read structuredContent.
+    return {
+      content: [
+        { type: "text", text: summary },
+        { type: "text", text: JSON.stringify(result) },
+      ],
+      structuredContent: result,
+    };
+  }
+
+  /**
+   * One tool run: the endpoint's view, the tool's scope, the caller's rate limit, strict arguments, the
+   * handler, and an audit event under the tool's name. A forwarding tool (svc.tools.execute) is neither
+   * counted nor audited once it has forwarded: the inner run is, under the inner tool's name.
+   */
+  private async runTool(caller: Caller, toolName: string, rawArgs: unknown, inner: boolean): Promise<InnerCall> {
+    const started = performance.now();
     let status = "ok";
+    let forwarded = false;
     try {
       if (!toolName) throw new AppError("UNKNOWN_TOOL", "params.name is missing: name the tool to call");
-      const tool = findTool(toolName);
-      if (!tool) throw new AppError("UNKNOWN_TOOL", `Unknown tool: ${toolName}`, { hint: "tools/list names every tool." });
+      const tool = toolAt(this.view, toolName);
+      if (tool.forwards && inner) throw new AppError("UNKNOWN_TOOL", `${tool.name} runs other tools, not itself`);
       requireScope(caller, tool.scope, `Tool ${tool.name}`);
-      await this.beforeToolCall(caller);
-      const args = parseOrThrow(tool.input, p.arguments ?? {}, `arguments for ${tool.name}`);
-      const result = await tool.handler(args, { caller });
-      // A sentence for people first, then the JSON for clients that do not read structuredContent.
-      return {
-        content: [
-          { type: "text", text: tool.summarize(result) },
-          { type: "text", text: JSON.stringify(result) },
-        ],
-        structuredContent: result,
-      };
+      if (!tool.forwards) await this.beforeToolCall(caller);
+      let args: unknown;
+      try {
+        args = parseOrThrow(tool.input, rawArgs, `arguments for ${tool.name}`);
+      } catch (error) {
+        if (tool.forwards) await this.beforeToolCall(caller);
+        throw error;
+      }
+      const result = (await tool.handler(args as never, {
+        caller,
+        callTool: (name, innerArgs) => {
+          forwarded = true;
+          return this.runTool(caller, name.slice(0, 100), innerArgs, true);
+        },
+      })) as Record<string, unknown>;
+      return { result, summary: tool.summarize(result as never) };
     } catch (error) {
       status = toAppError(error).code;
       throw error;
     } finally {
-      await writeAuditEvent({
-        merchantId: caller.merchantId,
-        uid: caller.uid,
-        authMethod: caller.authMethod,
-        keyPrefix: caller.keyPrefix ?? null,
-        tool: toolName || "(missing)",
-        status,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
-      }).catch((e) => logError("audit write failed", e));
+      if (!forwarded) {
+        await writeAuditEvent({
+          merchantId: caller.merchantId,
+          uid: caller.uid,
+          authMethod: caller.authMethod,
+          keyPrefix: caller.keyPrefix ?? null,
+          tool: toolName || "(missing)",
+          status,
+          durationMs: Math.round((performance.now() - started) * 100) / 100,
+        }).catch((e) => logError("audit write failed", e));
+      }
     }
   }
 }

@@ -1,96 +1,99 @@
-// The one table of tools. tools/list, the GET manifest and tools/call all read it.
-import { z } from "zod";
-import type { ToolAnnotations, ToolDefinition } from "./tool";
-import { pingTool } from "./tools/ping";
-import { merchantGetProfileTool } from "./tools/merchantGetProfile";
-import { qrCreateTool } from "./tools/qrCreate";
-import { qrListTool } from "./tools/qrList";
-import { qrUpdateTool } from "./tools/qrUpdate";
-import { qrGetAnalyticsTool } from "./tools/qrGetAnalytics";
-import { analyticsScanSummaryTool } from "./tools/analyticsScanSummary";
-import { audioCreateTool } from "./tools/audioCreate";
-import { menuCreateTool } from "./tools/menuCreate";
-import { menuListTool } from "./tools/menuList";
-import { menuAddItemTool } from "./tools/menuAddItem";
-import { challengeCreateTool } from "./tools/challengeCreate";
-import { voiceAgentRegisterTool } from "./tools/voiceAgentRegister";
-import { voiceAgentLookupTool } from "./tools/voiceAgentLookup";
-import { brandListPresetsTool } from "./tools/brandListPresets";
-import { webhookCreateTool } from "./tools/webhookCreate";
-import { webhookListTool } from "./tools/webhookList";
-import { webhookDeleteTool } from "./tools/webhookDelete";
-import { webhookTestTool } from "./tools/webhookTest";
-import { webhookRotateSecretTool } from "./tools/webhookRotateSecret";
-import { webhookDeliveriesTool } from "./tools/webhookDeliveries";
-import { jobStartTool } from "./tools/jobStart";
-import { jobGetTool } from "./tools/jobGet";
+// Every tool the server runs, and what each endpoint lists and accepts (docs/mcp.md, "Toolsets"). The
+// default endpoint lists the specification's tools plus two that reach the rest: svc.tools.search (full
+// definitions by keyword) and svc.tools.execute (run one by name). A toolset URL lists its toolsets' tools
+// in full; a read-only endpoint lists, and runs, only tools that change nothing.
+import { AppError } from "../core/errors";
+import type { ToolDefinition } from "./tool";
+import { byName, CATALOG_TOOLS, catalogTool, listingOf, TOOLSETS, TOOLSET_NAMES, type ToolListing, type ToolsetName } from "./catalog";
+import { toolsSearchTool } from "./tools/toolsSearch";
+import { toolsExecuteTool } from "./tools/toolsExecute";
 
-export const TOOLS: readonly ToolDefinition[] = [
-  pingTool,
-  merchantGetProfileTool,
-  qrCreateTool,
-  qrListTool,
-  qrUpdateTool,
-  qrGetAnalyticsTool,
-  analyticsScanSummaryTool,
-  audioCreateTool,
-  menuCreateTool,
-  menuListTool,
-  menuAddItemTool,
-  challengeCreateTool,
-  voiceAgentRegisterTool,
-  voiceAgentLookupTool,
-  brandListPresetsTool,
-  webhookCreateTool,
-  webhookListTool,
-  webhookDeleteTool,
-  webhookTestTool,
-  webhookRotateSecretTool,
-  webhookDeliveriesTool,
-  jobStartTool,
-  jobGetTool,
-] as unknown as ToolDefinition[];
+export { TOOLSETS, TOOLSET_NAMES, type ToolListing, type ToolsetName };
 
-const byName = new Map(TOOLS.map((tool) => [tool.name, tool]));
+const REACH_TOOLS = [toolsSearchTool, toolsExecuteTool] as unknown as ToolDefinition[];
+
+/** Every tool, the catalogue's and the two that reach it. */
+export const TOOLS: readonly ToolDefinition[] = [...CATALOG_TOOLS, ...REACH_TOOLS];
 
 export function findTool(name: string): ToolDefinition | undefined {
-  return byName.get(name);
+  return catalogTool(name) ?? REACH_TOOLS.find((tool) => tool.name === name);
 }
 
-export interface ToolListing {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown>;
-  annotations: ToolAnnotations & { title: string };
-  _meta?: { ui: { resourceUri: string } };
+/** Every tool in full: the manifest, the server card and the contract snapshot. */
+export function toolListing(): ToolListing[] {
+  return byName(TOOLS.map((tool) => listingOf(tool, "full")));
 }
 
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
+/** Which endpoint a request reached: the default one, or chosen toolsets; read-only or not. */
+export interface ToolView {
+  toolsets: "default" | ToolsetName[];
+  readOnly: boolean;
 }
 
-let listing: ToolListing[] | undefined;
+export const DEFAULT_VIEW: ToolView = { toolsets: "default", readOnly: false };
 
 /**
- * The tools/list entries, derived once per instance from the zod schemas. Sorted by name, so the order
- * does not depend on where a tool sits in the table (clients cache the list; the snapshot test holds it).
- * `title` is given twice: top level (2025-06-18 and later) and in `annotations` (2025-03-26).
+ * The view of an endpoint path below the tool server's own (`""`, `/readonly`, `/x/<a>,<b>`,
+ * `/x/<a>/readonly`, `/x/all`); undefined for any other path.
  */
-export function toolListing(): ToolListing[] {
-  listing ??= [...TOOLS]
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: jsonSchema(tool.input, "input"),
-      outputSchema: jsonSchema(tool.output, "output"),
-      annotations: { title: tool.title, ...tool.annotations },
-      ...(tool.ui ? { _meta: { ui: { resourceUri: tool.ui } } } : {}),
-    }));
+export function viewOfPath(rest: string): ToolView | undefined {
+  const match = /^(?:\/x\/([a-z,]+))?(\/readonly)?\/?$/.exec(rest.toLowerCase());
+  if (!match) return undefined;
+  const readOnly = Boolean(match[2]);
+  if (!match[1]) return { toolsets: "default", readOnly };
+  const names = match[1] === "all" ? TOOLSET_NAMES : match[1].split(",");
+  if (!names.length || !names.every((n): n is ToolsetName => (TOOLSET_NAMES as string[]).includes(n))) return undefined;
+  return { toolsets: [...new Set(names)], readOnly };
+}
+
+function inView(tool: ToolDefinition, view: ToolView): boolean {
+  if (view.readOnly && !tool.annotations.readOnlyHint && !tool.forwards) return false;
+  if (view.toolsets === "default") return true;
+  return view.toolsets.some((set) => (TOOLSETS[set].tools as readonly string[]).includes(tool.name));
+}
+
+export type ListingEra = "2025-03-26" | "2026-07-28";
+
+/** A tool's display title once, where its era puts it: 2025-03-26 has only `annotations.title`. */
+function titledFor(entry: ToolListing, era: ListingEra): ToolListing {
+  if (era === "2025-03-26") {
+    const { title: _title, ...rest } = entry;
+    return rest as ToolListing;
+  }
+  const { title: _title, ...hints } = entry.annotations;
+  return { ...entry, annotations: hints as ToolListing["annotations"] };
+}
+
+const viewListings = new Map<string, ToolListing[]>();
+
+/** What tools/list answers at an endpoint, in a protocol era. */
+export function listingFor(view: ToolView, era: ListingEra = "2026-07-28"): ToolListing[] {
+  const key = `${String(view.toolsets)}|${view.readOnly}|${era}`;
+  let listing = viewListings.get(key);
+  if (!listing) {
+    const tools = view.toolsets === "default" ? [...TOOLSETS.core.tools].map((name) => catalogTool(name)!).concat(REACH_TOOLS) : CATALOG_TOOLS;
+    const form = view.toolsets === "default" ? "default" : "full";
+    listing = byName(tools.filter((tool) => inView(tool, view)).map((tool) => titledFor(listingOf(tool, form), era)));
+    viewListings.set(key, listing);
+  }
   return listing;
+}
+
+/**
+ * The tool a tools/call at this endpoint may run. The default endpoint runs every tool by name, listed or
+ * not (integrations from before toolsets keep working); a toolset URL runs its own tools; a read-only
+ * endpoint refuses any tool that changes something, named directly or through svc.tools.execute.
+ */
+export function toolAt(view: ToolView, name: string): ToolDefinition {
+  const tool = findTool(name);
+  if (!tool) throw new AppError("UNKNOWN_TOOL", `Unknown tool: ${name}`, { hint: "tools/list names the tools here; svc.tools.search finds the rest." });
+  if (view.readOnly && !tool.annotations.readOnlyHint && !tool.forwards) {
+    throw new AppError("UNKNOWN_TOOL", `${name} changes data, and this endpoint is read-only`, { hint: "Call it at the endpoint without /readonly." });
+  }
+  if (view.toolsets !== "default" && !inView(tool, view)) {
+    throw new AppError("UNKNOWN_TOOL", `${name} is not in the toolsets of this endpoint (${view.toolsets.join(", ")})`, {
+      hint: "Call it at /api/mcp, or add its toolset to the URL.",
+    });
+  }
+  return tool;
 }

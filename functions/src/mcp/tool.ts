@@ -4,8 +4,19 @@ import type { z } from "zod";
 import type { Caller } from "../auth/caller";
 import type { Scope } from "../auth/scopes";
 
+/** What one inner tools/call answered: its result and its sentence for people. */
+export interface InnerCall {
+  result: Record<string, unknown>;
+  summary: string;
+}
+
 export interface ToolContext {
   caller: Caller;
+  /**
+   * Runs another tool as if called by name at this endpoint: its scope, the caller's rate limit and an
+   * audit event under its own name (svc.tools.execute).
+   */
+  callTool(name: string, args: unknown): Promise<InnerCall>;
 }
 
 /** The four MCP tool hints, all required: a client must not have to guess any of them. */
@@ -31,6 +42,11 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
   input: Input;
   /** The result's schema: tools/list publishes it as `outputSchema`, the handler's return type follows it. */
   output: Output;
+  /**
+   * The tool only forwards to another tool, which carries the scope, the rate limit and the audit event:
+   * the dispatcher counts and audits the inner call, not this one (svc.tools.execute).
+   */
+  forwards?: true;
   /** A `ui://` resource (MCP Apps) a host may render with the result. */
   ui?: string;
   handler(args: z.infer<Input>, ctx: ToolContext): Promise<z.infer<Output>>;

@@ -11,7 +11,7 @@ export const price = z
   .min(0, "Price must be 0 or more")
   .max(LIMITS.maxPrice, `Price must be at most ${LIMITS.maxPrice}`)
   .refine((p) => Math.abs(Math.round(p * 100) - p * 100) < 1e-6, "Price has at most 2 decimals")
-  .describe(`Price, 0 to ${LIMITS.maxPrice}, at most 2 decimals`);
+  .describe("At most 2 decimals");
 
 /** ISO 8601 date (YYYY-MM-DD) or date-time with offset (2026-05-01T09:00:00Z). */
 export const isoDate = z
@@ -23,7 +23,7 @@ export const isoDate = z
     const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s);
     return !Number.isNaN(t) && new Date(Date.parse(`${s.slice(0, 10)}T00:00:00Z`)).toISOString().slice(0, 10) === s.slice(0, 10);
   }, "Must be a real calendar date")
-  .describe("ISO 8601 date (YYYY-MM-DD) or date-time with offset");
+  .describe("YYYY-MM-DD or date-time with offset");
 
 export const CHALLENGE_TYPES = ["streak", "scan_count", "visit_window", "game"] as const;
 

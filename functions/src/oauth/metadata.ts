@@ -25,6 +25,18 @@ export function oauthUrls() {
   };
 }
 
+/**
+ * The resource a token is bound to when an app names `requested`: the tool server's URL, also when the app
+ * connected to one of its toolset or read-only URLs below it (one token serves them all; docs/mcp.md,
+ * "Toolsets"). Undefined for any other resource.
+ */
+export function canonicalResource(requested: string): string | undefined {
+  const { resource } = oauthUrls();
+  const base = resource.replace(/\/$/, "");
+  if (requested === resource || requested === base) return resource;
+  return /^\/(?:x\/[a-z,]+(?:\/readonly)?|readonly)\/?$/.test(requested.slice(base.length)) && requested.startsWith(`${base}/`) ? resource : undefined;
+}
+
 export function protectedResourceMetadata() {
   const urls = oauthUrls();
   return {

@@ -8,7 +8,7 @@ import { clientOfCode, getGrant, redeemCode, revokeGrant, rotateRefreshToken, to
 import { accountProblem } from "./access";
 import { touchClient } from "./clients";
 import { oauthError } from "./errors";
-import { ACCESS_TOKEN_TTL_S, REFRESH_TOKEN_TTL_MS } from "./metadata";
+import { ACCESS_TOKEN_TTL_S, canonicalResource, REFRESH_TOKEN_TTL_MS } from "./metadata";
 import type { RevocationRequest, TokenRequest } from "./schemas";
 import { newGrantToken, parseGrantToken, pkceMatches, sha256Hex } from "./secrets";
 
@@ -35,7 +35,7 @@ function newTokens(grantId: string) {
 
 function checkResource(params: TokenRequest, bound: string): void {
   const resource = params.resource;
-  if (resource !== undefined && resource !== bound) throw oauthError("invalid_target", `The grant is bound to ${bound}, not ${resource}`);
+  if (resource !== undefined && canonicalResource(resource) !== bound) throw oauthError("invalid_target", `The grant is bound to ${bound}, not ${resource}`);
 }
 
 const REASONS: Record<Exclude<SpendOutcome, { ok: true }>["reason"], string> = {

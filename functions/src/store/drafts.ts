@@ -3,6 +3,7 @@ import { Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
+import { timeOrderedPage } from "./pageCursor";
 
 export type DraftKind = "audioCodes" | "menus" | "challenges";
 
@@ -24,6 +25,12 @@ export async function createDraft<T extends Record<string, unknown>>(merchantId:
 export async function listDrafts(merchantId: string, kind: DraftKind, limit: number): Promise<Record<string, unknown>[]> {
   const snap = await draftsOf(merchantId, kind).orderBy("createdAt", "desc").limit(limit).get();
   return snap.docs.map((d) => fromStored(d.data()));
+}
+
+/** One page of a workspace's drafts of a kind, newest first (createdAt, then id), after `cursor` (store/pageCursor.ts). */
+export async function listDraftPage(merchantId: string, kind: DraftKind, page: { limit: number; cursor?: string }): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
+  const { docs, nextCursor } = await timeOrderedPage(draftsOf(merchantId, kind), "createdAt", kind, page);
+  return { items: docs.map((d) => fromStored(d.data())), nextCursor };
 }
 
 /** Read-modify-write of one draft of `merchantId`; another workspace's id is "not found". */

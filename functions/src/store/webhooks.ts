@@ -7,6 +7,7 @@ import { FieldPath, FieldValue, Timestamp, type DocumentData } from "firebase-ad
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { queueMail, type MailMessage } from "./listings";
+import { timeOrderedPage } from "./pageCursor";
 
 export const WEBHOOK_EVENTS = ["scan.created", "code.created", "code.updated", "code.published"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -299,9 +300,10 @@ export async function recordAttempt(merchantId: string, delivery: Delivery, atte
   await deliveriesOf(merchantId, delivery.webhookId).doc(delivery.deliveryId).update({ status, attempts });
 }
 
-export async function listDeliveries(merchantId: string, webhookId: string, limit: number): Promise<Delivery[]> {
-  const snap = await deliveriesOf(merchantId, webhookId).orderBy("createdAt", "desc").limit(limit).get();
-  return snap.docs.map((d) => deliveryFrom(webhookId, d.id, d.data()));
+/** One page of a webhook's delivery log, newest first (createdAt, then id), after `cursor` (store/pageCursor.ts). */
+export async function listDeliveries(merchantId: string, webhookId: string, page: { limit: number; cursor?: string }): Promise<{ deliveries: Delivery[]; nextCursor: string | null }> {
+  const { docs, nextCursor } = await timeOrderedPage(deliveriesOf(merchantId, webhookId), "createdAt", `deliveries:${webhookId}`, page);
+  return { deliveries: docs.map((d) => deliveryFrom(webhookId, d.id, d.data())), nextCursor };
 }
 
 /** A queued delivery that will never be attempted (its endpoint was disabled first): failed, kept for redelivery. */

@@ -31,7 +31,8 @@ import { afterRotation, newSigningSecret, sealSecret, secretBinding } from "./se
 import { targetProblem } from "./target";
 import { getWorkspace } from "../store/workspaces";
 
-const MAX_WEBHOOKS = 10;
+/** Webhooks per workspace: few enough that svc.webhook.list answers them all at once, without pages. */
+export const MAX_WEBHOOKS = 10;
 export const MAX_OVERLAP_HOURS = 168;
 
 export const webhookIdSchema = z.string().regex(/^wh_[A-Za-z0-9]{20}$/, "Must be a webhookId: wh_ and 20 letters and digits").describe("Webhook id from svc.webhook.create or svc.webhook.list");
@@ -219,9 +220,16 @@ export async function sendTestEvent(merchantId: string, webhookId: string): Prom
   return { deliveryId };
 }
 
-export async function deliveriesOf(merchantId: string, webhookId: string, limit: number) {
+/** A page of the delivery log, newest first; `nextCursor` (null on the last page) continues it. */
+export async function deliveriesPage(merchantId: string, webhookId: string, page: { limit: number; cursor?: string }) {
   await mustRead(merchantId, webhookId);
-  return (await listDeliveries(merchantId, webhookId, limit)).map((d) => publicDelivery(d));
+  const { deliveries, nextCursor } = await listDeliveries(merchantId, webhookId, page);
+  return { deliveries: deliveries.map((d) => publicDelivery(d)), nextCursor };
+}
+
+/** The newest `limit` deliveries (the console's list). */
+export async function deliveriesOf(merchantId: string, webhookId: string, limit: number) {
+  return (await deliveriesPage(merchantId, webhookId, { limit })).deliveries;
 }
 
 /** One delivery with every attempt the log keeps: a receiver that answered 500 three times, then 204, sees all four. */

@@ -9,14 +9,14 @@ const isUrl = (s: string) => /^https?:\/\/\S+$/i.test(s);
 export const audioCreateTool = defineTool({
   name: "svc.audio.create",
   title: "Draft an audio code",
-  description: "Creates a draft audio code (a near-ultrasonic sharing experience the merchant can publish) carrying a short text or URL payload.",
+  description: "Creates a draft audio code: a near-ultrasonic sharing experience carrying a short text or URL.",
   scope: "audio:write",
   annotations: CREATES_DRAFT,
   input: z
     .object({
-      title: text(LIMITS.title).describe(`At most ${LIMITS.title} characters`),
-      payloadText: text(LIMITS.payloadText).describe(`Text or URL to encode, at most ${LIMITS.payloadText} characters`),
-      campaign: text(LIMITS.campaign).optional().describe(`At most ${LIMITS.campaign} characters`),
+      title: text(LIMITS.title),
+      payloadText: text(LIMITS.payloadText).describe("Text or URL to encode"),
+      campaign: text(LIMITS.campaign).optional(),
     })
     .strict(),
   output: z.object({

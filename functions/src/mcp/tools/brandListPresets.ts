@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { publicBrandPreset } from "../../codes/model";
-import { listBrandPresets } from "../../store/brandPresets";
+import { BRAND_PRESETS_MAX, listBrandPresets } from "../../store/brandPresets";
 import { defineTool, READ_ONLY } from "../tool";
 import { count, designOutput, isoTime } from "../outputs";
 
@@ -8,7 +8,7 @@ export const brandListPresetsTool = defineTool({
   name: "svc.brand.list_presets",
   title: "List brand presets",
   description:
-    "Lists the workspace's saved brand presets (read-only): each preset's name and design (colours, module and eye styles, quiet zone, logo size). Use a preset in svc.qr.create or svc.qr.update with design: { preset: \"<name>\" }; other design fields given beside it override the preset's. Presets are saved by people in the console (Settings, Brand presets).",
+    `Lists all the workspace's saved brand presets (at most ${BRAND_PRESETS_MAX}, so no pages; read-only): each preset's name and design (colours, module and eye styles, quiet zone, logo size). Use a preset in svc.qr.create or svc.qr.update with design: { preset: "<name>" }; other design fields given beside it override the preset's. Presets are saved by people in the console (Settings, Brand presets).`,
   scope: "merchant:read",
   annotations: READ_ONLY,
   input: z.object({}).strict(),

@@ -7,12 +7,12 @@ import { CREATES_DRAFT, defineTool } from "../tool";
 export const challengeCreateTool = defineTool({
   name: "svc.challenge.create",
   title: "Draft a scan challenge",
-  description: "Creates a draft scan challenge, streak, game or loyalty campaign (challengeType streak, scan_count, visit_window or game). startsAt/endsAt are ISO 8601 dates; endsAt must be after startsAt.",
+  description: "Creates a draft scan challenge, streak, game or loyalty campaign; endsAt must be after startsAt.",
   scope: "challenge:write",
   annotations: CREATES_DRAFT,
   input: z
     .object({
-      name: text(LIMITS.challengeName).describe(`At most ${LIMITS.challengeName} characters`),
+      name: text(LIMITS.challengeName),
       challengeType: z.enum(CHALLENGE_TYPES),
       description: text(LIMITS.description).optional(),
       rewardText: text(LIMITS.rewardText).optional(),

@@ -10,7 +10,7 @@ import { menuItemOutput } from "../outputs";
 
 export const menuAddItemTool = defineTool({
   name: "svc.menu.add_item",
-  description: "Adds an item to a section of an existing menu of this workspace; the section is created when first used, and items keep their order.",
+  description: "Adds an item to a menu section (created when first used); items keep their order.",
   title: "Add a menu item",
   scope: "menu:write",
   // Each call appends an item: the same call twice adds it twice.

@@ -9,12 +9,12 @@ import { UI_RESOURCES } from "../ui/resources";
 export const menuCreateTool = defineTool({
   name: "svc.menu.create",
   title: "Draft a menu",
-  description: "Creates a draft menu (name, optional description and merchant locationId). Add items with svc.menu.add_item.",
+  description: "Creates a draft menu; add items with svc.menu.add_item.",
   scope: "menu:write",
   annotations: CREATES_DRAFT,
   input: z
     .object({
-      name: text(LIMITS.menuName).describe(`At most ${LIMITS.menuName} characters`),
+      name: text(LIMITS.menuName),
       description: text(LIMITS.description).optional(),
       locationId: text(LIMITS.locationId).optional(),
     })

@@ -7,7 +7,7 @@ import { authMethodOutput } from "./ping";
 export const merchantGetProfileTool = defineTool({
   name: "svc.merchant.get_profile",
   title: "Get the workspace profile",
-  description: "Returns the merchant workspace attached to the calling key or user: id, name, creation time, and the caller's role and scopes.",
+  description: "The workspace of the calling key or user, and the caller's role and scopes.",
   scope: "merchant:read",
   annotations: READ_ONLY,
   input: z.object({}).strict(),

@@ -6,7 +6,7 @@ export const authMethodOutput = z.enum(["api-key", "id-token", "session-cookie",
 export const pingTool = defineTool({
   name: "svc.ping",
   title: "Check the connection",
-  description: "Checks the credential: returns ok, the merchant workspace it acts in, and how the caller authenticated.",
+  description: "Checks the credential: the workspace it acts in and how it authenticated.",
   scope: null,
   annotations: READ_ONLY,
   input: z.object({}).strict(),

@@ -1,17 +1,21 @@
 import { z } from "zod";
-import { newCodeShape } from "../../codes/fields";
+import { fields, newCodeShape } from "../../codes/fields";
 import { publicCode } from "../../codes/model";
 import { createCode } from "../../codes/service";
 import { codeOutputShape, consoleUrl, consoleUrlField } from "../outputs";
 import { CREATES_DRAFT, defineTool } from "../tool";
+import { listedAs } from "../listingSchema";
 import { UI_RESOURCES } from "../ui/resources";
 import { describeCode } from "./qrList";
+
+// Brand designs are a toolset of their own: the default list names the argument, svc.tools.search its shape.
+listedAs.add(fields.design, { json: { type: "object", description: "Brand colours, logo, module and eye styles or a saved preset, checked by two decoders; its schema: svc.tools.search \"design\"" } });
 
 export const qrCreateTool = defineTool({
   name: "svc.qr.create",
   title: "Create a QR code",
   description:
-    "Creates a draft QR code with a hosted PNG (qrImageUrl). Static by default (encodes destinationUrl). dynamic: true encodes a re-pointable, tracked link; template soundSeal and any scanBeepSound force dynamic; boostFrame overrides template. design: brand colours, logo (base64 PNG/JPEG/WebP), module and eye styles, quiet zone or a saved preset; the image is decoded by two decoders at three sizes first, and a design that does not scan is refused with DESIGN_REFUSED (reason and suggestion in error.data).",
+    "Creates a draft QR code with hosted PNG, SVG and PDF. Static (encodes destinationUrl) unless dynamic. A design that does not scan is refused with DESIGN_REFUSED (reason and suggestion in error.data).",
   scope: "qr:write",
   annotations: CREATES_DRAFT,
   input: z.object(newCodeShape).strict(),

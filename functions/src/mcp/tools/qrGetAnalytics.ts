@@ -1,11 +1,30 @@
 import { z } from "zod";
 import { fields } from "../../codes/fields";
 import { codeAnalytics, SCAN_LIST_LIMIT } from "../../scans/analytics";
-import { analyticsFiguresShape, consoleUrl, consoleUrlField, count } from "../outputs";
+import { analyticsFiguresShape, consoleUrl, consoleUrlField, count, fieldSelection, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
 import { defineTool, READ_ONLY } from "../tool";
 import { UI_RESOURCES } from "../ui/resources";
 
-export const daysField = z.number().int().min(1).max(365).describe("Window in days ending today (the workspace's time zone), 1 to 365");
+export const daysField = z.number().int().min(1).max(365).describe("Window ending today; default 30");
+
+const SELECTABLE = [...SELECTABLE_FIGURES, "scans"] as const;
+
+interface Figures {
+  who: string;
+  from: string;
+  to: string;
+  timeZone: string;
+  totalScans?: number;
+  uniqueScanners?: number;
+  byDay?: readonly { date: string; scans: number }[];
+}
+
+/** "<who>: N scans by M unique scanners from A to B (zone); busiest day …", with what a field selection returned. */
+export function figuresSentence(r: Figures): string {
+  const scans = r.totalScans === undefined ? "" : `: ${count(r.totalScans, "scan")}`;
+  const people = r.uniqueScanners === undefined ? "" : ` by ${count(r.uniqueScanners, "unique scanner")}`;
+  return `${r.who}${scans}${people} from ${r.from} to ${r.to} (${r.timeZone})${r.byDay ? busiestDay(r.byDay) : ""}`;
+}
 
 /** Busiest day of a window, for summaries. */
 export function busiestDay(byDay: readonly { date: string; scans: number }[]): string {
@@ -16,17 +35,22 @@ export function busiestDay(byDay: readonly { date: string; scans: number }[]): s
 export const qrGetAnalyticsTool = defineTool({
   name: "svc.qr.get_analytics",
   title: "Get a code's scan analytics",
-  description: `Scan analytics of one code (codeId or uniqueQRCodeID): totalScans (people's scans), byDay (every local day of the window, zeros included, with uniqueScanners), uniqueScanners, repeatScans and botScans (counted apart, by reason), countries, regions, devices, operatingSystems, browsers, hourByWeekday (Monday first, local hours), and the scans with date, city/state, country and device, newest first (at most ${SCAN_LIST_LIMIT}). Days and hours are in the workspace's timeZone. Counts dynamic-link scans and scans recorded by the service's app. days 1 to 365, default 30.`,
+  description: `Scan analytics of one code (codeId or uniqueQRCodeID), with its scans newest first (at most ${SCAN_LIST_LIMIT}), dynamic-link and in-app scans alike.`,
   scope: "merchant:read",
   annotations: READ_ONLY,
   input: z
-    .object({ codeId: fields.codeId.optional(), uniqueQRCodeID: fields.uniqueQRCodeID.optional(), days: daysField.optional() })
+    .object({
+      codeId: fields.codeId.optional(),
+      uniqueQRCodeID: fields.uniqueQRCodeID.optional(),
+      days: daysField.optional(),
+      fields: fieldSelection(SELECTABLE),
+    })
     .strict(),
   output: z.object({
     codeId: z.string(),
     uniqueQRCodeID: z.string(),
     dynamic: z.boolean(),
-    ...analyticsFiguresShape,
+    ...selectableShape(analyticsFiguresShape, SELECTABLE_FIGURES),
     scans: z.array(
       z.object({
         at: z.string(),
@@ -40,16 +64,16 @@ export const qrGetAnalyticsTool = defineTool({
         browser: z.string(),
         unique: z.boolean(),
       }),
-    ),
-    scansListed: z.number().int(),
-    scansTruncated: z.boolean(),
+    ).optional(),
+    scansListed: z.number().int().optional(),
+    scansTruncated: z.boolean().optional(),
     consoleUrl: consoleUrlField,
   }),
   ui: UI_RESOURCES.scans.uri,
-  async handler({ codeId, uniqueQRCodeID, days }, { caller }) {
+  async handler({ codeId, uniqueQRCodeID, days, fields: selected }, { caller }) {
     const analytics = await codeAnalytics(caller.merchantId, { codeId, uniqueQRCodeID }, days ?? 30);
-    return { ...analytics, consoleUrl: consoleUrl(`code/${analytics.codeId}?days=${analytics.days}`) };
+    const result = { ...analytics, consoleUrl: consoleUrl(`code/${analytics.codeId}?days=${analytics.days}`) };
+    return pickFields(result, SELECTABLE, selected, { scansListed: "scans", scansTruncated: "scans" });
   },
-  summarize: (r) =>
-    `Code ${r.codeId}: ${count(r.totalScans, "scan")} by ${count(r.uniqueScanners, "unique scanner")} from ${r.from} to ${r.to} (${r.timeZone})${busiestDay(r.byDay)}; ${count(r.botScans.total, "bot scan")} counted apart.`,
+  summarize: (r) => `${figuresSentence({ ...r, who: `Code ${r.codeId}` })}${r.botScans ? `; ${count(r.botScans.total, "bot scan")} counted apart` : ""}.`,
 });

@@ -13,7 +13,7 @@ export function describeCode(c: z.infer<typeof codeOutput>): string {
 export const qrListTool = defineTool({
   name: "svc.qr.list",
   title: "List QR codes",
-  description: "Lists the merchant's QR codes, newest first (limit 1 to 100, default 20); pass nextCursor back as cursor for the next page.",
+  description: "Lists the workspace's QR codes, newest first.",
   scope: "merchant:read",
   annotations: READ_ONLY,
   input: z
@@ -25,7 +25,7 @@ export const qrListTool = defineTool({
   output: z.object({
     count: z.number().int(),
     codes: z.array(codeOutput),
-    nextCursor: z.string().nullable().describe("Cursor of the next page; null on the last"),
+    nextCursor: z.string().nullable(),
   }),
   async handler({ limit, cursor }, { caller }) {
     const page = await listCodePage(caller.merchantId, { sort: "created", limit: limit ?? 20, cursor });

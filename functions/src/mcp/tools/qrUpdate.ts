@@ -4,13 +4,18 @@ import { publicCode } from "../../codes/model";
 import { updateCode } from "../../codes/service";
 import { codeOutput } from "../outputs";
 import { defineTool } from "../tool";
+import { listedAs } from "../listingSchema";
 import { describeCode } from "./qrList";
+
+const designChange = fields.design.nullable().optional().describe("New brand design (replaces the whole design; the image is re-rendered at the same qrImageUrl), or null for the plain code");
+// tools/list names the shape once, in svc.qr.create, which is always listed beside this tool.
+listedAs.add(designChange, { json: { type: ["object", "null"], description: "A design as in svc.qr.create, replacing the whole design (re-rendered at the same qrImageUrl); null: the plain code" } });
 
 export const qrUpdateTool = defineTool({
   name: "svc.qr.update",
   title: "Update a QR code",
   description:
-    "Edits a QR code named by codeId or uniqueQRCodeID (give one, or both for the same code). A dynamic code redirects to a new destinationUrl on the very next scan; a static code's image is re-rendered at the same qrImageUrl. scanBeepSound none removes the sound. design replaces the brand design (null: plain); a design that does not scan is refused with DESIGN_REFUSED. Returns the updated code.",
+    "Changes a code named by codeId or uniqueQRCodeID. A dynamic code goes to a new destinationUrl on the next scan; a static code is re-rendered at the same URLs. Returns the code.",
   scope: "qr:write",
   // Re-pointing and redesigning overwrite what live scans and printed images use; the same edit twice is one edit.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -21,7 +26,7 @@ export const qrUpdateTool = defineTool({
       destinationUrl: fields.destinationUrl.optional(),
       scanBeepSound: z.enum([...SCAN_BEEP_SOUNDS, "none"]).optional().describe("New scan sound, or none to remove it"),
       title: fields.title.optional(),
-      design: fields.design.nullable().optional().describe("New brand design (replaces the whole design; the image is re-rendered at the same qrImageUrl), or null for the plain code"),
+      design: designChange,
     })
     .strict(),
   output: codeOutput,

@@ -5,7 +5,7 @@ import { defineTool } from "../tool";
 
 export const voiceAgentLookupTool = defineTool({
   name: "svc.voice_agent.lookup",
-  description: "Looks up the confirmed voice agent phone number of a business by website domain (protocol, www. and path are stripped). Returns registered: false when there is no approved listing.",
+  description: "Finds the approved voice agent number of a business by website domain; registered: false when none.",
   title: "Look up a business's voice agent",
   scope: null,
   // Reads the public phone book of every business, not only the caller's workspace.

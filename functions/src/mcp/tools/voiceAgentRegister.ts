@@ -10,7 +10,7 @@ export const voiceAgentRegisterTool = defineTool({
   name: "svc.voice_agent.register",
   title: "Register a voice agent in the phone book",
   description:
-    `Registers (free) the phone number of a business's AI voice agent for its website domain in the public phone book. The listing awaits approval; once approved, a page at {base_url}/d/<domain> exists and a confirmation goes to the email. A domain registered by another business cannot be taken over. Needs the qr:write scope. A workspace holds at most ${MAX_PENDING_LISTINGS} pending listings, and a pending listing expires ${PENDING_LISTING_LIFETIME_DAYS} days after registration.`,
+    `Lists a business's AI voice agent number for its website domain in the public phone book, free. Once approved, {base_url}/d/<domain> shows it and the email is told; another business's domain cannot be taken. At most ${MAX_PENDING_LISTINGS} pending per workspace, each lapsing after ${PENDING_LISTING_LIFETIME_DAYS} days.`,
   // Like a code, a listing is customer-facing material drafted for the workspace (docs/decisions.md).
   scope: "qr:write",
   // It submits to a public phone book and, once approved, mails the contact: beyond the workspace. The same
@@ -19,22 +19,22 @@ export const voiceAgentRegisterTool = defineTool({
   input: z
     .object({
       businessName: text(200),
-      domain: text(253).describe("Website domain; scheme, www., path and port are stripped"),
-      voiceAgentPhone: text(32).describe("E.164 phone number with leading plus and country code, e.g. +14155550123"),
-      email: z.string().trim().max(254).email().describe("Contact address that receives the confirmation once approved"),
+      domain: text(253).describe("scheme, www., path and port are stripped"),
+      voiceAgentPhone: text(32).describe("E.164, e.g. +14155550123"),
+      email: z.string().trim().max(254).email().describe("Gets the confirmation once approved"),
     })
     .strict(),
   output: z.object({
     domain: z.string(),
     ...details,
     status: z.enum(["pending", "approved", "rejected"]),
-    pendingChange: z.object(details).nullable().describe("A change to an approved listing, live once approved"),
-    page: z.string().nullable().describe("The public phone-book page, once approved"),
+    pendingChange: z.object(details).nullable().describe("A change to an approved listing, awaiting approval"),
+    page: z.string().nullable().describe("Public page, once approved"),
     createdAt: z.string(),
     updatedAt: z.string(),
     approvedAt: z.string().nullable(),
     expiresAt: z.string().nullable().describe("When a pending listing lapses"),
-    free: z.boolean().describe("Listings are free"),
+    free: z.boolean(),
     awaitingApproval: z.boolean(),
   }),
   async handler(args, { caller }) {

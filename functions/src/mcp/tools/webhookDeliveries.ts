@@ -2,32 +2,44 @@ import { z } from "zod";
 import type { ToolContext } from "../tool";
 import { defineTool } from "../tool";
 import { listLimit } from "../../core/validation";
-import { deliveriesOf, deliveryAttempts, deliveryIdSchema, webhookIdSchema } from "../../webhooks/service";
+import { deliveriesPage, deliveryAttempts, deliveryIdSchema, webhookIdSchema } from "../../webhooks/service";
 import { DeliveryOut } from "./webhookShapes";
 
 const input = z
   .object({
     webhookId: webhookIdSchema,
-    limit: listLimit.optional(),
+    limit: listLimit.optional().describe("Page size (default 20)"),
+    cursor: z.string().min(1).max(512).optional().describe("nextCursor of the previous page"),
     deliveryId: deliveryIdSchema.optional().describe("One delivery, with every attempt kept (attemptLog)"),
   })
   .strict();
-const output = z.object({ webhookId: z.string(), count: z.number().int(), deliveries: z.array(DeliveryOut) }).strict();
+const output = z
+  .object({
+    webhookId: z.string(),
+    count: z.number().int(),
+    deliveries: z.array(DeliveryOut),
+    nextCursor: z.string().nullable().describe("Cursor of the next page; null on the last"),
+  })
+  .strict();
 
 const definition = {
   name: "svc.webhook.deliveries",
   title: "Webhook delivery log",
   description:
-    "A webhook's delivery log, newest first (kept 30 days): status, attempts, and the last attempt's response code, latency and first 1 KB of answer; with deliveryId, that delivery's every attempt. Redeliver one with svc.webhook.test and its deliveryId.",
+    "A webhook's delivery log, newest first (kept 30 days): status, attempts, and the last attempt's response code, latency and first 1 KB of answer; pass nextCursor back as cursor for the next page. With deliveryId, that delivery's every attempt. Redeliver one with svc.webhook.test and its deliveryId.",
   scope: "webhooks:read" as const,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input,
   output,
-  async handler({ webhookId, limit, deliveryId }: z.infer<typeof input>, { caller }: ToolContext): Promise<z.infer<typeof output>> {
-    const deliveries = deliveryId ? [await deliveryAttempts(caller.merchantId, webhookId, deliveryId)] : await deliveriesOf(caller.merchantId, webhookId, limit ?? 20);
-    return { webhookId, count: deliveries.length, deliveries };
+  async handler({ webhookId, limit, cursor, deliveryId }: z.infer<typeof input>, { caller }: ToolContext): Promise<z.infer<typeof output>> {
+    if (deliveryId) {
+      const delivery = await deliveryAttempts(caller.merchantId, webhookId, deliveryId);
+      return { webhookId, count: 1, deliveries: [delivery], nextCursor: null };
+    }
+    const page = await deliveriesPage(caller.merchantId, webhookId, { limit: limit ?? 20, cursor });
+    return { webhookId, count: page.deliveries.length, deliveries: page.deliveries, nextCursor: page.nextCursor };
   },
-  summarize: (r: z.infer<typeof output>) => `${r.count} deliveries for ${r.webhookId}.`,
+  summarize: (r: z.infer<typeof output>) => `${r.count} deliveries for ${r.webhookId}${r.nextCursor ? "; more: pass nextCursor as cursor" : ""}.`,
 };
 
 export const webhookDeliveriesTool = defineTool(definition);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ToolContext } from "../tool";
 import { defineTool } from "../tool";
 import { listWebhooks } from "../../store/webhooks";
-import { publicWebhook } from "../../webhooks/service";
+import { MAX_WEBHOOKS, publicWebhook } from "../../webhooks/service";
 import { WebhookOut } from "./webhookShapes";
 
 const input = z.object({}).strict();
@@ -11,7 +11,7 @@ const output = z.object({ count: z.number().int(), webhooks: z.array(WebhookOut)
 const definition = {
   name: "svc.webhook.list",
   title: "List webhooks",
-  description: "Lists the workspace's webhook endpoints with their events, narrowing and status (disabled after an hour of failed attempts). Never shows secrets.",
+  description: `Lists all the workspace's webhook endpoints (at most ${MAX_WEBHOOKS}, so no pages) with their events, narrowing and status (disabled after an hour of failed attempts). Never shows secrets.`,
   scope: "webhooks:read" as const,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input,

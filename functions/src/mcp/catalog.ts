@@ -1,0 +1,200 @@
+// The table of the service's tools, the toolsets they form and how tools/list publishes them. registry.ts
+// adds the two tools that reach this table from the default list (svc.tools.search, svc.tools.execute).
+import { z } from "zod";
+import type { ToolAnnotations, ToolDefinition } from "./tool";
+import { listedAs, publishedSchema } from "./listingSchema";
+import { pingTool } from "./tools/ping";
+import { merchantGetProfileTool } from "./tools/merchantGetProfile";
+import { qrCreateTool } from "./tools/qrCreate";
+import { qrListTool } from "./tools/qrList";
+import { qrUpdateTool } from "./tools/qrUpdate";
+import { qrGetAnalyticsTool } from "./tools/qrGetAnalytics";
+import { analyticsScanSummaryTool } from "./tools/analyticsScanSummary";
+import { audioCreateTool } from "./tools/audioCreate";
+import { menuCreateTool } from "./tools/menuCreate";
+import { menuListTool } from "./tools/menuList";
+import { menuAddItemTool } from "./tools/menuAddItem";
+import { challengeCreateTool } from "./tools/challengeCreate";
+import { voiceAgentRegisterTool } from "./tools/voiceAgentRegister";
+import { voiceAgentLookupTool } from "./tools/voiceAgentLookup";
+import { brandListPresetsTool } from "./tools/brandListPresets";
+import { webhookCreateTool } from "./tools/webhookCreate";
+import { webhookListTool } from "./tools/webhookList";
+import { webhookDeleteTool } from "./tools/webhookDelete";
+import { webhookTestTool } from "./tools/webhookTest";
+import { webhookRotateSecretTool } from "./tools/webhookRotateSecret";
+import { webhookDeliveriesTool } from "./tools/webhookDeliveries";
+import { jobStartTool } from "./tools/jobStart";
+import { jobGetTool } from "./tools/jobGet";
+
+/** The service's own tools, without the two that reach them (registry.ts). */
+export const CATALOG_TOOLS: readonly ToolDefinition[] = [
+  pingTool,
+  merchantGetProfileTool,
+  qrCreateTool,
+  qrListTool,
+  qrUpdateTool,
+  qrGetAnalyticsTool,
+  analyticsScanSummaryTool,
+  audioCreateTool,
+  menuCreateTool,
+  menuListTool,
+  menuAddItemTool,
+  challengeCreateTool,
+  voiceAgentRegisterTool,
+  voiceAgentLookupTool,
+  brandListPresetsTool,
+  webhookCreateTool,
+  webhookListTool,
+  webhookDeleteTool,
+  webhookTestTool,
+  webhookRotateSecretTool,
+  webhookDeliveriesTool,
+  jobStartTool,
+  jobGetTool,
+] as unknown as ToolDefinition[];
+
+/** Groups of tools an agent can connect to by URL (`/api/mcp/x/<toolset>`); `core` is the specification's. */
+export const TOOLSETS = {
+  core: {
+    description: "Codes, menus, audio codes, challenges, analytics and the voice-agent phone book",
+    tools: ["svc.ping", "svc.merchant.get_profile", "svc.qr.create", "svc.qr.list", "svc.qr.update", "svc.qr.get_analytics", "svc.analytics.scan_summary", "svc.audio.create", "svc.menu.create", "svc.menu.list", "svc.menu.add_item", "svc.challenge.create", "svc.voice_agent.register", "svc.voice_agent.lookup"],
+  },
+  designs: {
+    description: "Brand designs (colours or colors, logo, module and eye styles) and saved brand presets",
+    tools: ["svc.brand.list_presets", "svc.qr.create", "svc.qr.update"],
+  },
+  webhooks: {
+    description: "Signed webhook subscriptions (callbacks, notifications) to scan and code events, their deliveries and secrets",
+    tools: ["svc.webhook.create", "svc.webhook.list", "svc.webhook.delete", "svc.webhook.test", "svc.webhook.rotate_secret", "svc.webhook.deliveries"],
+  },
+  jobs: {
+    description: "Import jobs that create or update up to 10,000 codes from rows (CSV or JSON), and their progress",
+    tools: ["svc.job.start", "svc.job.get"],
+  },
+} as const satisfies Record<string, { description: string; tools: readonly string[] }>;
+
+export type ToolsetName = keyof typeof TOOLSETS;
+export const TOOLSET_NAMES = Object.keys(TOOLSETS) as ToolsetName[];
+
+/** The toolsets a tool belongs to. */
+export function toolsetsOf(name: string): ToolsetName[] {
+  return TOOLSET_NAMES.filter((set) => (TOOLSETS[set].tools as readonly string[]).includes(name));
+}
+
+export interface ToolListing {
+  name: string;
+  /** Absent in a 2025-03-26 listing (registry.ts). */
+  title?: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  /** `title` is absent in a 2026-07-28 listing (registry.ts). */
+  annotations: ToolAnnotations & { title?: string };
+  _meta?: { ui: { resourceUri: string } };
+}
+
+/**
+ * How much of a schema a listing spells out. `full`: everything (toolset URLs, svc.tools.search, the
+ * manifest). `default`: the default list, where a schema registered in `listedAs` (a long-tail argument
+ * such as a brand design) is published as its short stand-in.
+ */
+export type ListingForm = "default" | "full";
+
+function jsonSchema(schema: z.ZodType, io: "input" | "output", form: ListingForm): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, {
+    io,
+    override: (ctx) => {
+      if (form === "full") return;
+      const stand = listedAs.get(ctx.zodSchema as unknown as z.ZodType);
+      if (!stand) return;
+      for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Record<string, unknown>)[key];
+      Object.assign(ctx.jsonSchema, stand.json);
+    },
+  }) as Record<string, unknown>;
+  delete json.$schema;
+  return publishedSchema(json, io);
+}
+
+const listings = new Map<string, ToolListing>();
+
+/**
+ * One tool's tools/list entry, derived once per instance from its zod schemas. `title` is given twice:
+ * top level (2025-06-18 and later) and in `annotations` (2025-03-26).
+ */
+export function listingOf(tool: ToolDefinition, form: ListingForm = "full"): ToolListing {
+  const key = `${form}\n${tool.name}`;
+  let entry = listings.get(key);
+  if (!entry) {
+    entry = {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: jsonSchema(tool.input, "input", form),
+      outputSchema: jsonSchema(tool.output, "output", form),
+      annotations: { title: tool.title, ...tool.annotations },
+      ...(tool.ui ? { _meta: { ui: { resourceUri: tool.ui } } } : {}),
+    };
+    listings.set(key, entry);
+  }
+  return entry;
+}
+
+/** Sorted by name, so the order does not depend on where a tool sits in a table (clients cache lists). */
+export function byName<T extends { name: string }>(tools: readonly T[]): T[] {
+  return [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+const catalogByName = new Map(CATALOG_TOOLS.map((tool) => [tool.name, tool]));
+
+/** A tool of the catalogue (not the two tools that reach it) by name. */
+export function catalogTool(name: string): ToolDefinition | undefined {
+  return catalogByName.get(name);
+}
+
+// ---- Finding a tool by its words (svc.tools.search).
+
+/** Words split at camelCase, lower case, a plural's final s dropped: "Webhooks" and "webhook" meet. */
+function stems(text: string): string[] {
+  return text
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 1)
+    .map((w) => (w.length > 3 && w.endsWith("s") && !w.endsWith("ss") ? w.slice(0, -1) : w));
+}
+
+interface SearchEntry {
+  tool: ToolDefinition;
+  /** Word → weight: the name's parts count most, then the title and toolsets, then the rest. */
+  weights: Map<string, number>;
+}
+
+let searchIndex: SearchEntry[] | undefined;
+
+function indexOf(): SearchEntry[] {
+  searchIndex ??= CATALOG_TOOLS.map((tool) => {
+    const weights = new Map<string, number>();
+    const add = (text: string, weight: number) => {
+      for (const w of stems(text)) weights.set(w, Math.max(weights.get(w) ?? 0, weight));
+    };
+    add(tool.description, 1);
+    add(Object.keys(tool.input.shape).join(" "), 1);
+    for (const set of toolsetsOf(tool.name)) add(`${set} ${set === "core" ? "" : TOOLSETS[set].description}`, 2);
+    add(tool.title, 2);
+    add(tool.name.replace(/^svc\./, ""), 3);
+    return { tool, weights };
+  });
+  return searchIndex;
+}
+
+/** Tools whose words match the query, best first (ties by name); a word that matches nothing is ignored. */
+export function searchCatalog(query: string, limit: number): ToolDefinition[] {
+  const words = [...new Set(stems(query))];
+  return indexOf()
+    .map(({ tool, weights }) => ({ tool, score: words.reduce((sum, w) => sum + (weights.get(w) ?? 0), 0) }))
+    .filter((hit) => hit.score > 0)
+    .sort((a, b) => b.score - a.score || (a.tool.name < b.tool.name ? -1 : 1))
+    .slice(0, limit)
+    .map((hit) => hit.tool);
+}
