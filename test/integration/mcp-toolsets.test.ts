@@ -49,6 +49,10 @@ describe("MCP toolsets: toolset URLs, read-only endpoints, search and execute", 
       assert.match(hook.structuredContent.secret, /^whsec_/);
       const list: any = await client.callTool({ name: "svc.webhook.list", arguments: {} });
       assert.equal(list.structuredContent.webhooks.length, 1);
+      // Text the receivers wrote is marked as such in the result.
+      const log: any = await client.callTool({ name: "svc.webhook.deliveries", arguments: { webhookId: hook.structuredContent.webhookId } });
+      assert.deepEqual(log.structuredContent.untrustedText, ["deliveries[].last.detail"]);
+      assert.equal(log.structuredContent.truncated, false);
       await refused(client.callTool({ name: "svc.qr.create", arguments: { title: "x", destinationUrl: "https://example.com" } }), /not in the toolsets of this endpoint/);
     } finally {
       await client.close();

@@ -15,7 +15,7 @@ export const SERVER_INSTRUCTIONS = [
   "Tools act inside the merchant workspace of the calling key and only create drafts (status draft); a person publishes them in the console at consoleUrl.",
   "Results: every field an outputSchema lists is present (null when empty) unless the schema lists required, which then names the fields always present. Times are ISO 8601; days (from, to, date) are YYYY-MM-DD in the workspace's timeZone.",
   "Analytics count people's scans; bots are counted apart (botScans) and repeats within a day in repeatScans. byDay has every day of the window, zeros included; hourByWeekday is [weekday][hour], Monday 0, local hours; pending: true means the newest scans are not counted yet.",
-  "Lists are newest first; pass nextCursor back as cursor for the next page.",
+  "Lists are newest first; pass nextCursor back as cursor for the next page. A result stays within about 6,000 tokens: truncated: true means a page was cut to fit, and nextCursor continues it.",
   "More tools (webhooks, brand designs and presets, import jobs): svc.tools.search finds them by keyword with full definitions, svc.tools.execute runs one by name; or connect to /api/mcp/x/<toolset> (webhooks, designs, jobs, core, all; add /readonly for read-only tools).",
 ].join(" ");
 

@@ -6,6 +6,7 @@ import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, TEMPLATES } from "../core/constants";
 import { EYE_STYLES, MODULE_STYLES } from "../codes/fields";
 import { getConfig } from "../core/config";
 import { listedAs } from "./listingSchema";
+import { cutArrayToFit } from "./resultBudget";
 
 // Conventions said once in the server's instructions (identity.ts), not on every field: times are ISO 8601,
 // days YYYY-MM-DD local to the workspace, status draft until published at consoleUrl.
@@ -86,7 +87,21 @@ export const analyticsFiguresShape = {
   browsers: ranked("browser"),
   hourByWeekday: z.array(z.array(z.number().int())),
   pending: z.boolean().optional(),
+  truncated: z.boolean().optional().describe("byDay was cut to its newest days to stay within about 6,000 tokens; ask for fewer days or fields"),
 };
+
+/**
+ * An analytics result within about 6,000 tokens: first the scan list gives way (scansTruncated), then
+ * byDay keeps its newest days (truncated). The totals always cover the whole window.
+ */
+export function fitAnalytics<T extends { byDay?: unknown[]; scans?: unknown[]; scansListed?: number; scansTruncated?: boolean }>(result: T): T {
+  let fitted = result;
+  const scansCut = cutArrayToFit(fitted, "scans", "first");
+  if (scansCut) fitted = { ...scansCut, scansListed: scansCut.scans!.length, scansTruncated: true };
+  const daysCut = cutArrayToFit(fitted, "byDay", "last");
+  if (daysCut) fitted = { ...daysCut, truncated: true };
+  return fitted;
+}
 
 /**
  * Field selection on the analytics tools (an agent's context is bounded): the figures a caller may ask for
@@ -129,6 +144,15 @@ export function consoleUrl(hash: string): string {
   return `${getConfig().appUrl}/console#/${hash}`;
 }
 export const consoleUrlField = z.string();
+
+/** A list result's marker: cut to stay within about 6,000 tokens (mcp/resultBudget.ts). */
+export const truncatedField = z.boolean();
+
+/** The end of a list's summary: how to go on. */
+export function moreSentence(r: { nextCursor: string | null; truncated: boolean }): string {
+  if (r.truncated) return "\nCut to stay within about 6,000 tokens; pass nextCursor as cursor for the rest.";
+  return r.nextCursor ? "\nMore: pass nextCursor as cursor." : "";
+}
 
 /** `n thing(s)` for summaries. */
 export function count(n: number, noun: string): string {

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { scanSummary } from "../../scans/analytics";
-import { analyticsFiguresShape, fieldSelection, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
+import { analyticsFiguresShape, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
 import { defineTool, READ_ONLY } from "../tool";
-import { daysField, figuresSentence } from "./qrGetAnalytics";
+import { cutSentence, daysField, figuresSentence } from "./qrGetAnalytics";
 
 const SELECTABLE = [...SELECTABLE_FIGURES, "byCampaign", "topCodes"] as const;
 
@@ -21,7 +21,7 @@ export const analyticsScanSummaryTool = defineTool({
     topCodes: z.array(z.object({ codeId: z.string(), ...rollUp })).optional(),
   }),
   async handler({ days, fields: selected }, { caller }) {
-    return pickFields(await scanSummary(caller.merchantId, days ?? 30), SELECTABLE, selected);
+    return fitAnalytics(pickFields(await scanSummary(caller.merchantId, days ?? 30), SELECTABLE, selected));
   },
-  summarize: (r) => `${figuresSentence({ ...r, who: "Workspace" })}${r.topCodes ? `; top code ${r.topCodes[0]?.codeId ?? "none"}` : ""}.`,
+  summarize: (r) => `${figuresSentence({ ...r, who: "Workspace" })}${r.topCodes ? `; top code ${r.topCodes[0]?.codeId ?? "none"}` : ""}.${cutSentence(r)}`,
 });

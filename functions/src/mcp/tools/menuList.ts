@@ -3,30 +3,38 @@ import { publicMenu } from "../../menus/model";
 import { listDraftPage } from "../../store/drafts";
 import { defineTool, READ_ONLY } from "../tool";
 import { listLimit } from "../../core/validation";
-import { count, menuOutput } from "../outputs";
+import { count, menuOutput, moreSentence, truncatedField } from "../outputs";
+import { boundedPage } from "../resultBudget";
 
 export const menuListTool = defineTool({
   name: "svc.menu.list",
   title: "List menus",
-  description: "Lists the merchant's menus with their sections and items, newest first; pass nextCursor back as cursor for the next page.",
+  description: "Lists the workspace's menus with their sections and items, newest first.",
   scope: "merchant:read",
   annotations: READ_ONLY,
   input: z
     .object({
-      limit: listLimit.optional().describe("Page size (default 20)"),
+      limit: listLimit.optional(),
       cursor: z.string().min(1).max(512).optional().describe("nextCursor of the previous page"),
     })
     .strict(),
   output: z.object({
     count: z.number().int(),
     menus: z.array(menuOutput),
-    nextCursor: z.string().nullable().describe("Cursor of the next page; null on the last"),
+    nextCursor: z.string().nullable(),
+    truncated: truncatedField,
   }),
   async handler({ limit, cursor }, { caller }) {
-    const page = await listDraftPage(caller.merchantId, "menus", { limit: limit ?? 20, cursor });
-    const menus = page.items.map(publicMenu);
-    return { count: menus.length, menus, nextCursor: page.nextCursor };
+    return boundedPage(
+      async (n) => {
+        const page = await listDraftPage(caller.merchantId, "menus", { limit: n, cursor });
+        const menus = page.items.map(publicMenu);
+        return { count: menus.length, menus, nextCursor: page.nextCursor };
+      },
+      (page) => page.menus,
+      limit ?? 20,
+    );
   },
   summarize: (r) =>
-    `${count(r.count, "menu")}, newest first${r.count ? ":\n" + r.menus.map((m) => `- ${m.status} menu "${m.name}" (${m.menuId}), ${count(m.itemCount, "item")}`).join("\n") : "."}${r.nextCursor ? "\nMore: pass nextCursor as cursor." : ""}`,
+    `${count(r.count, "menu")}, newest first${r.count ? ":\n" + r.menus.map((m) => `- ${m.status} menu "${m.name}" (${m.menuId}), ${count(m.itemCount, "item")}`).join("\n") : "."}${moreSentence(r)}`,
 });

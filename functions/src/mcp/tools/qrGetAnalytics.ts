@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { fields } from "../../codes/fields";
 import { codeAnalytics, SCAN_LIST_LIMIT } from "../../scans/analytics";
-import { analyticsFiguresShape, consoleUrl, consoleUrlField, count, fieldSelection, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
+import { analyticsFiguresShape, consoleUrl, consoleUrlField, count, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
 import { defineTool, READ_ONLY } from "../tool";
 import { UI_RESOURCES } from "../ui/resources";
 
@@ -26,6 +26,12 @@ export function figuresSentence(r: Figures): string {
   return `${r.who}${scans}${people} from ${r.from} to ${r.to} (${r.timeZone})${r.byDay ? busiestDay(r.byDay) : ""}`;
 }
 
+/** What was cut to stay within about 6,000 tokens, for summaries. */
+export function cutSentence(r: { truncated?: boolean; scansTruncated?: boolean; byDay?: unknown[] }): string {
+  if (r.truncated) return ` byDay lists the newest ${r.byDay?.length ?? 0} days only (cut to stay within about 6,000 tokens); ask for fewer days or fields.`;
+  return "";
+}
+
 /** Busiest day of a window, for summaries. */
 export function busiestDay(byDay: readonly { date: string; scans: number }[]): string {
   const best = byDay.reduce<{ date: string; scans: number } | undefined>((a, d) => (d.scans > (a?.scans ?? 0) ? d : a), undefined);
@@ -35,7 +41,7 @@ export function busiestDay(byDay: readonly { date: string; scans: number }[]): s
 export const qrGetAnalyticsTool = defineTool({
   name: "svc.qr.get_analytics",
   title: "Get a code's scan analytics",
-  description: `Scan analytics of one code (codeId or uniqueQRCodeID), with its scans newest first (at most ${SCAN_LIST_LIMIT}), dynamic-link and in-app scans alike.`,
+  description: `Scan analytics of one code (codeId or uniqueQRCodeID), with its scans newest first (at most ${SCAN_LIST_LIMIT}, fewer past about 6,000 tokens: scansTruncated), dynamic-link and in-app scans alike.`,
   scope: "merchant:read",
   annotations: READ_ONLY,
   input: z
@@ -72,8 +78,13 @@ export const qrGetAnalyticsTool = defineTool({
   ui: UI_RESOURCES.scans.uri,
   async handler({ codeId, uniqueQRCodeID, days, fields: selected }, { caller }) {
     const analytics = await codeAnalytics(caller.merchantId, { codeId, uniqueQRCodeID }, days ?? 30);
-    const result = { ...analytics, consoleUrl: consoleUrl(`code/${analytics.codeId}?days=${analytics.days}`) };
-    return pickFields(result, SELECTABLE, selected, { scansListed: "scans", scansTruncated: "scans" });
+    const result = pickFields(
+      { ...analytics, consoleUrl: consoleUrl(`code/${analytics.codeId}?days=${analytics.days}`) },
+      SELECTABLE,
+      selected,
+      { scansListed: "scans", scansTruncated: "scans" },
+    );
+    return fitAnalytics(result);
   },
-  summarize: (r) => `${figuresSentence({ ...r, who: `Code ${r.codeId}` })}${r.botScans ? `; ${count(r.botScans.total, "bot scan")} counted apart` : ""}.`,
+  summarize: (r) => `${figuresSentence({ ...r, who: `Code ${r.codeId}` })}${r.botScans ? `; ${count(r.botScans.total, "bot scan")} counted apart` : ""}.${cutSentence(r)}`,
 });

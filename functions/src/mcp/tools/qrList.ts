@@ -3,7 +3,8 @@ import { publicCode } from "../../codes/model";
 import { listCodePage } from "../../codes/directory";
 import { defineTool, READ_ONLY } from "../tool";
 import { listLimit } from "../../core/validation";
-import { codeOutput, count } from "../outputs";
+import { codeOutput, count, moreSentence, truncatedField } from "../outputs";
+import { boundedPage } from "../resultBudget";
 
 /** One code in a sentence, for summaries. */
 export function describeCode(c: z.infer<typeof codeOutput>): string {
@@ -26,12 +27,18 @@ export const qrListTool = defineTool({
     count: z.number().int(),
     codes: z.array(codeOutput),
     nextCursor: z.string().nullable(),
+    truncated: truncatedField,
   }),
   async handler({ limit, cursor }, { caller }) {
-    const page = await listCodePage(caller.merchantId, { sort: "created", limit: limit ?? 20, cursor });
-    const codes = page.codes.map((c) => publicCode(c.code));
-    return { count: codes.length, codes, nextCursor: page.nextCursor };
+    return boundedPage(
+      async (n) => {
+        const page = await listCodePage(caller.merchantId, { sort: "created", limit: n, cursor });
+        const codes = page.codes.map((c) => publicCode(c.code));
+        return { count: codes.length, codes, nextCursor: page.nextCursor };
+      },
+      (page) => page.codes,
+      limit ?? 20,
+    );
   },
-  summarize: (r) =>
-    `${count(r.count, "code")}, newest first${r.count ? ":\n" + r.codes.map((c) => `- ${describeCode(c)}`).join("\n") : "."}${r.nextCursor ? "\nMore: pass nextCursor as cursor." : ""}`,
+  summarize: (r) => `${count(r.count, "code")}, newest first${r.count ? ":\n" + r.codes.map((c) => `- ${describeCode(c)}`).join("\n") : "."}${moreSentence(r)}`,
 });

@@ -3,6 +3,7 @@ import { text } from "../../core/validation";
 import { byName, listingOf, searchCatalog, TOOLSETS, TOOLSET_NAMES, toolsetsOf } from "../catalog";
 import { getConfig } from "../../core/config";
 import { defineTool, READ_ONLY } from "../tool";
+import { itemsThatFit, jsonBytes } from "../resultBudget";
 
 const SEARCH_MAX = 10;
 
@@ -33,17 +34,21 @@ export const toolsSearchTool = defineTool({
       }),
     ),
     toolsets: z.array(z.object({ name: z.string(), url: z.string(), description: z.string() })),
+    truncated: z.boolean(),
   }).describe("tools: definitions as tools/list gives them, with their toolsets"),
   async handler({ query, limit }) {
-    const found = searchCatalog(query, limit ?? 5);
     const base = getConfig().mcpFunctionUrl;
-    return {
-      tools: found.map((tool) => {
-        const { _meta: _ui, annotations, ...entry } = listingOf(tool, "full");
-        return { ...entry, title: tool.title, annotations: { ...annotations }, toolsets: toolsetsOf(tool.name) };
-      }),
-      toolsets: byName(TOOLSET_NAMES.map((name) => ({ name, url: `${base}/x/${name}`, description: TOOLSETS[name].description }))),
-    };
+    const tools = searchCatalog(query, limit ?? 5).map((tool) => {
+      const { _meta: _ui, annotations, ...entry } = listingOf(tool, "full");
+      return { ...entry, title: tool.title, annotations: { ...annotations }, toolsets: toolsetsOf(tool.name) };
+    });
+    const toolsets = byName(TOOLSET_NAMES.map((name) => ({ name, url: `${base}/x/${name}`, description: TOOLSETS[name].description })));
+    // Best matches first, as many as fit in about 6,000 tokens (at least one).
+    const fit = Math.max(1, itemsThatFit(tools, jsonBytes({ toolsets }) + 600));
+    return { tools: tools.slice(0, fit), toolsets, truncated: fit < tools.length };
   },
-  summarize: (r) => (r.tools.length ? `Found ${r.tools.map((t) => t.name).join(", ")}.` : "No tool matches; try other words, or connect to a toolset URL."),
+  summarize: (r) =>
+    r.tools.length
+      ? `Found ${r.tools.map((t) => t.name).join(", ")}${r.truncated ? " (more matched; cut to stay within about 6,000 tokens: search with more words)" : ""}.`
+      : "No tool matches; try other words, or connect to a toolset URL.",
 });
