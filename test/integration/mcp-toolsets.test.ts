@@ -127,7 +127,7 @@ describe("MCP toolsets: toolset URLs, read-only endpoints, search and execute", 
     assert.match(loop.body.error?.message ?? "", /not itself/);
   });
 
-  it("one OAuth token, issued for /api/mcp, works at a toolset URL (SDK v1) and at the read-only endpoint (SDK v2)", async () => {
+  it("one OAuth token, issued for /api/mcp, works at a toolset URL (SDK v1), the read-only endpoint (SDK v2) and the search path (both)", async () => {
     const merchant = await createMerchant();
     const provider = new MemoryOAuthProvider();
     const net = newClient();
@@ -154,6 +154,18 @@ describe("MCP toolsets: toolset URLs, read-only endpoints, search and execute", 
       assert.deepEqual(ping.structuredContent, { ok: true, merchantId: merchant.merchantId, authMethod: "oauth" });
     } finally {
       await readOnly.close();
+    }
+    // And the search path at the default endpoint, with the same token and both SDKs.
+    for (const connect of [v1, v2Client] as const) {
+      const client = await connect(mcpUrl(), token);
+      try {
+        const found: any = await client.callTool({ name: "svc.tools.search", arguments: { query: "webhook deliveries" } });
+        assert.equal(found.structuredContent.tools[0].name, "svc.webhook.deliveries");
+        const ran: any = await client.callTool({ name: "svc.tools.execute", arguments: { name: "svc.webhook.list", arguments: {} } });
+        assert.deepEqual(ran.structuredContent.result.webhooks, []);
+      } finally {
+        await client.close();
+      }
     }
   });
 });
