@@ -24,14 +24,14 @@ function recordId(what: string) {
 }
 
 export const ids = {
-  codeId: recordId("codeId").describe("Merchant record id from svc.qr.create or svc.qr.list"),
+  codeId: recordId("codeId").describe("From svc.qr.create or svc.qr.list"),
   menuId: recordId("menuId").describe("Menu id from svc.menu.create or svc.menu.list"),
   recordId: recordId("record id"),
   merchantId: recordId("merchantId"),
   uniqueQRCodeID: z
     .string()
     .regex(QR_ID_PATTERN, "Must be a uniqueQRCodeID: 12 letters and digits")
-    .describe("Cross-platform id (the last part of a dynamic link)"),
+    .describe("The last part of a dynamic link"),
   keyId: z.string().regex(KEY_ID_PATTERN, "Must be a keyId: key_ and 16 hex digits"),
   grantId: z.string().regex(GRANT_ID_PATTERN, "Must be a grantId: grant_ and 24 hex digits"),
   oauthRequestId: z.string().regex(OAUTH_REQUEST_ID_PATTERN, "Must be an authorization request id: req_ and 32 hex digits"),

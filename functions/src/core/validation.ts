@@ -58,4 +58,4 @@ export function text(max: number) {
 }
 
 /** The `limit` argument of list tools: 1 to 100, default applied by the tool. */
-export const listLimit = z.number().int().min(1).max(100).describe("How many, 1 to 100 (default 20)");
+export const listLimit = z.number().int().min(1).max(100).describe("Default 20");

@@ -87,7 +87,7 @@ export const analyticsFiguresShape = {
   browsers: ranked("browser"),
   hourByWeekday: z.array(z.array(z.number().int())),
   pending: z.boolean().optional(),
-  truncated: z.boolean().optional().describe("byDay was cut to its newest days to stay within about 6,000 tokens; ask for fewer days or fields"),
+  truncated: z.boolean().optional().describe("byDay cut to its newest days"),
 };
 
 /**

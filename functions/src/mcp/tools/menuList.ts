@@ -15,7 +15,7 @@ export const menuListTool = defineTool({
   input: z
     .object({
       limit: listLimit.optional(),
-      cursor: z.string().min(1).max(512).optional().describe("nextCursor of the previous page"),
+      cursor: z.string().min(1).max(512).optional(),
     })
     .strict(),
   output: z.object({

@@ -20,7 +20,7 @@ export const qrListTool = defineTool({
   input: z
     .object({
       limit: listLimit.optional(),
-      cursor: z.string().min(1).max(512).optional().describe("nextCursor of the previous page"),
+      cursor: z.string().min(1).max(512).optional(),
     })
     .strict(),
   output: z.object({

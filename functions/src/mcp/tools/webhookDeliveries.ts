@@ -11,7 +11,7 @@ const input = z
   .object({
     webhookId: webhookIdSchema,
     limit: listLimit.optional(),
-    cursor: z.string().min(1).max(512).optional().describe("nextCursor of the previous page"),
+    cursor: z.string().min(1).max(512).optional(),
     deliveryId: deliveryIdSchema.optional().describe("One delivery, with every attempt kept (attemptLog)"),
   })
   .strict();
