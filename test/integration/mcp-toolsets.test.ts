@@ -66,7 +66,7 @@ describe("MCP toolsets: toolset URLs, read-only endpoints, search and execute", 
       assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
       const { tools } = await client.listTools();
       assert.ok(tools.length >= 6);
-      for (const tool of tools) assert.ok(tool.annotations?.readOnlyHint || tool.name === "svc.tools.execute", tool.name);
+      for (const tool of tools) assert.ok(tool.annotations?.readOnlyHint, tool.name);
       assert.ok(!tools.some((t) => t.name === "svc.qr.create"));
       const list: any = await client.callTool({ name: "svc.qr.list", arguments: {} });
       assert.equal(list.structuredContent.count, 0);

@@ -174,7 +174,10 @@ describe("print files and brand tools", function () {
     assert.equal((await callTool("svc.brand.list_presets", {}, writeOnly)).body.error.data.code, "INSUFFICIENT_SCOPE");
     assert.equal((await callTool("svc.brand.list_presets", { extra: 1 }, m.apiKey)).body.error.code, -32602);
     const tools = (await (await fetch(`${appUrl()}/api/mcp`, { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${m.apiKey}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) })).json()) as any;
-    assert.ok(tools.result.tools.some((t: any) => t.name === "svc.brand.list_presets"));
+    // A long-tail tool: not in the default list, listed at the designs toolset URL.
+    assert.ok(!tools.result.tools.some((t: any) => t.name === "svc.brand.list_presets"));
+    const designs = (await (await fetch(`${appUrl()}/api/mcp/x/designs`, { method: "POST", headers: { "Content-Type": "application/json", Authorization: `Bearer ${m.apiKey}` }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) })).json()) as any;
+    assert.ok(designs.result.tools.some((t: any) => t.name === "svc.brand.list_presets"));
   });
 
   it("a claimed sandbox code keeps its design's colours", async () => {

@@ -64,6 +64,12 @@ function titledFor(entry: ToolListing, era: ListingEra): ToolListing {
   return { ...entry, annotations: hints as ToolListing["annotations"] };
 }
 
+/** At a read-only endpoint execute can run only tools that change nothing: it says so there. */
+function readOnlyHints(tool: ToolDefinition, view: ToolView, entry: ToolListing): ToolListing {
+  if (!view.readOnly || !tool.forwards) return entry;
+  return { ...entry, annotations: { ...entry.annotations, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } };
+}
+
 const viewListings = new Map<string, ToolListing[]>();
 
 /** What tools/list answers at an endpoint, in a protocol era. */
@@ -73,7 +79,7 @@ export function listingFor(view: ToolView, era: ListingEra = "2026-07-28"): Tool
   if (!listing) {
     const tools = view.toolsets === "default" ? [...TOOLSETS.core.tools].map((name) => catalogTool(name)!).concat(REACH_TOOLS) : CATALOG_TOOLS;
     const form = view.toolsets === "default" ? "default" : "full";
-    listing = byName(tools.filter((tool) => inView(tool, view)).map((tool) => titledFor(listingOf(tool, form), era)));
+    listing = byName(tools.filter((tool) => inView(tool, view)).map((tool) => titledFor(readOnlyHints(tool, view, listingOf(tool, form)), era)));
     viewListings.set(key, listing);
   }
   return listing;

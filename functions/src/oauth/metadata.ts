@@ -34,7 +34,7 @@ export function canonicalResource(requested: string): string | undefined {
   const { resource } = oauthUrls();
   const base = resource.replace(/\/$/, "");
   if (requested === resource || requested === base) return resource;
-  return /^\/(?:x\/[a-z,]+(?:\/readonly)?|readonly)\/?$/.test(requested.slice(base.length)) && requested.startsWith(`${base}/`) ? resource : undefined;
+  return /^\/(?:x\/[a-z,]+(?:\/readonly)?|readonly)\/?$/.test(requested.slice(base.length).toLowerCase()) && requested.startsWith(`${base}/`) ? resource : undefined;
 }
 
 export function protectedResourceMetadata() {
