@@ -17,13 +17,15 @@ interface Figures {
   totalScans?: number;
   uniqueScanners?: number;
   byDay?: readonly { date: string; scans: number }[];
+  /** byDay was cut: its busiest day would not be the window's. */
+  truncated?: boolean;
 }
 
 /** "<who>: N scans by M unique scanners from A to B (zone); busiest day …", with what a field selection returned. */
 export function figuresSentence(r: Figures): string {
   const scans = r.totalScans === undefined ? "" : `: ${count(r.totalScans, "scan")}`;
   const people = r.uniqueScanners === undefined ? "" : ` by ${count(r.uniqueScanners, "unique scanner")}`;
-  return `${r.who}${scans}${people} from ${r.from} to ${r.to} (${r.timeZone})${r.byDay ? busiestDay(r.byDay) : ""}`;
+  return `${r.who}${scans}${people} from ${r.from} to ${r.to} (${r.timeZone})${r.byDay && !r.truncated ? busiestDay(r.byDay) : ""}`;
 }
 
 /** What was cut to stay within about 6,000 tokens, for summaries. */
