@@ -56,7 +56,10 @@ describe("merchant console: code detail", function () {
       const got = await shown(page);
       assert.equal(got.total, expected.totalScans, `${days} days: total`);
       assert.equal(expected.totalScans, 4);
-      assert.deepEqual(got.bars, expected.byDay.map((d: any) => ({ date: d.date, scans: d.scans })), `${days} days: every day's count`);
+      // The tool keeps its result within about 6,000 tokens: for a year, byDay lists the newest days only.
+      assert.equal(expected.truncated === true, days === 365, `${days} days: byDay cut only for the year`);
+      assert.equal(got.bars.length, days, `${days} days: the console draws every day`);
+      assert.deepEqual(got.bars.slice(-expected.byDay.length), expected.byDay.map((d: any) => ({ date: d.date, scans: d.scans })), `${days} days: every day's count`);
       assert.equal(got.unique, expected.uniqueScanners, `${days} days: unique scanners`);
       assert.equal(expected.uniqueScanners, 3, "three people, one of them twice");
       assert.deepEqual(got.countries, expected.countries.slice(0, 5).map((c: any) => `${c.country} ${c.scans}`));

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import type { Page } from "playwright-core";
 import { appUrl } from "../helpers/env";
-import { callTool, toolResult } from "../helpers/rpc";
+import { callTool, listAllCodes, toolResult } from "../helpers/rpc";
 import { firestore, type TestMerchant } from "../helpers/merchants";
 import { decodePng, decodeSvg, isVectorOnly } from "../helpers/qr";
 import { readZip } from "../helpers/zip";
@@ -59,7 +59,7 @@ describe("merchant console: CSV import", function () {
     assert.deepEqual(chunks.map((c) => c.rows), [50, 10]);
     assert.equal(new Set(chunks.map((c) => c.key)).size, 2, "one Idempotency-Key per chunk");
 
-    const listed = toolResult(await callTool("svc.qr.list", { limit: 100 }, merchant.apiKey)).codes;
+    const listed = await listAllCodes(merchant.apiKey);
     assert.equal(listed.length, ROWS, "every row created once");
     const first = listed.find((c: any) => c.destinationUrl === "https://example.com/table/1");
     assert.equal(first.title, 'Table 1, "window"');
@@ -145,7 +145,7 @@ describe("merchant console: CSV import", function () {
     await page.locator("#csv-summary", { hasText: "All 1 rows are valid." }).waitFor();
     await page.click("#start-import");
     await page.locator("#import-status", { hasText: "Created 1 codes." }).waitFor({ timeout: 60_000 });
-    const code = toolResult(await callTool("svc.qr.list", { limit: 100 }, merchant.apiKey)).codes.find((c: any) => c.destinationUrl === "https://example.com/by-name");
+    const code = (await listAllCodes(merchant.apiKey)).find((c: any) => c.destinationUrl === "https://example.com/by-name");
     assert.equal(code.title, "By name");
     assert.deepEqual(code.tags, ["menu", "drinks"]);
     assert.equal(code.campaign ?? null, null, "tags never land in the campaign");

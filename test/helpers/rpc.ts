@@ -102,3 +102,15 @@ export function rpc2026(method: string, params: Record<string, unknown> = {}, op
   };
   return postRaw(JSON.stringify(body), headers);
 }
+
+/** Every code of a workspace through svc.qr.list, page after page (pages are cut to stay within about 6,000 tokens). */
+export async function listAllCodes(credential: string): Promise<any[]> {
+  const codes: any[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = toolResult(await callTool("svc.qr.list", { limit: 100, ...(cursor ? { cursor } : {}) }, credential));
+    codes.push(...page.codes);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return codes;
+}
