@@ -6,6 +6,7 @@ import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, TEMPLATES } from "../core/constants";
 import { EYE_STYLES, MODULE_STYLES } from "../codes/fields";
 import { getConfig } from "../core/config";
 import { listedAs } from "./listingSchema";
+import { listLimit } from "../core/validation";
 import { cutArrayToFit } from "./resultBudget";
 
 // Conventions said once in the server's instructions (identity.ts), not on every field: times are ISO 8601,
@@ -147,6 +148,12 @@ export const consoleUrlField = z.string();
 
 /** A list result's marker: cut to stay within about 6,000 tokens (mcp/resultBudget.ts). */
 export const truncatedField = z.boolean();
+
+/** The arguments of every paged list tool. */
+export const pageInputShape = { limit: listLimit.optional(), cursor: z.string().min(1).max(512).optional() };
+
+/** The end of every paged list result. */
+export const pageOutputShape = { nextCursor: z.string().nullable(), truncated: truncatedField };
 
 /** The end of a list's summary: how to go on. */
 export function moreSentence(r: { nextCursor: string | null; truncated: boolean }): string {

@@ -2,8 +2,7 @@ import { z } from "zod";
 import { publicMenu } from "../../menus/model";
 import { listDraftPage } from "../../store/drafts";
 import { defineTool, READ_ONLY } from "../tool";
-import { listLimit } from "../../core/validation";
-import { count, menuOutput, moreSentence, truncatedField } from "../outputs";
+import { count, menuOutput, moreSentence, pageInputShape, pageOutputShape } from "../outputs";
 import { boundedPage } from "../resultBudget";
 
 export const menuListTool = defineTool({
@@ -13,16 +12,12 @@ export const menuListTool = defineTool({
   scope: "merchant:read",
   annotations: READ_ONLY,
   input: z
-    .object({
-      limit: listLimit.optional(),
-      cursor: z.string().min(1).max(512).optional(),
-    })
+    .object(pageInputShape)
     .strict(),
   output: z.object({
     count: z.number().int(),
     menus: z.array(menuOutput),
-    nextCursor: z.string().nullable(),
-    truncated: truncatedField,
+    ...pageOutputShape,
   }),
   async handler({ limit, cursor }, { caller }) {
     return boundedPage(

@@ -2,8 +2,7 @@ import { z } from "zod";
 import { publicCode } from "../../codes/model";
 import { listCodePage } from "../../codes/directory";
 import { defineTool, READ_ONLY } from "../tool";
-import { listLimit } from "../../core/validation";
-import { codeOutput, count, moreSentence, truncatedField } from "../outputs";
+import { codeOutput, count, moreSentence, pageInputShape, pageOutputShape } from "../outputs";
 import { boundedPage } from "../resultBudget";
 
 /** One code in a sentence, for summaries. */
@@ -18,16 +17,12 @@ export const qrListTool = defineTool({
   scope: "merchant:read",
   annotations: READ_ONLY,
   input: z
-    .object({
-      limit: listLimit.optional(),
-      cursor: z.string().min(1).max(512).optional(),
-    })
+    .object(pageInputShape)
     .strict(),
   output: z.object({
     count: z.number().int(),
     codes: z.array(codeOutput),
-    nextCursor: z.string().nullable(),
-    truncated: truncatedField,
+    ...pageOutputShape,
   }),
   async handler({ limit, cursor }, { caller }) {
     return boundedPage(
