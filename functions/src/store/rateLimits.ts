@@ -18,13 +18,20 @@ async function readWindowTotal(windowKey: string, instanceId: string): Promise<n
   return others;
 }
 
+/** Rounds a lease takes at most when concurrent leases cut one another. */
+const LEASE_ROUNDS = 3;
+/** The longest random pause, in ms per round, before a cut lease looks again. */
+const LEASE_JITTER_MS = 25;
+
 /**
  * Leases up to `chunk` more calls of a window for this instance, which holds `granted` so far, under `max`.
  * Writes the instance's new total first and only then reads the others' totals: of two concurrent
  * leases, at least one therefore sees the other's write, and the one that sees it keeps only what fits,
  * so the totals granted never exceed `max` (docs/decisions.md, "Rate limits"). What is not granted is
- * taken back from the document before the next lease writes it. The window key is built from hashes and
- * names only, so it is a valid document id.
+ * handed back at once. Leases that saw one another may both have cut and both handed back, leaving room
+ * neither took: a cut lease looks again after a random pause and asks for part of what is left, for a few
+ * rounds, each round writing before it reads. The window key is built from hashes and names only, so it
+ * is a valid document id.
  */
 async function leaseWindowQuota(
   windowKey: string,
@@ -36,11 +43,24 @@ async function leaseWindowQuota(
 ): Promise<{ granted: number; others: number }> {
   const own = windows().doc(`${windowKey}~${instanceId}`);
   const write = (count: number) => own.set({ key: windowKey, count, expiresAt: Timestamp.fromDate(expiresAt) });
-  await write(granted + chunk);
-  const others = await readWindowTotal(windowKey, instanceId);
-  const grant = Math.max(0, Math.min(chunk, max - others - granted));
-  if (grant < chunk) await write(granted + grant);
-  return { granted: granted + grant, others };
+  let total = granted;
+  let want = chunk;
+  let others = 0;
+  for (let round = 1; ; round++) {
+    await write(total + want);
+    others = await readWindowTotal(windowKey, instanceId);
+    const grant = Math.max(0, Math.min(want, max - others - total));
+    total += grant;
+    if (grant === want) break;
+    await write(total);
+    if (round === LEASE_ROUNDS) break;
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * LEASE_JITTER_MS * round));
+    others = await readWindowTotal(windowKey, instanceId);
+    const room = max - others - total;
+    if (room <= 0) break;
+    want = Math.min(want - grant, Math.max(1, Math.floor(room / 2)));
+  }
+  return { granted: total, others };
 }
 
 const positiveIntegers = (value: unknown): Record<string, number> =>
