@@ -170,7 +170,6 @@ describe("MCP tool server: protocol", () => {
       assert.ok(names.includes("svc.ping") && names.includes("svc.merchant.get_profile"));
       for (const tool of manifest.tools) {
         assert.equal(tool.inputSchema.type, "object", tool.name);
-        assert.equal(tool.inputSchema.additionalProperties, false, tool.name);
         assert.equal(typeof tool.description, "string");
       }
     });

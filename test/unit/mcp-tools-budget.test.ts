@@ -5,9 +5,15 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { toolListCost } from "../../scripts/lib/toolBudget";
+import { DEFAULT_VIEW, listingFor } from "../../functions/src/mcp/registry";
+import { TOOLSETS } from "../../functions/src/mcp/catalog";
+import { SERVER_INSTRUCTIONS } from "../../functions/src/mcp/identity";
 
 const SNAPSHOT = join(__dirname, "..", "snapshots", "mcp-tools-budget.json");
 const GROWTH_ALLOWED = 1.1;
+/** The issue's budget for the default list (issue 40): at most 5,000 cl100k tokens and 20 KiB. */
+const MAX_TOKENS = 5_000;
+const MAX_BYTES = 20 * 1024;
 
 describe("MCP tools/list budget", () => {
   it("tools/list budget: no growth above 10 % without a new tool", () => {
@@ -18,6 +24,26 @@ describe("MCP tools/list budget", () => {
     assert.equal(tools, held.tools, "a tool was added or removed: record the new size on purpose (see the head of this file)");
     assert.ok(tokens <= held.tokens * GROWTH_ALLOWED, `${tokens} tokens: more than 10 % over the ${held.tokens} held, without a new tool`);
     assert.ok(bytes <= held.bytes * GROWTH_ALLOWED, `${bytes} bytes: more than 10 % over the ${held.bytes} held, without a new tool`);
+  });
+
+  it("the default list stays within 5,000 tokens and 20 KiB, with every tool the specification names", () => {
+    const { tokens, bytes } = toolListCost();
+    assert.ok(tokens <= MAX_TOKENS, `${tokens} tokens`);
+    assert.ok(bytes <= MAX_BYTES, `${bytes} bytes`);
+    const names = listingFor(DEFAULT_VIEW).map((t) => t.name);
+    for (const name of TOOLSETS.core.tools) assert.ok(names.includes(name), name);
+  });
+
+  it("an argument explained once in the instructions is named there, and listed by name and type without its description", () => {
+    // svc.tools.search's limit is its own (a count of tools, default 5), described where it is.
+    const listing = JSON.stringify(listingFor(DEFAULT_VIEW).filter((t) => t.name !== "svc.tools.search"));
+    for (const name of ["codeId", "uniqueQRCodeID", "destinationUrl", "days", "limit"]) {
+      assert.match(SERVER_INSTRUCTIONS, new RegExp(`\\b${name}\\b`), name);
+      for (const m of listing.matchAll(new RegExp(`"${name}":\\{[^{}]*\\}`, "g"))) assert.doesNotMatch(m[0], /"description"/, m[0]);
+    }
+    // The full form (toolset URLs, svc.tools.search) keeps each description.
+    const full = listingFor({ toolsets: ["core"], readOnly: false }).find((t) => t.name === "svc.qr.update")!;
+    assert.match(JSON.stringify((full.inputSchema.properties as any).codeId), /"description"/);
   });
 
   it("counts tokens with the tokenizer, not by a rule of thumb", () => {

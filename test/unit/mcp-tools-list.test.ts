@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
-import { TOOLS, toolListing } from "../../functions/src/mcp/registry";
+import { findTool, TOOLS, toolListing } from "../../functions/src/mcp/registry";
+import { hintsReadBack } from "../../functions/src/mcp/tool";
 import { UI_RESOURCES } from "../../functions/src/mcp/ui/resources";
 
 const SNAPSHOT = join(__dirname, "..", "snapshots", "mcp-tools-list.json");
@@ -27,19 +28,24 @@ describe("MCP tools/list snapshot", () => {
     assert.deepEqual([...names].sort(), TOOLS.map((t) => t.name).sort());
   });
 
-  it("every tool has a title, all four hints, and object input and output schemas that compile", () => {
+  it("every tool has a title, hints that read back with MCP's defaults as its own four, and object input and output schemas that compile", () => {
     const ajv = new Ajv2020({ strict: false });
     addFormats(ajv);
     for (const tool of toolListing()) {
+      const definition = findTool(tool.name)!;
       assert.ok(tool.title!.length > 3 && tool.title === tool.annotations.title, tool.name);
-      for (const hint of HINTS) assert.equal(typeof tool.annotations[hint], "boolean", `${tool.name} ${hint}`);
-      if (tool.annotations.readOnlyHint) assert.equal(tool.annotations.destructiveHint, false, `${tool.name}: read-only tools destroy nothing`);
+      for (const hint of HINTS) assert.equal(typeof definition.annotations[hint], "boolean", `${tool.name} ${hint}: each tool decides all four`);
+      const { title: _title, ...published } = tool.annotations;
+      assert.deepEqual(hintsReadBack(published), definition.annotations, `${tool.name}: published hints read back`);
+      for (const [hint, value] of Object.entries(published)) assert.notEqual(value, { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true }[hint], `${tool.name}: ${hint} is MCP's default, said anyway`);
+      if (definition.annotations.readOnlyHint) assert.equal(definition.annotations.destructiveHint, false, `${tool.name}: read-only tools destroy nothing`);
       for (const schema of [tool.inputSchema, tool.outputSchema]) {
         assert.equal(schema.type, "object", tool.name);
         ajv.compile(schema);
       }
-      // Results are held to the strict zod schema on the server; the published result schema says less.
-      assert.equal(tool.inputSchema.additionalProperties, false, `${tool.name}: unknown arguments are refused`);
+      // The instructions say once that unknown arguments are refused; the zod schema refuses them.
+      const parsed = definition.input.safeParse({ unknownArgument: 1 });
+      assert.ok(parsed.error?.issues.some((issue) => issue.code === "unrecognized_keys"), `${tool.name}: unknown arguments are refused`);
     }
   });
 
@@ -53,7 +59,7 @@ describe("MCP tools/list snapshot", () => {
   });
 
   it("read-only tools are the listing and lookup tools; re-pointing a code and removing or rotating a webhook overwrite; webhooks reach outside", () => {
-    const by = (hint: (typeof HINTS)[number]) => toolListing().filter((t) => t.annotations[hint]).map((t) => t.name);
+    const by = (hint: (typeof HINTS)[number]) => toolListing().filter((t) => hintsReadBack(t.annotations)[hint]).map((t) => t.name);
     assert.deepEqual(by("readOnlyHint"), ["svc.analytics.scan_summary", "svc.brand.list_presets", "svc.job.get", "svc.menu.list", "svc.merchant.get_profile", "svc.ping", "svc.qr.get_analytics", "svc.qr.list", "svc.tools.search", "svc.voice_agent.lookup", "svc.webhook.deliveries", "svc.webhook.list"]);
     // svc.tools.execute claims nothing about what it runs: the MCP defaults (may destroy, reaches outside).
     assert.deepEqual(by("destructiveHint"), ["svc.qr.update", "svc.tools.execute", "svc.webhook.delete", "svc.webhook.rotate_secret"]);

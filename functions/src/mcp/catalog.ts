@@ -1,8 +1,8 @@
 // The table of the service's tools, the toolsets they form and how tools/list publishes them. registry.ts
 // adds the two tools that reach this table from the default list (svc.tools.search, svc.tools.execute).
 import { z } from "zod";
-import type { ToolAnnotations, ToolDefinition } from "./tool";
-import { listedAs, publishedSchema } from "./listingSchema";
+import { publishedHints, type ToolAnnotations, type ToolDefinition } from "./tool";
+import { explainedInInstructions, listedAs, publishedSchema } from "./listingSchema";
 import { pingTool } from "./tools/ping";
 import { merchantGetProfileTool } from "./tools/merchantGetProfile";
 import { qrCreateTool } from "./tools/qrCreate";
@@ -90,7 +90,8 @@ export interface ToolListing {
   inputSchema: Record<string, unknown>;
   outputSchema: Record<string, unknown>;
   /** `title` is absent in a 2026-07-28 listing (registry.ts). */
-  annotations: ToolAnnotations & { title?: string };
+  /** MCP's defaults left out (tool.ts, publishedHints). */
+  annotations: Partial<ToolAnnotations> & { title?: string };
   _meta?: { ui: { resourceUri: string } };
 }
 
@@ -106,6 +107,7 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output", form: ListingForm
     io,
     override: (ctx) => {
       if (form === "full") return;
+      if (explainedInInstructions.has(ctx.zodSchema as unknown as z.ZodType)) delete (ctx.jsonSchema as Record<string, unknown>).description;
       const stand = listedAs.get(ctx.zodSchema as unknown as z.ZodType);
       if (!stand) return;
       for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Record<string, unknown>)[key];
@@ -114,6 +116,22 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output", form: ListingForm
   }) as Record<string, unknown>;
   delete json.$schema;
   return publishedSchema(json, io);
+}
+
+/** A result schema with its fields' descriptions left to the tool that describes the same record. */
+function withoutDescriptions(schema: Record<string, unknown>): Record<string, unknown> {
+  const strip = (node: unknown, isField: boolean): unknown => {
+    if (Array.isArray(node)) return node.map((n) => strip(n, false));
+    if (typeof node !== "object" || node === null) return node;
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (isField && key === "description") continue;
+      if (key === "properties" && typeof value === "object" && value !== null) out.properties = Object.fromEntries(Object.entries(value).map(([name, field]) => [name, strip(field, true)]));
+      else out[key] = strip(value, false);
+    }
+    return out;
+  };
+  return strip(schema, false) as Record<string, unknown>;
 }
 
 const listings = new Map<string, ToolListing>();
@@ -131,8 +149,8 @@ export function listingOf(tool: ToolDefinition, form: ListingForm = "full"): Too
       title: tool.title,
       description: tool.description,
       inputSchema: jsonSchema(tool.input, "input", form),
-      outputSchema: jsonSchema(tool.output, "output", form),
-      annotations: { title: tool.title, ...tool.annotations },
+      outputSchema: form === "default" && tool.outputDescribedBy ? withoutDescriptions(jsonSchema(tool.output, "output", form)) : jsonSchema(tool.output, "output", form),
+      annotations: { title: tool.title, ...publishedHints(tool.annotations) },
       ...(tool.ui ? { _meta: { ui: { resourceUri: tool.ui } } } : {}),
     };
     listings.set(key, entry);

@@ -7,7 +7,8 @@ import { SCOPES } from "../auth/scopes";
 import { oauthUrls } from "../oauth/metadata";
 import { MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./era2026";
 import { SERVER_CAPABILITIES, SERVER_SUMMARY, SERVER_TITLE, serverName } from "./identity";
-import { toolListing } from "./registry";
+import { byName } from "./catalog";
+import { TOOLS } from "./registry";
 
 export const SERVER_CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
 export const SERVER_CARD_TYPE = "application/mcp-server-card+json";
@@ -58,8 +59,9 @@ export function serverCard(): Record<string, unknown> {
         perRequestVersion: MODERN_PROTOCOL_VERSION,
         manifest: c.mcpFunctionUrl,
       },
-      // A summary; the full schemas are in tools/list and the GET manifest.
-      "svc/tools": toolListing().map((t) => ({ name: t.name, ...t.annotations, ...(t._meta ? { ui: t._meta.ui.resourceUri } : {}) })),
+      // A summary, every hint spelled out (tools/list leaves MCP's defaults out); the full schemas are in
+      // tools/list and the GET manifest.
+      "svc/tools": byName(TOOLS).map((t) => ({ name: t.name, title: t.title, ...t.annotations, ...(t.ui ? { ui: t.ui } : {}) })),
     },
   };
 }

@@ -14,6 +14,12 @@ const SAFE = Number.MAX_SAFE_INTEGER;
  */
 export const listedAs = z.registry<{ json: Record<string, unknown> }>();
 
+/**
+ * Arguments whose meaning the server's instructions give once (outputs.ts, ARGUMENT_CONVENTIONS), under
+ * the name they have there: the default list publishes them without their own description.
+ */
+export const explainedInInstructions = z.registry<{ name: string }>();
+
 type Json = Record<string, unknown>;
 
 const OUTPUT_ONLY_DROPS = ["additionalProperties", "enum", "const", "pattern", "format", "minLength", "maxLength", "minItems", "maxItems", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"];
@@ -33,6 +39,10 @@ function compact(node: unknown, io: "input" | "output"): unknown {
     // `additionalProperties: {}` (any value) is what JSON Schema assumes anyway.
     if (key === "additionalProperties" && JSON.stringify(value) === "{}") continue;
     if (io === "output" && OUTPUT_ONLY_DROPS.includes(key) && !(key === "additionalProperties" && typeof value === "object")) continue;
+    // The server's instructions say once that string arguments are never empty and that arguments a
+    // schema does not name are refused.
+    if (io === "input" && key === "minLength" && value === 1) continue;
+    if (io === "input" && key === "additionalProperties" && value === false) continue;
     // A named format (email, uri) says what zod's long pattern for it says.
     if (key === "pattern" && typeof src.format === "string") continue;
     if (key === "properties" && typeof value === "object" && value !== null) {

@@ -3,9 +3,10 @@
 // tests validate every result against the published JSON Schema.
 import { z } from "zod";
 import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, TEMPLATES } from "../core/constants";
-import { EYE_STYLES, MODULE_STYLES } from "../codes/fields";
+import { EYE_STYLES, fields as codeFields, MODULE_STYLES } from "../codes/fields";
 import { getConfig } from "../core/config";
-import { listedAs } from "./listingSchema";
+import { explainedInInstructions, listedAs } from "./listingSchema";
+import { ids } from "../core/ids";
 import { listLimit } from "../core/validation";
 import { cutArrayToFit } from "./resultBudget";
 
@@ -112,7 +113,10 @@ export const SELECTABLE_FIGURES = ["totalScans", "byDay", "uniqueScanners", "rep
 
 /** The `fields` argument: which of `names` to return (default: all). */
 export function fieldSelection<const N extends readonly [string, ...string[]]>(names: N) {
-  return z.array(z.enum(names)).min(1).max(names.length).optional().describe("Only these figures (default: all)");
+  const field = z.array(z.enum(names)).min(1).max(names.length).optional().describe("Only these figures (default: all)");
+  // The default list names them once, in outputSchema; toolset URLs and svc.tools.search give the enum.
+  listedAs.add(field, { json: { type: "array", items: { type: "string" }, description: "Figures to return, named as in outputSchema (default: all)" } });
+  return field;
 }
 
 /** `shape` with the named fields optional: a result carries them only when selected. */
@@ -148,6 +152,19 @@ export const consoleUrlField = z.string();
 
 /** A list result's marker: cut to stay within about 6,000 tokens (mcp/resultBudget.ts). */
 export const truncatedField = z.boolean();
+
+/** How many days analytics cover. */
+export const daysField = z.number().int().min(1).max(365).describe("Window ending today; default 30");
+
+/**
+ * Arguments many tools share, explained once in the server's instructions; the default list names and
+ * types them without repeating what they mean (toolset URLs and svc.tools.search keep the descriptions).
+ */
+export const ARGUMENT_CONVENTIONS =
+  "Arguments: a code is named by codeId (from svc.qr.create or svc.qr.list) or uniqueQRCodeID (the last part of its dynamic link); destinationUrl is the http(s) URL a code opens, its maxLength counted in bytes once percent-encoded; days is a window ending today (default 30); limit is a page's size (default 20).";
+for (const [name, schema] of [["codeId", ids.codeId], ["uniqueQRCodeID", ids.uniqueQRCodeID], ["destinationUrl", codeFields.destinationUrl], ["days", daysField], ["limit", listLimit]] as const) {
+  explainedInInstructions.add(schema, { name });
+}
 
 /** The arguments of every paged list tool. */
 export const pageInputShape = { limit: listLimit.optional(), cursor: z.string().min(1).max(512).optional() };

@@ -3,7 +3,7 @@
 // definitions by keyword) and svc.tools.execute (run one by name). A toolset URL lists its toolsets' tools
 // in full; a read-only endpoint lists, and runs, only tools that change nothing.
 import { AppError } from "../core/errors";
-import type { ToolDefinition } from "./tool";
+import { publishedHints, READ_ONLY, type ToolDefinition } from "./tool";
 import { byName, CATALOG_TOOLS, catalogTool, listingOf, TOOLSETS, TOOLSET_NAMES, type ToolListing, type ToolsetName } from "./catalog";
 import { toolsSearchTool } from "./tools/toolsSearch";
 import { toolsExecuteTool } from "./tools/toolsExecute";
@@ -67,7 +67,7 @@ function titledFor(entry: ToolListing, era: ListingEra): ToolListing {
 /** At a read-only endpoint execute can run only tools that change nothing: it says so there. */
 function readOnlyHints(tool: ToolDefinition, view: ToolView, entry: ToolListing): ToolListing {
   if (!view.readOnly || !tool.forwards) return entry;
-  return { ...entry, annotations: { ...entry.annotations, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } };
+  return { ...entry, annotations: { title: entry.annotations.title, ...publishedHints(READ_ONLY) } };
 }
 
 const viewListings = new Map<string, ToolListing[]>();

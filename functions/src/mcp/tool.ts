@@ -49,6 +49,12 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
   forwards?: true;
   /** A `ui://` resource (MCP Apps) a host may render with the result. */
   ui?: string;
+  /**
+   * Another tool whose default listing describes the same result record field by field (svc.qr.create for
+   * svc.qr.list's codes): this tool's default listing names and types the fields without repeating their
+   * descriptions.
+   */
+  outputDescribedBy?: string;
   handler(args: z.infer<Input>, ctx: ToolContext): Promise<z.infer<Output>>;
   /** A short text a person can read in place of the JSON. */
   summarize(result: z.infer<Output>): string;
@@ -57,6 +63,32 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
 /** Identity helper that keeps the handler's argument and result types tied to the schemas. */
 export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject>(tool: ToolDefinition<Input, Output>): ToolDefinition<Input, Output> {
   return tool;
+}
+
+/** What MCP assumes of a hint a tool leaves out (ToolAnnotations in the specification, every revision). */
+const HINT_DEFAULTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+
+/**
+ * The hints as tools/list publishes them: each tool decides all four, the listing omits those equal to
+ * MCP's defaults and, for a read-only tool, the two MCP reads only of tools that change something.
+ * Read back with MCP's defaults they are exactly the tool's four (test/unit/mcp-tools-list.test.ts).
+ */
+export function publishedHints(hints: ToolAnnotations): Partial<ToolAnnotations> {
+  const meaningless = hints.readOnlyHint ? ["destructiveHint", "idempotentHint"] : [];
+  return Object.fromEntries(
+    (Object.keys(HINT_DEFAULTS) as (keyof ToolAnnotations)[]).filter((k) => hints[k] !== HINT_DEFAULTS[k] && !meaningless.includes(k)).map((k) => [k, hints[k]]),
+  );
+}
+
+/** A published hint set read back with MCP's defaults (a read-only tool destroys nothing and repeats safely). */
+export function hintsReadBack(published: Partial<ToolAnnotations>): ToolAnnotations {
+  const readOnly = published.readOnlyHint ?? HINT_DEFAULTS.readOnlyHint;
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: readOnly ? false : (published.destructiveHint ?? HINT_DEFAULTS.destructiveHint),
+    idempotentHint: readOnly ? true : (published.idempotentHint ?? HINT_DEFAULTS.idempotentHint),
+    openWorldHint: published.openWorldHint ?? HINT_DEFAULTS.openWorldHint,
+  };
 }
 
 /** Hints of a tool that only reads the caller's workspace. */

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { scanSummary } from "../../scans/analytics";
-import { analyticsFiguresShape, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
+import { analyticsFiguresShape, daysField, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
 import { defineTool, READ_ONLY } from "../tool";
-import { cutSentence, daysField, figuresSentence } from "./qrGetAnalytics";
+import { cutSentence, figuresSentence } from "./qrGetAnalytics";
 
 const SELECTABLE = [...SELECTABLE_FIGURES, "byCampaign", "topCodes"] as const;
 
@@ -14,6 +14,7 @@ export const analyticsScanSummaryTool = defineTool({
   description: "Scan analytics of the whole workspace, with its top codes and a roll-up by campaign (campaign null: codes without one).",
   scope: "merchant:read",
   annotations: READ_ONLY,
+  outputDescribedBy: "svc.qr.get_analytics",
   input: z.object({ days: daysField.optional(), fields: fieldSelection(SELECTABLE) }).strict(),
   output: z.object({
     ...selectableShape(analyticsFiguresShape, SELECTABLE_FIGURES),

@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { fields } from "../../codes/fields";
 import { codeAnalytics, SCAN_LIST_LIMIT } from "../../scans/analytics";
-import { analyticsFiguresShape, consoleUrl, consoleUrlField, count, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
+import { analyticsFiguresShape, consoleUrl, consoleUrlField, count, daysField, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
 import { defineTool, READ_ONLY } from "../tool";
 import { UI_RESOURCES } from "../ui/resources";
 
-export const daysField = z.number().int().min(1).max(365).describe("Window ending today; default 30");
 
 const SELECTABLE = [...SELECTABLE_FIGURES, "scans"] as const;
 
@@ -43,7 +42,7 @@ export function busiestDay(byDay: readonly { date: string; scans: number }[]): s
 export const qrGetAnalyticsTool = defineTool({
   name: "svc.qr.get_analytics",
   title: "Get a code's scan analytics",
-  description: `Scan analytics of one code (codeId or uniqueQRCodeID), with its scans newest first (at most ${SCAN_LIST_LIMIT}, fewer past about 6,000 tokens: scansTruncated), dynamic-link and in-app scans alike.`,
+  description: `Scan analytics of one code, with its scans newest first (at most ${SCAN_LIST_LIMIT}; fewer, with scansTruncated, past about 6,000 tokens), dynamic-link and in-app scans alike.`,
   scope: "merchant:read",
   annotations: READ_ONLY,
   input: z

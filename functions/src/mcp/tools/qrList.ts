@@ -16,6 +16,7 @@ export const qrListTool = defineTool({
   description: "Lists the workspace's QR codes, newest first.",
   scope: "merchant:read",
   annotations: READ_ONLY,
+  outputDescribedBy: "svc.qr.create",
   input: z
     .object(pageInputShape)
     .strict(),

@@ -15,10 +15,11 @@ export const qrUpdateTool = defineTool({
   name: "svc.qr.update",
   title: "Update a QR code",
   description:
-    "Changes a code named by codeId or uniqueQRCodeID. A dynamic code goes to a new destinationUrl on the next scan; a static code is re-rendered at the same URLs. Returns the code.",
+    "Changes a code. A dynamic code goes to a new destinationUrl on the next scan; a static code is re-rendered at the same URLs. Returns the code.",
   scope: "qr:write",
   // Re-pointing and redesigning overwrite what live scans and printed images use; the same edit twice is one edit.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  outputDescribedBy: "svc.qr.create",
   input: z
     .object({
       codeId: fields.codeId.optional(),

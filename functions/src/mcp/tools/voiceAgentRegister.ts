@@ -10,7 +10,7 @@ export const voiceAgentRegisterTool = defineTool({
   name: "svc.voice_agent.register",
   title: "Register a voice agent in the phone book",
   description:
-    `Lists a business's AI voice agent number for its website domain in the public phone book, free. Once approved, {base_url}/d/<domain> shows it and the email is told; another business's domain cannot be taken. At most ${MAX_PENDING_LISTINGS} pending per workspace, each lapsing after ${PENDING_LISTING_LIFETIME_DAYS} days.`,
+    `Lists a business's AI voice agent number for its website domain in the public phone book, free, once a person approves it; another business's domain cannot be taken. At most ${MAX_PENDING_LISTINGS} pending per workspace.`,
   // Like a code, a listing is customer-facing material drafted for the workspace (docs/decisions.md).
   scope: "qr:write",
   // It submits to a public phone book and, once approved, mails the contact: beyond the workspace. The same
@@ -29,11 +29,11 @@ export const voiceAgentRegisterTool = defineTool({
     ...details,
     status: z.enum(["pending", "approved", "rejected"]),
     pendingChange: z.object(details).nullable().describe("A change to an approved listing, awaiting approval"),
-    page: z.string().nullable().describe("Public page, once approved"),
+    page: z.string().nullable().describe("Public page ({base_url}/d/<domain>), once approved"),
     createdAt: z.string(),
     updatedAt: z.string(),
     approvedAt: z.string().nullable(),
-    expiresAt: z.string().nullable().describe("When a pending listing lapses"),
+    expiresAt: z.string().nullable().describe(`When a pending listing lapses (${PENDING_LISTING_LIFETIME_DAYS} days)`),
     free: z.boolean(),
     awaitingApproval: z.boolean(),
   }),
