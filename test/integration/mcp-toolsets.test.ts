@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import * as v2 from "@modelcontextprotocol/client";
-import { mcpUrl } from "../helpers/env";
+import { appUrl, mcpUrl } from "../helpers/env";
 import { newClient } from "../helpers/clients";
 import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
 import { consent, MemoryOAuthProvider } from "../helpers/oauth";
@@ -127,6 +127,20 @@ describe("MCP toolsets: toolset URLs, read-only endpoints, search and execute", 
     assert.match(loop.body.error?.message ?? "", /not itself/);
   });
 
+  it("a 401 at a toolset or read-only URL names that URL's protected resource metadata, whose resource is that URL", async () => {
+    for (const rest of ["", "/readonly", "/x/webhooks", "/x/designs,jobs/readonly"]) {
+      const res = await fetch(`${mcpUrl()}${rest}`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+      assert.equal(res.status, 401, rest);
+      const metadataUrl = /resource_metadata="([^"]+)"/.exec(res.headers.get("www-authenticate") ?? "")?.[1];
+      assert.equal(metadataUrl, `${appUrl()}/.well-known/oauth-protected-resource${new URL(mcpUrl()).pathname}${rest}`, rest);
+      const metadata: any = await (await fetch(metadataUrl!)).json();
+      assert.equal(metadata.resource, `${mcpUrl()}${rest}`, rest);
+      assert.deepEqual(metadata.authorization_servers, [appUrl()]);
+    }
+    const unknown = await fetch(`${appUrl()}/.well-known/oauth-protected-resource${new URL(mcpUrl()).pathname}/x/nope`);
+    assert.equal(unknown.status, 404);
+  });
+
   it("one OAuth token, issued for /api/mcp, works at a toolset URL (SDK v1), the read-only endpoint (SDK v2) and the search path (both)", async () => {
     const merchant = await createMerchant();
     const provider = new MemoryOAuthProvider();
@@ -136,7 +150,9 @@ describe("MCP toolsets: toolset URLs, read-only endpoints, search and execute", 
     const client = new Client({ name: "svc-toolsets-oauth", version: "1.0.0" });
     await client.connect(transport);
     await assert.rejects(client.listTools(), UnauthorizedError);
-    assert.equal(provider.authorizationUrl!.searchParams.get("resource"), mcpUrl(), "the token is asked for the tool server");
+    // The client asks for the URL it connected to, as that URL's metadata names it (RFC 9728 section 3.3);
+    // the token is bound to the tool server's URL and so works at every endpoint below (used further down).
+    assert.equal(provider.authorizationUrl!.searchParams.get("resource"), url);
     const { redirect } = await consent(net, provider.authorizationUrl!, merchant);
     await transport.finishAuth(redirect.searchParams.get("code")!);
     try {

@@ -91,8 +91,8 @@ describe("MCP toolsets", () => {
 
   it("a token for the tool server serves its toolset and read-only URLs; no other resource", () => {
     const { resource } = oauthUrls();
-    for (const suffix of ["", "/x/webhooks", "/x/Webhooks", "/x/jobs,designs/readonly", "/readonly"]) assert.equal(canonicalResource(`${resource}${suffix}`), resource, suffix);
-    for (const other of [`${resource}/server-card`, `${resource}x/webhooks`, `${resource}/x/../../oauth`, "https://evil.example/api/mcp"]) {
+    for (const suffix of ["", "/x/webhooks", "/x/Webhooks", "/x/jobs,designs/readonly", "/x/all", "/readonly"]) assert.equal(canonicalResource(`${resource}${suffix}`), resource, suffix);
+    for (const other of [`${resource}/server-card`, `${resource}x/webhooks`, `${resource}/x/../../oauth`, `${resource}/x/nope`, `${resource}/x/webhooks,nope`, "https://evil.example/api/mcp"]) {
       assert.equal(canonicalResource(other), undefined, other);
     }
   });

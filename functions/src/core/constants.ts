@@ -58,3 +58,9 @@ export const SHARED_PROXY_SUBJECT = "proxy:shared";
 export const isSharedProxySubject = (subject: string | undefined): boolean => subject?.startsWith(`${SHARED_PROXY_SUBJECT}:`) === true;
 /** Per-address limits give that shared bucket this many times one address's allowance. */
 export const SHARED_PROXY_FACTOR = 50;
+
+/**
+ * The tool server's toolsets, each at `/api/mcp/x/<name>` (mcp/catalog.ts says what each holds). Named here,
+ * at the bottom, so that the OAuth server can tell a toolset URL without loading the tools.
+ */
+export const MCP_TOOLSET_NAMES = ["core", "designs", "webhooks", "jobs"] as const;

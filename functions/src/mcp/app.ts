@@ -21,7 +21,7 @@ import { isModernVersion } from "./era2026";
 import { checkStandardHeaders, headerValue } from "./httpHeaders";
 import { mcpManifest } from "./manifest";
 import { serveDiscovery } from "./discovery";
-import { mcpChallenge } from "../oauth/metadata";
+import { mcpChallenge, oauthUrls } from "../oauth/metadata";
 
 /** Sends a JSON body (or none) in one write. */
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -48,12 +48,18 @@ function refusedAddress(req: IncomingMessage): AppError | undefined {
   return verdict ?? undefined;
 }
 
-/** The endpoint a path names: `/api/mcp` (or `/` on the function's own URL) and the toolset URLs below it. */
-function viewOfUrl(url: string | undefined): ToolView | undefined {
+/** The path below the tool server's own that a request names (`""` for `/api/mcp`, or `/` on the function's own URL). */
+function endpointPath(url: string | undefined): string | undefined {
   const end = url?.indexOf("?") ?? -1;
   const path = end === -1 ? (url ?? "") : url!.slice(0, end);
-  if (path === "/") return viewOfPath("");
-  return path.toLowerCase().startsWith("/api/mcp") ? viewOfPath(path.slice("/api/mcp".length)) : undefined;
+  if (path === "/") return "";
+  return path.toLowerCase().startsWith("/api/mcp") ? path.slice("/api/mcp".length) : undefined;
+}
+
+/** The endpoint a path names: `/api/mcp` and the toolset URLs below it. */
+function viewOfUrl(url: string | undefined): ToolView | undefined {
+  const rest = endpointPath(url);
+  return rest === undefined ? undefined : viewOfPath(rest);
 }
 
 export async function handleMcpPost(req: Request, res: Response): Promise<void> {
@@ -111,7 +117,8 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
   });
   // Every keyed response carries the caller's standing, even when no tools/call was counted.
   if (caller && !res.hasHeader("X-RateLimit-Limit")) await enforceRateLimit(res, req, "toolCalls", { caller }, "mcp", false).catch(() => undefined);
-  const challenge = mcpChallenge(outcome.status, outcome.body);
+  // A 401 at a toolset or read-only URL names that URL's own metadata (RFC 9728 section 3.3).
+  const challenge = mcpChallenge(outcome.status, outcome.body, `${oauthUrls().resource.replace(/\/$/, "")}${endpointPath(req.url)}`);
   if (challenge) res.setHeader("WWW-Authenticate", challenge);
   sendJson(res, outcome.status, outcome.body);
 }

@@ -1,6 +1,7 @@
 // The table of the service's tools, the toolsets they form and how tools/list publishes them. registry.ts
 // adds the two tools that reach this table from the default list (svc.tools.search, svc.tools.execute).
 import { z } from "zod";
+import { MCP_TOOLSET_NAMES } from "../core/constants";
 import { publishedHints, type ToolAnnotations, type ToolDefinition } from "./tool";
 import { explainedInInstructions, listedAs, publishedSchema } from "./listingSchema";
 import { pingTool } from "./tools/ping";
@@ -72,10 +73,10 @@ export const TOOLSETS = {
     description: "Import jobs that create or update up to 10,000 codes from rows (CSV or JSON), and their progress",
     tools: ["svc.job.start", "svc.job.get"],
   },
-} as const satisfies Record<string, { description: string; tools: readonly string[] }>;
+} as const satisfies Record<(typeof MCP_TOOLSET_NAMES)[number], { description: string; tools: readonly string[] }>;
 
-export type ToolsetName = keyof typeof TOOLSETS;
-export const TOOLSET_NAMES = Object.keys(TOOLSETS) as ToolsetName[];
+export type ToolsetName = (typeof MCP_TOOLSET_NAMES)[number];
+export const TOOLSET_NAMES: ToolsetName[] = [...MCP_TOOLSET_NAMES];
 
 /** The toolsets a tool belongs to. */
 export function toolsetsOf(name: string): ToolsetName[] {

@@ -11,7 +11,7 @@ import { enforceAddressLimit, mountEndpoints } from "../http/endpoint";
 import { escapeHtml } from "../listings/html";
 import { startAuthorization } from "./authorize";
 import { OAUTH_ERRORS, oauthErrorResponse } from "./errors";
-import { authorizationServerMetadata, oauthUrls, PENDING_REQUEST_TTL_MS, protectedResourceMetadata } from "./metadata";
+import { authorizationServerMetadata, canonicalResource, oauthUrls, PENDING_REQUEST_TTL_MS, protectedResourceMetadata } from "./metadata";
 import { BINDING_COOKIE, browserIdsOf, oauthRoutes, SURFACE } from "./routes";
 import { newSecret } from "./secrets";
 
@@ -53,13 +53,15 @@ export const oauthApp = createRestApp(
     });
 
     const prm = (req: Request, res: Response) => {
-      // RFC 9728 section 3.1: the document for /api/mcp sits at the well-known prefix plus the resource's path.
+      // RFC 9728 section 3.1: the document for /api/mcp sits at the well-known prefix plus the resource's
+      // path; so does each toolset or read-only URL's, naming that URL as its resource (section 3.3).
       const suffix = req.path.slice("/.well-known/oauth-protected-resource".length);
-      if (suffix !== "" && suffix !== new URL(oauthUrls().resource).pathname) {
+      const resource = suffix === "" ? oauthUrls().resource : `${new URL(oauthUrls().resource).origin}${suffix}`;
+      if (!canonicalResource(resource)) {
         sendOAuthError(req, res, new AppError("NOT_FOUND", "No protected resource at this path"));
         return;
       }
-      res.set("Cache-Control", "public, max-age=300").json(protectedResourceMetadata());
+      res.set("Cache-Control", "public, max-age=300").json(protectedResourceMetadata(resource));
     };
     app.get("/.well-known/oauth-protected-resource", prm);
     app.get("/.well-known/oauth-protected-resource/*rest", prm);

@@ -2,6 +2,7 @@
 // and authorization server metadata for the app host (RFC 8414). Everything derives from core/config.ts.
 import { getConfig } from "../core/config";
 import { SCOPES } from "../auth/scopes";
+import { MCP_TOOLSET_NAMES } from "../core/constants";
 
 export const CODE_TTL_MS = 60_000;
 export const ACCESS_TOKEN_TTL_S = 3600;
@@ -11,12 +12,11 @@ export const PENDING_REQUEST_TTL_MS = 10 * 60_000;
 
 export function oauthUrls() {
   const { appUrl, mcpFunctionUrl } = getConfig();
-  const resource = new URL(mcpFunctionUrl);
   return {
     issuer: appUrl,
     /** The one resource tokens are minted for: the MCP endpoint. */
     resource: mcpFunctionUrl,
-    resourceMetadata: `${resource.origin}/.well-known/oauth-protected-resource${resource.pathname.replace(/\/$/, "")}`,
+    resourceMetadata: resourceMetadataUrl(mcpFunctionUrl),
     authorization: `${appUrl}/oauth/authorize`,
     token: `${appUrl}/oauth/token`,
     registration: `${appUrl}/oauth/register`,
@@ -34,13 +34,31 @@ export function canonicalResource(requested: string): string | undefined {
   const { resource } = oauthUrls();
   const base = resource.replace(/\/$/, "");
   if (requested === resource || requested === base) return resource;
-  return /^\/(?:x\/[a-z,]+(?:\/readonly)?|readonly)\/?$/.test(requested.slice(base.length).toLowerCase()) && requested.startsWith(`${base}/`) ? resource : undefined;
+  if (!requested.startsWith(`${base}/`)) return undefined;
+  const match = /^\/(?:x\/([a-z,]+)(?:\/readonly)?|readonly)\/?$/.exec(requested.slice(base.length).toLowerCase());
+  if (!match) return undefined;
+  const names = match[1] === undefined || match[1] === "all" ? [] : match[1].split(",");
+  return names.every((name) => (MCP_TOOLSET_NAMES as readonly string[]).includes(name)) ? resource : undefined;
 }
 
-export function protectedResourceMetadata() {
+/**
+ * Where the protected resource metadata of `resource` sits (RFC 9728 section 3.1: the well-known prefix
+ * plus the resource's path), for the tool server's URL and each toolset or read-only URL below it.
+ */
+export function resourceMetadataUrl(resource: string = oauthUrls().resource): string {
+  const url = new URL(resource);
+  return `${url.origin}/.well-known/oauth-protected-resource${url.pathname.replace(/\/$/, "")}`;
+}
+
+/**
+ * The metadata of the tool server, or of one of its toolset or read-only URLs: RFC 9728 section 3.3 has a
+ * client check that `resource` is the very URL it connected to, so each URL gets its own document; tokens
+ * for any of them are bound to the tool server's URL (canonicalResource) and work at all of them.
+ */
+export function protectedResourceMetadata(resource: string = oauthUrls().resource) {
   const urls = oauthUrls();
   return {
-    resource: urls.resource,
+    resource,
     authorization_servers: [urls.issuer],
     scopes_supported: [...SCOPES],
     bearer_methods_supported: ["header"],
@@ -74,10 +92,10 @@ export function authorizationServerMetadata() {
  * protected resource metadata (RFC 9728 section 5.1); a credential that was sent but refused adds
  * error="invalid_token" (RFC 6750 section 3.1), a missing one adds no error code.
  */
-export function mcpChallenge(status: number, body: unknown): string | undefined {
+export function mcpChallenge(status: number, body: unknown, resource: string = oauthUrls().resource): string | undefined {
   if (status !== 401) return undefined;
   const code = (body as { error?: { data?: { code?: unknown } } } | undefined)?.error?.data?.code;
-  const parts = [`resource_metadata="${oauthUrls().resourceMetadata}"`];
+  const parts = [`resource_metadata="${resourceMetadataUrl(resource)}"`];
   if (code !== undefined && code !== "NO_AUTH") parts.unshift(`error="invalid_token"`);
   return `Bearer ${parts.join(", ")}`;
 }
