@@ -35,8 +35,13 @@ describe("MCP list tools: pages by cursor", function () {
       const page = toolResult(res);
       assert.equal(page.count, page.codes.length);
       // A page of 100 codes would be about 20,000 tokens: it is cut, marked, and continued by its cursor.
-      const tokens = encode(JSON.stringify(page)).length;
+      // Counted as an agent's context gets it: the summary and the JSON text together (the summary names
+      // a few codes, not the page again).
+      const texts = res.body.result.content.map((c: any) => c.text as string);
+      const tokens = encode(texts.join("\n")).length;
       assert.ok(tokens <= 6_000, `${tokens} tokens`);
+      assert.deepEqual(JSON.parse(texts[1]), page);
+      assert.ok(texts[0].split("\n").filter((line: string) => line.startsWith("- ")).length <= 6, texts[0]);
       assert.equal(page.truncated, page.count < 100 && page.nextCursor !== null && seen.length + page.count < 250);
       if (page.truncated) assert.match(res.body.result.content[0].text, /Cut to stay within about 6,000 tokens; pass nextCursor/);
       pages.push(page.count);

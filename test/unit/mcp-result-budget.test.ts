@@ -50,7 +50,7 @@ describe("MCP result budget", () => {
     assert.equal(page.nextCursor, "after:0");
   });
 
-  it("13,500 bytes of this service's list results are at most about 6,000 cl100k tokens", () => {
+  it("12,800 bytes of this service's list results are at most about 6,000 cl100k tokens", () => {
     // Codes as svc.qr.list gives them: ids, URLs and timestamps, the densest of the results in tokens.
     const codes = Array.from({ length: 40 }, (_, i) =>
       publicCode({

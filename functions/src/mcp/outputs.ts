@@ -178,6 +178,19 @@ export function moreSentence(r: { nextCursor: string | null; truncated: boolean 
   return r.nextCursor ? "\nMore: pass nextCursor as cursor." : "";
 }
 
+/** How many items a list's summary names: the JSON beside it has them all (docs/mcp.md, "Bounded results"). */
+export const SUMMARY_ITEMS = 5;
+
+/**
+ * A list's items as summary lines, the first few only: the result's JSON text follows the summary in the
+ * same answer, so naming every item again would double what a page costs an agent's context.
+ */
+export function summaryLines<T>(items: readonly T[], line: (item: T) => string): string {
+  const shown = items.slice(0, SUMMARY_ITEMS).map((item) => `- ${line(item)}`);
+  if (items.length > SUMMARY_ITEMS) shown.push(`- and ${items.length - SUMMARY_ITEMS} more, in the JSON result`);
+  return shown.join("\n");
+}
+
 /** `n thing(s)` for summaries. */
 export function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;

@@ -1,9 +1,10 @@
 // Results stay within about 6,000 tokens of an agent's context (docs/mcp.md, "Bounded results"): a list
 // that would not fit is cut to the items that do, says so (`truncated: true`), and its `nextCursor`
-// continues right after the last item given. 13,500 bytes of compact JSON is at most about 6,000 cl100k tokens
-// for this service's results (measured in test/unit/mcp-result-budget.test.ts: ids and URLs tokenise
-// at 2.3 to 2.7 bytes a token; real code lists with tokenized image URLs are the densest).
-export const RESULT_MAX_BYTES = 13_500;
+// continues right after the last item given. 12,800 bytes of compact JSON and the summary beside it are at
+// most about 6,000 cl100k tokens for this service's results (measured in test/unit/mcp-result-budget.test.ts
+// and test/integration/mcp-lists.test.ts: ids and URLs tokenise at 2.3 to 2.7 bytes a token; real code lists
+// with tokenized image URLs are the densest).
+export const RESULT_MAX_BYTES = 12_800;
 
 /** Room kept for the rest of a list result (count, cursor, markers) and the summary sentence. */
 const ENVELOPE_BYTES = 600;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { publicBrandPreset } from "../../codes/model";
 import { BRAND_PRESETS_MAX, listBrandPresets } from "../../store/brandPresets";
 import { defineTool, READ_ONLY } from "../tool";
-import { count, designOutput, isoTime } from "../outputs";
+import { count, designOutput, isoTime, summaryLines } from "../outputs";
 
 export const brandListPresetsTool = defineTool({
   name: "svc.brand.list_presets",
@@ -18,5 +18,5 @@ export const brandListPresetsTool = defineTool({
     return { count: presets.length, presets };
   },
   summarize: (r) =>
-    `${count(r.count, "brand preset")}${r.count ? ":\n" + r.presets.map((p) => `- "${p.name}": ${p.design?.foreground ?? "#000000"} on ${p.design?.background ?? "#FFFFFF"}, ${p.design?.moduleStyle ?? "square"} modules${p.design?.logo ? ", with logo" : ""}`).join("\n") : ". People save presets in the console (Settings, Brand presets)."}`,
+    `${count(r.count, "brand preset")}${r.count ? ":\n" + summaryLines(r.presets, (p) => `"${p.name}": ${p.design?.foreground ?? "#000000"} on ${p.design?.background ?? "#FFFFFF"}, ${p.design?.moduleStyle ?? "square"} modules${p.design?.logo ? ", with logo" : ""}`) : ". People save presets in the console (Settings, Brand presets)."}`,
 });

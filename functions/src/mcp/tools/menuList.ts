@@ -2,7 +2,7 @@ import { z } from "zod";
 import { publicMenu } from "../../menus/model";
 import { listDraftPage } from "../../store/drafts";
 import { defineTool, READ_ONLY } from "../tool";
-import { count, menuOutput, moreSentence, pageInputShape, pageOutputShape } from "../outputs";
+import { count, menuOutput, moreSentence, pageInputShape, pageOutputShape, summaryLines } from "../outputs";
 import { boundedPage } from "../resultBudget";
 
 export const menuListTool = defineTool({
@@ -31,5 +31,5 @@ export const menuListTool = defineTool({
     );
   },
   summarize: (r) =>
-    `${count(r.count, "menu")}, newest first${r.count ? ":\n" + r.menus.map((m) => `- ${m.status} menu "${m.name}" (${m.menuId}), ${count(m.itemCount, "item")}`).join("\n") : "."}${moreSentence(r)}`,
+    `${count(r.count, "menu")}, newest first${r.count ? ":\n" + summaryLines(r.menus, (m) => `${m.status} menu "${m.name}" (${m.menuId}), ${count(m.itemCount, "item")}`) : "."}${moreSentence(r)}`,
 });

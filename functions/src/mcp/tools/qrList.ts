@@ -2,7 +2,7 @@ import { z } from "zod";
 import { publicCode } from "../../codes/model";
 import { listCodePage } from "../../codes/directory";
 import { defineTool, READ_ONLY } from "../tool";
-import { codeOutput, count, moreSentence, pageInputShape, pageOutputShape } from "../outputs";
+import { codeOutput, count, moreSentence, pageInputShape, pageOutputShape, summaryLines } from "../outputs";
 import { boundedPage } from "../resultBudget";
 
 /** One code in a sentence, for summaries. */
@@ -36,5 +36,5 @@ export const qrListTool = defineTool({
       limit ?? 20,
     );
   },
-  summarize: (r) => `${count(r.count, "code")}, newest first${r.count ? ":\n" + r.codes.map((c) => `- ${describeCode(c)}`).join("\n") : "."}${moreSentence(r)}`,
+  summarize: (r) => `${count(r.count, "code")}, newest first${r.count ? ":\n" + summaryLines(r.codes, describeCode) : "."}${moreSentence(r)}`,
 });
