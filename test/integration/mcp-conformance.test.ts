@@ -26,7 +26,23 @@ const RUNS: { scenario: string; specVersion: string }[] = [
   { scenario: "tools-list", specVersion: "2025-11-25" },
   { scenario: "dns-rebinding-protection", specVersion: "2026-07-28" },
   { scenario: "dns-rebinding-protection", specVersion: "2025-11-25" },
+  // The tasks extension (SEP-2663), against the fixtures the server has on the emulators (docs/mcp.md).
+  ...[
+    "tasks-lifecycle",
+    "tasks-capability-negotiation",
+    "tasks-wire-fields",
+    "tasks-request-state-removal",
+    "tasks-mrtr-input",
+    "tasks-request-headers",
+    "tasks-dispatch-and-envelope",
+    "tasks-status-notifications",
+    "tasks-required-task-error",
+    "tasks-mrtr-composition",
+  ].map((scenario) => ({ scenario, specVersion: "2026-07-28" })),
 ];
+
+/** Scenarios the suite itself only reports as skipped (its harness is pending), so none of their checks can pass. */
+const SKIPPED_BY_SUITE = new Set(["tasks-status-notifications"]);
 
 interface Check {
   id: string;
@@ -95,7 +111,8 @@ describe("MCP tool server: conformance suite", function () {
           [],
           `unexpected failures in ${scenario}`,
         );
-        assert.ok(passed > 0, "some checks ran");
+        if (SKIPPED_BY_SUITE.has(scenario)) assert.ok(checks.every((c) => c.status === "SKIPPED" || c.status === "SUCCESS"), "only skipped or passing checks");
+        else assert.ok(passed > 0, "some checks ran");
         assert.equal(code, 0, `the suite's baseline check failed (a stale or unexpected entry):\n${output.slice(-3000)}`);
       } finally {
         rmSync(outDir, { recursive: true, force: true });
