@@ -9,7 +9,7 @@ import { requireScope, type Caller } from "../auth/caller";
 import { writeAuditEvent } from "../store/audit";
 import { DEFAULT_VIEW, listingFor, toolAt, type ListingEra, type ToolView } from "./registry";
 import { callToolResult, type InnerCall, type TaskStart } from "./tool";
-import { createTaskResult, negotiatesTasks, taskMethod, tasksCapabilityMissing, TASK_METHODS } from "./tasks";
+import { createTaskResult, negotiatesTasks, taskMethod, tasksCapabilityMissing } from "./tasks";
 import { listResources, readResource } from "./ui/resources";
 import { logError, logServerError } from "../core/log";
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from "./identity";
@@ -280,7 +280,7 @@ export class McpDispatcher {
 
   /** tasks/get, tasks/update, tasks/cancel (mcp/tasks.ts): counted against the caller's rate limit like a tool run. */
   private async tasks(method: string, params: unknown, negotiated: boolean): Promise<Record<string, unknown>> {
-    if (!negotiated || !TASK_METHODS.has(method)) throw tasksCapabilityMissing(method);
+    if (!negotiated) throw tasksCapabilityMissing(method);
     const caller = await this.awaitCaller();
     await this.beforeToolCall(caller);
     return taskMethod(caller, method, params);

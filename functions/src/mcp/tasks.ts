@@ -19,9 +19,6 @@ import { jobGetTool } from "./tools/jobGet";
 import { TASKS_EXTENSION } from "./era2026";
 
 
-/** The methods of the extension; tasks/result and tasks/list (v1) are gone and answer -32601. */
-export const TASK_METHODS = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
-
 const JOB_TASK = /^job_[0-9a-f]{20}$/;
 export const FIXTURE_TASK = /^tsk_[0-9a-f]{20}$/;
 const JOB_POLL_MS = 2_000;
