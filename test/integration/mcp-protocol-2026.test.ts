@@ -55,7 +55,7 @@ describe("MCP tool server: protocol 2026-07-28", () => {
       const result = assertComplete(res);
       assert.equal(res.body.id, "d1");
       assert.deepEqual(result.supportedVersions, ["2026-07-28", "2025-03-26"]);
-      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false } });
+      assert.deepEqual(result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false }, extensions: { "io.modelcontextprotocol/tasks": {} } });
       assert.equal(typeof result.instructions, "string");
       assert.equal(result.ttlMs, 300_000);
       assert.equal(result.cacheScope, "public");

@@ -59,6 +59,8 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   { path: "workspaces/ws-a/jobs/job_0123456789abcdef0123", readers: [], data: { state: "done", total: 1 } },
   { path: "workspaces/ws-a/jobs/job_0123456789abcdef0123/chunks/0000", readers: [], data: { done: true, outcomes: [] } },
   { path: "workspaces/ws-a/externalRefs/0123abcd", readers: [], data: { ref: "SKU-1", codeId: "c1" } },
+  // MCP test fixtures' tasks (emulators only): server only, read through tasks/get.
+  { path: "workspaces/ws-a/mcpTasks/tsk_0123456789abcdef0123", readers: [], data: { tool: "slow_compute", pending: {} } },
   { path: "rateLimits/toolCalls_x_1~i", readers: [], data: { key: "toolCalls_x_1", count: 1 } },
   { path: "appScanMarks/0123abcd", readers: [], data: { countedAt: 1 } },
   // Abuse reports name the reported code's owner and may hold a reporter's email: operators only, through the console API.
@@ -69,7 +71,7 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
 const ROLES: Role[] = ["owner", "otherMember", "stranger", "anonymous"];
 
 /** Collections under a workspace that the functions write (store/*.ts), each of which needs a row above. */
-const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "brandPresets", "codeCounts", "campaigns", "jobs", "externalRefs"];
+const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "brandPresets", "codeCounts", "campaigns", "jobs", "externalRefs", "mcpTasks"];
 
 describe("Firestore security rules matrix", function () {
   this.timeout(60_000);

@@ -13,7 +13,7 @@ const section = doc.slice(doc.indexOf("## Retention"), doc.indexOf("\n## ", doc.
 const rows = section.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| Collection"));
 // The names in a row's first cell (a path counts by its last part).
 const named = (row: string) => [...row.split("|")[1].matchAll(/`([^`]+)`/g)].map((m) => m[1].split("/").pop()!.replace(/^\*$/, ""));
-const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "deliveries", "brandPresets", "codeCounts", "campaigns", "jobs", "chunks", "externalRefs"];
+const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "deliveries", "brandPresets", "codeCounts", "campaigns", "jobs", "chunks", "externalRefs", "mcpTasks"];
 
 describe("retention is documented and enforced", () => {
   it("has a row for every collection the functions write", () => {

@@ -16,6 +16,10 @@ export const ERROR_TABLE = {
   INVALID_META: { status: 400, rpc: -32602 },
   HEADER_MISMATCH: { status: 400, rpc: -32020 },
   UNSUPPORTED_PROTOCOL_VERSION: { status: 400, rpc: -32022 },
+  // A request the server can serve only to a client that declared a capability (2026-07-28, the tasks extension).
+  MISSING_CLIENT_CAPABILITY: { status: 400, rpc: -32021 },
+  // tasks/get, tasks/update, tasks/cancel of a task id this workspace does not have (-32602, SEP-2663).
+  TASK_NOT_FOUND: { status: 404, rpc: -32602 },
   ORIGIN_NOT_ALLOWED: { status: 403, rpc: -32600 },
   NOT_FOUND: { status: 404, rpc: -32000 },
   // MCP resources/read of a URI the server does not have (-32602 as in MCP 2026-07-28, both eras).

@@ -170,3 +170,12 @@ export function logCodeRestored(facts: { uniqueQRCodeID: string; merchantId: str
 export function logDestinationBlocked(facts: { merchantId: string | null; host: string; source: string; threat: string }): void {
   logger.warn(`destination blocked: ${facts.host}`, { event: "abuse.destination_blocked", ...facts });
 }
+
+/** An MCP task created by a tools/call (mcp/tasks.ts): the job's or fixture's id, never its arguments. */
+export function logTaskCreated(facts: { merchantId: string; taskId: string; tool: string }): void {
+  logger.info("mcp task created", { event: "mcp.task.created", ...facts });
+}
+
+export function logTaskCancelled(facts: { merchantId: string; taskId: string }): void {
+  logger.info("mcp task cancelled", { event: "mcp.task.cancelled", ...facts });
+}

@@ -18,6 +18,8 @@ export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilit
 export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 export const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+/** The tasks extension (SEP-2663), offered by server/discover and declared by clients in clientCapabilities.extensions. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 /** Reserved request `_meta` keys: any one of them puts a message in the 2026-07-28 era. */
 const ENVELOPE_KEYS = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL] as const;
@@ -125,21 +127,26 @@ export function requireSupportedVersion(version: string): void {
 export function discoverResult(): Record<string, unknown> {
   return {
     supportedVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-    capabilities: SERVER_CAPABILITIES,
+    // The tasks extension is negotiated per request, so only this era offers it (not initialize).
+    capabilities: { ...SERVER_CAPABILITIES, extensions: { [TASKS_EXTENSION]: {} } },
     instructions: SERVER_INSTRUCTIONS,
   };
 }
 
+/** Result types other than "complete" a tools/call may answer: a task (tasks extension), or a request for input (MRTR). */
+const OTHER_RESULT_TYPES = new Set(["task", "input_required"]);
+
 /**
- * Every 2026-07-28 result: `resultType: "complete"` (the server never asks for more input), the server's
- * identity in `_meta`, and the caching hints on cacheable results.
+ * Every 2026-07-28 result: its `resultType` ("complete" unless a tools/call created a task or asks for
+ * input), the server's identity in `_meta`, and the caching hints on cacheable results.
  */
 export function completeResult(method: string, result: Record<string, unknown>): Record<string, unknown> {
   const meta = isRecord(result._meta) ? result._meta : {};
+  const resultType = method === "tools/call" && OTHER_RESULT_TYPES.has(result.resultType as string) ? result.resultType : "complete";
   return {
     ...result,
     ...(CACHEABLE_METHODS.has(method) ? LIST_CACHE_HINTS : {}),
-    resultType: "complete",
+    resultType,
     _meta: { ...meta, [META_SERVER_INFO]: SERVER_INFO },
   };
 }

@@ -10,10 +10,14 @@ import { META_PROTOCOL_VERSION, metaOf } from "./era2026";
 import type { RpcMessage } from "./protocol";
 
 /** Methods whose `Mcp-Name` header mirrors a params field (SEP-2243, "Standard Request Headers"). */
-const MCP_NAME_SOURCE: Readonly<Record<string, "name" | "uri">> = {
+const MCP_NAME_SOURCE: Readonly<Record<string, "name" | "uri" | "taskId">> = {
   "tools/call": "name",
   "prompts/get": "name",
   "resources/read": "uri",
+  // The tasks extension (SEP-2663, "Streamable HTTP: Routing Headers").
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
 };
 
 const SENTINEL_PREFIX = "=?base64?";
@@ -46,7 +50,7 @@ export function decodeMcpHeaderValue(value: string): string | undefined {
 
 function mismatch(message: string): AppError {
   return new AppError("HEADER_MISMATCH", `Header mismatch: ${message}`, {
-    hint: "Send MCP-Protocol-Version, Mcp-Method and, for tools/call, Mcp-Name with the values of the JSON-RPC body.",
+    hint: "Send MCP-Protocol-Version, Mcp-Method and, for tools/call, resources/read and tasks/*, Mcp-Name with the values of the JSON-RPC body.",
   });
 }
 

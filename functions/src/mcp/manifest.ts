@@ -1,9 +1,9 @@
 // The unauthenticated GET /api/mcp manifest.
 import { getConfig, MCP_PROTOCOL_VERSION, TOOL_SERVER_VERSION } from "../core/config";
 import { SANDBOX_DAILY_LIMIT, SANDBOX_LIFETIME_DAYS, BULK_MAX_URLS } from "../core/limits";
-import { toolListing } from "./registry";
+import { toolListing, TOOLS } from "./registry";
 import { SERVER_INFO } from "./identity";
-import { MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from "./era2026";
+import { MODERN_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, TASKS_EXTENSION } from "./era2026";
 import { oauthUrls } from "../oauth/metadata";
 import { serverCardUrl } from "./discovery";
 
@@ -25,6 +25,8 @@ export function mcpManifest() {
         version: MODERN_PROTOCOL_VERSION,
         methods: ["server/discover", "tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read"],
         headers: ["MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"],
+        // For requests that declare it in clientCapabilities.extensions (docs/mcp.md, "Tasks").
+        extensions: { [TASKS_EXTENSION]: { methods: ["tasks/get", "tasks/update", "tasks/cancel"], tools: TOOLS.filter((t) => t.task).map((t) => t.name) } },
       },
     },
     docs: c.docsUrl,

@@ -8,7 +8,8 @@ import { parseOrThrow } from "../core/validation";
 import { requireScope, type Caller } from "../auth/caller";
 import { writeAuditEvent } from "../store/audit";
 import { DEFAULT_VIEW, listingFor, toolAt, type ListingEra, type ToolView } from "./registry";
-import type { InnerCall } from "./tool";
+import { callToolResult, type InnerCall, type TaskStart } from "./tool";
+import { createTaskResult, negotiatesTasks, taskMethod, tasksCapabilityMissing } from "./tasks";
 import { listResources, readResource } from "./ui/resources";
 import { logError, logServerError } from "../core/log";
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from "./identity";
@@ -77,7 +78,7 @@ function errorStatus(error: AppError, era: "2025-03-26" | "2026-07-28"): number 
   if (error.rpcCode === -32600 || error.rpcCode === -32001 || error.code === "RATE_LIMITED") return error.httpStatus;
   if (era === "2025-03-26") return 200;
   if (error.code === "METHOD_NOT_FOUND") return 404;
-  if (error.code === "INVALID_META" || error.code === "HEADER_MISMATCH" || error.code === "UNSUPPORTED_PROTOCOL_VERSION") return 400;
+  if (error.code === "INVALID_META" || error.code === "HEADER_MISMATCH" || error.code === "UNSUPPORTED_PROTOCOL_VERSION" || error.code === "MISSING_CLIENT_CAPABILITY") return 400;
   return 200;
 }
 
@@ -100,6 +101,15 @@ function safeId(message: unknown): JsonRpcId {
 }
 
 export type Authenticator = () => Promise<Caller>;
+
+/** How a tools/call may run: as a task only when its request declared the tasks extension (2026-07-28). */
+interface CallMode {
+  tasks: boolean;
+  /** MRTR answers sent with the call (`params.inputResponses`). */
+  inputResponses?: Record<string, unknown>;
+}
+
+const SYNC: CallMode = { tasks: false };
 
 /** Largest JSON-RPC batch one POST may carry (docs/mcp.md): each entry may be a tools/call. */
 export const MAX_BATCH_ENTRIES = 20;
@@ -213,7 +223,7 @@ export class McpDispatcher {
       requireSupportedVersion(envelope.protocolVersion);
       // A notification the server accepts is answered 202 with no body (Streamable HTTP, 2026-07-28).
       if (message.isNotification) return { status: 202 };
-      const result = await this.dispatchModern(message);
+      const result = await this.dispatchModern(message, negotiatesTasks(envelope.clientCapabilities));
       return { status: 200, body: { jsonrpc: "2.0", id: message.id, result: completeResult(message.method, result) } };
     } catch (e) {
       const error = toAppError(e);
@@ -222,14 +232,18 @@ export class McpDispatcher {
     }
   }
 
-  private async dispatchModern({ method, params }: RpcMessage): Promise<Record<string, unknown>> {
+  private async dispatchModern({ method, params }: RpcMessage, tasks: boolean): Promise<Record<string, unknown>> {
     switch (method) {
       case "server/discover":
         return discoverResult();
       case "tools/list":
         return this.listTools("2026-07-28");
       case "tools/call":
-        return this.callTool(params);
+        return this.callTool(params, { tasks, inputResponses: inputResponsesOf(params) });
+      case "tasks/get":
+      case "tasks/update":
+      case "tasks/cancel":
+        return this.tasks(method, params, tasks);
       case "resources/list":
       case "resources/templates/list":
       case "resources/read":
@@ -237,7 +251,7 @@ export class McpDispatcher {
       default: {
         const removed = Object.hasOwn(REMOVED_METHODS, method) ? REMOVED_METHODS[method] : undefined;
         throw new AppError("METHOD_NOT_FOUND", `Method not supported in protocol ${MODERN_PROTOCOL_VERSION}: ${method.slice(0, 100)}`, {
-          hint: removed ?? "server/discover, tools/list, tools/call, resources/list, resources/templates/list and resources/read are served.",
+          hint: removed ?? "server/discover, tools/list, tools/call, resources/list, resources/templates/list, resources/read and (with the tasks extension) tasks/get, tasks/update and tasks/cancel are served.",
         });
       }
     }
@@ -264,19 +278,22 @@ export class McpDispatcher {
     return readResource(params);
   }
 
-  private async callTool(params: unknown): Promise<Record<string, unknown>> {
+  /** tasks/get, tasks/update, tasks/cancel (mcp/tasks.ts): counted against the caller's rate limit like a tool run. */
+  private async tasks(method: string, params: unknown, negotiated: boolean): Promise<Record<string, unknown>> {
+    if (!negotiated) throw tasksCapabilityMissing(method);
+    const caller = await this.awaitCaller();
+    await this.beforeToolCall(caller);
+    return taskMethod(caller, method, params);
+  }
+
+  private async callTool(params: unknown, mode: CallMode = SYNC): Promise<Record<string, unknown>> {
     const caller = await this.awaitCaller();
     const p = (typeof params === "object" && params !== null ? params : {}) as { name?: unknown; arguments?: unknown };
     const toolName = typeof p.name === "string" ? p.name.slice(0, 100) : "";
-    const { result, summary } = await this.runTool(caller, toolName, p.arguments ?? {}, false);
-    // A sentence for people first, then the JSON for clients that do not read structuredContent.
-    return {
-      content: [
-        { type: "text", text: summary },
-        { type: "text", text: JSON.stringify(result) },
-      ],
-      structuredContent: result,
-    };
+    const outcome = await this.runTool(caller, toolName, p.arguments ?? {}, false, mode);
+    if ("task" in outcome) return createTaskResult(outcome.task);
+    if ("inputRequests" in outcome) return { resultType: "input_required", inputRequests: outcome.inputRequests };
+    return callToolResult(outcome);
   }
 
   /**
@@ -284,7 +301,7 @@ export class McpDispatcher {
    * handler, and an audit event under the tool's name. A forwarding tool (svc.tools.execute) is neither
    * counted nor audited once it has forwarded: the inner run is, under the inner tool's name.
    */
-  private async runTool(caller: Caller, toolName: string, rawArgs: unknown, inner: boolean): Promise<InnerCall> {
+  private async runTool(caller: Caller, toolName: string, rawArgs: unknown, inner: boolean, mode: CallMode = SYNC): Promise<InnerCall | TaskStart> {
     const started = performance.now();
     let status = "ok";
     let forwarded = false;
@@ -292,6 +309,8 @@ export class McpDispatcher {
       if (!toolName) throw new AppError("UNKNOWN_TOOL", "params.name is missing: name the tool to call");
       const tool = toolAt(this.view, toolName);
       if (tool.forwards && inner) throw new AppError("UNKNOWN_TOOL", `${tool.name} runs other tools, not itself`);
+      // A tool that runs only as a task refuses a client without the extension before anything else runs.
+      if (tool.task?.support === "required" && !mode.tasks) throw tasksCapabilityMissing(`Tool ${tool.name}`);
       requireScope(caller, tool.scope, `Tool ${tool.name}`);
       if (!tool.forwards) await this.beforeToolCall(caller);
       let args: unknown;
@@ -301,13 +320,17 @@ export class McpDispatcher {
         if (tool.forwards) await this.beforeToolCall(caller);
         throw error;
       }
-      const result = (await tool.handler(args as never, {
+      const ctx = {
         caller,
-        callTool: (name, innerArgs) => {
+        inputResponses: mode.inputResponses,
+        // An inner run is never a task (the sync mode): its answer is always a result.
+        callTool: (name: string, innerArgs: unknown) => {
           forwarded = true;
-          return this.runTool(caller, name.slice(0, 100), innerArgs, true);
+          return this.runTool(caller, name.slice(0, 100), innerArgs, true) as Promise<InnerCall>;
         },
-      })) as Record<string, unknown>;
+      };
+      if (tool.task && mode.tasks) return await tool.task.start(args as never, ctx);
+      const result = (await tool.handler(args as never, ctx)) as Record<string, unknown>;
       return { result, summary: tool.summarize(result as never) };
     } catch (error) {
       status = toAppError(error).code;
@@ -326,4 +349,10 @@ export class McpDispatcher {
       }
     }
   }
+}
+
+/** `params.inputResponses` of a tools/call, when it is an object (MRTR answers). */
+function inputResponsesOf(params: unknown): Record<string, unknown> | undefined {
+  const value = typeof params === "object" && params !== null ? (params as Record<string, unknown>).inputResponses : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }

@@ -7,6 +7,7 @@ import { publishedHints, READ_ONLY, type ToolDefinition } from "./tool";
 import { byName, CATALOG_TOOLS, catalogTool, listingOf, TOOLSETS, TOOLSET_NAMES, type ToolListing, type ToolsetName } from "./catalog";
 import { toolsSearchTool } from "./tools/toolsSearch";
 import { toolsExecuteTool } from "./tools/toolsExecute";
+import { fixtureTool } from "./fixtures";
 
 export { TOOLSETS, TOOLSET_NAMES, type ToolListing, type ToolsetName };
 
@@ -15,8 +16,9 @@ const REACH_TOOLS = [toolsSearchTool, toolsExecuteTool] as unknown as ToolDefini
 /** Every tool, the catalogue's and the two that reach it. */
 export const TOOLS: readonly ToolDefinition[] = [...CATALOG_TOOLS, ...REACH_TOOLS];
 
+/** A tool by name; locally also the conformance fixtures, which are in no listing (mcp/fixtures/). */
 export function findTool(name: string): ToolDefinition | undefined {
-  return catalogTool(name) ?? REACH_TOOLS.find((tool) => tool.name === name);
+  return catalogTool(name) ?? REACH_TOOLS.find((tool) => tool.name === name) ?? fixtureTool(name);
 }
 
 /** Every tool in full: the manifest, the server card and the contract snapshot. */

@@ -12,6 +12,8 @@ export interface InnerCall {
 
 export interface ToolContext {
   caller: Caller;
+  /** MRTR answers the client sent with this call (`params.inputResponses`, 2026-07-28), if any. */
+  inputResponses?: Record<string, unknown>;
   /**
    * Runs another tool as if called by name at this endpoint: its scope, the caller's rate limit and an
    * audit event under its own name (svc.tools.execute).
@@ -55,9 +57,46 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
    * descriptions.
    */
   outputDescribedBy?: string;
+  /**
+   * Runs as an MCP task for clients that negotiated the tasks extension (mcp/tasks.ts): `optional` tools
+   * answer others with `handler`'s result, `required` ones refuse them with -32021.
+   */
+  task?: {
+    support: "optional" | "required";
+    start(args: z.infer<Input>, ctx: ToolContext): Promise<TaskStart>;
+  };
   handler(args: z.infer<Input>, ctx: ToolContext): Promise<z.infer<Output>>;
   /** A short text a person can read in place of the JSON. */
   summarize(result: z.infer<Output>): string;
+}
+
+/** What a task's wire view holds (SEP-2663 `Task`, DetailedTask on tasks/get). */
+export interface TaskView {
+  taskId: string;
+  status: "working" | "input_required" | "completed" | "failed" | "cancelled";
+  createdAt: string;
+  lastUpdatedAt: string;
+  ttlMs: number;
+  pollIntervalMs: number;
+  statusMessage?: string;
+  inputRequests?: Record<string, Record<string, unknown>>;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string };
+}
+
+/** A task-running tool's answer: the task it created, or (MRTR) the input it needs before it can. */
+export type TaskStart = { task: TaskView } | { inputRequests: Record<string, Record<string, unknown>> };
+
+/** A tools/call result: a sentence for people first, then the JSON for clients that do not read structuredContent. */
+export function callToolResult({ result, summary }: InnerCall, isError = false): Record<string, unknown> {
+  return {
+    content: [
+      { type: "text", text: summary },
+      { type: "text", text: JSON.stringify(result) },
+    ],
+    structuredContent: result,
+    ...(isError ? { isError: true } : {}),
+  };
 }
 
 /** Identity helper that keeps the handler's argument and result types tied to the schemas. */

@@ -1,12 +1,22 @@
 import { defineTool, CREATES_DRAFT } from "../tool";
-import { JobSchema, JobStartSchema, jobInputOf } from "../../jobs/schemas";
+import { JobSchema, JobStartSchema, jobInputOf, type JobStartBody } from "../../jobs/schemas";
 import { publicJob, startJob } from "../../jobs/service";
 import { enqueueJobStep } from "../../jobs/queue";
 import { RateLimiter, rateLimitedError } from "../../core/rateLimit";
 import { firestoreQuotaStore } from "../../store/rateLimits";
+import { logTaskCreated } from "../../core/log";
+import type { Caller } from "../../auth/caller";
+import { jobTask } from "../tasks";
 
 /** Jobs are counted against the same `jobs` limit as POST /api/jobs, per key or grant. */
 let limiter: RateLimiter | undefined;
+
+async function start(args: JobStartBody, caller: Caller) {
+  limiter ??= new RateLimiter(firestoreQuotaStore);
+  const decision = await limiter.take("jobs", { merchantId: caller.merchantId, uid: caller.uid, keyId: caller.keyId });
+  if (!decision.allowed) throw rateLimitedError(decision);
+  return publicJob(await startJob(caller.merchantId, caller.uid, { input: jobInputOf(args), publish: false, designPreset: args.designPreset, print: args.print }, enqueueJobStep));
+}
 
 export const jobStartTool = defineTool({
   name: "svc.job.start",
@@ -17,11 +27,15 @@ export const jobStartTool = defineTool({
   annotations: CREATES_DRAFT,
   input: JobStartSchema,
   output: JobSchema,
-  async handler(args, { caller }) {
-    limiter ??= new RateLimiter(firestoreQuotaStore);
-    const decision = await limiter.take("jobs", { merchantId: caller.merchantId, uid: caller.uid, keyId: caller.keyId });
-    if (!decision.allowed) throw rateLimitedError(decision);
-    return publicJob(await startJob(caller.merchantId, caller.uid, { input: jobInputOf(args), publish: false, designPreset: args.designPreset, print: args.print }, enqueueJobStep));
+  handler: (args, { caller }) => start(args, caller),
+  // With the tasks extension the job is the task: tasks/get follows it and inlines svc.job.get's result.
+  task: {
+    support: "optional",
+    async start(args, { caller }) {
+      const job = await start(args, caller);
+      logTaskCreated({ merchantId: caller.merchantId, taskId: job.jobId, tool: "svc.job.start" });
+      return { task: jobTask(job) };
+    },
   },
   summarize: (r) => `Job ${r.jobId} started: ${r.total} rows read, ${r.failed} refused before it ran. Follow it with svc.job.get.`,
 });
