@@ -13,7 +13,7 @@ import jsQR from "jsqr";
 import { PNG } from "pngjs";
 import { Agent, fetch as undiciFetch } from "undici";
 import { LOCAL_FRONT_PORTS, LOCAL_PORTS, LOCAL_PROJECT_ID } from "../functions/src/core/constants";
-import { TOOLS } from "../functions/src/mcp/registry";
+import { DEFAULT_VIEW, listingFor } from "../functions/src/mcp/registry";
 
 const LOCAL_BASE = `http://127.0.0.1:${LOCAL_FRONT_PORTS.site}`;
 const LOCAL_FUNCTION_BASE = `http://127.0.0.1:${LOCAL_FRONT_PORTS.functions}/${LOCAL_PROJECT_ID}/us-central1`;
@@ -125,8 +125,8 @@ async function runChecks(base: string, functionBase: string, apiKey: string, loc
     const init = await rpc("initialize", { protocolVersion: "2025-03-26", capabilities: {}, clientInfo: { name: "smoke", version: "1" } });
     check(init.protocolVersion === "2025-03-26" && init.serverInfo?.name === "svc-mcp", `initialize answered ${JSON.stringify(init).slice(0, 200)}`);
     const tools = (await rpc("tools/list")).tools;
-    // The deployed server lists exactly this checkout's tools (the registry), in its fixed order.
-    const expected = TOOLS.map((t) => t.name).sort();
+    // The deployed server's default list is exactly this checkout's (the registry's), in its fixed order.
+    const expected = listingFor(DEFAULT_VIEW, "2025-03-26").map((t) => t.name);
     const listed = Array.isArray(tools) ? tools.map((t: { name: string }) => t.name) : [];
     check(JSON.stringify(listed) === JSON.stringify(expected), `tools/list listed ${listed.length} tools (${listed.join(", ")}), expected ${expected.length}`);
     const ping = await tool("svc.ping", {});
