@@ -8,11 +8,22 @@ import { join } from "node:path";
 import { Ajv2020 } from "ajv/dist/2020";
 import addFormats from "ajv-formats";
 import { findTool, TOOLS, toolListing } from "../../functions/src/mcp/registry";
-import { hintsReadBack } from "../../functions/src/mcp/tool";
+import { HINT_DEFAULTS, type ToolAnnotations } from "../../functions/src/mcp/tool";
 import { UI_RESOURCES } from "../../functions/src/mcp/ui/resources";
 
 const SNAPSHOT = join(__dirname, "..", "snapshots", "mcp-tools-list.json");
 const HINTS = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+
+/** A published hint set read back with MCP's defaults (a read-only tool destroys nothing and repeats safely). */
+function hintsReadBack(published: Partial<ToolAnnotations>): ToolAnnotations {
+  const readOnly = published.readOnlyHint ?? HINT_DEFAULTS.readOnlyHint;
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: readOnly ? false : (published.destructiveHint ?? HINT_DEFAULTS.destructiveHint),
+    idempotentHint: readOnly ? true : (published.idempotentHint ?? HINT_DEFAULTS.idempotentHint),
+    openWorldHint: published.openWorldHint ?? HINT_DEFAULTS.openWorldHint,
+  };
+}
 
 describe("MCP tools/list snapshot", () => {
   it("tools/list snapshot: the listing is exactly the reviewed file", () => {

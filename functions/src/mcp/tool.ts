@@ -105,7 +105,7 @@ export function defineTool<Input extends z.ZodObject, Output extends z.ZodObject
 }
 
 /** What MCP assumes of a hint a tool leaves out (ToolAnnotations in the specification, every revision). */
-const HINT_DEFAULTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+export const HINT_DEFAULTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
 
 /**
  * The hints as tools/list publishes them: each tool decides all four, the listing omits those equal to
@@ -117,17 +117,6 @@ export function publishedHints(hints: ToolAnnotations): Partial<ToolAnnotations>
   return Object.fromEntries(
     (Object.keys(HINT_DEFAULTS) as (keyof ToolAnnotations)[]).filter((k) => hints[k] !== HINT_DEFAULTS[k] && !meaningless.includes(k)).map((k) => [k, hints[k]]),
   );
-}
-
-/** A published hint set read back with MCP's defaults (a read-only tool destroys nothing and repeats safely). */
-export function hintsReadBack(published: Partial<ToolAnnotations>): ToolAnnotations {
-  const readOnly = published.readOnlyHint ?? HINT_DEFAULTS.readOnlyHint;
-  return {
-    readOnlyHint: readOnly,
-    destructiveHint: readOnly ? false : (published.destructiveHint ?? HINT_DEFAULTS.destructiveHint),
-    idempotentHint: readOnly ? true : (published.idempotentHint ?? HINT_DEFAULTS.idempotentHint),
-    openWorldHint: published.openWorldHint ?? HINT_DEFAULTS.openWorldHint,
-  };
 }
 
 /** Hints of a tool that only reads the caller's workspace. */
