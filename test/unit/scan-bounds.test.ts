@@ -1,7 +1,7 @@
 // Size bounds of what a scan writes, proved with 100,000 random inputs: the breakdown names come from
 // closed sets whatever a client sends, and random User-Agents from one address are one visitor.
 import assert from "node:assert/strict";
-import { BROWSER_NAMES, deviceOf, DEVICE_TYPES, OS_NAMES, OTHER } from "../../functions/src/scans/device";
+import { agentOf, BROWSER_NAMES, deviceOf, DEVICE_TYPES, OS_NAMES, OTHER } from "../../functions/src/scans/device";
 import { visitorKey } from "../../functions/src/scans/record";
 import { BROWSERS, randomUserAgent, realCrowd, unrecognisedUserAgent } from "../fixtures/user-agents";
 import { prng } from "../helpers/fuzz";
@@ -10,6 +10,7 @@ import { rollupChanges, type ScanClass, type ScanFacts } from "../../functions/s
 import { addInto, foldCounts, MAP_CAPS, OTHER_KEY, SHARD_WRITE_INTERVAL_MS, shardChange, type Counts } from "../../functions/src/store/rollups";
 
 const RUNS = 100_000;
+const isRecognisedBrowserName = (name: string) => BROWSER_NAMES.has(name) && name !== "Generic";
 
 describe("scan size bounds", () => {
   it(`device, OS and browser names of ${RUNS.toLocaleString("en")} random User-Agents stay in their closed sets`, function () {
@@ -31,26 +32,38 @@ describe("scan size bounds", () => {
     assert.ok(seen.browser.has(OTHER), "names outside the set are counted as Other");
   });
 
-  it(`${RUNS.toLocaleString("en")} random-word User-Agents from one address are a handful of visitors; another address is another`, function () {
+  it(`${RUNS.toLocaleString("en")} random User-Agents from one address, browser-shaped ones included, are a handful of visitors; another address is another`, function () {
     this.timeout(120_000);
-    const rand = prng(36);
-    const fromOne = new Set<string>();
-    for (let i = 0; i < RUNS; i++) {
-      const ua = unrecognisedUserAgent(rand);
-      fromOne.add(visitorKey("198.51.100.7", ua, deviceOf(ua)));
+    const key = (address: string, ua: string) => visitorKey(address, ua, agentOf(ua).recognised);
+    for (const [seed, generate] of [[36, unrecognisedUserAgent], [38, randomUserAgent]] as const) {
+      const rand = prng(seed);
+      const fromOne = new Set<string>();
+      for (let i = 0; i < RUNS; i++) fromOne.add(key("198.51.100.7", generate(rand)));
+      // One visitor for all that do not read as a real browser; the parser's loose patterns (an "opr" or
+      // "ucbrowser" inside a random word) make a rare one look like a versioned browser, one more each.
+      assert.ok(fromOne.size <= 10, `${fromOne.size} visitors from ${generate.name}`);
     }
-    // One visitor for all that name no known browser; the parser's loose patterns (a "bada" or "webos"
-    // inside a random word) make a rare one look like a browser, and each such string is one more.
-    assert.ok(fromOne.size <= 5, `${fromOne.size} visitors`);
-    const ua = unrecognisedUserAgent(rand);
-    assert.notEqual(visitorKey("198.51.100.7", ua, deviceOf(ua)), visitorKey("198.51.100.8", ua, deviceOf(ua)), "the address still tells people apart");
+    const ua = unrecognisedUserAgent(prng(1));
+    assert.notEqual(key("198.51.100.7", ua), key("198.51.100.8", ua), "the address still tells people apart");
   });
 
-  it("real, varied browsers behind one address stay distinct people", () => {
+  it("real, varied browsers behind one address stay distinct people; a made-up product in a browser's shape does not", () => {
     const crowd = realCrowd(200);
-    const keys = new Set(crowd.map((ua) => visitorKey("203.0.113.10", ua, deviceOf(ua))));
+    const keys = new Set(crowd.map((ua) => visitorKey("203.0.113.10", ua, agentOf(ua).recognised)));
     assert.equal(keys.size, 200);
-    for (const b of BROWSERS) assert.notEqual(deviceOf(b.ua).browser, OTHER, b.ua);
+    for (const b of BROWSERS) {
+      assert.notEqual(deviceOf(b.ua).browser, OTHER, b.ua);
+      assert.equal(agentOf(b.ua).recognised, true, b.ua);
+    }
+    // Parsed as a Safari on Windows and an Android Browser, neither with a version: not a real browser.
+    for (const shaped of [
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) qwertyzx/123.0.4567.8 Safari/537.36",
+      "Mozilla/5.0 (Linux; Android 13; XJXPNHGL-705) AppleWebKit/537.36 (KHTML, like Gecko) nulonnqsvsyl/160.0.3685.149 Safari/537.36",
+      "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko)",
+    ]) {
+      assert.equal(isRecognisedBrowserName(deviceOf(shaped).browser), true, shaped);
+      assert.equal(agentOf(shaped).recognised, false, shaped);
+    }
   });
 
   it(`${RUNS.toLocaleString("en")} random addresses, User-Agents, campaigns and codes leave every rollup shard and folded day within its caps and under 256 KB`, async function () {

@@ -27,21 +27,39 @@ function name(value: string | undefined, known: ReadonlySet<string>): string {
   return known.has(v) ? v : OTHER;
 }
 
-/** Whether a User-Agent names a browser and a system the parser knows (a random string does not). */
-export function isRecognisedAgent(device: ScanDevice): boolean {
-  return BROWSER_NAMES.has(device.browser) && device.browser !== "Generic" && OS_NAMES.has(device.os);
+/**
+ * Whether a User-Agent reads as a real browser: a browser and a system the parser knows, and a version
+ * of that browser. Random strings shaped like a browser's (a made-up product before "Safari/537.36")
+ * parse as a versionless Safari or Android Browser; in-app browsers on iOS (Facebook, Instagram) carry no
+ * browser version but do carry iOS's version and build token, so they count too, as do TV browsers that
+ * name their system's version.
+ */
+function recognised(parsed: Bowser.Parser.ParsedResult, device: ScanDevice, userAgent: string): boolean {
+  if (!BROWSER_NAMES.has(device.browser) || device.browser === "Generic" || !OS_NAMES.has(device.os)) return false;
+  if (parsed.browser?.version) return true;
+  if (device.device === "tv") return Boolean(parsed.os?.version); // TV browsers name their system's version only
+  return device.os === "iOS" && Boolean(parsed.os?.version) && IOS_BUILD.test(userAgent);
 }
+const IOS_BUILD = /\bMobile\/[0-9A-Z]{5,8}\b/;
 
-export function deviceOf(userAgent: string | undefined): ScanDevice {
-  if (!userAgent) return { device: UNKNOWN, os: UNKNOWN, browser: UNKNOWN };
+const unknownAgent = () => ({ device: { device: UNKNOWN, os: UNKNOWN, browser: UNKNOWN }, recognised: false });
+
+/** A User-Agent's coarse names, and whether it reads as a real browser (scans/record.ts, who counts as a person). */
+export function agentOf(userAgent: string | undefined): { device: ScanDevice; recognised: boolean } {
+  if (!userAgent) return unknownAgent();
+  const ua = userAgent.slice(0, 512);
   let parsed: Bowser.Parser.ParsedResult;
   try {
-    parsed = Bowser.parse(userAgent.slice(0, 512));
+    parsed = Bowser.parse(ua);
   } catch {
-    return { device: UNKNOWN, os: UNKNOWN, browser: UNKNOWN };
+    return unknownAgent();
   }
   const type = parsed.platform?.type ?? "";
   const os = name(parsed.os?.name, OS_NAMES);
-  const device = DEVICE_TYPES.has(type) ? type : DESKTOP_SYSTEMS.has(os) ? "desktop" : UNKNOWN;
-  return { device, os, browser: name(parsed.browser?.name, BROWSER_NAMES) };
+  const device = { device: DEVICE_TYPES.has(type) ? type : DESKTOP_SYSTEMS.has(os) ? "desktop" : UNKNOWN, os, browser: name(parsed.browser?.name, BROWSER_NAMES) };
+  return { device, recognised: recognised(parsed, device, ua) };
+}
+
+export function deviceOf(userAgent: string | undefined): ScanDevice {
+  return agentOf(userAgent).device;
 }

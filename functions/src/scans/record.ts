@@ -4,9 +4,11 @@
 // this code today (unique) or used up this minute's allowance (repeat). The instance only remembers what
 // it learnt, to skip attempts it knows would fail.
 //
-// One address cannot mint people by varying its User-Agent at random: a User-Agent that does not name a
-// browser and a system the parser knows stands for no one in particular, so all such scans from one address
-// are one visitor (docs/data-model.md, "Who counts as a person").
+// One address cannot mint people by varying its User-Agent: a User-Agent that does not read as a real
+// browser (scans/device.ts) stands for no one in particular, so all such scans from one address are one
+// visitor; and real-looking ones from one address become new people for a code at most NEWCOMER_SLOTS
+// times per NEWCOMER_WINDOW_MS, past the few each instance lets through unchecked (docs/data-model.md,
+// "Who counts as a person").
 //
 // Privacy: the visitor is HMAC(daily secret, code, address, User-Agent), truncated to 96 bits. The address
 // and User-Agent are never stored; the secret of a date is destroyed 48 hours after the date begins (UTC),
@@ -18,10 +20,10 @@ import { withTimeout } from "../core/firebase";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "./streamSchema";
-import { isAlreadyExists, writeScan, type ScanFacts } from "../store/scans";
+import { claimSlot, isAlreadyExists, writeScan, type ScanFacts } from "../store/scans";
 import { loadOrCreateSecret } from "../store/scanSecrets";
 import { botReason } from "./classify";
-import { deviceOf, isRecognisedAgent, type ScanDevice } from "./device";
+import { agentOf } from "./device";
 import { localMoment } from "./localTime";
 
 /** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
@@ -63,9 +65,9 @@ function secretOf(date: string): Promise<Buffer> {
   return secret;
 }
 
-/** Who a scan is from, before hashing: the address and, when it names a known browser, the User-Agent. */
-export function visitorKey(address: string, userAgent: string | undefined, device: ScanDevice): string {
-  return `${address}\n${isRecognisedAgent(device) ? (userAgent ?? "") : UNRECOGNISED_AGENT}`;
+/** Who a scan is from, before hashing: the address and, when it reads as a real browser, the User-Agent. */
+export function visitorKey(address: string, userAgent: string | undefined, recognised: boolean): string {
+  return `${address}\n${recognised ? (userAgent ?? "") : UNRECOGNISED_AGENT}`;
 }
 
 export async function visitorHash(date: string, codeId: string, who: string): Promise<string> {
@@ -93,6 +95,58 @@ function stateOf(key: string): VisitorState {
     visitors.set(key, state);
   }
   return state;
+}
+
+// ---- newcomers per address: how many new people one address may bring to a code ----
+
+/** New people (real-looking User-Agents) one address may add to one code per window, across instances. */
+export const NEWCOMER_SLOTS = 150;
+export const NEWCOMER_WINDOW_MS = 10 * 60_000;
+/**
+ * New people from one address an instance counts per code and window without claiming a slot: a couple or
+ * a family at one table costs no extra write, and only an address with more newcomers pays for the check.
+ */
+export const NEWCOMERS_UNCHECKED = 2;
+
+interface AddressState {
+  window: number;
+  /** Newcomers this instance saw from the address for the code in the window. */
+  seen: number;
+  /** Slots below this are known taken. */
+  nextSlot: number;
+}
+
+const addresses = new Map<string, AddressState>();
+
+function addressStateOf(key: string, window: number): AddressState {
+  let state = addresses.get(key);
+  if (!state || state.window !== window) {
+    addresses.delete(key);
+    state = { window, seen: 0, nextSlot: 0 };
+    if (addresses.size >= VISITORS_MAX) addresses.delete(addresses.keys().next().value!);
+    addresses.set(key, state);
+  }
+  return state;
+}
+
+/** The guard of a newcomer slot: `n~{address hash}~{window}~{codeId}~{slot}` (the hash leads). */
+export const newcomerSlotId = (addressHash: string, window: number, codeId: string, slot: number) => `n~${addressHash}~${window}~${codeId}~${slot}`;
+
+/**
+ * Whether one more new person from this address may count for this code now. Past the unchecked few,
+ * each takes a slot document (`create`, so two instances never take the same one); when all are taken the
+ * scan is recorded as a repeat, not lost.
+ */
+async function newcomerAdmitted(facts: ScanFacts, addressHash: string): Promise<boolean> {
+  const window = Math.floor(facts.at.getTime() / NEWCOMER_WINDOW_MS);
+  const state = addressStateOf(`${facts.codeId}~${addressHash}`, window);
+  if (++state.seen <= NEWCOMERS_UNCHECKED) return true;
+  const expiresAt = new Date((window + 1) * NEWCOMER_WINDOW_MS + 86_400_000);
+  while (state.nextSlot < NEWCOMER_SLOTS) {
+    const slot = state.nextSlot++;
+    if (await claimSlot(facts.merchantId, newcomerSlotId(addressHash, window, facts.codeId, slot), expiresAt)) return true;
+  }
+  return false;
 }
 
 export type ScanOutcome = { counted: true; unique: boolean } | { counted: false; reason: string };
@@ -153,7 +207,7 @@ export async function streamScan(event: ScanEvent): Promise<void> {
 export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): Promise<ScanOutcome> {
   const { day, hour } = localMoment(request.at, code.timeZone);
   const ua = request.headers["user-agent"];
-  const device = deviceOf(typeof ua === "string" ? ua : undefined);
+  const { device, recognised } = agentOf(typeof ua === "string" ? ua : undefined);
   const facts: ScanFacts = {
     ...code,
     uniqueQRCodeID,
@@ -167,10 +221,12 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
     eventRetentionDays: getConfig().scanEventRetentionDays,
   };
   const reason = botReason(request.method, request.headers);
-  const visitor = reason ? null : await visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, device));
+  const visitor = reason ? null : await visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, recognised));
+  // Only real-looking browsers can be several people behind one address; the rest are one visitor already.
+  const newcomerFrom = visitor && recognised ? () => visitorHash(day, code.codeId, request.address) : null;
   const scanId = newScanId();
   const streamed = Promise.resolve(request.servedFrom).then((servedFrom) => streamScan(scanEventOf(facts, scanId, { botReason: reason, visitor }, servedFrom)));
-  const [outcome] = await Promise.all([countScan(facts, reason, visitor), streamed]);
+  const [outcome] = await Promise.all([countScan(facts, reason, visitor, newcomerFrom), streamed]);
   return outcome;
 }
 
@@ -180,7 +236,7 @@ export const uniqueEventId = (day: string, codeId: string, visitor: string) => `
 export const minuteEventId = (minute: number, codeId: string, visitor: string, slot: number) => `m~${visitor}~${minute}~${codeId}~${slot}`;
 
 /** The Firestore side of a scan: a person's event (the unique and repeat guard) and the rollup change. */
-async function countScan(facts: ScanFacts, reason: string | null, visitor: string | null): Promise<ScanOutcome> {
+async function countScan(facts: ScanFacts, reason: string | null, visitor: string | null, newcomerFrom: (() => Promise<string>) | null): Promise<ScanOutcome> {
   if (reason || visitor === null) {
     await writeScan(facts, { kind: "bot", reason: reason ?? "unknown" });
     return { counted: false, reason: reason ?? "unknown" };
@@ -189,6 +245,11 @@ async function countScan(facts: ScanFacts, reason: string | null, visitor: strin
   const state = stateOf(`${codeId}~${visitor}`);
   if (state.firstDay !== day) {
     state.firstDay = day; // claimed before the await: this visitor's concurrent scans go to the minute slots
+    if (newcomerFrom && !(await newcomerAdmitted(facts, await newcomerFrom()))) {
+      state.firstDay = undefined; // counted later, in a window with room
+      await writeScan(facts, { kind: "repeat" });
+      return { counted: false, reason: "repeat" };
+    }
     try {
       await writeScan(facts, { kind: "human", unique: true, eventId: uniqueEventId(day, codeId, visitor) });
       return { counted: true, unique: true };

@@ -6,6 +6,7 @@
 // The event id doubles as the guard for unique and repeat counting (scans/record.ts): the first scan of a
 // code by a visitor on a local day is created as `u~{visitor}~{day}~{codeId}`, later ones take one of a few
 // per-minute slots `m~{visitor}~{minute}~{codeId}~{k}` (the visitor hash leads: no increasing key range).
+// Newcomer slots `n~{address hash}~{window}~{codeId}~{k}` (claimSlot) live beside them, with no other field.
 // `create` fails when the id exists, failing the whole batch, so a rollup is never incremented for a scan
 // whose event was not written, on any instance.
 import { Timestamp, type DocumentData, type Transaction, type WriteBatch } from "firebase-admin/firestore";
@@ -191,6 +192,22 @@ const scanCommits = new Coalescer<PendingScan, Error | null>(async (scans) => {
 export async function writeScan(facts: ScanFacts, cls: ScanClass): Promise<void> {
   const error = await scanCommits.submit({ facts, cls });
   if (error) throw error;
+}
+
+/**
+ * Takes a guard document among a workspace's scan events (scans/record.ts, newcomers per address): true
+ * when this call created it, false when it was already taken. It holds only its expiry (TTL).
+ */
+export async function claimSlot(merchantId: string, slotId: string, expiresAt: Date): Promise<boolean> {
+  try {
+    await scanEvents(merchantId).doc(slotId).create({ expiresAt: Timestamp.fromDate(expiresAt) });
+    return true;
+  } catch (error) {
+    if (isAlreadyExists(error)) return false;
+    throw error;
+  } finally {
+    countOps({ writes: 1 });
+  }
 }
 
 /** The service's app reports a user's scan of a code at most once per this interval. */
