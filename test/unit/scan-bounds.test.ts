@@ -1,12 +1,14 @@
 // Size bounds of what a scan writes, proved with 100,000 random inputs: the breakdown names come from
 // closed sets whatever a client sends, and random User-Agents from one address are one visitor.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { agentOf, BROWSER_NAMES, deviceOf, DEVICE_TYPES, OS_NAMES, OTHER } from "../../functions/src/scans/device";
 import { visitorKey } from "../../functions/src/scans/record";
 import { BROWSERS, randomUserAgent, realCrowd, unrecognisedUserAgent } from "../fixtures/user-agents";
 import { prng } from "../helpers/fuzz";
 import { placeOfAddress } from "../../functions/src/scans/geo";
-import { rollupChanges, type ScanClass, type ScanFacts } from "../../functions/src/store/scans";
+import { rollupChanges, SCAN_EVENT_LANES, type ScanClass, type ScanFacts } from "../../functions/src/store/scans";
 import { addInto, foldCounts, MAP_CAPS, OTHER_KEY, SHARD_WRITE_INTERVAL_MS, shardChange, type Counts } from "../../functions/src/store/rollups";
 
 const RUNS = 100_000;
@@ -148,5 +150,26 @@ describe("scan size bounds", () => {
     const quiet = { ...target, baseId: "q~2026-11-25" };
     const ids = new Set(Array.from({ length: 20 }, (_, i) => shardChange(quiet, { n: 1 }, 5_000_000 + i * 1_500).id));
     assert.equal(ids.size, 1);
+  });
+});
+
+describe("scan events' index", () => {
+  type Index = { collectionGroup: string; queryScope: string; fields: Array<{ fieldPath: string; order?: string }> };
+  const file = JSON.parse(readFileSync(path.resolve(__dirname, "..", "..", "firestore.indexes.json"), "utf8")) as {
+    indexes: Index[];
+    fieldOverrides: Array<{ collectionGroup: string; fieldPath: string; indexes: unknown[] }>;
+  };
+  const scans = file.indexes.filter((i) => i.collectionGroup === "scans");
+
+  it("is split into lanes, so a hot code's newest entries land in 16 ranges; no index orders a code's events by time alone", () => {
+    assert.deepEqual(
+      scans.map((i) => i.fields.map((f) => `${f.fieldPath} ${f.order}`)),
+      [["codeId ASCENDING", "lane ASCENDING", "at DESCENDING"]],
+    );
+    assert.ok(SCAN_EVENT_LANES >= 16 && SCAN_EVENT_LANES <= 30, "Firestore's `in` takes at most 30 values");
+    for (const field of ["at", "codeId", "lane"]) {
+      const override = file.fieldOverrides.find((o) => o.collectionGroup === "scans" && o.fieldPath === field);
+      assert.deepEqual(override?.indexes, [], `${field} keeps no single-field index`);
+    }
   });
 });
