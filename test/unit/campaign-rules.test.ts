@@ -271,3 +271,153 @@ describe("campaign rules: A/B split", () => {
     assert.deepEqual(r, { ruleIndex: 0, action: { type: "redirect", url: "https://shop.example/bots" } });
   });
 });
+
+describe("campaign rules: bad rules get a clear error", () => {
+  const ok = { when: {}, then: go("ok") };
+  const split = (weights: number[]) => ({ when: {}, then: { type: "split", variants: weights.map((weight, i) => ({ url: `https://shop.example/v${i}`, weight })) } });
+  const cases: [string, unknown, string, string][] = [
+    ["an unknown condition", { rules: [{ when: { colour: ["red"] }, then: go("x") }] }, "rules.0.when", 'unknown condition "colour"; known: device, os, browser'],
+    ["5 variants", { rules: [split([20, 20, 20, 20, 20])] }, "rules.0.then.variants", "an A/B split has at most 4 variants"],
+    ["weights not summing to 100", { rules: [split([50, 40])] }, "rules.0.then.variants", "an A/B split's weights must sum to 100; these sum to 90"],
+    ["weights over 100", { rules: [split([60, 30, 20])] }, "rules.0.then.variants", "these sum to 110"],
+    ["a fractional weight", { rules: [split([50.5, 49.5])] }, "rules.0.then.variants.0.weight", "a variant's weight is a whole number"],
+    ["a zero weight", { rules: [split([100, 0])] }, "rules.0.then.variants.1.weight", "a variant's weight is at least 1"],
+    ["a one-variant split", { rules: [split([100])] }, "rules.0.then.variants", "an A/B split needs at least 2 variants"],
+    ["an invalid time zone", { rules: [{ when: { timeZone: "Mars/Olympus_Mons", time: { from: "09:00", to: "17:00" } }, then: go("x") }] }, "rules.0.when.timeZone", "must be an IANA time zone name"],
+    ["a javascript: URL", { rules: [{ when: {}, then: { type: "redirect", url: "javascript:alert(1)" } }] }, "rules.0.then.url", "Must be an absolute http:// or https:// URL"],
+    ["an ftp: variant URL", { rules: [{ when: {}, then: { type: "split", variants: [{ url: "ftp://files.example/a", weight: 50 }, { url: "https://shop.example/b", weight: 50 }] } }] }, "rules.0.then.variants.0.url", "Must be an absolute http:// or https:// URL"],
+    ["a relative fallback URL", { rules: [], fallbackUrl: "/ended" }, "fallbackUrl", "Must be an absolute http:// or https:// URL"],
+    ["21 rules", { rules: Array.from({ length: 21 }, () => ok) }, "rules", "at most 20 rules"],
+    ["an unknown action", { rules: [{ when: {}, then: { type: "teleport", url: "https://shop.example/" } }] }, "rules.0.then.type", "unknown action type; one of: redirect, split, password, ended, fallback"],
+    ["a misspelt OS", { rules: [{ when: { os: ["Windos"] }, then: go("x") }] }, "rules.0.when.os.0", 'unknown OS "Windos"; one of:'],
+    ["an unknown device type", { rules: [{ when: { device: ["watch"] }, then: go("x") }] }, "rules.0.when.device.0", 'unknown device type "watch"; one of: desktop, mobile, tablet, tv, unknown'],
+    ["an empty window", { rules: [{ when: { time: { from: "10:00", to: "10:00" } }, then: go("x") }] }, "rules.0.when.time", "a time window needs from and to to differ"],
+    ["a time of 24:00", { rules: [{ when: { time: { from: "20:00", to: "24:00" } }, then: go("x") }] }, "rules.0.when.time.to", "a time of day is HH:MM, 00:00 to 23:59"],
+    ["a weekday twice", { rules: [{ when: { weekdays: ["fri", "fri"] }, then: go("x") }] }, "rules.0.when.weekdays", "each weekday at most once"],
+    ["dates out of order", { rules: [{ when: { dates: { from: "2026-12-24", to: "2026-12-01" } }, then: go("x") }] }, "rules.0.when.dates", "a date range's from must not be after its to"],
+    ["a scan count min over max", { rules: [{ when: { scanCount: { min: 10, max: 5 } }, then: go("x") }] }, "rules.0.when.scanCount", "a scan count's min must not exceed its max"],
+    ["a bad language tag", { rules: [{ when: { language: ["french!"] }, then: go("x") }] }, "rules.0.when.language.0", "a language is a tag such as fr, pt-BR or zh-Hant"],
+    ["a bad country", { rules: [{ when: { country: ["USA"] }, then: go("x") }] }, "rules.0.when.country.0", "a country is an ISO 3166-1 alpha-2 code"],
+    ["a schedule that ends before it starts", { rules: [], startsAt: "2026-12-31T00:00:00Z", endsAt: "2026-12-01T00:00:00Z" }, "endsAt", "startsAt must be before endsAt"],
+    ["a fallback action without a fallback URL", { rules: [{ when: {}, then: { type: "fallback" } }] }, "fallbackUrl", 'a "fallback" action needs fallbackUrl'],
+    ["a cap of 0", { rules: [], humanScanCap: 0 }, "humanScanCap", "humanScanCap is at least 1"],
+    ["an unknown top-level field", { rules: [], expiresAt: "2026-12-01T00:00:00Z" }, "", 'unknown field "expiresAt"'],
+  ];
+  for (const [what, input, path, message] of cases) {
+    it(`refuses ${what}`, () => {
+      const before = JSON.stringify(input);
+      const result = codeRulesSchema.safeParse(input);
+      assert.equal(result.success, false);
+      const issue = result.error!.issues.find((i) => i.path.join(".") === path);
+      assert.ok(issue, `no issue at "${path}": ${JSON.stringify(result.error!.issues)}`);
+      assert.ok(issue.message.includes(message), `"${issue.message}" does not say "${message}"`);
+      assert.equal(JSON.stringify(input), before, "the input is left as it was");
+    });
+  }
+
+  it("reaches callers as one VALIDATION_FAILED error naming the field", () => {
+    assert.throws(
+      () => parseOrThrow(codeRulesSchema, { rules: [split([20, 20, 20, 20, 20])] }, "rules"),
+      (e: unknown) => e instanceof AppError && e.code === "VALIDATION_FAILED" && e.message === "Invalid rules: rules.0.then.variants: an A/B split has at most 4 variants",
+    );
+  });
+
+  it("accepts a full rule set and normalises it for the evaluator", () => {
+    const parsed = parse({
+      rules: [
+        { name: "night", when: { device: ["mobile", "tablet"], os: ["iOS"], browser: ["Safari"], country: ["fr"], region: [{ country: "fr", region: "Île-de-France" }], language: ["FR", "pt-BR"], time: { from: "22:30", to: "06:00" }, weekdays: ["fri", "sat"], dates: { from: "2026-12-01" }, timeZone: "Europe/Paris", scanCount: { max: 99 }, query: { name: "table" }, visitor: "human" }, then: { type: "password" } },
+        { when: {}, then: { type: "fallback" } },
+      ],
+      startsAt: "2026-12-01T09:00:00+01:00",
+      endsAt: "2026-12-31T23:00:00Z",
+      humanScanCap: 5000,
+      fallbackUrl: "HTTPS://Shop.Example/ended",
+      utmTemplate: "spring-qr",
+    });
+    const when = parsed.rules[0].when;
+    assert.deepEqual(when.country, ["FR"]);
+    assert.deepEqual(when.region, [{ country: "FR", region: "île-de-france" }]);
+    assert.deepEqual(when.language, ["fr", "pt-br"]);
+    assert.deepEqual(when.time, { from: 22 * 60 + 30, to: 6 * 60 });
+    assert.equal(parsed.fallbackUrl, "https://shop.example/ended");
+  });
+});
+
+describe("campaign rules: time windows, weekdays and dates in the workspace's zone", () => {
+  const NY = "America/New_York";
+  const friNight = rulesOf([{ when: { time: { from: "22:00", to: "02:00" }, weekdays: ["fri"] }, then: go("fri-night") }]);
+  const at = (iso: string, rules: Rule[], timeZone = NY) => evaluate(rules, scan({ now: new Date(iso), timeZone }), CODE).ruleIndex;
+
+  it("holds a window across midnight on the day it opened", () => {
+    // 2026-12-04 is a Friday; New York is UTC-5 in December.
+    assert.equal(at("2026-12-04T21:59:00-05:00", friNight), null);
+    assert.equal(at("2026-12-04T22:00:00-05:00", friNight), 0);
+    assert.equal(at("2026-12-04T23:59:00-05:00", friNight), 0);
+    assert.equal(at("2026-12-05T00:00:00-05:00", friNight), 0); // Saturday 00:00, Friday's window
+    assert.equal(at("2026-12-05T01:59:00-05:00", friNight), 0);
+    assert.equal(at("2026-12-05T02:00:00-05:00", friNight), null);
+    assert.equal(at("2026-12-05T23:00:00-05:00", friNight), null); // Saturday's window: not a Friday
+    assert.equal(at("2026-12-04T01:00:00-05:00", friNight), null); // Thursday's window, on Friday morning
+  });
+
+  it("reads the clock in the zone: the same instant is Friday night in New York and Saturday in Paris", () => {
+    assert.equal(at("2026-12-05T04:30:00Z", friNight), 0); // 23:30 Friday in New York
+    assert.equal(at("2026-12-05T04:30:00Z", friNight, "Europe/Paris"), null); // 05:30 Saturday in Paris
+    assert.equal(at("2026-12-05T04:30:00Z", friNight, "UTC"), null);
+    // A rule's own zone wins over the workspace's.
+    const paris = rulesOf([{ when: { time: { from: "05:00", to: "06:00" }, timeZone: "Europe/Paris" }, then: go("x") }]);
+    assert.equal(at("2026-12-05T04:30:00Z", paris, NY), 0);
+  });
+
+  it("counts wall-clock minutes across the spring DST change (02:00 to 03:00 never happens on 8 March)", () => {
+    const minutesMatching = (from: string, to: string, day: string) => {
+      const rules = rulesOf([{ when: { time: { from, to }, dates: { from: day, to: day } }, then: go("x") }]);
+      let n = 0;
+      // Every UTC minute of 36 hours from the day's UTC start covers the whole local day in New York.
+      const start = Date.parse(`${day}T00:00:00Z`);
+      for (let m = 0; m < 36 * 60; m++) if (evaluate(rules, scan({ now: new Date(start + m * 60_000), timeZone: NY }), CODE).ruleIndex === 0) n++;
+      return n;
+    };
+    assert.equal(minutesMatching("02:00", "03:00", "2026-03-08"), 0);
+    assert.equal(minutesMatching("01:30", "02:30", "2026-03-08"), 30);
+    assert.equal(minutesMatching("09:00", "17:00", "2026-03-08"), 480);
+    // Autumn: 01:00 to 02:00 happens twice on 1 November.
+    assert.equal(minutesMatching("01:00", "02:00", "2026-11-01"), 120);
+    assert.equal(minutesMatching("01:30", "02:30", "2026-11-01"), 90);
+    // The whole local day is 23 hours in spring and 25 in autumn.
+    assert.equal(minutesMatching("00:00", "23:59", "2026-03-08") + 1, 23 * 60);
+    assert.equal(minutesMatching("00:00", "23:59", "2026-11-01") + 1, 25 * 60);
+  });
+
+  it("meets the DST edges minute by minute in New York", () => {
+    const early = rulesOf([{ when: { time: { from: "01:30", to: "02:30" } }, then: go("x") }]);
+    assert.equal(at("2026-03-08T06:29:00Z", early), null); // 01:29 EST
+    assert.equal(at("2026-03-08T06:30:00Z", early), 0); // 01:30 EST
+    assert.equal(at("2026-03-08T06:59:00Z", early), 0); // 01:59 EST
+    assert.equal(at("2026-03-08T07:00:00Z", early), null); // 03:00 EDT
+    assert.equal(at("2026-11-01T05:30:00Z", early), 0); // 01:30 EDT
+    assert.equal(at("2026-11-01T06:00:00Z", early), null); // 01:00 EST, the second 01:00
+    assert.equal(at("2026-11-01T06:30:00Z", early), 0); // 01:30 EST, the second 01:30
+    assert.equal(at("2026-11-01T07:29:00Z", early), 0); // 02:29 EST
+    assert.equal(at("2026-11-01T07:30:00Z", early), null); // 02:30 EST
+  });
+
+  it("dates are local days: New Year's Eve at 23:30 in New York is already 1 January in UTC", () => {
+    const eve = rulesOf([{ when: { dates: { to: "2026-12-31" } }, then: go("x") }]);
+    assert.equal(at("2027-01-01T04:30:00Z", eve), 0);
+    assert.equal(at("2027-01-01T04:30:00Z", eve, "UTC"), null);
+    assert.equal(at("2027-01-01T05:00:00Z", eve), null); // midnight in New York
+  });
+
+  it("a window crossing midnight belongs to the date it opened on", () => {
+    const lastNight = rulesOf([{ when: { time: { from: "20:00", to: "04:00" }, dates: { from: "2026-12-31", to: "2026-12-31" } }, then: go("x") }]);
+    assert.equal(at("2027-01-01T01:00:00-05:00", lastNight), 0);
+    assert.equal(at("2027-01-01T21:00:00-05:00", lastNight), null);
+    assert.equal(at("2026-12-31T03:00:00-05:00", lastNight), null); // 30 December's night
+  });
+
+  it("localClock gives the local day, minute and ISO weekday", () => {
+    assert.deepEqual(localClock(new Date("2026-03-08T07:00:00Z"), NY), { day: "2026-03-08", minute: 3 * 60, weekday: 6 });
+    assert.deepEqual(localClock(new Date("2026-12-05T04:30:00Z"), "Asia/Kolkata"), { day: "2026-12-05", minute: 10 * 60, weekday: 5 });
+  });
+});
