@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { codeRulesSchema, type CodeRulesInput, type Rule } from "../../functions/src/campaigns/rules";
+import { codeRulesSchema, ruleListSchema, type CodeRulesInput, type Rule } from "../../functions/src/campaigns/rules";
 import { closedAnswer, codeState, evaluate, localClock, preferredLanguage, type CodeTarget, type ScanContext } from "../../functions/src/campaigns/evaluate";
 import { applyUtm, utmTemplateSchema, utmTemplatesSchema } from "../../functions/src/campaigns/utm";
 import { AppError } from "../../functions/src/core/errors";
@@ -27,7 +27,7 @@ function scan(overrides: Partial<ScanContext> = {}): ScanContext {
 }
 
 const parse = (input: CodeRulesInput) => codeRulesSchema.parse(input);
-const rulesOf = (input: CodeRulesInput["rules"]): Rule[] => parse({ rules: input }).rules;
+const rulesOf = (input: CodeRulesInput["rules"]): Rule[] => ruleListSchema.parse(input);
 const go = (path: string) => ({ type: "redirect" as const, url: `https://shop.example/${path}` });
 
 describe("campaign rules: the routing matrix (device x country x language x time x date x count)", () => {
@@ -419,5 +419,159 @@ describe("campaign rules: time windows, weekdays and dates in the workspace's zo
   it("localClock gives the local day, minute and ISO weekday", () => {
     assert.deepEqual(localClock(new Date("2026-03-08T07:00:00Z"), NY), { day: "2026-03-08", minute: 3 * 60, weekday: 6 });
     assert.deepEqual(localClock(new Date("2026-12-05T04:30:00Z"), "Asia/Kolkata"), { day: "2026-12-05", minute: 10 * 60, weekday: 5 });
+  });
+});
+
+describe("campaign rules: preferred language from Accept-Language", () => {
+  it("takes the visitor's first choice by q-value, then order", () => {
+    assert.equal(preferredLanguage("en-US,en;q=0.9,fr;q=0.8"), "en-us");
+    assert.equal(preferredLanguage("fr;q=0.5, de"), "de");
+    assert.equal(preferredLanguage("fr;q=0, de;q=0.1"), "de"); // q=0 means "not acceptable"
+    assert.equal(preferredLanguage("*;q=0.9, it;q=0.8"), "it"); // the wildcard names no language
+    assert.equal(preferredLanguage("*"), null);
+    assert.equal(preferredLanguage(""), null);
+    assert.equal(preferredLanguage(undefined), null);
+    assert.equal(preferredLanguage("q=x;;, ,"), null);
+    assert.equal(preferredLanguage("ZH-Hant-TW"), "zh-hant-tw");
+  });
+
+  const rules = rulesOf([
+    { when: { language: ["pt-BR"] }, then: go("pt-br") },
+    { when: { language: ["pt", "es"] }, then: go("iberian") },
+    { when: { language: ["zh-Hant"] }, then: go("zh-hant") },
+  ]);
+  const cases: [string | undefined, number | null][] = [
+    ["pt-BR", 0],
+    ["pt-br,pt;q=0.9", 0],
+    ["pt-PT", 1], // the primary subtag matches "pt", not "pt-BR"
+    ["pt", 1], // "pt" alone is not Brazilian
+    ["es-419,es;q=0.9", 1],
+    ["en;q=0.9, es-MX", 1], // es-MX is the first choice (implicit q=1)
+    ["es;q=0.1, en", null], // English first: no rule
+    ["zh-Hant-HK", 2],
+    ["zh-Hans", null],
+    ["ptx", null], // a different language that shares letters
+    [undefined, null],
+  ];
+  for (const [header, ruleIndex] of cases) {
+    it(`routes ${JSON.stringify(header)} to ${ruleIndex === null ? "the destination" : `rule ${ruleIndex}`}`, () => {
+      assert.equal(evaluate(rules, scan({ acceptLanguage: header }), CODE).ruleIndex, ruleIndex);
+    });
+  }
+});
+
+describe("campaign rules: device names, region, scan count, query parameter and visitor", () => {
+  const rules = rulesOf([
+    { when: { visitor: "bot" }, then: go("bot") },
+    { when: { query: { name: "table", equals: "12" } }, then: go("table-12") },
+    { when: { query: { name: "staff" } }, then: go("staff") },
+    { when: { region: [{ country: "US", region: "New York" }, { country: "CA", region: "Québec" }] }, then: go("ny-qc") },
+    { when: { os: ["Android"], browser: ["Samsung Internet for Android"] }, then: go("samsung") },
+    { when: { os: ["iOS"], device: ["tablet"] }, then: go("ipad") },
+    { when: { scanCount: { min: 100, max: 199 } }, then: go("second-hundred") },
+    { when: { device: ["unknown"], os: ["Other"] }, then: go("odd") },
+  ]);
+  const cases: [string, Partial<ScanContext>, number | null][] = [
+    ["a bot, before every other rule", { isBot: true, query: new URLSearchParams("table=12") }, 0],
+    ["a query parameter equal to a value", { query: new URLSearchParams("table=12") }, 1],
+    ["any one of a repeated parameter's values", { query: new URLSearchParams("table=3&table=12") }, 1],
+    ["another value of that parameter", { query: new URLSearchParams("table=13") }, null],
+    ["a parameter present without a value", { query: new URLSearchParams("staff") }, 2],
+    ["a parameter's name in another case", { query: new URLSearchParams("Staff=1") }, null],
+    ["a region in its country", { country: "US", region: "New York" }, 3],
+    ["a region's name in any case", { country: "CA", region: "QUÉBEC" }, 3],
+    ["a region of that name in another country", { country: "GB", region: "New York" }, null],
+    ["an OS and a browser together", { device: "mobile", os: "Android", browser: "Samsung Internet for Android" }, 4],
+    ["the OS without the browser", { device: "mobile", os: "Android", browser: "Chrome" }, null],
+    ["an OS on a tablet", { device: "tablet", os: "iOS" }, 5],
+    ["the 100th person's scan (99 before)", { scanCount: 99 }, null],
+    ["the 101st person's scan (100 before)", { scanCount: 100 }, 6],
+    ["200 before", { scanCount: 199 }, 6],
+    ["201 before", { scanCount: 200 }, null],
+    ["unknown names", { device: "unknown", os: "Other", browser: "unknown" }, 7],
+  ];
+  for (const [what, overrides, ruleIndex] of cases) {
+    it(`${what}: ${ruleIndex === null ? "the destination" : `rule ${ruleIndex}`}`, () => {
+      assert.equal(evaluate(rules, scan({ country: "FR", region: "Normandy", ...overrides }), CODE).ruleIndex, ruleIndex);
+    });
+  }
+
+  it("answers each action type and leaves the rules as they were", () => {
+    const actions = rulesOf([
+      { when: { query: { name: "p" } }, then: { type: "password" } },
+      { when: { query: { name: "q" } }, then: { type: "password", url: "https://shop.example/vip" } },
+      { when: { query: { name: "e" } }, then: { type: "ended" } },
+      { when: { query: { name: "f" } }, then: { type: "fallback" } },
+    ]);
+    const before = JSON.stringify(actions);
+    const target = { ...CODE, fallbackUrl: "https://shop.example/sorry" };
+    const run = (query: string, code: CodeTarget = target) => evaluate(actions, scan({ query: new URLSearchParams(query) }), code);
+    assert.deepEqual(run("p"), { ruleIndex: 0, action: { type: "password", url: "https://shop.example/home" } });
+    assert.deepEqual(run("q"), { ruleIndex: 1, action: { type: "password", url: "https://shop.example/vip" } });
+    assert.deepEqual(run("e"), { ruleIndex: 2, action: { type: "ended" } });
+    assert.deepEqual(run("f"), { ruleIndex: 3, action: { type: "fallback", url: "https://shop.example/sorry" } });
+    assert.deepEqual(run("f", CODE), { ruleIndex: 3, action: { type: "ended" } }); // no fallback URL: the ended page
+    assert.deepEqual(run(""), { ruleIndex: null, action: { type: "redirect", url: "https://shop.example/home" } });
+    assert.deepEqual(evaluate([], scan(), CODE), { ruleIndex: null, action: { type: "redirect", url: "https://shop.example/home" } });
+    assert.equal(JSON.stringify(actions), before);
+  });
+});
+
+describe("campaign rules: schedule and cap", () => {
+  const settings = { startsAt: "2026-12-01T09:00:00+01:00", endsAt: "2026-12-31T23:00:00Z", humanScanCap: 500 };
+  const cases: [string, string, number, string | null][] = [
+    ["a second before the start", "2026-12-01T07:59:59Z", 0, "not-started"],
+    ["at the start", "2026-12-01T08:00:00Z", 0, null],
+    ["with 499 people's scans counted", "2026-12-10T12:00:00Z", 499, null],
+    ["with 500 counted: the 501st is capped", "2026-12-10T12:00:00Z", 500, "capped"],
+    ["far over the cap", "2026-12-10T12:00:00Z", 9999, "capped"],
+    ["a millisecond before the end", "2026-12-31T22:59:59.999Z", 0, null],
+    ["at the end", "2026-12-31T23:00:00Z", 0, "ended"],
+    ["ended and capped: ended", "2027-01-05T00:00:00Z", 9999, "ended"],
+    ["not started and capped: not started", "2026-11-05T00:00:00Z", 9999, "not-started"],
+  ];
+  for (const [what, now, humanScans, state] of cases) {
+    it(`${what}: ${state ?? "open"}`, () => assert.equal(codeState(parse({ rules: [], ...settings }), new Date(now), humanScans), state));
+  }
+
+  it("re-arms when the cap is raised, and is always open without a schedule or cap", () => {
+    assert.equal(codeState({ humanScanCap: 500 }, new Date(), 500), "capped");
+    assert.equal(codeState({ humanScanCap: 1000 }, new Date(), 500), null);
+    assert.equal(codeState({}, new Date(0), Number.MAX_SAFE_INTEGER), null);
+  });
+
+  it("a closed code answers its fallback URL or the ended page, never a 404", () => {
+    assert.deepEqual(closedAnswer({ fallbackUrl: "https://shop.example/next-time" }), { type: "fallback", url: "https://shop.example/next-time" });
+    assert.deepEqual(closedAnswer({}), { type: "ended" });
+  });
+});
+
+describe("campaign rules: UTM templates", () => {
+  const spring = { source: "qr", medium: "print", campaign: "spring sale" };
+  const cases: [string, string, Omit<typeof spring, "campaign"> & { campaign?: string; term?: string; content?: string }, string][] = [
+    ["a URL without a query", "https://shop.example/menu", spring, "https://shop.example/menu?utm_source=qr&utm_medium=print&utm_campaign=spring+sale"],
+    ["a URL with its own parameters, kept first", "https://shop.example/menu?table=12&lang=fr", spring, "https://shop.example/menu?table=12&lang=fr&utm_source=qr&utm_medium=print&utm_campaign=spring+sale"],
+    ["a URL that already has utm_source: kept, not duplicated", "https://shop.example/?utm_source=poster", spring, "https://shop.example/?utm_source=poster&utm_medium=print&utm_campaign=spring+sale"],
+    ["utm_* in another letter case count as present", "https://shop.example/?UTM_Medium=flyer", spring, "https://shop.example/?UTM_Medium=flyer&utm_source=qr&utm_campaign=spring+sale"],
+    ["every utm_* already there: the URL unchanged", "https://shop.example/?utm_campaign=x&utm_medium=y&utm_source=z", spring, "https://shop.example/?utm_campaign=x&utm_medium=y&utm_source=z"],
+    ["a fragment stays last", "https://shop.example/menu?x=1#drinks", { source: "qr", medium: "print" }, "https://shop.example/menu?x=1&utm_source=qr&utm_medium=print#drinks"],
+    ["the URL's own encoding kept (+, %20, a bare flag, a repeated key)", "https://shop.example/s?q=a+b&r=c%20d&flag&t=1&t=2", { source: "qr", medium: "print" }, "https://shop.example/s?q=a+b&r=c%20d&flag&t=1&t=2&utm_source=qr&utm_medium=print"],
+    ["a trailing ? alone", "https://shop.example/?", { source: "qr", medium: "print" }, "https://shop.example/?utm_source=qr&utm_medium=print"],
+    ["values with & and = encoded", "https://shop.example/", { source: "a&b=c", medium: "print", content: "é" }, "https://shop.example/?utm_source=a%26b%3Dc&utm_medium=print&utm_content=%C3%A9"],
+    ["all five in their fixed order", "https://shop.example/", { content: "c", term: "t", campaign: "k", medium: "m", source: "s" }, "https://shop.example/?utm_source=s&utm_medium=m&utm_campaign=k&utm_term=t&utm_content=c"],
+  ];
+  for (const [what, url, template, expected] of cases) {
+    it(what, () => assert.equal(applyUtm(url, template), expected));
+  }
+
+  it("templates are validated: names, required fields, unknown fields, duplicates", () => {
+    assert.ok(utmTemplateSchema.safeParse({ name: "spring-qr", source: "qr", medium: "print" }).success);
+    const issues = (input: unknown) => utmTemplateSchema.safeParse(input).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
+    assert.deepEqual(issues({ name: "Spring QR", source: "qr", medium: "print" }), ["name: a UTM template name is 1 to 40 of a-z, 0-9, _ and -, starting with a letter or digit"]);
+    assert.equal(issues({ name: "x", medium: "print" })[0].startsWith("source:"), true);
+    assert.deepEqual(issues({ name: "x", source: "qr", medium: "print", utm_id: "1" }), [": unknown UTM field(s) utm_id; known: name, source, medium, campaign, term, content"]);
+    assert.deepEqual(issues({ name: "x", source: "qr", medium: "a".repeat(101) }), ["medium: Must be at most 100 characters"]);
+    const dup = utmTemplatesSchema.safeParse([{ name: "a", source: "s", medium: "m" }, { name: "a", source: "t", medium: "n" }]);
+    assert.equal(dup.error?.issues[0].message, "each UTM template name at most once");
   });
 });
