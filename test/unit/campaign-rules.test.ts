@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { codeRulesSchema, ruleListSchema, type CodeRulesInput, type Rule } from "../../functions/src/campaigns/rules";
+import { CONDITION_NAMES, codeRulesSchema, conditionsSchema, ruleListSchema, type CodeRulesInput, type Rule } from "../../functions/src/campaigns/rules";
 import { closedAnswer, codeState, evaluate, localClock, preferredLanguage, type CodeTarget, type ScanContext } from "../../functions/src/campaigns/evaluate";
 import { applyUtm, utmTemplateSchema, utmTemplatesSchema } from "../../functions/src/campaigns/utm";
 import { AppError } from "../../functions/src/core/errors";
@@ -314,6 +314,10 @@ describe("campaign rules: bad rules get a clear error", () => {
       assert.equal(JSON.stringify(input), before, "the input is left as it was");
     });
   }
+
+  it("names every condition it knows in its unknown-condition message", () => {
+    assert.deepEqual(Object.keys(conditionsSchema.shape).sort(), [...CONDITION_NAMES, "timeZone"].sort());
+  });
 
   it("reaches callers as one VALIDATION_FAILED error naming the field", () => {
     assert.throws(
