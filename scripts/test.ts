@@ -3,12 +3,43 @@
 //  1. test/lifecycle: tests that start and interrupt stacks of their own (npm start, the README's quick start);
 //  2. every other test against one stack started here from empty state (npm start's saved state is never
 //     read or written), stopped at the end.
+// `--tier <name>` (repeatable) runs only those tiers (TIERS below; `npm run test:integration` and the
+// others): the stack starts once, and only when a chosen tier needs it.
 // Ctrl-C at any moment stops everything this started.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { checkPrerequisites, PrerequisiteError, ROOT, Stack, tailOf, LOG_FILE } from "./lib/stack";
 
 const mocha = path.join(ROOT, "node_modules", "mocha", "bin", "mocha.js");
+
+/** The test tiers: each a folder of test/, runnable alone; `npm test` runs them all, lifecycle first. */
+export const TIERS = {
+  lifecycle: { spec: "test/lifecycle/**/*.test.ts", stack: false },
+  unit: { spec: "test/unit/**/*.test.ts", stack: false },
+  integration: { spec: "test/integration/**/*.test.ts", stack: true },
+  rules: { spec: "test/rules/**/*.test.ts", stack: true },
+  browser: { spec: "test/browser/**/*.test.ts", stack: true },
+} as const;
+export type Tier = keyof typeof TIERS;
+
+/** Splits `--tier a --tier b` out of the arguments; no tier named means every tier. */
+export function tiersOf(args: string[]): { tiers: Tier[]; rest: string[] } {
+  const tiers: Tier[] = [];
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] !== "--tier") {
+      rest.push(args[i]);
+      continue;
+    }
+    const name = args[++i];
+    if (!(name in TIERS)) throw new Error(`unknown tier "${name}"; tiers: ${Object.keys(TIERS).join(", ")}`);
+    tiers.push(name as Tier);
+  }
+  return { tiers: tiers.length ? tiers : (Object.keys(TIERS) as Tier[]), rest };
+}
+
+/** mocha's options for the tiers after lifecycle (the same as .mocharc.json's, with the tiers' folders). */
+const mochaArgs = (tiers: Tier[], extra: string[]) => ["--no-config", "--node-option", "import=tsx", "--timeout", "30000", "--exit", ...tiers.map((t) => TIERS[t].spec), ...extra];
 let running: ChildProcess | undefined;
 
 function runMocha(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -30,15 +61,20 @@ async function main(): Promise<number> {
       }
     }
   });
-  const extra = process.argv.slice(2);
   try {
-    await checkPrerequisites({ chromium: true });
-    const lifecycle = await runMocha(["--no-config", "--node-option", "import=tsx", "--timeout", "600000", "--exit", "test/lifecycle/**/*.test.ts", ...extra], process.env);
-    if (lifecycle !== 0) return lifecycle;
+    const { tiers, rest: extra } = tiersOf(process.argv.slice(2));
+    await checkPrerequisites({ chromium: tiers.includes("browser") || tiers.includes("lifecycle") });
+    if (tiers.includes("lifecycle")) {
+      const lifecycle = await runMocha(["--no-config", "--node-option", "import=tsx", "--timeout", "600000", "--exit", TIERS.lifecycle.spec, ...extra], process.env);
+      if (lifecycle !== 0) return lifecycle;
+    }
+    const rest = tiers.filter((t) => t !== "lifecycle");
+    if (!rest.length) return 0;
+    if (!rest.some((t) => TIERS[t].stack)) return await runMocha(mochaArgs(rest, extra), process.env);
     const started = Date.now();
     const info = await stack.start();
     console.log(`emulators ready in ${((Date.now() - started) / 1000).toFixed(1)} s (mode: ${info.mode}; log: ${path.relative(ROOT, info.logFile)})`);
-    const code = await runMocha(extra, {
+    const code = await runMocha(mochaArgs(rest, extra), {
       ...process.env,
       ...info.env,
       TEST_BASE_URL: info.urls.base,
@@ -60,4 +96,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code));
+if (require.main === module) main().then((code) => process.exit(code));

@@ -267,6 +267,7 @@ async function flood(instances: RedirectInstance[], target: { merchantId: string
   let answered = 0;
   let done = false;
   const neighbourAnswers = new Map<string, number>();
+  const otherAnswers = new Map<string, number>();
   const start = performance.now();
   const alongside = (async () => {
     for (let k = 0; !done; k++) {
@@ -282,8 +283,12 @@ async function flood(instances: RedirectInstance[], target: { merchantId: string
       while (sent < FLOOD) {
         const n = sent++;
         const ua = latin1(n % 2 ? unrecognisedUserAgent(rand) : randomUserAgent(rand)).trim() || "x";
-        const res = await request("GET", `${instances[n % instances.length].origin}/qr/${target.uniqueQRCodeID}`, undefined, { "User-Agent": ua, "X-Forwarded-For": "198.51.100.77" }).catch(() => ({ status: 0 }));
+        const res = await request("GET", `${instances[n % instances.length].origin}/qr/${target.uniqueQRCodeID}`, undefined, { "User-Agent": ua, "X-Forwarded-For": "198.51.100.77" }).catch((e: Error) => ({ status: 0, error: e.message }));
         if (res.status === 302) answered++;
+        else {
+          const key = "error" in res ? `no answer (${res.error})` : String(res.status);
+          otherAnswers.set(key, (otherAnswers.get(key) ?? 0) + 1);
+        }
       }
     }),
   );
@@ -293,6 +298,7 @@ async function flood(instances: RedirectInstance[], target: { merchantId: string
   const after = await codeAnalytics(target.merchantId, { codeId: target.codeId }, 1);
   const minutes = Math.ceil(seconds / 60);
   console.log(`  ${answered} of ${FLOOD} answered 302 in ${fmt(seconds, 0)} s (${fmt(answered / seconds, 0)}/s)`);
+  if (otherAnswers.size) console.log(`  other answers: ${[...otherAnswers].map(([k, n]) => `${k}: ${n}`).join("; ")}`);
   console.log(
     `  counted as people: ${after.totalScans - before.totalScans} scans by ${after.uniqueScanners - before.uniqueScanners} unique scanners over ${minutes} minute(s); ` +
       `recorded in all: ${recorded(after) - recorded(before)} of ${answered} (repeats ${after.repeatScans - before.repeatScans}, machines ${after.botScans.total - before.botScans.total})`,
