@@ -207,6 +207,31 @@ describe("signed scan webhooks", function () {
     }
   });
 
+  it("tells scan.created subscribers of scans the service's app reports, as of a redirect's: a person's first, then a repeat", async () => {
+    const code = await tool(merchant, "svc.qr.create", { title: "app", destinationUrl: "https://example.com/app" });
+    const created = await tool(merchant, "svc.webhook.create", { url, events: ["scan.created"] });
+    receiver.secrets = [created.secret];
+    const user = await signUp();
+    const report = () =>
+      client.fetch(`${appUrl()}/api/scans`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${user.idToken}`, "User-Agent": PHONE },
+        body: JSON.stringify({ uniqueQRCodeID: code.uniqueQRCodeID }),
+      });
+    assert.equal((await report()).status, 201);
+    assert.equal((await report()).status, 200, "the same user's report within the window is not counted again");
+    const scansIn = () => receiver.messages().flatMap((m) => m.event.data.scans);
+    await receiver.until("both app scans", () => scansIn().length === 2);
+    const told = scansIn().sort((a: any, b: any) => Number(b.unique === true) - Number(a.unique === true));
+    assert.deepEqual(
+      told.map((x: any) => [x.codeId, x.uniqueQRCodeID, x.human, x.unique, x.notCountedReason, x.device, x.os]),
+      [
+        [code.codeId, code.uniqueQRCodeID, true, true, null, "mobile", "Android"],
+        [code.codeId, code.uniqueQRCodeID, true, false, "repeat", "mobile", "Android"],
+      ],
+    );
+  });
+
   it("a task sent straight to the delivery function does nothing without the service's seal; the same task sealed is delivered", async () => {
     const created = await tool(merchant, "svc.webhook.create", { url, events: ["code.updated"] });
     receiver.secrets = [created.secret];

@@ -10,13 +10,14 @@ import { readLink } from "../store/codes";
 import { readWorkspaceTimeZone } from "../store/workspaces";
 import { APP_SCAN_REPEAT_MS, countAppScan } from "../store/scans";
 import { placeOfRequest } from "../scans/place";
-import { newScanId, scanEventOf, streamScan, uniqueEventId, visitorHash } from "../scans/record";
+import { newScanId, scanEventOf, streamScan, uniqueEventId, visitorHash, type ScanOutcome } from "../scans/record";
 import { deviceOf } from "../scans/device";
 import { localMoment } from "../scans/localTime";
 
-const appScansInFlight = new Map<string, Promise<boolean>>();
+type AppScanCount = Awaited<ReturnType<typeof countAppScan>>;
+const appScansInFlight = new Map<string, Promise<AppScanCount>>();
 
-async function trackAppScan(markId: string, counting: Promise<boolean>): Promise<boolean> {
+async function trackAppScan(markId: string, counting: Promise<AppScanCount>): Promise<AppScanCount> {
   appScansInFlight.set(markId, counting);
   try {
     return await counting;
@@ -86,10 +87,14 @@ const appScanEndpoint = endpoint({
     else {
       // Every report reaches the stream, counted or not (its queries apply the same repeat rule).
       const event = scanEventOf(facts, newScanId(), { botReason: null, visitor }, "live");
-      [counted] = await Promise.all([
+      const [count] = await Promise.all([
         trackAppScan(markId, countAppScan(markId, facts, uniqueEventId(day, link.codeId, visitor), `a~${visitor}~${at.getTime()}~${link.codeId}`)),
         streamScan(event),
       ]);
+      counted = count.counted;
+      // Subscribers hear of an app's scan as of a redirect's: a person's scan, or a repeat within the window.
+      const outcome: ScanOutcome = count.counted ? count : { counted: false, reason: "repeat" };
+      if (link.webhookIds?.length) await (await import("../webhooks/scans")).tellScanSubscribers(link, body.uniqueQRCodeID, at, place, typeof ua === "string" ? ua : undefined, outcome);
     }
     res.status(counted ? 201 : 200);
     return counted

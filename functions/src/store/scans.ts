@@ -227,19 +227,19 @@ export const APP_SCAN_REPEAT_MS = 10 * 60 * 1000;
  * APP_SCAN_REPEAT_MS old. The mark (appScanMarks/{markId}: countedAt, expiresAt TTL), the unique check and
  * the scan are one transaction, so concurrent reports count once.
  */
-export async function countAppScan(markId: string, facts: ScanFacts, uniqueEventId: string, repeatEventId: string): Promise<boolean> {
+export async function countAppScan(markId: string, facts: ScanFacts, uniqueEventId: string, repeatEventId: string): Promise<{ counted: true; unique: boolean } | { counted: false }> {
   const markRef = db().collection(COLLECTIONS.appScanMarks).doc(markId);
   const uniqueRef = scanEvents(facts.merchantId).doc(uniqueEventId);
   return db().runTransaction(
     async (tx: Transaction) => {
       const [mark, first] = await Promise.all([tx.get(markRef), tx.get(uniqueRef)]);
       const last = mark.exists ? (mark.get("countedAt") as Timestamp).toMillis() : -Infinity;
-      if (last > facts.at.getTime() - APP_SCAN_REPEAT_MS) return false;
+      if (last > facts.at.getTime() - APP_SCAN_REPEAT_MS) return { counted: false as const };
       tx.set(markRef, { countedAt: Timestamp.fromDate(facts.at), expiresAt: Timestamp.fromMillis(facts.at.getTime() + APP_SCAN_REPEAT_MS) });
       const unique = !first.exists;
       const writes = addScanWrites(tx as unknown as Writer, [{ facts, cls: { kind: "human", unique, eventId: unique ? uniqueEventId : repeatEventId } }]);
       countOps({ reads: 2, writes: writes + 1 });
-      return true;
+      return { counted: true as const, unique };
     },
     { maxAttempts: 30 },
   );
