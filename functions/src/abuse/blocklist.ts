@@ -135,7 +135,7 @@ function shippedBlocklist(): Blocklist {
   if (shipped) return shipped;
   shipped = parseBlocklist(readFileSync(BLOCKLIST_PATH, "utf8"));
   if (shipped.invalid.length > 0) {
-    logWarn("abuse: blocklist entries ignored", { event: "abuse.blocklist_ignored", entries: shipped.invalid.slice(0, 20), count: shipped.invalid.length });
+    logWarn("abuse.blocklist_ignored", "abuse: blocklist entries ignored", { entries: shipped.invalid.slice(0, 20), count: shipped.invalid.length });
   }
   return shipped;
 }
@@ -229,8 +229,7 @@ export async function checkDestination(url: string, deps: { safeBrowsing?: SafeB
     // re-pointing codes (availability of code creation over a third-party outage). The shipped list was
     // still applied above, and the warning lets operators see how often the second layer was missing.
     // Only the host is logged: a destination's path or query can carry a merchant's tokens.
-    logWarn("abuse: safe browsing lookup failed", {
-      event: "abuse.safe_browsing_failed",
+    logWarn("abuse.safe_browsing_failed", "abuse: safe browsing lookup failed", {
       host: target.hostname,
       reason: error instanceof Error ? error.message : String(error),
     });

@@ -28,7 +28,7 @@ export function userStanding(uid: string, options: { fresh?: boolean } = {}, now
       if (error?.code === "auth/user-not-found") return { enabled: false, validAfterMs: 0 };
       // An Auth outage is not a verdict: the credential keeps working (revocation still applies), ask again next time.
       userStatus.delete(uid);
-      logError("minter status unreadable", error);
+      logError("auth.minter_status_unreadable", "minter status unreadable", error);
       return { enabled: true, validAfterMs: 0 };
     });
   userStatus.set(uid, { at: now, standing });

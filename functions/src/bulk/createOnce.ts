@@ -74,7 +74,7 @@ export async function createCodesOnce<T>(
       });
     } catch (error) {
       const settled = await settleClaim<T>(merchantId, key, claim.claimId).catch((e) => {
-        logError("idempotency record unreadable after a failed commit: images kept", e);
+        logError("bulk.idempotency_unreadable", "idempotency record unreadable after a failed commit: images kept", e);
         return undefined;
       });
       if (settled?.state === "completed") return { response: settled.response, replayed: false };

@@ -149,7 +149,7 @@ export async function assertCodeQuota(merchantId: string, adding: number): Promi
 
 /** Deletes the images of prepared codes whose documents were not written. */
 export async function discardPrepared(codes: readonly Pick<QrCode, "imagePath">[]): Promise<void> {
-  await Promise.all(codes.map((c) => imageStore().delete(c.imagePath).catch((e) => logError("image cleanup failed", e))));
+  await Promise.all(codes.map((c) => imageStore().delete(c.imagePath).catch((e) => logError("codes.image_cleanup_failed", "image cleanup failed", e))));
 }
 
 /** gRPC codes after which a commit may or may not have been applied. */
@@ -170,7 +170,7 @@ export async function settleFailedCommit(merchantId: string, codes: readonly QrC
   // Not seen yet is not proof: the commit may still be applied after this read.
   const landed = codes.length > 0 && (await readCodes(merchantId, [codes[0].codeId]).then((found) => found.length > 0, () => false));
   if (landed) return "written";
-  logError("ambiguous commit of new codes: images kept", error);
+  logError("codes.commit_ambiguous", "ambiguous commit of new codes: images kept", error);
   return "kept";
 }
 

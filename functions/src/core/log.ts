@@ -3,8 +3,12 @@
 // fields: never a credential, a token or a hash of one; key prefixes and ids are fine.
 import { logger } from "firebase-functions";
 
-export function logError(message: string, error: unknown): void {
-  logger.error(message, { error: describeError(error) });
+/** A log event's stable name: `area.what_happened`, filtered on in Cloud Logging. */
+export type LogEvent = `${string}.${string}`;
+
+/** A failure the caller recovers from (the request goes on), logged with its error and causes. */
+export function logError(event: LogEvent, message: string, error: unknown, fields: Record<string, unknown> = {}): void {
+  logger.error(message, { event, ...fields, error: describeError(error) });
 }
 
 /** A request answered with a 5xx: the line support finds from the requestId the caller quotes. */
@@ -18,12 +22,12 @@ function describeError(error: unknown): unknown {
   return { message: error.message, stack: error.stack, ...(error.cause === undefined ? {} : { cause: describeError(error.cause) }) };
 }
 
-export function logWarn(message: string, fields: Record<string, unknown> = {}): void {
-  logger.warn(message, fields);
+export function logWarn(event: LogEvent, message: string, fields: Record<string, unknown> = {}): void {
+  logger.warn(message, { event, ...fields });
 }
 
-export function logInfo(message: string, fields: Record<string, unknown> = {}): void {
-  logger.info(message, fields);
+export function logInfo(event: LogEvent, message: string, fields: Record<string, unknown> = {}): void {
+  logger.info(message, { event, ...fields });
 }
 
 /** What a surface knows about the request when it logs a security event. */

@@ -226,7 +226,7 @@ export class RateLimiter {
       this.buckets.delete(k);
     }
     this.instanceId = randomBytes(8).toString("hex");
-    logWarn("rate limiter: too many subjects in one window; oldest buckets dropped", { event: "ratelimit.buckets_dropped", tracked: this.buckets.size, max: this.maxBuckets });
+    logWarn("ratelimit.buckets_dropped", "rate limiter: too many subjects in one window; oldest buckets dropped", { tracked: this.buckets.size, max: this.maxBuckets });
   }
 
   /** Takes one unit of leased quota, leasing more (one lease in flight per bucket) when none is left. */
@@ -270,7 +270,7 @@ export class RateLimiter {
       })
       .catch((error) => {
         bucket.granted += chunk; // fail open
-        logError("rate limit lease failed", error);
+        logError("ratelimit.lease_failed", "rate limit lease failed", error);
       })
       .finally(() => {
         bucket.leasing = undefined;
@@ -284,7 +284,7 @@ export class RateLimiter {
     if (now - bucket.readAt < PEEK_READ_INTERVAL_MS) return;
     bucket.readAt = now;
     bucket.others = await this.store.readWindowTotal(bucket.key, bucket.instance).catch((error) => {
-      logError("rate limit read failed", error);
+      logError("ratelimit.read_failed", "rate limit read failed", error);
       return bucket.others;
     });
   }
@@ -294,7 +294,7 @@ export class RateLimiter {
     const cached = this.overrides.get(merchantId);
     if (cached && now - cached.at < OVERRIDE_CACHE_MS) return cached.values;
     const values = this.store.readRateLimitOverrides(merchantId).catch((error) => {
-      logError("rate limit overrides unreadable", error);
+      logError("ratelimit.overrides_unreadable", "rate limit overrides unreadable", error);
       return NO_OVERRIDES;
     });
     this.overrides.set(merchantId, { at: now, values });

@@ -42,7 +42,7 @@ function startWorker(): Worker | null {
     started.on("error", (error) => {
       // A worker that failed is not started again in this instance: every check runs in-thread from now on.
       inThreadOnly = true;
-      logWarn("designs: the SVG check worker failed; checking in-thread", { error: error.message });
+      logWarn("designs.svg_worker_failed", "designs: the SVG check worker failed; checking in-thread", { error: error.message });
       failAll(error);
     });
     started.on("exit", () => {

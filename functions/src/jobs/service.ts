@@ -147,7 +147,7 @@ export async function runJobStep(task: JobStepTask, enqueue: (task: JobStepTask)
     return enqueue({ merchantId: job.merchantId, jobId: job.jobId, step: "package" });
   }
   await updateJob(job.merchantId, job.jobId, { state: "done", progress, finishedAt: new Date() });
-  logInfo("job finished", { merchantId: job.merchantId, jobId: job.jobId });
+  logInfo("job.finished", "job finished", { merchantId: job.merchantId, jobId: job.jobId });
 }
 
 /** Makes one chunk's codes (or finds them made) and returns its rows' outcomes. */
@@ -251,13 +251,13 @@ async function packageJob(job: StoredJob): Promise<void> {
     note: result.undecoded ? `${result.undecoded} codes did not decode back exactly: see manifest.csv` : null,
     finishedAt: new Date(),
   });
-  logInfo("job packaged", { merchantId: job.merchantId, jobId: job.jobId, codes: result.codes, bytes: result.bytes });
+  logInfo("job.packaged", "job packaged", { merchantId: job.merchantId, jobId: job.jobId, codes: result.codes, bytes: result.bytes });
 }
 
 /** Marks a job failed after its step's last attempt, with the reason a person can act on. */
 export async function failJob(task: JobStepTask, error: unknown): Promise<void> {
   const reason = error instanceof AppError && error.code !== "INTERNAL" ? error.message : "An internal error stopped the job; codes made so far are kept";
-  logError(`job ${task.jobId} of ${task.merchantId} failed at its ${task.step} step`, error);
+  logError("job.step_failed", `job ${task.jobId} of ${task.merchantId} failed at its ${task.step} step`, error, { merchantId: task.merchantId, jobId: task.jobId, step: task.step });
   await updateJob(task.merchantId, task.jobId, { state: "failed", note: reason, finishedAt: new Date() });
 }
 

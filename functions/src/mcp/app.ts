@@ -177,7 +177,7 @@ export function mcpApp(req: IncomingMessage, res: ServerResponse): void {
     handleMcpPost(request, response).catch((error: unknown) => {
       if (!res.headersSent) sendJson(res, 500, rpcError(null, error)); // rpcError logs it
       else {
-        logError("tool server internal error", error);
+        logError("mcp.internal_error", "tool server internal error", error);
         res.destroy();
       }
     });

@@ -345,7 +345,7 @@ export class McpDispatcher {
           tool: toolName || "(missing)",
           status,
           durationMs: Math.round((performance.now() - started) * 100) / 100,
-        }).catch((e) => logError("audit write failed", e));
+        }).catch((e) => logError("audit.write_failed", "audit write failed", e));
       }
     }
   }

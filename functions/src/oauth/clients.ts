@@ -110,7 +110,7 @@ export async function touchClient(clientId: string, now = Date.now()): Promise<v
   touched.set(clientId, now);
   await touchOAuthClient(clientId, now).catch((error) => {
     touched.delete(clientId);
-    logError("oauth: client use not recorded", error);
+    logError("oauth.client_use_not_recorded", "oauth: client use not recorded", error);
   });
 }
 

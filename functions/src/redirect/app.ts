@@ -193,7 +193,7 @@ export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
     return sendNotFound(res);
   }
   handleRedirect(req, res, id).catch((error) => {
-    logError("redirect failed", error);
+    logError("redirect.failed", "redirect failed", error);
     if (!res.headersSent) sendNotFound(res);
   });
 }

@@ -4,5 +4,5 @@ import { logInfo } from "../core/log";
 
 export const scanMaintenance = onSchedule({ schedule: "every 10 minutes", memory: "256MiB", timeoutSeconds: 540, retryCount: 3 }, async () => {
   const result = await (await import("./maintenance")).runScanMaintenance();
-  logInfo("scan maintenance", result);
+  logInfo("scan.maintenance_ran", "scan maintenance", result);
 });

@@ -62,7 +62,7 @@ export async function serviceStatus(): Promise<Status> {
     // The public answer names the failure only by kind; the details go to the log.
     ok = false;
     error = e instanceof AppError && e.code === "UNAVAILABLE" ? "timeout" : "unavailable";
-    logError("status check failed", e);
+    logError("site.status_check_failed", "status check failed", e);
   }
   return {
     status: ok ? "ok" : "degraded",

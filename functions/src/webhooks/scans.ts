@@ -44,7 +44,7 @@ export async function tellScanSubscribers(link: Link, uniqueQRCodeID: string, at
   const webhookIds = scan.human ? (link.webhookIds ?? []) : (link.machineWebhookIds ?? []);
   if (!webhookIds.length) return;
   const queued = queueScan({ merchantId: link.merchantId, webhookIds, scan }).catch((error: unknown) =>
-    logError("webhook scan queueing failed", error),
+    logError("webhook.scan_queue_failed", "webhook scan queueing failed", error),
   );
   await withTimeout(queued, WEBHOOK_QUEUE_WAIT_MS, "webhook queue").catch(() => undefined);
 }

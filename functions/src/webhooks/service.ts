@@ -291,6 +291,6 @@ export async function emitCodeEvents(event: Exclude<WebhookEvent, "scan.created"
         }),
     );
   } catch (error) {
-    logError("webhook code event failed", error);
+    logError("webhook.code_event_failed", "webhook code event failed", error);
   }
 }
