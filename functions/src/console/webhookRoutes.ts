@@ -110,7 +110,7 @@ export const webhookEndpoints = [
     params: WebhookParams,
     query: z.object({ limit: z.coerce.number().pipe(listLimit).optional() }).strict(),
     async handle({ caller, params, query }) {
-      return { deliveries: await deliveriesOf(caller.merchantId, params.webhookId, query.limit ?? 50) };
+      return { deliveries: await deliveriesOf(caller.merchantId, params.webhookId, query.limit) };
     },
   }),
   endpoint({

@@ -227,8 +227,11 @@ export async function deliveriesPage(merchantId: string, webhookId: string, page
   return { deliveries: deliveries.map((d) => publicDelivery(d)), nextCursor };
 }
 
+/** How many deliveries a list shows when the caller names no limit: one default for the console and the tool. */
+export const DELIVERIES_LISTED = 20;
+
 /** The newest `limit` deliveries (the console's list). */
-export async function deliveriesOf(merchantId: string, webhookId: string, limit: number) {
+export async function deliveriesOf(merchantId: string, webhookId: string, limit = DELIVERIES_LISTED) {
   return (await deliveriesPage(merchantId, webhookId, { limit })).deliveries;
 }
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { ToolContext } from "../tool";
 import { defineTool } from "../tool";
 import { listLimit } from "../../core/validation";
-import { deliveriesPage, deliveryAttempts, deliveryIdSchema, webhookIdSchema } from "../../webhooks/service";
+import { deliveriesPage, deliveryAttempts, deliveryIdSchema, DELIVERIES_LISTED, webhookIdSchema } from "../../webhooks/service";
 import { DeliveryOut } from "./webhookShapes";
 import { moreSentence, truncatedField } from "../outputs";
 import { boundedPage } from "../resultBudget";
@@ -49,7 +49,7 @@ const definition = {
         return { webhookId, count: page.deliveries.length, deliveries: page.deliveries, nextCursor: page.nextCursor, untrustedText: RECEIVER_TEXT };
       },
       (page) => page.deliveries,
-      limit ?? 20,
+      limit ?? DELIVERIES_LISTED,
     );
   },
   summarize: (r: z.infer<typeof output>) => `${r.count} deliveries for ${r.webhookId}.${moreSentence(r)}`,
