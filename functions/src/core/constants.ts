@@ -52,7 +52,7 @@ export const LOCAL_PORTS = {
   hub: 4400,
 } as const;
 
-/** The limit subject of every client resolved only to a proxy's address (http/clientAddress.ts limitSubjectOf). */
+/** The limit subject of every client resolved only to a proxy's address (core/clientAddress.ts limitSubjectOf). */
 export const SHARED_PROXY_SUBJECT = "proxy:shared";
 /** Whether a limit subject is one of the shared proxy buckets (`proxy:shared:<prefix>`). */
 export const isSharedProxySubject = (subject: string | undefined): boolean => subject?.startsWith(`${SHARED_PROXY_SUBJECT}:`) === true;

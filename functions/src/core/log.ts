@@ -30,7 +30,7 @@ export function logInfo(message: string, fields: Record<string, unknown> = {}): 
 export interface RequestFacts {
   surface: string;
   path?: string;
-  /** The client's address as the service derives it (http/clientAddress.ts), not a header value. */
+  /** The client's address as the service derives it (core/clientAddress.ts), not a header value. */
   client?: string;
 }
 
