@@ -47,7 +47,7 @@ export function publicSurfaces(): Surface[] {
       description: "The URL catalog, site metadata, health status and this document. No authentication." },
     { tag: "Sandbox", host: app, routes: (require("../sandbox/app") as typeof import("../sandbox/app")).sandboxRoutes,
       description: "Keyless QR codes for trying the service: a few per address per UTC day, kept 7 days unless claimed." },
-    { tag: "Bulk", host: app, routes: [...(require("../bulk/app") as typeof import("../bulk/app")).bulkRoutes, ...(require("../jobs/routes") as typeof import("../jobs/routes")).jobRoutes],
+    { tag: "Bulk", host: app, routes: [...(require("../bulk/app") as typeof import("../bulk/app")).bulkRoutes, ...(require("../bulk/jobRoutes") as typeof import("../bulk/jobRoutes")).jobRoutes],
       description: "Permanent codes in a workspace with an API key holding the qr:write scope: up to 50 per call, or up to 10,000 rows of JSON or CSV per background job (never a code twice for a row's external reference, optionally with a print-ready ZIP)." },
     { tag: "App scans", host: app, routes: (require("../redirect/appScans") as typeof import("../redirect/appScans")).appScanRoutes,
       description: "Scans of a code read inside the service's own app, reported by its signed-in user." },
