@@ -2,7 +2,7 @@
 // fetched), scaled to at most LOGO_MAX_SIDE, stored with the workspace in the image store under a
 // content address, and read back (with a small per-instance cache) whenever a code is drawn.
 import { sha256 } from "../core/hash";
-import { imageStore } from "../images/store";
+import { imageStore } from "../store/images";
 import { LOGO_MAX_BYTES, type LOGO_MEDIA_TYPES } from "../codes/fields";
 import { designRefused } from "./refusal";
 import type { LogoImage } from "./svg";

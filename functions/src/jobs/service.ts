@@ -15,7 +15,7 @@ import { addNewCodes, readCodes } from "../store/codes";
 import { addChunkDone, addExternalRefs, CHUNK_ROWS, createJob, jobCodeIds, readChunk, readExternalRefs, readJob, updateJob, type JobProgress, type RowOutcome, type StoredJob } from "../store/jobs";
 import { assertCodeQuota, prepareCodes, settleFailedCommit, type NewCodeInput } from "../codes/service";
 import { publishNewCodesInBatch } from "../store/publication";
-import { imageStore } from "../images/store";
+import { imageStore } from "../store/images";
 import type { QrCode } from "../codes/model";
 import { parseJobInput, type JobInput, type JobRow } from "./rows";
 import { assertDestinationAllowed } from "../abuse/service";
