@@ -20,36 +20,15 @@ const config = require(join(REPO, ".dependency-cruiser.cjs")) as Config & { LADD
  * Each must still occur: an entry that no longer matches fails the test, so the list only shrinks.
  */
 export const ALLOWED: Record<string, string> = {
-  "upward-from-store store/brandPresets.ts -> designs/design.ts": "not yet fixed: in the tangle found when the ladder was first checked",
-  "upward-from-store store/catalogue.ts -> codes/search.ts": "not yet fixed: in the tangle found when the ladder was first checked",
-  "upward-from-store store/codes.ts -> codes/model.ts": "not yet fixed: in the tangle found when the ladder was first checked",
   "upward-from-store store/scanStream.ts -> scans/streamSchema.ts": "not yet fixed: in the tangle found when the ladder was first checked",
   "upward-from-store store/scans.ts -> scans/classify.ts": "not yet fixed: in the tangle found when the ladder was first checked",
   "upward-from-store store/scans.ts -> scans/device.ts": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle abuse -> codes": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle abuse -> store": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle auth -> store": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle codes -> abuse": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle codes -> designs": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle codes -> scans": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle codes -> store": "not yet fixed: in the tangle found when the ladder was first checked",
   "no-folder-cycle codes -> webhooks": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle designs -> codes": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle designs -> store": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle jobs -> abuse": "not yet fixed: in the tangle found when the ladder was first checked",
   "no-folder-cycle jobs -> codes": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle jobs -> designs": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle jobs -> store": "not yet fixed",
   "no-folder-cycle jobs -> webhooks": "not yet fixed: in the tangle found when the ladder was first checked",
   "no-folder-cycle scans -> store": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle store -> codes": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle store -> designs": "not yet fixed: in the tangle found when the ladder was first checked",
   "no-folder-cycle store -> scans": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle webhooks -> auth": "not yet fixed",
-  "no-folder-cycle webhooks -> codes": "not yet fixed: in the tangle found when the ladder was first checked",
   "no-folder-cycle webhooks -> jobs": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle webhooks -> scans": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle webhooks -> store": "not yet fixed: in the tangle found when the ladder was first checked",
 };
 
 interface Dependency { resolved: string; dependencyTypes: string[] }

@@ -5,7 +5,7 @@ import { getConfig } from "../core/config";
 import { ids } from "../core/ids";
 import { httpUrl, text } from "../core/validation";
 import { logError, logWebhookSecretIssued, logWebhookTargetRefused } from "../core/log";
-import type { QrCode } from "../codes/model";
+import type { QrCode } from "../store/codes";
 import {
   deleteWebhook,
   listDeliveries,
