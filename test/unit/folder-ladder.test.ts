@@ -20,15 +20,14 @@ const config = require(join(REPO, ".dependency-cruiser.cjs")) as Config & { LADD
  * Each must still occur: an entry that no longer matches fails the test, so the list only shrinks.
  */
 export const ALLOWED: Record<string, string> = {
-  "upward-from-store store/scanStream.ts -> scans/streamSchema.ts": "not yet fixed: in the tangle found when the ladder was first checked",
-  "upward-from-store store/scans.ts -> scans/classify.ts": "not yet fixed: in the tangle found when the ladder was first checked",
-  "upward-from-store store/scans.ts -> scans/device.ts": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle codes -> webhooks": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle jobs -> codes": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle jobs -> webhooks": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle scans -> store": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle store -> scans": "not yet fixed: in the tangle found when the ladder was first checked",
-  "no-folder-cycle webhooks -> jobs": "not yet fixed: in the tangle found when the ladder was first checked",
+  "upward-from-store store/scans.ts -> scans/classify.ts":
+    "in flight: store/scans.ts is being changed on another branch; the ScanPlace type it reads moves to store/ (as store/designRecord.ts did for designs) once that lands",
+  "upward-from-store store/scans.ts -> scans/device.ts":
+    "in flight: store/scans.ts is being changed on another branch; the ScanDevice type it reads moves to store/ once that lands",
+  "no-folder-cycle store -> scans":
+    "in flight: the two type imports of store/scans.ts above, and nothing else",
+  "no-folder-cycle scans -> store":
+    "the other half of that loop: scans/ reads and writes through store/, as it should; it clears with the two entries above",
 };
 
 interface Dependency { resolved: string; dependencyTypes: string[] }
@@ -94,7 +93,8 @@ describe("folder ladder (dependency-cruiser)", function () {
   });
 
   it("has no upward import and no folder cycle beyond the allowlist", () => {
-    const unexpected = found.filter((f) => !(f.key in ALLOWED));
+    // Upward imports first: one of them can knot many folders, and it is the one to fix.
+    const unexpected = found.filter((f) => !(f.key in ALLOWED)).sort((a, b) => Number(a.rule === "no-folder-cycle") - Number(b.rule === "no-folder-cycle"));
     // A summary: violations by rule, and how many of them involve a type-only or a deferred import.
     const count = (list: Finding[]) => `${list.length} (${["static", "type-only", "deferred"].map((k) => `${k} ${list.filter((f) => f.kinds.includes(k)).length}`).join(", ")})`;
     const cycles = found.filter((f) => f.rule === "no-folder-cycle");

@@ -4,7 +4,7 @@ import { endpoint } from "../http/endpoint";
 import { BULK_SCOPE } from "./app";
 import { JOB_MAX_BODY_BYTES, JobParams, JobReportSchema, JobSchema, JobStartSchema, jobInputOf } from "../jobs/schemas";
 import { getJob, jobReport, publicJob, startJob } from "../jobs/service";
-import { enqueueJobStep } from "../jobs/queue";
+import { enqueueJobStep } from "../store/jobQueue";
 
 const EXAMPLE_JOB = {
   jobId: "job_3f9a2c7d1e5b4a60c2d1",

@@ -1,0 +1,132 @@
+// The scan event stream's message: one message per scan (person, repeat or machine), published to Pub/Sub
+// before the redirect answers and written by a BigQuery subscription into one table.
+// A message says what arrived, not what was counted: which scans of a person count (the first of the day,
+// a few a minute) is decided by the same rules in Firestore's rollups and in the documented queries.
+// One field list is the single source of the message's zod schema (what the publisher checks), its Avro
+// schema (what the Pub/Sub topic enforces) and the BigQuery table's columns (what the subscription writes):
+// a test checks the three agree. A change that is not backward compatible gets a new SCAN_EVENT_VERSION,
+// a new schema revision and new table columns, never a reused name with a new meaning.
+import { z } from "zod";
+
+/** Version of the message layout; every message carries it in `schema_version`. */
+export const SCAN_EVENT_VERSION = 1;
+/** Names of the stream's parts: the Pub/Sub schema and topic, and the BigQuery table. */
+export const SCAN_STREAM = { schema: "scan-event-v1", topic: "scan-events", dataset: "scan_stream", table: "scan_events", subscription: "scan-events-to-bigquery" } as const;
+
+type FieldType = "string" | "int" | "timestamp";
+
+interface FieldSpec {
+  type: FieldType;
+  /** Absent in some messages (null): a bot has no visitor, a code may have no campaign. */
+  nullable?: boolean;
+  max?: number;
+  description: string;
+}
+
+const str = (max: number, description: string, nullable = false): FieldSpec => ({ type: "string", max, description, nullable });
+
+/** The message's fields, in order. Names are snake_case, as BigQuery columns are. */
+export const SCAN_EVENT_FIELDS = {
+  schema_version: { type: "int", description: "Layout version of this message (SCAN_EVENT_VERSION)" },
+  scan_id: str(32, "Stable id of the scan: a retried publish carries the same id, so queries remove duplicates by it"),
+  at: { type: "timestamp", description: "When the scan reached the service (UTC, microseconds)" },
+  merchant_id: str(64, "Workspace the code belongs to"),
+  code_id: str(64, "Code scanned"),
+  unique_qr_code_id: str(32, "The id in the scanned /qr/<id> address"),
+  campaign: str(200, "The code's campaign, if any", true),
+  kind: str(16, "person (a browser a person may hold) or bot; which of a person's scans count is decided by the queries in docs/scan-stream.md"),
+  bot_reason: str(64, "Why a bot scan was not counted as a person", true),
+  visitor: str(32, "Keyed hash of the visitor for this code and local day (no address or User-Agent); null for bots", true),
+  day: str(10, "Local calendar day (YYYY-MM-DD) in the workspace's time zone"),
+  hour: { type: "int", description: "Local hour 0-23 in the workspace's time zone" },
+  time_zone: str(64, "The workspace's IANA time zone when the scan was counted"),
+  country: str(8, "ISO 3166-1 alpha-2 country, or unknown"),
+  region: str(120, "First-level subdivision, or unknown"),
+  city: str(120, "City as the address database names it, or unknown"),
+  device: str(16, "mobile, tablet, desktop, tv or unknown"),
+  os: str(40, "Operating system from a closed list, Other, or unknown"),
+  browser: str(40, "Browser from a closed list, Other, or unknown"),
+  source: str(16, "redirect (a /qr/ scan) or app (the service's own app)"),
+  served_from: str(24, "live (the link was read for this scan) or last-known-good (the read passed its deadline)"),
+} satisfies Record<string, FieldSpec>;
+
+export type ScanEventField = keyof typeof SCAN_EVENT_FIELDS;
+
+function zodOf(spec: FieldSpec): z.ZodType {
+  const base = spec.type === "string" ? z.string().max(spec.max ?? 1024) : z.number().int().nonnegative();
+  return spec.nullable ? base.nullable() : base;
+}
+
+/** The message as the publisher checks it before sending. */
+export const ScanEventSchema = z
+  .object(Object.fromEntries(Object.entries(SCAN_EVENT_FIELDS).map(([name, spec]) => [name, zodOf(spec)])) as Record<ScanEventField, z.ZodType>)
+  .strict();
+
+export type ScanEvent = {
+  schema_version: number;
+  scan_id: string;
+  /** Microseconds since the epoch. */
+  at: number;
+  merchant_id: string;
+  code_id: string;
+  unique_qr_code_id: string;
+  campaign: string | null;
+  kind: "person" | "bot";
+  bot_reason: string | null;
+  visitor: string | null;
+  day: string;
+  hour: number;
+  time_zone: string;
+  country: string;
+  region: string;
+  city: string;
+  device: string;
+  os: string;
+  browser: string;
+  source: "redirect" | "app";
+  served_from: "live" | "last-known-good";
+};
+
+const AVRO_TYPES: Record<FieldType, unknown> = {
+  string: "string",
+  int: "long",
+  timestamp: { type: "long", logicalType: "timestamp-micros" },
+};
+
+/** The Avro record the Pub/Sub topic enforces (JSON encoding). */
+export function avroSchema(): { type: "record"; name: string; namespace: string; doc: string; fields: Array<{ name: string; type: unknown; doc: string }> } {
+  return {
+    type: "record",
+    name: "ScanEvent",
+    namespace: "svc.scans.v1",
+    doc: "One scan of a dynamic code",
+    fields: Object.entries(SCAN_EVENT_FIELDS).map(([name, spec]: [string, FieldSpec]) => ({
+      name,
+      type: spec.nullable ? ["null", AVRO_TYPES[spec.type]] : AVRO_TYPES[spec.type],
+      doc: spec.description,
+    })),
+  };
+}
+
+const BIGQUERY_TYPES: Record<FieldType, string> = { string: "STRING", int: "INT64", timestamp: "TIMESTAMP" };
+
+/** Columns the subscription writes with --write-metadata (besides the message's own fields). */
+export const BIGQUERY_METADATA_COLUMNS = [
+  { name: "subscription_name", type: "STRING", mode: "NULLABLE", description: "Pub/Sub subscription that wrote the row" },
+  { name: "message_id", type: "STRING", mode: "NULLABLE", description: "Pub/Sub message id (a retried publish gets a new one)" },
+  { name: "publish_time", type: "TIMESTAMP", mode: "NULLABLE", description: "When Pub/Sub accepted the message" },
+  { name: "attributes", type: "JSON", mode: "NULLABLE", description: "Message attributes" },
+] as const;
+
+/** The BigQuery table's schema (bq's JSON schema file): the message's fields, then the subscription's metadata. */
+export function bigQuerySchema(): Array<{ name: string; type: string; mode: string; description: string }> {
+  return [
+    ...Object.entries(SCAN_EVENT_FIELDS).map(([name, spec]: [string, FieldSpec]) => ({
+      name,
+      type: BIGQUERY_TYPES[spec.type],
+      mode: spec.nullable ? "NULLABLE" : "REQUIRED",
+      description: spec.description,
+    })),
+    ...BIGQUERY_METADATA_COLUMNS.map((c) => ({ ...c })),
+  ];
+}
