@@ -79,6 +79,7 @@ async function main(): Promise<void> {
   const { adminApp } = await import("../functions/src/core/firebase");
   const workspaces = await import("../functions/src/store/workspaces");
   const keys = await import("../functions/src/store/apiKeys");
+  const { mintApiKey } = await import("../functions/src/auth/apiKeys");
   const { SCOPES, ScopeSchema } = await import("../functions/src/auth/scopes");
   const { logKeyMinted, logKeyRevoked } = await import("../functions/src/core/log");
   const out = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data, null, 2) : human);
@@ -173,7 +174,7 @@ async function main(): Promise<void> {
         if (!scope.success) throw new UsageError(`--scopes: "${s.trim()}" is not a scope; use all or some of ${SCOPES.join(",")}`);
         return scope.data;
       });
-      const { key, record } = await keys.mintApiKey({ merchantId, uid: user.uid, name: values.name ?? "CLI key", scopes });
+      const { key, record } = await mintApiKey({ merchantId, uid: user.uid, name: values.name ?? "CLI key", scopes });
       logKeyMinted({ merchantId, keyId: record.keyId, prefix: record.prefix, uid: user.uid, scopes: record.scopes, via: "cli" });
       out(`key (shown once, store it now):\n${key}\nkeyId ${record.keyId}, scopes ${record.scopes.join(",")}`, { key, keyId: record.keyId, prefix: record.prefix, scopes: record.scopes });
       break;

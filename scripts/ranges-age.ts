@@ -1,11 +1,11 @@
-// Warns (never fails) when Google's address ranges (functions/src/http/googleRanges.json) are older than
+// Warns (never fails) when Google's address ranges (functions/src/core/googleRanges.json) are older than
 // 30 days: Google adds ranges, and a Hosting hop outside the file makes every visitor one proxy bucket.
 // Run by .ci/run; `npm run refresh:google-ranges` renews the file (docs/decisions.md, "The client address").
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
 const MAX_AGE_DAYS = 30;
-const file = path.join(__dirname, "..", "functions", "src", "http", "googleRanges.json");
+const file = path.join(__dirname, "..", "functions", "src", "core", "googleRanges.json");
 const { retrievedAt } = JSON.parse(readFileSync(file, "utf8")) as { retrievedAt: string };
 const ageDays = Math.floor((Date.now() - Date.parse(`${retrievedAt}T00:00:00Z`)) / 86_400_000);
 if (!(ageDays <= MAX_AGE_DAYS)) {

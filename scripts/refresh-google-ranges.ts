@@ -1,4 +1,4 @@
-// `npm run refresh:google-ranges`: rewrites functions/src/http/googleRanges.json, the address ranges the
+// `npm run refresh:google-ranges`: rewrites functions/src/core/googleRanges.json, the address ranges the
 // client-address walk trusts as Google's own proxies: Google's published goog.json (every range Google
 // owns) minus cloud.json (ranges Google Cloud customers can hold, whose holders could forge hops).
 //   npm run refresh:google-ranges                      download both lists from www.gstatic.com
@@ -12,7 +12,7 @@ import path from "node:path";
 import { AddressRangeSet } from "./lib/addressRangeSet";
 
 const PUBLISHED = { goog: "https://www.gstatic.com/ipranges/goog.json", cloud: "https://www.gstatic.com/ipranges/cloud.json" };
-export const GOOGLE_RANGES_FILE = path.resolve(__dirname, "..", "functions", "src", "http", "googleRanges.json");
+export const GOOGLE_RANGES_FILE = path.resolve(__dirname, "..", "functions", "src", "core", "googleRanges.json");
 // Today's lists hold about 100 and 1,000 prefixes: far fewer means a failed or truncated download.
 const MINIMUM_PREFIXES = { goog: 50, cloud: 300 };
 

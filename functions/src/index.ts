@@ -29,7 +29,7 @@ const PUBLIC = { invoker: "public", cors: false } as const;
 const DESIGNING = { cpu: 2 } as const;
 
 /* eslint-disable @typescript-eslint/no-require-imports */
-export const site = onRequest({ ...PUBLIC }, lazy(() => require("./site/app").siteApp));
+export const site = onRequest({ ...PUBLIC }, lazy(() => require("./contract/surfaces").siteApp));
 export const mcp = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB", secrets: secretsOf("mcp") }, lazy(() => require("./mcp/app").mcpApp));
 export const consoleApi = onRequest({ ...PUBLIC, ...DESIGNING, secrets: secretsOf("consoleApi") }, lazy(() => require("./console/app").consoleApp));
 // 1 GiB: print files (a 4096 px PNG, a large framed PDF's artwork) peak near 400 MB while drawn.

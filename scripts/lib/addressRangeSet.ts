@@ -1,7 +1,7 @@
 // Set arithmetic on IP address ranges, for offline use (scripts/refresh-google-ranges.ts and tests):
 // union, difference and intersection of sorted, merged intervals, and the fewest CIDR blocks that cover
-// a set. Bigints keep IPv6 exact. Parsing is the request path's (functions/src/http/addressRanges.ts).
-import { parseIpv4, parseIpv6, parseRange } from "../../functions/src/http/addressRanges";
+// a set. Bigints keep IPv6 exact. Parsing is the request path's (functions/src/core/addressRanges.ts).
+import { parseIpv4, parseIpv6, parseRange } from "../../functions/src/core/addressRanges";
 
 const BITS = { 4: 32, 6: 128 } as const;
 

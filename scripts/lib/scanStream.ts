@@ -1,10 +1,10 @@
-// The scan stream's infrastructure (functions/src/scans/streamSchema.ts), made in two places from the same
+// The scan stream's infrastructure (functions/src/store/scanEvents.ts), made in two places from the same
 // definitions: on the local Pub/Sub emulator at every stack start (schema and topic, over its REST API),
 // and in a real project by `npm run deploy:scan-stream` (scripts/deploy-scan-stream.ts), which runs the
 // gcloud and bq commands built here: `firebase deploy` makes none of it (BigQuery subscriptions are not
 // among what it deploys).
 import path from "node:path";
-import { SCAN_STREAM, avroSchema, bigQuerySchema } from "../../functions/src/scans/streamSchema";
+import { SCAN_STREAM, avroSchema, bigQuerySchema } from "../../functions/src/store/scanEvents";
 
 /** The files the commands read: the Avro schema and the table's schema, written by the deploy script. */
 export interface StreamFiles {

@@ -7,8 +7,8 @@ import { DEMO_KEY_FILE } from "./stack";
 import { getAuth } from "firebase-admin/auth";
 import { adminApp } from "../../functions/src/core/firebase";
 import { SCOPES } from "../../functions/src/auth/scopes";
-import { hashApiKey, isWellFormedApiKey } from "../../functions/src/auth/apiKeys";
-import { findApiKeyByHash, mintApiKey } from "../../functions/src/store/apiKeys";
+import { hashApiKey, isWellFormedApiKey, mintApiKey } from "../../functions/src/auth/apiKeys";
+import { findApiKeyByHash } from "../../functions/src/store/apiKeys";
 import { ensureWorkspaceForOwner } from "../../functions/src/store/workspaces";
 
 export const DEMO_USER = { email: "demo@example.com", password: "demo-password", displayName: "Demo Merchant" };

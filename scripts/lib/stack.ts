@@ -19,7 +19,7 @@ import path from "node:path";
 import { LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/constants";
 import { hostingHop, startFront, type RunningFront } from "./front";
 import { ensureLocalScanStream } from "./scanStream";
-import { SCAN_STREAM } from "../../functions/src/scans/streamSchema";
+import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
 import { SECRETS } from "../../functions/src/core/secrets";
 
 export const ROOT = path.resolve(__dirname, "..", "..");

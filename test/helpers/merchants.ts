@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import { getAuth } from "firebase-admin/auth";
 import { adminApp, db } from "../../functions/src/core/firebase";
 import { SCOPES, type Scope } from "../../functions/src/auth/scopes";
-import { mintApiKey } from "../../functions/src/store/apiKeys";
+import { mintApiKey } from "../../functions/src/auth/apiKeys";
 import { ensureWorkspaceForOwner } from "../../functions/src/store/workspaces";
 
 export function firestore() {

@@ -1,7 +1,7 @@
 // The local Pub/Sub emulator over its REST API: a test subscribes to the scan topic before it scans, then
 // pulls what was published (only messages published after a subscription exists reach it).
 import { randomBytes } from "node:crypto";
-import { SCAN_EVENT_FIELDS, SCAN_STREAM, type ScanEvent } from "../../functions/src/scans/streamSchema";
+import { SCAN_EVENT_FIELDS, SCAN_STREAM, type ScanEvent } from "../../functions/src/store/scanEvents";
 import { projectId } from "./env";
 import { eventually } from "./poll";
 

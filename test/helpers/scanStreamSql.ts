@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import initSqlJs, { type Database } from "sql.js";
-import { SCAN_EVENT_FIELDS, type ScanEvent } from "../../functions/src/scans/streamSchema";
+import { SCAN_EVENT_FIELDS, type ScanEvent } from "../../functions/src/store/scanEvents";
 
 const DOC = path.resolve(__dirname, "..", "..", "docs", "scan-stream.md");
 

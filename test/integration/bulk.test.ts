@@ -7,7 +7,7 @@ import { eventually } from "../helpers/poll";
 import { createCodes } from "../../functions/src/codes/service";
 import { bulkApp } from "../../functions/src/bulk/app";
 import { claimIdempotencyKey } from "../../functions/src/store/idempotency";
-import { imageStore } from "../../functions/src/images/store";
+import { imageStore } from "../../functions/src/store/images";
 import { sha256Hex } from "../../functions/src/core/hash";
 import { Timestamp, WriteBatch } from "firebase-admin/firestore";
 import type { Express } from "express";

@@ -7,7 +7,7 @@ import { decodePng, fetchPng } from "../helpers/qr";
 import { hostingHop, newClient, type TestClient } from "../helpers/clients";
 import { functionsUrl, projectId } from "../helpers/env";
 import { LOCAL_PORTS } from "../../functions/src/core/constants";
-import { googleAll, googleNotCloud } from "../../functions/src/http/addressRanges";
+import { googleAll, googleNotCloud } from "../../functions/src/core/addressRanges";
 
 /** Clients differ only by the address they connect from; `forgedFor` is what a client may write itself. */
 async function generate(body: unknown, client: TestClient, init: { contentType?: string; forgedFor?: string; url?: string } = {}) {

@@ -9,7 +9,7 @@ import { createMerchant, type TestMerchant } from "../helpers/merchants";
 import { newClient, type TestClient } from "../helpers/clients";
 import { BROWSERS } from "../fixtures/user-agents";
 import { pullScans, subscribeToScans, topicSchema } from "../helpers/pubsub";
-import { ScanEventSchema, SCAN_STREAM } from "../../functions/src/scans/streamSchema";
+import { ScanEventSchema, SCAN_STREAM } from "../../functions/src/store/scanEvents";
 import { publishScanEvent } from "../../functions/src/store/scanStream";
 import { documentedQueries, streamDatabase } from "../helpers/scanStreamSql";
 

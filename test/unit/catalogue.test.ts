@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { containsWords, foldText, matchesWords, queryToken, queryWordsOf, searchTokensOf, titleKeyOf, TOKENS_MAX, TOKENS_MAX_BYTES } from "../../functions/src/codes/search";
+import { containsWords, foldText, matchesWords, queryToken, queryWordsOf, searchTokensOf, titleKeyOf, TOKENS_MAX, TOKENS_MAX_BYTES } from "../../functions/src/store/search";
 import { CODE_LIST_SORTS, listShapeOf } from "../../functions/src/codes/directory";
 import { indexesFor } from "../../functions/src/store/catalogue";
 

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
 import { BlockList, isIP } from "node:net";
-import { AddressMatcher, googleAll, googleNotCloud, isAddress, parseRange } from "../../functions/src/http/addressRanges";
-import googleRanges from "../../functions/src/http/googleRanges.json";
+import { AddressMatcher, googleAll, googleNotCloud, isAddress, parseRange } from "../../functions/src/core/addressRanges";
+import googleRanges from "../../functions/src/core/googleRanges.json";
 import { AddressRangeSet, parseAddress } from "../../scripts/lib/addressRangeSet";
-import { clientAddressRules, limitSubjectOf, rateLimitSubject, resolveClient, SHARED_PROXY_SUBJECT } from "../../functions/src/http/clientAddress";
+import { clientAddressRules, limitSubjectOf, rateLimitSubject, resolveClient, SHARED_PROXY_SUBJECT } from "../../functions/src/core/clientAddress";
 import { DEFAULT_HOSTING_HOP, hostingHop } from "../../scripts/lib/front";
 import { googleRangesFile, parseList } from "../../scripts/refresh-google-ranges";
 

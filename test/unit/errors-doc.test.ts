@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { siteApp } from "../../functions/src/site/app";
+import { siteApp } from "../../functions/src/contract/surfaces";
 
 describe("docs/errors.md", () => {
   it("the JsonError example is the site API's real answer to GET /api?foo=1", async () => {

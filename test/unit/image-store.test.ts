@@ -3,7 +3,7 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { AppError } from "../../functions/src/core/errors";
-import { downloadUrl, LocalImageStore } from "../../functions/src/images/store";
+import { downloadUrl, LocalImageStore } from "../../functions/src/store/images";
 
 describe("image stores", () => {
   it("Cloud Storage download URLs follow the Firebase token format", () => {

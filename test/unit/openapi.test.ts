@@ -8,10 +8,9 @@ import * as Parsers from "@stoplight/spectral-parsers";
 import { oas } from "@stoplight/spectral-rulesets";
 import type { Express } from "express";
 import { buildOpenApiDocument, openApiPath, operationIdOf } from "../../functions/src/contract/openapi";
-import { publicSurfaces } from "../../functions/src/contract/surfaces";
+import { publicSurfaces, siteApp } from "../../functions/src/contract/surfaces";
 import type { Endpoint } from "../../functions/src/http/endpoint";
 import { contractChecker } from "../helpers/contract";
-import { siteApp } from "../../functions/src/site/app";
 import { sandboxApp } from "../../functions/src/sandbox/app";
 import { bulkApp } from "../../functions/src/bulk/app";
 import { imagesApp } from "../../functions/src/images/app";
@@ -20,7 +19,7 @@ import { appScansApp } from "../../functions/src/redirect/app";
 import { oauthApp } from "../../functions/src/oauth/app";
 
 const METHODS = ["get", "post", "delete"] as const;
-const doc: any = buildOpenApiDocument();
+const doc: any = buildOpenApiDocument(publicSurfaces());
 
 /** Method and path of every route an express app registered (express 5: app.router.stack). */
 function mountedRoutes(app: Express): string[] {

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
 import { DEFAULT_DESIGN, type StoredDesign } from "../../functions/src/designs/design";
-import { MIN_SYMBOL_MM, printHint, printModel, renderPdf, renderSizedPng } from "../../functions/src/images/print";
+import { MIN_SYMBOL_MM, printHint, printModel, renderPdf, renderSizedPng } from "../../functions/src/codes/print";
 import { decodePng, decodeSvg } from "../helpers/qr";
 import { pdfToSvg, ptToMm } from "../helpers/pdf";
 
@@ -75,7 +75,7 @@ describe("print files", function () {
 
   it("pdf-lib is loaded only when a PDF is made: not by loading the images function, nor by a plain sized PNG", () => {
     const images = path.resolve(__dirname, "../../functions/src/images/app");
-    const print = path.resolve(__dirname, "../../functions/src/images/print");
+    const print = path.resolve(__dirname, "../../functions/src/codes/print");
     const script = `
       require(${JSON.stringify(images)});
       const { renderSizedPng, renderPdf } = require(${JSON.stringify(print)});

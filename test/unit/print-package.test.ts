@@ -14,7 +14,7 @@ import { encodedPayload, renderCodeSvg } from "../../functions/src/codes/service
 import { decodeSvgBeside } from "../../functions/src/designs/svgCheck";
 import { AppError } from "../../functions/src/core/errors";
 import { DEFAULT_DESIGN, type StoredDesign } from "../../functions/src/designs/design";
-import { renderPdf } from "../../functions/src/images/print";
+import { renderPdf } from "../../functions/src/codes/print";
 import { CHECK_SIDES, MANIFEST_COLUMNS, PIPELINE_DEPTH, checkPdfDecodes, csvCell, sheetLayout, shortIdOf, writePrintPackage, type PrintPackageOptions } from "../../functions/src/jobs/printPackage";
 import { pdfToSvg, ptToMm } from "../helpers/pdf";
 import { decodeSvg } from "../helpers/qr";

@@ -1,8 +1,8 @@
-// The scan stream's one source (functions/src/scans/streamSchema.ts): the publisher's zod schema, the
+// The scan stream's one source (functions/src/store/scanEvents.ts): the publisher's zod schema, the
 // topic's Avro schema and the BigQuery table agree; the deploy commands are what docs/scan-stream.md says
 // (checked, never run); the documented queries remove duplicates and count as the rollups do.
 import assert from "node:assert/strict";
-import { avroSchema, bigQuerySchema, BIGQUERY_METADATA_COLUMNS, SCAN_EVENT_FIELDS, SCAN_STREAM, ScanEventSchema, type ScanEvent } from "../../functions/src/scans/streamSchema";
+import { avroSchema, bigQuerySchema, BIGQUERY_METADATA_COLUMNS, SCAN_EVENT_FIELDS, SCAN_STREAM, ScanEventSchema, type ScanEvent } from "../../functions/src/store/scanEvents";
 import { encodeScanEvent } from "../../functions/src/store/scanStream";
 import { deployCommands, streamFileContents, streamFilesIn } from "../../scripts/lib/scanStream";
 import { documentedQueries, streamDatabase, type StreamRow } from "../helpers/scanStreamSql";

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { siteApp } from "../../functions/src/site/app";
+import { siteApp } from "../../functions/src/contract/surfaces";
 import { withEmulatorOrigins } from "../../scripts/lib/front";
 
 describe("security headers", () => {

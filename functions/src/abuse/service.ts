@@ -8,7 +8,7 @@ import { QR_ID_PATTERN } from "../core/ids";
 import { logCodeRestored, logCodeTakenDown, logAbuseReported, logDestinationBlocked } from "../core/log";
 import { readLink, setTakenDown } from "../store/codes";
 import { addReport, decideReport, decideReports, listReports, readReport, type AbuseReport, type ReportReason, type ReportStatus } from "../store/abuse";
-import type { QrCode, TakenDown } from "../codes/model";
+import type { QrCode, TakenDown } from "../store/codes";
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const blocklist = () => require("./blocklist") as typeof import("./blocklist");

@@ -6,7 +6,7 @@ import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from "./apiKeys";
 import { CONSOLE_USER_SCOPES, type Scope } from "./scopes";
 import { findApiKeyByHash, touchApiKey } from "../store/apiKeys";
 import { getMembership, type Role } from "../store/workspaces";
-import { authenticateAccessToken, looksLikeAccessToken } from "../oauth/access";
+import { authenticateAccessToken, looksLikeAccessToken } from "./oauthAccess";
 import { userStanding } from "./standing";
 
 export type AuthMethod = "api-key" | "id-token" | "session-cookie" | "oauth";

@@ -1,9 +1,8 @@
 // Key scopes and what a signed-in console user gets (docs/decisions.md, "Scopes").
 import { z } from "zod";
-import { ASK_BY_NAME_SCOPES, SCOPES } from "../core/constants";
+import { ASK_BY_NAME_SCOPES, SCOPES, type Scope } from "../core/constants";
 
-export { ASK_BY_NAME_SCOPES, SCOPES };
-export type Scope = (typeof SCOPES)[number];
+export { ASK_BY_NAME_SCOPES, SCOPES, type Scope };
 export const ScopeSchema = z.enum(SCOPES);
 
 /** Console users (owner or member) act with every tool scope: the console is first-party and tools only draft. */

@@ -1,5 +1,5 @@
 // Whether the person behind a credential may still use it: shared by API keys (auth/caller.ts) and OAuth
-// grants (oauth/access.ts), which both follow the account of the person who made them. A leaf below both,
+// grants (auth/oauthAccess.ts), which both follow the account of the person who made them. A leaf below both,
 // so neither imports the other.
 import { auth } from "../core/firebase";
 import { logError } from "../core/log";

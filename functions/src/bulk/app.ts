@@ -114,7 +114,7 @@ export const bulkRoutes = [
 export const bulkApp = createRestApp((app) => {
   mountEndpoints(app, "bulk", bulkRoutes);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  mountEndpoints(app, "bulk", (require("../jobs/routes") as typeof import("../jobs/routes")).jobRoutes);
+  mountEndpoints(app, "bulk", (require("./jobRoutes") as typeof import("./jobRoutes")).jobRoutes);
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });

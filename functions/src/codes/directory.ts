@@ -10,7 +10,7 @@ import { fromDoc, readCodes } from "../store/codes";
 import { countBytesRead, countOps } from "../store/opCounter";
 import { cursorParts } from "../store/pageCursor";
 import { scanSummary } from "../scans/analytics";
-import { containsWords, matchesWords, queryToken, queryWordsOf, TOKEN_MAX_CHARS } from "./search";
+import { containsWords, matchesWords, queryToken, queryWordsOf, TOKEN_MAX_CHARS } from "../store/search";
 import type { QrCode } from "./model";
 
 export const CODE_LIST_SORTS = ["created", "updated", "title", "scans7", "scans30"] as const;

@@ -1,45 +1,10 @@
 // The account-owned QR code as stored and as returned by tools and endpoints.
-import type { BoostFrame, Template } from "../qr/frames";
-import type { ScanBeepSound } from "./fields";
-import type { StoredDesign } from "../designs/design";
+import type { StoredDesign } from "../store/designRecord";
+import type { QrCode } from "../store/codes";
 import { getConfig } from "../core/config";
 
-export type CodeSource = "tool" | "bulk" | "sandbox-claim" | "console";
-
-export interface QrCode {
-  codeId: string;
-  merchantId: string;
-  uniqueQRCodeID: string;
-  title: string;
-  destinationUrl: string;
-  campaign: string | null;
-  tags: string[];
-  dynamic: boolean;
-  /** `{dynamic_link_url}/qr/<uniqueQRCodeID>` for dynamic codes, else null. */
-  dynamicLink: string | null;
-  template: Template | null;
-  scanBeepSound: ScanBeepSound | null;
-  boostFrame: BoostFrame | null;
-  /** Brand design (docs/decisions.md, "Brand designs"); null or absent: the plain black-on-white code. */
-  design?: StoredDesign | null;
-  qrImageUrl: string;
-  imagePath: string;
-  imageToken: string;
-  status: "draft" | "published";
-  source: CodeSource;
-  createdAt: Date;
-  updatedAt: Date;
-  /** Set by an operator's takedown (abuse/service.ts): scans see a warning page; absent otherwise. */
-  takenDown?: TakenDown;
-}
-
-/** Why and when an operator took a code down; on the code and its link, removed on restore. */
-export interface TakenDown {
-  reason: string;
-  /** ISO time (a plain string, so the record reads back the same from either document). */
-  at: string;
-  reportId: string | null;
-}
+// The record's shape lives with its store (store/codes.ts), below the code that reads and writes it.
+export type { CodeSource, QrCode, TakenDown } from "../store/codes";
 
 /** The code as print-ready SVG (served by the images function, drawn from the record): stable like qrImageUrl. */
 export function svgUrlOf(code: Pick<QrCode, "merchantId" | "codeId" | "imageToken">): string {

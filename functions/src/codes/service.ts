@@ -5,7 +5,7 @@ import { getConfig } from "../core/config";
 import { AppError } from "../core/errors";
 import { db } from "../core/firebase";
 import { logError } from "../core/log";
-import { imageStore, type StoredImage } from "../images/store";
+import { imageStore, type StoredImage } from "../store/images";
 import type { BoostFrame, FrameName, Template } from "../qr/frames";
 import { effectiveLook } from "./look";
 import { renderFramedPng, renderPlainPng } from "../qr/render";

@@ -11,7 +11,8 @@ import { logKeyMinted, logKeyRevoked, logSandboxClaimed, logSessionEnded, logSes
 import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints, type CredentialMode, type EndpointSpec } from "../http/endpoint";
 import { SESSION_COOKIE_NAME, verifyUser } from "../auth/caller";
-import { listApiKeys, mintApiKey, revokeApiKey, type ApiKeyRecord } from "../store/apiKeys";
+import { listApiKeys, revokeApiKey, type ApiKeyRecord } from "../store/apiKeys";
+import { mintApiKey } from "../auth/apiKeys";
 import { ensureWorkspaceForOwner, getWorkspace } from "../store/workspaces";
 import { ClaimSchema, CodeListQuerySchema, CodeChangeSchema, DaysQuerySchema, DraftKindSchema, PublishSchema, ListingStatusSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
 import { claimSandboxCode } from "../sandbox/service";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { endpoint } from "../http/endpoint";
 import { JOB_MAX_BODY_BYTES, JobParams, JobSchema, JobStartSchema, jobInputOf } from "../jobs/schemas";
 import { getJob, publicJob, startJob } from "../jobs/service";
-import { enqueueJobStep } from "../jobs/queue";
+import { enqueueJobStep } from "../store/jobQueue";
 import { previewMapping } from "../jobs/rows";
 
 const ConsoleJobSchema = JobStartSchema.and(z.object({ publish: z.boolean().optional() }));

@@ -1,14 +1,26 @@
 // The public contract, generated: an OpenAPI 3.1 document built from the route lists every public surface
-// mounts (contract/surfaces.ts). Each operation comes from its endpoint declaration: parameters and body
-// from the zod schemas, the success from `response` (or `doc.binary`), the credential's security schemes,
-// and the error responses its checks imply (credential, scope, limit, schemas) plus the codes it names.
+// mounts (given by contract/surfaces.ts, which also serves the document). Each operation comes from its
+// endpoint declaration: parameters and body from the zod schemas, the success from `response` (or
+// `doc.binary`), the credential's security schemes, and the error responses its checks imply (credential,
+// scope, limit, schemas) plus the codes it names.
 import { z } from "zod";
 import { getConfig, SITE_API_VERSION } from "../core/config";
 import { ERROR_TABLE, type ErrorCode } from "../core/errors";
-import type { RouteSpec } from "../http/endpoint";
+import type { Endpoint, RouteSpec } from "../http/endpoint";
 import { SESSION_COOKIE_NAME } from "../auth/caller";
 import { JsonErrorSchema, type OpenApiDocument } from "../site/schemas";
-import { publicSurfaces, type Surface } from "./surfaces";
+
+/** One public surface as the document describes it (the list: contract/surfaces.ts). */
+export interface Surface {
+  /** The OpenAPI tag of its operations. */
+  tag: string;
+  description: string;
+  /** The host it answers on: the public site's (BASE_URL) or the app's (APP_URL). */
+  host: "site" | "app";
+  routes: readonly Endpoint[];
+  /** A surface whose errors are not JsonError bodies (OAuth's RFC 6749 bodies): their schema, by name. */
+  errorBody?: { name: string; schema: z.ZodType };
+}
 
 type Json = Record<string, unknown>;
 
@@ -222,8 +234,8 @@ const SECURITY_SCHEMES = {
 
 const integerHeader = (description: string) => ({ description, schema: { type: "integer", minimum: 0 } });
 
-/** The document for the given surfaces (all public ones unless told otherwise). */
-export function buildOpenApiDocument(surfaces: readonly Surface[] = publicSurfaces()): OpenApiDocument {
+/** The document for the given surfaces (all the public ones: publicSurfaces() in contract/surfaces.ts). */
+export function buildOpenApiDocument(surfaces: readonly Surface[]): OpenApiDocument {
   const c = getConfig();
   const paths: Record<string, Record<string, Json>> = {};
   const schemas: Record<string, Json> = { JsonError: jsonSchema(JsonErrorSchema, "output") };
@@ -267,7 +279,3 @@ export function buildOpenApiDocument(surfaces: readonly Surface[] = publicSurfac
     },
   };
 }
-
-let cached: OpenApiDocument | undefined;
-/** Served at /api/openapi.json; built once per instance (the routes and config do not change while it runs). */
-export const openApiDocument = (): OpenApiDocument => (cached ??= buildOpenApiDocument());

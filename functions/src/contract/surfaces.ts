@@ -1,30 +1,53 @@
 // Every public surface's route list, read by the OpenAPI generator (contract/openapi.ts) and by the test
-// that checks each public app mounts nothing else (test/unit/openapi.test.ts). Loaded on the first request
-// for the document only: the site function does not pay for the other surfaces' modules otherwise.
-import type { z } from "zod";
-import type { Endpoint } from "../http/endpoint";
+// that checks each public app mounts nothing else (test/unit/openapi.test.ts); and the site function's app,
+// which serves the document beside the site's own routes. The other surfaces' modules and the generator
+// load on the first request for the document only: the site function does not pay for them otherwise.
+import { endpoint } from "../http/endpoint";
+import { cached, createSiteApp, siteRoutes } from "../site/app";
+import { OpenApiDocumentSchema, type OpenApiDocument } from "../site/schemas";
+import type { Surface } from "./openapi";
 
-export interface Surface {
-  /** The OpenAPI tag of its operations. */
-  tag: string;
-  description: string;
-  /** The host it answers on: the public site's (BASE_URL) or the app's (APP_URL). */
-  host: "site" | "app";
-  routes: readonly Endpoint[];
-  /** A surface whose errors are not JsonError bodies (OAuth's RFC 6749 bodies): their schema, by name. */
-  errorBody?: { name: string; schema: z.ZodType };
+export type { Surface };
+
+let built: OpenApiDocument | undefined;
+/** Built once per instance (the routes and config do not change while it runs), on the first request for it. */
+function openApiDocument(): OpenApiDocument {
+  // Loaded on first use: the generator and every other surface's routes, which the site's own routes never need.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (built ??= (require("./openapi") as typeof import("./openapi")).buildOpenApiDocument(publicSurfaces()));
 }
+
+/** The document itself, on the site's host. Declared here, at the edge, because it reads every surface. */
+export const openApiRoute = endpoint({
+  method: "GET",
+  path: "/api/openapi.json",
+  summary: "This document",
+  credential: "none",
+  response: OpenApiDocumentSchema,
+  headers: cached,
+  doc: {
+    operationId: "getOpenApiDocument",
+    description: "The OpenAPI 3.1 description of every public operation, generated from the service's own route declarations.",
+  },
+  handle: () => openApiDocument(),
+});
+
+/** The site function's routes: the site's own (site/app.ts) and the document. */
+export const discoveryRoutes = [...siteRoutes, openApiRoute];
+
+/** The site function's app (functions/src/index.ts). */
+export const siteApp = createSiteApp(discoveryRoutes);
 
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded when the document is first built */
 export function publicSurfaces(): Surface[] {
   const site = "site" as const;
   const app = "app" as const;
   return [
-    { tag: "Discovery", host: site, routes: (require("../site/app") as typeof import("../site/app")).siteRoutes,
+    { tag: "Discovery", host: site, routes: discoveryRoutes,
       description: "The URL catalog, site metadata, health status and this document. No authentication." },
     { tag: "Sandbox", host: app, routes: (require("../sandbox/app") as typeof import("../sandbox/app")).sandboxRoutes,
       description: "Keyless QR codes for trying the service: a few per address per UTC day, kept 7 days unless claimed." },
-    { tag: "Bulk", host: app, routes: [...(require("../bulk/app") as typeof import("../bulk/app")).bulkRoutes, ...(require("../jobs/routes") as typeof import("../jobs/routes")).jobRoutes],
+    { tag: "Bulk", host: app, routes: [...(require("../bulk/app") as typeof import("../bulk/app")).bulkRoutes, ...(require("../bulk/jobRoutes") as typeof import("../bulk/jobRoutes")).jobRoutes],
       description: "Permanent codes in a workspace with an API key holding the qr:write scope: up to 50 per call, or up to 10,000 rows of JSON or CSV per background job (never a code twice for a row's external reference, optionally with a print-ready ZIP)." },
     { tag: "App scans", host: app, routes: (require("../redirect/appScans") as typeof import("../redirect/appScans")).appScanRoutes,
       description: "Scans of a code read inside the service's own app, reported by its signed-in user." },

@@ -3,7 +3,7 @@
 // when unset, local defaults are derived from the emulator ports pinned in firebase.json.
 import { defineString } from "firebase-functions/params";
 import { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./constants";
-import { customerRangesOverlapping, googleCloudCustomerSpace, parseRange, type ParsedRange } from "../http/addressRanges";
+import { customerRangesOverlapping, googleCloudCustomerSpace, parseRange, type ParsedRange } from "./addressRanges";
 
 export { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./constants";
 
@@ -71,9 +71,9 @@ export interface ServiceConfig {
   mcpFunctionUrl: string;
   docsUrl: string;
   contactEmail: string;
-  /** Extra proxies (beyond Google's own) whose X-Forwarded-For entries are skipped (http/clientAddress.ts). */
+  /** Extra proxies (beyond Google's own) whose X-Forwarded-For entries are skipped (core/clientAddress.ts). */
   trustedProxyRanges: string[];
-  /** Where Hosting's hop was measured; empty: any Google-owned, non-customer address (http/clientAddress.ts). */
+  /** Where Hosting's hop was measured; empty: any Google-owned, non-customer address (core/clientAddress.ts). */
   hostingHopRanges: string[];
   /** The proxy that sets geo headers; also skipped as a hop. Non-empty whenever trustGeoHeaders is true. */
   geoHeaderProxyRanges: string[];

@@ -3,11 +3,13 @@
 
 /** Key scopes (the specification's five). */
 export const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write", "webhooks:read", "webhooks:write"] as const;
+/** One of them (here, below store/, whose key and grant records hold them; auth/scopes.ts re-exports it). */
+export type Scope = (typeof SCOPES)[number];
 /**
  * Scopes an OAuth app gets only by naming them, unticked on the consent page until the person ticks them:
  * a webhook sends the workspace's scans and code events to an address the app chooses.
  */
-export const ASK_BY_NAME_SCOPES: readonly (typeof SCOPES)[number][] = ["webhooks:read", "webhooks:write"];
+export const ASK_BY_NAME_SCOPES: readonly Scope[] = ["webhooks:read", "webhooks:write"];
 
 /** Code looks (spec §4): frame templates, boost frames and scan sounds. */
 export const TEMPLATES = ["hexSeal", "soundSeal"] as const;
@@ -52,7 +54,7 @@ export const LOCAL_PORTS = {
   hub: 4400,
 } as const;
 
-/** The limit subject of every client resolved only to a proxy's address (http/clientAddress.ts limitSubjectOf). */
+/** The limit subject of every client resolved only to a proxy's address (core/clientAddress.ts limitSubjectOf). */
 export const SHARED_PROXY_SUBJECT = "proxy:shared";
 /** Whether a limit subject is one of the shared proxy buckets (`proxy:shared:<prefix>`). */
 export const isSharedProxySubject = (subject: string | undefined): boolean => subject?.startsWith(`${SHARED_PROXY_SUBJECT}:`) === true;

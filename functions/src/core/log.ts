@@ -34,7 +34,7 @@ export function logInfo(event: LogEvent, message: string, fields: Record<string,
 export interface RequestFacts {
   surface: string;
   path?: string;
-  /** The client's address as the service derives it (http/clientAddress.ts), not a header value. */
+  /** The client's address as the service derives it (core/clientAddress.ts), not a header value. */
   client?: string;
 }
 

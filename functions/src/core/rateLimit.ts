@@ -94,7 +94,7 @@ export interface RateSubject {
   merchantId?: string;
   keyId?: string;
   uid?: string;
-  /** A client address, or an IPv6 /64 (http/clientAddress.ts rateLimitSubject). */
+  /** A client address, or an IPv6 /64 (core/clientAddress.ts rateLimitSubject). */
   address?: string;
   /** An OAuth client_id (per-client limits). */
   clientId?: string;

@@ -3,25 +3,23 @@
 // that fails is refused with a named reason, never altered. Plain codes never come here (qr/render.ts).
 import { sha256 } from "../core/hash";
 import { AppError } from "../core/errors";
-import type { DesignInput } from "../codes/fields";
+import type { DesignInput } from "./fields";
 import type { FrameName } from "../qr/frames";
 import { qrMatrixBestFit, type ErrorCorrection } from "../qr/matrix";
 import type { QrMatrix } from "../qr/png";
 import { readBrandPreset } from "../store/brandPresets";
+import type { StoredDesign } from "../store/designRecord";
 import { assertContrast } from "./contrast";
-import { loadLogo, normalizeLogo, storeLogo, type StoredLogo } from "./logo";
+import { loadLogo, normalizeLogo, storeLogo } from "./logo";
 import { designRefused } from "./refusal";
 import { returnPixels } from "./pixelBuffers";
 import { drawRaster } from "./raster";
-import { designedSvg, designLayout, type DesignStyle, type LogoImage } from "./svg";
+import { designedSvg, designLayout, type LogoImage } from "./svg";
 import { decodeSvgBeside } from "./svgCheck";
 import { decodeSvg, encodePng, refuseUnlessExact, verifyRaster } from "./verify";
 
-export interface StoredDesign extends DesignStyle {
-  logo: StoredLogo | null;
-  /** The preset the design started from, for people; the stored fields are what is drawn. */
-  preset: string | null;
-}
+/** The design stored on a code or a preset; its shape lives with the records (store/designRecord.ts). */
+export type { StoredDesign } from "../store/designRecord";
 
 export const DEFAULT_DESIGN: StoredDesign = {
   foreground: "#000000",

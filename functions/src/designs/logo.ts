@@ -2,21 +2,18 @@
 // fetched), scaled to at most LOGO_MAX_SIDE, stored with the workspace in the image store under a
 // content address, and read back (with a small per-instance cache) whenever a code is drawn.
 import { sha256 } from "../core/hash";
-import { imageStore } from "../images/store";
-import { LOGO_MAX_BYTES, type LOGO_MEDIA_TYPES } from "../codes/fields";
+import { imageStore } from "../store/images";
+import { LOGO_MAX_BYTES, type LOGO_MEDIA_TYPES } from "../core/constants";
 import { designRefused } from "./refusal";
 import type { LogoImage } from "./svg";
 import { sharp } from "./verify";
+import type { StoredLogo } from "../store/designRecord";
 
 /** The logo is drawn at most ~250 px wide on a 1024 px image; 512 px keeps it sharp in print. */
 export const LOGO_MAX_SIDE = 512;
 
-export interface StoredLogo {
-  path: string;
-  sha256: string;
-  width: number;
-  height: number;
-}
+/** A logo as stored on a design (store/designRecord.ts). */
+export type { StoredLogo };
 
 const FORMAT_OF: Record<(typeof LOGO_MEDIA_TYPES)[number], string> = { "image/png": "png", "image/jpeg": "jpeg", "image/webp": "webp" };
 

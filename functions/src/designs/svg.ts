@@ -5,18 +5,14 @@
 import { FRAME_SIDE, frameSpec, type FrameName } from "../qr/frames";
 import type { QrMatrix } from "../qr/png";
 import { modulePath } from "../qr/svg";
-import type { EYE_STYLES, MODULE_STYLES } from "../codes/fields";
+import type { DesignStyle } from "../store/designRecord";
+import type { EYE_STYLES, MODULE_STYLES } from "../core/constants";
 
 export type ModuleStyle = (typeof MODULE_STYLES)[number];
 export type EyeStyle = (typeof EYE_STYLES)[number];
 
-export interface DesignStyle {
-  foreground: string;
-  background: string;
-  moduleStyle: ModuleStyle;
-  eyeStyle: EyeStyle;
-  quietZone: number;
-}
+/** The design's drawn fields, as stored (store/designRecord.ts). */
+export type { DesignStyle };
 
 export interface LogoImage {
   png: Buffer;

@@ -14,7 +14,7 @@ import { firestoreQuotaStore } from "../store/rateLimits";
 import { parseOrThrow } from "../core/validation";
 import { authenticate, callerForUser, credentialKind, requireScope, verifyUser, type Caller, type VerifiedUser } from "../auth/caller";
 import type { Scope } from "../auth/scopes";
-import { clientAddressOf, clientOf, limitSubjectOf } from "./clientAddress";
+import { clientAddressOf, clientOf, limitSubjectOf } from "../core/clientAddress";
 import { refuseForeignAddress } from "./originGuard";
 import { captureRawBody, isFormContentType, isJsonContentType, methodNotAllowed, parseFormBody, parseJsonBody } from "./rest";
 

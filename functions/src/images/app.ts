@@ -4,7 +4,7 @@ import { z } from "zod";
 import { AppError } from "../core/errors";
 import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
-import { imageStore, LocalImageStore } from "./store";
+import { imageStore, LocalImageStore } from "../store/images";
 import { svgEndpoint } from "./svgRoute";
 import { printEndpoints } from "./printRoutes";
 import { TOKEN_EXAMPLE, tokenField } from "./codeFiles";

@@ -1,4 +1,4 @@
-// Print files at stable token URLs, drawn from the code's record on each request (images/print.ts):
+// Print files at stable token URLs, drawn from the code's record on each request (codes/print.ts):
 //   /img/pdf/<merchantId>/<codeId>.pdf?token=…[&size=<mm> | &distance=<m>]   (qrPdfUrl)
 //   /img/png/<merchantId>/<codeId>.png?token=…&px=<pixels>
 //   /img/print-hint/<merchantId>/<codeId>.json?token=…&distance=<m>
@@ -6,7 +6,7 @@ import { z } from "zod";
 import { endpoint } from "../http/endpoint";
 import { pdfUrlOf } from "../codes/model";
 import { codeFileParams, codeForFile, FILE_EXAMPLE, TOKEN_EXAMPLE, tokenField } from "./codeFiles";
-import { DEFAULT_PRINT_DISTANCE_M, DISTANCE_M_MAX, DISTANCE_M_MIN, nearestPngPx, PDF_MM_MAX, PDF_MM_MIN, PNG_PX_MAX, PNG_PX_MIN, PNG_PX_SIZES, printHint, printModel, renderPdf, renderSizedPng } from "./print";
+import { DEFAULT_PRINT_DISTANCE_M, DISTANCE_M_MAX, DISTANCE_M_MIN, nearestPngPx, PDF_MM_MAX, PDF_MM_MIN, PNG_PX_MAX, PNG_PX_MIN, PNG_PX_SIZES, printHint, printModel, renderPdf, renderSizedPng } from "../codes/print";
 import { withRenderSlot } from "./renderGate";
 
 const distance = z.coerce

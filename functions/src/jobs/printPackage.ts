@@ -37,7 +37,7 @@ import type { QrCode } from "../codes/model";
 import { encodedPayload, renderCodeSvg } from "../codes/service";
 import { AppError } from "../core/errors";
 import type { DecodeOutcome } from "../designs/verify";
-import { PDF_MM_MAX, PDF_MM_MIN, renderPdf } from "../images/print";
+import { PDF_MM_MAX, PDF_MM_MIN, renderPdf } from "../codes/print";
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 /** Heavy modules are loaded only when a package is made (cold starts of the functions that import this stay light). */

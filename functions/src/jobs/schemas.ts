@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { presetName } from "../codes/fields";
 import { ids } from "../core/ids";
-import { PDF_MM_MAX, PDF_MM_MIN } from "../images/print";
+import { PDF_MM_MAX, PDF_MM_MIN } from "../codes/print";
 import { JOB_MAX_INPUT_BYTES, JOB_MAX_ROWS } from "./rows";
 
 /** The body of a job: a CSV's bytes as text, or JSON rows; a request this size needs a larger body limit. */

@@ -12,10 +12,11 @@ import { AppError } from "../core/errors";
 import { db } from "../core/firebase";
 import { logError, logInfo } from "../core/log";
 import { addNewCodes, readCodes } from "../store/codes";
+import type { JobStepTask } from "../store/jobQueue";
 import { addChunkDone, addExternalRefs, CHUNK_ROWS, createJob, jobCodeIds, readChunk, readExternalRefs, readJob, updateJob, type JobProgress, type RowOutcome, type StoredJob } from "../store/jobs";
 import { assertCodeQuota, prepareCodes, settleFailedCommit, type NewCodeInput } from "../codes/service";
 import { publishNewCodesInBatch } from "../store/publication";
-import { imageStore } from "../images/store";
+import { imageStore } from "../store/images";
 import type { QrCode } from "../codes/model";
 import { parseJobInput, type JobInput, type JobRow } from "./rows";
 import { assertDestinationAllowed } from "../abuse/service";
@@ -96,25 +97,6 @@ export async function startJob(merchantId: string, uid: string, start: StartJob,
   }
   return (await readJob(merchantId, jobId))!;
 }
-
-export interface JobStepTask {
-  merchantId: string;
-  jobId: string;
-  step: "chunk" | "package";
-  chunk?: number;
-  /** Counts of the chunks before `chunk`. */
-  progress?: JobProgress;
-}
-
-/** A workspace's webhook link sync, continued in the background from the link id `after` (webhooks/service.ts). */
-export interface LinkSyncTask {
-  merchantId: string;
-  step: "links";
-  after: string;
-}
-
-/** What the catalogue queue runs: a job's steps, and other background passes over a workspace's codes. */
-export type JobTask = JobStepTask | LinkSyncTask;
 
 /** Chunks one task runs before it hands the rest to a new task (a retry then redoes at most this much). */
 const STEP_BUDGET_MS = 60_000;

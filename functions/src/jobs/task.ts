@@ -43,7 +43,7 @@ export const catalogueJob = onTaskDispatched(
     if (!task.success) return; // not ours to retry
     /* eslint-disable @typescript-eslint/no-require-imports */
     const { runJobStep, failJob } = require("./service") as typeof import("./service");
-    const { enqueueJobStep } = require("./queue") as typeof import("./queue");
+    const { enqueueJobStep } = require("../store/jobQueue") as typeof import("../store/jobQueue");
     /* eslint-enable @typescript-eslint/no-require-imports */
     const data = task.data;
     if (data.step === "links") {

@@ -6,7 +6,7 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
-import { isPublicAddress, publicOnlyLookup, systemResolve, type Resolver } from "../http/publicAddress";
+import { isPublicAddress, publicOnlyLookup, systemResolve, type Resolver } from "../core/publicAddress";
 import { z } from "zod";
 import { getConfig } from "../core/config";
 import { formatIssues } from "../core/validation";

@@ -5,7 +5,7 @@
 import type { Request, Response } from "express";
 import { logOAuthFailed } from "../core/log";
 import { endpoint, enforceSubjectLimit, type Endpoint } from "../http/endpoint";
-import { clientAddressOf } from "../http/clientAddress";
+import { clientAddressOf } from "../core/clientAddress";
 import { rawBodyOf } from "../http/rest";
 import { BROWSER_ID, decide, describeRequest } from "./authorize";
 import { RegistrationRequestSchema, registerClient } from "./clients";

@@ -5,12 +5,12 @@
 import { logOAuthGrantRefused, logOAuthGrantRevoked } from "../core/log";
 import type { RateLimitName, RateSubject } from "../core/rateLimit";
 import { clientOfCode, getGrant, redeemCode, revokeGrant, rotateRefreshToken, tokenBelongsToGrant, type Grant, type IssuedHashes, type SpendOutcome } from "../store/oauthGrants";
-import { accountProblem } from "./access";
+import { accountProblem, parseGrantToken } from "../auth/oauthAccess";
 import { touchClient } from "./clients";
 import { oauthError } from "./errors";
 import { ACCESS_TOKEN_TTL_S, canonicalResource, REFRESH_TOKEN_TTL_MS } from "./metadata";
 import type { RevocationRequest, TokenRequest } from "./schemas";
-import { newGrantToken, parseGrantToken, pkceMatches, sha256Hex } from "./secrets";
+import { newGrantToken, pkceMatches, sha256Hex } from "./secrets";
 
 /** Counts a request against a per-client or per-grant limit (the route's, so headers and logs are the edge's). */
 export type Limit = (name: RateLimitName, subject: RateSubject) => Promise<unknown>;

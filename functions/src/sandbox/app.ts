@@ -10,7 +10,7 @@ import { designColoursShape } from "../codes/fields";
 import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import type { Quota } from "../store/sandbox";
-import { clientOf } from "../http/clientAddress";
+import { clientOf } from "../core/clientAddress";
 import { generateSandboxCode, nextUtcMidnight, quotaFor, sandboxLimitFor } from "./service";
 
 export const SandboxRequestSchema = z

@@ -26,7 +26,7 @@ import {
   type Quota,
   type SandboxColours,
 } from "../store/sandbox";
-import { limitSubjectOf, type ResolvedClient } from "../http/clientAddress";
+import { limitSubjectOf, type ResolvedClient } from "../core/clientAddress";
 
 const DAY_MS = 86_400_000;
 

@@ -44,13 +44,9 @@ export function botReason(method: string, headers: Headers): BotReason | null {
   return null;
 }
 
-export interface ScanPlace {
-  /** ISO 3166-1 alpha-2 country code, or "unknown". */
-  country: string;
-  /** First-level subdivision (state, province) as the database names it, or "unknown". */
-  state: string;
-  city: string;
-}
+// The record's shape lives with the store (the layer below); scans/ fills it.
+export type { ScanPlace } from "../store/scans";
+import type { ScanPlace } from "../store/scans";
 
 export const UNKNOWN = "unknown";
 

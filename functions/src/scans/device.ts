@@ -5,12 +5,9 @@
 import Bowser from "bowser";
 import { UNKNOWN } from "./classify";
 
-export interface ScanDevice {
-  /** mobile, tablet, desktop, tv, or unknown. */
-  device: string;
-  os: string;
-  browser: string;
-}
+// The record's shape lives with the store (the layer below); this module fills it.
+export type { ScanDevice } from "../store/scans";
+import type { ScanDevice } from "../store/scans";
 
 /** A parsed name outside the closed sets below. */
 export const OTHER = "Other";

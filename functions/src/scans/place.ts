@@ -2,7 +2,7 @@
 // platform geo headers where the operator has declared them trusted. Never from what the client claims.
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
-import { clientOf } from "../http/clientAddress";
+import { clientOf } from "../core/clientAddress";
 import { placeFromGeoHeaders, type ScanPlace } from "./classify";
 import { placeOfAddress } from "./geo";
 

@@ -19,7 +19,7 @@ import { getConfig } from "../core/config";
 import { withTimeout } from "../core/firebase";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
-import { SCAN_EVENT_VERSION, type ScanEvent } from "./streamSchema";
+import { SCAN_EVENT_VERSION, type ScanEvent } from "../store/scanEvents";
 import { claimSlot, isAlreadyExists, writeScan, type ScanFacts } from "../store/scans";
 import { loadOrCreateSecret } from "../store/scanSecrets";
 import { botReason } from "./classify";
@@ -41,7 +41,7 @@ export interface CodeIdentity {
 interface ScanRequest {
   method: string;
   headers: IncomingHttpHeaders;
-  /** The client's address (http/clientAddress.ts); used for the visitor hash and the place, then dropped. */
+  /** The client's address (core/clientAddress.ts); used for the visitor hash and the place, then dropped. */
   address: string;
   place: ScanFacts["place"];
   at: Date;
@@ -159,7 +159,7 @@ export function newScanId(): string {
   return randomBytes(16).toString("base64url");
 }
 
-/** The stream's message for a scan (scans/streamSchema.ts). */
+/** The stream's message for a scan (store/scanEvents.ts). */
 export function scanEventOf(facts: ScanFacts, scanId: string, who: { botReason: string | null; visitor: string | null }, servedFrom: ScanEvent["served_from"]): ScanEvent {
   return {
     schema_version: SCAN_EVENT_VERSION,

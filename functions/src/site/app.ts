@@ -2,15 +2,16 @@
 import type { Request } from "express";
 import { AppError } from "../core/errors";
 import { createRestApp } from "../http/rest";
-import { endpoint, mountEndpoints } from "../http/endpoint";
-import { clientOf } from "../http/clientAddress";
-import { googleNotCloud } from "../http/addressRanges";
+import { endpoint, mountEndpoints, type Endpoint } from "../http/endpoint";
+import { clientOf } from "../core/clientAddress";
+import { googleNotCloud } from "../core/addressRanges";
 import { apiCatalog, serviceStatus, siteMetadata } from "./metadata";
 import { ReportAnswerSchema, ReportSchema } from "../abuse/schemas";
 import { reportCode } from "../abuse/service";
-import { ApiCatalogSchema, CatalogQuerySchema, ClientAddressSchema, OpenApiDocumentSchema, SiteMetadataSchema, StatusSchema } from "./schemas";
+import { ApiCatalogSchema, CatalogQuerySchema, ClientAddressSchema, SiteMetadataSchema, StatusSchema } from "./schemas";
 
-const cached = { "Cache-Control": "public, max-age=300, s-maxage=300" };
+/** Five minutes at the browser and the CDN: what the site's documents may be (contract/surfaces.ts too). */
+export const cached = { "Cache-Control": "public, max-age=300, s-maxage=300" };
 const EXAMPLE = "https://svc.example";
 
 export const siteRoutes = [
@@ -81,21 +82,6 @@ export const siteRoutes = [
       return status;
     },
   }),
-  endpoint({
-    method: "GET",
-    path: "/api/openapi.json",
-    summary: "This document",
-    credential: "none",
-    response: OpenApiDocumentSchema,
-    headers: cached,
-    doc: {
-      operationId: "getOpenApiDocument",
-      description: "The OpenAPI 3.1 description of every public operation, generated from the service's own route declarations.",
-    },
-    // Loaded on first use: the generator reads every surface's routes, which the other site routes never need.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    handle: () => (require("../contract/openapi") as typeof import("../contract/openapi")).openApiDocument(),
-  }),
   // The caller's own address as the service resolved it, for `npm run smoke` and operators checking
   // the Hosting hop (docs/deploy.md). Only ever the caller's own, and never cached.
   endpoint({
@@ -142,9 +128,15 @@ export const siteRoutes = [
   }),
 ];
 
-export const siteApp = createRestApp((app) => {
-  mountEndpoints(app, "site", siteRoutes);
-  app.use((req: Request) => {
-    throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
-  });
-}, { cors: "site" });
+/**
+ * The site function's app: the site's routes and the edge's (contract/surfaces.ts adds the OpenAPI
+ * document, which reads every surface). Anything else under /api is a JSON 404.
+ */
+export function createSiteApp(routes: readonly Endpoint[]) {
+  return createRestApp((app) => {
+    mountEndpoints(app, "site", routes);
+    app.use((req: Request) => {
+      throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
+    });
+  }, { cors: "site" });
+}

@@ -4,8 +4,7 @@ import { FieldValue, type Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { Coalescer } from "../core/coalescer";
-import type { Scope } from "../auth/scopes";
-import { displayPrefix, generateApiKey, hashApiKey } from "../auth/apiKeys";
+import type { Scope } from "../core/constants";
 import { COLLECTIONS } from "./collections";
 
 export interface ApiKeyRecord {
@@ -41,19 +40,14 @@ function fromDoc(hash: string, data: FirebaseFirestore.DocumentData): ApiKeyReco
   };
 }
 
-/** Mints a key; the plaintext is returned to the caller once and exists nowhere else. */
-export async function mintApiKey(input: { merchantId: string; uid: string; name: string; scopes: Scope[] }): Promise<{
-  key: string;
-  record: ApiKeyRecord;
-}> {
-  const key = generateApiKey();
-  const id = hashApiKey(key);
+/** Stores a new key's record under its hash (auth/apiKeys.ts mintApiKey makes the key; its plaintext is never stored). */
+export async function createApiKeyRecord(id: string, input: { merchantId: string; uid: string; name: string; prefix: string; scopes: Scope[] }): Promise<ApiKeyRecord> {
   const doc = {
     keyId: `key_${randomBytes(8).toString("hex")}`,
     merchantId: input.merchantId,
     uid: input.uid,
     name: input.name,
-    prefix: displayPrefix(key),
+    prefix: input.prefix,
     scopes: [...new Set(input.scopes)],
     createdAt: FieldValue.serverTimestamp(),
     lastUsedAt: null,
@@ -61,7 +55,7 @@ export async function mintApiKey(input: { merchantId: string; uid: string; name:
   };
   await keys().doc(id).create(doc);
   const snap = await keys().doc(id).get();
-  return { key, record: fromDoc(id, snap.data()!) };
+  return fromDoc(id, snap.data()!);
 }
 
 // Concurrent key checks on one instance share a single getAll round trip (never a cached answer).

@@ -2,7 +2,7 @@
 // resolved design (its logo already re-encoded and stored), so using one by name costs one read.
 import { Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
-import type { StoredDesign } from "../designs/design";
+import type { StoredDesign } from "./designRecord";
 import { COLLECTIONS } from "./collections";
 
 interface BrandPreset {

@@ -13,7 +13,7 @@ import { randomInt } from "node:crypto";
 import { FieldPath, FieldValue, Timestamp, type Query, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { sha256Hex } from "../core/hash";
-import { searchTokensOf, titleKeyOf, type Searchable } from "../codes/search";
+import { searchTokensOf, titleKeyOf, type Searchable } from "./search";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 

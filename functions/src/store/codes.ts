@@ -4,9 +4,48 @@
 import { FieldValue, Timestamp, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
-import type { QrCode, TakenDown } from "../codes/model";
+import type { BoostFrame, ScanBeepSound, Template } from "../core/constants";
+import type { StoredDesign } from "./designRecord";
 import { COLLECTIONS } from "./collections";
 import { addNewCodesToCatalogue, catalogueFields, NEW_CODE_SCAN_FIELDS } from "./catalogue";
+
+export type CodeSource = "tool" | "bulk" | "sandbox-claim" | "console";
+
+/** The account-owned QR code as stored (codes/model.ts turns it into what tools and endpoints return). */
+export interface QrCode {
+  codeId: string;
+  merchantId: string;
+  uniqueQRCodeID: string;
+  title: string;
+  destinationUrl: string;
+  campaign: string | null;
+  tags: string[];
+  dynamic: boolean;
+  /** `{dynamic_link_url}/qr/<uniqueQRCodeID>` for dynamic codes, else null. */
+  dynamicLink: string | null;
+  template: Template | null;
+  scanBeepSound: ScanBeepSound | null;
+  boostFrame: BoostFrame | null;
+  /** Brand design (docs/decisions.md, "Brand designs"); null or absent: the plain black-on-white code. */
+  design?: StoredDesign | null;
+  qrImageUrl: string;
+  imagePath: string;
+  imageToken: string;
+  status: "draft" | "published";
+  source: CodeSource;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Set by an operator's takedown (abuse/service.ts): scans see a warning page; absent otherwise. */
+  takenDown?: TakenDown;
+}
+
+/** Why and when an operator took a code down; on the code and its link, removed on restore. */
+export interface TakenDown {
+  reason: string;
+  /** ISO time (a plain string, so the record reads back the same from either document). */
+  at: string;
+  reportId: string | null;
+}
 
 export const codesOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("codes");
 const linkRef = (uniqueQRCodeID: string) => db().collection(COLLECTIONS.links).doc(uniqueQRCodeID);

@@ -3,7 +3,7 @@
 // Redemption and rotation run in transactions, so a code or refresh token is spent exactly once.
 import { FieldValue, Timestamp, type Transaction } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
-import type { Scope } from "../auth/scopes";
+import type { Scope } from "../core/constants";
 import { COLLECTIONS } from "./collections";
 import { logOAuthGrantRevoked } from "../core/log";
 

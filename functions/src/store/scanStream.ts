@@ -1,11 +1,11 @@
-// Publishes scan events to the Pub/Sub topic (scans/streamSchema.ts). The client library batches messages
+// Publishes scan events to the Pub/Sub topic (store/scanEvents.ts). The client library batches messages
 // of concurrent scans on one instance into one publish request and retries a failed request with the same
 // messages, so a retried scan keeps its scan_id (Pub/Sub is at-least-once; queries remove duplicates by it).
 // The library is loaded on the first scan, not when the function starts (it is large), and the topic
 // handle is reused. Under the emulator suite PUBSUB_EMULATOR_HOST points the library at the local emulator.
 import type { PubSub, Topic } from "@google-cloud/pubsub";
 import { projectId } from "../core/config";
-import { SCAN_STREAM, ScanEventSchema, SCAN_EVENT_FIELDS, type ScanEvent } from "../scans/streamSchema";
+import { SCAN_STREAM, ScanEventSchema, SCAN_EVENT_FIELDS, type ScanEvent } from "./scanEvents";
 
 /** How long the publisher gathers messages before sending a batch: short, since the redirect waits on it. */
 const BATCH_WAIT_MS = 2;

@@ -15,8 +15,6 @@ import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 import { Coalescer } from "../core/coalescer";
 import { addInto, addRollupWrite, type Counts, type RollupTarget } from "./rollups";
-import type { ScanPlace } from "../scans/classify";
-import type { ScanDevice } from "../scans/device";
 
 /** Map keys for campaigns: "none" for codes without one, "c:<name>" otherwise (no collisions). */
 function campaignKey(campaign: string | null): string {
@@ -34,6 +32,23 @@ const ALREADY_EXISTS = 6; // gRPC status of a create() whose document exists
 
 export function isAlreadyExists(error: unknown): boolean {
   return (error as { code?: number }).code === ALREADY_EXISTS;
+}
+
+/** Where a scan came from, as recorded (scans/classify.ts and scans/geo.ts fill it). */
+export interface ScanPlace {
+  /** ISO 3166-1 alpha-2 country code, or "unknown". */
+  country: string;
+  /** First-level subdivision (state, province) as the database names it, or "unknown". */
+  state: string;
+  city: string;
+}
+
+/** A scan's device, as recorded: coarse names from closed sets (scans/device.ts). */
+export interface ScanDevice {
+  /** mobile, tablet, desktop, tv, or unknown. */
+  device: string;
+  os: string;
+  browser: string;
 }
 
 /** Everything recorded about one scan; no address and no User-Agent. */

@@ -5,7 +5,7 @@ import { getConfig } from "../core/config";
 import { ids } from "../core/ids";
 import { httpUrl, text } from "../core/validation";
 import { logError, logWebhookSecretIssued, logWebhookTargetRefused } from "../core/log";
-import type { QrCode } from "../codes/model";
+import type { QrCode } from "../store/codes";
 import {
   deleteWebhook,
   listDeliveries,
@@ -127,7 +127,7 @@ export async function syncLinkWebhooks(merchantId: string, after: string | null 
   } while (cursor && seen < budget);
   if (cursor) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    await (require("../jobs/queue") as typeof import("../jobs/queue")).enqueueJobStep({ merchantId, step: "links", after: cursor });
+    await (require("../store/jobQueue") as typeof import("../store/jobQueue")).enqueueJobStep({ merchantId, step: "links", after: cursor });
   }
   return cursor;
 }

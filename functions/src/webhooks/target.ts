@@ -1,10 +1,10 @@
 // Where a delivery may go, and the one guarded POST that sends it. Outside the local stack: https on port
-// 443 to public addresses only, checked by the lookup of the very connection (http/publicAddress.ts), no
+// 443 to public addresses only, checked by the lookup of the very connection (core/publicAddress.ts), no
 // redirects followed, one 5 s deadline, at most 1 KB of the answer kept.
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
-import { isPublicAddress, publicOnlyLookup, systemResolve, type Resolver } from "../http/publicAddress";
+import { isPublicAddress, publicOnlyLookup, systemResolve, type Resolver } from "../core/publicAddress";
 
 const TARGET_DEADLINE_MS = 5_000;
 const RESPONSE_KEPT_BYTES = 1_024;

@@ -1,7 +1,7 @@
 import { defineTool, CREATES_DRAFT } from "../tool";
 import { JobSchema, JobStartSchema, jobInputOf, type JobStartBody } from "../../jobs/schemas";
 import { publicJob, startJob } from "../../jobs/service";
-import { enqueueJobStep } from "../../jobs/queue";
+import { enqueueJobStep } from "../../store/jobQueue";
 import { RateLimiter, rateLimitedError } from "../../core/rateLimit";
 import { firestoreQuotaStore } from "../../store/rateLimits";
 import { logTaskCreated } from "../../core/log";

@@ -3,7 +3,7 @@
 // A designed code's files are checked like its PNG and SVG: the sized PNG is decoded by both decoders,
 // and the PDF paints the same layout as the SVG, which is decoded before the PDF is drawn.
 import type { PDFPage } from "pdf-lib";
-import { encodedPayload, frameOf, renderCodeSvg, type Drawn } from "../codes/service";
+import { encodedPayload, frameOf, renderCodeSvg, type Drawn } from "./service";
 import { FRAME_SIDE, frameSpec, type FrameName } from "../qr/frames";
 import { qrMatrixBestFit } from "../qr/matrix";
 import { QUIET_ZONE_MODULES, type QrMatrix } from "../qr/png";

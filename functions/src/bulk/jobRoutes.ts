@@ -1,10 +1,10 @@
 // REST: start a catalogue job and follow it (served by the bulk function, under /api/jobs). Jobs made with
 // a key make drafts, as the bulk endpoint does; people publish (the console's jobs may publish at once).
 import { endpoint } from "../http/endpoint";
-import { BULK_SCOPE } from "../bulk/app";
-import { JOB_MAX_BODY_BYTES, JobParams, JobReportSchema, JobSchema, JobStartSchema, jobInputOf } from "./schemas";
-import { getJob, jobReport, publicJob, startJob } from "./service";
-import { enqueueJobStep } from "./queue";
+import { BULK_SCOPE } from "./app";
+import { JOB_MAX_BODY_BYTES, JobParams, JobReportSchema, JobSchema, JobStartSchema, jobInputOf } from "../jobs/schemas";
+import { getJob, jobReport, publicJob, startJob } from "../jobs/service";
+import { enqueueJobStep } from "../store/jobQueue";
 
 const EXAMPLE_JOB = {
   jobId: "job_3f9a2c7d1e5b4a60c2d1",
