@@ -3,6 +3,7 @@ import type { BoostFrame, Template } from "../qr/frames";
 import type { ScanBeepSound } from "./fields";
 import type { StoredDesign } from "../designs/design";
 import { getConfig } from "../core/config";
+import type { CodeRulesInput } from "../campaigns/rules";
 
 export type CodeSource = "tool" | "bulk" | "sandbox-claim" | "console";
 
@@ -31,6 +32,8 @@ export interface QrCode {
   updatedAt: Date;
   /** Set by an operator's takedown (abuse/service.ts): scans see a warning page; absent otherwise. */
   takenDown?: TakenDown;
+  /** A dynamic code's campaign settings as written (docs/campaign-rules.md); its link holds them parsed. Absent: none. */
+  campaignRules?: CodeRulesInput;
 }
 
 /** Why and when an operator took a code down; on the code and its link, removed on restore. */

@@ -5,6 +5,7 @@ import { FieldValue, Timestamp, type Transaction, type WriteBatch } from "fireba
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import type { QrCode, TakenDown } from "../codes/model";
+import type { LinkCampaignRules } from "../campaigns/service";
 import { COLLECTIONS } from "./collections";
 import { addNewCodesToCatalogue, catalogueFields, NEW_CODE_SCAN_FIELDS } from "./catalogue";
 
@@ -23,6 +24,8 @@ export interface Link {
   machineWebhookIds?: string[];
   /** An operator's takedown: scans get a warning page instead of the destination. */
   takenDown?: TakenDown;
+  /** A dynamic code's campaign settings, parsed, with its UTM template's parameters (campaigns/service.ts); absent: none. */
+  campaignRules?: LinkCampaignRules;
 }
 
 export async function readLink(uniqueQRCodeID: string): Promise<Link | undefined> {
@@ -123,6 +126,10 @@ export function updateCodeInTransaction(tx: Transaction, code: QrCode, stored: F
   if (stored.catalogue === undefined) addNewCodesToCatalogue(tx, code.merchantId, [code]);
 }
 
+/** Replaces (or, with null, removes) a link's campaign settings: the whole field, never merged into the old one. */
+export function setLinkCampaignRules(tx: Transaction, uniqueQRCodeID: string, rules: LinkCampaignRules | null): void {
+  tx.update(linkRef(uniqueQRCodeID), { campaignRules: rules ?? FieldValue.delete() });
+}
 
 /** Several codes of one workspace in one round trip, in the order asked; missing ones are left out. */
 export async function readCodes(merchantId: string, codeIds: string[]): Promise<QrCode[]> {
