@@ -57,6 +57,17 @@ export function campaignUrls(settings: CodeRules): string[] {
   return urls;
 }
 
+const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+
+/**
+ * Parsed settings written back as input (times of day as "HH:MM" again): what the code stores and callers
+ * read. Parsing it gives the same settings, so a surface whose schema already parsed them can pass this on.
+ */
+export function campaignInputOf(settings: CodeRules): CodeRulesInput {
+  const rules = settings.rules.map(({ when: { time, ...when }, ...rule }) => ({ ...rule, when: { ...when, ...(time ? { time: { from: hhmm(time.from), to: hhmm(time.to) } } : {}) } }));
+  return { ...settings, rules } as CodeRulesInput;
+}
+
 /** No rule, no schedule, no fallback: the code behaves as one without rules, and the field is removed. */
 const isEmpty = (s: CodeRules) => s.rules.length === 0 && Object.keys(s).length === 1;
 
@@ -84,13 +95,13 @@ async function utmTemplateOf(tx: FirebaseFirestore.Transaction, merchantId: stri
  * its link change in one transaction, so the very next scan follows. Empty settings (`{rules: []}`) remove
  * them. A static code, a taken-down code and a blocklisted URL are refused, and nothing changes.
  */
-export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, input: unknown): Promise<CodeCampaign> {
+export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, input: CodeRulesInput): Promise<CodeCampaign> {
   const settings = parseCampaignRules(input);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const abuse = require("../abuse/service") as typeof import("../abuse/service");
   for (const url of new Set(campaignUrls(settings))) await abuse.assertDestinationAllowed(url, { merchantId });
   const cleared = isEmpty(settings);
-  const written = cleared ? null : (plain(input) as CodeRulesInput);
+  const written = cleared ? null : plain(campaignInputOf(settings));
   const after = await db().runTransaction(async (tx) => {
     const { code, stored } = await findCodeRecord(merchantId, lookup, tx);
     const utm = settings.utmTemplate !== undefined ? await utmTemplateOf(tx, merchantId, settings.utmTemplate) : undefined;
