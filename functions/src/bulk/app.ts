@@ -115,6 +115,8 @@ export const bulkApp = createRestApp((app) => {
   mountEndpoints(app, "bulk", bulkRoutes);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   mountEndpoints(app, "bulk", (require("../jobs/routes") as typeof import("../jobs/routes")).jobRoutes);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  mountEndpoints(app, "bulk", (require("../campaigns/routes") as typeof import("../campaigns/routes")).campaignRoutes);
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });
