@@ -18,6 +18,15 @@ export const CodeCampaignSchema = z
   })
   .meta({ title: "CodeCampaign" });
 
+const EXAMPLE_SETTINGS = {
+  rules: [
+    { name: "French speakers", when: { language: ["fr"] }, then: { type: "redirect" as const, url: "https://example.com/fr" } },
+    { when: {}, then: { type: "split" as const, variants: [{ url: "https://example.com/a", weight: 50 }, { url: "https://example.com/b", weight: 50 }] } },
+  ],
+  endsAt: "2026-12-31T23:00:00Z",
+  fallbackUrl: "https://example.com/thanks",
+};
+
 export const campaignRoutes = [
   endpoint({
     method: "POST",
@@ -36,25 +45,11 @@ export const campaignRoutes = [
       errors: ["NOT_FOUND", "FORBIDDEN", "DESTINATION_BLOCKED"],
       example: {
         params: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne" },
-        body: {
-          rules: [
-            { name: "French speakers", when: { language: ["fr"] }, then: { type: "redirect", url: "https://example.com/fr" } },
-            { when: {}, then: { type: "split", variants: [{ url: "https://example.com/a", weight: 50 }, { url: "https://example.com/b", weight: 50 }] } },
-          ],
-          endsAt: "2026-12-31T23:00:00Z",
-          fallbackUrl: "https://example.com/thanks",
-        },
+        body: EXAMPLE_SETTINGS,
         response: {
           codeId: "Hk2Qm8ZpT1xVb4sLr9Ne",
           uniqueQRCodeID: "aB3dE5fG7hJ9",
-          campaignRules: {
-            rules: [
-              { name: "French speakers", when: { language: ["fr"] }, then: { type: "redirect", url: "https://example.com/fr" } },
-              { when: {}, then: { type: "split", variants: [{ url: "https://example.com/a", weight: 50 }, { url: "https://example.com/b", weight: 50 }] } },
-            ],
-            endsAt: "2026-12-31T23:00:00Z",
-            fallbackUrl: "https://example.com/thanks",
-          },
+          campaignRules: EXAMPLE_SETTINGS,
           updatedAt: "2026-11-27T09:00:00.000Z",
         },
       },
