@@ -5,6 +5,8 @@
 // Which workspace and code a link belongs to never changes, so an instance remembers it: from the second
 // scan of a code on, the read and the write go in parallel. POST /api/scans (redirect/appScans.ts) lets the
 // service's own app record scans of codes it read.
+// A code with campaign rules (docs/campaign-rules.md) carries them on its link: after the scan is recorded,
+// campaigns/answer.ts picks the answer (schedule, then rules, then UTM) from what was read, reading nothing more.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request, Response } from "express";
 import { logError } from "../core/log";
