@@ -65,6 +65,7 @@ describe("MCP toolsets", () => {
     "svc.job.get": "import job status",
     "svc.qr.create": "create qr code",
     "svc.qr.update": "change a code's destination",
+    "svc.qr.set_rules": "A/B split and schedule rules by country or device",
     "svc.qr.list": "list qr codes",
     "svc.qr.get_analytics": "code scan analytics",
     "svc.analytics.scan_summary": "workspace scan summary",

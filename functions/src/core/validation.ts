@@ -15,7 +15,8 @@ export function formatIssues(error: z.ZodError): ValidationIssue[] {
   return error.issues.map((issue) => {
     const path = issue.path.map(String).join(".");
     let message = issue.message;
-    if (issue.code === "unrecognized_keys") message = `Unknown field(s): ${issue.keys.join(", ")}`;
+    // zod's own wording is replaced; a schema's own message (campaigns/rules.ts lists the known names) is kept.
+    if (issue.code === "unrecognized_keys" && /^Unrecognized key/.test(message)) message = `Unknown field(s): ${issue.keys.join(", ")}`;
     return { path, message, code: issue.code };
   });
 }

@@ -9,6 +9,7 @@ import { merchantGetProfileTool } from "./tools/merchantGetProfile";
 import { qrCreateTool } from "./tools/qrCreate";
 import { qrListTool } from "./tools/qrList";
 import { qrUpdateTool } from "./tools/qrUpdate";
+import { qrSetRulesTool } from "./tools/qrSetRules";
 import { qrGetAnalyticsTool } from "./tools/qrGetAnalytics";
 import { analyticsScanSummaryTool } from "./tools/analyticsScanSummary";
 import { audioCreateTool } from "./tools/audioCreate";
@@ -35,6 +36,7 @@ export const CATALOG_TOOLS: readonly ToolDefinition[] = [
   qrCreateTool,
   qrListTool,
   qrUpdateTool,
+  qrSetRulesTool,
   qrGetAnalyticsTool,
   analyticsScanSummaryTool,
   audioCreateTool,
@@ -68,6 +70,10 @@ export const TOOLSETS = {
   webhooks: {
     description: "Signed webhook subscriptions (callbacks, notifications) to scan and code events, their deliveries and secrets",
     tools: ["svc.webhook.create", "svc.webhook.list", "svc.webhook.delete", "svc.webhook.test", "svc.webhook.rotate_secret", "svc.webhook.deliveries"],
+  },
+  campaigns: {
+    description: "Campaign rules of dynamic codes: where a scan goes by device, place, language, time or query, A/B splits, schedules and fallbacks",
+    tools: ["svc.qr.set_rules", "svc.qr.update", "svc.qr.list"],
   },
   jobs: {
     description: "Import jobs that create or update up to 10,000 codes from rows (CSV or JSON), and their progress",

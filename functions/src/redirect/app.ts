@@ -5,6 +5,8 @@
 // Which workspace and code a link belongs to never changes, so an instance remembers it: from the second
 // scan of a code on, the read and the write go in parallel. POST /api/scans (redirect/appScans.ts) lets the
 // service's own app record scans of codes it read.
+// A code with campaign rules (docs/campaign-rules.md) carries them on its link: after the scan is recorded,
+// campaigns/answer.ts picks the answer (schedule, then rules, then UTM) from what was read, reading nothing more.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request, Response } from "express";
 import { logError } from "../core/log";
@@ -13,7 +15,7 @@ import { getConfig } from "../core/config";
 import { API_CSP, createRestApp, pageCsp } from "../http/rest";
 import { mountEndpoints } from "../http/endpoint";
 import { appScanRoutes } from "./appScans";
-import { clientAddressOf } from "../http/clientAddress";
+import { clientAddressOf } from "../core/clientAddress";
 import { readLinks, type Link } from "../store/codes";
 import { Coalescer } from "../core/coalescer";
 import { readWorkspaceTimeZone } from "../store/workspaces";
@@ -21,13 +23,18 @@ import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
 import { recordScanSafely, type CodeIdentity } from "../scans/record";
-import { NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
+import { ENDED_STYLE, endedPage, NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const webhooks = () => (webhookScans ??= require("../webhooks/scans") as typeof import("../webhooks/scans"));
+
+// Loaded on the first scan of a code with campaign rules (docs/campaign-rules.md): other codes never pay for it.
+let campaignAnswers: typeof import("../campaigns/answer") | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const campaigns = () => (campaignAnswers ??= require("../campaigns/answer") as typeof import("../campaigns/answer"));
 
 preloadGeoDatabase();
 
@@ -44,6 +51,14 @@ function sendTakenDown(res: ServerResponse): void {
   res
     .writeHead(410, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(TAKEN_DOWN_STYLE) })
     .end(takenDownPage());
+}
+
+/** 200: a campaign that has ended or not started, or an `ended` rule, without a fallback URL (never a 404). The scan was recorded. */
+function sendEnded(res: ServerResponse, counted: string): void {
+  res.removeHeader("X-Powered-By");
+  res
+    .writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(ENDED_STYLE), "X-Scan-Counted": counted, "Referrer-Policy": "no-referrer" })
+    .end(endedPage());
 }
 
 /** What every REST answer carries (http/rest.ts securityHeaders), for the redirect's plain-node path. */
@@ -161,11 +176,22 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   // Queued before the 302, like the scan itself: nothing runs after the response.
   if (link.webhookIds?.length && outcome && place) await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
   const counted = outcome === undefined ? "unknown" : outcome.counted ? "true" : `false; reason=${outcome.reason}`;
+  let location = link.destinationUrl;
+  if (link.campaignRules) {
+    // The rules came with the link just read: a change applies on the very next scan, and nothing more is read.
+    const timeZone = await timeZoneOf(link.merchantId, at.getTime());
+    const answer = await campaigns().campaignAnswer(
+      { ...link, campaignRules: link.campaignRules },
+      { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address: clientAddressOf(req), place, at, timeZone },
+    );
+    if (answer.type === "ended") return sendEnded(res, counted);
+    location = answer.url;
+  }
   res.removeHeader("X-Powered-By");
   res
     .writeHead(302, {
       ...SECURITY_HEADERS,
-      Location: link.destinationUrl,
+      Location: location,
       "Cache-Control": "no-store",
       "X-Scan-Counted": counted,
       ...(served.servedFrom === "last-known-good" ? { "X-Link-Served": "last-known-good" } : {}),

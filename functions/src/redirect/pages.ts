@@ -1,4 +1,5 @@
-// The small HTML pages of the redirect: an unknown dynamic link, and a code an operator took down.
+// The small HTML pages of the redirect: an unknown dynamic link, a code an operator took down, and a
+// campaign that has ended (or not started) without a fallback URL.
 export const NOT_FOUND_STYLE = "body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#111}";
 
 export function notFoundPage(): string {
@@ -24,4 +25,15 @@ export function takenDownPage(): string {
 <p class="warn">It was reported and taken down by this service's operators, because where it led may be harmful. You were not sent there.</p>
 <p>Do not enter passwords or payment details on a page a QR code opens unless you trust the business that printed it. If you scanned this at a shop, let them know.</p>
 <p><a href="/report">Report another code</a></p></body></html>`;
+}
+
+export const ENDED_STYLE = NOT_FOUND_STYLE;
+
+/** A closed campaign's page (200, never a 404): it names no destination and says the code itself is fine. */
+export function endedPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>This campaign has ended</title>
+<style>${ENDED_STYLE}</style></head>
+<body><h1>This campaign has ended</h1><p>The offer behind this QR code is not running right now. Thank you for scanning; ask the business what is on at the moment.</p></body></html>`;
 }

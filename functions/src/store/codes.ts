@@ -37,7 +37,16 @@ export interface QrCode {
   updatedAt: Date;
   /** Set by an operator's takedown (abuse/service.ts): scans see a warning page; absent otherwise. */
   takenDown?: TakenDown;
+  /** A dynamic code's campaign settings as written (docs/campaign-rules.md); its link holds them parsed. Absent: none. */
+  campaignRules?: StoredCampaignRules;
 }
+
+/**
+ * A code's or link's campaign settings. Their shape is the campaigns domain's (campaigns/rules.ts, which
+ * validates them before they are written and reads them back through its own types); the store, a layer
+ * below, keeps them as written.
+ */
+export type StoredCampaignRules = Record<string, unknown>;
 
 /** Why and when an operator took a code down; on the code and its link, removed on restore. */
 export interface TakenDown {
@@ -62,6 +71,8 @@ export interface Link {
   machineWebhookIds?: string[];
   /** An operator's takedown: scans get a warning page instead of the destination. */
   takenDown?: TakenDown;
+  /** A dynamic code's campaign settings, parsed, with its UTM template's parameters (campaigns/service.ts); absent: none. */
+  campaignRules?: StoredCampaignRules;
 }
 
 export async function readLink(uniqueQRCodeID: string): Promise<Link | undefined> {
@@ -162,6 +173,10 @@ export function updateCodeInTransaction(tx: Transaction, code: QrCode, stored: F
   if (stored.catalogue === undefined) addNewCodesToCatalogue(tx, code.merchantId, [code]);
 }
 
+/** Replaces (or, with null, removes) a link's campaign settings: the whole field, never merged into the old one. */
+export function setLinkCampaignRules(tx: Transaction, uniqueQRCodeID: string, rules: StoredCampaignRules | null): void {
+  tx.update(linkRef(uniqueQRCodeID), { campaignRules: rules ?? FieldValue.delete() });
+}
 
 /** Several codes of one workspace in one round trip, in the order asked; missing ones are left out. */
 export async function readCodes(merchantId: string, codeIds: string[]): Promise<QrCode[]> {

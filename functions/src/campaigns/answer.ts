@@ -1,0 +1,82 @@
+// Where the redirect sends a scan of a code with campaign settings (docs/campaign-rules.md): the code's
+// state first (not started, ended: the fallback URL or the ended page, never a 404), then the rules, then
+// the UTM template's parameters on the URL. Loaded by redirect/app.ts on the first scan of such a code:
+// codes without rules never pay for it.
+import type { IncomingHttpHeaders } from "node:http";
+import { agentOf } from "../scans/device";
+import { botReason, UNKNOWN, type ScanPlace } from "../scans/classify";
+import { localMoment } from "../scans/localTime";
+import { visitorHash, visitorKey } from "../scans/record";
+import type { Link } from "../store/codes";
+import { closedAnswer, codeState, evaluate, type CodeState, type Destination } from "./evaluate";
+import { applyUtm } from "./utm";
+import type { LinkCampaignRules } from "./service";
+
+export interface CampaignScan {
+  method: string;
+  headers: IncomingHttpHeaders;
+  /** The request's path and query (/qr/<id>?table=12). */
+  url: string;
+  address: string;
+  place: ScanPlace | undefined;
+  at: Date;
+  timeZone: string;
+}
+
+export type CampaignAnswer =
+  | { type: "redirect"; url: string; ruleIndex: number | null; variant?: number; state: null }
+  /** The branded ended page (200): an `ended` action, or a closed code without fallbackUrl. */
+  | { type: "ended"; ruleIndex: number | null; state: CodeState | null };
+
+/** Bots need no stickiness in an A/B split: one fixed key sends every bot of a code to the same variant. */
+export const BOT_DAY_KEY = "bot";
+
+function queryOf(url: string): URLSearchParams {
+  const q = url.indexOf("?");
+  if (q < 0) return new URLSearchParams();
+  const hash = url.indexOf("#", q);
+  return new URLSearchParams(url.slice(q + 1, hash < 0 ? undefined : hash));
+}
+
+export async function campaignAnswer(link: Link & { campaignRules: NonNullable<Link["campaignRules"]> }, scan: CampaignScan): Promise<CampaignAnswer> {
+  // Written only by setCodeCampaign (campaigns/service.ts), after its schema: the store keeps them opaque.
+  const settings = link.campaignRules as LinkCampaignRules;
+  const withUtm = (url: string) => (settings.utm ? applyUtm(url, settings.utm) : url);
+  const target = { codeId: link.codeId, destinationUrl: link.destinationUrl, fallbackUrl: settings.fallbackUrl };
+  const answer = (action: Destination, ruleIndex: number | null, state: CodeState | null, variant?: number): CampaignAnswer => {
+    // The password action is refused when rules are set (campaigns/service.ts): a stored one shows the ended page, never the URL.
+    if (action.type === "ended" || action.type === "password") return { type: "ended", ruleIndex, state };
+    return { type: "redirect", url: withUtm(action.url), ruleIndex, state: null, ...(variant === undefined ? {} : { variant }) };
+  };
+  // The cap is not stored yet (refused by setCodeCampaign): people's scans so far do not matter.
+  const state = codeState(settings, scan.at, 0);
+  if (state) return answer(closedAnswer(target), null, state);
+  if (!settings.rules.length) return answer({ type: "redirect", url: link.destinationUrl }, null, null);
+
+  const ua = typeof scan.headers["user-agent"] === "string" ? scan.headers["user-agent"] : undefined;
+  const { device, recognised } = agentOf(ua);
+  const isBot = botReason(scan.method, scan.headers) !== null;
+  // The day key is the visitor hash the scan's record uses (the local day's secret): computed only for a split.
+  const needsKey = settings.rules.some((r) => r.then.type === "split");
+  const scannerDayKey = !needsKey ? "" : isBot ? BOT_DAY_KEY : await visitorHash(localMoment(scan.at, scan.timeZone).day, link.codeId, visitorKey(scan.address, ua, recognised));
+  const acceptLanguage = scan.headers["accept-language"];
+  const result = evaluate(
+    settings.rules,
+    {
+      device: device.device,
+      os: device.os,
+      browser: device.browser,
+      country: scan.place?.country ?? UNKNOWN,
+      region: scan.place?.state ?? UNKNOWN,
+      acceptLanguage: Array.isArray(acceptLanguage) ? acceptLanguage.join(",") : acceptLanguage,
+      now: scan.at,
+      timeZone: scan.timeZone,
+      scanCount: 0,
+      query: queryOf(scan.url),
+      isBot,
+      scannerDayKey,
+    },
+    target,
+  );
+  return answer(result.action, result.ruleIndex, null, result.variant);
+}

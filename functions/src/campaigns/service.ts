@@ -1,0 +1,124 @@
+// Setting a dynamic code's campaign rules (issue 38, docs/campaign-rules.md): the one domain function every
+// surface calls (REST bulk/campaignRoutes.ts, the MCP tool svc.qr.set_rules). The settings are validated by
+// the zod schemas of rules.ts; refused settings change nothing. The code keeps them as written (what
+// callers read back); its link record, in the same transaction, gets them parsed for the evaluator, with
+// the UTM template's parameters resolved, so the redirect reads nothing more than the link.
+import { AppError } from "../core/errors";
+import { db } from "../core/firebase";
+import { formatIssues } from "../core/validation";
+import { COLLECTIONS } from "../store/collections";
+import { findCodeRecord, setLinkCampaignRules, updateCodeInTransaction, type CodeLookup } from "../store/codes";
+import type { QrCode } from "../codes/model";
+import { codeRulesSchema, type CodeRules, type CodeRulesInput } from "./rules";
+import { utmTemplatesSchema, type UtmTemplate } from "./utm";
+
+/** What the link record carries: the parsed settings, and the UTM template's parameters (not its name alone). */
+export type LinkCampaignRules = CodeRules & { utm?: Omit<UtmTemplate, "name"> };
+
+/** What a surface answers after a change: the code and its settings as written, or null when cleared. */
+export interface CodeCampaign {
+  codeId: string;
+  uniqueQRCodeID: string;
+  campaignRules: CodeRulesInput | null;
+  updatedAt: string;
+}
+
+/** Parts of the format the redirect does not carry out yet: refused, never stored and silently ignored. */
+function refuseUnwired(settings: CodeRules): void {
+  const issues: { path: string; message: string; code: string }[] = [];
+  if (settings.humanScanCap !== undefined) issues.push({ path: "humanScanCap", message: "scan caps are not available yet (the exact cap counter is not built)", code: "not_available" });
+  settings.rules.forEach((rule, i) => {
+    if (rule.then.type === "password") issues.push({ path: `rules.${i}.then`, message: 'the "password" action is not available yet', code: "not_available" });
+    if (rule.when.scanCount !== undefined) issues.push({ path: `rules.${i}.when.scanCount`, message: "scanCount conditions are not available yet", code: "not_available" });
+  });
+  if (issues.length) {
+    throw new AppError("VALIDATION_FAILED", `Invalid campaign rules: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, { details: { issues } });
+  }
+}
+
+export function parseCampaignRules(input: unknown): CodeRules {
+  const parsed = codeRulesSchema.safeParse(input);
+  if (!parsed.success) {
+    const issues = formatIssues(parsed.error);
+    throw new AppError("VALIDATION_FAILED", `Invalid campaign rules: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; ")}`, { details: { issues } });
+  }
+  refuseUnwired(parsed.data);
+  return parsed.data;
+}
+
+/** Every URL the settings can send a visitor to (each is checked against the blocklist like a destination). */
+export function campaignUrls(settings: CodeRules): string[] {
+  const urls = settings.fallbackUrl ? [settings.fallbackUrl] : [];
+  for (const { then } of settings.rules) {
+    if (then.type === "redirect") urls.push(then.url);
+    else if (then.type === "split") urls.push(...then.variants.map((v) => v.url));
+    else if (then.type === "password" && then.url) urls.push(then.url);
+  }
+  return urls;
+}
+
+const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
+
+/**
+ * Parsed settings written back as input (times of day as "HH:MM" again): what the code stores and callers
+ * read. Parsing it gives the same settings, so a surface whose schema already parsed them can pass this on.
+ */
+export function campaignInputOf(settings: CodeRules): CodeRulesInput {
+  const rules = settings.rules.map(({ when: { time, ...when }, ...rule }) => ({ ...rule, when: { ...when, ...(time ? { time: { from: hhmm(time.from), to: hhmm(time.to) } } : {}) } }));
+  return { ...settings, rules } as CodeRulesInput;
+}
+
+/** No rule, no schedule, no fallback: the code behaves as one without rules, and the field is removed. */
+const isEmpty = (s: CodeRules) => s.rules.length === 0 && Object.keys(s).length === 1;
+
+/** Plain data for Firestore: no undefined anywhere. */
+const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** The workspace's UTM template of that name (workspaces/{m}.utmTemplates), or a VALIDATION_FAILED naming what exists. */
+async function utmTemplateOf(tx: FirebaseFirestore.Transaction, merchantId: string, name: string): Promise<Omit<UtmTemplate, "name">> {
+  const snap = await tx.get(db().collection(COLLECTIONS.workspaces).doc(merchantId));
+  const stored = utmTemplatesSchema.safeParse(snap.get("utmTemplates") ?? []);
+  const templates = stored.success ? stored.data : [];
+  const found = templates.find((t) => t.name === name);
+  if (!found) {
+    throw new AppError("VALIDATION_FAILED", `Invalid campaign rules: utmTemplate: this workspace has no UTM template named ${JSON.stringify(name)}`, {
+      hint: templates.length ? `Its templates: ${templates.map((t) => t.name).join(", ")}.` : "This workspace has no UTM templates.",
+      details: { issues: [{ path: "utmTemplate", message: "unknown UTM template", code: "not_found" }] },
+    });
+  }
+  const { name: _name, ...params } = found;
+  return params;
+}
+
+/**
+ * Replaces a dynamic code's campaign settings (rules, schedule, fallback, UTM template) at once: the code and
+ * its link change in one transaction, so the very next scan follows. Empty settings (`{rules: []}`) remove
+ * them. A static code, a taken-down code and a blocklisted URL are refused, and nothing changes.
+ */
+export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, input: CodeRulesInput): Promise<CodeCampaign> {
+  const settings = parseCampaignRules(input);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const abuse = require("../abuse/service") as typeof import("../abuse/service");
+  for (const url of new Set(campaignUrls(settings))) await abuse.assertDestinationAllowed(url, { merchantId });
+  const cleared = isEmpty(settings);
+  const written = cleared ? null : plain(campaignInputOf(settings));
+  const after = await db().runTransaction(async (tx) => {
+    const { code, stored } = await findCodeRecord(merchantId, lookup, tx);
+    const utm = settings.utmTemplate !== undefined ? await utmTemplateOf(tx, merchantId, settings.utmTemplate) : undefined;
+    if (!code.dynamic) {
+      throw new AppError("VALIDATION_FAILED", "Campaign rules need a dynamic code; this code is static", {
+        hint: "A static code encodes its destination itself: create a dynamic code (dynamic: true) to use rules.",
+      });
+    }
+    abuse.assertNotTakenDown(code);
+    const next: QrCode = { ...code, updatedAt: new Date() };
+    if (written) next.campaignRules = written;
+    else delete next.campaignRules;
+    updateCodeInTransaction(tx, next, stored);
+    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...settings, ...(utm ? { utm } : {}) }));
+    return next;
+  });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  await (require("../codes/service") as typeof import("../codes/service")).emitCodeEvents("code.updated", [after]);
+  return { codeId: after.codeId, uniqueQRCodeID: after.uniqueQRCodeID, campaignRules: written, updatedAt: after.updatedAt.toISOString() };
+}

@@ -1,0 +1,177 @@
+// Campaign rules through the local front end (docs/campaign-rules.md): set by svc.qr.set_rules or REST,
+// carried out by the redirect on the very next scan.
+import assert from "node:assert/strict";
+import { appUrl, baseUrl } from "../helpers/env";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { newClient, type TestClient } from "../helpers/clients";
+import { eventually } from "../helpers/poll";
+
+const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
+const IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1";
+const defaultClient = newClient();
+
+async function scan(id: string, headers: Record<string, string> = {}, client: TestClient = defaultClient, suffix = "") {
+  return client.fetch(`${baseUrl()}/qr/${id}${suffix}`, { method: "GET", redirect: "manual", headers: { "User-Agent": PHONE, ...headers } });
+}
+
+async function createDynamic(merchant: TestMerchant, destinationUrl: string, dynamic = true) {
+  return toolResult(await callTool("svc.qr.create", { title: "t", destinationUrl, dynamic }, merchant.apiKey));
+}
+
+const setRules = (merchant: TestMerchant, codeId: string, settings: unknown) => callTool("svc.qr.set_rules", { codeId, settings }, merchant.apiKey);
+
+function restSetRules(merchant: TestMerchant, codeId: string, settings: unknown) {
+  return fetch(`${appUrl()}/api/codes/${codeId}/rules`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${merchant.apiKey}` },
+    body: JSON.stringify(settings),
+  });
+}
+
+/** A refused call: a JSON-RPC error (the schema's -32602, the domain's -32000) or a tool result with isError. */
+function refusal(res: { status: number; body: any }): string {
+  assert.equal(res.status, 200);
+  assert.ok(res.body.error !== undefined || res.body.result?.isError === true, JSON.stringify(res.body));
+  assert.match(JSON.stringify(res.body), /VALIDATION_FAILED|NOT_FOUND/);
+  return JSON.stringify(res.body);
+}
+
+const HOUR = 3_600_000;
+
+describe("campaign rules: set and carried out by the redirect", function () {
+  this.timeout(120_000);
+  let merchant: TestMerchant;
+  before(async () => {
+    merchant = await createMerchant();
+  });
+
+  it("routes by language and device, keeps a visitor on one A/B variant all day, and follows a change on the very next scan", async () => {
+    const code = await createDynamic(merchant, "https://example.com/home");
+    const set = toolResult(
+      await setRules(merchant, code.codeId, {
+        rules: [
+          { name: "French", when: { language: ["fr"] }, then: { type: "redirect", url: "https://example.com/fr" } },
+          { when: { os: ["iOS"] }, then: { type: "redirect", url: "https://example.com/ios" } },
+          { when: { time: { from: "00:00", to: "23:59" }, query: { name: "table" } }, then: { type: "redirect", url: "https://example.com/table" } },
+          { when: {}, then: { type: "split", variants: [{ url: "https://example.com/a", weight: 50 }, { url: "https://example.com/b", weight: 50 }] } },
+        ],
+      }),
+    );
+    assert.equal(set.uniqueQRCodeID, code.uniqueQRCodeID);
+    assert.deepEqual(set.campaignRules.rules[2].when.time, { from: "00:00", to: "23:59" }, "read back as written");
+    const id = code.uniqueQRCodeID;
+    assert.equal((await scan(id, { "Accept-Language": "fr-CA,fr;q=0.9,en;q=0.5" })).headers.get("location"), "https://example.com/fr");
+    assert.equal((await scan(id, { "User-Agent": IPHONE, "Accept-Language": "en-US" })).headers.get("location"), "https://example.com/ios");
+    // 23:59 to 00:00 is outside the window: allow the one minute of the day the rule does not hold.
+    const table = (await scan(id, { "Accept-Language": "en-US" }, defaultClient, "?table=12")).headers.get("location");
+    assert.ok(table === "https://example.com/table" || /^https:\/\/example\.com\/[ab]$/.test(table ?? ""), String(table));
+
+    // Each visitor keeps one variant; 24 visitors see both.
+    const clients = Array.from({ length: 24 }, () => newClient());
+    const seen = new Map<string, string>();
+    for (const client of clients) {
+      const first = await scan(id, { "Accept-Language": "en-US" }, client);
+      assert.equal(first.status, 302);
+      assert.match(first.headers.get("location") ?? "", /^https:\/\/example\.com\/[ab]$/);
+      seen.set(client.address, first.headers.get("location")!);
+    }
+    for (const client of clients.slice(0, 6)) {
+      assert.equal((await scan(id, { "Accept-Language": "en-US" }, client)).headers.get("location"), seen.get(client.address), "sticky for the day");
+    }
+    assert.deepEqual(new Set(seen.values()), new Set(["https://example.com/a", "https://example.com/b"]));
+
+    // A change applies on the very next scan; the destination serves when no rule matches.
+    toolResult(await setRules(merchant, code.codeId, { rules: [{ when: { country: ["AQ"] }, then: { type: "redirect", url: "https://example.com/aq" } }] }));
+    assert.equal((await scan(id, { "Accept-Language": "fr" })).headers.get("location"), "https://example.com/home");
+    // {rules: []} removes them: the code is plain again.
+    const cleared = toolResult(await setRules(merchant, code.codeId, { rules: [] }));
+    assert.equal(cleared.campaignRules, null);
+    assert.equal((await firestore().collection("links").doc(id).get()).get("campaignRules"), undefined);
+    assert.equal((await scan(id)).headers.get("location"), "https://example.com/home");
+  });
+
+  it("a closed code answers the fallback URL or the ended page, never a 404, and its scans are recorded", async () => {
+    const code = await createDynamic(merchant, "https://example.com/live");
+    const id = code.uniqueQRCodeID;
+    const now = Date.now();
+    toolResult(await setRules(merchant, code.codeId, { rules: [], startsAt: new Date(now - 2 * HOUR).toISOString(), endsAt: new Date(now - HOUR).toISOString() }));
+    const ended = await scan(id);
+    assert.equal(ended.status, 200);
+    assert.equal(ended.headers.get("location"), null);
+    assert.equal(ended.headers.get("cache-control"), "no-store");
+    const page = await ended.text();
+    assert.match(page, /campaign has ended/);
+    assert.ok(!page.includes("example.com/live"), "the destination is not in the page");
+
+    toolResult(await setRules(merchant, code.codeId, { rules: [], startsAt: new Date(now + HOUR).toISOString(), fallbackUrl: "https://example.com/soon" }));
+    const early = await scan(id);
+    assert.equal(early.status, 302);
+    assert.equal(early.headers.get("location"), "https://example.com/soon");
+
+    toolResult(await setRules(merchant, code.codeId, { rules: [{ when: { visitor: "bot" }, then: { type: "ended" } }, { when: { device: ["mobile"] }, then: { type: "fallback" } }], fallbackUrl: "https://example.com/fb" }));
+    const bot = await scan(id, { "User-Agent": "facebookexternalhit/1.1" });
+    assert.equal(bot.status, 200);
+    assert.match(await bot.text(), /campaign has ended/);
+    assert.equal((await scan(id)).headers.get("location"), "https://example.com/fb");
+
+    // Every scan answered (ended page, fallback, bot) is in the analytics: 3 people's scans from one visitor, one bot.
+    const analytics = await eventually(
+      async () => toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 7 }, merchant.apiKey)),
+      (a: any) => a.totalScans + a.botScans.total >= 4,
+      { what: "4 scans recorded", timeoutMs: 15_000, intervalMs: 250 },
+    );
+    assert.equal(analytics.botScans.total, 1);
+  });
+
+  it("refuses bad rules, parts not available yet and static codes, and changes nothing", async () => {
+    const code = await createDynamic(merchant, "https://example.com/keep");
+    toolResult(await setRules(merchant, code.codeId, { rules: [{ when: {}, then: { type: "redirect", url: "https://example.com/ruled" } }] }));
+    const bad = [
+      { rules: [{ when: {}, then: { type: "split", variants: [{ url: "https://example.com/a", weight: 50 }, { url: "https://example.com/b", weight: 40 }] } }] },
+      { rules: [{ when: { planet: ["mars"] }, then: { type: "ended" } }] },
+      { rules: [{ when: {}, then: { type: "fallback" } }] },
+      { rules: [], humanScanCap: 100 },
+      { rules: [{ when: {}, then: { type: "password" } }] },
+      { rules: [{ when: { scanCount: { max: 10 } }, then: { type: "ended" } }] },
+      { rules: [], utmTemplate: "nope" },
+    ];
+    const messages = await Promise.all(bad.map(async (settings) => refusal(await setRules(merchant, code.codeId, settings))));
+    assert.match(messages[0], /sum to 100; these sum to 90/);
+    assert.match(messages[1], /unknown condition/);
+    assert.match(messages[2], /needs fallbackUrl/);
+    assert.match(messages[3], /humanScanCap/);
+    assert.match(messages[4], /password/);
+    assert.match(messages[5], /scanCount/);
+    assert.match(messages[6], /no UTM template named/);
+    assert.equal((await scan(code.uniqueQRCodeID)).headers.get("location"), "https://example.com/ruled", "the old rules still apply");
+
+    const fixed = await createDynamic(merchant, "https://example.com/static", false);
+    assert.match(refusal(await setRules(merchant, fixed.codeId, { rules: [] })), /dynamic code/);
+    const other = await createMerchant();
+    assert.match(refusal(await setRules(other, code.codeId, { rules: [] })), /not found/i);
+  });
+
+  it("REST sets the same rules (in the OpenAPI document), and a UTM template's parameters go on every URL", async () => {
+    const code = await createDynamic(merchant, "https://example.com/menu?lang=en");
+    await firestore()
+      .collection("workspaces")
+      .doc(merchant.merchantId)
+      .set({ utmTemplates: [{ name: "poster", source: "qr", medium: "print", campaign: "winter" }] }, { merge: true });
+    const res = await restSetRules(merchant, code.codeId, {
+      rules: [{ when: { query: { name: "src", equals: "tv" } }, then: { type: "redirect", url: "https://example.com/tv?utm_source=tv" } }],
+      utmTemplate: "poster",
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const body = (await res.json()) as any;
+    assert.equal(body.campaignRules.utmTemplate, "poster");
+    assert.equal((await scan(code.uniqueQRCodeID)).headers.get("location"), "https://example.com/menu?lang=en&utm_source=qr&utm_medium=print&utm_campaign=winter");
+    assert.equal((await scan(code.uniqueQRCodeID, {}, defaultClient, "?src=tv")).headers.get("location"), "https://example.com/tv?utm_source=tv&utm_medium=print&utm_campaign=winter");
+
+    const refused = await restSetRules(merchant, code.codeId, { rules: [{ when: {}, then: { type: "teleport" } }] });
+    assert.equal(refused.status, 400);
+    assert.match(await refused.text(), /unknown action type/);
+    const doc = (await (await fetch(`${baseUrl()}/api/openapi.json`)).json()) as any;
+    assert.ok(doc.paths["/api/codes/{codeId}/rules"]?.post, "in the OpenAPI document");
+  });
+});

@@ -1,0 +1,41 @@
+import assert from "node:assert/strict";
+import { campaignInputOf, campaignUrls, parseCampaignRules } from "../../functions/src/campaigns/service";
+import { AppError } from "../../functions/src/core/errors";
+
+const refused = (input: unknown, pattern: RegExp) =>
+  assert.throws(() => parseCampaignRules(input), (e: unknown) => e instanceof AppError && e.code === "VALIDATION_FAILED" && pattern.test(e.message));
+
+describe("campaign rules: what setCodeCampaign stores", () => {
+  const input = {
+    rules: [
+      { name: "late", when: { time: { from: "22:05", to: "02:00" }, country: ["de"] }, then: { type: "redirect", url: "https://example.com/late" } },
+      { when: {}, then: { type: "split", variants: [{ url: "https://example.com/a", weight: 30 }, { url: "https://example.com/b", weight: 70 }] } },
+    ],
+    endsAt: "2026-12-31T23:00:00Z",
+    fallbackUrl: "https://example.com/over",
+  };
+
+  it("writes parsed settings back as input (HH:MM), which parses to the same settings", () => {
+    const parsed = parseCampaignRules(input);
+    assert.equal(parsed.rules[0].when.time!.from, 22 * 60 + 5);
+    const written = campaignInputOf(parsed);
+    assert.deepEqual((written.rules[0].when as { time: unknown }).time, { from: "22:05", to: "02:00" });
+    assert.equal((written.rules[0].when as { country: string[] }).country[0], "DE");
+    assert.deepEqual(parseCampaignRules(written), parsed);
+    assert.ok(!("time" in written.rules[1].when), "no time added to a rule without one");
+  });
+
+  it("lists every URL a visitor can be sent to, for the blocklist check", () => {
+    assert.deepEqual(campaignUrls(parseCampaignRules(input)).sort(), ["https://example.com/a", "https://example.com/b", "https://example.com/late", "https://example.com/over"]);
+  });
+
+  it("refuses what the redirect does not carry out yet: a cap, a password action, a scanCount condition", () => {
+    refused({ rules: [], humanScanCap: 10 }, /humanScanCap: scan caps are not available yet/);
+    refused({ rules: [{ when: {}, then: { type: "password" } }] }, /rules\.0\.then: the "password" action is not available yet/);
+    refused({ rules: [{ when: { scanCount: { min: 1 } }, then: { type: "ended" } }] }, /rules\.0\.when\.scanCount/);
+  });
+
+  it("refuses invalid settings with the schema's message, naming the known conditions", () => {
+    refused({ rules: [{ when: { planet: ["mars"] }, then: { type: "ended" } }] }, /unknown condition "planet"; known: device, os/);
+  });
+});
