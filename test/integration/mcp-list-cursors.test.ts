@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { Timestamp } from "firebase-admin/firestore";
 import { callTool, toolResult } from "../helpers/rpc";
 import { consoleAs } from "../helpers/consoleApi";
+import { DELIVERIES_LISTED } from "../../functions/src/webhooks/service";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 
 const T0 = Timestamp.fromMillis(Date.parse("2024-01-01T12:00:00.000Z"));
@@ -134,13 +135,19 @@ describe("MCP list cursors: menus and webhook deliveries", function () {
     assert.equal(one.deliveries[0].attemptLog.length, 1);
   });
 
-  it("the console's delivery list keeps its own default of 50", async () => {
+  it("the console's delivery list and svc.webhook.deliveries share one default page size", async () => {
     const log = await consoleAs(merchant.idToken).get(`/webhooks/${webhookId}/deliveries`);
     assert.equal(log.status, 200, log.text);
+    assert.ok(deliveries.length > DELIVERIES_LISTED, "more deliveries than one default page");
     assert.deepEqual(
       log.body.deliveries.map((d: any) => d.deliveryId),
-      [...deliveries].sort(newestFirst).slice(0, 50).map((d) => d.id),
+      [...deliveries].sort(newestFirst).slice(0, DELIVERIES_LISTED).map((d) => d.id),
     );
+    // The tool may stop short of its page to keep the result within its byte budget, and then says so.
+    const viaTool = toolResult(await callTool("svc.webhook.deliveries", { webhookId }, merchant.apiKey));
+    const listed = viaTool.deliveries.map((d: any) => d.deliveryId);
+    assert.deepEqual(listed, log.body.deliveries.slice(0, listed.length).map((d: any) => d.deliveryId));
+    assert.equal(listed.length === DELIVERIES_LISTED, !viaTool.truncated, `${listed.length} listed, truncated: ${viaTool.truncated}`);
   });
 
   it("refuses a cursor that is not the list's own with VALIDATION_FAILED, never a 5xx", async () => {

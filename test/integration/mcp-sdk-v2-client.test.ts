@@ -61,6 +61,8 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<{ 
   assert.ok(code.codeId && code.qrImageUrl);
   assert.ok((await run("svc.qr.list", { limit: 5 })).codes.some((c: any) => c.codeId === code.codeId));
   assert.equal((await run("svc.qr.update", { codeId: code.codeId, destinationUrl: "https://example.com/b" })).destinationUrl, "https://example.com/b");
+  const rules = { rules: [{ when: { language: ["fr"] }, then: { type: "redirect", url: "https://example.com/fr" } }] };
+  assert.deepEqual((await run("svc.qr.set_rules", { codeId: code.codeId, settings: rules })).campaignRules, rules);
   assert.equal((await run("svc.qr.get_analytics", { codeId: code.codeId, days: 7 })).totalScans, 0);
   assert.equal((await run("svc.analytics.scan_summary", { days: 7 })).days, 7);
   assert.equal((await run("svc.audio.create", { title: "Jingle", payloadText: "https://example.com/deal" })).status, "draft");

@@ -40,6 +40,7 @@ function exampleRequest({ path, server, op }: Operation, f: Fixtures, withCreden
       if (p.name === "file") value = `${f.code.codeId}.${String(p.example).split(".").pop()}`;
       if (p.name === "imagePath") value = f.code.imagePath;
       if (p.name === "jobId") value = f.jobId;
+      if (p.name === "codeId") value = f.code.codeId;
       filled = filled.replace(`{${p.name}}`, p.name === "imagePath" ? value : encodeURIComponent(value));
     } else if (p.in === "query" && value !== undefined) {
       query.set(p.name, p.name === "token" ? f.code.token : String(value));

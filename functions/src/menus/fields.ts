@@ -21,7 +21,9 @@ export const isoDate = z
   // Date.parse rolls 2026-02-30 over to March 2; a real date survives the round trip.
   .refine((s) => {
     const t = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(s) ? `${s}T00:00:00Z` : s);
-    return !Number.isNaN(t) && new Date(Date.parse(`${s.slice(0, 10)}T00:00:00Z`)).toISOString().slice(0, 10) === s.slice(0, 10);
+    // Both parses checked: a string Date.parse reads another way ("Tue, 01 May 2026") has no day to round-trip.
+    const day = Date.parse(`${s.slice(0, 10)}T00:00:00Z`);
+    return !Number.isNaN(t) && !Number.isNaN(day) && new Date(day).toISOString().slice(0, 10) === s.slice(0, 10);
   }, "Must be a real calendar date")
   .describe("YYYY-MM-DD or date-time with offset");
 
