@@ -151,8 +151,13 @@ async function newcomerAdmitted(facts: ScanFacts, addressHash: string): Promise<
 
 export type ScanOutcome = { counted: true; unique: boolean } | { counted: false; reason: string };
 
-/** How long a scan waits for Pub/Sub to store its event; past it the redirect answers and the publish goes on. */
-export const STREAM_WAIT_MS = 1_000;
+/**
+ * How long a scan waits for Pub/Sub to store its event; past it the redirect answers and the publish goes
+ * on. The same bound as the Firestore write's (SCAN_WRITE_WAIT_MS): a new instance's first publish loads
+ * and authorises the Pub/Sub client, which can take over a second, and an instance stopped right after
+ * answering must not lose the event (scan-durability.test.ts). A warm publish takes milliseconds.
+ */
+export const STREAM_WAIT_MS = 5_000;
 
 /** A new scan's stable id: random, so ids never form an increasing range; a retried publish reuses it. */
 export function newScanId(): string {
