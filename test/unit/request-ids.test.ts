@@ -112,3 +112,19 @@ describe("request ids on server errors", () => {
     }
   });
 });
+
+describe("a transaction that lost to contention", () => {
+  it("is a retryable 503 UNAVAILABLE that says nothing was changed, not an internal error", async () => {
+    const { toAppError } = await import("../../functions/src/core/errors");
+    // The shape Firestore's client throws once a transaction has used all its attempts (gRPC ABORTED).
+    const aborted = Object.assign(new Error("10 ABORTED: Transaction lock timeout"), { code: 10 });
+    const mapped = toAppError(aborted);
+    assert.equal(mapped.code, "UNAVAILABLE");
+    assert.equal(mapped.httpStatus, 503);
+    assert.match(mapped.hint ?? "", /nothing was changed/);
+    assert.doesNotMatch(mapped.message, /lock timeout/);
+    // Any other failure stays INTERNAL, and a string code (a Node system error) is not mistaken for it.
+    assert.equal(toAppError(Object.assign(new Error("x"), { code: 13 })).code, "INTERNAL");
+    assert.equal(toAppError(Object.assign(new Error("x"), { code: "ECONNRESET" })).code, "INTERNAL");
+  });
+});

@@ -86,5 +86,16 @@ function newRequestId(): string {
 /** Anything thrown that is not an AppError becomes INTERNAL without leaking internals. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (isContention(error)) {
+    return new AppError("UNAVAILABLE", "The workspace is busy with other changes to the same data", { cause: error, hint: "Retry in a few seconds; nothing was changed." });
+  }
   return new AppError("INTERNAL", "Internal error", { cause: error, hint: "Retry later; if it persists, contact support and quote the requestId." });
+}
+
+// Firestore's gRPC status for a transaction that lost to others every time it was tried (ABORTED): the
+// caller's request was fine and nothing was written, so it is a retryable 503, not an internal error.
+const GRPC_ABORTED = 10;
+
+function isContention(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === GRPC_ABORTED;
 }

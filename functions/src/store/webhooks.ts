@@ -116,7 +116,9 @@ export function newWebhookId(merchantId: string): string {
 
 /**
  * Saves a new webhook unless the workspace already has `max`: the count and the write are one transaction,
- * so concurrent creations can never pass the cap together. False when the cap is reached.
+ * so concurrent creations can never pass the cap together. False when the cap is reached. The count locks the
+ * collection's range, so creations racing in one workspace queue behind each other: 30 attempts (the SDK's
+ * default is 5) let a burst of them all finish instead of failing with a contention error.
  */
 export async function saveNewWebhook(w: Webhook, max: number): Promise<boolean> {
   return db().runTransaction(async (tx) => {
@@ -139,7 +141,7 @@ export async function saveNewWebhook(w: Webhook, max: number): Promise<boolean> 
       disabledReason: null,
     });
     return true;
-  });
+  }, { maxAttempts: 30 });
 }
 
 export async function readWebhook(merchantId: string, webhookId: string): Promise<Webhook | undefined> {
