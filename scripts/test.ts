@@ -6,7 +6,7 @@
 // `--tier <name>` (repeatable) runs only those tiers (TIERS below; `npm run test:integration` and the
 // others): the stack starts once, and only when a chosen tier needs it.
 // Ctrl-C at any moment stops everything this started.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { checkPrerequisites, PrerequisiteError, ROOT, Stack, tailOf, LOG_FILE } from "./lib/stack";
 
@@ -96,4 +96,27 @@ async function main(): Promise<number> {
   }
 }
 
-if (require.main === module) main().then((code) => process.exit(code));
+/**
+ * The emulators' ports are fixed, so two runs on one machine (two checkouts, two terminals) would fight over
+ * them and fail in confusing ways. A run that needs ports re-runs itself under an exclusive `flock` of
+ * MACHINE_LOCK and so waits for the other to finish. Where `flock` is missing it runs unlocked, as before.
+ */
+const MACHINE_LOCK = "/tmp/qr-emulators.lock";
+function rerunUnderMachineLock(): number | undefined {
+  if (process.env.QR_EMULATORS_LOCK_HELD) return undefined;
+  const { tiers } = tiersOf(process.argv.slice(2));
+  if (tiers.every((t) => t === "unit")) return undefined;
+  if (spawnSync("flock", ["--version"]).error) return undefined;
+  console.log(`(waiting for ${MACHINE_LOCK} if another test run on this machine holds the emulators' ports)`);
+  const run = spawnSync("flock", [MACHINE_LOCK, process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: "inherit",
+    env: { ...process.env, QR_EMULATORS_LOCK_HELD: "1" },
+  });
+  return run.status ?? 1;
+}
+
+if (require.main === module) {
+  const locked = rerunUnderMachineLock();
+  if (locked !== undefined) process.exit(locked);
+  main().then((code) => process.exit(code));
+}
