@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { callTool, toolResult } from "../helpers/rpc";
-import { createMerchant, mintKey, type TestMerchant } from "../helpers/merchants";
+import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
+import { AppError } from "../../functions/src/core/errors";
+import { addMenuItem, draftChallenge } from "../../functions/src/menus/drafts";
+import { listDrafts } from "../../functions/src/store/drafts";
 
 function assertInvalid(res: any, field: string) {
   assert.equal(res.body.error?.code, -32602, JSON.stringify(res.body));
@@ -110,5 +113,32 @@ describe("drafts: audio codes, menus and challenges", function () {
     }
     const menuOnly = await mintKey(merchant, ["menu:write"]);
     assert.equal((await callTool("svc.menu.list", {}, menuOnly)).body.error.data.code, "INSUFFICIENT_SCOPE");
+  });
+
+  it("the domain actions hold their rules for every caller, and stored drafts read back as typed records", async () => {
+    const m = await createMerchant();
+    const challenges = () => firestore().collection("workspaces").doc(m.merchantId).collection("challenges").get();
+    // The tool's schema refuses this first; the domain function refuses it too, for any other surface.
+    await assert.rejects(
+      draftChallenge(m.merchantId, { name: "Backwards", challengeType: "streak", startsAt: "2026-12-02T00:00:00Z", endsAt: "2026-12-01T00:00:00Z" }),
+      (e: unknown) => e instanceof AppError && e.code === "VALIDATION_FAILED" && /endsAt must be after startsAt/.test(e.message),
+    );
+    assert.equal((await challenges()).size, 0, "a refused draft writes nothing");
+    const made = await draftChallenge(m.merchantId, { name: "Week", challengeType: "streak", startsAt: "2026-12-01T00:00:00+01:00" });
+    assert.equal(made.startsAt, "2026-11-30T23:00:00.000Z", "instants are normalised to UTC");
+    // A document written before a field existed (no rewardText, no endsAt) reads with nulls, not undefined.
+    await firestore().collection("workspaces").doc(m.merchantId).collection("challenges").doc("old").set({ name: "Old", challengeType: "game", status: "published", createdAt: new Date(0), updatedAt: new Date(0) });
+    const listed = await listDrafts(m.merchantId, "challenges", 10);
+    assert.deepEqual(listed.map((c) => [c.challengeId, c.rewardText, c.endsAt, c.status, c.createdAt instanceof Date]), [
+      [made.challengeId, null, null, "draft", true],
+      ["old", null, null, "published", true],
+    ]);
+    // A change keeps what the record does not model (a newer release's field) and the publication.
+    const menus = firestore().collection("workspaces").doc(m.merchantId).collection("menus");
+    await menus.doc("legacy").set({ name: "Old menu", sections: [], status: "published", publishedAt: new Date(1000), publishedBy: "u1", fromNewerRelease: 7, createdAt: new Date(0), updatedAt: new Date(0) });
+    const added = await addMenuItem(m.merchantId, { menuId: "legacy", sectionName: "Drinks", name: "Tea", price: 2 });
+    assert.equal(added.position, 1);
+    const stored = (await menus.doc("legacy").get()).data()!;
+    assert.deepEqual([stored.fromNewerRelease, stored.publishedBy, stored.publishedAt.toMillis(), stored.sections[0].items[0].name], [7, "u1", 1000, "Tea"]);
   });
 });

@@ -1,29 +1,18 @@
-// Menu shape returned by the menu tools.
-interface MenuItem {
-  itemId: string;
-  name: string;
-  description: string | null;
-  price: number | null;
-}
+// A menu as the menu tools return it.
+import type { MenuRecord } from "../store/drafts";
 
-export interface MenuSection {
-  name: string;
-  items: MenuItem[];
-}
+export type { MenuSectionRecord as MenuSection } from "../store/drafts";
 
-const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : String(v));
-
-export function publicMenu(menu: Record<string, unknown>) {
-  const sections = (menu.sections as MenuSection[]) ?? [];
+export function publicMenu(menu: MenuRecord) {
   return {
-    menuId: menu.menuId as string,
-    name: menu.name as string,
-    description: (menu.description as string | null) ?? null,
-    locationId: (menu.locationId as string | null) ?? null,
-    status: menu.status as "draft" | "published",
-    sections,
-    itemCount: sections.reduce((n, s) => n + s.items.length, 0),
-    createdAt: iso(menu.createdAt),
-    updatedAt: iso(menu.updatedAt),
+    menuId: menu.menuId,
+    name: menu.name,
+    description: menu.description,
+    locationId: menu.locationId,
+    status: menu.status,
+    sections: menu.sections,
+    itemCount: menu.sections.reduce((n, s) => n + s.items.length, 0),
+    createdAt: menu.createdAt.toISOString(),
+    updatedAt: menu.updatedAt.toISOString(),
   };
 }

@@ -1,51 +1,165 @@
-// Draft audio codes, menus and challenges, each under its workspace.
-import { Timestamp } from "firebase-admin/firestore";
+// Draft audio codes, menus and challenges, each under its workspace, as typed records: one converter per
+// kind turns a stored document into its record (Timestamps into Dates, absent optional fields into null),
+// so nothing above reads raw document data. The rules for making and changing drafts live in
+// menus/drafts.ts; this module only stores them.
+import { Timestamp, type DocumentData, type FirestoreDataConverter, type QueryDocumentSnapshot } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
 import { timeOrderedPage } from "./pageCursor";
 
-export type DraftKind = "audioCodes" | "menus" | "challenges";
+export type DraftStatus = "draft" | "published";
 
-const draftsOf = (merchantId: string, kind: DraftKind) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind);
-
-/** Document data with Date fields turned into Timestamps for storage, and back. */
-const toStored = (data: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v instanceof Date ? Timestamp.fromDate(v) : v]));
-const fromStored = (data: FirebaseFirestore.DocumentData) =>
-  Object.fromEntries(Object.entries(data).map(([k, v]) => [k, v instanceof Timestamp ? v.toDate() : v]));
-
-export async function createDraft<T extends Record<string, unknown>>(merchantId: string, kind: DraftKind, idField: string, data: T): Promise<T & Record<string, unknown>> {
-  const ref = draftsOf(merchantId, kind).doc();
-  const record = { [idField]: ref.id, ...data };
-  await ref.create(toStored(record));
-  return record as T & Record<string, unknown>;
+export interface MenuItemRecord {
+  itemId: string;
+  name: string;
+  description: string | null;
+  price: number | null;
 }
 
-export async function listDrafts(merchantId: string, kind: DraftKind, limit: number): Promise<Record<string, unknown>[]> {
+export interface MenuSectionRecord {
+  name: string;
+  items: MenuItemRecord[];
+}
+
+interface DraftRecordBase {
+  status: DraftStatus;
+  createdAt: Date;
+  updatedAt: Date;
+  /** Set by the console's publish (store/publication.ts); null while a draft. */
+  publishedAt: Date | null;
+  publishedBy: string | null;
+}
+
+export interface MenuRecord extends DraftRecordBase {
+  menuId: string;
+  name: string;
+  description: string | null;
+  locationId: string | null;
+  sections: MenuSectionRecord[];
+}
+
+export interface AudioCodeRecord extends DraftRecordBase {
+  audioCodeId: string;
+  title: string;
+  payloadText: string;
+  payloadKind: "url" | "text";
+  campaign: string | null;
+}
+
+export interface ChallengeRecord extends DraftRecordBase {
+  challengeId: string;
+  name: string;
+  challengeType: string;
+  description: string | null;
+  rewardText: string | null;
+  /** ISO 8601 instants, as the caller gave them, normalised. */
+  startsAt: string | null;
+  endsAt: string | null;
+}
+
+export interface DraftRecords {
+  menus: MenuRecord;
+  audioCodes: AudioCodeRecord;
+  challenges: ChallengeRecord;
+}
+export type DraftKind = keyof DraftRecords;
+
+const ID_FIELD = { menus: "menuId", audioCodes: "audioCodeId", challenges: "challengeId" } as const satisfies { [K in DraftKind]: keyof DraftRecords[K] };
+
+const dateOf = (v: unknown): Date => (v instanceof Timestamp ? v.toDate() : new Date(String(v)));
+const textOrNull = (v: unknown): string | null => (typeof v === "string" ? v : null);
+const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : dateOf(v));
+
+/** The fields every kind shares, read from a stored document. */
+const baseOf = (d: DocumentData): DraftRecordBase => ({
+  status: d.status === "published" ? "published" : "draft",
+  createdAt: dateOf(d.createdAt),
+  updatedAt: dateOf(d.updatedAt),
+  publishedAt: dateOrNull(d.publishedAt),
+  publishedBy: textOrNull(d.publishedBy),
+});
+
+const READERS: { [K in DraftKind]: (id: string, d: DocumentData) => DraftRecords[K] } = {
+  menus: (id, d) => ({
+    ...baseOf(d),
+    menuId: id,
+    name: String(d.name ?? ""),
+    description: textOrNull(d.description),
+    locationId: textOrNull(d.locationId),
+    sections: Array.isArray(d.sections) ? (d.sections as MenuSectionRecord[]) : [],
+  }),
+  audioCodes: (id, d) => ({
+    ...baseOf(d),
+    audioCodeId: id,
+    title: String(d.title ?? ""),
+    payloadText: String(d.payloadText ?? ""),
+    payloadKind: d.payloadKind === "url" ? "url" : "text",
+    campaign: textOrNull(d.campaign),
+  }),
+  challenges: (id, d) => ({
+    ...baseOf(d),
+    challengeId: id,
+    name: String(d.name ?? ""),
+    challengeType: String(d.challengeType ?? ""),
+    description: textOrNull(d.description),
+    rewardText: textOrNull(d.rewardText),
+    startsAt: textOrNull(d.startsAt),
+    endsAt: textOrNull(d.endsAt),
+  }),
+};
+
+function converter<K extends DraftKind>(kind: K): FirestoreDataConverter<DraftRecords[K]> {
+  return {
+    toFirestore: (record) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, v instanceof Date ? Timestamp.fromDate(v) : v])),
+    fromFirestore: (snap: QueryDocumentSnapshot) => READERS[kind](snap.id, snap.data()),
+  };
+}
+
+const draftsOf = <K extends DraftKind>(merchantId: string, kind: K) =>
+  db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind).withConverter(converter(kind));
+
+/** Stores a new draft (never published yet) under a fresh id and returns its record. */
+export async function createDraft<K extends DraftKind>(
+  merchantId: string,
+  kind: K,
+  data: Omit<DraftRecords[K], (typeof ID_FIELD)[K] | "publishedAt" | "publishedBy">,
+): Promise<DraftRecords[K]> {
+  const ref = draftsOf(merchantId, kind).doc();
+  // The record is the data plus its kind's id field, which TypeScript cannot follow through the generic key.
+  const record = { ...data, publishedAt: null, publishedBy: null, [ID_FIELD[kind]]: ref.id } as unknown as DraftRecords[K];
+  await ref.create(record);
+  return record;
+}
+
+export async function listDrafts<K extends DraftKind>(merchantId: string, kind: K, limit: number): Promise<DraftRecords[K][]> {
   const snap = await draftsOf(merchantId, kind).orderBy("createdAt", "desc").limit(limit).get();
-  return snap.docs.map((d) => fromStored(d.data()));
+  return snap.docs.map((d) => d.data());
 }
 
 /** One page of a workspace's drafts of a kind, newest first (createdAt, then id), after `cursor` (store/pageCursor.ts). */
-export async function listDraftPage(merchantId: string, kind: DraftKind, page: { limit: number; cursor?: string }): Promise<{ items: Record<string, unknown>[]; nextCursor: string | null }> {
+export async function listDraftPage<K extends DraftKind>(merchantId: string, kind: K, page: { limit: number; cursor?: string }): Promise<{ items: DraftRecords[K][]; nextCursor: string | null }> {
   const { docs, nextCursor } = await timeOrderedPage(draftsOf(merchantId, kind), "createdAt", kind, page);
-  return { items: docs.map((d) => fromStored(d.data())), nextCursor };
+  return { items: docs.map((d) => d.data()), nextCursor };
 }
 
-/** Read-modify-write of one draft of `merchantId`; another workspace's id is "not found". */
-export async function updateDraft<R>(
+/**
+ * Read-modify-write of one draft of `merchantId`; another workspace's id is "not found". Merged, so a field
+ * the record does not know (written by a newer release) is kept.
+ */
+export async function updateDraft<K extends DraftKind, R>(
   merchantId: string,
-  kind: DraftKind,
+  kind: K,
   id: string,
-  change: (current: Record<string, unknown>) => { next: Record<string, unknown>; result: R },
+  change: (current: DraftRecords[K]) => { next: DraftRecords[K]; result: R },
 ): Promise<R> {
   const ref = draftsOf(merchantId, kind).doc(id);
   return db().runTransaction(async (tx) => {
     const snap = await tx.get(ref);
-    if (!snap.exists) throw new AppError("NOT_FOUND", `No such ${kind === "menus" ? "menu" : "draft"} in this workspace`);
-    const { next, result } = change(fromStored(snap.data()!));
-    tx.set(ref, toStored(next));
+    const current = snap.data();
+    if (!current) throw new AppError("NOT_FOUND", `No such ${kind === "menus" ? "menu" : "draft"} in this workspace`);
+    const { next, result } = change(current);
+    tx.set(ref, next, { merge: true });
     return result;
   });
 }

@@ -48,12 +48,12 @@ export function decodeTimeCursor(raw: string, list: string, order: Order): [Time
  * reads at most `limit + 1` documents. The single-field index on `field` serves it (the id follows the
  * field's direction), so no composite index is needed while `query` has no filters.
  */
-export async function timeOrderedPage(
-  query: Query,
+export async function timeOrderedPage<T>(
+  query: Query<T>,
   field: string,
   list: string,
   page: { limit: number; cursor?: string; order?: Order },
-): Promise<{ docs: QueryDocumentSnapshot[]; nextCursor: string | null }> {
+): Promise<{ docs: QueryDocumentSnapshot<T>[]; nextCursor: string | null }> {
   const order = page.order ?? "desc";
   let q = query.orderBy(field, order).orderBy(FieldPath.documentId(), order);
   if (page.cursor) q = q.startAfter(...decodeTimeCursor(page.cursor, list, order));

@@ -1,10 +1,8 @@
 import { z } from "zod";
 import { LIMITS, text } from "../../menus/fields";
-import { createDraft } from "../../store/drafts";
+import { draftAudioCode } from "../../menus/drafts";
 import { consoleUrl, consoleUrlField, draftStatus } from "../outputs";
 import { CREATES_DRAFT, defineTool } from "../tool";
-
-const isUrl = (s: string) => /^https?:\/\/\S+$/i.test(s);
 
 export const audioCreateTool = defineTool({
   name: "svc.audio.create",
@@ -31,16 +29,8 @@ export const audioCreateTool = defineTool({
     consoleUrl: consoleUrlField,
   }),
   async handler(args, { caller }) {
-    const now = new Date();
-    const fieldsOf = {
-      title: args.title,
-      payloadText: args.payloadText,
-      payloadKind: isUrl(args.payloadText) ? ("url" as const) : ("text" as const),
-      campaign: args.campaign ?? null,
-      status: "draft" as const,
-    };
-    const draft = await createDraft(caller.merchantId, "audioCodes", "audioCodeId", { ...fieldsOf, createdAt: now, updatedAt: now });
-    return { audioCodeId: draft.audioCodeId as string, ...fieldsOf, createdAt: now.toISOString(), updatedAt: now.toISOString(), consoleUrl: consoleUrl("content") };
+    const { publishedAt: _publishedAt, publishedBy: _publishedBy, ...draft } = await draftAudioCode(caller.merchantId, args);
+    return { ...draft, createdAt: draft.createdAt.toISOString(), updatedAt: draft.updatedAt.toISOString(), consoleUrl: consoleUrl("content") };
   },
   summarize: (r) => `Drafted audio code "${r.title}" (${r.audioCodeId}) carrying ${r.payloadKind === "url" ? "a URL" : "text"}. Publish it in the console: ${r.consoleUrl}`,
 });

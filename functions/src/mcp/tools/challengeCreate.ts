@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CHALLENGE_TYPES, isoDate, LIMITS, text } from "../../menus/fields";
-import { createDraft } from "../../store/drafts";
+import { draftChallenge } from "../../menus/drafts";
 import { consoleUrl, consoleUrlField, draftStatus } from "../outputs";
 import { CREATES_DRAFT, defineTool } from "../tool";
 
@@ -38,18 +38,8 @@ export const challengeCreateTool = defineTool({
     consoleUrl: consoleUrlField,
   }),
   async handler(args, { caller }) {
-    const now = new Date();
-    const fieldsOf = {
-      name: args.name,
-      challengeType: args.challengeType,
-      description: args.description ?? null,
-      rewardText: args.rewardText ?? null,
-      startsAt: args.startsAt ? new Date(args.startsAt).toISOString() : null,
-      endsAt: args.endsAt ? new Date(args.endsAt).toISOString() : null,
-      status: "draft" as const,
-    };
-    const draft = await createDraft(caller.merchantId, "challenges", "challengeId", { ...fieldsOf, createdAt: now, updatedAt: now });
-    return { challengeId: draft.challengeId as string, ...fieldsOf, createdAt: now.toISOString(), updatedAt: now.toISOString(), consoleUrl: consoleUrl("content") };
+    const { publishedAt: _publishedAt, publishedBy: _publishedBy, ...draft } = await draftChallenge(caller.merchantId, args);
+    return { ...draft, challengeType: args.challengeType, createdAt: draft.createdAt.toISOString(), updatedAt: draft.updatedAt.toISOString(), consoleUrl: consoleUrl("content") };
   },
   summarize: (r) => `Drafted ${r.challengeType} challenge "${r.name}" (${r.challengeId})${r.startsAt ? ` from ${r.startsAt}` : ""}${r.endsAt ? ` to ${r.endsAt}` : ""}. Publish it in the console: ${r.consoleUrl}`,
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS, text } from "../../menus/fields";
 import { publicMenu } from "../../menus/model";
-import { createDraft } from "../../store/drafts";
+import { draftMenu } from "../../menus/drafts";
 import { consoleUrl, consoleUrlField, menuOutputShape } from "../outputs";
 import { CREATES_DRAFT, defineTool } from "../tool";
 import { UI_RESOURCES } from "../ui/resources";
@@ -22,16 +22,7 @@ export const menuCreateTool = defineTool({
   output: z.object({ ...menuOutputShape, consoleUrl: consoleUrlField }),
   ui: UI_RESOURCES.menu.uri,
   async handler(args, { caller }) {
-    const now = new Date();
-    const menu = await createDraft(caller.merchantId, "menus", "menuId", {
-      name: args.name,
-      description: args.description ?? null,
-      locationId: args.locationId ?? null,
-      sections: [],
-      status: "draft",
-      createdAt: now,
-      updatedAt: now,
-    });
+    const menu = await draftMenu(caller.merchantId, args);
     return { ...publicMenu(menu), consoleUrl: consoleUrl("content") };
   },
   summarize: (r) => `Drafted menu "${r.name}" (${r.menuId}); add items with svc.menu.add_item. Publish it in the console: ${r.consoleUrl}`,
