@@ -2,10 +2,12 @@
 // table says is enforced by TTL has its TTL policy in firestore.indexes.json; the bucket's lifecycle rule
 // deletes print packages when their jobs go.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { COLLECTIONS } from "../../functions/src/store/collections";
 import { JOB_RETENTION_DAYS } from "../../functions/src/store/jobs";
+import { DRAFT_KINDS } from "../../functions/src/store/drafts";
+import { ROLLUP_KINDS } from "../../functions/src/store/rollups";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const doc = readFileSync(path.join(ROOT, "docs", "data-model.md"), "utf8");
@@ -13,12 +15,49 @@ const section = doc.slice(doc.indexOf("## Retention"), doc.indexOf("\n## ", doc.
 const rows = section.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| Collection"));
 // The names in a row's first cell (a path counts by its last part).
 const named = (row: string) => [...row.split("|")[1].matchAll(/`([^`]+)`/g)].map((m) => m[1].split("/").pop()!.replace(/^\*$/, ""));
-const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "deliveries", "brandPresets", "codeCounts", "campaigns", "jobs", "chunks", "externalRefs", "mcpTasks"];
+
+/** Every TypeScript file under a folder. */
+const sources = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith(".ts") ? [path.join(dir, e.name)] : []));
+const FUNCTIONS_SOURCE = sources(path.join(ROOT, "functions", "src")).map((f) => readFileSync(f, "utf8")).join("\n");
+/** Collections the source names: literal `.collection("x")` calls, the COLLECTIONS table, and the kinds passed as variables. */
+const COLLECTIONS_USED = new Set([
+  ...[...FUNCTIONS_SOURCE.matchAll(/\.collection(?:Group)?\(\s*"([A-Za-z_]+)"/g)].map((m) => m[1]),
+  ...Object.values(COLLECTIONS),
+  ...DRAFT_KINDS,
+  ...ROLLUP_KINDS,
+]);
+/** Named in the source but never written, so no retention applies: each with the one way it is used. */
+const READ_ONLY = { health: /db\(\)\.collection\("health"\)\.doc\("probe"\)\.get\(\)/ };
+/**
+ * TTL policies kept for a collection nothing writes any more, so its old documents still expire. Each
+ * must be named in docs/data-model.md with the word "retired".
+ */
+const RETIRED_WITH_TTL = ["oauthRateLimits"];
 
 describe("retention is documented and enforced", () => {
-  it("has a row for every collection the functions write", () => {
+  it("has a row for every collection the functions write, found in the source", () => {
     const documented = new Set(rows.flatMap(named));
-    for (const name of [...Object.values(COLLECTIONS), ...WORKSPACE_COLLECTIONS]) assert.ok(documented.has(name), `no retention row for ${name}`);
+    assert.ok(COLLECTIONS_USED.size > 30, `found only ${[...COLLECTIONS_USED].join(", ")}`);
+    for (const name of COLLECTIONS_USED) {
+      if (name in READ_ONLY) continue;
+      assert.ok(documented.has(name), `no retention row for ${name} in docs/data-model.md`);
+    }
+    for (const [name, use] of Object.entries(READ_ONLY)) {
+      const uses = FUNCTIONS_SOURCE.split(`collection("${name}")`).length - 1;
+      assert.equal(uses, (FUNCTIONS_SOURCE.match(new RegExp(use.source, "g")) ?? []).length, `${name} is used other than by its read`);
+    }
+  });
+
+  it("sets TTL only on collections the functions write (or retired ones the doc names)", () => {
+    const overrides: Array<{ collectionGroup: string; ttl?: boolean }> = JSON.parse(readFileSync(path.join(ROOT, "firestore.indexes.json"), "utf8")).fieldOverrides;
+    for (const { collectionGroup } of overrides.filter((o) => o.ttl)) {
+      if (RETIRED_WITH_TTL.includes(collectionGroup)) {
+        assert.match(doc, new RegExp(`\`${collectionGroup}\`[^\n]*retired`), `${collectionGroup}: kept for its old documents, but the doc does not say it is retired`);
+        continue;
+      }
+      assert.ok(COLLECTIONS_USED.has(collectionGroup), `a TTL policy on ${collectionGroup}, which no function writes: drop it or list it as retired`);
+    }
   });
 
   it("has a TTL policy for every collection the table says TTL removes, on the field it names", () => {

@@ -66,6 +66,8 @@ export interface DraftRecords {
 export type DraftKind = keyof DraftRecords;
 
 const ID_FIELD = { menus: "menuId", audioCodes: "audioCodeId", challenges: "challengeId" } as const satisfies { [K in DraftKind]: keyof DraftRecords[K] };
+/** The draft collections under each workspace. */
+export const DRAFT_KINDS = Object.keys(ID_FIELD) as DraftKind[];
 
 const dateOf = (v: unknown): Date => (v instanceof Timestamp ? v.toDate() : new Date(String(v)));
 const textOrNull = (v: unknown): string | null => (typeof v === "string" ? v : null);

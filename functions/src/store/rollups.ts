@@ -36,7 +36,9 @@ export const INSTANCE_ID = randomBytes(6).toString("base64url");
 /** A rollup change as plain numbers, turned into increments when written. */
 export type Counts = { [key: string]: number | Counts };
 
-export type RollupKind = "codeDays" | "scanDays";
+/** The rollup collections under each workspace. */
+export const ROLLUP_KINDS = ["codeDays", "scanDays"] as const;
+export type RollupKind = (typeof ROLLUP_KINDS)[number];
 
 export interface RollupTarget {
   merchantId: string;
