@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { TOOLS } from "../../functions/src/mcp/registry";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "../../functions/src/mcp/era2026";
+import { withGeneratedBlock } from "./generatedBlock";
 
 export const DOCS_PAGE = path.join(__dirname, "..", "..", "hosting", "docs", "index.html");
 const START = "<!-- generated: tools (npm run docs:page) -->";
@@ -32,8 +33,5 @@ export function generatedToolsBlock(): string {
 
 /** The page with its generated block replaced by today's. */
 export function regeneratedDocsPage(page = readFileSync(DOCS_PAGE, "utf8")): string {
-  const start = page.indexOf(START);
-  const end = page.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`${DOCS_PAGE} lacks its generated-block markers`);
-  return page.slice(0, start) + generatedToolsBlock() + page.slice(end + END.length);
+  return withGeneratedBlock(page, { start: START, end: END }, generatedToolsBlock(), DOCS_PAGE);
 }

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { toolListing, TOOLS } from "../../functions/src/mcp/registry";
 import { toolsetsOf } from "../../functions/src/mcp/catalog";
+import { withGeneratedBlock } from "./generatedBlock";
 
 export const MCP_DOC = path.join(__dirname, "..", "..", "docs", "mcp.md");
 const START = "<!-- generated: tool table (npm run docs:page) -->";
@@ -37,8 +38,5 @@ export function generatedToolTable(): string {
 
 /** docs/mcp.md with its generated table replaced by today's. */
 export function regeneratedMcpDoc(doc = readFileSync(MCP_DOC, "utf8")): string {
-  const start = doc.indexOf(START);
-  const end = doc.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`${MCP_DOC} lacks its generated-table markers`);
-  return doc.slice(0, start) + generatedToolTable() + doc.slice(end + END.length);
+  return withGeneratedBlock(doc, { start: START, end: END }, generatedToolTable(), MCP_DOC);
 }
