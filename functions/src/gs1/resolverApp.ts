@@ -23,7 +23,8 @@ export async function resolverApp(req: Request, res: Response): Promise<void> {
     res.removeHeader("X-Powered-By");
     res.status(answer.status).set(answer.headers);
     if (answer.body === undefined || req.method.toUpperCase() === "HEAD") res.end();
-    else res.send(answer.body);
+    // end(), not send(): send() would add "; charset=utf-8" to application/linkset+json.
+    else res.end(answer.body);
   } catch (error) {
     logError("resolver.failed", "The resolver failed to answer", error, { path: url.slice(0, 200) });
     if (!res.headersSent) {
