@@ -17,7 +17,7 @@ function sources(dir: string): string[] {
 describe("doc truth", () => {
   it("the README's layout names every folder of functions/src, and no folder that is gone", () => {
     const layout = read("README.md").split("## Layout")[1]?.split("\n## ")[0] ?? "";
-    const listed = new Set([...layout.matchAll(/^functions\/src\/([a-z]+)\//gm)].map((m) => m[1]));
+    const listed = new Set([...layout.matchAll(/^functions\/src\/([a-z0-9]+)\//gm)].map((m) => m[1]));
     const folders = new Set(readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name));
     assert.deepEqual([...folders].filter((f) => !listed.has(f)).sort(), [], "folders missing from the README's layout");
     assert.deepEqual([...listed].filter((f) => !folders.has(f)).sort(), [], "folders in the README's layout that do not exist");

@@ -63,6 +63,8 @@ describe("MCP toolsets", () => {
     "svc.brand.list_presets": "brand presets",
     "svc.job.start": "import codes from csv",
     "svc.job.get": "import job status",
+    "svc.gs1.set_item": "register a GTIN barcode with its GS1 digital link links",
+    "svc.gs1.list_items": "list GS1 items",
     "svc.qr.create": "create qr code",
     "svc.qr.update": "change a code's destination",
     "svc.qr.set_rules": "A/B split and schedule rules by country or device",

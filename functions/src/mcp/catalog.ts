@@ -28,6 +28,8 @@ import { webhookRotateSecretTool } from "./tools/webhookRotateSecret";
 import { webhookDeliveriesTool } from "./tools/webhookDeliveries";
 import { jobStartTool } from "./tools/jobStart";
 import { jobGetTool } from "./tools/jobGet";
+import { gs1ItemSetTool } from "./tools/gs1ItemSet";
+import { gs1ItemListTool } from "./tools/gs1ItemList";
 
 /** The service's own tools, without the two that reach them (registry.ts). */
 export const CATALOG_TOOLS: readonly ToolDefinition[] = [
@@ -55,6 +57,8 @@ export const CATALOG_TOOLS: readonly ToolDefinition[] = [
   webhookDeliveriesTool,
   jobStartTool,
   jobGetTool,
+  gs1ItemSetTool,
+  gs1ItemListTool,
 ] as unknown as ToolDefinition[];
 
 /** Groups of tools an agent can connect to by URL (`/api/mcp/x/<toolset>`); `core` is the specification's. */
@@ -78,6 +82,10 @@ export const TOOLSETS = {
   jobs: {
     description: "Import jobs that create or update up to 10,000 codes from rows (CSV or JSON), and their progress",
     tools: ["svc.job.start", "svc.job.get"],
+  },
+  gs1: {
+    description: "GS1 Digital Link: GTINs and other GS1 keys (with lot, serial) and their links, served by the GS1-Conformant resolver",
+    tools: ["svc.gs1.set_item", "svc.gs1.list_items"],
   },
 } as const satisfies Record<(typeof MCP_TOOLSET_NAMES)[number], { description: string; tools: readonly string[] }>;
 

@@ -1,0 +1,116 @@
+// REST: GS1 items of the key's workspace (served by the bulk function, under /api/gs1), through the same
+// domain functions as the MCP tools svc.gs1.* (gs1/service.ts). Resolution itself is the resolver's
+// (gs1/resolver.ts, on the public host).
+import { z } from "zod";
+import { endpoint } from "../http/endpoint";
+import { listLimit } from "../core/validation";
+import { BULK_SCOPE } from "./app";
+import { Gs1ItemInputSchema, Gs1ItemSchema } from "../gs1/model";
+import { getItem, listItems, putItem, removeItem } from "../gs1/service";
+
+const ItemParams = z.object({ itemId: z.string().regex(/^[A-Za-z0-9_-]{32}$/, "An itemId as this API gives it") }).strict();
+
+const EXAMPLE_ITEM = {
+  itemId: "yJ0Qm3c0b1mS9eX7pF2kVt8dLh4nRw6A",
+  key: { ai: "01", name: "gtin", value: "09506000134352" },
+  qualifiers: [{ ai: "10", value: "LOT42" }],
+  uri: "https://svc.example/01/09506000134352/10/LOT42",
+  description: "Dal Giardino risotto rice, 1 kg",
+  links: [
+    { linkType: "gs1:pip", href: "https://example.com/risotto", title: "Product page", hreflang: ["en"], type: "text/html", isDefault: true },
+    { linkType: "gs1:recipeInfo", href: "https://example.com/risotto/recipes", title: "Recipes", hreflang: ["en"], isDefault: false },
+  ],
+  createdAt: "2026-11-27T09:00:00.000Z",
+  updatedAt: "2026-11-27T09:00:00.000Z",
+};
+
+const ItemListSchema = z
+  .object({ items: z.array(Gs1ItemSchema), nextCursor: z.string().nullable().describe("Pass as cursor for the next page; null on the last") })
+  .meta({ title: "Gs1ItemList" });
+
+const DeletedSchema = z.object({ itemId: z.string(), deleted: z.literal(true) }).meta({ title: "Gs1ItemDeleted" });
+
+export const gs1Routes = [
+  endpoint({
+    method: "POST",
+    path: "/api/gs1/items",
+    summary: "Register a GS1 item (a GTIN or other GS1 key, optionally with lot, serial or CPV) and its links, or replace them",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    body: Gs1ItemInputSchema,
+    response: Gs1ItemSchema,
+    doc: {
+      operationId: "putGs1Item",
+      description:
+        "Registers the key in the key's workspace with its links, served by the GS1-Conformant resolver at the returned `uri` (docs/gs1-resolver.md), or replaces the links of an item the workspace already has (200; 201 when created). " +
+        "Check digits, qualifiers (order and values), link types (GS1 Web Vocabulary) and exactly one default link are checked before anything is written (VALIDATION_FAILED). " +
+        "A key has one owner per resolver host: a key another workspace registered is CONFLICT.",
+      success: [200, 201],
+      errors: ["CONFLICT", "DESTINATION_BLOCKED"],
+      example: {
+        body: {
+          key: "gtin",
+          value: "9506000134352",
+          qualifiers: [{ ai: "10", value: "LOT42" }],
+          description: EXAMPLE_ITEM.description,
+          links: [
+            { linkType: "gs1:pip", href: "https://example.com/risotto", title: "Product page", hreflang: ["en"], type: "text/html", isDefault: true },
+            { linkType: "gs1:recipeInfo", href: "https://example.com/risotto/recipes", title: "Recipes", hreflang: ["en"] },
+          ],
+        },
+        response: EXAMPLE_ITEM,
+      },
+    },
+    async handle({ res, caller, body }) {
+      const { item, created } = await putItem(caller.merchantId, body);
+      if (created) res.status(201);
+      return item;
+    },
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/gs1/items",
+    summary: "The workspace's GS1 items, a page at a time",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    query: z.object({ limit: z.coerce.number().pipe(listLimit).optional(), cursor: z.string().max(64).optional() }).strict(),
+    response: ItemListSchema,
+    doc: {
+      operationId: "listGs1Items",
+      description: "Items in a stable order, up to `limit` (default 50, at most 100) per page; follow `nextCursor`.",
+      example: { query: { limit: 20 }, response: { items: [EXAMPLE_ITEM], nextCursor: null } },
+    },
+    handle: ({ caller, query }) => listItems(caller.merchantId, query.limit ?? 50, query.cursor),
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/gs1/items/:itemId",
+    summary: "One GS1 item and its links",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    params: ItemParams,
+    response: Gs1ItemSchema,
+    doc: { operationId: "getGs1Item", description: "The item, its resolver URI and its links.", errors: ["NOT_FOUND"], example: { params: { itemId: EXAMPLE_ITEM.itemId }, response: EXAMPLE_ITEM } },
+    handle: ({ caller, params }) => getItem(caller.merchantId, params.itemId),
+  }),
+  endpoint({
+    method: "DELETE",
+    path: "/api/gs1/items/:itemId",
+    summary: "Delete a GS1 item",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    params: ItemParams,
+    response: DeletedSchema,
+    doc: {
+      operationId: "deleteGs1Item",
+      description: "The resolver stops serving the item's links at once (its key's other items stay). The key stays the workspace's.",
+      errors: ["NOT_FOUND"],
+      example: { params: { itemId: EXAMPLE_ITEM.itemId }, response: { itemId: EXAMPLE_ITEM.itemId, deleted: true } },
+    },
+    handle: ({ caller, params }) => removeItem(caller.merchantId, params.itemId),
+  }),
+];

@@ -1,0 +1,95 @@
+// A GS1 item: one GS1 key (a primary key, optionally with key qualifiers) registered by a workspace, and
+// its links (docs/data-model.md, "GS1 items"). The schemas here are shared by REST (bulk/gs1Routes.ts) and
+// MCP (mcp/tools/gs1*.ts); gs1/service.ts checks what a schema cannot (check digits, one default link).
+import { z } from "zod";
+import { httpUrl, text } from "../core/validation";
+import { ASSIGNABLE_LINK_TYPES } from "./linkTypes";
+import { PRIMARY_KEYS } from "./keys";
+
+/** Bounds (docs/data-model.md, "GS1 items: bounds"). */
+export const GS1_LINKS_MAX = 50;
+export const GS1_TITLE_MAX = 200;
+export const GS1_LANGUAGES_MAX = 10;
+export const GS1_CONTEXTS_MAX = 10;
+export const GS1_DESCRIPTION_MAX = 200;
+/** Items a workspace may hold (one list query per page; a catalogue of this size is a few pages of 100). */
+export const GS1_ITEMS_PER_WORKSPACE_MAX = 10_000;
+
+const LINK_TYPE_CURIES = ASSIGNABLE_LINK_TYPES.map((t) => `gs1:${t}`) as [string, ...string[]];
+
+/** A BCP 47 language tag, simplified: a 2-3 letter language and optional subtags (en, en-GB, zh-Hant-TW). */
+const languageTag = z
+  .string()
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/, "A language tag such as en, fr or en-GB")
+  .max(35);
+
+const mediaType = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,63}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,63}$/, "A media type such as text/html or application/pdf");
+
+const contextValue = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "1 to 64 letters, digits or _.:- (a country code such as GB, or a context name)");
+
+export const Gs1LinkInputSchema = z
+  .object({
+    linkType: z.enum(LINK_TYPE_CURIES).describe("A link type of the GS1 Web Vocabulary as a CURIE: gs1:pip, gs1:recipeInfo, gs1:promotion, gs1:sustainabilityInfo, gs1:recallStatus..."),
+    href: httpUrl().describe("The target: an http(s) URL"),
+    title: text(GS1_TITLE_MAX).describe("Human-readable title (the resolver shows it in the linkset)"),
+    hreflang: z.array(languageTag).min(1).max(GS1_LANGUAGES_MAX).optional().describe("The target's language(s)"),
+    type: mediaType.optional().describe("The target's media type, e.g. text/html"),
+    context: z.array(contextValue).min(1).max(GS1_CONTEXTS_MAX).optional().describe("Context values (e.g. an ISO 3166 country code)"),
+    isDefault: z.boolean().optional().describe("The default link: exactly one link of an item is"),
+  })
+  .strict()
+  .meta({ title: "Gs1LinkInput" });
+
+export type Gs1LinkInput = z.infer<typeof Gs1LinkInputSchema>;
+
+const KEY_NAMES = PRIMARY_KEYS.flatMap((k) => [k.ai, k.name]) as [string, ...string[]];
+
+export const Gs1QualifierSchema = z
+  .object({
+    ai: z.string().regex(/^[0-9]{2,4}$/).describe("The qualifier's AI: 22 (CPV), 10 (lot), 21 (serial) for a GTIN; 254 for a GLN..."),
+    value: z.string().min(1).max(30),
+  })
+  .strict();
+
+export const Gs1ItemInputSchema = z
+  .object({
+    key: z.enum(KEY_NAMES).default("01").describe("The primary key, by AI or name: 01 or gtin (default), 414 or gln, 00 or sscc, ..."),
+    value: z.string().trim().min(1).max(34).describe("The key's value with its check digit: a GTIN of 8, 12, 13 or 14 digits is stored as 14"),
+    qualifiers: z.array(Gs1QualifierSchema).max(3).optional().describe("Key qualifiers in the standard's order, e.g. [{ai: '10', value: 'LOT42'}, {ai: '21', value: 'S1'}]"),
+    description: text(GS1_DESCRIPTION_MAX).optional().describe("What the item is (the linkset's itemDescription)"),
+    links: z.array(Gs1LinkInputSchema).min(1).max(GS1_LINKS_MAX).describe(`1 to ${GS1_LINKS_MAX} links, exactly one with isDefault: true`),
+  })
+  .strict()
+  .meta({ title: "Gs1ItemInput" });
+
+export type Gs1ItemInput = z.input<typeof Gs1ItemInputSchema>;
+
+export const Gs1LinkSchema = z
+  .object({
+    linkType: z.string(),
+    href: z.string(),
+    title: z.string(),
+    hreflang: z.array(z.string()).optional(),
+    type: z.string().optional(),
+    context: z.array(z.string()).optional(),
+    isDefault: z.boolean(),
+  })
+  .meta({ title: "Gs1Link" });
+
+export const Gs1ItemSchema = z
+  .object({
+    itemId: z.string(),
+    key: z.object({ ai: z.string(), name: z.string(), value: z.string() }),
+    qualifiers: z.array(z.object({ ai: z.string(), value: z.string() })),
+    uri: z.string().describe("The item's GS1 Digital Link URI on this service's resolver"),
+    description: z.string().nullable(),
+    links: z.array(Gs1LinkSchema),
+    createdAt: z.string().describe("ISO 8601"),
+    updatedAt: z.string().describe("ISO 8601"),
+  })
+  .meta({ title: "Gs1Item" });
+
+export type Gs1Item = z.infer<typeof Gs1ItemSchema>;
+export type Gs1Link = z.infer<typeof Gs1LinkSchema>;

@@ -1,0 +1,199 @@
+// The GS1-Conformant resolver (GS1-Conformant Resolver standard 1.2; checklist: docs/gs1-resolver.md) on the
+// public host: /<primary key AI>/<value>[/<qualifier AI>/<value>...] and /.well-known/gs1resolver, served
+// through Hosting rewrites (firebase.json). resolve() turns a request into an answer; resolverApp.ts writes it.
+import { logError } from "../core/log";
+import { readGs1Levels, type StoredGs1Item } from "../store/gs1Items";
+import { Gs1SyntaxError, levelPathsOf, parseDigitalLinkPath, pathOf, SUPPORTED_PRIMARY_KEYS } from "./keys";
+import { matchesGs1Grammar } from "./grammar";
+import { GS1_VOC, linkTypeTermOf } from "./linkTypes";
+import { chooseLink, linksetOf } from "./match";
+import { resolverHost, resolverOrigin } from "./service";
+
+export const LINKSET_MEDIA_TYPE = "application/linkset+json";
+export const LINKSET_CONTEXT = "https://ref.gs1.org/standards/resolver/linkset-context";
+export const WELL_KNOWN_PATH = "/.well-known/gs1resolver";
+
+export interface ResolverRequest {
+  method: string;
+  /** The path as sent (percent-encoded). */
+  path: string;
+  /** The raw query string, without "?". */
+  query: string;
+  headers: { accept?: string; acceptLanguage?: string };
+}
+
+export interface ResolverAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** Omitted for HEAD by the writer. */
+  body?: string;
+}
+
+/** On every answer: any origin may read it, including the Link and Location headers (§ CORS). */
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers": "Link, Location, Content-Type",
+};
+
+const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
+
+function errorAnswer(status: number, code: string, message: string, extra: Record<string, string> = {}): ResolverAnswer {
+  const reason = { 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error" }[status] ?? "Error";
+  return {
+    status,
+    headers: { ...CORS_HEADERS, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", ...extra },
+    body: JSON.stringify({ error: reason, code, message, status }),
+  };
+}
+
+interface QueryPair {
+  key: string;
+  value: string;
+  raw: string;
+}
+
+/** The query's key=value pairs, as decoded values and as sent (passed on as sent). */
+function queryPairs(query: string): QueryPair[] {
+  if (!query) return [];
+  return query
+    .split("&")
+    .filter((raw) => raw !== "")
+    .map((raw) => {
+      const eq = raw.indexOf("=");
+      const decode = (s: string) => decodeURIComponent(s.replace(/\+/g, " "));
+      try {
+        return eq < 0 ? { key: decode(raw), value: "", raw } : { key: decode(raw.slice(0, eq)), value: decode(raw.slice(eq + 1)), raw };
+      } catch {
+        throw new Gs1SyntaxError(`Malformed percent-encoding in the query "${raw.slice(0, 40)}"`);
+      }
+    });
+}
+
+/** The resolver description file (§ resolver description file; GS1's description-file schema). */
+export function resolverDescription(): Record<string, unknown> {
+  return {
+    name: "svc GS1-Conformant resolver",
+    resolverRoot: resolverOrigin(),
+    supportedPrimaryKeys: [...SUPPORTED_PRIMARY_KEYS],
+    supportedLinkType: [{ namespace: "https://gs1.org/voc/", prefix: "gs1:" }, { namespace: GS1_VOC, prefix: "gs1ref:" }],
+    linkTypeDefaultCanBeLinkset: false,
+  };
+}
+
+function wantsLinksetByAccept(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept
+    .split(",")
+    .map((p) => p.trim().split(";")[0].trim().toLowerCase())
+    .includes(LINKSET_MEDIA_TYPE);
+}
+
+/** Appends the request's key=value pairs (except the resolver's own linkType) to a target URL. */
+function withQuery(href: string, pairs: QueryPair[]): string {
+  const passed = pairs.filter((p) => p.key !== "linkType").map((p) => p.raw);
+  if (!passed.length) return href;
+  const hash = href.indexOf("#");
+  const [base, fragment] = hash < 0 ? [href, ""] : [href.slice(0, hash), href.slice(hash)];
+  return `${base}${base.includes("?") ? "&" : "?"}${passed.join("&")}${fragment}`;
+}
+
+export async function resolve(request: ResolverRequest): Promise<ResolverAnswer> {
+  const method = request.method.toUpperCase();
+  if (method === "OPTIONS") {
+    return {
+      status: 204,
+      headers: {
+        ...CORS_HEADERS,
+        Allow: ALLOWED_METHODS,
+        "Access-Control-Allow-Methods": ALLOWED_METHODS,
+        "Access-Control-Allow-Headers": "Accept, Accept-Language, Content-Type",
+        "Access-Control-Max-Age": "86400",
+      },
+    };
+  }
+  if (method !== "GET" && method !== "HEAD") {
+    return errorAnswer(405, "METHOD_NOT_ALLOWED", `${method} is not served here: use GET, HEAD or OPTIONS`, { Allow: ALLOWED_METHODS });
+  }
+
+  const origin = resolverOrigin();
+  if (request.path === WELL_KNOWN_PATH || request.path === `${WELL_KNOWN_PATH}/`) {
+    return {
+      status: 200,
+      headers: { ...CORS_HEADERS, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "public, max-age=300" },
+      body: JSON.stringify(resolverDescription()),
+    };
+  }
+
+  let parsed: ReturnType<typeof parseDigitalLinkPath>;
+  let pairs: QueryPair[];
+  try {
+    parsed = parseDigitalLinkPath(request.path);
+    pairs = queryPairs(request.query);
+  } catch (error) {
+    if (error instanceof Gs1SyntaxError) return errorAnswer(400, "VALIDATION_FAILED", `Not a valid GS1 Digital Link URI: ${error.message}`);
+    throw error;
+  }
+  const path = pathOf(parsed.key.ai, parsed.value, parsed.qualifiers);
+  if (!matchesGs1Grammar(`${origin}${path}`)) {
+    return errorAnswer(400, "VALIDATION_FAILED", `Not a valid GS1 Digital Link URI: ${path} does not match GS1's Digital Link grammar`);
+  }
+
+  const linksetUrl = `${origin}${path}?linkType=linkset`;
+  const linksetLink = `<${linksetUrl}>; rel="linkset"; type="${LINKSET_MEDIA_TYPE}"`;
+  const requestedType = pairs.find((p) => p.key === "linkType")?.value;
+  const wantsLinkset = requestedType === "linkset" || requestedType === "all" || (!requestedType && wantsLinksetByAccept(request.headers.accept));
+
+  let levels: StoredGs1Item[];
+  try {
+    levels = (await readGs1Levels(resolverHost(), levelPathsOf(parsed.key.ai, parsed.value, parsed.qualifiers))).filter((i): i is StoredGs1Item => i !== undefined);
+  } catch (error) {
+    logError("resolver.read_failed", "The resolver could not read the items of a GS1 key", error, { path });
+    return errorAnswer(500, "INTERNAL", "The resolver could not read its links; retry in a moment");
+  }
+  const vary = { Vary: "Accept, Accept-Language" };
+  if (!levels.length) {
+    return errorAnswer(404, "NOT_FOUND", `This resolver has no links for ${parsed.key.title} ${parsed.value}${parsed.qualifiers.length ? " or any of its qualifiers" : ""}`, vary);
+  }
+
+  if (wantsLinkset) {
+    const body = linksetOf(levels, (item) => `${origin}${item.path}`);
+    return {
+      status: 200,
+      headers: {
+        ...CORS_HEADERS,
+        ...vary,
+        "Content-Type": LINKSET_MEDIA_TYPE,
+        "Cache-Control": "no-store",
+        Link: `<${LINKSET_CONTEXT}>; rel="http://www.w3.org/ns/json-ld#context"; type="application/ld+json"`,
+      },
+      body: JSON.stringify(body),
+    };
+  }
+
+  let term: string | undefined;
+  if (requestedType !== undefined) {
+    term = linkTypeTermOf(requestedType);
+    if (!term) {
+      return errorAnswer(404, "NOT_FOUND", `No link of type "${requestedType.slice(0, 80)}" for ${path}: not a link type of the GS1 Web Vocabulary`, { ...vary, Link: linksetLink });
+    }
+  }
+  const context = pairs.find((p) => p.key === "context")?.value;
+  const outcome = chooseLink(levels, { linkType: term, acceptLanguage: request.headers.acceptLanguage, accept: request.headers.accept, context });
+  if (outcome.kind === "noSuchLinkType") {
+    return errorAnswer(404, "NOT_FOUND", `No link of type gs1:${term} for ${path}`, { ...vary, Link: linksetLink });
+  }
+  if (outcome.kind === "noLinks") {
+    return errorAnswer(404, "NOT_FOUND", `No default link for ${path}`, { ...vary, Link: linksetLink });
+  }
+  return {
+    status: 307,
+    headers: {
+      ...CORS_HEADERS,
+      ...vary,
+      Location: withQuery(outcome.link.href, pairs),
+      Link: linksetLink,
+      "Cache-Control": "no-store",
+      "Referrer-Policy": "no-referrer",
+    },
+  };
+}

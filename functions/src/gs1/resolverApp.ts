@@ -1,0 +1,35 @@
+// The gs1Resolver function's handler (functions/src/index.ts): Hosting rewrites each primary key's path
+// (/01/**, /414/**, /00/** ...) and /.well-known/gs1resolver here (firebase.json). No express app: the
+// request is one read (gs1/resolver.ts), so a cold start loads only this folder, the store and core.
+import type { Request, Response } from "express";
+import { logError } from "../core/log";
+import { resolve } from "./resolver";
+
+const header = (req: Request, name: string): string | undefined => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value.join(", ") : value;
+};
+
+export async function resolverApp(req: Request, res: Response): Promise<void> {
+  const url = req.originalUrl || req.url;
+  const q = url.indexOf("?");
+  try {
+    const answer = await resolve({
+      method: req.method,
+      path: q < 0 ? url : url.slice(0, q),
+      query: q < 0 ? "" : url.slice(q + 1),
+      headers: { accept: header(req, "accept"), acceptLanguage: header(req, "accept-language") },
+    });
+    res.removeHeader("X-Powered-By");
+    res.status(answer.status).set(answer.headers);
+    if (answer.body === undefined || req.method.toUpperCase() === "HEAD") res.end();
+    // end(), not send(): send() would add "; charset=utf-8" to application/linkset+json.
+    else res.end(answer.body);
+  } catch (error) {
+    logError("resolver.failed", "The resolver failed to answer", error, { path: url.slice(0, 200) });
+    if (!res.headersSent) {
+      res.status(500).set({ "Access-Control-Allow-Origin": "*", "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" })
+        .send(JSON.stringify({ error: "Internal Server Error", code: "INTERNAL", message: "The resolver failed; retry in a moment", status: 500 }));
+    }
+  }
+}

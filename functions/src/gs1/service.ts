@@ -1,0 +1,106 @@
+// GS1 items of a workspace: register or replace, read, list, delete (REST: bulk/gs1Routes.ts; MCP:
+// mcp/tools/gs1*.ts). Every refusal is VALIDATION_FAILED with what is wrong (a check digit, a qualifier's
+// order, the default link), written before anything is stored; a key another workspace owns is CONFLICT.
+import { AppError } from "../core/errors";
+import { getConfig } from "../core/config";
+import { parseOrThrow } from "../core/validation";
+import { assertDestinationAllowed } from "../abuse/service";
+import {
+  deleteGs1Item,
+  listGs1Items,
+  putGs1Item,
+  readGs1Item,
+  type StoredGs1Item,
+} from "../store/gs1Items";
+import { checkKeyValue, checkQualifiers, Gs1SyntaxError, pathOf, primaryKeyDef } from "./keys";
+import { matchesGs1Grammar } from "./grammar";
+import { Gs1ItemInputSchema, type Gs1Item, type Gs1ItemInput } from "./model";
+
+/** The resolver's public origin (https://host) and host: the dynamic-link host, where /qr/<id> is served too. */
+export function resolverOrigin(): string {
+  return new URL(getConfig().dynamicLinkUrl).origin;
+}
+export const resolverHost = () => new URL(resolverOrigin()).host;
+
+export function publicGs1Item(item: StoredGs1Item): Gs1Item {
+  const def = primaryKeyDef(item.ai);
+  return {
+    itemId: item.itemId,
+    key: { ai: item.ai, name: def?.name ?? item.ai, value: item.value },
+    qualifiers: item.qualifiers,
+    uri: `${resolverOrigin()}${item.path}`,
+    description: item.description,
+    links: item.links.map(({ default: isDefault, ...l }) => ({ ...l, isDefault })),
+    createdAt: item.createdAt.toISOString(),
+    updatedAt: item.updatedAt.toISOString(),
+  };
+}
+
+const invalid = (message: string, field?: string) => new AppError("VALIDATION_FAILED", message, { details: field ? { field } : undefined });
+
+/** Creates the item, or replaces its description and links if the workspace already has it. */
+export async function putItem(merchantId: string, raw: Gs1ItemInput): Promise<{ item: Gs1Item; created: boolean }> {
+  const input = parseOrThrow(Gs1ItemInputSchema, raw, "GS1 item");
+  const def = primaryKeyDef(input.key)!;
+  let value: string;
+  let qualifiers: Array<{ ai: string; value: string }>;
+  try {
+    value = checkKeyValue(def, input.value);
+    qualifiers = checkQualifiers(def, input.qualifiers ?? []);
+  } catch (error) {
+    if (error instanceof Gs1SyntaxError) throw invalid(error.message, error.field);
+    throw error;
+  }
+  const path = pathOf(def.ai, value, qualifiers);
+  const origin = resolverOrigin();
+  if (!matchesGs1Grammar(`${origin}${path}`)) throw invalid(`${path} is not a GS1 Digital Link URI path by GS1's grammar`, "key");
+
+  const defaults = input.links.filter((l) => l.isDefault === true);
+  if (defaults.length !== 1) {
+    throw invalid(`Exactly one link must have isDefault: true (${defaults.length} do)`, "links");
+  }
+  const seen = new Set<string>();
+  for (const link of input.links) {
+    const same = `${link.linkType} ${link.href} ${(link.hreflang ?? []).join(",")} ${(link.context ?? []).join(",")} ${link.type ?? ""}`;
+    if (seen.has(same)) throw invalid(`The link ${link.linkType} ${link.href} is listed twice with the same attributes`, "links");
+    seen.add(same);
+  }
+  for (const link of input.links) await assertDestinationAllowed(link.href, { merchantId });
+
+  const { item, created } = await putGs1Item({
+    merchantId,
+    host: new URL(origin).host,
+    ai: def.ai,
+    value,
+    qualifiers,
+    path,
+    description: input.description ?? null,
+    links: input.links.map((l) => ({
+      linkType: l.linkType,
+      href: l.href,
+      title: l.title,
+      hreflang: l.hreflang,
+      type: l.type,
+      context: l.context,
+      default: l.isDefault === true,
+    })),
+  });
+  return { item: publicGs1Item(item), created };
+}
+
+export async function getItem(merchantId: string, itemId: string): Promise<Gs1Item> {
+  const item = await readGs1Item(merchantId, itemId);
+  if (!item) throw new AppError("NOT_FOUND", `No GS1 item ${itemId} in this workspace`);
+  return publicGs1Item(item);
+}
+
+export async function listItems(merchantId: string, limit = 50, cursor?: string): Promise<{ items: Gs1Item[]; nextCursor: string | null }> {
+  if (cursor !== undefined && !/^[A-Za-z0-9_-]{32}$/.test(cursor)) throw invalid("cursor is not one this list gave", "cursor");
+  const page = await listGs1Items(merchantId, limit, cursor);
+  return { items: page.items.map(publicGs1Item), nextCursor: page.next };
+}
+
+export async function removeItem(merchantId: string, itemId: string): Promise<{ itemId: string; deleted: true }> {
+  if (!(await deleteGs1Item(merchantId, itemId))) throw new AppError("NOT_FOUND", `No GS1 item ${itemId} in this workspace`);
+  return { itemId, deleted: true };
+}

@@ -1,0 +1,141 @@
+// GS1 items and the ownership of GS1 keys (docs/data-model.md, "GS1 items").
+//   gs1Keys/{keyId}    one per (resolver host, primary key AI, value): the workspace that owns the key there.
+//                      Created in the same transaction as the key's first item; a second workspace's item
+//                      for the key is refused (CONFLICT). keyId = base64url(sha256("host|ai|value"))[0..32).
+//   gs1Items/{itemId}  one per (host, key path with its qualifiers): its links. itemId = base64url of
+//                      sha256("host|/01/…/10/…")[0..32), so the resolver reads every level of a request
+//                      (/01/X/10/L/21/S, /01/X/10/L, /01/X) by id in one getAll, with no query.
+// Server only: the Firestore rules give clients nothing here.
+import { FieldPath, Timestamp, type DocumentData } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { AppError } from "../core/errors";
+import { sha256 } from "../core/hash";
+
+export const GS1_COLLECTIONS = { items: "gs1Items", keys: "gs1Keys" } as const;
+
+export interface StoredGs1Link {
+  linkType: string;
+  href: string;
+  title: string;
+  hreflang?: string[];
+  type?: string;
+  context?: string[];
+  default: boolean;
+}
+
+export interface StoredGs1Item {
+  itemId: string;
+  merchantId: string;
+  host: string;
+  ai: string;
+  value: string;
+  qualifiers: Array<{ ai: string; value: string }>;
+  /** The canonical path, /01/09506000134352/10/ABC. */
+  path: string;
+  description: string | null;
+  links: StoredGs1Link[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const idOf = (parts: string) => sha256(parts).toString("base64url").slice(0, 32);
+export const gs1ItemIdOf = (host: string, path: string) => idOf(`${host}|${path}`);
+export const gs1KeyIdOf = (host: string, ai: string, value: string) => idOf(`${host}|${ai}|${value}`);
+
+const items = () => db().collection(GS1_COLLECTIONS.items);
+const keys = () => db().collection(GS1_COLLECTIONS.keys);
+
+function itemOf(data: DocumentData): StoredGs1Item {
+  return {
+    itemId: data.itemId,
+    merchantId: data.merchantId,
+    host: data.host,
+    ai: data.ai,
+    value: data.value,
+    qualifiers: data.qualifiers ?? [],
+    path: data.path,
+    description: data.description ?? null,
+    links: data.links ?? [],
+    createdAt: (data.createdAt as Timestamp).toDate(),
+    updatedAt: (data.updatedAt as Timestamp).toDate(),
+  };
+}
+
+/** Firestore refuses `undefined` fields: optional link attributes are left out when absent. */
+function linkData(link: StoredGs1Link): DocumentData {
+  return Object.fromEntries(Object.entries(link).filter(([, v]) => v !== undefined));
+}
+
+export type PutGs1ItemInput = Omit<StoredGs1Item, "itemId" | "createdAt" | "updatedAt">;
+
+/**
+ * Creates or replaces an item. The key's ownership document is read in the same transaction: absent, it is
+ * created for this workspace; owned by another workspace, nothing is written and CONFLICT is thrown.
+ */
+export async function putGs1Item(input: PutGs1ItemInput, now = new Date()): Promise<{ item: StoredGs1Item; created: boolean }> {
+  const itemId = gs1ItemIdOf(input.host, input.path);
+  const itemRef = items().doc(itemId);
+  const keyRef = keys().doc(gs1KeyIdOf(input.host, input.ai, input.value));
+  return db().runTransaction(async (tx) => {
+    const [keySnap, itemSnap] = await tx.getAll(keyRef, itemRef);
+    const owner = keySnap.exists ? (keySnap.get("merchantId") as string) : undefined;
+    if (owner !== undefined && owner !== input.merchantId) {
+      throw new AppError("CONFLICT", `${input.ai === "01" ? "GTIN" : `GS1 key (AI ${input.ai})`} ${input.value} is already registered by another workspace on ${input.host}`, {
+        hint: "A key has one owner per resolver host. If your company owns this key's GS1 company prefix, contact support to have it reassigned.",
+        details: { ai: input.ai, value: input.value },
+      });
+    }
+    // An item document of another owner cannot exist without the key's document naming that owner.
+    if (!keySnap.exists) tx.create(keyRef, { host: input.host, ai: input.ai, value: input.value, merchantId: input.merchantId, claimedAt: Timestamp.fromDate(now) });
+    const createdAt = itemSnap.exists ? (itemSnap.get("createdAt") as Timestamp) : Timestamp.fromDate(now);
+    const data = {
+      itemId,
+      merchantId: input.merchantId,
+      host: input.host,
+      ai: input.ai,
+      value: input.value,
+      qualifiers: input.qualifiers,
+      path: input.path,
+      description: input.description,
+      links: input.links.map(linkData),
+      createdAt,
+      updatedAt: Timestamp.fromDate(now),
+    };
+    tx.set(itemRef, data);
+    return { item: itemOf(data), created: !itemSnap.exists };
+  });
+}
+
+/** One of the workspace's items, or undefined (another workspace's item is not told apart from none). */
+export async function readGs1Item(merchantId: string, itemId: string): Promise<StoredGs1Item | undefined> {
+  const snap = await items().doc(itemId).get();
+  if (!snap.exists || snap.get("merchantId") !== merchantId) return undefined;
+  return itemOf(snap.data()!);
+}
+
+/** Deletes one of the workspace's items; false when it has none by that id. The key stays the workspace's. */
+export async function deleteGs1Item(merchantId: string, itemId: string): Promise<boolean> {
+  const ref = items().doc(itemId);
+  return db().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    if (!snap.exists || snap.get("merchantId") !== merchantId) return false;
+    tx.delete(ref);
+    return true;
+  });
+}
+
+/** A page of the workspace's items in id order, after `after` (an itemId). */
+export async function listGs1Items(merchantId: string, limit: number, after?: string): Promise<{ items: StoredGs1Item[]; next: string | null }> {
+  let query = items().where("merchantId", "==", merchantId).orderBy(FieldPath.documentId()).limit(limit + 1);
+  if (after) query = query.startAfter(after);
+  const snap = await query.get();
+  const page = snap.docs.slice(0, limit).map((d) => itemOf(d.data()));
+  return { items: page, next: snap.docs.length > limit ? page[page.length - 1].itemId : null };
+}
+
+/** The resolver's read: the items at each given path on the host, in the given order (absent ones undefined). One round trip. */
+export async function readGs1Levels(host: string, paths: readonly string[]): Promise<Array<StoredGs1Item | undefined>> {
+  const refs = paths.map((p) => items().doc(gs1ItemIdOf(host, p)));
+  const snaps = await db().getAll(...refs);
+  return snaps.map((s) => (s.exists ? itemOf(s.data()!) : undefined));
+}

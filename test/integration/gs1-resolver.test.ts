@@ -1,0 +1,232 @@
+// GS1 items and the GS1-Conformant resolver through the local front end: a small catalogue registered by
+// REST and MCP, resolved at /01/... on the public host (checklist: docs/gs1-resolver.md).
+import assert from "node:assert/strict";
+import { randomInt } from "node:crypto";
+import { appUrl, baseUrl } from "../helpers/env";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { newClient } from "../helpers/clients";
+import { checkDigitOf } from "../../functions/src/gs1/keys";
+
+const client = newClient();
+
+/** A fresh GTIN-14 with its check digit (a run never meets another run's keys). */
+function newGtin(): string {
+  const body = `0${Array.from({ length: 12 }, () => String(randomInt(10))).join("")}`;
+  return body + String(checkDigitOf(body));
+}
+
+function putItem(merchant: TestMerchant, body: unknown) {
+  return fetch(`${appUrl()}/api/gs1/items`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${merchant.apiKey}` },
+    body: JSON.stringify(body),
+  });
+}
+
+async function api(merchant: TestMerchant, path: string, method = "GET") {
+  const res = await fetch(`${appUrl()}${path}`, { method, headers: { Authorization: `Bearer ${merchant.apiKey}` } });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const resolve = (path: string, headers: Record<string, string> = {}, method = "GET") =>
+  client.fetch(`${baseUrl()}${path}`, { method, redirect: "manual", headers });
+
+describe("GS1 items and the GS1-Conformant resolver", function () {
+  this.timeout(120_000);
+  let merchant: TestMerchant;
+  let other: TestMerchant;
+  let rice: string;
+  let pasta: string;
+  let oil: string;
+
+  before(async () => {
+    [merchant, other] = await Promise.all([createMerchant(), createMerchant()]);
+    rice = newGtin();
+    pasta = newGtin();
+    oil = newGtin();
+    // Rice: three languages and several link types at the GTIN level; a lot and a serial below it.
+    const created = await putItem(merchant, {
+      value: rice,
+      description: "Risotto rice 1 kg",
+      links: [
+        { linkType: "gs1:pip", href: "https://example.com/rice/en", title: "Rice", hreflang: ["en"], type: "text/html", isDefault: true },
+        { linkType: "gs1:pip", href: "https://example.com/rice/fr", title: "Riz", hreflang: ["fr"], type: "text/html" },
+        { linkType: "gs1:pip", href: "https://example.com/rice/de", title: "Reis", hreflang: ["de"], type: "text/html" },
+        { linkType: "gs1:recipeInfo", href: "https://example.com/rice/recipes?src=pack", title: "Recipes", hreflang: ["en"] },
+        { linkType: "gs1:sustainabilityInfo", href: "https://example.com/rice/planet", title: "Sustainability" },
+        { linkType: "gs1:promotion", href: "https://example.com/rice/promo-gb", title: "Offer (GB)", context: ["GB"] },
+      ],
+    });
+    assert.equal(created.status, 201, await created.clone().text());
+    const lot = await putItem(merchant, {
+      value: rice,
+      qualifiers: [{ ai: "10", value: "LOT42" }],
+      links: [{ linkType: "gs1:recallStatus", href: "https://example.com/rice/recall/LOT42", title: "Recall status", isDefault: true }],
+    });
+    assert.equal(lot.status, 201, await lot.clone().text());
+    const serial = toolResult(
+      await callTool("svc.gs1.set_item", {
+        key: "gtin",
+        value: rice,
+        qualifiers: [{ ai: "10", value: "LOT42" }, { ai: "21", value: "S/001" }],
+        links: [{ linkType: "gs1:registerProduct", href: "https://example.com/rice/register", title: "Register", isDefault: true }],
+      }, merchant.apiKey),
+    );
+    assert.equal(serial.created, true);
+    assert.equal(serial.uri, `${baseUrl()}/01/${rice}/10/LOT42/21/S%2F001`);
+    for (const [gtin, name] of [[pasta, "pasta"], [oil, "oil"]]) {
+      const res = await putItem(merchant, { value: gtin, links: [{ linkType: "gs1:pip", href: `https://example.com/${name}`, title: name, isDefault: true }] });
+      assert.equal(res.status, 201);
+    }
+  });
+
+  it("redirects to the default link, with a Link header to the linkset, CORS, and the query passed on", async () => {
+    const res = await resolve(`/01/${rice}?foo=bar&17=261231`);
+    assert.equal(res.status, 307);
+    assert.equal(res.headers.get("location"), "https://example.com/rice/en?foo=bar&17=261231");
+    assert.equal(res.headers.get("access-control-allow-origin"), "*");
+    assert.match(res.headers.get("link") ?? "", new RegExp(`<${baseUrl()}/01/${rice}\\?linkType=linkset>; rel="linkset"; type="application/linkset\\+json"`));
+    // A GTIN-13 and a trailing slash resolve alike.
+    const short = await resolve(`/01/${rice.slice(1)}/`);
+    assert.equal(short.status, 307);
+    assert.equal(short.headers.get("location"), "https://example.com/rice/en");
+  });
+
+  it("matches Accept-Language and the requested link type, keeping a target's own query", async () => {
+    assert.equal((await resolve(`/01/${rice}`, { "Accept-Language": "fr-FR,fr;q=0.9" })).headers.get("location"), "https://example.com/rice/fr");
+    assert.equal((await resolve(`/01/${rice}`, { "Accept-Language": "de" })).headers.get("location"), "https://example.com/rice/de");
+    const recipes = await resolve(`/01/${rice}?linkType=gs1:recipeInfo&x=1`);
+    assert.equal(recipes.status, 307);
+    assert.equal(recipes.headers.get("location"), "https://example.com/rice/recipes?src=pack&x=1");
+    const full = await resolve(`/01/${rice}?linkType=${encodeURIComponent("https://gs1.org/voc/sustainabilityInfo")}`);
+    assert.equal(full.headers.get("location"), "https://example.com/rice/planet");
+    const promo = await resolve(`/01/${rice}?linkType=gs1:promotion&context=GB`);
+    assert.equal(promo.headers.get("location"), "https://example.com/rice/promo-gb?context=GB");
+  });
+
+  it("answers 404 for a link type the item lacks and for a key it does not know; never 200", async () => {
+    const missing = await resolve(`/01/${pasta}?linkType=gs1:recipeInfo`);
+    assert.equal(missing.status, 404);
+    assert.match(((await missing.json()) as any).message, /No link of type gs1:recipeInfo/);
+    assert.equal((await resolve(`/01/${pasta}?linkType=gs1:madeUp`)).status, 404);
+    const unknown = await resolve(`/01/${newGtin()}`);
+    assert.equal(unknown.status, 404);
+    assert.match(((await unknown.json()) as any).message, /no links for GTIN/);
+  });
+
+  it("resolves qualifiers at the most specific level and walks up to the GTIN for other link types", async () => {
+    assert.equal((await resolve(`/01/${rice}/10/LOT42`)).headers.get("location"), "https://example.com/rice/recall/LOT42");
+    assert.equal((await resolve(`/01/${rice}/10/LOT42/21/S%2F001`)).headers.get("location"), "https://example.com/rice/register");
+    assert.equal((await resolve(`/01/${rice}/10/LOT42/21/S%2F001?linkType=gs1:recallStatus`)).headers.get("location"), "https://example.com/rice/recall/LOT42");
+    assert.equal((await resolve(`/01/${rice}/10/OTHER?linkType=gs1:pip`, { "Accept-Language": "fr" })).headers.get("location"), "https://example.com/rice/fr");
+  });
+
+  it("serves the linkset on linkType=linkset, linkType=all and Accept: application/linkset+json, with every level up to the GTIN", async () => {
+    for (const [path, headers] of [
+      [`/01/${rice}/10/LOT42/21/S%2F001?linkType=linkset`, {}],
+      [`/01/${rice}/10/LOT42/21/S%2F001?linkType=all`, {}],
+      [`/01/${rice}/10/LOT42/21/S%2F001`, { Accept: "application/linkset+json" }],
+    ] as const) {
+      const res = await resolve(path, headers);
+      assert.equal(res.status, 200, path);
+      assert.equal(res.headers.get("content-type"), "application/linkset+json");
+      assert.equal(res.headers.get("location"), null);
+      const { linkset } = (await res.json()) as any;
+      assert.deepEqual(linkset.map((c: any) => c.anchor), [
+        `${baseUrl()}/01/${rice}/10/LOT42/21/S%2F001`,
+        `${baseUrl()}/01/${rice}/10/LOT42`,
+        `${baseUrl()}/01/${rice}`,
+      ]);
+      const gtinLevel = linkset[2];
+      assert.equal(gtinLevel.itemDescription, "Risotto rice 1 kg");
+      assert.equal(gtinLevel["https://ref.gs1.org/voc/pip"].length, 3);
+      assert.deepEqual(gtinLevel["https://ref.gs1.org/voc/defaultLink"], [{ href: "https://example.com/rice/en", title: "Rice" }]);
+      for (const context of linkset) assert.equal(context["https://ref.gs1.org/voc/defaultLink"].length, 1);
+    }
+  });
+
+  it("answers HEAD and OPTIONS (CORS preflight), and refuses other methods", async () => {
+    const head = await resolve(`/01/${oil}`, {}, "HEAD");
+    assert.equal(head.status, 307);
+    assert.equal(head.headers.get("location"), "https://example.com/oil");
+    const options = await resolve(`/01/${oil}`, { Origin: "https://elsewhere.example", "Access-Control-Request-Method": "GET" }, "OPTIONS");
+    assert.equal(options.status, 204);
+    assert.equal(options.headers.get("access-control-allow-origin"), "*");
+    assert.match(options.headers.get("access-control-allow-methods") ?? "", /GET, HEAD, OPTIONS/);
+    assert.equal((await resolve(`/01/${oil}`, {}, "POST")).status, 405);
+  });
+
+  it("answers 400 with a reason for bad syntax and bad check digits", async () => {
+    const bad = `${oil.slice(0, 13)}${(Number(oil[13]) + 1) % 10}`;
+    for (const [path, reason] of [
+      [`/01/${bad}`, /wrong check digit/],
+      [`/01/12345`, /8, 12, 13 or 14 digits/],
+      [`/01/${oil}/21/S1/10/L1`, /order/],
+      [`/01/${oil}/10`, /value is missing/],
+      [`/01/${oil}/254/x`, /not a key qualifier/],
+    ] as const) {
+      const res = await resolve(path);
+      assert.equal(res.status, 400, path);
+      assert.equal(res.headers.get("access-control-allow-origin"), "*");
+      assert.match(((await res.json()) as any).message, reason, path);
+    }
+  });
+
+  it("describes itself at /.well-known/gs1resolver", async () => {
+    const res = await resolve("/.well-known/gs1resolver");
+    assert.equal(res.status, 200);
+    const description = (await res.json()) as any;
+    assert.equal(description.resolverRoot, new URL(baseUrl()).origin);
+    assert.ok(description.supportedPrimaryKeys.includes("01"));
+    assert.deepEqual(description.supportedLinkType[0], { namespace: "https://gs1.org/voc/", prefix: "gs1:" });
+  });
+
+  it("refuses bad items with VALIDATION_FAILED and writes nothing", async () => {
+    const gtin = newGtin();
+    const wrong = `${gtin.slice(0, 13)}${(Number(gtin[13]) + 1) % 10}`;
+    const cases: Array<[unknown, RegExp]> = [
+      [{ value: wrong, links: [{ linkType: "gs1:pip", href: "https://example.com", title: "t", isDefault: true }] }, /wrong check digit/],
+      [{ value: gtin, links: [{ linkType: "gs1:pip", href: "https://example.com", title: "t" }] }, /Exactly one link must have isDefault: true \(0 do\)/],
+      [{ value: gtin, links: [{ linkType: "gs1:nope", href: "https://example.com", title: "t", isDefault: true }] }, /linkType/],
+      [{ value: gtin, qualifiers: [{ ai: "21", value: "S" }, { ai: "10", value: "L" }], links: [{ linkType: "gs1:pip", href: "https://example.com", title: "t", isDefault: true }] }, /order/],
+      [{ value: gtin, links: [{ linkType: "gs1:pip", href: "ftp://example.com", title: "t", isDefault: true }] }, /href/],
+    ];
+    for (const [body, reason] of cases) {
+      const res = await putItem(merchant, body);
+      const answer = (await res.json()) as any;
+      assert.equal(res.status, 400, JSON.stringify(answer));
+      assert.equal(answer.code, "VALIDATION_FAILED");
+      assert.match(answer.message, reason);
+    }
+    assert.equal((await resolve(`/01/${gtin}`)).status, 404);
+    const keys = await firestore().collection("gs1Keys").where("value", "==", gtin).get();
+    assert.equal(keys.size, 0);
+  });
+
+  it("gives a key one owner: another workspace's claim is CONFLICT and it cannot read or delete the items", async () => {
+    const claim = await putItem(other, { value: pasta, links: [{ linkType: "gs1:pip", href: "https://evil.example/pasta", title: "x", isDefault: true }] });
+    assert.equal(claim.status, 409);
+    assert.equal(((await claim.json()) as any).code, "CONFLICT");
+    const viaTool = await callTool("svc.gs1.set_item", { value: pasta, qualifiers: [{ ai: "10", value: "X" }], links: [{ linkType: "gs1:pip", href: "https://evil.example", title: "x", isDefault: true }] }, other.apiKey);
+    assert.match(JSON.stringify(viaTool.body), /CONFLICT/);
+    assert.equal((await resolve(`/01/${pasta}`)).headers.get("location"), "https://example.com/pasta");
+
+    const mine = await api(merchant, "/api/gs1/items?limit=100");
+    assert.equal(mine.status, 200);
+    const pastaItem = mine.body.items.find((i: any) => i.key.value === pasta);
+    assert.ok(pastaItem);
+    assert.equal((await api(other, `/api/gs1/items/${pastaItem.itemId}`)).status, 404);
+    assert.equal((await api(other, `/api/gs1/items/${pastaItem.itemId}`, "DELETE")).status, 404);
+    assert.deepEqual((await api(other, "/api/gs1/items")).body.items, []);
+    const listed = toolResult(await callTool("svc.gs1.list_items", {}, other.apiKey));
+    assert.deepEqual(listed.items, []);
+
+    // The owner replaces links (200, not 201) and deletes; the resolver follows at once.
+    const replaced = await putItem(merchant, { value: pasta, links: [{ linkType: "gs1:pip", href: "https://example.com/pasta-v2", title: "Pasta", isDefault: true }] });
+    assert.equal(replaced.status, 200);
+    assert.equal((await resolve(`/01/${pasta}`)).headers.get("location"), "https://example.com/pasta-v2");
+    assert.equal((await api(merchant, `/api/gs1/items/${pastaItem.itemId}`, "DELETE")).status, 200);
+    assert.equal((await resolve(`/01/${pasta}`)).status, 404);
+  });
+});
