@@ -29,7 +29,7 @@ describe("docs/mcp.md's tools", () => {
   it("has a hand-written note for every tool, and none for a tool that is gone", () => {
     const notes = doc.slice(doc.indexOf("| Tool | Notes on its result |"));
     const rows = notes.slice(0, notes.indexOf("\n\n")).split("\n").slice(2);
-    const named = rows.flatMap((row) => [...row.split("|")[1].matchAll(/`(svc\.[a-z_.]+)`/g)].map((m) => m[1]));
+    const named = rows.flatMap((row) => [...row.split("|")[1].matchAll(/`(svc\.[a-z0-9_.]+)`/g)].map((m) => m[1]));
     const registered = toolListing().map((t) => t.name);
     assert.deepEqual([...named].sort(), [...registered].sort());
   });
