@@ -7,8 +7,8 @@ import { SCOPES, ScopeSchema } from "../auth/scopes";
 import { text } from "../core/validation";
 import { fields, newCodeShape, presetName } from "../codes/fields";
 import { ids } from "../core/ids";
-import { BULK_MAX_URLS, CAMPAIGN_MAX, CODE_SEARCH_MAX } from "../core/limits";
-import { CODE_LIST_SORTS } from "../codes/directory";
+import { BULK_MAX_URLS } from "../core/limits";
+import { CodeListQuerySchema } from "../codes/directory";
 import { draftStatus, PublicBrandPresetSchema, PublicCodeSchema, publicCodeShape, PublicDesignSchema } from "../codes/schemas";
 import { analyticsFiguresShape, scanOutput } from "../mcp/outputs";
 import { PublicDeliverySchema } from "../webhooks/operations";
@@ -52,20 +52,8 @@ export const ConsoleImportSchema = z
     design: newCodeShape.design,
   })
   .strict();
-/** The code list's search, filters, sort and page (codes/directory.ts). */
-export const CodeListQuerySchema = z
-  .object({
-    q: z.string().max(CODE_SEARCH_MAX).optional(),
-    kind: z.enum(["static", "dynamic"]).optional(),
-    status: z.enum(["draft", "published"]).optional(),
-    campaign: z.string().max(CAMPAIGN_MAX).optional(),
-    tag: fields.tags.element.optional(),
-    sort: z.enum(CODE_LIST_SORTS).default("created"),
-    order: z.enum(["asc", "desc"]).optional(),
-    cursor: z.string().max(2000).optional(),
-    limit: z.coerce.number().int().min(1).max(100).default(50),
-  })
-  .strict();
+/** The code list's search, filters, sort and page: declared with the list (codes/directory.ts). */
+export { CodeListQuerySchema };
 
 // ---- Answers -------------------------------------------------------------------------------------------
 
