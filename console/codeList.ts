@@ -1,13 +1,18 @@
 // The code list (#/codes): search, filters, sort and pages of 50, with each code's scans in the last 7
 // and 30 days. The list's state lives in the URL's hash query, so reload, back and a shared link keep it.
 import { CODE_SEARCH_MAX, JOB_MAX_ROWS } from "../functions/src/core/limits";
-import { h, select, table } from "./dom";
-import { followJob } from "./jobs";
+import { h, oneOf, select, table } from "./dom";
+import { followJob, type Job } from "./jobs";
+import type { Answer, Api, Request } from "./api";
+
+/** What a code's download buttons need. */
+export type CodeFiles = Pick<Answer<"GET /codes/:codeId">, "title" | "qrImageUrl" | "qrSvgUrl" | "qrPdfUrl">;
+type ListedCode = Answer<"GET /codes">["codes"][number];
 
 export interface ListContext {
-  api: <T = any>(path: string, init?: { method?: string; body?: unknown }) => Promise<T>;
+  api: Api;
   act: (label: string, onClick: () => unknown, attrs?: Record<string, string>) => HTMLButtonElement;
-  downloads: (code: any) => HTMLElement;
+  downloads: (code: CodeFiles) => HTMLElement;
 }
 
 /** Codes picked for a print package (id -> title), kept across pages, filters and searches until cleared. */
@@ -19,7 +24,7 @@ let packaging: { jobId: string; count: number } | null = null;
  * The selection's bar: how many codes are picked, picking the whole page, and a print package (an SVG and
  * a 30 mm PDF per code, A4 label sheets and a manifest) built in the background from the picked codes.
  */
-function selectionBar(ctx: ListContext, pageCodes: any[], boxes: HTMLInputElement[]): HTMLElement {
+function selectionBar(ctx: ListContext, pageCodes: ListedCode[], boxes: HTMLInputElement[]): HTMLElement {
   const count = h("span", { id: "selection-count", "aria-live": "polite" });
   const progress = h("progress", { id: "selection-progress", max: "100", value: "0", "aria-label": "Print package progress", hidden: "" }) as HTMLProgressElement;
   const status = h("p", { id: "selection-status", role: "status" });
@@ -30,15 +35,15 @@ function selectionBar(ctx: ListContext, pageCodes: any[], boxes: HTMLInputElemen
       const codeIds = [...picked.keys()];
       print.disabled = true;
       result.replaceChildren();
-      const job = await ctx.api("/jobs", { body: { format: "codes", codeIds, print: { sideMm: 30, sheets: { paper: "a4" } } } });
+      const job = await ctx.api("POST /jobs", { body: { format: "codes", codeIds, print: { sideMm: 30, sheets: { paper: "a4" } } } });
       packaging = { jobId: job.jobId, count: codeIds.length };
       await follow(job);
     },
     { id: "print-selected", class: "primary" },
   );
-  const follow = async (job: any) => {
+  const follow = async (job: Pick<Job, "jobId" | "state">) => {
     progress.hidden = false;
-    const done = await followJob((id) => ctx.api(`/jobs/${id}`), job, (now) => {
+    const done = await followJob((jobId) => ctx.api("GET /jobs/:jobId", { params: { jobId } }), job, (now) => {
       progress.value = now.state === "packaging" ? Math.max(now.progress, 50) : now.progress / 2;
       status.textContent = `Building the print package of ${now.total} codes…`;
     });
@@ -76,18 +81,22 @@ function selectionBar(ctx: ListContext, pageCodes: any[], boxes: HTMLInputElemen
   }, { id: "pick-clear" });
   boxes.forEach((box) => box.addEventListener("change", changed));
   refresh();
-  if (packaging) void follow({ jobId: packaging.jobId, state: "running", progress: 0, total: packaging.count });
+  if (packaging) void follow({ jobId: packaging.jobId, state: "running" });
   return h("div", { class: "selection", id: "code-selection", role: "group", "aria-label": "Print several codes" }, count, h("span", { class: "actions" }, pickPage, clear, print), progress, status, result);
 }
 
-const SORTS: Array<[string, string]> = [
-  ["created:desc", "Newest first"],
-  ["created:asc", "Oldest first"],
-  ["title:asc", "Title A to Z"],
-  ["title:desc", "Title Z to A"],
-  ["scans7:desc", "Most scans, 7 days"],
-  ["scans30:desc", "Most scans, 30 days"],
+type ListQuery = NonNullable<Request<"GET /codes">["query"]>;
+
+/** The list's sorts: the value the URL keeps, its label, and what the API is asked for. */
+const SORT_CHOICES: Array<{ value: string; label: string; query: Pick<ListQuery, "sort" | "order"> }> = [
+  { value: "created:desc", label: "Newest first", query: { sort: "created", order: "desc" } },
+  { value: "created:asc", label: "Oldest first", query: { sort: "created", order: "asc" } },
+  { value: "title:asc", label: "Title A to Z", query: { sort: "title", order: "asc" } },
+  { value: "title:desc", label: "Title Z to A", query: { sort: "title", order: "desc" } },
+  { value: "scans7:desc", label: "Most scans, 7 days", query: { sort: "scans7", order: "desc" } },
+  { value: "scans30:desc", label: "Most scans, 30 days", query: { sort: "scans30", order: "desc" } },
 ];
+const SORTS: Array<[string, string]> = SORT_CHOICES.map((c) => [c.value, c.label]);
 
 /** Cursors of the pages before this one, so "Previous page" works without the server keeping state. */
 const earlier: string[] = [];
@@ -135,22 +144,21 @@ function toHash(state: State): string {
   return `#/codes${q ? `?${q}` : ""}`;
 }
 
-function apiQuery(state: State): string {
-  const [sort, order] = state.sort.split(":");
-  const p = new URLSearchParams({ sort, order, limit: "50" });
-  if (state.q.trim()) p.set("q", state.q.trim());
-  if (state.kind) p.set("kind", state.kind);
-  if (state.status) p.set("status", state.status);
-  if (state.campaign !== null) p.set("campaign", state.campaign);
-  if (state.cursor) p.set("cursor", state.cursor);
-  return p.toString();
+function apiQuery(state: State): ListQuery {
+  const query: ListQuery = { ...SORT_CHOICES.find((c) => c.value === state.sort)?.query, limit: 50 };
+  if (state.q.trim()) query.q = state.q.trim();
+  query.kind = oneOf(["static", "dynamic"] as const, state.kind);
+  query.status = oneOf(["draft", "published"] as const, state.status);
+  if (state.campaign !== null) query.campaign = state.campaign;
+  if (state.cursor) query.cursor = state.cursor;
+  return query;
 }
 
 export async function codeListView(ctx: ListContext, params: URLSearchParams): Promise<HTMLElement[]> {
   const state = readState(params);
   if (!state.cursor) earlier.length = 0;
   const started = performance.now();
-  const page = await ctx.api<any>(`/codes?${apiQuery(state)}`);
+  const page = await ctx.api("GET /codes", { query: apiQuery(state) });
   const go = (change: Partial<State>) => {
     const next = { ...state, cursor: "", ...change };
     if (!("cursor" in change)) earlier.length = 0;
@@ -180,7 +188,7 @@ export async function codeListView(ctx: ListContext, params: URLSearchParams): P
   const status = select("code-status-filter", [["", "Any status"], ["published", "Published"], ["draft", "Draft"]]);
   status.value = state.status;
   status.addEventListener("change", () => go({ status: status.value }));
-  const campaigns: string[] = page.campaigns ?? [];
+  const campaigns = page.campaigns;
   // "\u0000": every campaign; "": codes without one. Option values must be strings.
   const campaign = select("code-campaign", [["\u0000", "All campaigns"], ["", "No campaign"], ...campaigns.map((c) => [c, c] as [string, string])]);
   campaign.value = state.campaign ?? "\u0000";
@@ -205,7 +213,7 @@ export async function codeListView(ctx: ListContext, params: URLSearchParams): P
     go({ q: search.value });
   });
 
-  const codes: any[] = page.codes;
+  const codes = page.codes;
   const first = earlier.length * 50 + 1;
   const filtered = Boolean(state.q || state.kind || state.status || state.campaign !== null);
   // A search's total is not counted (that would read every code): the pages tell whether more follow.
@@ -252,7 +260,7 @@ export async function codeListView(ctx: ListContext, params: URLSearchParams): P
     const next = h("button", { type: "button", id: "page-next", class: "primary" }, "Next page");
     next.addEventListener("click", () => {
       earlier.push(state.cursor);
-      location.hash = toHash({ ...state, cursor: page.nextCursor });
+      location.hash = toHash({ ...state, cursor: page.nextCursor ?? "" });
     });
     pager.append(next);
   }

@@ -1,14 +1,16 @@
 // Console section "Connected apps": the apps a person authorized through OAuth, with revoke. Takes the
 // console's own helpers so it stays independent of how main.ts lays out the page.
+import type { Api } from "./api";
+
 export interface ConsoleKit {
-  api: <T = any>(path: string, init?: { method?: string; body?: unknown }) => Promise<T>;
+  api: Api;
   h: <K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Record<string, string>, ...children: Array<Node | string>) => HTMLElementTagNameMap[K];
   button: (label: string, onClick: () => unknown, attrs?: Record<string, string>) => HTMLButtonElement;
   render: () => Promise<void>;
 }
 
 export async function connectedAppsSection({ api, h, button, render }: ConsoleKit): Promise<HTMLElement> {
-  const { apps } = await api<{ apps: any[] }>("/connected-apps");
+  const { apps } = await api("GET /connected-apps");
   const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "never");
   const rows = apps.map((a) =>
     h(
@@ -19,7 +21,7 @@ export async function connectedAppsSection({ api, h, button, render }: ConsoleKi
       h("td", {}, when(a.createdAt)),
       h("td", {}, when(a.lastUsedAt)),
       h("td", { class: "app-status" }, a.revokedAt ? "revoked" : "active"),
-      h("td", {}, a.revokedAt ? "" : button("Revoke", async () => { await api(`/connected-apps/${a.grantId}/revoke`, { method: "POST" }); await render(); }, { class: "revoke-app" })),
+      h("td", {}, a.revokedAt ? "" : button("Revoke", async () => { await api("POST /connected-apps/:grantId/revoke", { params: { grantId: a.grantId } }); await render(); }, { class: "revoke-app" })),
     ),
   );
   return h(

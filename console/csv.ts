@@ -1,4 +1,4 @@
-// Spreadsheet rows for the import: parsed with papaparse, columns found by their header name (in any
+// Spreadsheet rows for the import: parsed with papaparse, columns found by their header name (in whatever
 // order; `title` and `url` required, `campaign` and `tags` optional), checked with the same field rules the
 // server applies, so every bad row is shown with its reason before anything is created.
 import Papa from "papaparse";
@@ -48,7 +48,7 @@ export function checkCsv(text: string): { rows: CheckedRow[]; fatal: string | nu
       unknown.length ? `it has columns this import does not know (${unknown.map((u) => u || "(empty)").join(", ")})` : "",
       twice.length ? `${twice.join(", ")} appears twice` : "",
     ].filter(Boolean);
-    return { rows: [], fatal: `The first row must name the columns: title and url, optionally campaign and tags, in any order; ${problems.join("; ")}. Fix the header row and choose the file again.` };
+    return { rows: [], fatal: `The first row must name the columns: title and url, optionally campaign and tags, in whatever order; ${problems.join("; ")}. Fix the header row and choose the file again.` };
   }
   const column = (name: string) => header.indexOf(name);
   const body = table.slice(1);

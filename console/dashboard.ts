@@ -3,11 +3,12 @@
 import { barChart } from "./chart";
 import { h } from "./dom";
 import { insights } from "./insights";
+import type { Api } from "./api";
 
 export const DASHBOARD_RANGES = [7, 30, 90, 365];
 
-export async function dashboardView(api: <T = any>(path: string) => Promise<T>, days: number): Promise<HTMLElement[]> {
-  const d = await api<any>(`/dashboard?days=${days}`);
+export async function dashboardView(api: Api, days: number): Promise<HTMLElement[]> {
+  const d = await api("GET /dashboard", { query: { days } });
   const counts = d.codeCounts;
   const ranges = h(
     "div",
@@ -24,7 +25,7 @@ export async function dashboardView(api: <T = any>(path: string) => Promise<T>, 
     h("dt", {}, "Unique scanners"),
     h("dd", { id: "dash-unique" }, String(d.uniqueScanners)),
     h("dt", {}, "Repeats and bots (not counted)"),
-    h("dd", { id: "dash-uncounted" }, String((d.repeatScans ?? 0) + (d.botScans?.total ?? 0))),
+    h("dd", { id: "dash-uncounted" }, String(d.repeatScans + d.botScans.total)),
     h("dt", {}, "Codes"),
     h("dd", { id: "dash-codes" }, `${counts.total}`),
     h("dt", {}, "Drafts to review"),
@@ -53,7 +54,7 @@ export async function dashboardView(api: <T = any>(path: string) => Promise<T>, 
     ];
   }
 
-  const top: any[] = d.topCodes ?? [];
+  const top = d.topCodes;
   const topCodes = h(
     "div",
     { class: "insight", id: "dash-top-codes" },

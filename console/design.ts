@@ -2,13 +2,18 @@
 // preview and print downloads, and brand presets in Settings. Every preview is the backend's own render
 // of the exact final image (POST /api/console/codes/preview or /codes/<id>/preview), never an imitation.
 import { downloadUrl } from "./files";
-import { field, fileField, h, select } from "./dom";
+import { field, fileField, h, oneOf, select } from "./dom";
+import { send, type Answer, type Api, type Request } from "./api";
 import { PRESET_NAME_MAX } from "../functions/src/core/limits";
 import { PRESET_NAME_HTML_PATTERN } from "../functions/src/core/rules";
 import { EYE_STYLES, LOGO_MAX_BYTES, LOGO_MEDIA_TYPES, MODULE_STYLES, QUIET_ZONE_MAX, QUIET_ZONE_MIN } from "../functions/src/core/constants";
+import type { PrintHintSchema } from "../functions/src/images/printRoutes";
+import type { z } from "zod";
+
+type PrintHint = z.output<typeof PrintHintSchema>;
 
 export interface DesignContext {
-  api: <T = any>(path: string, init?: { method?: string; body?: unknown }) => Promise<T>;
+  api: Api;
   act: (label: string, onClick: () => unknown, attrs?: Record<string, string>) => HTMLButtonElement;
   authHeader: () => Promise<Record<string, string>>;
   flash: (message: string, isError?: boolean) => void;
@@ -16,21 +21,17 @@ export interface DesignContext {
   slug: (s: string) => string;
 }
 
+/** A code as its page shows it. */
+export type ShownCode = Answer<"GET /codes/:codeId">;
 /** A design as the API shows it (publicDesign): the logo is described, not sent back. */
-interface ShownDesign {
-  foreground: string;
-  background: string;
-  moduleStyle: string;
-  eyeStyle: string;
-  quietZone: number;
-  preset: string | null;
-  logo: { width: number; height: number } | null;
-}
+type ShownDesign = NonNullable<ShownCode["design"]>;
+/** A design as a code's body sends it (a preset by name, fields that override it, a new logo). */
+export type DesignValue = NonNullable<NonNullable<Request<"POST /codes">["body"]>["design"]>;
 
 export interface DesignPanel {
   element: HTMLElement;
   /** The design to send: null for the plain black-on-white code. */
-  value(): Record<string, unknown> | null;
+  value(): DesignValue | null;
   /** Whether the code's current logo stays (the code page, when no other logo is chosen). */
   keepsLogo(): boolean;
 }
@@ -66,14 +67,14 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
   const logoInput = h("input", { type: "file", id: `${p}-logo`, accept: LOGO_MEDIA_TYPES.join(",") });
   const logo = fileField(`Logo (PNG, JPEG or WebP, at most ${LOGO_MAX_BYTES / 1024} KB)`, logoInput, "Choose a logo…");
   const logoNote = h("p", { class: "muted", id: `${p}-logo-note`, "aria-live": "polite" }, initial?.logo ? "The code's current logo is kept." : "");
-  let uploaded: { data: string; mediaType: string } | undefined;
+  let uploaded: { data: string; mediaType: (typeof LOGO_MEDIA_TYPES)[number] } | undefined;
   let keepCurrent = Boolean(initial?.logo);
   const removeLogo = ctx.act("Remove logo", () => {
     uploaded = undefined;
     keepCurrent = false;
     logoInput.value = "";
     logo.showChosen();
-    const fromPreset = presets.find((x) => x.name === preset.input.value)?.design.logo;
+    const fromPreset = presets.find((x) => x.name === preset.input.value)?.design?.logo;
     logoNote.textContent = fromPreset ? "The preset's logo stays: it is part of the preset (choose None to drop it)." : "No logo.";
     opts.onChange();
   }, { id: `${p}-logo-remove` });
@@ -81,7 +82,7 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
   // design until another preset is chosen (its fields may differ from the preset it started from).
   const dirty = new Set<StyleField>(initial ? STYLE_FIELDS : []);
   const inputs: Record<StyleField, HTMLInputElement | HTMLSelectElement> = { foreground: fg.input, background: bg.input, moduleStyle: moduleStyle.input, eyeStyle: eyeStyle.input, quietZone: quietZone.input };
-  let presets: Array<{ name: string; design: ShownDesign }> = [];
+  let presets: Answer<"GET /brand-presets">["presets"] = [];
 
   const body = h(
     "div",
@@ -116,7 +117,13 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
       ctx.flash(`The logo is ${Math.ceil(file.size / 1024)} KB; at most ${LOGO_MAX_BYTES / 1024} KB is accepted.`, true);
       return;
     }
-    uploaded = { data: await readBase64(file), mediaType: file.type };
+    const mediaType = oneOf(LOGO_MEDIA_TYPES, file.type);
+    if (!mediaType) {
+      logoInput.value = "";
+      ctx.flash(`The logo is ${file.type || "of an unknown type"}; a PNG, JPEG or WebP file is accepted.`, true);
+      return;
+    }
+    uploaded = { data: await readBase64(file), mediaType };
     keepCurrent = false;
     logoNote.textContent = `${file.name}, ${Math.ceil(file.size / 1024)} KB: drawn in the centre (error correction H).`;
     opts.onChange();
@@ -124,7 +131,7 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
   preset.input.addEventListener("change", () => {
     const chosen = presets.find((x) => x.name === preset.input.value);
     dirty.clear();
-    if (chosen) {
+    if (chosen?.design) {
       fg.input.value = chosen.design.foreground.toLowerCase();
       bg.input.value = chosen.design.background.toLowerCase();
       moduleStyle.input.value = chosen.design.moduleStyle;
@@ -135,23 +142,25 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
     opts.onChange();
   });
   if (opts.presets) {
-    void ctx.api<{ presets: typeof presets }>("/brand-presets").then((r) => {
+    void ctx.api("GET /brand-presets").then((r) => {
       presets = r.presets;
       for (const x of presets) preset.input.append(h("option", { value: x.name }, x.name));
       if (initial?.preset && presets.some((x) => x.name === initial.preset)) preset.input.value = initial.preset;
     });
   }
 
-  const value = (): Record<string, unknown> | null => {
+  const value = (): DesignValue | null => {
     if (!on.checked) return null;
-    const design: Record<string, unknown> = {};
+    const design: DesignValue = {};
     const chosen = opts.presets ? preset.input.value : "";
     if (chosen) design.preset = chosen;
-    for (const name of STYLE_FIELDS) {
-      if (chosen && !dirty.has(name)) continue;
-      const raw = inputs[name].value;
-      design[name] = name === "quietZone" ? Number(raw) : name === "foreground" || name === "background" ? raw.toUpperCase() : raw;
-    }
+    // Without a preset every field is sent; with one, only those set since choosing it.
+    const sent = (name: StyleField) => !chosen || dirty.has(name);
+    if (sent("foreground")) design.foreground = inputs.foreground.value.toUpperCase();
+    if (sent("background")) design.background = inputs.background.value.toUpperCase();
+    if (sent("moduleStyle")) design.moduleStyle = oneOf(MODULE_STYLES, inputs.moduleStyle.value);
+    if (sent("eyeStyle")) design.eyeStyle = oneOf(EYE_STYLES, inputs.eyeStyle.value);
+    if (sent("quietZone")) design.quietZone = Number(inputs.quietZone.value);
     if (uploaded) design.logo = uploaded;
     return design;
   };
@@ -169,8 +178,8 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
 /** Shows a PNG answer in `img`, or the refusal's message (reason and suggestion) in `note`. */
 export async function showPreview(res: Response, img: HTMLImageElement, note: HTMLElement, okText: string): Promise<boolean> {
   if (!res.ok) {
-    const problem = await res.json().catch(() => ({}));
-    note.textContent = `No preview: ${problem.message ?? res.statusText}${problem.hint ? ` ${problem.hint}` : ""}`;
+    const problem: { message?: unknown; hint?: unknown } = await res.json().catch(() => ({}));
+    note.textContent = `No preview: ${typeof problem.message === "string" ? problem.message : res.statusText}${typeof problem.hint === "string" ? ` ${problem.hint}` : ""}`;
     note.classList.add("refused");
     return false;
   }
@@ -184,7 +193,7 @@ export async function showPreview(res: Response, img: HTMLImageElement, note: HT
 const PNG_SIZES = [512, 1024, 2048, 4096];
 
 /** Print downloads of a code: the smallest PDF for a scanning distance (the print hint), and PNGs by size. */
-function printFiles(ctx: DesignContext, c: any): HTMLElement {
+function printFiles(ctx: DesignContext, c: ShownCode): HTMLElement {
   const distance = field("Scanning distance (metres)", h("input", { type: "number", id: "print-distance", min: "0.1", max: "100", step: "0.1", value: "1" }));
   const hintText = h("p", { id: "print-hint", "aria-live": "polite" });
   const size = field("PNG size (pixels)", select("png-size", PNG_SIZES.map((s) => [String(s), `${s} px`] as [string, string])));
@@ -193,7 +202,8 @@ function printFiles(ctx: DesignContext, c: any): HTMLElement {
   let sideMm: number | undefined;
   const refresh = async () => {
     const res = await fetch(hintUrl());
-    const hint = await res.json();
+    // The public print hint (GET /img/print-hint/..., images/printRoutes.ts PrintHintSchema), or an error's message.
+    const hint: PrintHint & { message?: string } = await res.json();
     if (!res.ok) {
       hintText.textContent = hint.message ?? "Enter a distance from 0.1 to 100 m.";
       sideMm = undefined;
@@ -221,7 +231,7 @@ function printFiles(ctx: DesignContext, c: any): HTMLElement {
 }
 
 /** The code page's design section: the panel, a live preview of this code's exact image, save, and print files. */
-export function codeDesignSection(ctx: DesignContext, c: any): HTMLElement[] {
+export function codeDesignSection(ctx: DesignContext, c: ShownCode): HTMLElement[] {
   const preview = h("img", { id: "design-preview", alt: `Preview of ${c.title} with this design`, width: "256", height: "256", src: c.qrImageUrl });
   const note = h("p", { class: "muted", id: "design-preview-note", "aria-live": "polite" }, "The code's current image.");
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -234,17 +244,13 @@ export function codeDesignSection(ctx: DesignContext, c: any): HTMLElement[] {
       clearTimeout(timer);
       timer = setTimeout(async () => {
         const mine = ++seq;
-        const res = await fetch(`/api/console/codes/${encodeURIComponent(c.codeId)}/preview`, {
-          method: "POST",
-          headers: { ...(await ctx.authHeader()), "Content-Type": "application/json" },
-          body: JSON.stringify({ design: panel.value(), keepLogo: panel.keepsLogo() }),
-        });
+        const res = await send(ctx.authHeader, "POST /codes/:codeId/preview", { params: { codeId: c.codeId }, body: { design: panel.value(), keepLogo: panel.keepsLogo() } });
         if (mine === seq) await showPreview(res, preview, note, "Exactly the image this code gets when you save, checked by two decoders.");
       }, 250);
     },
   });
   const save = ctx.act("Save design", async () => {
-    await ctx.api(`/codes/${c.codeId}`, { body: { design: panel.value(), keepLogo: panel.keepsLogo() } });
+    await ctx.api("POST /codes/:codeId", { params: { codeId: c.codeId }, body: { design: panel.value(), keepLogo: panel.keepsLogo() } });
     // The image keeps its address: refresh the browser's cached copy so the page shows the new design.
     await fetch(c.qrImageUrl, { cache: "reload" });
     ctx.flash("Design saved: the code's PNG, SVG and PDF now show it, at the same addresses.");
@@ -263,25 +269,25 @@ export function codeDesignSection(ctx: DesignContext, c: any): HTMLElement[] {
 
 /** Settings: the workspace's brand presets, saved once and used by name by people, imports and agents. */
 export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLElement> {
-  const { presets } = await ctx.api<{ presets: Array<{ name: string; design: ShownDesign; updatedAt: string }> }>("/brand-presets");
+  const { presets } = await ctx.api("GET /brand-presets");
   const swatch = (hex: string) => {
     const chip = h("span", { class: "swatch", "aria-hidden": "true" });
     chip.style.backgroundColor = hex; // through the CSSOM: the console's CSP refuses style attributes
     return h("span", { class: "swatch-row" }, chip, hex);
   };
-  const rows = presets.map((x) => [
+  const rows = presets.flatMap((x) => (x.design ? [{ name: x.name, design: x.design }] : [])).map((x) => [
     h("strong", {}, x.name),
     h("span", {}, swatch(x.design.foreground), " on ", swatch(x.design.background)),
     `${x.design.moduleStyle} modules, ${x.design.eyeStyle} eyes, quiet zone ${x.design.quietZone}`,
     x.design.logo ? `logo ${x.design.logo.width}×${x.design.logo.height}` : "no logo",
     ctx.act("Delete", async () => {
-      await ctx.api(`/brand-presets/${encodeURIComponent(x.name)}`, { method: "DELETE" });
+      await ctx.api("DELETE /brand-presets/:name", { params: { name: x.name } });
       ctx.flash(`Brand preset ${x.name} deleted. Codes made with it keep their design.`);
       await ctx.render();
     }, { "aria-label": `Delete brand preset ${x.name}`, class: "delete-preset" }),
   ]);
   const name = field("Preset name", h("input", { id: "preset-name", maxlength: String(PRESET_NAME_MAX), pattern: PRESET_NAME_HTML_PATTERN }));
-  // An example code in the preset, drawn by the backend like any preview, so a preset is seen before it is saved.
+  // An example code in the preset, drawn by the backend like every preview, so a preset is seen before it is saved.
   const example = h("img", { id: "preset-preview", alt: "Example code in this preset", width: "200", height: "200" });
   const exampleNote = h("p", { class: "muted", id: "preset-preview-note", "aria-live": "polite" }, "An example code in this design.");
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -291,11 +297,7 @@ export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLEleme
     timer = setTimeout(async () => {
       const mine = ++seq;
       const design = panel.value();
-      const res = await fetch("/api/console/codes/preview", {
-        method: "POST",
-        headers: { ...(await ctx.authHeader()), "Content-Type": "application/json" },
-        body: JSON.stringify({ destinationUrl: "https://example.com/", design }),
-      });
+      const res = await send(ctx.authHeader, "POST /codes/preview", { body: { destinationUrl: "https://example.com/", ...(design ? { design } : {}) } });
       if (mine === seq && (await showPreview(res, example, exampleNote, "An example code in this design, checked by two decoders."))) example.dataset.for = JSON.stringify(design);
     }, 250);
   };
@@ -314,7 +316,9 @@ export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLEleme
       { class: "actions" },
       ctx.act("Save preset", async () => {
         const presetName = name.input.value.trim();
-        await ctx.api(`/brand-presets/${encodeURIComponent(presetName)}`, { body: { design: panel.value() } });
+        const design = panel.value();
+        if (!design) return; // the panel is always on here
+        await ctx.api("POST /brand-presets/:name", { params: { name: presetName }, body: { design } });
         ctx.flash(`Brand preset ${presetName} saved.`);
         await ctx.render();
       }, { id: "save-preset", class: "primary" }),

@@ -72,3 +72,8 @@ export function table(
     h("tbody", attrs.id ? { id: attrs.id } : {}, ...rows.map((cells, i) => h("tr", rowAttrs(i), ...cells.map((c, j) => h("td", headers[j] ? { "data-label": headers[j] } : {}, c))))),
   );
 }
+
+/** `value` as one of `options` (a select's value as the type its options have), or undefined. */
+export function oneOf<T extends string>(options: readonly T[], value: string): T | undefined {
+  return options.find((o) => o === value);
+}

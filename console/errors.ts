@@ -33,21 +33,30 @@ export function messageFor(error: unknown): string {
  * The body of a service answer, or a ShownError for an answer that is not JSON (a proxy's error page, a
  * timeout) or for an error answer (its message and hint, and its request id for support when it has one).
  */
-export async function readAnswer<T = any>(res: Response): Promise<T> {
-  let body: any;
+export async function readAnswer<T>(res: Response): Promise<T> {
+  let body: unknown;
   try {
     body = await res.json();
   } catch {
     throw new ShownError(`The service answered in a way the console does not understand (HTTP ${res.status}). Wait a moment and try again; if it keeps happening, reload the page.`);
   }
+  // The answer's shape is the route's response schema (console/api.ts), checked by the tests.
   if (res.ok) return body as T;
   throw new ShownError(answerMessage(res, body));
 }
 
-export function answerMessage(res: Response, body: any): string {
-  const what = typeof body?.message === "string" ? sentence(body.message) : `The request failed (HTTP ${res.status}).`;
-  const next = typeof body?.hint === "string" ? ` ${sentence(body.hint)}` : " Try again in a moment.";
-  const id = typeof body?.requestId === "string" ? ` If you contact support, quote ${body.requestId}.` : "";
+/** The fields of an error answer (JsonError) the console reads; anything else in `body` is ignored. */
+interface ErrorAnswer {
+  message?: unknown;
+  hint?: unknown;
+  requestId?: unknown;
+}
+
+export function answerMessage(res: Response, body: unknown): string {
+  const answer: ErrorAnswer = typeof body === "object" && body !== null ? body : {};
+  const what = typeof answer.message === "string" ? sentence(answer.message) : `The request failed (HTTP ${res.status}).`;
+  const next = typeof answer.hint === "string" ? ` ${sentence(answer.hint)}` : " Try again in a moment.";
+  const id = typeof answer.requestId === "string" ? ` If you contact support, quote ${answer.requestId}.` : "";
   return `${what}${next}${id}`;
 }
 

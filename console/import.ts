@@ -1,4 +1,4 @@
-// "Import CSV": check every row first (nothing is created while any row is bad), then create the codes in
+// "Import CSV": check every row first (nothing is created while one row is bad), then create the codes in
 // chunks of 50, then offer a ZIP of every code's PNG and SVG. Each chunk's Idempotency-Key comes from the
 // file's content and the chunk's rows, not from the click: a retry after a partial failure, a second click
 // or the same file after a reload gets the codes already made (the server replays them for 24 hours) and
@@ -10,6 +10,9 @@ import { answerMessage, ShownError } from "./errors";
 import { saveBlob } from "./files";
 import { zip } from "./zip";
 import { jobSection } from "./jobs";
+import { send, type Answer } from "./api";
+
+type ImportedCode = Answer<"POST /codes/import">["codes"][number];
 
 /** One call creates at most the bulk limit of codes. */
 const CHUNK = BULK_MAX_URLS;
@@ -27,33 +30,34 @@ async function sha256(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** The chunk's key: the same file and the same rows always give the same key, in any session. */
+/** The chunk's key: the same file and the same rows always give the same key, in every session. */
 export async function chunkKey(fileHash: string, rows: CheckedRow[]): Promise<string> {
   return `console-import-${(await sha256(`${fileHash}:${rows.map((r) => r.line).join(",")}`)).slice(0, 48)}`;
 }
 
-async function postChunk(kit: ImportKit, rows: CheckedRow["input"][], key: string): Promise<{ codes: any[]; replayed: boolean }> {
+async function postChunk(kit: ImportKit, rows: CheckedRow["input"][], key: string): Promise<{ codes: ImportedCode[]; replayed: boolean }> {
   let last = "";
   for (let attempt = 0; attempt < RETRIES; attempt++) {
     let res: Response | undefined;
     try {
-      res = await fetch("/api/console/codes/import", {
-        method: "POST",
-        headers: { ...(await kit.authHeader()), "Content-Type": "application/json", "Idempotency-Key": key },
-        body: JSON.stringify({ rows }),
-      });
+      res = await send(kit.authHeader, "POST /codes/import", { body: { rows } }, { "Idempotency-Key": key });
     } catch {
       last = "The service could not be reached."; // network failure: the same key makes the retry safe
     }
     if (res) {
-      const body = await res.json().catch(() => undefined);
-      if (res.ok && Array.isArray(body?.codes)) return { codes: body.codes, replayed: res.headers.get("Idempotent-Replayed") === "true" };
+      const body: unknown = await res.json().catch(() => undefined);
+      if (res.ok && isImported(body)) return { codes: body.codes, replayed: res.headers.get("Idempotent-Replayed") === "true" };
       last = body ? answerMessage(res, body) : `The service answered in a way the console does not understand (HTTP ${res.status}).`;
       if (body && res.status < 500 && res.status !== 409 && res.status !== 429) break;
     }
     await new Promise((r) => setTimeout(r, 500 * (attempt + 1)));
   }
   throw new ShownError(last);
+}
+
+/** A chunk's answer (a proxy's page that happens to parse as JSON is not one). */
+function isImported(body: unknown): body is Answer<"POST /codes/import"> {
+  return typeof body === "object" && body !== null && "codes" in body && Array.isArray(body.codes);
 }
 
 export function importView(kit: ImportKit): HTMLElement[] {
@@ -69,7 +73,7 @@ export function importView(kit: ImportKit): HTMLElement[] {
     "Create codes",
     async () => {
       if (!valid.length) return;
-      const created: any[] = [];
+      const created: ImportedCode[] = [];
       let earlier = 0;
       progress.hidden = false;
       progress.max = valid.length;
@@ -77,11 +81,11 @@ export function importView(kit: ImportKit): HTMLElement[] {
       for (let i = 0; i < valid.length; i += CHUNK) {
         const chunk = valid.slice(i, i + CHUNK);
         status.textContent = `Creating codes ${i + 1} to ${i + chunk.length} of ${valid.length}…`;
-        let answer: { codes: any[]; replayed: boolean };
+        let answer: { codes: ImportedCode[]; replayed: boolean };
         try {
           answer = await postChunk(kit, chunk.map((r) => r.input), await chunkKey(fileHash, chunk));
         } catch (e) {
-          status.textContent = `Rows ${chunk[0].line} to ${chunk.at(-1)!.line} were not created, nor any after them. Click Create codes again: codes already made from this file are not made twice.`;
+          status.textContent = `Rows ${chunk[0].line} to ${chunk.at(-1)!.line} were not created, nor the rows after them. Click Create codes again: codes already made from this file are not made twice.`;
           throw e;
         }
         if (answer.replayed) earlier += answer.codes.length;
@@ -147,7 +151,7 @@ export function importView(kit: ImportKit): HTMLElement[] {
       "section",
       { id: "import", "aria-labelledby": "import-h" },
       h("h1", { id: "import-h" }, "Import codes from a spreadsheet"),
-      h("p", { class: "muted" }, `A CSV file whose first row names its columns: title and url, optionally campaign and tags, in any order; up to ${IMPORT_MAX_ROWS} rows. Separate several tags with ";". Codes are created as published static codes, ${CHUNK} per call; importing the same file again never makes its codes twice.`),
+      h("p", { class: "muted" }, `A CSV file whose first row names its columns: title and url, optionally campaign and tags, in whatever order; up to ${IMPORT_MAX_ROWS} rows. Separate several tags with ";". Codes are created as published static codes, ${CHUNK} per call; importing the same file again never makes its codes twice.`),
       file.wrap,
       checks,
       h("div", { class: "actions" }, start),

@@ -2,15 +2,17 @@
 // unique people, repeats and machines kept apart, places, devices, and the busiest hours of the week in
 // the workspace's time zone. Plain lists and a heat grid that fit a phone's width.
 import { h } from "./dom";
+import type { Answer } from "./api";
+
+/** The figures the insights show: a code's analytics and the workspace's dashboard both have them. */
+type Figures = Pick<
+  Answer<"GET /analytics">,
+  "totalScans" | "uniqueScanners" | "repeatScans" | "botScans" | "countries" | "regions" | "cities" | "devices" | "operatingSystems" | "browsers" | "hourByWeekday" | "timeZone"
+>;
 
 const WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 
-interface Ranked {
-  scans: number;
-  [k: string]: string | number;
-}
-
-function topList(title: string, rows: Ranked[], label: (r: Ranked) => string, id: string): HTMLElement {
+function topList<R extends { scans: number }>(title: string, rows: readonly R[], label: (r: R) => string, id: string): HTMLElement {
   const shown = rows.slice(0, 5);
   return h(
     "div",
@@ -47,8 +49,8 @@ function hourGrid(grid: number[][], timeZone: string): HTMLElement {
 }
 
 /** `figures: false` where the page already shows the scan totals (the dashboard). */
-export function insights(a: any, options: { figures?: boolean } = {}): HTMLElement {
-  const bots = Object.entries((a.botScans?.byReason ?? {}) as Record<string, number>)
+export function insights(a: Figures, options: { figures?: boolean } = {}): HTMLElement {
+  const bots = Object.entries(a.botScans.byReason)
     .map(([reason, n]) => `${reason} ${n}`)
     .join(", ");
   return h(
@@ -68,12 +70,12 @@ export function insights(a: any, options: { figures?: boolean } = {}): HTMLEleme
           h("dt", {}, "Bots and previews (not counted)"),
           h("dd", { id: "fig-bots" }, bots ? `${a.botScans.total}: ${bots}` : "0"),
         ),
-    topList("Countries", a.countries ?? [], (r) => String(r.country), "top-countries"),
-    topList("Regions", a.regions ?? [], (r) => `${r.region}, ${r.country}`, "top-regions"),
+    topList("Countries", a.countries, (r) => r.country, "top-countries"),
+    topList("Regions", a.regions, (r) => `${r.region}, ${r.country}`, "top-regions"),
     ...(a.cities ? [topList("Cities", a.cities, (r) => `${r.city}, ${r.region}`, "top-cities")] : []),
-    topList("Devices", a.devices ?? [], (r) => String(r.device), "top-devices"),
-    topList("Operating systems", a.operatingSystems ?? [], (r) => String(r.os), "top-os"),
-    topList("Browsers", a.browsers ?? [], (r) => String(r.browser), "top-browsers"),
-    hourGrid(a.hourByWeekday ?? [], a.timeZone ?? "UTC"),
+    topList("Devices", a.devices, (r) => r.device, "top-devices"),
+    topList("Operating systems", a.operatingSystems, (r) => r.os, "top-os"),
+    topList("Browsers", a.browsers, (r) => r.browser, "top-browsers"),
+    hourGrid(a.hourByWeekday, a.timeZone),
   );
 }

@@ -2,21 +2,13 @@
 // exports recognised). The page shows how the columns map before anything is made, then a progress bar
 // while the job runs, its counts, the rows it refused, and the print package once built.
 import { fileField, h, table } from "./dom";
-import { answerMessage, ShownError } from "./errors";
 import type { ImportKit } from "./import";
+import { consoleClient, type Answer } from "./api";
 
 const POLL_MS = 1000;
 
-async function call(kit: ImportKit, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`/api/console/jobs${path}`, {
-    method,
-    headers: { ...(await kit.authHeader()), ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = await res.json().catch(() => undefined);
-  if (!res.ok) throw new ShownError(answer ? answerMessage(res, answer) : `The service answered in a way the console does not understand (HTTP ${res.status}).`);
-  return answer;
-}
+/** A catalogue job as the console reads it (jobs/schemas.ts JobSchema). */
+export type Job = Answer<"GET /jobs/:jobId">;
 
 const FIELD_NAMES: Record<string, string> = {
   destinationUrl: "Destination URL",
@@ -31,8 +23,9 @@ const FIELD_NAMES: Record<string, string> = {
 };
 
 /** Polls a job until it ends, calling `show` with each state; resolves with the last. */
-export async function followJob(read: (jobId: string) => Promise<any>, job: any, show: (job: any) => void): Promise<any> {
-  let current = job;
+export async function followJob(read: (jobId: string) => Promise<Job>, job: Pick<Job, "jobId" | "state"> | Job, show: (job: Job) => void): Promise<Job> {
+  // A job known only by its id and state (one being followed again) is read before it is shown.
+  let current = "progress" in job ? job : await read(job.jobId);
   while (current.state === "running" || current.state === "packaging") {
     show(current);
     await new Promise((r) => setTimeout(r, POLL_MS));
@@ -43,6 +36,7 @@ export async function followJob(read: (jobId: string) => Promise<any>, job: any,
 }
 
 export function jobSection(kit: ImportKit): HTMLElement {
+  const api = consoleClient(kit.authHeader);
   const input = h("input", { type: "file", id: "job-file", accept: ".csv,text/csv,text/plain" }) as HTMLInputElement;
   const mapping = h("div", { id: "job-mapping", "aria-live": "polite" });
   const publish = h("input", { type: "checkbox", id: "job-publish", checked: "" }) as HTMLInputElement;
@@ -58,9 +52,9 @@ export function jobSection(kit: ImportKit): HTMLElement {
       if (!csv) return;
       start.disabled = true;
       result.replaceChildren();
-      const job = await call(kit, "POST", "", { format: "csv", csv, publish: publish.checked, ...(printZip.checked ? { print: { sideMm: 30, sheets: { paper: "a4" } } } : {}) });
+      const job = await api("POST /jobs", { body: { format: "csv", csv, publish: publish.checked, ...(printZip.checked ? { print: { sideMm: 30, sheets: { paper: "a4" } } } : {}) } });
       progress.hidden = false;
-      const current = await followJob((id) => call(kit, "GET", `/${id}`), job, (now) => {
+      const current = await followJob((jobId) => api("GET /jobs/:jobId", { params: { jobId } }), job, (now) => {
         progress.value = now.progress;
         status.textContent =
           now.state === "packaging"
@@ -75,7 +69,7 @@ export function jobSection(kit: ImportKit): HTMLElement {
       result.replaceChildren(
         ...(current.packageUrl ? [h("p", {}, h("a", { href: current.packageUrl, id: "job-package", class: "button primary", download: "" }, "Download the print package (ZIP)"))] : []),
         ...(current.errors.length
-          ? [table(["Row", "Column", "Why it was refused"], current.errors.map((e: any) => [String(e.row), e.column ?? "", e.message]), { id: "job-errors", caption: "Rows refused" })]
+          ? [table(["Row", "Column", "Why it was refused"], current.errors.map((e) => [String(e.row), e.column ?? "", e.message]), { id: "job-errors", caption: "Rows refused" })]
           : []),
         h("p", {}, h("a", { href: "#/codes?sort=created%3Adesc" }, "See the codes")),
       );
@@ -93,22 +87,22 @@ export function jobSection(kit: ImportKit): HTMLElement {
     csv = "";
     if (!file) return;
     const text = await file.text();
-    let preview: any;
+    let preview: Answer<"POST /jobs/preview">;
     try {
-      preview = await call(kit, "POST", "/preview", { csv: text });
+      preview = await api("POST /jobs/preview", { body: { csv: text } });
     } catch (e) {
       mapping.replaceChildren(h("p", { class: "error", id: "job-file-error" }, (e as Error).message));
       return;
     }
-    const rows = Object.entries(preview.mapping as Record<string, string>).map(([header, fieldName]) => [header, FIELD_NAMES[fieldName] ?? fieldName]);
+    const rows = Object.entries(preview.mapping).map(([header, fieldName]) => [header, FIELD_NAMES[fieldName] ?? fieldName]);
     mapping.replaceChildren(
       h("p", { id: "job-format", class: preview.missing.length ? "error" : "notice" },
         preview.missing.length
           ? `No column holds the destination URL. Name one "url" and choose the file again.`
-          : `${preview.format === "generic" ? "A spreadsheet" : `A ${preview.format === "dub" ? "Dub" : "Bitly"} export`}, separated by "${preview.delimiter === "\t" ? "tab" : preview.delimiter}". Columns used:`),
+          : `${preview.format === "csv" ? "A spreadsheet" : `A ${preview.format === "dub" ? "Dub" : "Bitly"} export`}, separated by "${preview.delimiter === "\t" ? "tab" : preview.delimiter}". Columns used:`),
       table(["Column in the file", "Becomes"], rows, { id: "job-columns", caption: "How the columns map" }),
       ...(preview.unmapped.length ? [h("p", { class: "muted" }, `Not used: ${preview.unmapped.join(", ")}.`)] : []),
-      ...preview.warnings.map((w: string) => h("p", { class: "muted" }, w)),
+      ...preview.warnings.map((w) => h("p", { class: "muted" }, w)),
     );
     csv = text;
     start.disabled = preview.missing.length > 0;

@@ -10,15 +10,16 @@
 import { createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, signOut, type User } from "firebase/auth";
 import { barChart } from "./chart";
 import { downloadUrl, saveBlob, scansCsv } from "./files";
-import { button, field, h, select, table } from "./dom";
+import { button, field, h, oneOf, select, table } from "./dom";
+import { consoleClient, send, type Answer, type Api, type Request } from "./api";
 import { importView } from "./import";
 import { connectedAppsSection } from "./connectedApps";
 import { brandPresetsSection, codeDesignSection, designPanel, type DesignContext } from "./design";
 import { webhooksSection } from "./webhooks";
 import { insights } from "./insights";
-import { codeListView } from "./codeList";
+import { codeListView, type CodeFiles } from "./codeList";
 import { DASHBOARD_RANGES, dashboardView } from "./dashboard";
-import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, SCOPES, TEMPLATES, type BoostFrame, type ScanBeepSound, type Template } from "../functions/src/core/constants";
+import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, SCOPES, TEMPLATES } from "../functions/src/core/constants";
 import { CAMPAIGN_MAX, TITLE_MAX, URL_MAX_LENGTH } from "../functions/src/core/limits";
 import { effectiveLook } from "../functions/src/codes/look";
 import { LOCAL, startFirebaseAuth } from "./firebaseAuth";
@@ -26,9 +27,13 @@ import { messageFor, readAnswer } from "./errors";
 
 const RANGES = [7, 30, 90, 365];
 
+/** A new code as the create form sends it. */
+type NewCode = NonNullable<Request<"POST /codes">["body"]>;
+type DraftKind = Request<"GET /drafts/:kind">["params"]["kind"];
+
 const app = document.getElementById("app")!;
 let user: User | null = null;
-let me: any = null;
+let me: Answer<"GET /me"> | null = null;
 
 /** Flashed notices stay until the person opens another view (no timer: a slow reader or a slow
  * re-render must not lose them); the newest few are kept, newest first. */
@@ -44,14 +49,8 @@ async function authHeader(): Promise<Record<string, string>> {
   return { Authorization: `Bearer ${await user!.getIdToken()}` };
 }
 
-async function api<T = any>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
-  const res = await fetch(`/api/console${path}`, {
-    method: init.method ?? (init.body === undefined ? "GET" : "POST"),
-    headers: { ...(await authHeader()), ...(init.body === undefined ? {} : { "Content-Type": "application/json" }) },
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  return readAnswer<T>(res);
-}
+/** The console API, typed from its route table (console/api.ts). */
+const api: Api = consoleClient(authHeader);
 
 function signInView(): void {
   const auth = getAuth();
@@ -81,7 +80,7 @@ function longText(text: string, attrs: Record<string, string> = {}): HTMLElement
   return h("span", { class: "long", title: text, ...attrs }, text);
 }
 
-function downloads(c: any): HTMLElement {
+function downloads(c: CodeFiles): HTMLElement {
   return h(
     "span",
     { class: "actions" },
@@ -116,15 +115,15 @@ function newCodeView(): HTMLElement[] {
   const result = h("div", { id: "created" });
   const design = designPanel(designContext(), { id: "new-design", presets: true, onChange: () => refresh() });
 
-  const input = () => {
-    const body: Record<string, unknown> = { title: title.input.value.trim(), destinationUrl: url.input.value.trim() };
+  const input = (): NewCode => {
+    const body: NewCode = { title: title.input.value.trim(), destinationUrl: url.input.value.trim() };
     if (campaign.input.value.trim()) body.campaign = campaign.input.value.trim();
     const tagList = tags.input.value.split(",").map((t) => t.trim()).filter(Boolean);
     if (tagList.length) body.tags = tagList;
     if ((kind.input as HTMLSelectElement).value === "dynamic") body.dynamic = true;
-    if (template.input.value) body.template = template.input.value;
-    if (boost.input.value) body.boostFrame = boost.input.value;
-    if (sound.input.value) body.scanBeepSound = sound.input.value;
+    body.template = oneOf(TEMPLATES, template.input.value);
+    body.boostFrame = oneOf(BOOST_FRAMES, boost.input.value);
+    body.scanBeepSound = oneOf(SCAN_BEEP_SOUNDS, sound.input.value);
     const chosen = design.value();
     if (chosen) body.design = chosen;
     return body;
@@ -132,7 +131,7 @@ function newCodeView(): HTMLElement[] {
 
   // The spec's rules as the server applies them (codes/look.ts): soundSeal and scan sounds force dynamic; a boost frame replaces the template.
   const applyRules = () => {
-    const look = effectiveLook({ template: (template.input.value || null) as Template | null, boostFrame: (boost.input.value || null) as BoostFrame | null, scanBeepSound: (sound.input.value || null) as ScanBeepSound | null });
+    const look = effectiveLook({ template: oneOf(TEMPLATES, template.input.value) ?? null, boostFrame: oneOf(BOOST_FRAMES, boost.input.value) ?? null, scanBeepSound: oneOf(SCAN_BEEP_SOUNDS, sound.input.value) ?? null });
     const forced = look.forcedDynamicBy === "soundSeal" ? "the soundSeal template" : look.forcedDynamicBy === "scanBeepSound" ? "a scan sound" : "";
     (kind.input as HTMLSelectElement).disabled = Boolean(forced);
     if (forced) (kind.input as HTMLSelectElement).value = "dynamic";
@@ -154,7 +153,7 @@ function newCodeView(): HTMLElement[] {
         return;
       }
       const mine = ++seq;
-      const res = await fetch("/api/console/codes/preview", { method: "POST", headers: { ...(await authHeader()), "Content-Type": "application/json" }, body: JSON.stringify(look) });
+      const res = await send(authHeader, "POST /codes/preview", { body: look });
       if (mine !== seq) return; // a newer preview is on its way
       if (!res.ok) {
         previewNote.textContent = `No preview: ${await readAnswer(res).catch(messageFor)}`;
@@ -191,7 +190,7 @@ function newCodeView(): HTMLElement[] {
     const submit = form.querySelector("button[type=submit]") as HTMLButtonElement;
     submit.disabled = true;
     try {
-      const code = await api("/codes", { body: { ...input(), publish: publish.checked } });
+      const code = await api("POST /codes", { body: { ...input(), publish: publish.checked } });
       result.replaceChildren(
         h(
           "div",
@@ -222,14 +221,14 @@ function newCodeView(): HTMLElement[] {
 // ---- One code ---------------------------------------------------------------------------------------
 
 async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
-  const [c, a] = await Promise.all([api(`/codes/${encodeURIComponent(codeId)}`), api(`/codes/${encodeURIComponent(codeId)}/analytics?days=${days}`)]);
+  const [c, a] = await Promise.all([api("GET /codes/:codeId", { params: { codeId } }), api("GET /codes/:codeId/analytics", { params: { codeId }, query: { days } })]);
   const dest = field("Destination URL", h("input", { id: "repoint-url", type: "url", value: c.destinationUrl }));
   const ranges = h(
     "div",
     { class: "ranges", role: "group", "aria-label": "Date range" },
     ...RANGES.map((d) => h("a", { href: `#/code/${codeId}?days=${d}`, class: d === days ? "button current" : "button", ...(d === days ? { "aria-current": "true" } : {}) }, `${d} days`)),
   );
-  const scanRows = a.scans.slice(0, 50).map((s: any) => [new Date(s.at).toLocaleString(), s.city ?? "unknown", s.state ?? "unknown", s.country ?? "unknown", s.device ?? "unknown"]);
+  const scanRows = a.scans.slice(0, 50).map((s) => [new Date(s.at).toLocaleString(), s.city ?? "unknown", s.state ?? "unknown", s.country ?? "unknown", s.device ?? "unknown"]);
   return [
     h(
       "section",
@@ -266,15 +265,15 @@ async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
         "div",
         { class: "actions" },
         c.status === "draft"
-          ? act("Publish", async () => { await api("/publish", { body: { kind: "codes", id: c.codeId } }); await route(); }, { id: "publish", class: "primary" })
-          : act("Unpublish", async () => { await api(`/codes/${c.codeId}/unpublish`, { method: "POST" }); await route(); }, { id: "unpublish" }),
+          ? act("Publish", async () => { await api("POST /publish", { body: { kind: "codes", id: c.codeId } }); await route(); }, { id: "publish", class: "primary" })
+          : act("Unpublish", async () => { await api("POST /codes/:codeId/unpublish", { params: { codeId: c.codeId } }); await route(); }, { id: "unpublish" }),
       ),
       c.dynamic
         ? h(
             "div",
             { class: "form-row" },
             dest.wrap,
-            act("Re-point", async () => { await api(`/codes/${c.codeId}`, { body: { destinationUrl: dest.input.value } }); flash("Destination updated: the next scan goes there."); await route(); }, { id: "repoint" }),
+            act("Re-point", async () => { await api("POST /codes/:codeId", { params: { codeId: c.codeId }, body: { destinationUrl: dest.input.value } }); flash("Destination updated: the next scan goes there."); await route(); }, { id: "repoint" }),
           )
         : h("p", { class: "muted" }, "Static code: the URL is printed in the pattern. Changing it re-renders the same files."),
     ),
@@ -307,13 +306,14 @@ function exportCoverage(a: { scans: Array<{ date: string }>; scansTruncated?: bo
 // ---- Audio codes, menus, challenges ----------------------------------------------------------------
 
 async function contentView(): Promise<HTMLElement[]> {
-  const [audio, menus, challenges] = await Promise.all([api("/drafts/audioCodes"), api("/drafts/menus"), api("/drafts/challenges")]);
-  const publishBtn = (kind: string, id: string, status: string) =>
-    status === "draft" ? act("Publish", async () => { await api("/publish", { body: { kind, id } }); await route(); }, { "aria-label": `Publish ${kind} ${id}` }) : "";
+  const drafts = (kind: DraftKind) => api("GET /drafts/:kind", { params: { kind } });
+  const [audio, menus, challenges] = await Promise.all([drafts("audioCodes"), drafts("menus"), drafts("challenges")]);
+  const publishBtn = (kind: DraftKind, id: string | undefined, status: string) =>
+    status === "draft" && id ? act("Publish", async () => { await api("POST /publish", { body: { kind, id } }); await route(); }, { "aria-label": `Publish ${kind} ${id}` }) : "";
   const rows = [
-    ...audio.items.map((x: any) => ["Audio code", longText(x.title ?? x.name ?? x.audioCodeId), x.status, publishBtn("audioCodes", x.audioCodeId, x.status)]),
-    ...menus.items.map((m: any) => ["Menu", longText(`${m.name} (${(m.sections ?? []).reduce((n: number, s: any) => n + s.items.length, 0)} items)`), m.status, publishBtn("menus", m.menuId, m.status)]),
-    ...challenges.items.map((c: any) => ["Challenge", longText(`${c.name} (${c.challengeType})`), c.status, publishBtn("challenges", c.challengeId, c.status)]),
+    ...audio.items.map((x) => ["Audio code", longText(x.title ?? x.name ?? x.audioCodeId ?? ""), x.status, publishBtn("audioCodes", x.audioCodeId, x.status)]),
+    ...menus.items.map((m) => ["Menu", longText(`${m.name} (${(m.sections ?? []).reduce((n, s) => n + s.items.length, 0)} items)`), m.status, publishBtn("menus", m.menuId, m.status)]),
+    ...challenges.items.map((c) => ["Challenge", longText(`${c.name} (${c.challengeType})`), c.status, publishBtn("challenges", c.challengeId, c.status)]),
   ];
   return [
     h(
@@ -328,7 +328,7 @@ async function contentView(): Promise<HTMLElement[]> {
 // ---- Settings ---------------------------------------------------------------------------------------
 
 async function keysSection(): Promise<HTMLElement> {
-  const { keys } = await api<{ keys: any[] }>("/keys");
+  const { keys } = await api("GET /keys");
   const name = field("Key name", h("input", { id: "key-name" }));
   const boxes = SCOPES.map((s) => h("label", { class: "check" }, h("input", { type: "checkbox", value: s, checked: "" }), ` ${s}`));
   const fresh = h("div", { id: "new-key-box" });
@@ -338,7 +338,7 @@ async function keysSection(): Promise<HTMLElement> {
     k.scopes.join(", "),
     k.lastUsedAt ? new Date(k.lastUsedAt).toLocaleString() : "never",
     h("span", { class: "key-status" }, k.revokedAt ? "revoked" : "active"),
-    k.revokedAt ? "" : act("Revoke", async () => { await api(`/keys/${k.keyId}/revoke`, { method: "POST" }); await route(); }, { class: "revoke", "aria-label": `Revoke ${k.name}` }),
+    k.revokedAt ? "" : act("Revoke", async () => { await api("POST /keys/:id/revoke", { params: { id: k.keyId } }); await route(); }, { class: "revoke", "aria-label": `Revoke ${k.name}` }),
   ]);
   return h(
     "section",
@@ -350,8 +350,8 @@ async function keysSection(): Promise<HTMLElement> {
       "div",
       { class: "actions" },
       act("New API key", async () => {
-        const scopes = boxes.map((l) => l.querySelector("input")!).filter((b) => b.checked).map((b) => b.value);
-        const minted = await api("/keys", { body: { name: name.input.value || "API key", scopes } });
+        const ticked = new Set(boxes.map((l) => l.querySelector("input")!).filter((b) => b.checked).map((b) => b.value));
+        const minted = await api("POST /keys", { body: { name: name.input.value || "API key", scopes: SCOPES.filter((s) => ticked.has(s)) } });
         await route();
         const box = document.getElementById("new-key-box")!;
         const code = h("code", { class: "key", id: "new-key" }, minted.key);
@@ -364,13 +364,13 @@ async function keysSection(): Promise<HTMLElement> {
 }
 
 async function membersSection(): Promise<HTMLElement> {
-  const { members } = await api<{ members: any[] }>("/members");
+  const { members } = await api("GET /members");
   const rows = members.map((m) => [longText(m.email ?? m.uid), m.role, m.createdAt ? new Date(m.createdAt).toLocaleDateString() : ""]);
   return h("section", { id: "members", "aria-labelledby": "members-h" }, h("h2", { id: "members-h" }, "Members"), table(["Member", "Role", "Since"], rows, { caption: "People in this workspace" }));
 }
 
 async function listingsSection(): Promise<HTMLElement> {
-  const { listings } = await api<{ listings: any[] }>("/workspace-listings");
+  const { listings } = await api("GET /workspace-listings");
   const rows = listings.map((l) => [longText(l.domain), longText(l.businessName), l.voiceAgentPhone, h("span", { class: "listing-status" }, l.status + (l.pendingChange ? " (change awaiting review)" : ""))]);
   return h(
     "section",
@@ -403,8 +403,8 @@ async function timeZoneSection(): Promise<HTMLElement> {
       choice.wrap,
       owner
         ? act("Save time zone", async () => {
-            await api("/workspace/time-zone", { body: { timeZone: choice.input.value } });
-            me.workspace.timeZone = choice.input.value;
+            await api("POST /workspace/time-zone", { body: { timeZone: choice.input.value } });
+            if (me?.workspace) me.workspace.timeZone = choice.input.value;
             flash(`Scans are now counted in ${choice.input.value}.`);
           }, { id: "save-time-zone" })
         : h("p", { class: "muted" }, "Only the workspace's owner can change it."),
@@ -430,7 +430,7 @@ async function settingsView(): Promise<HTMLElement[]> {
 // ---- Admin ------------------------------------------------------------------------------------------
 
 async function adminView(): Promise<HTMLElement[]> {
-  const [{ listings }, { reports }] = await Promise.all([api<{ listings: any[] }>("/listings?status=pending"), api<{ reports: any[] }>("/reports?status=open")]);
+  const [{ listings }, { reports }] = await Promise.all([api("GET /listings", { query: { status: "pending" } }), api("GET /reports", { query: { status: "open" } })]);
   const reportRows = reports.map((r) => [
     h("span", {}, h("code", {}, r.uniqueQRCodeID), h("br"), h("span", { class: "muted" }, new Date(r.createdAt).toLocaleString())),
     longText(r.destinationUrl),
@@ -438,8 +438,8 @@ async function adminView(): Promise<HTMLElement[]> {
     h(
       "span",
       { class: "actions" },
-      act("Take down", async () => { await api(`/reports/${r.reportId}/takedown`, { method: "POST" }); await route(); }, { class: "danger", "aria-label": `Take down ${r.uniqueQRCodeID}`, "data-report": r.reportId }),
-      act("Dismiss", async () => { await api(`/reports/${r.reportId}/dismiss`, { method: "POST" }); await route(); }, { "aria-label": `Dismiss the report on ${r.uniqueQRCodeID}` }),
+      act("Take down", async () => { await api("POST /reports/:reportId/:action", { params: { reportId: r.reportId, action: "takedown" } }); await route(); }, { class: "danger", "aria-label": `Take down ${r.uniqueQRCodeID}`, "data-report": r.reportId }),
+      act("Dismiss", async () => { await api("POST /reports/:reportId/:action", { params: { reportId: r.reportId, action: "dismiss" } }); await route(); }, { "aria-label": `Dismiss the report on ${r.uniqueQRCodeID}` }),
     ),
   ]);
   const reportSection = h(
@@ -456,8 +456,8 @@ async function adminView(): Promise<HTMLElement[]> {
     h(
       "span",
       { class: "actions" },
-      act("Approve", async () => { await api(`/listings/${l.domain}/approve`, { method: "POST" }); await route(); }, { "aria-label": `Approve ${l.domain}` }),
-      act("Reject", async () => { await api(`/listings/${l.domain}/reject`, { method: "POST" }); await route(); }, { "aria-label": `Reject ${l.domain}` }),
+      act("Approve", async () => { await api("POST /listings/:domain/:action", { params: { domain: l.domain, action: "approve" } }); await route(); }, { "aria-label": `Approve ${l.domain}` }),
+      act("Reject", async () => { await api("POST /listings/:domain/:action", { params: { domain: l.domain, action: "reject" } }); await route(); }, { "aria-label": `Reject ${l.domain}` }),
     ),
   ]);
   return [h("h1", { id: "moderation-h" }, "Moderation"), reportSection, h("section", { id: "admin", "aria-labelledby": "admin-h" }, h("h2", { id: "admin-h" }, "Pending phone book listings"), rows.length ? table(["Domain", "Business", "Phone", ""], rows, { caption: "Listings awaiting review" }) : h("p", { class: "muted" }, "Nothing to review."))];
@@ -471,7 +471,7 @@ async function claimFromLink(): Promise<void> {
   if (!token) return;
   history.replaceState(null, "", location.pathname + location.hash);
   try {
-    const result = await api("/claims", { body: { claimToken: token } });
+    const result = await api("POST /claims", { body: { claimToken: token } });
     flash(`Claimed: ${result.code.title} is now a permanent code in your workspace.`);
   } catch (e) {
     flash(`Could not claim the code: ${messageFor(e)}`, true);
@@ -550,8 +550,8 @@ async function main(): Promise<void> {
       return;
     }
     app.replaceChildren(h("p", {}, "Loading your workspace…"));
-    await api("/workspace", { body: {} }); // created on first sign-in
-    me = await api("/me");
+    await api("POST /workspace", { body: {} }); // created on first sign-in
+    me = await api("GET /me");
     document.getElementById("who")!.replaceChildren(longText(`${u.email} · ${me.workspace?.name ?? ""}`), " ", act("Sign out", () => signOut(getAuth()), { id: "sign-out" }));
     await claimFromLink();
     await route();

@@ -5,6 +5,14 @@ import { LOCAL, startFirebaseAuth } from "./firebaseAuth";
 import { createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, type User } from "firebase/auth";
 
 import { ASK_BY_NAME_SCOPES } from "../functions/src/core/constants";
+// Types only: the consent API's own schemas (oauth/routes.ts declares the routes with them).
+import type { DecisionResponseSchema, DecisionSchema, RequestDescriptionSchema } from "../functions/src/oauth/schemas";
+import type { z } from "zod";
+import { consoleClient } from "./api";
+
+type RequestDescription = z.output<typeof RequestDescriptionSchema>;
+type Decision = z.input<typeof DecisionSchema>;
+type DecisionAnswer = z.output<typeof DecisionResponseSchema>;
 
 const ASKED_BY_NAME: ReadonlySet<string> = new Set(ASK_BY_NAME_SCOPES);
 const SCOPE_TEXT: Record<string, string> = {
@@ -30,15 +38,18 @@ function showError(message: string): void {
   app.replaceChildren(h("section", {}, h("h2", {}, "Authorization stopped"), h("p", { class: "error", id: "consent-error" }, message)));
 }
 
-async function call(user: User, path: string, body?: unknown): Promise<any> {
+/** GET (no body) or POST (a decision) of the consent API; the answer typed by its route's schema. */
+async function call(user: User, path: string): Promise<RequestDescription>;
+async function call(user: User, path: string, body: Decision): Promise<DecisionAnswer>;
+async function call(user: User, path: string, body?: Decision): Promise<RequestDescription | DecisionAnswer> {
   const res = await fetch(path, {
     method: body === undefined ? "GET" : "POST",
     headers: { Authorization: `Bearer ${await user.getIdToken()}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const json = await res.json().catch(() => ({}));
+  const json: { error_description?: string; message?: string } = await res.json().catch(() => ({}));
   if (!res.ok) throw new Error(json.error_description ?? json.message ?? res.statusText);
-  return json;
+  return json as RequestDescription | DecisionAnswer;
 }
 
 function signInView(): void {
@@ -59,15 +70,17 @@ function signInView(): void {
 }
 
 async function consentView(user: User): Promise<void> {
-  await fetch("/api/console/workspace", { method: "POST", headers: { Authorization: `Bearer ${await user.getIdToken()}`, "Content-Type": "application/json" }, body: "{}" });
+  // Created on first sign-in, as the console does; a failure here shows in the request's own answer.
+  await consoleClient(async () => ({ Authorization: `Bearer ${await user.getIdToken()}` }))("POST /workspace", { body: {} }).catch(() => undefined);
   const info = await call(user, `/oauth/requests/${encodeURIComponent(requestId)}`);
-  const boxes = (info.scopes as string[]).map((scope) => {
+  const boxes = info.scopes.map((scope) => {
     const box = h("input", { type: "checkbox", name: "scope", value: scope, id: `scope-${scope.replace(":", "-")}` });
     box.checked = !ASKED_BY_NAME.has(scope); // webhooks send the workspace's scans elsewhere: the person ticks them
     return h("li", {}, h("label", {}, box, " ", h("code", {}, scope), " ", SCOPE_TEXT[scope] ?? ""));
   });
   const decide = async (approve: boolean) => {
-    const scopes = [...app.querySelectorAll<HTMLInputElement>("input[name=scope]:checked")].map((b) => b.value);
+    const ticked = new Set([...app.querySelectorAll<HTMLInputElement>("input[name=scope]:checked")].map((b) => b.value));
+    const scopes = info.scopes.filter((s) => ticked.has(s));
     try {
       const { redirect } = await call(user, `/oauth/requests/${encodeURIComponent(requestId)}`, approve ? { approve, scopes } : { approve });
       location.assign(redirect);
@@ -89,7 +102,7 @@ async function consentView(user: User): Promise<void> {
       h("p", {}, "Workspace: ", h("strong", { id: "workspace-name" }, info.workspace.name), ` (signed in as ${user.email ?? user.uid})`),
       h("p", {}, "It asks to:"),
       h("ul", { id: "scopes" }, ...boxes),
-      h("p", { class: "muted" }, "Untick anything you do not want to allow. You can revoke access at any time under Connected apps in the console."),
+      h("p", { class: "muted" }, "Untick anything you do not want to allow. You can revoke access whenever you like under Connected apps in the console."),
       approve, " ", deny),
   );
 }

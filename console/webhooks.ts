@@ -11,10 +11,10 @@ const DISABLED_BECAUSE: Record<string, string> = {
   "credential-revoked": "the key or app that added it was revoked",
 };
 
-const EVENTS = ["scan.created", "code.created", "code.updated", "code.published"];
+const EVENTS = ["scan.created", "code.created", "code.updated", "code.published"] as const;
 
 export async function webhooksSection({ api, h, button, render }: ConsoleKit): Promise<HTMLElement> {
-  const { webhooks } = await api<{ webhooks: any[] }>("/webhooks");
+  const { webhooks } = await api("GET /webhooks");
   const url = field("Endpoint URL (https)", h("input", { id: "webhook-url", type: "url", placeholder: "https://example.com/hooks/svc" }));
   url.wrap.classList.add("url-field"); // room for a whole URL (and its placeholder) on a wide screen
   const boxes = EVENTS.map((e) => h("label", { class: "check" }, h("input", { type: "checkbox", value: e, checked: "" }), ` ${e}`));
@@ -25,12 +25,12 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
 
   /** Every attempt the log keeps for one delivery: what the receiver answered each time (its text is shown as text). */
   async function showAttempts(webhookId: string, deliveryId: string): Promise<void> {
-    const d = await api<any>(`/webhooks/${webhookId}/deliveries/${deliveryId}`);
+    const d = await api("GET /webhooks/:webhookId/deliveries/:deliveryId", { params: { webhookId, deliveryId } });
     attemptsBox.replaceChildren(
       h("h4", { id: "delivery-attempts-h" }, `Attempts of ${deliveryId}`),
       table(
         ["Attempt", "Time", "Response", "Latency", "Answer (first 1 KB)"],
-        d.attemptLog.map((a: any) => [String(a.attempt), new Date(a.at).toLocaleString(), a.responseCode === null ? "no answer" : String(a.responseCode), `${a.latencyMs} ms`, h("code", { class: "answer" }, a.detail || "—")]),
+        (d.attemptLog ?? []).map((a) => [String(a.attempt), new Date(a.at).toLocaleString(), a.responseCode === null ? "no answer" : String(a.responseCode), `${a.latencyMs} ms`, h("code", { class: "answer" }, a.detail || "—")]),
         { id: "attempt-rows", caption: "Every attempt kept for this delivery" },
       ),
     );
@@ -39,13 +39,13 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
     secretBox.replaceChildren(h("p", { class: "notice" }, `${what} Copy it now: it is shown only once. `, h("code", { class: "key", id: "webhook-secret" }, secret)));
 
   async function showLog(webhookId: string): Promise<void> {
-    const { deliveries } = await api<{ deliveries: any[] }>(`/webhooks/${webhookId}/deliveries`);
+    const { deliveries } = await api("GET /webhooks/:webhookId/deliveries", { params: { webhookId } });
     const rows = deliveries.map((d) => [
       h("code", {}, d.deliveryId),
       d.type,
       h("span", { class: "delivery-status" }, d.status),
       String(d.attempts),
-      d.last?.responseCode === null || d.last === null ? "—" : String(d.last.responseCode),
+      d.last === null || d.last.responseCode === null ? "—" : String(d.last.responseCode),
       d.last ? `${d.last.latencyMs} ms` : "—",
       new Date(d.createdAt).toLocaleString(),
       h(
@@ -53,7 +53,7 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
         { class: "actions" },
         button("Attempts", () => showAttempts(webhookId, d.deliveryId), { class: "show-attempts", "aria-label": `Attempts of ${d.deliveryId}` }),
         button("Redeliver", async () => {
-          await api(`/webhooks/${webhookId}/deliveries/${d.deliveryId}/redeliver`, { body: {} });
+          await api("POST /webhooks/:webhookId/deliveries/:deliveryId/redeliver", { params: { webhookId, deliveryId: d.deliveryId }, body: {} });
           await showLog(webhookId);
         }, { class: "redeliver", "aria-label": `Redeliver ${d.deliveryId}` }),
       ),
@@ -77,13 +77,13 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
       "span",
       { class: "actions" },
       button("Log", () => showLog(w.webhookId), { class: "show-log", "aria-label": `Delivery log of ${w.url}` }),
-      button("Send test", async () => { await api(`/webhooks/${w.webhookId}/test`, { body: {} }); await showLog(w.webhookId); }, { class: "send-test" }),
+      button("Send test", async () => { await api("POST /webhooks/:webhookId/test", { params: { webhookId: w.webhookId }, body: {} }); await showLog(w.webhookId); }, { class: "send-test" }),
       button("Rotate secret", async () => {
-        const r = await api(`/webhooks/${w.webhookId}/rotate-secret`, { body: { overlapHours: 24 } });
+        const r = await api("POST /webhooks/:webhookId/rotate-secret", { params: { webhookId: w.webhookId }, body: { overlapHours: 24 } });
         showSecret(r.secret, `New secret; the previous one also signs until ${new Date(r.previousValidUntil).toLocaleString()}.`);
       }, { class: "rotate" }),
-      w.status === "disabled" ? button("Enable", async () => { await api(`/webhooks/${w.webhookId}/enable`, { body: {} }); await render(); }, { class: "enable" }) : "",
-      button("Delete", async () => { await api(`/webhooks/${w.webhookId}`, { method: "DELETE" }); await render(); }, { class: "revoke" }),
+      w.status === "disabled" ? button("Enable", async () => { await api("POST /webhooks/:webhookId/enable", { params: { webhookId: w.webhookId }, body: {} }); await render(); }, { class: "enable" }) : "",
+      button("Delete", async () => { await api("DELETE /webhooks/:webhookId", { params: { webhookId: w.webhookId } }); await render(); }, { class: "revoke" }),
     ),
   ]);
   return h(
@@ -97,8 +97,8 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
       "div",
       { class: "actions" },
       button("Add webhook", async () => {
-        const events = boxes.map((l) => l.querySelector("input")!).filter((b) => b.checked).map((b) => b.value);
-        const created = await api("/webhooks", { body: { url: url.input.value, events, machineScans: machine.checked } });
+        const ticked = new Set(boxes.map((l) => l.querySelector("input")!).filter((b) => b.checked).map((b) => b.value));
+        const created = await api("POST /webhooks", { body: { url: url.input.value, events: EVENTS.filter((e) => ticked.has(e)), machineScans: machine.checked } });
         await render();
         const box = document.getElementById("webhook-secret-box");
         if (box) box.replaceChildren(h("p", { class: "notice" }, "Signing secret. Copy it now: it is shown only once. ", h("code", { class: "key", id: "webhook-secret" }, created.secret)));

@@ -4,6 +4,9 @@
 // reading every code. The scans sorts use counts stored on each code by the scan maintenance (at most
 // about 10 minutes old; docs/data-model.md, "Codes: bounds"). No HTTP here.
 import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
+import { z } from "zod";
+import { CAMPAIGN_MAX, CODE_SEARCH_MAX } from "../core/limits";
+import { fields } from "./fields";
 import { AppError } from "../core/errors";
 import { campaignCodeCount, listQuery, readCampaigns, readCodeCounts, SORT_FIELDS, type ListQueryShape } from "../store/catalogue";
 import { fromDoc, readCodes } from "../store/codes";
@@ -21,18 +24,22 @@ export const SMALL_WORKSPACE_CODES = 500;
 /** Code documents one page may read while checking search words in memory; past it the page ends early. */
 export const SEARCH_READ_BUDGET = 600;
 
-interface CodeListQuery {
-  q?: string;
-  kind?: "static" | "dynamic";
-  status?: "draft" | "published";
-  /** A campaign's name, or "" for codes without one. */
-  campaign?: string;
-  tag?: string;
-  sort: CodeListSort;
-  order?: "asc" | "desc";
-  cursor?: string;
-  limit: number;
-}
+/** The list's search, filters, sort and page, as the console's GET /api/console/codes takes them. */
+export const CodeListQuerySchema = z
+  .object({
+    q: z.string().max(CODE_SEARCH_MAX).optional(),
+    kind: z.enum(["static", "dynamic"]).optional(),
+    status: z.enum(["draft", "published"]).optional(),
+    /** A campaign's name, or "" for codes without one. */
+    campaign: z.string().max(CAMPAIGN_MAX).optional(),
+    tag: fields.tags.element.optional(),
+    sort: z.enum(CODE_LIST_SORTS).default("created"),
+    order: z.enum(["asc", "desc"]).optional(),
+    cursor: z.string().max(2000).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+  })
+  .strict();
+type CodeListQuery = z.output<typeof CodeListQuerySchema>;
 
 export interface ListedCode {
   code: QrCode;

@@ -1,6 +1,7 @@
 // Console HTTP API for signed-in users (ID token or session cookie; never an API key): workspace,
 // API keys, session cookies, codes and drafts, moderation. Mounted at /api/console on the app host.
-// Every route is an endpoint (http/endpoint.ts): own addresses only, no CORS, changes rate limited.
+// Every route is a console route (console/route.ts): an endpoint with own addresses only, no CORS, changes
+// rate limited, and a response schema; `ConsoleApi`, the table's types, is what the browser's client reads.
 import type { Request, Response } from "express";
 import { z } from "zod";
 import { AppError } from "../core/errors";
@@ -9,12 +10,41 @@ import { auth } from "../core/firebase";
 import { ids } from "../core/ids";
 import { logKeyMinted, logKeyRevoked, logSandboxClaimed, logSessionEnded, logSessionStarted } from "../core/log";
 import { createRestApp } from "../http/rest";
-import { endpoint, mountEndpoints, type CredentialMode, type EndpointSpec } from "../http/endpoint";
+import { mountEndpoints } from "../http/endpoint";
 import { SESSION_COOKIE_NAME, verifyUser } from "../auth/caller";
 import { listApiKeys, revokeApiKey, type ApiKeyRecord } from "../store/apiKeys";
 import { mintApiKey } from "../auth/apiKeys";
 import { ensureWorkspaceForOwner, getWorkspace } from "../store/workspaces";
-import { ClaimSchema, CodeListQuerySchema, CodeChangeSchema, DaysQuerySchema, DraftKindSchema, PublishSchema, ListingStatusSchema, CreateWorkspaceSchema, MintKeySchema, SessionSchema } from "./schemas";
+import {
+  ClaimedSchema,
+  ClaimSchema,
+  CodeAnalyticsSchema,
+  CodeChangeSchema,
+  CodeListQuerySchema,
+  CodePageSchema,
+  ConsoleCodeSchema,
+  CreateWorkspaceSchema,
+  DashboardSchema,
+  DaysQuerySchema,
+  DoneSchema,
+  DraftKindSchema,
+  DraftListSchema,
+  KeyListSchema,
+  ListingListSchema,
+  ListingSchema,
+  ListingStatusSchema,
+  MeSchema,
+  MintedKeySchema,
+  MintKeySchema,
+  PublicKeySchema,
+  PublishedSchema,
+  PublishSchema,
+  ScanSummarySchema,
+  SessionSchema,
+  SessionStartedSchema,
+  WorkspaceCreatedSchema,
+} from "./schemas";
+import { consoleRoute, routeTable, type ApiOf } from "./route";
 import { claimSandboxCode } from "../sandbox/service";
 import { moderateListing, publicListing } from "../listings/service";
 import { normalizeDomain } from "../listings/domain";
@@ -25,8 +55,8 @@ import { publish } from "../codes/publish";
 import { publicCode } from "../codes/model";
 import { updateCode } from "../codes/service";
 import { codeAnalytics, scanSummary } from "../scans/analytics";
-import { connectedAppsEndpoints } from "./connectedAppsRoutes";
-import { codeEndpoints } from "./codeRoutes";
+import { connectedAppsRoutes } from "./connectedAppsRoutes";
+import { codeRoutes } from "./codeRoutes";
 
 const SESSION_MAX_AGE_MS = 5 * 24 * 60 * 60 * 1000;
 
@@ -58,28 +88,16 @@ const ReasonQuery = z.object({ reason: z.string().max(500).optional() }).strict(
 const StatusQuery = z.object({ status: ListingStatusSchema.default("pending") }).strict();
 const NoQuery = z.object({}).strict();
 
-/**
- * Console endpoints: always on the service's own addresses. Reads count against `consoleReads` before
- * they read; changes count their own limit, and every other signed-in answer reports the write limit.
- */
-function consoleEndpoint<
-  M extends CredentialMode,
-  P extends z.ZodType | undefined = undefined,
-  Q extends z.ZodType | undefined = undefined,
-  B extends z.ZodType | undefined = undefined,
->(spec: EndpointSpec<M, P, Q, B>) {
-  return endpoint<M, P, Q, B>({ ownAddressOnly: true, standing: "consoleWrites", internal: true, ...(spec.method === "GET" ? { limit: "consoleReads" as const } : {}), ...spec });
-}
+const workspaceJson = <W extends { createdAt: Date }>(w: W) => ({ ...w, createdAt: w.createdAt.toISOString() });
 
-const workspaceJson = (w: { createdAt: Date }) => ({ ...w, createdAt: w.createdAt.toISOString() });
-
-const revokeKey = (method: "POST" | "DELETE", path: string) =>
-  consoleEndpoint({
+const revokeKey = <M extends "POST" | "DELETE", Path extends string>(method: M, path: Path) =>
+  consoleRoute({
     method,
     path,
     summary: "Revoke an API key",
     credential: "member",
     params: KeyParams,
+    response: PublicKeySchema,
     limit: "consoleWrites",
     async handle({ caller, params }) {
       const record = await revokeApiKey(caller.merchantId, params.id, caller.role === "owner" ? undefined : caller.uid);
@@ -88,12 +106,12 @@ const revokeKey = (method: "POST" | "DELETE", path: string) =>
     },
   });
 
-const endpoints = [
-  consoleEndpoint({
+const endpoints = routeTable(
+  consoleRoute({
     method: "POST",
     path: "/api/console/workspace",
+    response: WorkspaceCreatedSchema,
     summary: "Create the signed-in user's workspace (or return the one they own)",
-    internal: true,
     credential: "user",
     body: CreateWorkspaceSchema,
     limit: "consoleWrites",
@@ -104,11 +122,11 @@ const endpoints = [
       return { created, workspace: workspaceJson(workspace) };
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "GET",
     path: "/api/console/me",
+    response: MeSchema,
     summary: "The signed-in member, their role and workspace",
-    internal: true,
     credential: "member",
     async handle({ caller }) {
       const workspace = await getWorkspace(caller.merchantId);
@@ -117,26 +135,26 @@ const endpoints = [
         authMethod: caller.authMethod,
         role: caller.role,
         isAdmin: caller.isAdmin,
-        scopes: caller.scopes,
-        workspace: workspace && workspaceJson(workspace),
+        scopes: [...caller.scopes],
+        workspace: workspace ? workspaceJson(workspace) : null,
       };
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "GET",
     path: "/api/console/keys",
+    response: KeyListSchema,
     summary: "List the workspace's API keys",
-    internal: true,
     credential: "member",
     async handle({ caller }) {
       return { keys: (await listApiKeys(caller.merchantId)).map(publicKey) };
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "POST",
     path: "/api/console/keys",
+    response: MintedKeySchema,
     summary: "Mint an API key (shown once)",
-    internal: true,
     credential: "member",
     body: MintKeySchema,
     limit: "consoleWrites",
@@ -149,11 +167,11 @@ const endpoints = [
   }),
   revokeKey("POST", "/api/console/keys/:id/revoke"),
   revokeKey("DELETE", "/api/console/keys/:id"),
-  consoleEndpoint({
+  consoleRoute({
     method: "POST",
     path: "/api/console/claims",
+    response: ClaimedSchema,
     summary: "Claim a sandbox code into the workspace",
-    internal: true,
     credential: "user",
     body: ClaimSchema,
     limit: "consoleWrites",
@@ -165,11 +183,11 @@ const endpoints = [
     },
   }),
   // Workspace data for the console pages, and publishing (draft to published), which no tool can do.
-  consoleEndpoint({
+  consoleRoute({
     method: "GET",
     path: "/api/console/codes",
+    response: CodePageSchema,
     summary: "One page of the workspace's codes with recent scan counts",
-    internal: true,
     credential: "member",
     query: CodeListQuerySchema,
     async handle({ caller, query }) {
@@ -177,11 +195,11 @@ const endpoints = [
       return { ...page, codes: page.codes.map((c) => ({ ...publicCode(c.code), scans7: c.scans7, scans30: c.scans30 })) };
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "POST",
     path: "/api/console/codes/:codeId",
+    response: ConsoleCodeSchema,
     summary: "Change a code (title, destination, campaign, design)",
-    internal: true,
     credential: "member",
     params: CodeParams,
     body: CodeChangeSchema,
@@ -190,12 +208,12 @@ const endpoints = [
       return publicCode(await updateCode(caller.merchantId, { codeId: params.codeId }, body));
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "GET",
     path: "/api/console/codes/:codeId/analytics",
+    response: CodeAnalyticsSchema,
     limit: "consoleAnalytics",
     summary: "Scan analytics of one code",
-    internal: true,
     credential: "member",
     params: CodeParams,
     query: DaysQuerySchema,
@@ -203,46 +221,46 @@ const endpoints = [
       return codeAnalytics(caller.merchantId, { codeId: params.codeId }, query.days);
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "GET",
     path: "/api/console/analytics",
+    response: ScanSummarySchema,
     limit: "consoleAnalytics",
     summary: "Scan summary of the workspace",
-    internal: true,
     credential: "member",
     query: DaysQuerySchema,
     async handle({ caller, query }) {
       return scanSummary(caller.merchantId, query.days);
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "GET",
     path: "/api/console/dashboard",
+    response: DashboardSchema,
     limit: "consoleAnalytics",
     summary: "The workspace dashboard",
-    internal: true,
     credential: "member",
     query: DaysQuerySchema,
     async handle({ caller, query }) {
       return workspaceDashboard(caller.merchantId, query.days);
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "GET",
     path: "/api/console/drafts/:kind",
+    response: DraftListSchema,
     summary: "List drafts of one kind",
-    internal: true,
     credential: "member",
     params: z.object({ kind: DraftKindSchema }).strict(),
     async handle({ caller, params }) {
       return { items: (await listDrafts(caller.merchantId, params.kind, 100)).map((d) => JSON.parse(JSON.stringify(d))) };
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "POST",
     path: "/api/console/publish",
+    response: PublishedSchema,
     summary: "Publish a draft",
-    internal: true,
     credential: "member",
     body: PublishSchema,
     limit: "consoleWrites",
@@ -251,22 +269,22 @@ const endpoints = [
     },
   }),
   // Phone book moderation, for users with the `admin` custom claim.
-  consoleEndpoint({
+  consoleRoute({
     method: "GET",
     path: "/api/console/listings",
+    response: ListingListSchema,
     summary: "Phone book listings awaiting moderation (admins)",
-    internal: true,
     credential: "admin",
     query: StatusQuery,
     async handle({ query }) {
       return { listings: (await listListings(query.status)).map(publicListing) };
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "POST",
     path: "/api/console/listings/:domain/:action",
+    response: ListingSchema,
     summary: "Approve or reject a phone book listing (admins)",
-    internal: true,
     credential: "admin",
     params: ListingParams,
     query: ReasonQuery,
@@ -274,11 +292,11 @@ const endpoints = [
       return moderateListing(params.action, params.domain, { by: user.uid, reason: query.reason ?? "" });
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "POST",
     path: "/api/console/session",
+    response: SessionStartedSchema,
     summary: "Start a session cookie from a fresh sign-in",
-    internal: true,
     credential: "none",
     body: SessionSchema,
     async handle({ body, res }) {
@@ -291,23 +309,23 @@ const endpoints = [
         path: "/",
       });
       logSessionStarted({ uid: cookie.uid });
-      return { ok: true, expiresInSeconds: SESSION_MAX_AGE_MS / 1000 };
+      return { ok: true as const, expiresInSeconds: SESSION_MAX_AGE_MS / 1000 };
     },
   }),
-  consoleEndpoint({
+  consoleRoute({
     method: "POST",
     path: "/api/console/logout",
+    response: DoneSchema,
     summary: "End the session everywhere",
-    internal: true,
     credential: "none",
     query: NoQuery,
     async handle({ req, res }) {
       await endSession(req);
       res.clearCookie(SESSION_COOKIE_NAME, { path: "/" });
-      return { ok: true };
+      return { ok: true as const };
     },
   }),
-];
+);
 
 async function sessionCookieFromFreshSignIn(idToken: string): Promise<{ value: string; uid: string }> {
   let decoded;
@@ -343,7 +361,10 @@ async function endSession(req: Request): Promise<void> {
 }
 
 // Code routes first: /codes/preview and /codes/import before /codes/:codeId would take them.
-export const consoleRoutes = [...codeEndpoints, ...endpoints, ...connectedAppsEndpoints];
+export const consoleRoutes = routeTable(...codeRoutes, ...endpoints, ...connectedAppsRoutes);
+
+/** Every console route by "METHOD /path" (after /api/console), with its request and answer types: the browser's client reads this. */
+export type ConsoleApi = ApiOf<typeof consoleRoutes>;
 
 export const consoleApp = createRestApp(
   (app) => {

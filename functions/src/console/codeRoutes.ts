@@ -2,23 +2,33 @@
 // in the same step: a code the signed-in merchant makes here is theirs to release), one code, unpublish.
 import { z } from "zod";
 import { ids } from "../core/ids";
-import { endpoint, type Endpoint } from "../http/endpoint";
 import { publicCode } from "../codes/model";
 import { changedDesign, createCodes, dynamicLinkFor, renderCodePng } from "../codes/service";
 import { effectiveLook } from "../codes/look";
 import { findCode } from "../store/codes";
 import { resolveDesign } from "../designs/design";
 import { publishOnCreate, unpublishCode } from "../codes/publish";
-import { BrandPresetParams, BrandPresetSchema, CodeDesignPreviewSchema, ConsoleNewCodeSchema, ConsolePreviewSchema } from "./schemas";
+import {
+  BrandPresetListSchema,
+  BrandPresetParams,
+  BrandPresetSavedSchema,
+  BrandPresetSchema,
+  CodeDesignPreviewSchema,
+  ConsoleCodeSchema,
+  ConsoleNewCodeSchema,
+  ConsolePreviewSchema,
+  DoneSchema,
+  OwnCodeSchema,
+  UnpublishedSchema,
+} from "./schemas";
 import { DESIGN_MAX_BODY_BYTES } from "../codes/fields";
-import { publicBrandPreset, publicDesign } from "../codes/model";
-import { AppError } from "../core/errors";
-import { BRAND_PRESETS_MAX, deleteBrandPreset, listBrandPresets, saveBrandPreset } from "../store/brandPresets";
-import { importEndpoint } from "./importRoutes";
-import { jobEndpoints } from "./jobRoutes";
-import { abuseEndpoints } from "./abuseRoutes";
-import { settingsEndpoints } from "./settingsRoutes";
-import { webhookEndpoints } from "./webhookRoutes";
+import { brandPresetDelete, brandPresetList, brandPresetSave } from "../codes/brandPresets";
+import { consoleFileRoute, consoleRoute, routeTable } from "./route";
+import { importRoute } from "./importRoutes";
+import { jobRoutes } from "./jobRoutes";
+import { abuseRoutes } from "./abuseRoutes";
+import { settingsRoutes } from "./settingsRoutes";
+import { webhookRoutes } from "./webhookRoutes";
 
 /** Same length and alphabet as a real id, so a dynamic preview has the final code's size and layout. */
 const PREVIEW_ID = "000000000000";
@@ -26,73 +36,53 @@ const PREVIEW_ID = "000000000000";
 const CodeParams = z.object({ codeId: ids.codeId }).strict();
 
 /** Brand presets in Settings: saved once (logo checked and stored), then used by name in any design. */
-function brandPresetEndpoints(): Endpoint[] {
-  return [
-    endpoint({
-      method: "GET",
-      path: "/api/console/brand-presets",
-      limit: "consoleReads",
-      summary: "List the workspace's brand presets",
-      internal: true,
-      credential: "member",
-      ownAddressOnly: true,
-      async handle({ caller }) {
-        return { presets: (await listBrandPresets(caller.merchantId)).map(publicBrandPreset) };
-      },
-    }),
-    endpoint({
-      method: "POST",
-      path: "/api/console/brand-presets/:name",
-      summary: "Save a brand preset",
-      internal: true,
-      credential: "member",
-      ownAddressOnly: true,
-      limit: "consoleWrites",
-      maxBodyBytes: DESIGN_MAX_BODY_BYTES,
-      params: BrandPresetParams,
-      body: BrandPresetSchema,
-      async handle({ caller, params, body }) {
-        const who = caller;
-        // Resolved like a code's design (contrast checked, logo re-encoded and stored); drawn when used.
-        const design = { ...(await resolveDesign(who.merchantId, body.design)), preset: null };
-        if (!(await saveBrandPreset(who.merchantId, { name: params.name, design, updatedBy: who.uid }))) {
-          throw new AppError("CONFLICT", `This workspace already has ${BRAND_PRESETS_MAX} brand presets`, { hint: "Delete one you no longer use." });
-        }
-        return { ok: true, preset: { name: params.name, design: publicDesign(design) } };
-      },
-    }),
-    endpoint({
-      method: "DELETE",
-      path: "/api/console/brand-presets/:name",
-      summary: "Delete a brand preset",
-      internal: true,
-      credential: "member",
-      ownAddressOnly: true,
-      limit: "consoleWrites",
-      params: BrandPresetParams,
-      async handle({ caller, params }) {
-        if (!(await deleteBrandPreset(caller.merchantId, params.name))) throw new AppError("NOT_FOUND", `No brand preset named "${params.name}"`);
-        return { ok: true };
-      },
-    }),
-  ];
-}
+const brandPresetRoutes = routeTable(
+  consoleRoute({
+    method: "GET",
+    path: "/api/console/brand-presets",
+    summary: "List the workspace's brand presets",
+    credential: "member",
+    response: BrandPresetListSchema,
+    handle: ({ caller }) => brandPresetList(caller.merchantId),
+  }),
+  consoleRoute({
+    method: "POST",
+    path: "/api/console/brand-presets/:name",
+    summary: "Save a brand preset",
+    credential: "member",
+    limit: "consoleWrites",
+    maxBodyBytes: DESIGN_MAX_BODY_BYTES,
+    params: BrandPresetParams,
+    body: BrandPresetSchema,
+    response: BrandPresetSavedSchema,
+    handle: ({ caller, params, body }) => brandPresetSave(caller, params.name, body.design),
+  }),
+  consoleRoute({
+    method: "DELETE",
+    path: "/api/console/brand-presets/:name",
+    summary: "Delete a brand preset",
+    credential: "member",
+    limit: "consoleWrites",
+    params: BrandPresetParams,
+    response: DoneSchema,
+    handle: ({ caller, params }) => brandPresetDelete(caller.merchantId, params.name),
+  }),
+);
 
 /** The console's routes for codes made by hand or from a spreadsheet, and the settings lists. */
-export const codeEndpoints: Endpoint[] = [
-  ...settingsEndpoints,
-  ...webhookEndpoints,
-  importEndpoint,
-  ...jobEndpoints,
-  ...abuseEndpoints,
-  ...brandPresetEndpoints(),
-  endpoint({
+export const codeRoutes = routeTable(
+  ...settingsRoutes,
+  ...webhookRoutes,
+  importRoute,
+  ...jobRoutes,
+  ...abuseRoutes,
+  ...brandPresetRoutes,
+  consoleFileRoute({
     method: "POST",
     path: "/api/console/codes/preview",
     summary: "Preview the PNG of a code before creating it",
-    internal: true,
     credential: "member",
-    ownAddressOnly: true,
+    file: "image/png",
     limit: "previews",
     maxBodyBytes: DESIGN_MAX_BODY_BYTES,
     body: ConsolePreviewSchema,
@@ -111,13 +101,12 @@ export const codeEndpoints: Endpoint[] = [
       res.set({ "Content-Type": "image/png", "X-Preview-Dynamic": String(dynamic) }).send(png);
     },
   }),
-  endpoint({
+  consoleFileRoute({
     method: "POST",
     path: "/api/console/codes/:codeId/preview",
     summary: "Preview a code with a changed design",
-    internal: true,
     credential: "member",
-    ownAddressOnly: true,
+    file: "image/png",
     limit: "previews",
     maxBodyBytes: DESIGN_MAX_BODY_BYTES,
     params: CodeParams,
@@ -129,13 +118,12 @@ export const codeEndpoints: Endpoint[] = [
       res.set({ "Content-Type": "image/png" }).send(await renderCodePng({ ...code, design }));
     },
   }),
-  endpoint({
+  consoleRoute({
     method: "POST",
     path: "/api/console/codes",
     summary: "Create a code (published unless asked otherwise)",
-    internal: true,
     credential: "member",
-    ownAddressOnly: true,
+    response: ConsoleCodeSchema,
     limit: "consoleWrites",
     maxBodyBytes: DESIGN_MAX_BODY_BYTES,
     body: ConsoleNewCodeSchema,
@@ -151,14 +139,12 @@ export const codeEndpoints: Endpoint[] = [
       return publicCode({ ...code, status: publish ? "published" : "draft" });
     },
   }),
-  endpoint({
+  consoleRoute({
     method: "GET",
     path: "/api/console/codes/:codeId",
     summary: "One code",
-    internal: true,
     credential: "member",
-    ownAddressOnly: true,
-    limit: "consoleReads",
+    response: OwnCodeSchema,
     params: CodeParams,
     async handle({ caller, params }) {
       const code = await findCode(caller.merchantId, { codeId: params.codeId });
@@ -166,17 +152,16 @@ export const codeEndpoints: Endpoint[] = [
       return { ...publicCode(code), takenDown: code.takenDown ?? null };
     },
   }),
-  endpoint({
+  consoleRoute({
     method: "POST",
     path: "/api/console/codes/:codeId/unpublish",
     summary: "Unpublish a code",
-    internal: true,
     credential: "member",
-    ownAddressOnly: true,
+    response: UnpublishedSchema,
     limit: "consoleWrites",
     params: CodeParams,
     async handle({ caller, params }) {
       return unpublishCode(caller.merchantId, params.codeId, caller.uid);
     },
   }),
-];
+);

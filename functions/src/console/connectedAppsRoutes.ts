@@ -3,7 +3,8 @@
 // members their own.
 import { z } from "zod";
 import { AppError } from "../core/errors";
-import { endpoint, type Endpoint } from "../http/endpoint";
+import { consoleRoute, routeTable } from "./route";
+import { GrantListSchema, GrantSchema } from "./schemas";
 import { getGrant, listGrants, revokeGrant, type Grant } from "../store/oauthGrants";
 
 export function publicGrant(grant: Grant) {
@@ -14,16 +15,15 @@ export function publicGrant(grant: Grant) {
 
 const GrantParams = z.object({ grantId: z.string().regex(/^grant_[0-9a-f]{24}$/, "Must be a grantId: grant_ and 24 hex digits") }).strict();
 
-const revoke = (method: "POST" | "DELETE", path: string) =>
-  endpoint({
+const revoke = <M extends "POST" | "DELETE", Path extends string>(method: M, path: Path) =>
+  consoleRoute({
     method,
     path,
     summary: "Revoke a connected app's grant",
-    internal: true,
     credential: "member",
     params: GrantParams,
+    response: GrantSchema,
     limit: "consoleWrites",
-    ownAddressOnly: true,
     async handle({ caller, params }) {
       const grant = await getGrant(params.grantId);
       if (!grant || grant.merchantId !== caller.merchantId) throw new AppError("NOT_FOUND", "No such connected app in this workspace");
@@ -32,19 +32,17 @@ const revoke = (method: "POST" | "DELETE", path: string) =>
     },
   });
 
-export const connectedAppsEndpoints: Endpoint[] = [
-  endpoint({
+export const connectedAppsRoutes = routeTable(
+  consoleRoute({
     method: "GET",
     path: "/api/console/connected-apps",
     summary: "The workspace's connected OAuth apps",
-    internal: true,
+    response: GrantListSchema,
     credential: "member",
-    ownAddressOnly: true,
-    limit: "consoleReads",
     async handle({ caller }) {
       return { apps: (await listGrants(caller.merchantId)).map(publicGrant) };
     },
   }),
   revoke("POST", "/api/console/connected-apps/:grantId/revoke"),
   revoke("DELETE", "/api/console/connected-apps/:grantId"),
-];
+);

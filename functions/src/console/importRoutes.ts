@@ -2,13 +2,13 @@
 // all or nothing per chunk, and an Idempotency-Key (one per chunk) claimed before any code is written, so
 // a retried chunk answers with the codes it already made instead of making them twice.
 import { AppError } from "../core/errors";
-import { endpoint } from "../http/endpoint";
+import { consoleRoute } from "./route";
 import { idempotencyKeyOf } from "../bulk/app";
 import { createCodesOnce } from "../bulk/createOnce";
 import { publicCode, type PublicCode, type QrCode } from "../codes/model";
 import { requestHashOf } from "../store/idempotency";
 import { publishOnCreate } from "../codes/publish";
-import { ConsoleImportSchema } from "./schemas";
+import { ConsoleImportSchema, ImportedSchema } from "./schemas";
 import { DESIGN_MAX_BODY_BYTES } from "../codes/fields";
 
 interface ImportResponse {
@@ -17,13 +17,12 @@ interface ImportResponse {
   codes: PublicCode[];
 }
 
-export const importEndpoint = endpoint({
+export const importRoute = consoleRoute({
   method: "POST",
   path: "/api/console/codes/import",
   summary: "Import one chunk of spreadsheet rows as codes",
-  internal: true,
   credential: "member",
-  ownAddressOnly: true,
+  response: ImportedSchema,
   limit: "bulk",
   maxBodyBytes: DESIGN_MAX_BODY_BYTES,
   body: ConsoleImportSchema,

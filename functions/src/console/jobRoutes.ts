@@ -1,7 +1,8 @@
 // Catalogue jobs from the console: the mapping preview of a CSV, starting a job (people may publish the
 // codes at once), and its progress for the progress bar. The same domain functions as POST /api/jobs.
 import { z } from "zod";
-import { endpoint } from "../http/endpoint";
+import { consoleRoute, routeTable } from "./route";
+import { MappingPreviewSchema } from "./schemas";
 import { JOB_MAX_BODY_BYTES, JobParams, JobSchema, JobStartSchema, jobInputOf } from "../jobs/schemas";
 import { getJob, publicJob, startJob } from "../jobs/service";
 import { enqueueJobStep } from "../store/jobQueue";
@@ -10,10 +11,10 @@ import { previewMapping } from "../jobs/rows";
 const ConsoleJobSchema = JobStartSchema.and(z.object({ publish: z.boolean().optional() }));
 const PreviewSchema = z.object({ csv: JobStartSchema.shape.csv.unwrap(), source: JobStartSchema.shape.source, mapping: JobStartSchema.shape.mapping }).strict();
 
-const member = { internal: true, credential: "member", ownAddressOnly: true, standing: "consoleWrites" } as const;
+const member = { credential: "member" } as const;
 
-export const jobEndpoints = [
-  endpoint({
+export const jobRoutes = routeTable(
+  consoleRoute({
     ...member,
     method: "POST",
     path: "/api/console/jobs/preview",
@@ -21,9 +22,10 @@ export const jobEndpoints = [
     limit: "consoleReads",
     maxBodyBytes: JOB_MAX_BODY_BYTES,
     body: PreviewSchema,
+    response: MappingPreviewSchema,
     handle: ({ body }) => previewMapping(body.csv, { ...(body.mapping ? { mapping: body.mapping } : {}), ...(body.source ? { source: body.source } : {}) }),
   }),
-  endpoint({
+  consoleRoute({
     ...member,
     method: "POST",
     path: "/api/console/jobs",
@@ -38,14 +40,13 @@ export const jobEndpoints = [
       return publicJob(job);
     },
   }),
-  endpoint({
+  consoleRoute({
     ...member,
     method: "GET",
     path: "/api/console/jobs/:jobId",
     summary: "A catalogue job's progress",
-    limit: "consoleReads",
     params: JobParams,
     response: JobSchema,
     handle: ({ caller, params }) => getJob(caller.merchantId, params.jobId),
   }),
-];
+);

@@ -1,10 +1,19 @@
+// The console's request and response schemas (console/app.ts and the *Routes.ts files declare the routes).
+// What another surface answers too is declared beside its domain code and imported here: a code, a design
+// and a brand preset (codes/schemas.ts), a webhook and its deliveries (webhooks/operations.ts), a catalogue
+// job (jobs/schemas.ts), a scan analytics answer (mcp/outputs.ts, until scans/ declares it).
 import { z } from "zod";
 import { SCOPES, ScopeSchema } from "../auth/scopes";
 import { text } from "../core/validation";
 import { fields, newCodeShape, presetName } from "../codes/fields";
 import { ids } from "../core/ids";
-import { BULK_MAX_URLS, CAMPAIGN_MAX, CODE_SEARCH_MAX } from "../core/limits";
-import { CODE_LIST_SORTS } from "../codes/directory";
+import { BULK_MAX_URLS } from "../core/limits";
+import { CodeListQuerySchema } from "../codes/directory";
+import { draftStatus, PublicBrandPresetSchema, PublicCodeSchema, publicCodeShape, PublicDesignSchema } from "../codes/schemas";
+import { analyticsFiguresShape, scanOutput } from "../mcp/outputs";
+import { PublicDeliverySchema } from "../webhooks/operations";
+import { JOB_FIELDS } from "../jobs/rows";
+import { REPORT_REASONS } from "../store/abuse";
 
 export const CreateWorkspaceSchema = z.object({ name: text(100).optional() }).strict();
 export const MintKeySchema = z
@@ -28,10 +37,10 @@ export const PublishSchema = z.object({ kind: z.enum(["codes", "menus", "challen
 export const ConsoleNewCodeSchema = z.object({ ...newCodeShape, publish: z.boolean().optional() }).strict();
 /** What decides a code's image; the title, campaign and tags do not change it. */
 export const ConsolePreviewSchema = ConsoleNewCodeSchema.omit({ title: true, campaign: true, tags: true, publish: true });
-/** One chunk of a spreadsheet import: up to the bulk limit of rows, each a new code's main fields. */
 /** A named brand preset: a design without a preset of its own. */
 export const BrandPresetSchema = z.object({ design: fields.design.omit({ preset: true }) }).strict();
 export const BrandPresetParams = z.object({ name: presetName }).strict();
+/** One chunk of a spreadsheet import: up to the bulk limit of rows, each a new code's main fields. */
 export const ConsoleImportSchema = z
   .object({
     rows: z
@@ -43,17 +52,165 @@ export const ConsoleImportSchema = z
     design: newCodeShape.design,
   })
   .strict();
-/** The code list's search, filters, sort and page (codes/directory.ts). */
-export const CodeListQuerySchema = z
-  .object({
-    q: z.string().max(CODE_SEARCH_MAX).optional(),
-    kind: z.enum(["static", "dynamic"]).optional(),
-    status: z.enum(["draft", "published"]).optional(),
-    campaign: z.string().max(CAMPAIGN_MAX).optional(),
-    tag: fields.tags.element.optional(),
-    sort: z.enum(CODE_LIST_SORTS).default("created"),
-    order: z.enum(["asc", "desc"]).optional(),
-    cursor: z.string().max(2000).optional(),
-    limit: z.coerce.number().int().min(1).max(100).default(50),
-  })
-  .strict();
+/** The code list's search, filters, sort and page: declared with the list (codes/directory.ts). */
+export { CodeListQuerySchema };
+
+// ---- Answers -------------------------------------------------------------------------------------------
+
+const isoOrNull = z.string().nullable();
+const ok = z.literal(true);
+
+export const WorkspaceSchema = z.strictObject({ merchantId: z.string(), name: z.string(), ownerUid: z.string(), createdAt: z.string(), timeZone: z.string() });
+export const WorkspaceCreatedSchema = z.strictObject({ created: z.boolean(), workspace: WorkspaceSchema });
+export const MeSchema = z.strictObject({
+  uid: z.string(),
+  authMethod: z.enum(["api-key", "id-token", "session-cookie", "oauth"]),
+  role: z.enum(["owner", "member"]).optional(),
+  isAdmin: z.boolean(),
+  scopes: z.array(ScopeSchema),
+  workspace: WorkspaceSchema.nullable(),
+});
+
+/** An API key as the console shows it: never the key itself, except once when minted. */
+export const PublicKeySchema = z.strictObject({
+  keyId: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  scopes: z.array(ScopeSchema),
+  uid: z.string(),
+  createdAt: isoOrNull,
+  lastUsedAt: isoOrNull,
+  revokedAt: isoOrNull,
+});
+export const KeyListSchema = z.strictObject({ keys: z.array(PublicKeySchema) });
+export const MintedKeySchema = PublicKeySchema.extend({ key: z.string(), notice: z.string() });
+
+export const ClaimedSchema = z.strictObject({ ok, sandboxId: z.string(), merchantId: z.string(), code: PublicCodeSchema });
+
+/** A code of the list, with its scans of the last 7 and 30 days. */
+export const ListedCodeSchema = z.strictObject({ ...publicCodeShape, scans7: z.number().int(), scans30: z.number().int() });
+export const CodePageSchema = z.strictObject({
+  codes: z.array(ListedCodeSchema),
+  /** Null where counting would read every code (a search). */
+  total: z.number().int().nullable(),
+  workspaceTotal: z.number().int(),
+  campaigns: z.array(z.string()),
+  nextCursor: z.string().nullable(),
+});
+export const ConsoleCodeSchema = z.strictObject(publicCodeShape);
+/** One code as its owner sees it: with the operator's takedown, if any. */
+export const OwnCodeSchema = z.strictObject({ ...publicCodeShape, takenDown: z.strictObject({ reason: z.string(), at: z.string(), reportId: z.string().nullable() }).nullable() });
+
+export const CodeAnalyticsSchema = z.strictObject({
+  codeId: z.string(),
+  uniqueQRCodeID: z.string(),
+  dynamic: z.boolean(),
+  ...analyticsFiguresShape,
+  scans: z.array(scanOutput),
+  scansListed: z.number().int(),
+  scansTruncated: z.boolean(),
+});
+const rollUp = { scans: z.number().int(), uniqueScanners: z.number().int() };
+const summaryShape = {
+  ...analyticsFiguresShape,
+  byCampaign: z.array(z.strictObject({ campaign: z.string().nullable(), ...rollUp })),
+  topCodes: z.array(z.strictObject({ codeId: z.string(), ...rollUp })),
+};
+export const ScanSummarySchema = z.strictObject(summaryShape);
+export const DashboardSchema = z.strictObject({
+  ...summaryShape,
+  topCodes: z.array(z.strictObject({ codeId: z.string(), ...rollUp, title: z.string().nullable() })),
+  codeCounts: z.strictObject({ total: z.number().int(), published: z.number().int(), drafts: z.number().int(), dynamic: z.number().int() }),
+});
+
+/**
+ * A draft audio code, menu or challenge as stored: its shape is its tool's (menus/, mcp/tools/), so only
+ * what the console reads is declared and the rest passes through.
+ */
+export const DraftSchema = z.looseObject({
+  status: draftStatus,
+  name: z.string().optional(),
+  title: z.string().optional(),
+  audioCodeId: z.string().optional(),
+  menuId: z.string().optional(),
+  challengeId: z.string().optional(),
+  challengeType: z.string().optional(),
+  sections: z.array(z.looseObject({ items: z.array(z.unknown()) })).optional(),
+});
+export const DraftListSchema = z.strictObject({ items: z.array(DraftSchema) });
+export const PublishedSchema = z.strictObject({ id: z.string(), status: z.literal("published"), publishedAt: z.string() });
+export const UnpublishedSchema = z.strictObject({ id: z.string(), status: z.literal("draft") });
+
+const listingDetails = { businessName: z.string(), voiceAgentPhone: z.string(), email: z.string() };
+/** A phone book listing as its workspace and moderators see it (listings/service.ts publicListing). */
+export const ListingSchema = z.strictObject({
+  domain: z.string(),
+  ...listingDetails,
+  status: ListingStatusSchema,
+  pendingChange: z.strictObject(listingDetails).nullable(),
+  page: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  approvedAt: isoOrNull,
+  expiresAt: isoOrNull,
+});
+export const ListingListSchema = z.strictObject({ listings: z.array(ListingSchema) });
+
+export const SessionStartedSchema = z.strictObject({ ok, expiresInSeconds: z.number() });
+export const DoneSchema = z.strictObject({ ok });
+
+export const BrandPresetListSchema = z.strictObject({ count: z.number().int(), presets: z.array(PublicBrandPresetSchema) });
+export const BrandPresetSavedSchema = z.strictObject({ ok, preset: z.strictObject({ name: z.string(), design: PublicDesignSchema.nullable() }) });
+
+export const TimeZoneSetSchema = z.strictObject({ ok, timeZone: z.string() });
+export const MemberListSchema = z.strictObject({
+  members: z.array(z.strictObject({ uid: z.string(), email: z.string().nullable(), role: z.enum(["owner", "member"]), createdAt: isoOrNull, you: z.boolean() })),
+});
+
+export const ImportedSchema = z.strictObject({ ok, count: z.number().int(), codes: z.array(ConsoleCodeSchema) });
+
+/** How a CSV's columns map to code fields, with its first rows (jobs/rows.ts previewMapping). */
+export const MappingPreviewSchema = z.strictObject({
+  format: z.enum(["csv", "dub", "bitly"]),
+  delimiter: z.enum([",", ";", "\t"]),
+  headers: z.array(z.string()),
+  mapping: z.record(z.string(), z.enum(JOB_FIELDS)),
+  unmapped: z.array(z.string()),
+  missing: z.array(z.enum(JOB_FIELDS)),
+  warnings: z.array(z.string()),
+  sample: z.array(z.strictObject({ row: z.number().int(), line: z.number().int(), cells: z.record(z.string(), z.string()) })),
+  fields: z.array(z.enum(JOB_FIELDS)).readonly(),
+});
+
+/** An abuse report as moderators see it (abuse/service.ts publicReport). */
+export const ReportSchema = z.strictObject({
+  reportId: z.string(),
+  uniqueQRCodeID: z.string(),
+  merchantId: z.string(),
+  codeId: z.string(),
+  destinationUrl: z.string(),
+  reason: z.enum(REPORT_REASONS),
+  details: z.string(),
+  contact: z.string().nullable(),
+  status: z.enum(["open", "takenDown", "dismissed"]),
+  createdAt: z.string(),
+  decidedAt: isoOrNull,
+});
+export const ReportsSchema = z.strictObject({ reports: z.array(ReportSchema) });
+export const ReportDecidedSchema = z.strictObject({ reportId: z.string(), status: z.enum(["open", "takenDown", "dismissed"]) });
+
+/** A connected OAuth app's grant (console/connectedAppsRoutes.ts publicGrant). */
+export const GrantSchema = z.strictObject({
+  grantId: z.string(),
+  clientId: z.string(),
+  clientName: z.string(),
+  scopes: z.array(ScopeSchema),
+  uid: z.string(),
+  createdAt: isoOrNull,
+  lastUsedAt: isoOrNull,
+  revokedAt: isoOrNull,
+  revokedReason: z.string().nullable(),
+});
+export const GrantListSchema = z.strictObject({ apps: z.array(GrantSchema) });
+
+export const DeliveryListSchema = z.strictObject({ deliveries: z.array(PublicDeliverySchema) });

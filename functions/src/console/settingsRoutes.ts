@@ -5,37 +5,35 @@ import { auth } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { timeZoneSchema } from "../scans/localTime";
 import { setWorkspaceTimeZone } from "../store/workspaces";
-import { endpoint } from "../http/endpoint";
+import { consoleRoute, routeTable } from "./route";
+import { ListingListSchema, MemberListSchema, TimeZoneSetSchema } from "./schemas";
 import { publicListing } from "../listings/service";
 import { listMembers } from "../store/workspaceLists";
 import { listWorkspaceListings } from "../store/listings";
 
 const TimeZoneSchema = z.object({ timeZone: timeZoneSchema }).strict();
 
-export const settingsEndpoints = [
-  endpoint({
+export const settingsRoutes = routeTable(
+  consoleRoute({
     method: "POST",
     path: "/api/console/workspace/time-zone",
     summary: "Set the workspace's time zone (owner)",
-    internal: true,
+    response: TimeZoneSetSchema,
     credential: "member",
-    ownAddressOnly: true,
     limit: "consoleWrites",
     body: TimeZoneSchema,
     async handle({ caller, body }) {
       if (caller.role !== "owner") throw new AppError("FORBIDDEN", "Only the workspace's owner can change its time zone");
       await setWorkspaceTimeZone(caller.merchantId, body.timeZone);
-      return { ok: true, timeZone: body.timeZone };
+      return { ok: true as const, timeZone: body.timeZone };
     },
   }),
-  endpoint({
+  consoleRoute({
     method: "GET",
     path: "/api/console/members",
     summary: "The workspace's members",
-    internal: true,
+    response: MemberListSchema,
     credential: "member",
-    ownAddressOnly: true,
-    limit: "consoleReads",
     async handle({ caller }) {
       const who = caller;
       const members = await listMembers(who.merchantId);
@@ -47,16 +45,14 @@ export const settingsEndpoints = [
       };
     },
   }),
-  endpoint({
+  consoleRoute({
     method: "GET",
     path: "/api/console/workspace-listings",
     summary: "The workspace's phone book listings",
-    internal: true,
+    response: ListingListSchema,
     credential: "member",
-    ownAddressOnly: true,
-    limit: "consoleReads",
     async handle({ caller }) {
       return { listings: (await listWorkspaceListings(caller.merchantId)).map(publicListing) };
     },
   }),
-];
+);

@@ -2,8 +2,8 @@
 // them as `outputSchema`; each handler's return type is checked against them at compile time, and the
 // tests validate every result against the published JSON Schema.
 import { z } from "zod";
-import { BOOST_FRAMES, SCAN_BEEP_SOUNDS, TEMPLATES } from "../core/constants";
-import { EYE_STYLES, fields as codeFields, MODULE_STYLES } from "../codes/fields";
+import { fields as codeFields } from "../codes/fields";
+import { draftStatus, isoTime, PublicCodeSchema, publicCodeShape, PublicDesignSchema } from "../codes/schemas";
 import { getConfig } from "../core/config";
 import { explainedInInstructions, listedAs } from "./listingSchema";
 import { ids } from "../core/ids";
@@ -11,47 +11,18 @@ import { listLimit } from "../core/validation";
 import { cutArrayToFit } from "./resultBudget";
 
 // Conventions said once in the server's instructions (identity.ts), not on every field: times are ISO 8601,
-// days YYYY-MM-DD local to the workspace, status draft until published at consoleUrl.
-export const isoTime = z.string();
+// days YYYY-MM-DD local to the workspace, status draft until published at consoleUrl. A code's, a design's
+// and a preset's shapes are declared with the code (codes/schemas.ts): the console answers them too.
+export { draftStatus, isoTime };
 const day = z.string();
-export const draftStatus = z.enum(["draft", "published"]);
 
-export const designOutput = z.object({
-  foreground: z.string(),
-  background: z.string(),
-  moduleStyle: z.enum(MODULE_STYLES),
-  eyeStyle: z.enum(EYE_STYLES),
-  quietZone: z.number(),
-  preset: z.string().nullable(),
-  logo: z.object({ mediaType: z.literal("image/png"), width: z.number(), height: z.number(), sha256: z.string() }).nullable(),
-});
+export const designOutput = PublicDesignSchema;
 
 // Brand designs are a toolset of their own: the default list names the field, svc.tools.search the shape.
-const designOutputField = designOutput.nullable();
-listedAs.add(designOutputField, { json: { type: ["object", "null"], description: "Brand design; its shape: svc.tools.search \"design\"" } });
+listedAs.add(publicCodeShape.design, { json: { type: ["object", "null"], description: "Brand design; its shape: svc.tools.search \"design\"" } });
 
-export const codeOutputShape = {
-  codeId: z.string(),
-  uniqueQRCodeID: z.string(),
-  title: z.string(),
-  destinationUrl: z.string(),
-  campaign: z.string().nullable(),
-  tags: z.array(z.string()),
-  dynamic: z.boolean(),
-  dynamicLink: z.string().nullable().describe("Tracked, re-pointable link (dynamic codes)"),
-  template: z.enum(TEMPLATES).nullable(),
-  scanBeepSound: z.enum(SCAN_BEEP_SOUNDS).nullable(),
-  boostFrame: z.enum(BOOST_FRAMES).nullable(),
-  design: designOutputField,
-  qrImageUrl: z.string(),
-  qrSvgUrl: z.string(),
-  qrPdfUrl: z.string().describe("Vector PDF; add &size=<mm> or &distance=<m>"),
-  status: draftStatus,
-  source: z.enum(["tool", "bulk", "sandbox-claim", "console"]),
-  createdAt: isoTime,
-  updatedAt: isoTime,
-};
-export const codeOutput = z.object(codeOutputShape);
+export const codeOutputShape = publicCodeShape;
+export const codeOutput = PublicCodeSchema;
 
 export const menuItemOutput = z.object({ itemId: z.string(), name: z.string(), description: z.string().nullable(), price: z.number().nullable() });
 
@@ -91,6 +62,20 @@ export const analyticsFiguresShape = {
   pending: z.boolean().optional(),
   truncated: z.boolean().optional().describe("byDay cut to its newest days"),
 };
+
+/** One scan of a code's list (scans/analytics.ts codeAnalytics), newest first. */
+export const scanOutput = z.object({
+  at: z.string(),
+  date: z.string(),
+  city: z.string(),
+  state: z.string(),
+  source: z.string(),
+  country: z.string(),
+  device: z.string(),
+  os: z.string(),
+  browser: z.string(),
+  unique: z.boolean(),
+});
 
 /**
  * An analytics result within about 6,000 tokens: first the scan list gives way (scansTruncated), then

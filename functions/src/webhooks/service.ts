@@ -48,7 +48,7 @@ export const NewWebhookSchema = z
   })
   .strict();
 
-type NewWebhook = z.infer<typeof NewWebhookSchema>;
+export type NewWebhook = z.infer<typeof NewWebhookSchema>;
 
 /** What callers see of an endpoint: never a secret. */
 export function publicWebhook(w: Webhook) {

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { publicBrandPreset } from "../../codes/model";
-import { BRAND_PRESETS_MAX, listBrandPresets } from "../../store/brandPresets";
+import { brandPresetList } from "../../codes/brandPresets";
+import { BRAND_PRESETS_MAX } from "../../store/brandPresets";
 import { defineTool, READ_ONLY } from "../tool";
-import { count, designOutput, isoTime, summaryLines } from "../outputs";
+import { count, summaryLines } from "../outputs";
+import { PublicBrandPresetSchema } from "../../codes/schemas";
 
 export const brandListPresetsTool = defineTool({
   name: "svc.brand.list_presets",
@@ -12,10 +13,9 @@ export const brandListPresetsTool = defineTool({
   scope: "merchant:read",
   annotations: READ_ONLY,
   input: z.object({}).strict(),
-  output: z.object({ count: z.number().int(), presets: z.array(z.object({ name: z.string(), design: designOutput.nullable(), updatedAt: isoTime })) }),
+  output: z.object({ count: z.number().int(), presets: z.array(PublicBrandPresetSchema) }),
   async handler(_args, { caller }) {
-    const presets = (await listBrandPresets(caller.merchantId)).map(publicBrandPreset);
-    return { count: presets.length, presets };
+    return brandPresetList(caller.merchantId);
   },
   summarize: (r) =>
     `${count(r.count, "brand preset")}${r.count ? ":\n" + summaryLines(r.presets, (p) => `"${p.name}": ${p.design?.foreground ?? "#000000"} on ${p.design?.background ?? "#FFFFFF"}, ${p.design?.moduleStyle ?? "square"} modules${p.design?.logo ? ", with logo" : ""}`) : ". People save presets in the console (Settings, Brand presets)."}`,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { fields } from "../../codes/fields";
 import { codeAnalytics, SCAN_LIST_LIMIT } from "../../scans/analytics";
-import { analyticsFiguresShape, consoleUrl, consoleUrlField, count, daysField, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
+import { analyticsFiguresShape, scanOutput, consoleUrl, consoleUrlField, count, daysField, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
 import { defineTool, READ_ONLY } from "../tool";
 import { UI_RESOURCES } from "../ui/resources";
 
@@ -58,20 +58,7 @@ export const qrGetAnalyticsTool = defineTool({
     uniqueQRCodeID: z.string(),
     dynamic: z.boolean(),
     ...selectableShape(analyticsFiguresShape, SELECTABLE_FIGURES),
-    scans: z.array(
-      z.object({
-        at: z.string(),
-        date: z.string(),
-        city: z.string(),
-        state: z.string(),
-        source: z.string(),
-        country: z.string(),
-        device: z.string(),
-        os: z.string(),
-        browser: z.string(),
-        unique: z.boolean(),
-      }),
-    ).optional(),
+    scans: z.array(scanOutput).optional(),
     scansListed: z.number().int().optional(),
     scansTruncated: z.boolean().optional(),
     consoleUrl: consoleUrlField,

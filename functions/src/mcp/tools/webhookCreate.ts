@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { ToolContext } from "../tool";
 import { defineTool } from "../tool";
-import { createWebhook, NewWebhookSchema, publicWebhook } from "../../webhooks/service";
-import { WebhookOut } from "./webhookShapes";
+import { NewWebhookSchema } from "../../webhooks/service";
+import { webhookCreate, WebhookCreatedSchema } from "../../webhooks/operations";
 
 const input = NewWebhookSchema;
-const output = z.object({ webhookId: z.string(), secret: z.string().describe("whsec_…: shown this once; verify deliveries with it"), webhook: WebhookOut }).strict();
+const output = WebhookCreatedSchema;
 
 // Declared apart from defineTool so the hints and output schema ride along whichever ToolDefinition shape is merged.
 const definition = {
@@ -19,8 +19,7 @@ const definition = {
   input,
   output,
   async handler(args: z.infer<typeof input>, { caller }: ToolContext): Promise<z.infer<typeof output>> {
-    const { webhook, secret } = await createWebhook(caller.merchantId, caller.uid, args, caller.keyId ?? null);
-    return { webhookId: webhook.webhookId, secret, webhook: publicWebhook(webhook) };
+    return webhookCreate(caller, args);
   },
   summarize: (r: z.infer<typeof output>) => `Webhook ${r.webhookId} created for ${r.webhook.url}; its secret is shown only now.`,
 };

@@ -1,10 +1,11 @@
 import { z } from "zod";
 import type { ToolContext } from "../tool";
 import { defineTool } from "../tool";
-import { removeWebhook, webhookIdSchema } from "../../webhooks/service";
+import { webhookIdSchema } from "../../webhooks/service";
+import { webhookDelete, WebhookDeletedSchema } from "../../webhooks/operations";
 
 const input = z.object({ webhookId: webhookIdSchema }).strict();
-const output = z.object({ deleted: z.literal(true), webhookId: z.string() }).strict();
+const output = WebhookDeletedSchema;
 
 const definition = {
   name: "svc.webhook.delete",
@@ -15,8 +16,7 @@ const definition = {
   input,
   output,
   async handler({ webhookId }: z.infer<typeof input>, { caller }: ToolContext): Promise<z.infer<typeof output>> {
-    await removeWebhook(caller.merchantId, caller.uid, webhookId);
-    return { deleted: true as const, webhookId };
+    return webhookDelete(caller, webhookId);
   },
   summarize: (r: z.infer<typeof output>) => `Webhook ${r.webhookId} deleted.`,
 };

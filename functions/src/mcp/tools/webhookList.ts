@@ -1,12 +1,11 @@
 import { z } from "zod";
 import type { ToolContext } from "../tool";
 import { defineTool } from "../tool";
-import { listWebhooks } from "../../store/webhooks";
-import { MAX_WEBHOOKS, publicWebhook } from "../../webhooks/service";
-import { WebhookOut } from "./webhookShapes";
+import { MAX_WEBHOOKS } from "../../webhooks/service";
+import { webhookList, WebhookListSchema } from "../../webhooks/operations";
 
 const input = z.object({}).strict();
-const output = z.object({ count: z.number().int(), webhooks: z.array(WebhookOut) }).strict();
+const output = WebhookListSchema;
 
 const definition = {
   name: "svc.webhook.list",
@@ -17,8 +16,7 @@ const definition = {
   input,
   output,
   async handler(_args: z.infer<typeof input>, { caller }: ToolContext): Promise<z.infer<typeof output>> {
-    const webhooks = (await listWebhooks(caller.merchantId)).map(publicWebhook);
-    return { count: webhooks.length, webhooks };
+    return webhookList(caller.merchantId);
   },
   summarize: (r: z.infer<typeof output>) => `${r.count} webhook${r.count === 1 ? "" : "s"}.`,
 };

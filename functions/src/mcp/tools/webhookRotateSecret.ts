@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { ToolContext } from "../tool";
 import { defineTool } from "../tool";
-import { MAX_OVERLAP_HOURS, rotateSecret, webhookIdSchema } from "../../webhooks/service";
+import { MAX_OVERLAP_HOURS, webhookIdSchema } from "../../webhooks/service";
+import { SecretRotatedSchema, webhookRotateSecret } from "../../webhooks/operations";
 
 const input = z
   .object({
@@ -9,7 +10,7 @@ const input = z
     overlapHours: z.number().min(0).max(MAX_OVERLAP_HOURS).optional().describe(`Hours the previous secret keeps signing too (0 to ${MAX_OVERLAP_HOURS}, default 24)`),
   })
   .strict();
-const output = z.object({ webhookId: z.string(), secret: z.string().describe("The new whsec_… secret, shown this once"), previousValidUntil: z.string() }).strict();
+const output = SecretRotatedSchema;
 
 const definition = {
   name: "svc.webhook.rotate_secret",
@@ -20,7 +21,7 @@ const definition = {
   input,
   output,
   async handler({ webhookId, overlapHours }: z.infer<typeof input>, { caller }: ToolContext): Promise<z.infer<typeof output>> {
-    return { webhookId, ...(await rotateSecret(caller.merchantId, caller.uid, webhookId, overlapHours ?? 24)) };
+    return webhookRotateSecret(caller, webhookId, overlapHours);
   },
   summarize: (r: z.infer<typeof output>) => `New secret for ${r.webhookId}; the previous one signs until ${r.previousValidUntil}.`,
 };

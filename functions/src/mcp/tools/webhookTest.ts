@@ -1,12 +1,13 @@
 import { z } from "zod";
 import type { ToolContext } from "../tool";
 import { defineTool } from "../tool";
-import { deliveryIdSchema, redeliver, sendTestEvent, webhookIdSchema } from "../../webhooks/service";
+import { deliveryIdSchema, webhookIdSchema } from "../../webhooks/service";
+import { DeliveryQueuedSchema, webhookSend } from "../../webhooks/operations";
 
 const input = z
   .object({ webhookId: webhookIdSchema, deliveryId: deliveryIdSchema.optional().describe("Redeliver this logged delivery (same webhook-id and body) instead of sending a test event") })
   .strict();
-const output = z.object({ webhookId: z.string(), deliveryId: z.string(), queued: z.literal(true), redelivery: z.boolean() }).strict();
+const output = DeliveryQueuedSchema;
 
 const definition = {
   name: "svc.webhook.test",
@@ -18,12 +19,7 @@ const definition = {
   input,
   output,
   async handler({ webhookId, deliveryId }: z.infer<typeof input>, { caller }: ToolContext): Promise<z.infer<typeof output>> {
-    if (deliveryId) {
-      await redeliver(caller.merchantId, webhookId, deliveryId);
-      return { webhookId, deliveryId, queued: true as const, redelivery: true };
-    }
-    const sent = await sendTestEvent(caller.merchantId, webhookId);
-    return { webhookId, deliveryId: sent.deliveryId, queued: true as const, redelivery: false };
+    return webhookSend(caller.merchantId, webhookId, deliveryId);
   },
   summarize: (r: z.infer<typeof output>) => `${r.redelivery ? "Redelivery" : "Test event"} ${r.deliveryId} queued for ${r.webhookId}.`,
 };
