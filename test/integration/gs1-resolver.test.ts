@@ -1,20 +1,14 @@
 // GS1 items and the GS1-Conformant resolver through the local front end: a small catalogue registered by
 // REST and MCP, resolved at /01/... on the public host (checklist: docs/gs1-resolver.md).
 import assert from "node:assert/strict";
-import { randomInt } from "node:crypto";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
-import { checkDigitOf } from "../../functions/src/gs1/keys";
+import { newGtin } from "../helpers/gs1";
 
 const client = newClient();
 
-/** A fresh GTIN-14 with its check digit (a run never meets another run's keys). */
-function newGtin(): string {
-  const body = `0${Array.from({ length: 12 }, () => String(randomInt(10))).join("")}`;
-  return body + String(checkDigitOf(body));
-}
 
 function putItem(merchant: TestMerchant, body: unknown) {
   return fetch(`${appUrl()}/api/gs1/items`, {

@@ -4,6 +4,7 @@
 // tool outputs, errors and audit events.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { newGtin } from "../helpers/gs1";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { mcpUrl } from "../helpers/env";
 import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
@@ -63,6 +64,10 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<{ 
   assert.equal((await run("svc.qr.update", { codeId: code.codeId, destinationUrl: "https://example.com/b" })).destinationUrl, "https://example.com/b");
   const rules = { rules: [{ when: { language: ["fr"] }, then: { type: "redirect", url: "https://example.com/fr" } }] };
   assert.deepEqual((await run("svc.qr.set_rules", { codeId: code.codeId, settings: rules })).campaignRules, rules);
+  const gtin = newGtin();
+  const item = await run("svc.gs1.set_item", { value: gtin, links: [{ linkType: "gs1:pip", href: "https://example.com/product", title: "Product", isDefault: true }] });
+  assert.equal(item.created, true);
+  assert.deepEqual((await run("svc.gs1.list_items", {})).items.map((i: any) => i.itemId), [item.itemId]);
   assert.equal((await run("svc.qr.get_analytics", { codeId: code.codeId, days: 7 })).totalScans, 0);
   assert.equal((await run("svc.analytics.scan_summary", { days: 7 })).days, 7);
   assert.equal((await run("svc.audio.create", { title: "Jingle", payloadText: "https://example.com/deal" })).status, "draft");

@@ -8,6 +8,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { baseUrl } from "../helpers/env";
 import { newClient } from "../helpers/clients";
 import { createMerchant, signUp, type TestMerchant, type TestUser } from "../helpers/merchants";
+import { newGtin } from "../helpers/gs1";
 import { callTool, toolResult } from "../helpers/rpc";
 import { contractChecker } from "../helpers/contract";
 
@@ -26,6 +27,8 @@ interface Fixtures {
   code: { merchantId: string; codeId: string; uniqueQRCodeID: string; imagePath: string; token: string };
   /** A catalogue job of the merchant's, for the job routes' path. */
   jobId: string;
+  /** A GS1 item of the merchant's, for the item routes' path. */
+  itemId: string;
 }
 
 /** The request an operation's example makes, with this run's credential and code. */
@@ -40,6 +43,7 @@ function exampleRequest({ path, server, op }: Operation, f: Fixtures, withCreden
       if (p.name === "file") value = `${f.code.codeId}.${String(p.example).split(".").pop()}`;
       if (p.name === "imagePath") value = f.code.imagePath;
       if (p.name === "jobId") value = f.jobId;
+      if (p.name === "itemId") value = f.itemId;
       if (p.name === "codeId") value = f.code.codeId;
       filled = filled.replace(`{${p.name}}`, p.name === "imagePath" ? value : encodeURIComponent(value));
     } else if (p.in === "query" && value !== undefined) {
@@ -98,6 +102,7 @@ describe("OpenAPI contract (through Hosting)", function () {
         token: image.searchParams.get("token") ?? "",
       },
       jobId: toolResult(await callTool("svc.job.start", { format: "json", items: [{ destinationUrl: "https://example.com/contract-job" }] }, merchant.apiKey)).jobId,
+      itemId: toolResult(await callTool("svc.gs1.set_item", { value: newGtin(), links: [{ linkType: "gs1:pip", href: "https://example.com/contract-item", title: "Item", isDefault: true }] }, merchant.apiKey)).itemId,
     };
   });
 
