@@ -60,7 +60,7 @@ function check(c: Case, answer: RawAnswer): string | undefined {
   const body = parse(answer.text);
   if (platformRefusesBody(c) && answer.status === 400 && body === undefined) return undefined;
   if (answer.status === 202 || answer.status === 204) return answer.text === "" ? undefined : `${answer.status} with a body`;
-  if (answer.status === 301 || answer.status === 302) return answer.headers.location ? undefined : "redirect without Location";
+  if ([301, 302, 303, 307, 308].includes(answer.status)) return answer.headers.location ? undefined : "redirect without Location";
   // The HTTP layer's own refusals of an oversized request line or headers carry no body.
   if ((answer.status === 431 || answer.status === 414) && answer.text === "") return undefined;
   if (c.expect === "oauth") {
@@ -220,6 +220,22 @@ function pagesCase(rand: Rand): Case {
   return { surface: "pages", request: { method: "GET", path }, expect: "html-or-json" };
 }
 
+/** The GS1 resolver: primary-key paths with hostile keys, qualifiers, queries and Accept headers. */
+function gs1Case(rand: Rand): Case {
+  const key = pick(rand, ["01", "01", "01", "414", "00", "8006", "253", segment(rand)]);
+  const digits = Array.from({ length: pick(rand, [8, 12, 13, 14, 14, 18, int(rand, 40)]) }, () => String(int(rand, 10))).join("");
+  const value = rand() < 0.7 ? digits : segment(rand);
+  const qualifiers = Array.from({ length: int(rand, 3) }, () => `/${pick(rand, ["10", "21", "22", "235", "254", segment(rand)])}/${segment(rand)}`).join("");
+  const query = rand() < 0.5 ? `?${pick(rand, ["linkType", "linkType", "17", "context", segment(rand)])}=${pick(rand, ["linkset", "all", "gs1:pip", "gs1:recallStatus", segment(rand)])}` : "";
+  const path = rand() < 0.08 ? "/.well-known/gs1resolver" : `/${key}/${value}${qualifiers}${rand() < 0.2 ? "/" : ""}${query}`;
+  const headers: Record<string, string> = {};
+  // Header values as a client can send them (printable ASCII): hostile, but on the wire.
+  const printable = () => hostileId(rand).replace(/[^\x20-\x7e]/g, "?");
+  if (rand() < 0.4) headers.Accept = pick(rand, ["application/linkset+json", "application/json", "text/html", "*/*", printable()]);
+  if (rand() < 0.4) headers["Accept-Language"] = pick(rand, ["en", "fr-CA,fr;q=0.8", "*", printable()]);
+  return { surface: "gs1", request: { method: pick(rand, ["GET", "GET", "HEAD", "OPTIONS", "POST", "DELETE"]), path, headers }, expect: "html-or-json" };
+}
+
 function siteCase(rand: Rand): Case {
   const path = pick(rand, [`/api/${segment(rand)}`, `/api?${segment(rand)}=1`, "/api/status.json", "/api/openapi.json", `/api/site.json?${segment(rand)}`]);
   return { surface: "site", request: { method: pick(rand, ["GET", "GET", "POST", "DELETE", "HEAD"]), path }, expect: "json" };
@@ -277,7 +293,7 @@ describe("fuzz: every surface", function () {
     };
   });
 
-  // The full run (`npm run fuzz`, FUZZ_SCALE=1) makes 6,000 cases; `npm test` makes a quarter of each
+  // The full run (`npm run fuzz`, FUZZ_SCALE=1) makes 6,400 cases; `npm test` makes a quarter of each
   // surface's from the same seed, still interleaved, to keep the suite's time for the other tests.
   const scale = Number(process.env.FUZZ_SCALE ?? "0.25");
   const plan: Array<[number, (r: Rand, f: Fixtures) => Case]> = (
@@ -291,11 +307,12 @@ describe("fuzz: every surface", function () {
       [500, pagesCase],
       [300, siteCase],
       [500, oauthCase],
+      [400, gs1Case],
     ] as Array<[number, (r: Rand, f: Fixtures) => Case]>
   ).map(([n, make]) => [Math.max(20, Math.round(n * scale)), make]);
   const total = plan.reduce((sum, [n]) => sum + n, 0);
 
-  it(`answers ${total.toLocaleString("en-US")} seeded cases over nine surfaces with no 5xx and every error in its documented shape`, async () => {
+  it(`answers ${total.toLocaleString("en-US")} seeded cases over ten surfaces with no 5xx and every error in its documented shape`, async () => {
     const rand = prng(SEED);
     const cases = plan.flatMap(([n, make]) => Array.from({ length: n }, () => make(rand, fixtures)));
     // Interleave the surfaces so each runs under the others' load.

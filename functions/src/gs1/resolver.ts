@@ -37,12 +37,20 @@ export const CORS_HEADERS: Readonly<Record<string, string>> = {
 
 const ALLOWED_METHODS = "GET, HEAD, OPTIONS";
 
+/** What a caller can do next, by status: every error body of the service carries one (docs/errors.md). */
+const NEXT_STEP: Record<number, string> = {
+  400: "Write the URI as /<primary key AI>/<key>[/<qualifier AI>/<value>...], e.g. /01/<GTIN-14>/10/<lot>; /.well-known/gs1resolver describes this resolver.",
+  404: "Ask for the linkset (?linkType=linkset) to see which link types this item has, or check the key.",
+  405: "Use GET, HEAD or OPTIONS.",
+  500: "Retry in a moment.",
+};
+
 function errorAnswer(status: number, code: string, message: string, extra: Record<string, string> = {}): ResolverAnswer {
   const reason = { 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed", 500: "Internal Server Error" }[status] ?? "Error";
   return {
     status,
     headers: { ...CORS_HEADERS, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store", ...extra },
-    body: JSON.stringify({ error: reason, code, message, status }),
+    body: JSON.stringify({ error: reason, code, message, hint: NEXT_STEP[status] ?? NEXT_STEP[500], status }),
   };
 }
 

@@ -29,7 +29,7 @@ export async function resolverApp(req: Request, res: Response): Promise<void> {
     logError("resolver.failed", "The resolver failed to answer", error, { path: url.slice(0, 200) });
     if (!res.headersSent) {
       res.status(500).set({ "Access-Control-Allow-Origin": "*", "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" })
-        .send(JSON.stringify({ error: "Internal Server Error", code: "INTERNAL", message: "The resolver failed; retry in a moment", status: 500 }));
+        .send(JSON.stringify({ error: "Internal Server Error", code: "INTERNAL", message: "The resolver failed", hint: "Retry in a moment.", status: 500 }));
     }
   }
 }
