@@ -56,7 +56,7 @@ function compressedOrRefused(uri: string): string {
     compressed = undefined;
   }
   const back = compressed === undefined ? undefined : decompressDigitalLink(compressed);
-  if (back === undefined || canonical(back) !== canonical(uri)) {
+  if (compressed === undefined || back === undefined || canonical(back) !== canonical(uri)) {
     throw new AppError(
       "VALIDATION_FAILED",
       "This URI has no faithful compressed form: the compression library refuses lot and serial values holding : ; < = > ? and drops the leading zeros of all-digit values",

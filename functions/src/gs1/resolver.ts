@@ -4,7 +4,7 @@
 import { logError } from "../core/log";
 import { readGs1Levels, type StoredGs1Item } from "../store/gs1Items";
 import { Gs1SyntaxError, levelPathsOf, parseDigitalLinkPath, pathOf, SUPPORTED_PRIMARY_KEYS } from "./keys";
-import { matchesGs1Grammar } from "./grammar";
+import { decompressDigitalLink, matchesGs1Grammar } from "./grammar";
 import { GS1_VOC, linkTypeTermOf } from "./linkTypes";
 import { chooseLink, linksetOf } from "./match";
 import { resolverHost, resolverOrigin } from "./service";
@@ -97,7 +97,30 @@ function withQuery(href: string, pairs: QueryPair[]): string {
   return `${base}${base.includes("?") ? "&" : "?"}${passed.join("&")}${fragment}`;
 }
 
+/** A compressed URI's path: one segment of base64url characters at the root (GS1 Digital Link: Compression). */
+const COMPRESSED_PATH = /^\/[A-Za-z0-9_-]+\/?$/;
+
+/**
+ * The request with a compressed URI decompressed (§ compressed URIs): its path and data attributes become
+ * the request's, the request's own query pairs following; every answer then names the uncompressed URI in
+ * `Link: <...>; rel="owl:sameAs"`. A root segment that is not a compressed URI is a syntax error (400).
+ */
 export async function resolve(request: ResolverRequest): Promise<ResolverAnswer> {
+  if (request.path === WELL_KNOWN_PATH || request.path === `${WELL_KNOWN_PATH}/` || !COMPRESSED_PATH.test(request.path)) return resolveUncompressed(request);
+  const method = request.method.toUpperCase();
+  if (method !== "GET" && method !== "HEAD") return resolveUncompressed(request);
+  const uncompressed = decompressDigitalLink(`${resolverOrigin()}${request.path}`);
+  if (!uncompressed) {
+    return errorAnswer(400, "VALIDATION_FAILED", `Not a valid GS1 Digital Link URI: "${request.path.slice(1, 41)}" is neither a /AI/value path nor a compressed GS1 Digital Link URI`);
+  }
+  const url = new URL(uncompressed);
+  const query = [url.search.slice(1), request.query].filter((q) => q !== "").join("&");
+  const answer = await resolveUncompressed({ ...request, path: url.pathname, query });
+  const sameAs = `<${url.origin}${url.pathname}${url.search}>; rel="owl:sameAs"`;
+  return { ...answer, headers: { ...answer.headers, Link: answer.headers.Link ? `${sameAs}, ${answer.headers.Link}` : sameAs } };
+}
+
+async function resolveUncompressed(request: ResolverRequest): Promise<ResolverAnswer> {
   const method = request.method.toUpperCase();
   if (method === "OPTIONS") {
     return {
