@@ -194,10 +194,13 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
     const unknown = await resolve(new URL(compressDigitalLink(`${baseUrl()}/01/${unknownGtin}`)).pathname);
     assert.equal(unknown.status, 404);
     assert.ok((unknown.headers.get("link") ?? "").includes(`<${baseUrl()}/01/${unknownGtin}>; rel="owl:sameAs"`));
-    // A root segment that is not a compressed URI: 400 with a reason.
-    const bad = await resolve("/ZZZZZZZZZZZZZZ");
-    assert.equal(bad.status, 400);
-    assert.match(((await bad.json()) as any).message, /neither a \/AI\/value path nor a compressed GS1 Digital Link URI/);
+    // A root word that is not a compressed URI is no GS1 URI: the site's 404 page, as before.
+    for (const word of ["/ZZZZZZZZZZZZZZ", "/no-such-page-at-all"]) {
+      const bad = await resolve(word);
+      assert.equal(bad.status, 404, word);
+      assert.match(bad.headers.get("content-type") ?? "", /^text\/html/);
+      assert.match(await bad.text(), /Page not found/);
+    }
   });
 
   it("makes the item's QR code for packaging: checked, point-of-sale defaults, plain or compressed", async () => {
