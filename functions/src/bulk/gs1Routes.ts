@@ -85,18 +85,7 @@ export const gs1Routes = [
     },
     handle: ({ caller, query }) => listItems(caller.merchantId, query.limit ?? 50, query.cursor),
   }),
-  endpoint({
-    method: "GET",
-    path: "/api/gs1/items/:itemId",
-    summary: "One GS1 item and its links",
-    credential: "caller",
-    scope: BULK_SCOPE,
-    limit: "bulk",
-    params: ItemParams,
-    response: Gs1ItemSchema,
-    doc: { operationId: "getGs1Item", description: "The item, its resolver URI and its links.", errors: ["NOT_FOUND"], example: { params: { itemId: EXAMPLE_ITEM.itemId }, response: EXAMPLE_ITEM } },
-    handle: ({ caller, params }) => getItem(caller.merchantId, params.itemId),
-  }),
+  // Before the item's own path: the OpenAPI contract test runs examples in path order, DELETE last.
   endpoint({
     method: "GET",
     path: "/api/gs1/items/:itemId/qr.png",
@@ -135,6 +124,18 @@ export const gs1Routes = [
         })
         .send(code.png);
     },
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/gs1/items/:itemId",
+    summary: "One GS1 item and its links",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    params: ItemParams,
+    response: Gs1ItemSchema,
+    doc: { operationId: "getGs1Item", description: "The item, its resolver URI and its links.", errors: ["NOT_FOUND"], example: { params: { itemId: EXAMPLE_ITEM.itemId }, response: EXAMPLE_ITEM } },
+    handle: ({ caller, params }) => getItem(caller.merchantId, params.itemId),
   }),
   endpoint({
     method: "DELETE",
