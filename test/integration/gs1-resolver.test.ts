@@ -6,6 +6,9 @@ import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
 import { newGtin } from "../helpers/gs1";
+import { compressDigitalLink } from "../../functions/src/gs1/grammar";
+import { posRead } from "../../functions/src/gs1/pos";
+import { decodeAtSides } from "../../functions/src/designs/verify";
 
 const client = newClient();
 
@@ -165,6 +168,63 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
       assert.equal(res.headers.get("access-control-allow-origin"), "*");
       assert.match(((await res.json()) as any).message, reason, path);
     }
+  });
+
+  it("decompresses compressed URIs, resolves them as the uncompressed URI and names it in Link rel=owl:sameAs", async () => {
+    const uncompressed = `${baseUrl()}/01/${rice}/10/LOT42/21/S%2F001`;
+    const compressed = compressDigitalLink(uncompressed);
+    const path = new URL(compressed).pathname;
+    assert.match(path, /^\/[A-Za-z0-9_-]{10,}$/);
+    const res = await resolve(`${path}?foo=bar`);
+    assert.equal(res.status, 307);
+    assert.equal(res.headers.get("location"), "https://example.com/rice/register?foo=bar");
+    const link = res.headers.get("link") ?? "";
+    assert.ok(link.includes(`<${uncompressed}>; rel="owl:sameAs"`), link);
+    assert.ok(link.includes(`<${uncompressed}?linkType=linkset>; rel="linkset"`), link);
+    assert.equal(res.headers.get("access-control-allow-origin"), "*");
+    // The linkset's subject is the uncompressed URI; a link type is followed as for the uncompressed URI.
+    const linkset = await resolve(`${path}?linkType=linkset`);
+    assert.equal(linkset.status, 200);
+    assert.ok((linkset.headers.get("link") ?? "").includes(`<${uncompressed}>; rel="owl:sameAs"`));
+    assert.equal(((await linkset.json()) as any).linkset[0].anchor, uncompressed);
+    const recall = await resolve(`${path}?linkType=gs1:recallStatus`);
+    assert.equal(recall.headers.get("location"), "https://example.com/rice/recall/LOT42");
+    // A compressed GTIN without items: the standard's 404, still with owl:sameAs.
+    const unknownGtin = newGtin();
+    const unknown = await resolve(new URL(compressDigitalLink(`${baseUrl()}/01/${unknownGtin}`)).pathname);
+    assert.equal(unknown.status, 404);
+    assert.ok((unknown.headers.get("link") ?? "").includes(`<${baseUrl()}/01/${unknownGtin}>; rel="owl:sameAs"`));
+    // A root word that is not a compressed URI is no GS1 URI: the site's 404 page, as before.
+    for (const word of ["/ZZZZZZZZZZZZZZ", "/no-such-page-at-all"]) {
+      const bad = await resolve(word);
+      assert.equal(bad.status, 404, word);
+      assert.match(bad.headers.get("content-type") ?? "", /^text\/html/);
+      assert.match(await bad.text(), /Page not found/);
+    }
+  });
+
+  it("makes the item's QR code for packaging: checked, point-of-sale defaults, plain or compressed", async () => {
+    const mine = await api(merchant, "/api/gs1/items?limit=100");
+    const serialItem = mine.body.items.find((i: any) => i.key.value === rice && i.qualifiers.length === 2);
+    for (const compressed of [false, true]) {
+      const res = await fetch(`${appUrl()}/api/gs1/items/${serialItem.itemId}/qr.png?compressed=${compressed}`, { headers: { Authorization: `Bearer ${merchant.apiKey}` } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-type"), "image/png");
+      const text = res.headers.get("x-gs1-encoded-uri")!;
+      assert.equal(text, compressed ? compressDigitalLink(serialItem.uri) : serialItem.uri);
+      assert.match(res.headers.get("x-gs1-error-correction") ?? "", /^[QM]$/);
+      assert.ok(Number(res.headers.get("x-print-min-side-mm")) >= 10);
+      const [outcome] = await decodeAtSides(Buffer.from(await res.arrayBuffer()), "png", [300]);
+      assert.equal(outcome.zxing, text);
+      assert.equal(outcome.qr, text);
+      assert.deepEqual(posRead(text), { gtin: rice, lot: "LOT42", serial: "S/001" });
+      // Scanned by a phone, the compressed code resolves like the plain one.
+      const scanned = await resolve(new URL(text).pathname);
+      assert.equal(scanned.headers.get("location"), "https://example.com/rice/register");
+    }
+    assert.equal((await fetch(`${appUrl()}/api/gs1/items/${serialItem.itemId}/qr.png`, { headers: { Authorization: `Bearer ${other.apiKey}` } })).status, 404);
+    const badQuery = await fetch(`${appUrl()}/api/gs1/items/${serialItem.itemId}/qr.png?compressed=maybe`, { headers: { Authorization: `Bearer ${merchant.apiKey}` } });
+    assert.equal(badQuery.status, 400);
   });
 
   it("describes itself at /.well-known/gs1resolver", async () => {

@@ -7,6 +7,7 @@ import { listLimit } from "../core/validation";
 import { BULK_SCOPE } from "./app";
 import { Gs1ItemInputSchema, Gs1ItemSchema } from "../gs1/model";
 import { getItem, listItems, putItem, removeItem } from "../gs1/service";
+import { gs1QrCode } from "../gs1/qrCode";
 
 const ItemParams = z.object({ itemId: z.string().regex(/^[A-Za-z0-9_-]{32}$/, "An itemId as this API gives it") }).strict();
 
@@ -83,6 +84,46 @@ export const gs1Routes = [
       example: { query: { limit: 20 }, response: { items: [EXAMPLE_ITEM], nextCursor: null } },
     },
     handle: ({ caller, query }) => listItems(caller.merchantId, query.limit ?? 50, query.cursor),
+  }),
+  // Before the item's own path: the OpenAPI contract test runs examples in path order, DELETE last.
+  endpoint({
+    method: "GET",
+    path: "/api/gs1/items/:itemId/qr.png",
+    summary: "A GS1 item's QR code for packaging, with point-of-sale defaults",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    params: ItemParams,
+    query: z.object({ compressed: z.enum(["true", "false"]).optional().describe("true: encode the compressed form of the URI (GS1 Digital Link: Compression)") }).strict(),
+    doc: {
+      operationId: "getGs1ItemQrPng",
+      description:
+        "A 1024 px PNG of a QR code holding the item's GS1 Digital Link URI (or its compressed form), made for checkout scanners and phones alike: black on white, square modules, no logo, error correction Q (M for a URI too long for Q), a 4-module quiet zone. " +
+        "Before it is returned the code is decoded by two decoders at three sizes and its text read back to the item's GTIN and qualifiers as a point-of-sale scanner does. " +
+        "`X-Print-Min-Side-Mm` is the smallest printed side (quiet zone included) at GS1's minimum module size for point of sale (docs/gs1-resolver.md).",
+      binary: "image/png",
+      errors: ["NOT_FOUND"],
+      responseHeaders: {
+        "X-Print-Min-Side-Mm": "Smallest printed side in millimetres, quiet zone included",
+        "X-Gs1-Error-Correction": "The code's error correction level (Q or M)",
+        "X-Gs1-Encoded-Uri": "The exact text the code holds",
+      },
+      example: { params: { itemId: EXAMPLE_ITEM.itemId }, query: { compressed: "false" } },
+    },
+    async handle({ res, caller, params, query }) {
+      const item = await getItem(caller.merchantId, params.itemId);
+      const code = await gs1QrCode(item.uri, { compressed: query.compressed === "true" });
+      res
+        .set({
+          "Content-Type": "image/png",
+          "Content-Disposition": `inline; filename="gs1-${item.key.value}.png"`,
+          "Cache-Control": "private, max-age=0",
+          "X-Print-Min-Side-Mm": code.minSideMm.toFixed(1),
+          "X-Gs1-Error-Correction": code.errorCorrection,
+          "X-Gs1-Encoded-Uri": code.text,
+        })
+        .send(code.png);
+    },
   }),
   endpoint({
     method: "GET",

@@ -24,3 +24,18 @@ export function matchesGs1Grammar(uri: string): boolean {
     return false;
   }
 }
+
+/** The compressed form of a GS1 Digital Link URI (GS1 Digital Link: Compression), same origin. */
+export function compressDigitalLink(uri: string): string {
+  return library().Utils.compressWebUri(uri);
+}
+
+/** The uncompressed URI of a compressed one, or undefined when `uri` is not a compressed GS1 Digital Link URI. */
+export function decompressDigitalLink(uri: string): string | undefined {
+  try {
+    const utils = library().Utils;
+    return utils.isCompressedWebUri(uri) ? utils.decompressWebUri(uri) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -4,7 +4,7 @@
 import { logError } from "../core/log";
 import { readGs1Levels, type StoredGs1Item } from "../store/gs1Items";
 import { Gs1SyntaxError, levelPathsOf, parseDigitalLinkPath, pathOf, SUPPORTED_PRIMARY_KEYS } from "./keys";
-import { matchesGs1Grammar } from "./grammar";
+import { decompressDigitalLink, matchesGs1Grammar } from "./grammar";
 import { GS1_VOC, linkTypeTermOf } from "./linkTypes";
 import { chooseLink, linksetOf } from "./match";
 import { resolverHost, resolverOrigin } from "./service";
@@ -105,7 +105,49 @@ function withQuery(href: string, pairs: QueryPair[]): string {
   return `${base}${base.includes("?") ? "&" : "?"}${passed.join("&")}${fragment}`;
 }
 
+/**
+ * A root word that is not a compressed URI (`/no-such-page`) was never a GS1 Digital Link URI: it gets the
+ * site's own 404 page (hosting/404.html), as it did before Hosting routed such paths here.
+ */
+function notFoundPage(): ResolverAnswer {
+  return {
+    status: 404,
+    headers: {
+      ...CORS_HEADERS,
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "public, max-age=300",
+      // firebase.json's policy for hosting/404.html.
+      "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    },
+    body:
+      '<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">\n' +
+      '<link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>Page not found</title><link rel="stylesheet" href="/style.css"></head>\n' +
+      '<body><h1>Page not found</h1><p>Nothing lives at this address. Start from the <a href="/">home page</a>.</p></body></html>\n',
+  };
+}
+
+/** A compressed URI's path: one segment of base64url characters at the root (GS1 Digital Link: Compression). */
+const COMPRESSED_PATH = /^\/[A-Za-z0-9_-]+\/?$/;
+
+/**
+ * The request with a compressed URI decompressed (§ compressed URIs): its path and data attributes become
+ * the request's, the request's own query pairs following; every answer then names the uncompressed URI in
+ * `Link: <...>; rel="owl:sameAs"`. A root segment that is not a compressed URI gets the site's 404 page.
+ */
 export async function resolve(request: ResolverRequest): Promise<ResolverAnswer> {
+  if (request.path === WELL_KNOWN_PATH || request.path === `${WELL_KNOWN_PATH}/` || !COMPRESSED_PATH.test(request.path)) return resolveUncompressed(request);
+  const method = request.method.toUpperCase();
+  if (method !== "GET" && method !== "HEAD") return resolveUncompressed(request);
+  const uncompressed = decompressDigitalLink(`${resolverOrigin()}${request.path}`);
+  if (!uncompressed) return notFoundPage();
+  const url = new URL(uncompressed);
+  const query = [url.search.slice(1), request.query].filter((q) => q !== "").join("&");
+  const answer = await resolveUncompressed({ ...request, path: url.pathname, query });
+  const sameAs = `<${url.origin}${url.pathname}${url.search}>; rel="owl:sameAs"`;
+  return { ...answer, headers: { ...answer.headers, Link: answer.headers.Link ? `${sameAs}, ${answer.headers.Link}` : sameAs } };
+}
+
+async function resolveUncompressed(request: ResolverRequest): Promise<ResolverAnswer> {
   const method = request.method.toUpperCase();
   if (method === "OPTIONS") {
     return {
