@@ -41,7 +41,7 @@ export const sandbox = onRequest({ ...PUBLIC, memory: "256MiB", secrets: secrets
 export const oauth = onRequest({ ...PUBLIC, memory: "256MiB", secrets: secretsOf("oauth") }, lazy(() => require("./oauth/app").oauthApp));
 export const pages = onRequest({ ...PUBLIC, memory: "256MiB" }, lazy(() => require("./listings/app").pagesApp));
 // GS1 Digital Link resolver (gs1/resolver.ts): one read per request; digital-link.js loads on its first GS1 URI.
-export const gs1Resolver = onRequest({ ...PUBLIC, memory: "256MiB", concurrency: 80 }, lazy(() => require("./gs1/resolverApp").resolverApp));
+export const gs1Resolver = onRequest({ ...PUBLIC, memory: "512MiB", concurrency: 80 }, lazy(() => require("./gs1/resolverApp").resolverApp));
 
 // Loaded only where it can run (deploy analysis, the emulator, or its own instances), not by HTTP functions.
 const target = process.env.FUNCTION_TARGET;

@@ -8,6 +8,7 @@ import { BULK_SCOPE } from "./app";
 import { Gs1ItemInputSchema, Gs1ItemSchema } from "../gs1/model";
 import { getItem, listItems, putItem, removeItem } from "../gs1/service";
 import { gs1QrCode } from "../gs1/qrCode";
+import { Gs1ItemAnalyticsSchema, itemAnalytics } from "../gs1/analytics";
 
 const ItemParams = z.object({ itemId: z.string().regex(/^[A-Za-z0-9_-]{32}$/, "An itemId as this API gives it") }).strict();
 
@@ -124,6 +125,26 @@ export const gs1Routes = [
         })
         .send(code.png);
     },
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/gs1/items/:itemId/analytics",
+    summary: "Scans of a GS1 item through the resolver: people by link type, place, device and time; linkset fetches apart",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    params: ItemParams,
+    query: z.object({ days: z.coerce.number().int().min(1).max(365).optional().describe("Window ending today in the workspace's time zone; default 30") }).strict(),
+    response: Gs1ItemAnalyticsSchema,
+    doc: {
+      operationId: "getGs1ItemAnalytics",
+      description:
+        "Every resolution the resolver redirects is a scan of the item, counted as a /qr/ scan is (people, unique scanners, repeats, machines by reason, place, device, local hour), split by the link type it was sent to (`byLinkType`). " +
+        "Linkset answers (`linkType=linkset|all`, `Accept: application/linkset+json`) are machines' fetches: `linksetFetches`, never people.",
+      errors: ["NOT_FOUND"],
+      example: { params: { itemId: EXAMPLE_ITEM.itemId }, query: { days: 7 } },
+    },
+    handle: ({ caller, params, query }) => itemAnalytics(caller.merchantId, params.itemId, query.days ?? 30),
   }),
   endpoint({
     method: "GET",

@@ -27,7 +27,12 @@ export interface ResolverAnswer {
   headers: Record<string, string>;
   /** Omitted for HEAD by the writer. */
   body?: string;
+  /** What was resolved, when it is a scan to count (gs1/scans.ts): the item answered and the link type sent to, or the linkset. */
+  resolved?: Resolution;
 }
+
+/** A resolution to count: a redirect by the chosen link's type, or a machine's fetch of the linkset. */
+export type Resolution = { item: StoredGs1Item; linkType: string } | { item: StoredGs1Item; linkset: true };
 
 /** On every answer: any origin may read it, including the Link and Location headers (§ CORS). */
 export const CORS_HEADERS: Readonly<Record<string, string>> = {
@@ -217,6 +222,7 @@ async function resolveUncompressed(request: ResolverRequest): Promise<ResolverAn
         Link: `<${LINKSET_CONTEXT}>; rel="http://www.w3.org/ns/json-ld#context"; type="application/ld+json"`,
       },
       body: JSON.stringify(body),
+      resolved: { item: levels[0], linkset: true },
     };
   }
 
@@ -245,5 +251,6 @@ async function resolveUncompressed(request: ResolverRequest): Promise<ResolverAn
       "Cache-Control": "no-store",
       "Referrer-Policy": "no-referrer",
     },
+    resolved: { item: outcome.item, linkType: outcome.link.linkType },
   };
 }

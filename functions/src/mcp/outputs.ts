@@ -14,7 +14,6 @@ import { cutArrayToFit } from "./resultBudget";
 // days YYYY-MM-DD local to the workspace, status draft until published at consoleUrl. A code's, a design's
 // and a preset's shapes are declared with the code (codes/schemas.ts): the console answers them too.
 export { draftStatus, isoTime };
-const day = z.string();
 
 export const designOutput = PublicDesignSchema;
 
@@ -39,43 +38,8 @@ export const menuOutputShape = {
 };
 export const menuOutput = z.object(menuOutputShape);
 
-const ranked = <K extends string>(key: K) => z.array(z.object({ [key]: z.string(), scans: z.number().int() } as { [P in K]: z.ZodString } & { scans: z.ZodNumber }));
-
-/** The figures both analytics tools return (scans/analytics.ts). */
-export const analyticsFiguresShape = {
-  days: z.number().int(),
-  from: day,
-  to: day,
-  totalScans: z.number().int(),
-  byDay: z.array(z.object({ date: day, scans: z.number().int(), uniqueScanners: z.number().int() })),
-  timeZone: z.string(),
-  uniqueScanners: z.number().int(),
-  repeatScans: z.number().int(),
-  botScans: z.object({ total: z.number().int(), byReason: z.record(z.string(), z.number().int()) }),
-  countries: ranked("country"),
-  regions: z.array(z.object({ country: z.string(), region: z.string(), scans: z.number().int() })),
-  cities: z.array(z.object({ country: z.string(), region: z.string(), city: z.string(), scans: z.number().int() })).optional(),
-  devices: ranked("device"),
-  operatingSystems: ranked("os"),
-  browsers: ranked("browser"),
-  hourByWeekday: z.array(z.array(z.number().int())),
-  pending: z.boolean().optional(),
-  truncated: z.boolean().optional().describe("byDay cut to its newest days"),
-};
-
-/** One scan of a code's list (scans/analytics.ts codeAnalytics), newest first. */
-export const scanOutput = z.object({
-  at: z.string(),
-  date: z.string(),
-  city: z.string(),
-  state: z.string(),
-  source: z.string(),
-  country: z.string(),
-  device: z.string(),
-  os: z.string(),
-  browser: z.string(),
-  unique: z.boolean(),
-});
+// The analytics figures are declared with the analytics (scans/analyticsSchemas.ts): REST and the console answer them too.
+export { analyticsFiguresShape, scanOutput } from "../scans/analyticsSchemas";
 
 /**
  * An analytics result within about 6,000 tokens: first the scan list gives way (scansTruncated), then

@@ -18,11 +18,11 @@ import { appScanRoutes } from "./appScans";
 import { clientAddressOf } from "../core/clientAddress";
 import { readLinks, type Link } from "../store/codes";
 import { Coalescer } from "../core/coalescer";
-import { readWorkspaceTimeZone } from "../store/workspaces";
+import { workspaceTimeZone as timeZoneOf } from "../scans/timeZones";
 import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
-import { recordScanSafely, type CodeIdentity } from "../scans/record";
+import { recordScanSafely, scanCountedHeader, type CodeIdentity } from "../scans/record";
 import { ENDED_STYLE, endedPage, NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
 
@@ -69,25 +69,10 @@ const SECURITY_HEADERS: Record<string, string> = {
   ...(getConfig().isEmulator ? {} : { "Strict-Transport-Security": "max-age=63072000; includeSubDomains" }),
 };
 
-// ---- per-instance memory: which code a link is (immutable), and each workspace's time zone (1 minute) ----
+// ---- per-instance memory: which code a link is (immutable); time zones: scans/timeZones.ts ----
 
 const IDENTITIES_MAX = 20_000;
 const identities = new Map<string, Omit<CodeIdentity, "timeZone">>();
-const TIME_ZONE_TTL_MS = 60_000;
-const timeZones = new Map<string, { value: Promise<string>; at: number }>();
-
-function timeZoneOf(merchantId: string, now: number): Promise<string> {
-  const cached = timeZones.get(merchantId);
-  if (cached && now - cached.at < TIME_ZONE_TTL_MS) return cached.value;
-  const value = readWorkspaceTimeZone(merchantId).then(
-    (tz) => (countOps({ reads: 1 }), tz),
-    () => cached?.value ?? "UTC", // keep counting in the last known zone if the read fails
-  );
-  if (timeZones.size > 10_000) timeZones.clear();
-  timeZones.set(merchantId, { value, at: now });
-  return value;
-}
-
 function remember(id: string, link: Link): Omit<CodeIdentity, "timeZone"> {
   const identity = { merchantId: link.merchantId, codeId: link.codeId, campaign: link.campaign ?? null };
   if (identities.size >= IDENTITIES_MAX) identities.delete(identities.keys().next().value!);
@@ -175,7 +160,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   if (link.takenDown) return sendTakenDown(res);
   // Queued before the 302, like the scan itself: nothing runs after the response.
   if (link.webhookIds?.length && outcome && place) await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
-  const counted = outcome === undefined ? "unknown" : outcome.counted ? "true" : `false; reason=${outcome.reason}`;
+  const counted = scanCountedHeader(outcome);
   let location = link.destinationUrl;
   if (link.campaignRules) {
     // The rules came with the link just read: a change applies on the very next scan, and nothing more is read.

@@ -29,6 +29,8 @@ interface Breakdown {
   os?: Record<string, number>;
   br?: Record<string, number>;
   h?: Record<string, number>;
+  /** GS1 resolutions by link type (gs1/scans.ts). */
+  lt?: Record<string, number>;
 }
 
 /** The rollups of each day of the window, summed over shards; `pick` selects the workspace or one code. */
@@ -42,7 +44,7 @@ function byDayOf(docs: DocumentData[], pick: (doc: DocumentData) => DocumentData
   return days;
 }
 
-const ranked = <K extends string>(counts: Record<string, number> | undefined, key: K) =>
+export const ranked = <K extends string>(counts: Record<string, number> | undefined, key: K) =>
   Object.entries(counts ?? {})
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
@@ -88,19 +90,30 @@ function figures(window: string[], days: Map<string, Breakdown>, timeZone: strin
   };
 }
 
-async function timeZoneOf(merchantId: string): Promise<string> {
+export async function timeZoneOf(merchantId: string): Promise<string> {
   return (await getWorkspace(merchantId))?.timeZone ?? DEFAULT_TIME_ZONE;
+}
+
+/**
+ * One code's figures over the last `days` local days from its own code-day rollups (never the rest of the
+ * workspace's), within half the read budget; `reserved` reads went elsewhere. Also the summed breakdown.
+ */
+export async function codeRollupFigures(merchantId: string, codeId: string, timeZone: string, days: number, now: Date, reserved: number) {
+  const window = localWindow(days, timeZone, now);
+  const rollupBudget = Math.max(window.length + 2, Math.floor(ANALYTICS_READ_BUDGET / 2));
+  const { docs, more } = await readRollupDocs(merchantId, "codeDays", { codeId, first: window[0], last: window[window.length - 1] }, rollupBudget);
+  const byDay = byDayOf(docs, (doc) => doc);
+  const total: Breakdown = {};
+  for (const d of byDay.values()) addCounts(total, d);
+  return { window, figures: figures(window, byDay, timeZone), total, more, readsLeft: ANALYTICS_READ_BUDGET - reserved - Math.max(1, docs.length) };
 }
 
 export async function codeAnalytics(merchantId: string, lookup: CodeLookup, days: number, now = new Date()) {
   const [code, timeZone] = await Promise.all([findCode(merchantId, lookup), timeZoneOf(merchantId)]);
-  const window = localWindow(days, timeZone, now);
   // Up to 3 reads went to the link, the code and the workspace; the rollups get at most one per day and
   // the shards what is left of half the budget; the list gets the rest.
-  const rollupBudget = Math.max(window.length + 2, Math.floor(ANALYTICS_READ_BUDGET / 2));
-  const { docs, more } = await readRollupDocs(merchantId, "codeDays", { codeId: code.codeId, first: window[0], last: window[window.length - 1] }, rollupBudget);
-  const f = figures(window, byDayOf(docs, (doc) => doc), timeZone);
-  const listLimit = Math.min(SCAN_LIST_LIMIT, ANALYTICS_READ_BUDGET - 3 - Math.max(1, docs.length) - 1);
+  const { window, figures: f, more, readsLeft } = await codeRollupFigures(merchantId, code.codeId, timeZone, days, now, 3);
+  const listLimit = Math.min(SCAN_LIST_LIMIT, readsLeft - 1);
   const since = new Date(now.getTime() - (days + 1) * 86_400_000);
   const scans = (await recentScans(merchantId, code.codeId, since, listLimit)).filter((s) => s.day >= window[0]);
   return {

@@ -45,7 +45,11 @@ interface ScanRequest {
   address: string;
   place: ScanFacts["place"];
   at: Date;
-  source: "redirect" | "app";
+  source: ScanFacts["source"];
+  /** A GS1 resolution's link type (gs1/scans.ts). */
+  linkType?: string;
+  /** Set when the answer itself was for machines (a GS1 linkset): the scan is a machine's with this reason, whoever sent it. */
+  machineReason?: string;
   /** Whether the link was read for this scan or answered from last-known-good (redirect/app.ts); may settle later. */
   servedFrom: ScanEvent["served_from"] | Promise<ScanEvent["served_from"]>;
 }
@@ -151,6 +155,11 @@ async function newcomerAdmitted(facts: ScanFacts, addressHash: string): Promise<
 
 export type ScanOutcome = { counted: true; unique: boolean } | { counted: false; reason: string };
 
+/** The X-Scan-Counted header of an answer to a scan: true, false with the reason, or unknown (not recorded in time). */
+export function scanCountedHeader(outcome: ScanOutcome | undefined): string {
+  return outcome === undefined ? "unknown" : outcome.counted ? "true" : `false; reason=${outcome.reason}`;
+}
+
 /**
  * How long a scan waits for Pub/Sub to store its event; past it the redirect answers and the publish goes
  * on. The same bound as the Firestore write's (SCAN_WRITE_WAIT_MS): a new instance's first publish loads
@@ -222,10 +231,11 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
     place: request.place,
     device,
     source: request.source,
+    ...(request.linkType ? { linkType: request.linkType } : {}),
     retentionDays: getConfig().scanRetentionDays,
     eventRetentionDays: getConfig().scanEventRetentionDays,
   };
-  const reason = botReason(request.method, request.headers);
+  const reason = request.machineReason ?? botReason(request.method, request.headers);
   const visitor = reason ? null : await visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, recognised));
   // Only real-looking browsers can be several people behind one address; the rest are one visitor already.
   const newcomerFrom = visitor && recognised ? () => visitorHash(day, code.codeId, request.address) : null;

@@ -21,10 +21,10 @@ import { countOps, countDocumentWrite } from "./opCounter";
 /** Where a capped map puts the keys beyond its cap. */
 export const OTHER_KEY = "Other";
 /**
- * Keys a breakdown map may hold (besides Other). Closed sets (device, OS, browser, hour, bot reason)
- * stay below theirs; open ones (regions, cities, campaigns, codes) keep their largest.
+ * Keys a breakdown map may hold (besides Other). Closed sets (device, OS, browser, hour, bot reason, GS1
+ * link type) stay below theirs; open ones (regions, cities, campaigns, codes) keep their largest.
  */
-export const MAP_CAPS = { b: 20, co: 260, rg: 300, ci: 200, dv: 8, os: 30, br: 100, h: 24, cp: 200, c: 1000 } as const;
+export const MAP_CAPS = { b: 20, co: 260, rg: 300, ci: 200, dv: 8, os: 30, br: 100, h: 24, cp: 200, c: 1000, lt: 60 } as const;
 type CappedField = keyof typeof MAP_CAPS;
 /** A shard is written at most once per this interval by its instance. */
 export const SHARD_WRITE_INTERVAL_MS = 1_000;

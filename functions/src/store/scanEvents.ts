@@ -46,7 +46,7 @@ export const SCAN_EVENT_FIELDS = {
   device: str(16, "mobile, tablet, desktop, tv or unknown"),
   os: str(40, "Operating system from a closed list, Other, or unknown"),
   browser: str(40, "Browser from a closed list, Other, or unknown"),
-  source: str(16, "redirect (a /qr/ scan) or app (the service's own app)"),
+  source: str(16, "redirect (a /qr/ scan), app (the service's own app) or gs1 (a GS1 Digital Link resolution; code_id gs1_<item id>)"),
   served_from: str(24, "live (the link was read for this scan) or last-known-good (the read passed its deadline)"),
 } satisfies Record<string, FieldSpec>;
 
@@ -83,7 +83,7 @@ export type ScanEvent = {
   device: string;
   os: string;
   browser: string;
-  source: "redirect" | "app";
+  source: "redirect" | "app" | "gs1";
   served_from: "live" | "last-known-good";
 };
 

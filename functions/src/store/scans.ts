@@ -64,7 +64,9 @@ export interface ScanFacts {
   timeZone: string;
   place: ScanPlace;
   device: ScanDevice;
-  source: "redirect" | "app";
+  source: "redirect" | "app" | "gs1";
+  /** A GS1 resolution's link type (a GS1 Web Vocabulary term, a closed set): counted per type in `lt`. */
+  linkType?: string;
   /** Days the day's rollups are kept. */
   retentionDays: number;
   /** Days a person's individual event is kept (the newest-scans list); absent: as the rollups. */
@@ -100,6 +102,7 @@ function scanCounts(facts: ScanFacts, cls: ScanClass): Counts {
     os: one(safeKey(facts.device.os)),
     br: one(safeKey(facts.device.browser)),
     h: one(String(facts.hour)),
+    ...(facts.linkType ? { lt: one(safeKey(facts.linkType)) } : {}),
   };
 }
 
@@ -150,6 +153,7 @@ function eventData(facts: ScanFacts, unique: boolean): DocumentData {
     browser: facts.device.browser,
     unique,
     source: facts.source,
+    ...(facts.linkType ? { linkType: facts.linkType } : {}),
     // Individual events are the newest-scans list: kept a short while (store cost), totals stay in the rollups.
     expiresAt: expiry(facts, Math.min(facts.retentionDays, facts.eventRetentionDays ?? facts.retentionDays)),
   };

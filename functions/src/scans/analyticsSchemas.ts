@@ -1,0 +1,44 @@
+// Zod shapes of what the analytics answer (scans/analytics.ts), declared once next to them and used by every
+// surface that returns them: the MCP tools' output schemas, the console's routes and REST.
+import { z } from "zod";
+
+const day = z.string();
+
+export const rankedOutput = <K extends string>(key: K) => z.array(z.object({ [key]: z.string(), scans: z.number().int() } as { [P in K]: z.ZodString } & { scans: z.ZodNumber }));
+
+/** The figures both analytics tools return (scans/analytics.ts). */
+export const analyticsFiguresShape = {
+  days: z.number().int(),
+  from: day,
+  to: day,
+  totalScans: z.number().int(),
+  byDay: z.array(z.object({ date: day, scans: z.number().int(), uniqueScanners: z.number().int() })),
+  timeZone: z.string(),
+  uniqueScanners: z.number().int(),
+  repeatScans: z.number().int(),
+  botScans: z.object({ total: z.number().int(), byReason: z.record(z.string(), z.number().int()) }),
+  countries: rankedOutput("country"),
+  regions: z.array(z.object({ country: z.string(), region: z.string(), scans: z.number().int() })),
+  cities: z.array(z.object({ country: z.string(), region: z.string(), city: z.string(), scans: z.number().int() })).optional(),
+  devices: rankedOutput("device"),
+  operatingSystems: rankedOutput("os"),
+  browsers: rankedOutput("browser"),
+  hourByWeekday: z.array(z.array(z.number().int())),
+  pending: z.boolean().optional(),
+  truncated: z.boolean().optional().describe("byDay cut to its newest days"),
+};
+
+/** One scan of a code's list (scans/analytics.ts codeAnalytics), newest first. */
+export const scanOutput = z.object({
+  at: z.string(),
+  date: z.string(),
+  city: z.string(),
+  state: z.string(),
+  source: z.string(),
+  country: z.string(),
+  device: z.string(),
+  os: z.string(),
+  browser: z.string(),
+  unique: z.boolean(),
+});
+
