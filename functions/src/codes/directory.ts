@@ -10,6 +10,7 @@ import { fields } from "./fields";
 import { AppError } from "../core/errors";
 import { campaignCodeCount, listQuery, readCampaigns, readCodeCounts, SORT_FIELDS, type ListQueryShape } from "../store/catalogue";
 import { fromDoc, readCodes } from "../store/codes";
+import { gs1CodeIdOf, gs1ItemIdOfCodeId, readGs1Item } from "../store/gs1Items";
 import { countBytesRead, countOps } from "../store/opCounter";
 import { cursorParts } from "../store/pageCursor";
 import { scanSummary } from "../scans/analytics";
@@ -163,7 +164,16 @@ export async function listCodePage(merchantId: string, query: CodeListQuery) {
 /** The console's home: the workspace's scan figures for a range, with the top codes named, and its codes counted. */
 export async function workspaceDashboard(merchantId: string, days: number, now = new Date()) {
   const [summary, counts] = await Promise.all([scanSummary(merchantId, days, now), readCodeCounts(merchantId)]);
-  const named = new Map((await readCodes(merchantId, summary.topCodes.map((c) => c.codeId))).map((c) => [c.codeId, c.title]));
+  // A GS1 item's resolutions count as a code gs1_<itemId> (docs/gs1-resolver.md): named by its key path.
+  const gs1Ids = summary.topCodes.map((c) => gs1ItemIdOfCodeId(c.codeId)).filter((id): id is string => id !== undefined);
+  const [codes, items] = await Promise.all([
+    readCodes(merchantId, summary.topCodes.map((c) => c.codeId).filter((id) => !gs1ItemIdOfCodeId(id))),
+    Promise.all(gs1Ids.map((id) => readGs1Item(merchantId, id))),
+  ]);
+  const named = new Map<string, string | null>([
+    ...codes.map((c) => [c.codeId, c.title] as const),
+    ...items.flatMap((item) => (item ? [[gs1CodeIdOf(item.itemId), `GS1 ${item.path}`] as const] : [])),
+  ]);
   return {
     ...summary,
     topCodes: summary.topCodes.map((c) => ({ ...c, title: named.get(c.codeId) ?? null })),

@@ -4,7 +4,8 @@ import { z } from "zod";
 import { codeRollupFigures, ranked, timeZoneOf } from "../scans/analytics";
 import { analyticsFiguresShape, rankedOutput } from "../scans/analyticsSchemas";
 import { getItem } from "./service";
-import { gs1CodeIdOf, LINKSET_FETCH_REASON } from "./scans";
+import { gs1CodeIdOf } from "../store/gs1Items";
+import { LINKSET_FETCH_REASON } from "./scans";
 
 export const Gs1ItemAnalyticsSchema = z
   .object({

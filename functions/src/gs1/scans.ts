@@ -8,6 +8,7 @@ import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
 import { recordScanSafely, type ScanOutcome } from "../scans/record";
 import { workspaceTimeZone } from "../scans/timeZones";
+import { gs1CodeIdOf } from "../store/gs1Items";
 import type { Resolution } from "./resolver";
 
 preloadGeoDatabase(); // as the redirect does: the first resolution must not wait for it
@@ -15,8 +16,6 @@ preloadGeoDatabase(); // as the redirect does: the first resolution must not wai
 /** Bot reason of a linkset answer: a document for machines, whoever asked. */
 export const LINKSET_FETCH_REASON = "linkset";
 
-/** The code id under which an item's resolutions are counted (its rollups and events). */
-export const gs1CodeIdOf = (itemId: string) => `gs1_${itemId}`;
 
 /** Records a resolution before it is answered; never rejects (a failed or late write is logged, the answer goes out). */
 export async function recordResolution(req: IncomingMessage, resolution: Resolution, at = new Date()): Promise<ScanOutcome | undefined> {

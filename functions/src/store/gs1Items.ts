@@ -38,6 +38,11 @@ export interface StoredGs1Item {
   updatedAt: Date;
 }
 
+/** The code id under which an item's resolutions are counted (scan rollups and events; gs1/scans.ts). */
+export const gs1CodeIdOf = (itemId: string) => `gs1_${itemId}`;
+/** The item id of such a code id, or undefined for a code's own id (code ids never start with gs1_). */
+export const gs1ItemIdOfCodeId = (codeId: string) => (codeId.startsWith("gs1_") ? codeId.slice(4) : undefined);
+
 const idOf = (parts: string) => sha256(parts).toString("base64url").slice(0, 32);
 export const gs1ItemIdOf = (host: string, path: string) => idOf(`${host}|${path}`);
 export const gs1KeyIdOf = (host: string, ai: string, value: string) => idOf(`${host}|${ai}|${value}`);
