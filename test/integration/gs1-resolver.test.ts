@@ -263,6 +263,7 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
       [{ value: gtin, links: [{ linkType: "gs1:pip", href: "ftp://example.com", title: "t", isDefault: true }] }, /href/],
       // GS1's linkset schema allows no longer language tag in hreflang.
       [{ value: gtin, links: [{ linkType: "gs1:pip", href: "https://example.com", title: "t", hreflang: ["es-419"], isDefault: true }] }, /2-letter language, optionally with a 2-letter region/],
+      [{ value: gtin, links: [{ linkType: "gs1:pip", href: "https://-shop.example.com/", title: "t", isDefault: true }] }, /cannot be served in a GS1 linkset/],
     ];
     for (const [body, reason] of cases) {
       const res = await putItem(merchant, body);
