@@ -5,7 +5,7 @@ import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
-import { newGtin } from "../helpers/gs1";
+import { assertValidLinkset, assertValidResolverDescription, newGtin } from "../helpers/gs1";
 import { compressDigitalLink } from "../../functions/src/gs1/grammar";
 import { posRead } from "../../functions/src/gs1/pos";
 import { decodeAtSides } from "../../functions/src/designs/verify";
@@ -129,7 +129,9 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
       assert.equal(res.status, 200, path);
       assert.equal(res.headers.get("content-type"), "application/linkset+json");
       assert.equal(res.headers.get("location"), null);
-      const { linkset } = (await res.json()) as any;
+      const body = (await res.json()) as any;
+      assertValidLinkset(body);
+      const { linkset } = body;
       assert.deepEqual(linkset.map((c: any) => c.anchor), [
         `${baseUrl()}/01/${rice}/10/LOT42/21/S%2F001`,
         `${baseUrl()}/01/${rice}/10/LOT42`,
@@ -137,10 +139,16 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
       ]);
       const gtinLevel = linkset[2];
       assert.equal(gtinLevel.itemDescription, "Risotto rice 1 kg");
+      // The lot and serial items have no description of their own: the GTIN's, with their qualifiers.
+      assert.deepEqual(linkset.slice(0, 2).map((c: any) => c.itemDescription), ["Risotto rice 1 kg, lot LOT42, serial S/001", "Risotto rice 1 kg, lot LOT42"]);
       assert.equal(gtinLevel["https://ref.gs1.org/voc/pip"].length, 3);
       assert.deepEqual(gtinLevel["https://ref.gs1.org/voc/defaultLink"], [{ href: "https://example.com/rice/en", title: "Rice" }]);
       for (const context of linkset) assert.equal(context["https://ref.gs1.org/voc/defaultLink"].length, 1);
     }
+    // An item without a description: its key describes it, and the linkset is still GS1-valid.
+    const pastaLinkset = (await (await resolve(`/01/${pasta}?linkType=all`)).json()) as any;
+    assertValidLinkset(pastaLinkset);
+    assert.equal(pastaLinkset.linkset[0].itemDescription, `GTIN ${pasta}`);
   });
 
   it("answers HEAD and OPTIONS (CORS preflight), and refuses other methods", async () => {
@@ -186,7 +194,14 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
     const linkset = await resolve(`${path}?linkType=linkset`);
     assert.equal(linkset.status, 200);
     assert.ok((linkset.headers.get("link") ?? "").includes(`<${uncompressed}>; rel="owl:sameAs"`));
-    assert.equal(((await linkset.json()) as any).linkset[0].anchor, uncompressed);
+    const linksetBody = (await linkset.json()) as any;
+    assertValidLinkset(linksetBody);
+    assert.equal(linksetBody.linkset[0].anchor, uncompressed);
+    const byAccept = await resolve(path, { Accept: "application/linkset+json" });
+    assert.equal(byAccept.status, 200);
+    const byAcceptBody = (await byAccept.json()) as any;
+    assertValidLinkset(byAcceptBody);
+    assert.deepEqual(byAcceptBody, linksetBody);
     const recall = await resolve(`${path}?linkType=gs1:recallStatus`);
     assert.equal(recall.headers.get("location"), "https://example.com/rice/recall/LOT42");
     // A compressed GTIN without items: the standard's 404, still with owl:sameAs.
@@ -231,6 +246,7 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
     const res = await resolve("/.well-known/gs1resolver");
     assert.equal(res.status, 200);
     const description = (await res.json()) as any;
+    assertValidResolverDescription(description);
     assert.equal(description.resolverRoot, new URL(baseUrl()).origin);
     assert.ok(description.supportedPrimaryKeys.includes("01"));
     assert.deepEqual(description.supportedLinkType[0], { namespace: "https://gs1.org/voc/", prefix: "gs1:" });
@@ -245,6 +261,9 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
       [{ value: gtin, links: [{ linkType: "gs1:nope", href: "https://example.com", title: "t", isDefault: true }] }, /linkType/],
       [{ value: gtin, qualifiers: [{ ai: "21", value: "S" }, { ai: "10", value: "L" }], links: [{ linkType: "gs1:pip", href: "https://example.com", title: "t", isDefault: true }] }, /order/],
       [{ value: gtin, links: [{ linkType: "gs1:pip", href: "ftp://example.com", title: "t", isDefault: true }] }, /href/],
+      // GS1's linkset schema allows no longer language tag in hreflang.
+      [{ value: gtin, links: [{ linkType: "gs1:pip", href: "https://example.com", title: "t", hreflang: ["es-419"], isDefault: true }] }, /2-letter language, optionally with a 2-letter region/],
+      [{ value: gtin, links: [{ linkType: "gs1:pip", href: "https://-shop.example.com/", title: "t", isDefault: true }] }, /cannot be served in a GS1 linkset/],
     ];
     for (const [body, reason] of cases) {
       const res = await putItem(merchant, body);

@@ -63,7 +63,9 @@ describe("GS1 QR codes: point-of-sale defaults", function () {
     assert.equal(code.text, uri);
     assert.ok(code.errorCorrection === "Q" || code.errorCorrection === "M");
     assert.deepEqual(code.read, { gtin: "09506000134352", lot: "LOT42", serial: "SER-7" });
-    assert.equal(code.minSideMm, Math.ceil((code.modules + 8) * POS_MIN_MODULE_MM * 10) / 10);
+    // GS1 General Specifications 5.12.3.1: 0.396 mm minimum X-dimension for QR codes at retail POS.
+    assert.equal(POS_MIN_MODULE_MM, 0.396);
+    assert.equal(code.minSideMm, Math.ceil((code.modules + 8) * 0.396 * 10) / 10);
     // A third decoder (jsQR) on the returned file, and the quiet zone: the outer 4 modules are white.
     const decoded = decodePng(code.png);
     assert.equal(decoded.payload, uri);

@@ -14,8 +14,11 @@ import {
 import { matchesGs1Grammar } from "../../functions/src/gs1/grammar";
 import { chooseLink, linksetOf, weightedList } from "../../functions/src/gs1/match";
 import { linkTypeTermOf } from "../../functions/src/gs1/linkTypes";
+import { Gs1LinkInputSchema } from "../../functions/src/gs1/model";
+import { resolverDescription } from "../../functions/src/gs1/resolver";
 import type { StoredGs1Item, StoredGs1Link } from "../../functions/src/store/gs1Items";
 import { prng, int } from "../helpers/fuzz";
+import { assertValidLinkset, assertValidResolverDescription, isValidLinkset } from "../helpers/gs1";
 
 const gtin = primaryKeyDef("01")!;
 
@@ -111,7 +114,8 @@ function item(path: string, links: Array<Partial<StoredGs1Link> & Pick<StoredGs1
     host: "id.example.com",
     ai: "01",
     value: "09506000134352",
-    qualifiers: [],
+    // The qualifiers the path names: /01/X/10/LOT1 has [{ ai: "10", value: "LOT1" }].
+    qualifiers: path.split("/").slice(3).flatMap((part, i, parts) => (i % 2 === 0 ? [{ ai: part, value: parts[i + 1] }] : [])),
     path,
     description,
     links: links.map((l) => ({ title: l.href, default: false, ...l })),
@@ -157,13 +161,63 @@ describe("GS1 resolver: choosing a link and the linkset", () => {
     assert.equal(href(chooseLink([lotLevel, gtinLevel], { linkType: "pip", acceptLanguage: "fr" })), "https://e.com/fr");
   });
 
-  it("builds an RFC 9264 linkset with a context per level and the default link under gs1:defaultLink", () => {
-    const { linkset } = linksetOf([lotLevel, gtinLevel], (i) => `https://id.example.com${i.path}`);
+  it("builds an RFC 9264 linkset, valid against GS1's linkset schema, with a context per level and the default link under gs1:defaultLink", () => {
+    const built = linksetOf([lotLevel, gtinLevel], (i) => `https://id.example.com${i.path}`);
+    assertValidLinkset(built);
+    const { linkset } = built;
     assert.equal(linkset.length, 2);
     assert.equal(linkset[0].anchor, "https://id.example.com/01/09506000134352/10/LOT1");
+    // GS1's schema requires an itemDescription: a level without its own takes the level above's, with its qualifiers.
+    assert.equal(linkset[0].itemDescription, "Risotto rice, lot LOT1");
     assert.equal(linkset[1].itemDescription, "Risotto rice");
     assert.deepEqual(linkset[1]["https://ref.gs1.org/voc/defaultLink"], [{ href: "https://e.com/en", title: "https://e.com/en" }]);
     assert.equal((linkset[1]["https://ref.gs1.org/voc/pip"] as unknown[]).length, 3);
     assert.deepEqual((linkset[1]["https://ref.gs1.org/voc/promotion"] as Array<Record<string, unknown>>)[0], { href: "https://e.com/promo-gb", title: "https://e.com/promo-gb", context: ["GB"] });
+  });
+
+  it("describes a level no item describes by its key and qualifiers; every linkset of every shape validates", () => {
+    const serialLevel = item("/01/09506000134352/10/LOT1/21/S1", [{ linkType: "gs1:registerProduct", href: "https://e.com/register", default: true }]);
+    const bare = { ...gtinLevel, description: null };
+    const uri = (i: StoredGs1Item) => `http://127.0.0.1:5000${i.path}`;
+    assert.deepEqual(linksetOf([serialLevel, lotLevel, bare], uri).linkset.map((c) => c.itemDescription), [
+      "GTIN 09506000134352, lot LOT1, serial S1",
+      "GTIN 09506000134352, lot LOT1",
+      "GTIN 09506000134352",
+    ]);
+    assert.equal(linksetOf([serialLevel, gtinLevel], uri).linkset[0].itemDescription, "Risotto rice, lot LOT1, serial S1");
+    for (const levels of [[serialLevel, lotLevel, bare], [serialLevel, gtinLevel], [lotLevel], [bare], [gtinLevel]]) assertValidLinkset(linksetOf(levels, uri));
+  });
+
+  it("GS1's linkset schema has teeth: it refuses what the resolver must never serve", () => {
+    const good = linksetOf([gtinLevel], (i) => `https://id.example.com${i.path}`);
+    assert.equal(isValidLinkset(good), true);
+    const context = good.linkset[0];
+    const pip = context["https://ref.gs1.org/voc/pip"] as Array<Record<string, unknown>>;
+    const variants: Array<[string, unknown]> = [
+      ["no itemDescription", { linkset: [{ ...context, itemDescription: undefined }] }],
+      ["a link without a title", { linkset: [{ ...context, "https://ref.gs1.org/voc/pip": [{ href: "https://e.com/en" }] }] }],
+      ["a three-letter language", { linkset: [{ ...context, "https://ref.gs1.org/voc/pip": [{ ...pip[0], hreflang: ["fil"] }] }] }],
+      ["an unknown link member", { linkset: [{ ...context, "https://ref.gs1.org/voc/pip": [{ ...pip[0], default: true }] }] }],
+      ["a relation type that is no URI", { linkset: [{ ...context, "gs1:pip": pip }] }],
+    ];
+    for (const [what, body] of variants) assert.equal(isValidLinkset(JSON.parse(JSON.stringify(body))), false, what);
+  });
+
+  it("accepts only the language tags GS1's linkset schema allows in hreflang", () => {
+    const link = { linkType: "gs1:pip", href: "https://e.com/", title: "Page" };
+    for (const tag of ["en", "fr", "en-GB", "pt-br"]) assert.ok(Gs1LinkInputSchema.safeParse({ ...link, hreflang: [tag] }).success, tag);
+    for (const tag of ["fil", "es-419", "zh-Hant", "en-GB-oxendict", "e"]) {
+      const parsed = Gs1LinkInputSchema.safeParse({ ...link, hreflang: [tag] });
+      assert.equal(parsed.success, false, tag);
+      assert.match(parsed.error!.issues[0].message, /2-letter language, optionally with a 2-letter region/);
+    }
+  });
+
+  it("describes itself in a resolver description file valid against GS1's description-file schema 1.2.0", () => {
+    const description = resolverDescription();
+    assertValidResolverDescription(description);
+    // The schema refuses a key outside its enum and a missing resolverRoot.
+    assert.throws(() => assertValidResolverDescription({ ...description, supportedPrimaryKeys: ["gtin"] }), /supportedPrimaryKeys\/0 must be equal to one of the allowed values/);
+    assert.throws(() => assertValidResolverDescription({ ...description, resolverRoot: undefined }), /must have required property 'resolverRoot'/);
   });
 });

@@ -2,6 +2,7 @@
 // checklist with section numbers: docs/gs1-resolver.md). Pure: the resolver passes the item of each level
 // it found, most specific first.
 import type { StoredGs1Item, StoredGs1Link } from "../store/gs1Items";
+import { primaryKeyDef } from "./keys";
 import { curieOf, relationOf } from "./linkTypes";
 
 export interface MatchRequest {
@@ -124,16 +125,32 @@ function targetOf(link: StoredGs1Link): Record<string, unknown> {
   };
 }
 
+const QUALIFIER_WORDS: Readonly<Record<string, string>> = { "22": "CPV", "10": "lot", "21": "serial" };
+
 /**
- * The linkset (RFC 9264, application/linkset+json): one context object per level, most specific first,
- * anchored at that level's uncompressed URI, its links grouped by relation type (the vocabulary's URI),
- * and the default link under gs1:defaultLink with its target and title only.
+ * A level's itemDescription, which GS1's linkset schema requires: its own description; else the nearest
+ * less specific level's description (else the key, "GTIN 09506000134352") followed by the qualifiers that
+ * level lacks ("Risotto rice, lot LOT42").
+ */
+function itemDescriptionOf(levels: readonly StoredGs1Item[], index: number): string {
+  const item = levels[index];
+  if (item.description) return item.description;
+  const described = levels.slice(index + 1).find((l) => l.description);
+  const base = described?.description ?? `${primaryKeyDef(item.ai)?.title ?? `AI ${item.ai}`} ${item.value}`;
+  const extra = item.qualifiers.slice(described?.qualifiers.length ?? 0).map((q) => `${QUALIFIER_WORDS[q.ai] ?? `AI ${q.ai}`} ${q.value}`);
+  return [base, ...extra].join(", ");
+}
+
+/**
+ * The linkset (RFC 9264, application/linkset+json; valid against GS1's linkset JSON schema): one context
+ * object per level, most specific first, anchored at that level's uncompressed URI, with its
+ * itemDescription, its links grouped by relation type (the vocabulary's URI), and the default link under
+ * gs1:defaultLink with its target and title only.
  */
 export function linksetOf(levels: readonly StoredGs1Item[], uriOf: (item: StoredGs1Item) => string): { linkset: Array<Record<string, unknown>> } {
   return {
-    linkset: levels.map((item) => {
-      const context: Record<string, unknown> = { anchor: uriOf(item) };
-      if (item.description) context.itemDescription = item.description;
+    linkset: levels.map((item, index) => {
+      const context: Record<string, unknown> = { anchor: uriOf(item), itemDescription: itemDescriptionOf(levels, index) };
       for (const link of item.links) {
         const relation = relationOf(link.linkType.replace(/^gs1:/, ""));
         const targets = (context[relation] as unknown[] | undefined) ?? [];

@@ -17,11 +17,14 @@ export const GS1_ITEMS_PER_WORKSPACE_MAX = 10_000;
 
 const LINK_TYPE_CURIES = ASSIGNABLE_LINK_TYPES.map((t) => `gs1:${t}`) as [string, ...string[]];
 
-/** A BCP 47 language tag, simplified: a 2-3 letter language and optional subtags (en, en-GB, zh-Hant-TW). */
+/**
+ * A language tag as GS1's linkset JSON schema allows in `hreflang` (`^\w{2}$` or `^\w{2}-\w{2}$`): a
+ * 2-letter language, optionally with a 2-letter region (en, fr, en-GB). Longer BCP 47 tags (fil, es-419,
+ * zh-Hant) would make the served linkset invalid.
+ */
 const languageTag = z
   .string()
-  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}$/, "A language tag such as en, fr or en-GB")
-  .max(35);
+  .regex(/^[A-Za-z]{2}(-[A-Za-z]{2})?$/, "A 2-letter language, optionally with a 2-letter region, as GS1's linkset schema allows: en, fr or en-GB");
 
 const mediaType = z
   .string()

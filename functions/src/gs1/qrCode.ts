@@ -17,11 +17,11 @@ export const POS_ERROR_CORRECTION: readonly ErrorCorrection[] = ["Q", "M"];
 export const POS_QUIET_ZONE_MODULES = 4;
 /**
  * Smallest module (X-dimension) for a GS1 QR code scanned at retail point of sale, in millimetres: the
- * minimum of the GS1 General Specifications' symbol specification table for 2D codes at POS (0.375 mm;
- * target 0.625 mm). The code's minimum print side follows from it (docs/gs1-resolver.md).
+ * minimum of the GS1 General Specifications' symbol specification table (section 5.12.3.1), 0.396 mm (the
+ * range is 0.396 to 0.990 mm; GS1 UK, "How big should a QR code powered by GS1 be?"). The code's minimum
+ * print side follows from it (docs/gs1-resolver.md).
  */
-export const POS_MIN_MODULE_MM = 0.375;
-export const POS_TARGET_MODULE_MM = 0.625;
+export const POS_MIN_MODULE_MM = 0.396;
 
 export interface Gs1QrCode {
   png: Buffer;

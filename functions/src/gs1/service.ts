@@ -36,6 +36,8 @@ export function publicGs1Item(item: StoredGs1Item): Gs1Item {
   };
 }
 
+const LINKSET_HREF = /^https?:\/\/[a-zA-Z0-9./]/;
+
 const invalid = (message: string, field?: string) => new AppError("VALIDATION_FAILED", message, { details: field ? { field } : undefined });
 
 /** Creates the item, or replaces its description and links if the workspace already has it. */
@@ -64,6 +66,10 @@ export async function putItem(merchantId: string, raw: Gs1ItemInput): Promise<{ 
     const same = `${link.linkType} ${link.href} ${(link.hreflang ?? []).join(",")} ${(link.context ?? []).join(",")} ${link.type ?? ""}`;
     if (seen.has(same)) throw invalid(`The link ${link.linkType} ${link.href} is listed twice with the same attributes`, "links");
     seen.add(same);
+  }
+  for (const link of input.links) {
+    // GS1's linkset schema: an href matches ^https?://[a-zA-z0-9./]+ (no user name, %, - or ~ first).
+    if (!LINKSET_HREF.test(link.href)) throw invalid(`The link ${link.href} cannot be served in a GS1 linkset: after http(s):// it must start with a letter, a digit, a dot or a slash`, "links");
   }
   for (const link of input.links) await assertDestinationAllowed(link.href, { merchantId });
 
