@@ -137,8 +137,7 @@ describe("GS1 resolutions counted as scans", function () {
     assert.equal(foreign.status, 404);
     assert.equal(foreign.body.code, "NOT_FOUND");
     const foreignTool = await callTool("svc.gs1.get_analytics", { itemId: gtinItem }, other.apiKey);
-    assert.equal(foreignTool.body.result?.isError, true, foreignTool.text);
-    assert.match(JSON.stringify(foreignTool.body.result.content), /NOT_FOUND|not found/i);
+    assert.equal(foreignTool.body.error?.data?.code, "NOT_FOUND", foreignTool.text);
     for (const days of ["0", "366", "x"]) {
       const bad = await api(merchant, `/api/gs1/items/${gtinItem}/analytics?days=${days}`);
       assert.equal(bad.status, 400, days);
