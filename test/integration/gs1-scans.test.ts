@@ -118,6 +118,9 @@ describe("GS1 resolutions counted as scans", function () {
     const summary = toolResult(await callTool("svc.analytics.scan_summary", { days: 7, fields: ["totalScans", "topCodes"] }, merchant.apiKey));
     assert.equal(summary.totalScans, 4);
     assert.deepEqual(summary.topCodes, [{ codeId: `gs1_${gtinItem}`, scans: 3, uniqueScanners: 2 }, { codeId: `gs1_${lotItem}`, scans: 1, uniqueScanners: 1 }]);
+    // The same figures by MCP, in the gs1 toolset.
+    const byTool = toolResult(await callTool("svc.gs1.get_analytics", { itemId: gtinItem, days: 7, fields: ["totalScans", "byLinkType", "linksetFetches"] }, merchant.apiKey));
+    assert.deepEqual([byTool.totalScans, byTool.byLinkType, byTool.linksetFetches], [3, a.byLinkType, 2]);
     // The console's dashboard names them by their key path.
     const dashboard = await consoleApi("/dashboard?days=7", merchant.idToken);
     assert.equal(dashboard.status, 200, JSON.stringify(dashboard.body));
@@ -133,6 +136,8 @@ describe("GS1 resolutions counted as scans", function () {
     const foreign = await api(other, `/api/gs1/items/${gtinItem}/analytics`);
     assert.equal(foreign.status, 404);
     assert.equal(foreign.body.code, "NOT_FOUND");
+    const foreignTool = await callTool("svc.gs1.get_analytics", { itemId: gtinItem }, other.apiKey);
+    assert.equal(foreignTool.body.error?.data?.code, "NOT_FOUND", foreignTool.text);
     for (const days of ["0", "366", "x"]) {
       const bad = await api(merchant, `/api/gs1/items/${gtinItem}/analytics?days=${days}`);
       assert.equal(bad.status, 400, days);

@@ -68,6 +68,8 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<{ 
   const item = await run("svc.gs1.set_item", { value: gtin, links: [{ linkType: "gs1:pip", href: "https://example.com/product", title: "Product", isDefault: true }] });
   assert.equal(item.created, true);
   assert.deepEqual((await run("svc.gs1.list_items", {})).items.map((i: any) => i.itemId), [item.itemId]);
+  const itemFigures = await run("svc.gs1.get_analytics", { itemId: item.itemId, days: 7 });
+  assert.deepEqual([itemFigures.uri, itemFigures.totalScans, itemFigures.byLinkType], [item.uri, 0, []]);
   assert.equal((await run("svc.qr.get_analytics", { codeId: code.codeId, days: 7 })).totalScans, 0);
   assert.equal((await run("svc.analytics.scan_summary", { days: 7 })).days, 7);
   assert.equal((await run("svc.audio.create", { title: "Jingle", payloadText: "https://example.com/deal" })).status, "draft");

@@ -30,6 +30,7 @@ import { jobStartTool } from "./tools/jobStart";
 import { jobGetTool } from "./tools/jobGet";
 import { gs1ItemSetTool } from "./tools/gs1ItemSet";
 import { gs1ItemListTool } from "./tools/gs1ItemList";
+import { gs1ItemAnalyticsTool } from "./tools/gs1ItemAnalytics";
 
 /** The service's own tools, without the two that reach them (registry.ts). */
 export const CATALOG_TOOLS: readonly ToolDefinition[] = [
@@ -59,6 +60,7 @@ export const CATALOG_TOOLS: readonly ToolDefinition[] = [
   jobGetTool,
   gs1ItemSetTool,
   gs1ItemListTool,
+  gs1ItemAnalyticsTool,
 ] as unknown as ToolDefinition[];
 
 /** Groups of tools an agent can connect to by URL (`/api/mcp/x/<toolset>`); `core` is the specification's. */
@@ -85,7 +87,7 @@ export const TOOLSETS = {
   },
   gs1: {
     description: "GS1 Digital Link: GTINs and other GS1 keys (with lot, serial) and their links, served by the GS1-Conformant resolver",
-    tools: ["svc.gs1.set_item", "svc.gs1.list_items"],
+    tools: ["svc.gs1.set_item", "svc.gs1.list_items", "svc.gs1.get_analytics"],
   },
 } as const satisfies Record<(typeof MCP_TOOLSET_NAMES)[number], { description: string; tools: readonly string[] }>;
 
