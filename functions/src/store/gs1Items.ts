@@ -6,7 +6,7 @@
 //                      sha256("host|/01/…/10/…")[0..32), so the resolver reads every level of a request
 //                      (/01/X/10/L/21/S, /01/X/10/L, /01/X) by id in one getAll, with no query.
 // Server only: the Firestore rules give clients nothing here.
-import { FieldPath, Timestamp, type DocumentData } from "firebase-admin/firestore";
+import { FieldPath, Timestamp, type DocumentData, type DocumentSnapshot } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { sha256 } from "../core/hash";
@@ -168,19 +168,28 @@ export async function reassignGs1Key(input: Gs1KeyReassignment, now = new Date()
   const keyRef = keys().doc(gs1KeyIdOf(input.host, input.ai, input.value));
   const targetRef = db().collection(COLLECTIONS.workspaces).doc(input.to);
   const keyItems = items().where("host", "==", input.host).where("ai", "==", input.ai).where("value", "==", input.value).limit(GS1_REASSIGN_ITEMS_MAX + 1);
-  return db().runTransaction(async (tx) => {
-    const [keySnap, targetSnap] = await tx.getAll(keyRef, targetRef);
-    const name = `${input.ai === "01" ? "GTIN" : `GS1 key (AI ${input.ai})`} ${input.value}`;
+  const name = `${input.ai === "01" ? "GTIN" : `GS1 key (AI ${input.ai})`} ${input.value}`;
+  const check = (keySnap: DocumentSnapshot, targetSnap: DocumentSnapshot): string => {
     if (!keySnap.exists) throw new AppError("NOT_FOUND", `${name} has no owner on ${input.host}: nothing to reassign`, { hint: "The claimant can register it now; no reassignment is needed." });
     if (!targetSnap.exists) throw new AppError("NOT_FOUND", `No workspace ${input.to}`, { hint: "Give the merchantId of the claimant's workspace." });
-    const previousOwner = keySnap.get("merchantId") as string;
-    if (previousOwner === input.to) throw new AppError("CONFLICT", `${name} already belongs to ${input.to} on ${input.host}`);
+    const owner = keySnap.get("merchantId") as string;
+    if (owner === input.to) throw new AppError("CONFLICT", `${name} already belongs to ${input.to} on ${input.host}`);
+    return owner;
+  };
+  const checkSize = (size: number) => {
+    if (size <= GS1_REASSIGN_ITEMS_MAX) return;
+    throw new AppError("CONFLICT", `${name} has more than ${GS1_REASSIGN_ITEMS_MAX} items (qualifier levels): more than one reassignment transaction holds`, {
+      hint: "Ask the current owner to delete lot or serial items first, then reassign.",
+    });
+  };
+  // Checked before the transaction too: a refusal then opens none (a CLI that exits at once would leave a
+  // failed transaction's locks to expire, since the SDK does not wait for its rollback).
+  check(...((await db().getAll(keyRef, targetRef)) as [DocumentSnapshot, DocumentSnapshot]));
+  checkSize((await keyItems.count().get()).data().count);
+  return db().runTransaction(async (tx) => {
+    const previousOwner = check(...((await tx.getAll(keyRef, targetRef)) as [DocumentSnapshot, DocumentSnapshot]));
     const found = await tx.get(keyItems);
-    if (found.size > GS1_REASSIGN_ITEMS_MAX) {
-      throw new AppError("CONFLICT", `${name} has more than ${GS1_REASSIGN_ITEMS_MAX} items (qualifier levels): more than one reassignment transaction holds`, {
-        hint: "Ask the current owner to delete lot or serial items first, then reassign.",
-      });
-    }
+    checkSize(found.size);
     for (const doc of found.docs) tx.delete(doc.ref);
     const at = Timestamp.fromDate(now);
     tx.update(keyRef, { merchantId: input.to, claimedAt: at, reassignedAt: at, reassignedBy: input.by, reassignReason: input.reason, previousMerchantId: previousOwner });
