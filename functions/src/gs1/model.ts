@@ -38,7 +38,7 @@ const contextValue = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "1 to 64 letter
 export const Gs1LinkSourceSchema = z
   .object({
     menuCodeId: ids.codeId.optional().describe("A QR code of this workspace that leads to its menu (codeId from svc.qr.create or svc.qr.list): the link is the code's public scan URL, link type gs1:menuInfo"),
-    listingId: z.string().trim().toLowerCase().min(3).max(253).regex(/^[a-z0-9.-]+$/, "A listed domain such as example.com").optional().describe("The domain of this workspace's approved phone-book listing: the link is its public page /d/<domain>, link type gs1:support"),
+    listingId: z.string().trim().toLowerCase().min(3).max(253).regex(/^[A-Za-z0-9.-]+$/, "A listed domain such as example.com").optional().describe("The domain of this workspace's approved phone-book listing: the link is its public page /d/<domain>, link type gs1:support"),
   })
   .strict()
   .superRefine((from, ctx) => {
