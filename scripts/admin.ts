@@ -28,6 +28,9 @@ commands:
   set-rate-limit  --merchant <id> --limit <${RATE_LIMIT_NAMES.join("|")}> --max <n per window | default>
                   [--per workspace]  (the workspace's aggregate over all its keys and grants; default: each credential)
   set-time-zone   --merchant <id> --tz <IANA name, e.g. America/Los_Angeles | UTC>   (days and hours of scan analytics)
+  gs1-reassign    --key <GTIN | /AI/value of a GS1 key> --to <merchantId> --company-prefix <claimant's GS1 company prefix>
+                  [--reason <text>]   (after checking the claimant's prefix with GS1: the key must begin with it;
+                  the previous owner's items of the key, every lot and serial, are deleted; audited in both workspaces)
   scan-maintenance (folds finished days' rollup shards, destroys expired daily secrets; hourly when deployed)
 
 options:
@@ -49,6 +52,8 @@ async function main(): Promise<void> {
       per: { type: "string", default: "credential" },
       scopes: { type: "string" },
       tz: { type: "string" },
+      to: { type: "string" },
+      "company-prefix": { type: "string" },
       key: { type: "string" },
       domain: { type: "string" },
       code: { type: "string" },
@@ -156,6 +161,12 @@ async function main(): Promise<void> {
       if (!isTimeZone(tz)) throw new Error(`--tz must be an IANA time zone name such as America/Los_Angeles or UTC, not "${tz}"`);
       await workspaces.setWorkspaceTimeZone(need("merchant"), tz);
       out(`${values.merchant}: scan analytics now count days and hours in ${tz} (new scans; instances pick it up within a minute)`, { merchantId: values.merchant, timeZone: tz });
+      break;
+    }
+    case "gs1-reassign": {
+      const { reassignKey } = await import("../functions/src/gs1/reassign");
+      const done = await reassignKey({ key: need("key"), to: need("to"), companyPrefix: need("company-prefix"), by: "admin-cli", reason: values.reason });
+      out(`${done.ai === "01" ? "GTIN" : `key (AI ${done.ai})`} ${done.value} on ${done.host} now belongs to ${done.to} (was ${done.from}); removed ${done.removed.length} item(s) of ${done.from}: ${done.removed.map((i) => i.path).join(", ") || "none"}`, done);
       break;
     }
     case "scan-maintenance": {
@@ -301,6 +312,8 @@ function describeFailure(error: unknown): string {
   if (error instanceof Error && error.name === "AppError") {
     const details = (error as { details?: { issues?: { path: string; message: string }[] } }).details;
     if (details?.issues?.length) return details.issues.map((i) => `${i.path || "input"}: ${i.message}`).join("\n");
+    const hint = (error as { hint?: string }).hint;
+    if (hint) return `${error.message}\n${hint}`;
   }
   return error instanceof Error ? error.message : String(error);
 }

@@ -9,6 +9,9 @@ import { assertValidLinkset, assertValidResolverDescription, newGtin } from "../
 import { compressDigitalLink } from "../../functions/src/gs1/grammar";
 import { posRead } from "../../functions/src/gs1/pos";
 import { decodeAtSides } from "../../functions/src/designs/verify";
+import { approveListing } from "../../functions/src/listings/service";
+import { adminCli, runAdminCli } from "../helpers/admin";
+import { randomUUID } from "node:crypto";
 
 const client = newClient();
 
@@ -301,5 +304,131 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
     assert.equal((await resolve(`/01/${pasta}`)).headers.get("location"), "https://example.com/pasta-v2");
     assert.equal((await api(merchant, `/api/gs1/items/${pastaItem.itemId}`, "DELETE")).status, 200);
     assert.equal((await resolve(`/01/${pasta}`)).status, 404);
+  });
+
+  it("attaches a menu code and a listing as links of the matching link type (REST and MCP), from the caller's workspace only", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "Lunch menu", destinationUrl: "https://example.com/menu", dynamic: true }, merchant.apiKey));
+    const staticCode = toolResult(await callTool("svc.qr.create", { title: "Dinner menu", destinationUrl: "https://example.com/dinner", dynamic: false }, merchant.apiKey));
+    const othersCode = toolResult(await callTool("svc.qr.create", { title: "Their menu", destinationUrl: "https://other.example/menu", dynamic: true }, other.apiKey));
+    const domain = `gs1-${randomUUID().slice(0, 8)}.example.com`;
+    const pending = `gs1-${randomUUID().slice(0, 8)}.example.com`;
+    for (const d of [domain, pending]) {
+      toolResult(await callTool("svc.voice_agent.register", { domain: d, businessName: "Bean There", voiceAgentPhone: "+14155550123", email: "owner@example.com" }, merchant.apiKey));
+    }
+    await approveListing(domain);
+
+    const gtin = newGtin();
+    const res = await putItem(merchant, {
+      value: gtin,
+      links: [
+        { from: { menuCodeId: code.codeId }, isDefault: true, hreflang: ["en"] },
+        { from: { listingId: domain.toUpperCase() } },
+        { from: { menuCodeId: staticCode.codeId }, linkType: "gs1:promotion", title: "Tonight" },
+      ],
+    });
+    const item = (await res.json()) as any;
+    assert.equal(res.status, 201, JSON.stringify(item));
+    assert.deepEqual(item.links, [
+      { linkType: "gs1:menuInfo", href: code.dynamicLink, title: "Lunch menu", hreflang: ["en"], isDefault: true, from: { menuCodeId: code.codeId } },
+      { linkType: "gs1:support", href: `${baseUrl()}/d/${domain}`, title: "Bean There", isDefault: false, from: { listingId: domain } },
+      { linkType: "gs1:promotion", href: "https://example.com/dinner", title: "Tonight", isDefault: false, from: { menuCodeId: staticCode.codeId } },
+    ]);
+    // The resolver sends people to the code's scan URL (which follows the code) and to the listing's page.
+    assert.equal((await resolve(`/01/${gtin}`)).headers.get("location"), code.dynamicLink);
+    assert.equal((await resolve(`/01/${gtin}?linkType=gs1:support`)).headers.get("location"), `${baseUrl()}/d/${domain}`);
+    const scan = await client.fetch(code.dynamicLink, { redirect: "manual" });
+    assert.equal(scan.headers.get("location"), "https://example.com/menu");
+    const linkset = (await (await resolve(`/01/${gtin}?linkType=linkset`)).json()) as any;
+    assert.equal(linkset.linkset[0]["https://ref.gs1.org/voc/menuInfo"][0].href, code.dynamicLink);
+    assert.ok(!JSON.stringify(linkset).includes("menuCodeId"), "the linkset does not show where a link came from");
+
+    // MCP, same schema: a lot-level item from the listing.
+    const lot = toolResult(await callTool("svc.gs1.set_item", { value: gtin, qualifiers: [{ ai: "10", value: "L1" }], links: [{ from: { listingId: domain }, isDefault: true }] }, merchant.apiKey));
+    assert.deepEqual([lot.links[0].linkType, lot.links[0].href, lot.links[0].from], ["gs1:support", `${baseUrl()}/d/${domain}`, { listingId: domain }]);
+
+    // Another workspace's code or listing, a pending listing, an unknown code: 400, nothing written.
+    const fresh = newGtin();
+    const refusals: Array<[TestMerchant, unknown, RegExp]> = [
+      [other, { menuCodeId: code.codeId }, /links\.0\.from\.menuCodeId: No QR code .* in this workspace/],
+      [other, { listingId: domain }, /links\.0\.from\.listingId: No phone-book listing for .* in this workspace/],
+      [merchant, { menuCodeId: othersCode.codeId }, /No QR code .* in this workspace/],
+      [merchant, { listingId: pending }, /is pending: it has no public page until it is approved/],
+    ];
+    for (const [who, from, message] of refusals) {
+      const refused = await putItem(who, { value: fresh, links: [{ from, isDefault: true }] });
+      const body = (await refused.json()) as any;
+      assert.equal(refused.status, 400, JSON.stringify(body));
+      assert.equal(body.code, "VALIDATION_FAILED");
+      assert.match(body.message, message);
+    }
+    const viaTool = await callTool("svc.gs1.set_item", { value: fresh, links: [{ from: { menuCodeId: code.codeId }, isDefault: true }] }, other.apiKey);
+    assert.match(JSON.stringify(viaTool.body), /No QR code .* in this workspace/);
+    const both = await putItem(merchant, { value: fresh, links: [{ from: { menuCodeId: code.codeId }, href: "https://example.com", isDefault: true }] });
+    assert.equal(both.status, 400);
+    assert.match(((await both.json()) as any).message, /links\.0\.from: Give href or from, not both/);
+    assert.equal((await firestore().collection("gs1Keys").where("value", "==", fresh).get()).size, 0);
+    assert.equal((await firestore().collection("gs1Items").where("value", "==", fresh).get()).size, 0);
+    assert.equal((await resolve(`/01/${fresh}`)).status, 404);
+  });
+
+  it("lets an operator reassign a key after the company prefix check (admin CLI): one transaction, audited", async () => {
+    // A GTIN-13 of a company: not a restricted circulation number (GS1 prefix 02, 04, 2x) nor a GTIN-8.
+    const companyGtin = (): string => {
+      const g = newGtin();
+      return /^0[13-9]/.test(g) ? g : companyGtin();
+    };
+    const gtin = companyGtin();
+    const prefix = gtin.slice(1, 8);
+    const wrong = `${prefix.slice(0, 6)}${(Number(prefix[6]) + 1) % 10}`;
+    for (const qualifiers of [[], [{ ai: "10", value: "OLD" }]]) {
+      const res = await putItem(merchant, { value: gtin, qualifiers, links: [{ linkType: "gs1:pip", href: "https://example.com/old-owner", title: "Old", isDefault: true }] });
+      assert.equal(res.status, 201);
+    }
+    const claim = () => putItem(other, { value: gtin, links: [{ linkType: "gs1:pip", href: "https://other.example/new-owner", title: "New", isDefault: true }] });
+    assert.equal((await claim()).status, 409);
+    const ownerOf = async () => (await firestore().collection("gs1Keys").where("value", "==", gtin).get()).docs.map((d) => d.get("merchantId"));
+    const audits = async (merchantId: string) =>
+      (await firestore().collection("auditEvents").where("merchantId", "==", merchantId).where("tool", "==", "admin.gs1_reassign").get()).docs.map((d) => d.data());
+
+    // Refusals: a prefix the key does not begin with, no such workspace, a key nobody owns. Nothing written.
+    const refused = await runAdminCli(["gs1-reassign", "--key", gtin, "--to", other.merchantId, "--company-prefix", wrong]);
+    assert.equal(refused.code, 1, refused.stdout);
+    assert.match(refused.stderr, new RegExp(`GTIN ${gtin} does not begin with GS1 company prefix ${wrong} \\(its company prefix starts at digit 2, after the indicator digit\\)`));
+    assert.match(refused.stderr, /Check the claimant's GS1 company prefix with GS1/);
+    const noWorkspace = await runAdminCli(["gs1-reassign", "--key", gtin, "--to", `nobody-${randomUUID()}`, "--company-prefix", prefix]);
+    assert.equal(noWorkspace.code, 1);
+    assert.match(noWorkspace.stderr, /No workspace nobody-/);
+    const unowned = companyGtin();
+    const noOwner = await runAdminCli(["gs1-reassign", "--key", unowned, "--to", other.merchantId, "--company-prefix", unowned.slice(1, 8)]);
+    assert.equal(noOwner.code, 1);
+    assert.match(noOwner.stderr, new RegExp(`GTIN ${unowned} has no owner on .*: nothing to reassign`));
+    const missing = await runAdminCli(["gs1-reassign", "--key", gtin, "--to", other.merchantId]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--company-prefix is required for gs1-reassign/);
+    assert.deepEqual(await ownerOf(), [merchant.merchantId]);
+    assert.equal((await resolve(`/01/${gtin}`)).headers.get("location"), "https://example.com/old-owner");
+    assert.equal((await claim()).status, 409);
+    assert.deepEqual(await audits(other.merchantId), []);
+
+    // The reassignment: the owner changes, the old owner's items (both levels) go, both workspaces are audited.
+    const done = await adminCli("gs1-reassign", "--key", `/01/${gtin}`, "--to", other.merchantId, "--company-prefix", prefix, "--reason", "GCP checked with GS1");
+    assert.deepEqual([done.from, done.to, done.value, done.removed.map((i: any) => i.path).sort()], [merchant.merchantId, other.merchantId, gtin, [`/01/${gtin}`, `/01/${gtin}/10/OLD`]]);
+    assert.deepEqual(await ownerOf(), [other.merchantId]);
+    assert.equal((await resolve(`/01/${gtin}`)).status, 404, "the old owner's links are no longer served");
+    for (const m of [merchant, other]) {
+      const [event] = await audits(m.merchantId);
+      assert.deepEqual([event?.uid, event?.authMethod, event?.details.from, event?.details.to, event?.details.itemsRemoved, event?.details.reason], ["admin-cli", "admin", merchant.merchantId, other.merchantId, 2, "GCP checked with GS1"]);
+    }
+    assert.ok(!(await api(merchant, "/api/gs1/items?limit=100")).body.items.some((i: any) => i.key.value === gtin));
+
+    // The new owner sets the item; the old one is now the one refused; the resolver serves the new links.
+    assert.equal((await claim()).status, 201);
+    const old = await putItem(merchant, { value: gtin, links: [{ linkType: "gs1:pip", href: "https://example.com/old-owner", title: "Old", isDefault: true }] });
+    assert.equal(old.status, 409);
+    assert.equal((await resolve(`/01/${gtin}`)).headers.get("location"), "https://other.example/new-owner");
+    assert.equal((await resolve(`/01/${gtin}/10/OLD`)).headers.get("location"), "https://other.example/new-owner");
+    const again = await runAdminCli(["gs1-reassign", "--key", gtin, "--to", other.merchantId, "--company-prefix", prefix]);
+    assert.equal(again.code, 1);
+    assert.match(again.stderr, /already belongs to/);
   });
 });

@@ -47,7 +47,8 @@ export const gs1Routes = [
       description:
         "Registers the key in the key's workspace with its links, served by the GS1-Conformant resolver at the returned `uri` (docs/gs1-resolver.md), or replaces the links of an item the workspace already has (200; 201 when created). " +
         "Check digits, qualifiers (order and values), link types (GS1 Web Vocabulary) and exactly one default link are checked before anything is written (VALIDATION_FAILED). " +
-        "A key has one owner per resolver host: a key another workspace registered is CONFLICT.",
+        "A key has one owner per resolver host: a key another workspace registered is CONFLICT. " +
+        "Instead of `href`, a link may give `from`: `{menuCodeId}` (a QR code of this workspace that leads to its menu: the code's public URL, link type `gs1:menuInfo`) or `{listingId}` (the domain of its approved phone-book listing: its public page, `gs1:support`); another workspace's code or listing is VALIDATION_FAILED.",
       success: [200, 201],
       errors: ["CONFLICT", "DESTINATION_BLOCKED"],
       example: {

@@ -167,6 +167,11 @@ export function logCodeTakenDown(facts: { uniqueQRCodeID: string; merchantId: st
   logger.warn(`code taken down: ${facts.uniqueQRCodeID}`, { event: "abuse.takedown", ...facts });
 }
 
+/** An operator moved a GS1 key to another workspace (gs1/reassign.ts); the previous owner's items of the key were deleted. */
+export function logGs1KeyReassigned(facts: { host: string; ai: string; value: string; from: string; to: string; by: string; itemsRemoved: number }): void {
+  logger.warn(`GS1 key reassigned: ${facts.ai}/${facts.value}`, { event: "gs1.key_reassigned", ...facts });
+}
+
 export function logCodeRestored(facts: { uniqueQRCodeID: string; merchantId: string; codeId: string; by: string }): void {
   logger.info(`code restored: ${facts.uniqueQRCodeID}`, { event: "abuse.restored", ...facts });
 }

@@ -3,6 +3,7 @@
 // MCP (mcp/tools/gs1*.ts); gs1/service.ts checks what a schema cannot (check digits, one default link).
 import { z } from "zod";
 import { httpUrl, text } from "../core/validation";
+import { ids } from "../core/ids";
 import { ASSIGNABLE_LINK_TYPES } from "./linkTypes";
 import { PRIMARY_KEYS } from "./keys";
 
@@ -32,17 +33,43 @@ const mediaType = z
 
 const contextValue = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/, "1 to 64 letters, digits or _.:- (a country code such as GB, or a context name)");
 
+/**
+ * Where a link's target can come from instead of an href (gs1/sources.ts): one of the workspace's QR codes
+ * that leads to its menu, or its approved phone-book listing. Resolved server-side, in the caller's
+ * workspace only, to the public URL, with the matching link type (gs1:menuInfo, gs1:support) and title.
+ */
+export const Gs1LinkSourceSchema = z
+  .object({
+    menuCodeId: ids.codeId.optional().describe("A QR code of this workspace that leads to its menu (codeId from svc.qr.create or svc.qr.list): the link is the code's public scan URL, link type gs1:menuInfo"),
+    listingId: z.string().trim().toLowerCase().min(3).max(253).regex(/^[A-Za-z0-9.-]+$/, "A listed domain such as example.com").optional().describe("The domain of this workspace's approved phone-book listing: the link is its public page /d/<domain>, link type gs1:support"),
+  })
+  .strict()
+  .superRefine((from, ctx) => {
+    const given = [from.menuCodeId, from.listingId].filter((v) => v !== undefined).length;
+    if (given !== 1) ctx.addIssue({ code: "custom", message: "Give exactly one of menuCodeId or listingId" });
+  })
+  .meta({ title: "Gs1LinkSource" });
+
+export type Gs1LinkSource = z.infer<typeof Gs1LinkSourceSchema>;
+
 export const Gs1LinkInputSchema = z
   .object({
-    linkType: z.enum(LINK_TYPE_CURIES).describe("A link type of the GS1 Web Vocabulary as a CURIE: gs1:pip, gs1:recipeInfo, gs1:promotion, gs1:sustainabilityInfo, gs1:recallStatus..."),
-    href: httpUrl().describe("The target: an http(s) URL"),
-    title: text(GS1_TITLE_MAX).describe("Human-readable title (the resolver shows it in the linkset)"),
+    linkType: z.enum(LINK_TYPE_CURIES).optional().describe("A link type of the GS1 Web Vocabulary as a CURIE: gs1:pip, gs1:recipeInfo, gs1:promotion, gs1:sustainabilityInfo, gs1:recallStatus... Required with href; with from it defaults to the source's (gs1:menuInfo, gs1:support)"),
+    href: httpUrl().optional().describe("The target: an http(s) URL. Give href or from, not both"),
+    from: Gs1LinkSourceSchema.optional().describe("Instead of href: {menuCodeId} or {listingId} of this workspace, resolved to its public URL"),
+    title: text(GS1_TITLE_MAX).optional().describe("Human-readable title (the resolver shows it in the linkset). Required with href; with from it defaults to the code's title or the listing's business name"),
     hreflang: z.array(languageTag).min(1).max(GS1_LANGUAGES_MAX).optional().describe("The target's language(s)"),
     type: mediaType.optional().describe("The target's media type, e.g. text/html"),
     context: z.array(contextValue).min(1).max(GS1_CONTEXTS_MAX).optional().describe("Context values (e.g. an ISO 3166 country code)"),
     isDefault: z.boolean().optional().describe("The default link: exactly one link of an item is"),
   })
   .strict()
+  .superRefine((link, ctx) => {
+    if (link.href !== undefined && link.from !== undefined) ctx.addIssue({ code: "custom", path: ["from"], message: "Give href or from, not both" });
+    if (link.href === undefined && link.from === undefined) ctx.addIssue({ code: "custom", path: ["href"], message: "Give href (an http(s) URL) or from ({menuCodeId} or {listingId})" });
+    if (link.href !== undefined && link.linkType === undefined) ctx.addIssue({ code: "custom", path: ["linkType"], message: "A link with href needs its linkType (a GS1 link type such as gs1:pip)" });
+    if (link.href !== undefined && link.title === undefined) ctx.addIssue({ code: "custom", path: ["title"], message: "A link with href needs its title" });
+  })
   .meta({ title: "Gs1LinkInput" });
 
 export type Gs1LinkInput = z.infer<typeof Gs1LinkInputSchema>;
@@ -78,6 +105,10 @@ export const Gs1LinkSchema = z
     type: z.string().optional(),
     context: z.array(z.string()).optional(),
     isDefault: z.boolean(),
+    from: z
+      .object({ menuCodeId: z.string().optional(), listingId: z.string().optional() })
+      .optional()
+      .describe("Present when the link was attached from a QR code (menuCodeId) or a phone-book listing (listingId)"),
   })
   .meta({ title: "Gs1Link" });
 

@@ -14,6 +14,7 @@ import {
 } from "../store/gs1Items";
 import { checkKeyValue, checkQualifiers, Gs1SyntaxError, pathOf, primaryKeyDef } from "./keys";
 import { matchesGs1Grammar } from "./grammar";
+import { resolveLinkSources } from "./sources";
 import { Gs1ItemInputSchema, type Gs1Item, type Gs1ItemInput } from "./model";
 
 /** The resolver's public origin (https://host) and host: the dynamic-link host, where /qr/<id> is served too. */
@@ -61,17 +62,19 @@ export async function putItem(merchantId: string, raw: Gs1ItemInput): Promise<{ 
   if (defaults.length !== 1) {
     throw invalid(`Exactly one link must have isDefault: true (${defaults.length} do)`, "links");
   }
+  // A menu code or listing named by `from` becomes its public URL, in this workspace only (gs1/sources.ts).
+  const links = await resolveLinkSources(merchantId, input.links);
   const seen = new Set<string>();
-  for (const link of input.links) {
+  for (const link of links) {
     const same = `${link.linkType} ${link.href} ${(link.hreflang ?? []).join(",")} ${(link.context ?? []).join(",")} ${link.type ?? ""}`;
     if (seen.has(same)) throw invalid(`The link ${link.linkType} ${link.href} is listed twice with the same attributes`, "links");
     seen.add(same);
   }
-  for (const link of input.links) {
+  for (const link of links) {
     // GS1's linkset schema: an href matches ^https?://[a-zA-z0-9./]+ (no user name, %, - or ~ first).
     if (!LINKSET_HREF.test(link.href)) throw invalid(`The link ${link.href} cannot be served in a GS1 linkset: after http(s):// it must start with a letter, a digit, a dot or a slash`, "links");
   }
-  for (const link of input.links) await assertDestinationAllowed(link.href, { merchantId });
+  for (const link of links) await assertDestinationAllowed(link.href, { merchantId });
 
   const { item, created } = await putGs1Item({
     merchantId,
@@ -81,7 +84,7 @@ export async function putItem(merchantId: string, raw: Gs1ItemInput): Promise<{ 
     qualifiers,
     path,
     description: input.description ?? null,
-    links: input.links.map((l) => ({
+    links: links.map((l) => ({
       linkType: l.linkType,
       href: l.href,
       title: l.title,
@@ -89,6 +92,7 @@ export async function putItem(merchantId: string, raw: Gs1ItemInput): Promise<{ 
       type: l.type,
       context: l.context,
       default: l.isDefault === true,
+      from: l.from,
     })),
   });
   return { item: publicGs1Item(item), created };

@@ -6,10 +6,12 @@
 //                      sha256("host|/01/…/10/…")[0..32), so the resolver reads every level of a request
 //                      (/01/X/10/L/21/S, /01/X/10/L, /01/X) by id in one getAll, with no query.
 // Server only: the Firestore rules give clients nothing here.
-import { FieldPath, Timestamp, type DocumentData } from "firebase-admin/firestore";
+import { FieldPath, Timestamp, type DocumentData, type DocumentSnapshot } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { sha256 } from "../core/hash";
+import { COLLECTIONS } from "./collections";
+import { addAuditEvent } from "./audit";
 
 export const GS1_COLLECTIONS = { items: "gs1Items", keys: "gs1Keys" } as const;
 
@@ -21,6 +23,8 @@ export interface StoredGs1Link {
   type?: string;
   context?: string[];
   default: boolean;
+  /** The workspace's QR code or listing the link was attached from (gs1/sources.ts); absent for a plain href. */
+  from?: { menuCodeId?: string; listingId?: string };
 }
 
 export interface StoredGs1Item {
@@ -143,4 +147,59 @@ export async function readGs1Levels(host: string, paths: readonly string[]): Pro
   const refs = paths.map((p) => items().doc(gs1ItemIdOf(host, p)));
   const snaps = await db().getAll(...refs);
   return snaps.map((s) => (s.exists ? itemOf(s.data()!) : undefined));
+}
+
+/** Items one reassignment may remove with the key, all in its one transaction (docs/data-model.md, "GS1 items: bounds"). */
+export const GS1_REASSIGN_ITEMS_MAX = 400;
+
+export interface Gs1KeyReassignment {
+  host: string;
+  ai: string;
+  value: string;
+  /** The workspace that becomes the owner. */
+  to: string;
+  /** Who did it (the operator's name or "admin-cli"), and why. */
+  by: string;
+  reason: string;
+}
+
+/**
+ * An operator's reassignment of a key (gs1/reassign.ts), in one transaction: the key's owner becomes `to`,
+ * every item of the key on the host (all qualifier levels, all the previous owner's) is deleted, and each
+ * of the two workspaces gets an audit event. Refused, with nothing written, when the key has no owner,
+ * when `to` already owns it or is no workspace, or when the key has more items than one transaction takes.
+ */
+export async function reassignGs1Key(input: Gs1KeyReassignment, now = new Date()): Promise<{ previousOwner: string; removed: StoredGs1Item[] }> {
+  const keyRef = keys().doc(gs1KeyIdOf(input.host, input.ai, input.value));
+  const targetRef = db().collection(COLLECTIONS.workspaces).doc(input.to);
+  const keyItems = items().where("host", "==", input.host).where("ai", "==", input.ai).where("value", "==", input.value).limit(GS1_REASSIGN_ITEMS_MAX + 1);
+  const name = `${input.ai === "01" ? "GTIN" : `GS1 key (AI ${input.ai})`} ${input.value}`;
+  const check = (keySnap: DocumentSnapshot, targetSnap: DocumentSnapshot): string => {
+    if (!keySnap.exists) throw new AppError("NOT_FOUND", `${name} has no owner on ${input.host}: nothing to reassign`, { hint: "The claimant can register it now; no reassignment is needed." });
+    if (!targetSnap.exists) throw new AppError("NOT_FOUND", `No workspace ${input.to}`, { hint: "Give the merchantId of the claimant's workspace." });
+    const owner = keySnap.get("merchantId") as string;
+    if (owner === input.to) throw new AppError("CONFLICT", `${name} already belongs to ${input.to} on ${input.host}`);
+    return owner;
+  };
+  const checkSize = (size: number) => {
+    if (size <= GS1_REASSIGN_ITEMS_MAX) return;
+    throw new AppError("CONFLICT", `${name} has more than ${GS1_REASSIGN_ITEMS_MAX} items (qualifier levels): more than one reassignment transaction holds`, {
+      hint: "Ask the current owner to delete lot or serial items first, then reassign.",
+    });
+  };
+  // Checked before the transaction too: a refusal then opens none (a CLI that exits at once would leave a
+  // failed transaction's locks to expire, since the SDK does not wait for its rollback).
+  check(...((await db().getAll(keyRef, targetRef)) as [DocumentSnapshot, DocumentSnapshot]));
+  checkSize((await keyItems.count().get()).data().count);
+  return db().runTransaction(async (tx) => {
+    const previousOwner = check(...((await tx.getAll(keyRef, targetRef)) as [DocumentSnapshot, DocumentSnapshot]));
+    const found = await tx.get(keyItems);
+    checkSize(found.size);
+    for (const doc of found.docs) tx.delete(doc.ref);
+    const at = Timestamp.fromDate(now);
+    tx.update(keyRef, { merchantId: input.to, claimedAt: at, reassignedAt: at, reassignedBy: input.by, reassignReason: input.reason, previousMerchantId: previousOwner });
+    const details = { ai: input.ai, value: input.value, host: input.host, from: previousOwner, to: input.to, itemsRemoved: found.size, reason: input.reason };
+    for (const merchantId of [previousOwner, input.to]) addAuditEvent(tx, { merchantId, uid: input.by, authMethod: "admin", keyPrefix: null, tool: "admin.gs1_reassign", status: "ok", durationMs: 0, details });
+    return { previousOwner, removed: found.docs.map((d) => itemOf(d.data())) };
+  });
 }

@@ -10,7 +10,8 @@ export const gs1ItemSetTool = defineTool({
   title: "Register a GS1 item and its links",
   description:
     "Registers a GS1 key (a GTIN by default; also GLN, SSCC and the other primary keys) with optional qualifiers (CPV, lot, serial) and its links (GS1 link types such as gs1:pip, gs1:recipeInfo, gs1:promotion, gs1:sustainabilityInfo, gs1:recallStatus; exactly one default), or replaces the links of an item the workspace already has. " +
-    "The returned uri is its GS1 Digital Link URI, answered at once by the service's GS1-Conformant resolver. Check digits are checked; a key another workspace registered is refused (CONFLICT).",
+    "The returned uri is its GS1 Digital Link URI, answered at once by the service's GS1-Conformant resolver. Check digits are checked; a key another workspace registered is refused (CONFLICT). " +
+    "Instead of href, a link may give from: {menuCodeId} (a QR code of this workspace leading to its menu; link type gs1:menuInfo) or {listingId} (its approved phone-book listing; gs1:support).",
   scope: "qr:write",
   // It replaces what the resolver serves for the key, and the same item twice is one change.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
