@@ -57,6 +57,12 @@ export function itemName(item: Item): string {
   return [`${title} ${item.key.value}`, ...item.qualifiers.map((q) => `${QUALIFIER_NAMES[q.ai] ?? `AI ${q.ai}`} ${q.value}`)].join(", ");
 }
 
+/** Opens another view with a notice on it (a view change clears the last view's notices first). */
+function go(kit: Gs1Kit, hash: string, notice: string): void {
+  window.addEventListener("hashchange", () => kit.flash(notice), { once: true });
+  location.hash = hash;
+}
+
 let editors = 0;
 
 /** The links of an item as rows of fields: link type, title, target, languages, media type, context, default. */
@@ -186,8 +192,7 @@ function newItemSection(kit: Gs1Kit): HTMLElement {
       if (qualifiers.length) body.qualifiers = qualifiers;
       if (description.input.value.trim()) body.description = description.input.value.trim();
       const saved = await kit.api("POST /gs1/items", { body });
-      kit.flash(`${itemName(saved)} ${saved.created ? "registered" : "updated"}: ${saved.uri} now resolves to its links.`);
-      location.hash = `#/gs1/${saved.itemId}`;
+      go(kit, `#/gs1/${saved.itemId}`, `${itemName(saved)} ${saved.created ? "registered" : "updated"}: ${saved.uri} now resolves to its links.`);
     } catch (err) {
       kit.flash(messageFor(err), true);
     } finally {
@@ -309,8 +314,7 @@ export async function gs1ItemView(kit: Gs1Kit, itemId: string): Promise<HTMLElem
         }, { id: "gs1-save-links", class: "primary" }),
         kit.act("Delete product code", async () => {
           await kit.api("DELETE /gs1/items/:itemId", { params: { itemId } });
-          kit.flash(`${itemName(item)} deleted: the resolver no longer serves its links.`);
-          location.hash = "#/gs1";
+          go(kit, "#/gs1", `${itemName(item)} deleted: the resolver no longer serves its links.`);
         }, { id: "gs1-delete", class: "danger" }),
       ),
     ),
