@@ -57,6 +57,22 @@ export function itemName(item: Item): string {
   return [`${title} ${item.key.value}`, ...item.qualifiers.map((q) => `${QUALIFIER_NAMES[q.ai] ?? `AI ${q.ai}`} ${q.value}`)].join(", ");
 }
 
+/**
+ * A URI that wraps between its path's segments (after a "/"), not inside a GTIN or at an id's own "-";
+ * a segment too long for a phone's line still wraps anywhere (the container is `.long`).
+ */
+function uriText(uri: string): Node[] {
+  let chunks: string[];
+  try {
+    const url = new URL(uri);
+    const segments = `${url.pathname.slice(1)}${url.search}`.split("/");
+    chunks = [`${url.origin}/`, ...segments.map((seg, i) => (i < segments.length - 1 ? `${seg}/` : seg))].filter(Boolean);
+  } catch {
+    chunks = [uri];
+  }
+  return chunks.flatMap((chunk) => [chunk.length <= 24 ? h("span", { class: "seg" }, chunk) : document.createTextNode(chunk), h("wbr")]);
+}
+
 /** Opens another view with a notice on it (a view change clears the last view's notices first). */
 function go(kit: Gs1Kit, hash: string, notice: string): void {
   window.addEventListener("hashchange", () => kit.flash(notice), { once: true });
@@ -125,7 +141,7 @@ export async function gs1ListView(kit: Gs1Kit, params: URLSearchParams): Promise
     const main = item.links.find((l) => l.isDefault);
     return [
       h("span", {}, h("a", { href: `#/gs1/${item.itemId}`, class: "gs1-name" }, itemName(item)), item.description ? h("span", { class: "muted gs1-description" }, h("br"), item.description) : ""),
-      main ? h("span", {}, `${main.title} `, h("span", { class: "muted long" }, main.href)) : "",
+      main ? h("span", {}, `${main.title} `, h("span", { class: "muted long" }, ...uriText(main.href))) : "",
       String(item.links.length),
       h(
         "span",
@@ -240,7 +256,7 @@ function packagingCode(kit: Gs1Kit, item: Item): HTMLElement {
     note.replaceChildren(
       h("strong", { id: "gs1-min-size" }, `Print it at least ${side} mm wide`),
       ` (white margin included) for checkout scanners; error correction ${res.headers.get("X-Gs1-Error-Correction")}. It holds `,
-      h("span", { class: "long", id: "gs1-qr-text" }, res.headers.get("X-Gs1-Encoded-Uri") ?? ""),
+      h("span", { class: "long", id: "gs1-qr-text" }, ...uriText(res.headers.get("X-Gs1-Encoded-Uri") ?? "")),
       ".",
     );
   };
@@ -293,7 +309,7 @@ export async function gs1ItemView(kit: Gs1Kit, itemId: string): Promise<HTMLElem
         { class: "gs1-facts" },
         ...(item.description ? [h("dt", {}, "Description"), h("dd", {}, item.description)] : []),
         h("dt", {}, "GS1 Digital Link"),
-        h("dd", {}, h("a", { href: item.uri, class: "long", id: "gs1-uri" }, item.uri)),
+        h("dd", {}, h("a", { href: item.uri, class: "long", id: "gs1-uri" }, ...uriText(item.uri))),
         h("dt", {}, "Updated"),
         h("dd", {}, new Date(item.updatedAt).toLocaleString()),
       ),
