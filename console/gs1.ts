@@ -230,7 +230,7 @@ function packagingCode(kit: Gs1Kit, item: Item): HTMLElement {
     radio.addEventListener("change", () => void draw());
     return h("label", { class: "check" }, radio, ` ${label}`);
   };
-  const forms = h("fieldset", {}, h("legend", {}, "What the code holds"), form("full", "The full web address", true), form("compressed", "The compressed address (a smaller code)", false));
+  const forms = h("fieldset", {}, h("legend", {}, "What the code holds"), form("full", "The full web address", true), form("compressed", "The compressed address (shorter, often a smaller code)", false));
   let shown: { blob: Blob; name: string } | undefined;
   let seq = 0;
   const draw = async () => {
