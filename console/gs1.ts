@@ -238,7 +238,7 @@ function packagingCode(kit: Gs1Kit, item: Item): HTMLElement {
     const mine = ++seq;
     shown = undefined;
     note.textContent = "Drawing the code…";
-    const res = await send(kit.authHeader, "GET /gs1/items/:itemId/qr.png", { params: { itemId: item.itemId }, query: { compressed: String(compressed) as "true" | "false" } });
+    const res = await send(kit.authHeader, "GET /gs1/items/:itemId/qr.png", { params: { itemId: item.itemId }, query: { compressed: compressed ? "true" : "false" } });
     if (mine !== seq) return;
     if (!res.ok) {
       note.textContent = `No code: ${await readAnswer(res).catch(messageFor)}`;
