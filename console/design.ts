@@ -2,7 +2,7 @@
 // preview and print downloads, and brand presets in Settings. Every preview is the backend's own render
 // of the exact final image (POST /api/console/codes/preview or /codes/<id>/preview), never an imitation.
 import { downloadUrl } from "./files";
-import { field, fileField, h, oneOf, select } from "./dom";
+import { field, fileField, h, oneOf, pendingImage, select } from "./dom";
 import { send, type Answer, type Api, type Request } from "./api";
 import { PRESET_NAME_MAX } from "../functions/src/core/limits";
 import { PRESET_NAME_HTML_PATTERN } from "../functions/src/core/rules";
@@ -288,7 +288,8 @@ export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLEleme
   ]);
   const name = field("Preset name", h("input", { id: "preset-name", maxlength: String(PRESET_NAME_MAX), pattern: PRESET_NAME_HTML_PATTERN }));
   // An example code in the preset, drawn by the backend like every preview, so a preset is seen before it is saved.
-  const example = h("img", { id: "preset-preview", alt: "Example code in this preset", width: "200", height: "200" });
+  // A neutral box until the first example has loaded: an image without a picture shows its alt text.
+  const { box: exampleBox, img: example } = pendingImage({ id: "preset-preview", alt: "Example code in this preset", width: "200", height: "200" });
   const exampleNote = h("p", { class: "muted", id: "preset-preview-note", "aria-live": "polite" }, "An example code in this design.");
   let timer: ReturnType<typeof setTimeout> | undefined;
   let seq = 0;
@@ -310,7 +311,7 @@ export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLEleme
     h("p", { class: "muted" }, "Save your colours, logo and styles once; use them by name on new codes, imports, and from agents (design: { preset: \"<name>\" })."),
     rows.length ? h("div", { id: "preset-rows" }, ...rows.map((cells) => h("div", { class: "preset-row", "data-preset": String((cells[0] as HTMLElement).textContent) }, ...cells.map((cell) => h("span", {}, cell))))) : h("p", { class: "muted" }, "No presets yet."),
     h("div", { class: "form-row" }, name.wrap),
-    h("div", { class: "create" }, panel.element, h("figure", { class: "preview" }, example, h("figcaption", {}, exampleNote))),
+    h("div", { class: "create" }, panel.element, h("figure", { class: "preview" }, exampleBox, h("figcaption", {}, exampleNote))),
     h(
       "div",
       { class: "actions" },

@@ -77,3 +77,24 @@ export function table(
 export function oneOf<T extends string>(options: readonly T[], value: string): T | undefined {
   return options.find((o) => o === value);
 }
+
+/**
+ * An image whose picture comes later (a preview drawn by the service): a neutral box of the image's size
+ * until the picture has loaded, never a broken-image icon or its alt text. Set `img.src` as usual; the box
+ * gives way to the picture once it loads, and comes back if a picture fails to load.
+ */
+export function pendingImage(attrs: Record<string, string> & { width: string; height: string }): { box: HTMLElement; img: HTMLImageElement } {
+  const img = h("img", { ...attrs, hidden: "" });
+  const wait = h("span", { class: "img-wait", "aria-hidden": "true" });
+  // Its width is the CSS's (as the image's); its shape the image's, through the CSSOM (the CSP refuses style attributes).
+  wait.style.aspectRatio = `${attrs.width} / ${attrs.height}`;
+  img.addEventListener("load", () => {
+    img.hidden = false;
+    wait.hidden = true;
+  });
+  img.addEventListener("error", () => {
+    img.hidden = true;
+    wait.hidden = false;
+  });
+  return { box: h("span", { class: "img-box" }, img, wait), img };
+}

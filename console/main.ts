@@ -4,6 +4,7 @@
 //   #/new            create a code with a live preview of its exact PNG, published in the same step
 //   #/code/<codeId>  one code: chart with dated axis, recent scans, ranges, CSV export, re-point, publish
 //   #/content        audio codes, menus and challenges, with publish
+//   #/gs1            product codes (GS1): items, their links and packaging QR codes; #/gs1/<itemId> one (gs1.ts)
 //   #/settings       API keys (the name the sandbox manifest uses), members, phone-book listings, webhooks
 //   #/admin          phone-book moderation (admins)
 // Talks only to /api/console/* with the user's ID token.
@@ -16,6 +17,7 @@ import { importView } from "./import";
 import { connectedAppsSection } from "./connectedApps";
 import { brandPresetsSection, codeDesignSection, designPanel, type DesignContext } from "./design";
 import { webhooksSection } from "./webhooks";
+import { gs1ItemView, gs1ListView, type Gs1Kit } from "./gs1";
 import { insights } from "./insights";
 import { codeListView, type CodeFiles } from "./codeList";
 import { DASHBOARD_RANGES, dashboardView } from "./dashboard";
@@ -89,6 +91,8 @@ function downloads(c: CodeFiles): HTMLElement {
     act("PDF", () => downloadUrl(c.qrPdfUrl, `${slug(c.title)}.pdf`), { class: "dl-pdf", "aria-label": `Download PDF of ${c.title}` }),
   );
 }
+
+const gs1Kit = (): Gs1Kit => ({ api, authHeader, act, flash, render: route });
 
 const designContext = (): DesignContext => ({ api, act, authHeader, flash, render: route, slug });
 
@@ -479,7 +483,7 @@ async function claimFromLink(): Promise<void> {
 }
 
 function nav(current: string): HTMLElement {
-  const items: Array<[string, string]> = [["#/", "Dashboard"], ["#/codes", "Codes"], ["#/new", "New code"], ["#/import", "Import CSV"], ["#/content", "Menus and more"], ["#/settings", "Settings"], ...(me?.isAdmin ? [["#/admin", "Moderation"] as [string, string]] : [])];
+  const items: Array<[string, string]> = [["#/", "Dashboard"], ["#/codes", "Codes"], ["#/new", "New code"], ["#/import", "Import CSV"], ["#/content", "Menus and more"], ["#/gs1", "Product codes (GS1)"], ["#/settings", "Settings"], ...(me?.isAdmin ? [["#/admin", "Moderation"] as [string, string]] : [])];
   return h("nav", { "aria-label": "Console" }, h("ul", {}, ...items.map(([href, label]) => h("li", {}, h("a", { href, ...(href === current ? { "aria-current": "page" } : {}) }, label)))));
 }
 
@@ -495,8 +499,9 @@ async function route(): Promise<void> {
   const [path, query] = (location.hash || "#/").split("?");
   const params = new URLSearchParams(query ?? "");
   const detail = /^#\/code\/([A-Za-z0-9_-]+)$/.exec(path);
-  const known = ["#/codes", "#/new", "#/content", "#/settings", "#/admin", "#/import"];
-  const navKey = detail ? "#/codes" : known.includes(path) ? path : "#/";
+  const gs1Item = /^#\/gs1\/([A-Za-z0-9_-]{32})$/.exec(path);
+  const known = ["#/codes", "#/new", "#/content", "#/settings", "#/admin", "#/import", "#/gs1"];
+  const navKey = detail ? "#/codes" : gs1Item ? "#/gs1" : known.includes(path) ? path : "#/";
   let view: View;
   if (detail) view = () => codeView(detail[1], RANGES.includes(Number(params.get("days"))) ? Number(params.get("days")) : 30);
   else if (path === "#/new") view = newCodeView;
@@ -504,6 +509,8 @@ async function route(): Promise<void> {
   else if (path === "#/settings") view = settingsView;
   else if (path === "#/admin" && me?.isAdmin) view = adminView;
   else if (path === "#/import") view = () => importView({ authHeader, act, slug });
+  else if (gs1Item) view = () => gs1ItemView(gs1Kit(), gs1Item[1]);
+  else if (path === "#/gs1") view = () => gs1ListView(gs1Kit(), params);
   else if (path === "#/codes") view = () => codeListView({ api, act, downloads }, params);
   else view = () => dashboardView(api, DASHBOARD_RANGES.includes(Number(params.get("days"))) ? Number(params.get("days")) : 30);
   const mine = ++routeSeq;

@@ -198,8 +198,11 @@ describe("console as a product: dashboard, a list of thousands, every view at th
         ["#/import", "#csv-file", "import"],
         ["#/content", "#drafts", "content"],
         ["#/settings", "#keys", "settings"],
+        ["#/gs1", "#gs1-new", "gs1"],
       ]) {
         await openView(page, hash, ready);
+        // Settings draws an example code in the brand-preset form: shown once it has loaded (a neutral box until then).
+        if (name === "settings") await page.waitForFunction(() => (document.getElementById("preset-preview") as HTMLImageElement).naturalWidth > 0);
         await checkView(page, name, width);
       }
       await page.close();

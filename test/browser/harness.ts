@@ -125,6 +125,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
     return lazy.filter((img) => img.getAttribute("src") && img.naturalWidth === 0).map((img) => img.getAttribute("src"));
   });
   if (broken.length) throw new Error(`Screenshot ${name}: ${broken.length} images did not load, e.g. ${broken[0]}`);
+  // An image shown without a picture to load draws a broken-image icon or its alt text.
+  const empty = await page.$$eval("img:not([src]), img[src='']", (imgs) => (imgs as HTMLImageElement[]).filter((img) => img.getClientRects().length > 0).map((img) => img.id || img.alt));
+  if (empty.length) throw new Error(`Screenshot ${name}: ${empty.length} images shown without a picture, e.g. ${empty[0]}`);
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 

@@ -26,7 +26,7 @@ describe("console contract (route table)", () => {
     assert.ok(consoleRoutes.length >= 40, `${consoleRoutes.length} routes`);
     assert.deepEqual(undeclared(consoleRoutes), [], "declare `response` (consoleRoute) or `file` (consoleFileRoute) in functions/src/console/");
     const files = consoleRoutes.filter((r) => "file" in (answerOf(r) ?? {})).map(key);
-    assert.deepEqual(files.sort(), ["POST /api/console/codes/:codeId/preview", "POST /api/console/codes/preview"], "only the previews answer a file");
+    assert.deepEqual(files.sort(), ["GET /api/console/gs1/items/:itemId/qr.png", "POST /api/console/codes/:codeId/preview", "POST /api/console/codes/preview"], "only the previews and the GS1 point-of-sale code answer a file");
   });
 
   it("refuses a route declared without one (the check above, on a made-up table)", () => {

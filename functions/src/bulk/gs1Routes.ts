@@ -5,12 +5,9 @@ import { z } from "zod";
 import { endpoint } from "../http/endpoint";
 import { listLimit } from "../core/validation";
 import { BULK_SCOPE } from "./app";
-import { Gs1ItemInputSchema, Gs1ItemSchema } from "../gs1/model";
-import { getItem, listItems, putItem, removeItem } from "../gs1/service";
-import { gs1QrCode } from "../gs1/qrCode";
+import { Gs1ItemDeletedSchema, Gs1ItemInputSchema, Gs1ItemListSchema, Gs1ItemParams, Gs1ItemSchema, Gs1QrQuery } from "../gs1/model";
+import { getItem, itemQrPng, listItems, putItem, removeItem } from "../gs1/service";
 import { Gs1ItemAnalyticsSchema, itemAnalytics } from "../gs1/analytics";
-
-const ItemParams = z.object({ itemId: z.string().regex(/^[A-Za-z0-9_-]{32}$/, "An itemId as this API gives it") }).strict();
 
 const EXAMPLE_ITEM = {
   itemId: "yJ0Qm3c0b1mS9eX7pF2kVt8dLh4nRw6A",
@@ -25,12 +22,6 @@ const EXAMPLE_ITEM = {
   createdAt: "2026-11-27T09:00:00.000Z",
   updatedAt: "2026-11-27T09:00:00.000Z",
 };
-
-const ItemListSchema = z
-  .object({ items: z.array(Gs1ItemSchema), nextCursor: z.string().nullable().describe("Pass as cursor for the next page; null on the last") })
-  .meta({ title: "Gs1ItemList" });
-
-const DeletedSchema = z.object({ itemId: z.string(), deleted: z.literal(true) }).meta({ title: "Gs1ItemDeleted" });
 
 export const gs1Routes = [
   endpoint({
@@ -79,7 +70,7 @@ export const gs1Routes = [
     scope: BULK_SCOPE,
     limit: "bulk",
     query: z.object({ limit: z.coerce.number().pipe(listLimit).optional(), cursor: z.string().max(64).optional() }).strict(),
-    response: ItemListSchema,
+    response: Gs1ItemListSchema,
     doc: {
       operationId: "listGs1Items",
       description: "Items in a stable order, up to `limit` (default 50, at most 100) per page; follow `nextCursor`.",
@@ -95,8 +86,8 @@ export const gs1Routes = [
     credential: "caller",
     scope: BULK_SCOPE,
     limit: "bulk",
-    params: ItemParams,
-    query: z.object({ compressed: z.enum(["true", "false"]).optional().describe("true: encode the compressed form of the URI (GS1 Digital Link: Compression)") }).strict(),
+    params: Gs1ItemParams,
+    query: Gs1QrQuery,
     doc: {
       operationId: "getGs1ItemQrPng",
       description:
@@ -113,18 +104,8 @@ export const gs1Routes = [
       example: { params: { itemId: EXAMPLE_ITEM.itemId }, query: { compressed: "false" } },
     },
     async handle({ res, caller, params, query }) {
-      const item = await getItem(caller.merchantId, params.itemId);
-      const code = await gs1QrCode(item.uri, { compressed: query.compressed === "true" });
-      res
-        .set({
-          "Content-Type": "image/png",
-          "Content-Disposition": `inline; filename="gs1-${item.key.value}.png"`,
-          "Cache-Control": "private, max-age=0",
-          "X-Print-Min-Side-Mm": code.minSideMm.toFixed(1),
-          "X-Gs1-Error-Correction": code.errorCorrection,
-          "X-Gs1-Encoded-Uri": code.text,
-        })
-        .send(code.png);
+      const { png, headers } = await itemQrPng(caller.merchantId, params.itemId, query.compressed === "true");
+      res.set(headers).send(png);
     },
   }),
   endpoint({
@@ -134,7 +115,7 @@ export const gs1Routes = [
     credential: "caller",
     scope: BULK_SCOPE,
     limit: "bulk",
-    params: ItemParams,
+    params: Gs1ItemParams,
     query: z.object({ days: z.coerce.number().int().min(1).max(365).optional().describe("Window ending today in the workspace's time zone; default 30") }).strict(),
     response: Gs1ItemAnalyticsSchema,
     doc: {
@@ -154,7 +135,7 @@ export const gs1Routes = [
     credential: "caller",
     scope: BULK_SCOPE,
     limit: "bulk",
-    params: ItemParams,
+    params: Gs1ItemParams,
     response: Gs1ItemSchema,
     doc: { operationId: "getGs1Item", description: "The item, its resolver URI and its links.", errors: ["NOT_FOUND"], example: { params: { itemId: EXAMPLE_ITEM.itemId }, response: EXAMPLE_ITEM } },
     handle: ({ caller, params }) => getItem(caller.merchantId, params.itemId),
@@ -166,8 +147,8 @@ export const gs1Routes = [
     credential: "caller",
     scope: BULK_SCOPE,
     limit: "bulk",
-    params: ItemParams,
-    response: DeletedSchema,
+    params: Gs1ItemParams,
+    response: Gs1ItemDeletedSchema,
     doc: {
       operationId: "deleteGs1Item",
       description: "The resolver stops serving the item's links at once (its key's other items stay). The key stays the workspace's.",

@@ -29,6 +29,7 @@ import { jobRoutes } from "./jobRoutes";
 import { abuseRoutes } from "./abuseRoutes";
 import { settingsRoutes } from "./settingsRoutes";
 import { webhookRoutes } from "./webhookRoutes";
+import { gs1Routes } from "./gs1Routes";
 
 /** Same length and alphabet as a real id, so a dynamic preview has the final code's size and layout. */
 const PREVIEW_ID = "000000000000";
@@ -73,6 +74,7 @@ const brandPresetRoutes = routeTable(
 export const codeRoutes = routeTable(
   ...settingsRoutes,
   ...webhookRoutes,
+  ...gs1Routes,
   importRoute,
   ...jobRoutes,
   ...abuseRoutes,

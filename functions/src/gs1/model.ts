@@ -127,3 +127,20 @@ export const Gs1ItemSchema = z
 
 export type Gs1Item = z.infer<typeof Gs1ItemSchema>;
 export type Gs1Link = z.infer<typeof Gs1LinkSchema>;
+
+/** An item as registering answers it (MCP svc.gs1.set_item, the console). */
+export const Gs1ItemSavedSchema = Gs1ItemSchema.extend({ created: z.boolean().describe("true when the item is new, false when its links were replaced") }).strict();
+
+export const Gs1ItemListSchema = z
+  .object({ items: z.array(Gs1ItemSchema), nextCursor: z.string().nullable().describe("Pass as cursor for the next page; null on the last") })
+  .meta({ title: "Gs1ItemList" });
+
+export const Gs1ItemDeletedSchema = z.object({ itemId: z.string(), deleted: z.literal(true) }).meta({ title: "Gs1ItemDeleted" });
+
+/** An itemId as the API gives it (path parameter of REST and console routes). */
+export const Gs1ItemParams = z.object({ itemId: z.string().regex(/^[A-Za-z0-9_-]{32}$/, "An itemId as this API gives it") }).strict();
+
+/** The query of a point-of-sale QR code: the compressed URI form or not. */
+export const Gs1QrQuery = z
+  .object({ compressed: z.enum(["true", "false"]).optional().describe("true: encode the compressed form of the URI (GS1 Digital Link: Compression)") })
+  .strict();

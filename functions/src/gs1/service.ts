@@ -16,6 +16,7 @@ import { checkKeyValue, checkQualifiers, Gs1SyntaxError, pathOf, primaryKeyDef }
 import { matchesGs1Grammar } from "./grammar";
 import { resolveLinkSources } from "./sources";
 import { Gs1ItemInputSchema, type Gs1Item, type Gs1ItemInput } from "./model";
+import { gs1QrCode } from "./qrCode";
 
 /** The resolver's public origin (https://host) and host: the dynamic-link host, where /qr/<id> is served too. */
 export function resolverOrigin(): string {
@@ -113,4 +114,23 @@ export async function listItems(merchantId: string, limit = 50, cursor?: string)
 export async function removeItem(merchantId: string, itemId: string): Promise<{ itemId: string; deleted: true }> {
   if (!(await deleteGs1Item(merchantId, itemId))) throw new AppError("NOT_FOUND", `No GS1 item ${itemId} in this workspace`);
   return { itemId, deleted: true };
+}
+
+// ---- The point-of-sale QR code of an item: one answer for REST (qr.png) and the console's download ----
+
+/** The PNG of an item's point-of-sale QR code (gs1/qrCode.ts) and the headers its answer carries. */
+export async function itemQrPng(merchantId: string, itemId: string, compressed: boolean): Promise<{ png: Buffer; headers: Record<string, string> }> {
+  const item = await getItem(merchantId, itemId);
+  const code = await gs1QrCode(item.uri, { compressed });
+  return {
+    png: code.png,
+    headers: {
+      "Content-Type": "image/png",
+      "Content-Disposition": `inline; filename="gs1-${item.key.value}${compressed ? "-compressed" : ""}.png"`,
+      "Cache-Control": "private, max-age=0",
+      "X-Print-Min-Side-Mm": code.minSideMm.toFixed(1),
+      "X-Gs1-Error-Correction": code.errorCorrection,
+      "X-Gs1-Encoded-Uri": code.text,
+    },
+  };
 }

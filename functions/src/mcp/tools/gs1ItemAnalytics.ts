@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool, READ_ONLY } from "../tool";
 import { itemAnalytics } from "../../gs1/analytics";
+import { Gs1ItemParams } from "../../gs1/model";
 import { analyticsFiguresShape, daysField, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
 import { cutSentence, figuresSentence } from "./qrGetAnalytics";
 
@@ -16,7 +17,7 @@ export const gs1ItemAnalyticsTool = defineTool({
   annotations: READ_ONLY,
   input: z
     .object({
-      itemId: z.string().regex(/^[A-Za-z0-9_-]{32}$/, "An itemId as svc.gs1.list_items gives it").describe("The item (svc.gs1.list_items)"),
+      itemId: Gs1ItemParams.shape.itemId.describe("The item (svc.gs1.list_items)"),
       days: daysField.optional(),
       fields: fieldSelection(SELECTABLE),
     })

@@ -1,9 +1,6 @@
-import { z } from "zod";
 import { defineTool } from "../tool";
-import { Gs1ItemInputSchema, Gs1ItemSchema } from "../../gs1/model";
+import { Gs1ItemInputSchema, Gs1ItemSavedSchema } from "../../gs1/model";
 import { putItem } from "../../gs1/service";
-
-const output = Gs1ItemSchema.extend({ created: z.boolean().describe("true when the item is new, false when its links were replaced") }).strict();
 
 export const gs1ItemSetTool = defineTool({
   name: "svc.gs1.set_item",
@@ -16,7 +13,7 @@ export const gs1ItemSetTool = defineTool({
   // It replaces what the resolver serves for the key, and the same item twice is one change.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
   input: Gs1ItemInputSchema,
-  output,
+  output: Gs1ItemSavedSchema,
   async handler(args, { caller }) {
     const { item, created } = await putItem(caller.merchantId, args);
     return { ...item, created };

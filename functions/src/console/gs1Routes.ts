@@ -1,0 +1,70 @@
+// Console page "Product codes (GS1)": a workspace's GS1 items (list, register or replace, one item,
+// delete) and each item's point-of-sale QR code, through the same domain functions as REST
+// (bulk/gs1Routes.ts) and the MCP tools svc.gs1.* (gs1/service.ts). Editing an item's links is
+// registering its key again: putItem replaces the links of an item the workspace already has.
+import { z } from "zod";
+import { listLimit } from "../core/validation";
+import { Gs1ItemDeletedSchema, Gs1ItemInputSchema, Gs1ItemListSchema, Gs1ItemParams, Gs1ItemSavedSchema, Gs1ItemSchema, Gs1QrQuery } from "../gs1/model";
+import { getItem, itemQrPng, listItems, putItem, removeItem } from "../gs1/service";
+import { consoleFileRoute, consoleRoute, routeTable } from "./route";
+
+const member = { credential: "member" } as const;
+
+export const gs1Routes = routeTable(
+  consoleRoute({
+    ...member,
+    method: "GET",
+    path: "/api/console/gs1/items",
+    summary: "The workspace's GS1 items, a page at a time",
+    query: z.object({ limit: z.coerce.number().pipe(listLimit).optional(), cursor: z.string().max(64).optional() }).strict(),
+    response: Gs1ItemListSchema,
+    handle: ({ caller, query }) => listItems(caller.merchantId, query.limit ?? 50, query.cursor),
+  }),
+  consoleRoute({
+    ...member,
+    method: "POST",
+    path: "/api/console/gs1/items",
+    summary: "Register a GS1 item and its links, or replace the links of one the workspace has",
+    limit: "consoleWrites",
+    body: Gs1ItemInputSchema,
+    response: Gs1ItemSavedSchema,
+    async handle({ caller, body, res }) {
+      const { item, created } = await putItem(caller.merchantId, body);
+      if (created) res.status(201);
+      return { ...item, created };
+    },
+  }),
+  consoleFileRoute({
+    ...member,
+    method: "GET",
+    path: "/api/console/gs1/items/:itemId/qr.png",
+    summary: "An item's QR code for packaging (point-of-sale defaults), with its minimum print size in X-Print-Min-Side-Mm",
+    file: "image/png",
+    limit: "previews",
+    params: Gs1ItemParams,
+    query: Gs1QrQuery,
+    async handle({ caller, params, query, res }) {
+      const { png, headers } = await itemQrPng(caller.merchantId, params.itemId, query.compressed === "true");
+      res.set(headers).send(png);
+    },
+  }),
+  consoleRoute({
+    ...member,
+    method: "GET",
+    path: "/api/console/gs1/items/:itemId",
+    summary: "One GS1 item and its links",
+    params: Gs1ItemParams,
+    response: Gs1ItemSchema,
+    handle: ({ caller, params }) => getItem(caller.merchantId, params.itemId),
+  }),
+  consoleRoute({
+    ...member,
+    method: "DELETE",
+    path: "/api/console/gs1/items/:itemId",
+    summary: "Delete a GS1 item",
+    limit: "consoleWrites",
+    params: Gs1ItemParams,
+    response: Gs1ItemDeletedSchema,
+    handle: ({ caller, params }) => removeItem(caller.merchantId, params.itemId),
+  }),
+);
