@@ -64,7 +64,7 @@ export async function dashboardView(api: Api, days: number): Promise<HTMLElement
           "ol",
           {},
           ...top.map((c) =>
-            h("li", {}, h("a", { href: c.codeId.startsWith("gs1_") ? "#/gs1" : `#/code/${c.codeId}`, class: "insight-name" }, c.title ?? c.codeId), " ", h("span", { class: "insight-count" }, `${c.scans} (${c.uniqueScanners} unique)`)),
+            h("li", {}, h("a", { href: c.codeId.startsWith("gs1_") ? `#/gs1/${c.codeId.slice(4)}` : `#/code/${c.codeId}`, class: "insight-name" }, c.title ?? c.codeId), " ", h("span", { class: "insight-count" }, `${c.scans} (${c.uniqueScanners} unique)`)),
           ),
         )
       : h("p", { class: "muted" }, "No scans in this range. Print a dynamic code and scan it with your phone: it shows here within seconds."),
