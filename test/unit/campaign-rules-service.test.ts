@@ -29,10 +29,10 @@ describe("campaign rules: what setCodeCampaign stores", () => {
     assert.deepEqual(campaignUrls(parseCampaignRules(input)).sort(), ["https://example.com/a", "https://example.com/b", "https://example.com/late", "https://example.com/over"]);
   });
 
-  it("refuses what the redirect does not carry out yet: a cap, a password action, a scanCount condition", () => {
-    refused({ rules: [], humanScanCap: 10 }, /humanScanCap: scan caps are not available yet/);
+  it("accepts a cap; refuses what the redirect does not carry out: a password action, a scanCount condition", () => {
+    assert.equal(parseCampaignRules({ rules: [], humanScanCap: 10 }).humanScanCap, 10);
     refused({ rules: [{ when: {}, then: { type: "password" } }] }, /rules\.0\.then: the "password" action is not available yet/);
-    refused({ rules: [{ when: { scanCount: { min: 1 } }, then: { type: "ended" } }] }, /rules\.0\.when\.scanCount/);
+    refused({ rules: [{ when: { scanCount: { min: 1 } }, then: { type: "ended" } }] }, /rules\.0\.when\.scanCount: scanCount conditions are not available/);
   });
 
   it("refuses invalid settings with the schema's message, naming the known conditions", () => {

@@ -6,8 +6,10 @@ import type { IncomingHttpHeaders } from "node:http";
 import { agentOf } from "../scans/device";
 import { botReason, UNKNOWN, type ScanPlace } from "../scans/classify";
 import { localMoment } from "../scans/localTime";
-import { visitorHash, visitorKey } from "../scans/record";
+import { visitorHash, visitorKey, type ScanGate, type ScanOutcome } from "../scans/record";
 import type { Link } from "../store/codes";
+import { spentData, type CapCounter } from "../store/campaignCaps";
+import { instanceCaps } from "./caps";
 import { closedAnswer, codeState, evaluate, type CodeState, type Destination } from "./evaluate";
 import { applyUtm } from "./utm";
 import type { LinkCampaignRules } from "./service";
@@ -38,9 +40,48 @@ function queryOf(url: string): URLSearchParams {
   return new URLSearchParams(url.slice(q + 1, hash < 0 ? undefined : hash));
 }
 
-export async function campaignAnswer(link: Link & { campaignRules: NonNullable<Link["campaignRules"]> }, scan: CampaignScan): Promise<CampaignAnswer> {
-  // Written only by setCodeCampaign (campaigns/service.ts), after its schema: the store keeps them opaque.
-  const settings = link.campaignRules as LinkCampaignRules;
+type RuledLink = Link & { campaignRules: NonNullable<Link["campaignRules"]> };
+
+// Written only by setCodeCampaign (campaigns/service.ts), after its schema: the store keeps them opaque.
+const settingsOf = (link: RuledLink) => link.campaignRules as LinkCampaignRules;
+
+function counterOf(link: RuledLink): CapCounter | undefined {
+  const settings = settingsOf(link);
+  if (settings.humanScanCap === undefined || !settings.capCounter) return undefined;
+  return { merchantId: link.merchantId, codeId: link.codeId, cap: settings.humanScanCap, ...settings.capCounter };
+}
+
+/**
+ * What recording a scan of this code must respect (scans/record.ts ScanGate): a code closed by its
+ * schedule records people's scans as "ended"; a capped code gives each person's scan an allowance, or
+ * records it as "ended" (capped) when none is left. Undefined: nothing (no schedule or cap in force).
+ */
+export function campaignGate(link: RuledLink, at: Date): ScanGate | undefined {
+  const state = codeState(settingsOf(link), at, 0);
+  if (state === "not-started" || state === "ended") return { closed: state };
+  const counter = counterOf(link);
+  return counter ? { allowance: () => instanceCaps.take(counter) } : undefined;
+}
+
+/**
+ * Whether a capped code's scan goes on to the rules: a person admitted with an allowance, or a bot or a
+ * repeat while the cap is not known to be reached. A scan recorded without the gate (it raced the change
+ * that added the cap, on an instance that knew the code without one) takes an allowance now, alone.
+ */
+async function admittedUnderCap(counter: CapCounter, outcome: ScanOutcome | undefined, gated: boolean, at: Date): Promise<boolean> {
+  if (!gated && outcome?.counted) {
+    const allowance = await instanceCaps.take(counter);
+    if (!allowance) return false;
+    await allowance.spent.create(spentData(at)).finally(() => allowance.release(true));
+    return true;
+  }
+  if (outcome === undefined) return false; // unknown whether an allowance was spent: never over the cap
+  if (outcome.counted) return true;
+  return outcome.reason !== "capped" && !instanceCaps.reached(counter);
+}
+
+export async function campaignAnswer(link: RuledLink, scan: CampaignScan, recorded: { outcome: ScanOutcome | undefined; gated: boolean } = { outcome: undefined, gated: false }): Promise<CampaignAnswer> {
+  const settings = settingsOf(link);
   const withUtm = (url: string) => (settings.utm ? applyUtm(url, settings.utm) : url);
   const target = { codeId: link.codeId, destinationUrl: link.destinationUrl, fallbackUrl: settings.fallbackUrl };
   const answer = (action: Destination, ruleIndex: number | null, state: CodeState | null, variant?: number): CampaignAnswer => {
@@ -48,9 +89,10 @@ export async function campaignAnswer(link: Link & { campaignRules: NonNullable<L
     if (action.type === "ended" || action.type === "password") return { type: "ended", ruleIndex, state };
     return { type: "redirect", url: withUtm(action.url), ruleIndex, state: null, ...(variant === undefined ? {} : { variant }) };
   };
-  // The cap is not stored yet (refused by setCodeCampaign): people's scans so far do not matter.
   const state = codeState(settings, scan.at, 0);
   if (state) return answer(closedAnswer(target), null, state);
+  const counter = counterOf(link);
+  if (counter && !(await admittedUnderCap(counter, recorded.outcome, recorded.gated, scan.at))) return answer(closedAnswer(target), null, "capped");
   if (!settings.rules.length) return answer({ type: "redirect", url: link.destinationUrl }, null, null);
 
   const ua = typeof scan.headers["user-agent"] === "string" ? scan.headers["user-agent"] : undefined;

@@ -5,8 +5,9 @@
 // Which workspace and code a link belongs to never changes, so an instance remembers it: from the second
 // scan of a code on, the read and the write go in parallel. POST /api/scans (redirect/appScans.ts) lets the
 // service's own app record scans of codes it read.
-// A code with campaign rules (docs/campaign-rules.md) carries them on its link: after the scan is recorded,
-// campaigns/answer.ts picks the answer (schedule, then rules, then UTM) from what was read, reading nothing more.
+// A code with campaign rules (docs/campaign-rules.md) carries them on its link: its scan is recorded after
+// the read (a schedule or a cap decides how it counts: campaigns/answer.ts campaignGate), then
+// campaigns/answer.ts picks the answer (schedule, cap, rules, UTM) from what was read, reading nothing more.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request, Response } from "express";
 import { logError } from "../core/log";
@@ -22,7 +23,7 @@ import { readWorkspaceTimeZone } from "../store/workspaces";
 import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
-import { recordScanSafely, type CodeIdentity } from "../scans/record";
+import { recordScanSafely, type CodeIdentity, type ScanGate } from "../scans/record";
 import { ENDED_STYLE, endedPage, NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
 
@@ -146,11 +147,13 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
   const at = new Date();
   let place: ScanPlace | undefined;
-  const record = async (identity: Omit<CodeIdentity, "timeZone">, servedFrom: Promise<ServedLink["servedFrom"]>) => {
+  const record = async (identity: Omit<CodeIdentity, "timeZone">, servedFrom: Promise<ServedLink["servedFrom"]>, gate?: ScanGate) => {
     let timeZone: string;
     [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
-    return recordScanSafely({ ...identity, timeZone }, id, { method: req.method ?? "GET", headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect", servedFrom });
+    return recordScanSafely({ ...identity, timeZone }, id, { method: req.method ?? "GET", headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect", servedFrom, gate });
   };
+  // A code with campaign settings is recorded after its link is read: a schedule or a cap decides how its scan counts.
+  const gateOf = (link: Link) => (link.campaignRules ? campaigns().campaignGate({ ...link, campaignRules: link.campaignRules }, at) : undefined);
   const known = identities.get(id);
   if (known && lastGood.get(id)?.takenDown) {
     // Taken down when this instance last read it: read again (a restore applies at once) before recording anything.
@@ -159,7 +162,9 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   }
   let served: ServedLink;
   let outcome: Awaited<ReturnType<typeof recordScanSafely>>;
-  if (known) {
+  let gated = true;
+  if (known && !lastGood.get(id)?.campaignRules) {
+    gated = false;
     // The read and the scan's write go together; the scan's stream event learns how the link was served.
     const reading = readLinkInTime(id);
     [served, outcome] = await Promise.all([reading, record(known, reading.then((r) => r.servedFrom, () => "live" as const))]);
@@ -167,7 +172,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     served = await readLinkInTime(id);
     if (!served.link) return sendNotFound(res);
     if (served.link.takenDown) return sendTakenDown(res);
-    outcome = await record(remember(id, served.link), Promise.resolve(served.servedFrom));
+    outcome = await record(known ?? remember(id, served.link), Promise.resolve(served.servedFrom), gateOf(served.link));
   }
   const link = served.link;
   if (!link) return sendNotFound(res); // links are never deleted; a remembered id always has one
@@ -183,6 +188,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     const answer = await campaigns().campaignAnswer(
       { ...link, campaignRules: link.campaignRules },
       { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address: clientAddressOf(req), place, at, timeZone },
+      { outcome, gated },
     );
     if (answer.type === "ended") return sendEnded(res, counted);
     location = answer.url;

@@ -1,0 +1,140 @@
+// This instance's side of the exact scan cap (docs/campaign-rules.md, "The cap counter"; the documents are
+// store/campaignCaps.ts). Per capped code: one lease at a time, its allowances handed to people's scans in
+// memory (no write per scan for the counter beyond the scan's own `capSpent` document), one lease request
+// in flight with every scan that waits for it sharing it, and the block sized to demand: the scans waiting,
+// doubled while blocks run out within a second, halved when they do not.
+import { logError } from "../core/log";
+import { LEASE_BLOCK_MAX, LEASE_SAFETY_MS, leaseAllowances, settleLease, spentRef, type CapCounter, type Lease } from "../store/campaignCaps";
+import type { ScanAllowance } from "../scans/record";
+
+/** How long a cap found reached is answered from memory before the shards are read again (leases come back). */
+export const REACHED_RECHECK_MS = 1_000;
+const FAST_BLOCK_MS = 1_000;
+const CODES_MAX = 5_000;
+
+interface HeldLease extends Lease {
+  next: number;
+  /** Allowances handed out and given back unspent (a scan that turned out a repeat), reused first. */
+  free: number[];
+  inFlight: number;
+  retired: boolean;
+  leasedAt: number;
+}
+
+interface CodeCap {
+  counter: CapCounter;
+  lease?: HeldLease;
+  leasing?: Promise<void>;
+  waiting: number;
+  chunk: number;
+  reachedAt?: number;
+}
+
+/** One instance's allowances, per capped code (the module's `instanceCaps`; tests make several to act as instances). */
+export class CapAllowances {
+  private readonly caps = new Map<string, CodeCap>();
+
+  private capOf(counter: CapCounter): CodeCap {
+    const key = `${counter.merchantId}/${counter.codeId}`;
+    let cap = this.caps.get(key);
+    if (cap && cap.counter.epoch === counter.epoch && cap.counter.shards === counter.shards && cap.counter.cap !== counter.cap) {
+      // Raised (or set again) under the same epoch: the shards have more; look again on this scan.
+      cap.counter = counter;
+      cap.reachedAt = undefined;
+    }
+    if (!cap || cap.counter.epoch !== counter.epoch || cap.counter.shards !== counter.shards) {
+      // A new epoch voids the old lease (its settle is ignored).
+      if (this.caps.size >= CODES_MAX) this.caps.delete(this.caps.keys().next().value!);
+      cap = { counter, waiting: 0, chunk: 1 };
+      this.caps.set(key, cap);
+    }
+    return cap;
+  }
+
+  /** Whether this instance last found the cap reached (a bot or a repeat gets the closed answer then). */
+  reached(counter: CapCounter, now = Date.now()): boolean {
+    const cap = this.caps.get(`${counter.merchantId}/${counter.codeId}`);
+    return !!cap && cap.counter.epoch === counter.epoch && cap.counter.cap === counter.cap && cap.reachedAt !== undefined && now - cap.reachedAt < REACHED_RECHECK_MS && !usable(cap.lease, now);
+  }
+
+  /**
+   * An allowance for one person's scan of a capped code, or null when the cap is reached. The scan creates
+   * `spent` in its own batch; `release(used)` tells whether it did (false: a repeat, the allowance is reused).
+   */
+  async take(counter: CapCounter): Promise<ScanAllowance | null> {
+    const cap = this.capOf(counter);
+    for (;;) {
+      const now = Date.now();
+      const held = cap.lease;
+      if (usable(held, now)) {
+        const k = held.free.pop() ?? held.next++;
+        held.inFlight++;
+        if (held.next >= held.size && !held.free.length) retire(cap, held);
+        let released = false;
+        return {
+          spent: spentRef(counter.merchantId, held.id, k),
+          release(used: boolean) {
+            if (released) return;
+            released = true;
+            held.inFlight--;
+            if (!used && !held.retired) held.free.push(k);
+            maybeSettle(counter, held);
+          },
+        };
+      }
+      if (held) retire(cap, held);
+      if (cap.leasing) {
+        cap.waiting++;
+        await cap.leasing.finally(() => cap.waiting--);
+        continue;
+      }
+      if (cap.reachedAt !== undefined && now - cap.reachedAt < REACHED_RECHECK_MS) return null;
+      cap.leasing = lease(cap).finally(() => (cap.leasing = undefined));
+      await cap.leasing;
+    }
+  }
+}
+
+/** This instance's allowances. */
+export const instanceCaps = new CapAllowances();
+
+function usable(lease: HeldLease | undefined, now: number): lease is HeldLease {
+  return !!lease && !lease.retired && now < lease.expiresAt - LEASE_SAFETY_MS && (lease.free.length > 0 || lease.next < lease.size);
+}
+
+function retire(cap: CodeCap, lease: HeldLease): void {
+  lease.retired = true;
+  if (cap.lease === lease) cap.lease = undefined;
+  maybeSettle(cap.counter, lease);
+}
+
+function maybeSettle(counter: CapCounter, lease: HeldLease): void {
+  if (!lease.retired || lease.inFlight > 0) return;
+  lease.inFlight = -1; // settled once
+  settleLease(counter, lease).catch((error) => logError("campaign.cap_settle_failed", "a cap lease was not settled (reclaimed after its expiry)", error, { codeId: counter.codeId }));
+}
+
+function lease(cap: CodeCap): Promise<void> {
+  const now = Date.now();
+  const last = cap.lease;
+  if (last) retire(cap, last);
+  const fast = last !== undefined && performance.now() - last.leasedAt < FAST_BLOCK_MS;
+  cap.chunk = Math.min(LEASE_BLOCK_MAX, fast ? cap.chunk * 2 : Math.max(1, cap.chunk >> 1));
+  const want = Math.min(LEASE_BLOCK_MAX, Math.max(cap.chunk, cap.waiting + 1));
+  const start = Math.floor(Math.random() * cap.counter.shards);
+  return leaseAllowances(cap.counter, want, start, now).then(
+    (got) => {
+      if (!got) {
+        cap.reachedAt = Date.now();
+        return;
+      }
+      cap.reachedAt = undefined;
+      cap.lease = { ...got, next: 0, free: [], inFlight: 0, retired: false, leasedAt: performance.now() };
+    },
+    (error) => {
+      // Fail closed (never over the cap) for REACHED_RECHECK_MS; a scan after that tries again.
+      cap.reachedAt = Date.now();
+      logError("campaign.cap_lease_failed", "a cap lease failed", error, { codeId: cap.counter.codeId });
+    },
+  );
+}

@@ -1,0 +1,212 @@
+// The exact scan-cap counter of a capped code (issue 38, docs/campaign-rules.md "The cap counter"). A cap of
+// N people's scans is split into allowances held by a few shard documents; an instance leases a block of
+// allowances from one shard in a transaction and admits people from it in memory (campaigns/caps.ts):
+//
+//   workspaces/{m}/capShards/{codeId}~{s}       remaining (allowances not leased), the cap's epoch, and the
+//                                               open leases {leaseId: {size, expiresAt}} (at most LEASES_MAX)
+//   workspaces/{m}/capSpent/{leaseId}~{k}       one per admitted person: created in the scan's own batch
+//                                               (store/scans.ts), so an allowance is spent exactly when the
+//                                               person's scan is recorded
+//
+// A lease is settled (by its instance when it is used up or near its expiry, or by any instance once it
+// expired LEASE_GRACE_MS ago) by counting its capSpent documents: what was not spent goes back to
+// `remaining`. Nothing is admitted twice and nothing is lost. Each shard takes a lease and a settle per
+// block; blocks are sized to about a second of an instance's traffic, so a shard takes about one write a
+// second (docs/data-model.md, "Cap shards").
+import { randomBytes } from "node:crypto";
+import { FieldPath, FieldValue, Timestamp, type DocumentReference, type Transaction } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { COLLECTIONS } from "./collections";
+import { countOps } from "./opCounter";
+
+/** Shards of a cap (fewer for a cap smaller than this). */
+export const CAP_SHARDS_MAX = 8;
+/** Largest block one lease takes. */
+export const LEASE_BLOCK_MAX = 500;
+/** A lease is used until LEASE_SAFETY_MS before this, then settled. */
+export const LEASE_MS = 10_000;
+export const LEASE_SAFETY_MS = 2_000;
+/** An unsettled lease is reclaimed by others this long after its expiry (a write in flight has landed by then). */
+export const LEASE_GRACE_MS = 60_000;
+/** Open leases a shard holds at most (each about 40 bytes): the shard document stays under 4 KB. */
+export const LEASES_MAX = 64;
+/** capSpent documents are kept this long (TTL): a lease older than this when reclaimed counts as fully spent. */
+export const SPENT_RETENTION_MS = 30 * 86_400_000;
+
+const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId);
+const shardRef = (merchantId: string, codeId: string, shard: number) => workspace(merchantId).collection("capShards").doc(`${codeId}~${shard}`);
+const spentCol = (merchantId: string) => workspace(merchantId).collection("capSpent");
+
+/** The document whose creation spends allowance `k` of a lease (created in the admitted scan's batch). */
+export const spentRef = (merchantId: string, leaseId: string, k: number): DocumentReference => spentCol(merchantId).doc(`${leaseId}~${k}`);
+/** What a capSpent document holds: only its expiry. */
+export const spentData = (at: Date) => ({ expiresAt: Timestamp.fromMillis(at.getTime() + SPENT_RETENTION_MS) });
+
+interface OpenLease {
+  size: number;
+  expiresAt: number;
+}
+
+interface Shard {
+  epoch: string;
+  remaining: number;
+  leases: Record<string, OpenLease>;
+}
+
+/** Where a code's cap stands, as its link carries it (campaigns/service.ts writes it). */
+export interface CapCounter {
+  merchantId: string;
+  codeId: string;
+  /** Changes when the counter is made anew (a cap set, or lowered): leases of another epoch are void. */
+  epoch: string;
+  shards: number;
+  /** The cap N itself (a raise keeps the epoch and changes only this). */
+  cap: number;
+}
+
+export interface Lease {
+  id: string;
+  shard: number;
+  size: number;
+  expiresAt: number;
+}
+
+const shardOf = (data: FirebaseFirestore.DocumentData | undefined): Shard | undefined =>
+  data ? { epoch: String(data.epoch), remaining: Number(data.remaining) || 0, leases: (data.leases ?? {}) as Record<string, OpenLease> } : undefined;
+
+/** Splits n into `parts` near-equal whole parts (the first ones one larger). */
+export function splitEvenly(n: number, parts: number): number[] {
+  return Array.from({ length: parts }, (_, i) => Math.floor(n / parts) + (i < n % parts ? 1 : 0));
+}
+
+// ---- setting a cap (inside setCodeCampaign's transaction) ----
+
+/** The counter a link's settings name (`capCounter` beside `humanScanCap`), read in the transaction that changes them. */
+export async function linkCapInTransaction(tx: Transaction, uniqueQRCodeID: string): Promise<{ cap: number; epoch: string; shards: number } | undefined> {
+  const snap = await tx.get(db().collection(COLLECTIONS.links).doc(uniqueQRCodeID));
+  countOps({ reads: 1 });
+  const rules = snap.get("campaignRules") as { humanScanCap?: number; capCounter?: { epoch: string; shards: number } } | undefined;
+  return rules?.humanScanCap !== undefined && rules.capCounter ? { cap: rules.humanScanCap, ...rules.capCounter } : undefined;
+}
+
+export interface CapPlan {
+  epoch: string;
+  shards: number;
+  /** Applies the change; call after every read of the transaction. */
+  write(): void;
+}
+
+/**
+ * Plans the counter for a code whose cap goes from `before` (absent: none) to `cap`: raising it keeps the
+ * epoch and adds the difference to the shards (the code re-opens on the next scan); a new cap, or a lower
+ * one, starts a new epoch whose shards hold what is left under it, counting every allowance leased under
+ * the old one as spent (so lowering never admits more than the new cap; leases out may be wasted).
+ */
+export async function planCap(tx: Transaction, merchantId: string, codeId: string, before: { cap: number; epoch: string; shards: number } | undefined, cap: number): Promise<CapPlan> {
+  if (before && cap >= before.cap) {
+    const refs = Array.from({ length: before.shards }, (_, s) => shardRef(merchantId, codeId, s));
+    const snaps = await tx.getAll(...refs);
+    countOps({ reads: refs.length });
+    const add = splitEvenly(cap - before.cap, before.shards);
+    return {
+      epoch: before.epoch,
+      shards: before.shards,
+      write() {
+        snaps.forEach((snap, s) => {
+          if (!add[s]) return;
+          if (snap.exists && snap.get("epoch") === before.epoch) tx.update(refs[s], { remaining: FieldValue.increment(add[s]) });
+          else tx.set(refs[s], { codeId, epoch: before.epoch, remaining: add[s], leases: {} });
+        });
+        countOps({ writes: add.filter(Boolean).length });
+      },
+    };
+  }
+  let admitted = 0;
+  if (before) {
+    // Lowered: everything not in a shard's `remaining` is taken as spent.
+    const snaps = await tx.getAll(...Array.from({ length: before.shards }, (_, s) => shardRef(merchantId, codeId, s)));
+    countOps({ reads: before.shards });
+    const left = snaps.reduce((sum, snap) => sum + (snap.exists && snap.get("epoch") === before.epoch ? Number(snap.get("remaining")) || 0 : 0), 0);
+    admitted = Math.max(0, before.cap - left);
+  }
+  const epoch = randomBytes(6).toString("base64url");
+  const shards = Math.max(1, Math.min(CAP_SHARDS_MAX, cap));
+  const parts = splitEvenly(Math.max(0, cap - admitted), shards);
+  return {
+    epoch,
+    shards,
+    write() {
+      parts.forEach((remaining, s) => tx.set(shardRef(merchantId, codeId, s), { codeId, epoch, remaining, leases: {} }));
+      countOps({ writes: shards });
+    },
+  };
+}
+
+// ---- leasing, settling ----
+
+/** How many allowances of a lease were spent: its capSpent documents (one count query). */
+export async function spentOf(merchantId: string, leaseId: string): Promise<number> {
+  const snap = await spentCol(merchantId).where(FieldPath.documentId(), ">=", `${leaseId}~`).where(FieldPath.documentId(), "<", `${leaseId}~\uf8ff`).count().get();
+  countOps({ reads: 1 });
+  return snap.data().count;
+}
+
+/**
+ * Takes a block of at most `want` allowances from the first shard (from `start`, in turn) that has any:
+ * one read of the shards, then one transaction. Expired leases found on the way are reclaimed first.
+ * Undefined when no shard has any left: the cap is reached (for now: a lease out may still come back).
+ */
+export async function leaseAllowances(counter: CapCounter, want: number, start: number, now = Date.now()): Promise<Lease | undefined> {
+  const refs = Array.from({ length: counter.shards }, (_, s) => shardRef(counter.merchantId, counter.codeId, s));
+  const snaps = await db().getAll(...refs);
+  countOps({ reads: refs.length });
+  const shards = snaps.map((snap) => shardOf(snap.data()));
+  let reclaimed = false;
+  for (let i = 0; i < counter.shards; i++) {
+    const s = (start + i) % counter.shards;
+    const shard = shards[s];
+    if (!shard || shard.epoch !== counter.epoch) continue;
+    for (const [id, lease] of Object.entries(shard.leases)) {
+      if (now > lease.expiresAt + LEASE_GRACE_MS) {
+        await settleLease(counter, { id, shard: s, size: lease.size, expiresAt: lease.expiresAt }, now);
+        reclaimed = true;
+      }
+    }
+  }
+  if (reclaimed) return leaseAllowances(counter, want, start, now);
+  for (let i = 0; i < counter.shards; i++) {
+    const s = (start + i) % counter.shards;
+    const seen = shards[s];
+    if (!seen || seen.epoch !== counter.epoch || seen.remaining <= 0 || Object.keys(seen.leases).length >= LEASES_MAX) continue;
+    const lease = await db().runTransaction(async (tx) => {
+      const shard = shardOf((await tx.get(refs[s])).data());
+      countOps({ reads: 1 });
+      if (!shard || shard.epoch !== counter.epoch || shard.remaining <= 0 || Object.keys(shard.leases).length >= LEASES_MAX) return undefined;
+      const size = Math.min(want, shard.remaining, LEASE_BLOCK_MAX);
+      const taken: Lease = { id: `l${randomBytes(8).toString("hex")}`, shard: s, size, expiresAt: now + LEASE_MS };
+      tx.update(refs[s], { remaining: FieldValue.increment(-size), [`leases.${taken.id}`]: { size, expiresAt: taken.expiresAt } });
+      countOps({ writes: 1 });
+      return taken;
+    });
+    if (lease) return lease;
+  }
+  return undefined;
+}
+
+/**
+ * Ends a lease: what it did not spend goes back to its shard. Called by its instance once no scan of it is
+ * in flight, or by anyone LEASE_GRACE_MS after its expiry. A lease of another epoch, or already settled,
+ * changes nothing.
+ */
+export async function settleLease(counter: CapCounter, lease: Lease, now = Date.now()): Promise<void> {
+  // A lease older than the capSpent documents' retention cannot be counted: taken as fully spent (never over the cap).
+  const spent = now - lease.expiresAt > SPENT_RETENTION_MS - 86_400_000 ? lease.size : await spentOf(counter.merchantId, lease.id);
+  const ref = shardRef(counter.merchantId, counter.codeId, lease.shard);
+  await db().runTransaction(async (tx) => {
+    const shard = shardOf((await tx.get(ref)).data());
+    countOps({ reads: 1 });
+    if (!shard || shard.epoch !== counter.epoch || !shard.leases[lease.id]) return;
+    tx.update(ref, { remaining: FieldValue.increment(Math.max(0, lease.size - spent)), [`leases.${lease.id}`]: FieldValue.delete() });
+    countOps({ writes: 1 });
+  });
+}
