@@ -10,6 +10,8 @@ import type { ScanAllowance } from "../scans/record";
 /** How long a cap found reached is answered from memory before the shards are read again (leases come back). */
 export const REACHED_RECHECK_MS = 1_000;
 const FAST_BLOCK_MS = 1_000;
+/** A lease with no allowance handed out for this long is settled: an idle instance strands nothing for long. */
+export const IDLE_LEASE_MS = 1_000;
 const CODES_MAX = 5_000;
 
 interface HeldLease extends Lease {
@@ -19,6 +21,7 @@ interface HeldLease extends Lease {
   inFlight: number;
   retired: boolean;
   leasedAt: number;
+  idle?: ReturnType<typeof setTimeout>;
 }
 
 interface CodeCap {
@@ -69,6 +72,9 @@ export class CapAllowances {
       if (usable(held, now)) {
         const k = held.free.pop() ?? held.next++;
         held.inFlight++;
+        clearTimeout(held.idle);
+        held.idle = setTimeout(() => retire(cap, held), IDLE_LEASE_MS);
+        held.idle.unref?.();
         if (held.next >= held.size && !held.free.length) retire(cap, held);
         let released = false;
         return {
@@ -103,6 +109,7 @@ function usable(lease: HeldLease | undefined, now: number): lease is HeldLease {
 }
 
 function retire(cap: CodeCap, lease: HeldLease): void {
+  clearTimeout(lease.idle);
   lease.retired = true;
   if (cap.lease === lease) cap.lease = undefined;
   maybeSettle(cap.counter, lease);
