@@ -28,7 +28,9 @@ export interface CampaignScan {
 export type CampaignAnswer =
   | { type: "redirect"; url: string; ruleIndex: number | null; variant?: number; state: null }
   /** The branded ended page (200): an `ended` action, or a closed code without fallbackUrl. */
-  | { type: "ended"; ruleIndex: number | null; state: CodeState | null };
+  | { type: "ended"; ruleIndex: number | null; state: CodeState | null }
+  /** A capped code's scan that got no allowance in time (or whose write is unknown): a page that tries again (200). */
+  | { type: "busy" };
 
 /** Bots need no stickiness in an A/B split: one fixed key sends every bot of a code to the same variant. */
 export const BOT_DAY_KEY = "bot";
@@ -64,20 +66,24 @@ export function campaignGate(link: RuledLink, at: Date): ScanGate | undefined {
 }
 
 /**
- * Whether a capped code's scan goes on to the rules: a person admitted with an allowance, or a bot or a
- * repeat while the cap is not known to be reached. A scan recorded without the gate (it raced the change
- * that added the cap, on an instance that knew the code without one) takes an allowance now, alone.
+ * Where a capped code's scan stands: "open" (it goes on to the rules: a person admitted with an allowance,
+ * or a bot or a repeat while the cap is not known to be reached), "capped", or "busy": no allowance came
+ * within the bounded wait, or the scan's write outcome is unknown (a timed-out write), so the scan is
+ * neither admitted nor refused for good and the answer is a page that tries again (a repeat then, if the
+ * write did land). A scan recorded without the gate (it raced the change that added the cap, on an
+ * instance that knew the code without one) takes an allowance now, alone.
  */
-async function admittedUnderCap(counter: CapCounter, outcome: ScanOutcome | undefined, gated: boolean, at: Date): Promise<boolean> {
+async function capVerdict(counter: CapCounter, outcome: ScanOutcome | undefined, gated: boolean, at: Date): Promise<"open" | "capped" | "busy"> {
   if (!gated && outcome?.counted) {
     const allowance = await instanceCaps.take(counter);
-    if (!allowance) return false;
+    if (typeof allowance === "string") return allowance === "capped" ? "capped" : "busy";
     await allowance.spent.create(spentData(at)).finally(() => allowance.release(true));
-    return true;
+    return "open";
   }
-  if (outcome === undefined) return false; // unknown whether an allowance was spent: never over the cap
-  if (outcome.counted) return true;
-  return outcome.reason !== "capped" && !instanceCaps.reached(counter);
+  if (outcome === undefined) return "busy";
+  if (outcome.counted) return "open";
+  if (outcome.reason === "cap-busy") return "busy";
+  return outcome.reason !== "capped" && !instanceCaps.reached(counter) ? "open" : "capped";
 }
 
 export async function campaignAnswer(link: RuledLink, scan: CampaignScan, recorded: { outcome: ScanOutcome | undefined; gated: boolean } = { outcome: undefined, gated: false }): Promise<CampaignAnswer> {
@@ -92,7 +98,9 @@ export async function campaignAnswer(link: RuledLink, scan: CampaignScan, record
   const state = codeState(settings, scan.at, 0);
   if (state) return answer(closedAnswer(target), null, state);
   const counter = counterOf(link);
-  if (counter && !(await admittedUnderCap(counter, recorded.outcome, recorded.gated, scan.at))) return answer(closedAnswer(target), null, "capped");
+  const verdict = counter ? await capVerdict(counter, recorded.outcome, recorded.gated, scan.at) : "open";
+  if (verdict === "busy") return { type: "busy" };
+  if (verdict === "capped") return answer(closedAnswer(target), null, "capped");
   if (!settings.rules.length) return answer({ type: "redirect", url: link.destinationUrl }, null, null);
 
   const ua = typeof scan.headers["user-agent"] === "string" ? scan.headers["user-agent"] : undefined;

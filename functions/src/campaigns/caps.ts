@@ -10,6 +10,15 @@ import type { ScanAllowance } from "../scans/record";
 /** How long a cap found reached is answered from memory before the shards are read again (leases come back). */
 export const REACHED_RECHECK_MS = 1_000;
 const FAST_BLOCK_MS = 1_000;
+/**
+ * How long a person's scan waits for an allowance when none is held: past it the scan is answered
+ * "cap-busy" (a page that tries again in a second, counted apart; docs/campaign-rules.md). Well under the
+ * scan write's own wait (scans/record.ts SCAN_WRITE_WAIT_MS, 5 s), so the scan's batch still lands in time.
+ */
+export const LEASE_WAIT_MS = 2_000;
+
+/** Why a capped code's person scan got no allowance. */
+export type CapRefusal = "capped" | "cap-busy";
 /** A lease with no allowance handed out for this long is settled: an idle instance strands nothing for long. */
 export const IDLE_LEASE_MS = 1_000;
 const CODES_MAX = 5_000;
@@ -27,7 +36,7 @@ interface HeldLease extends Lease {
 interface CodeCap {
   counter: CapCounter;
   lease?: HeldLease;
-  leasing?: Promise<void>;
+  leasing?: Promise<LeaseResult>;
   waiting: number;
   chunk: number;
   reachedAt?: number;
@@ -61,11 +70,24 @@ export class CapAllowances {
   }
 
   /**
-   * An allowance for one person's scan of a capped code, or null when the cap is reached. The scan creates
-   * `spent` in its own batch; `release(used)` tells whether it did (false: a repeat, the allowance is reused).
+   * An allowance for one person's scan of a capped code, "capped" when the cap is reached, or "cap-busy"
+   * when no lease came within `waitMs` (or the lease failed): the scan is then neither admitted nor refused
+   * for good (the redirect answers a page that tries again; docs/campaign-rules.md, "A bounded wait"). The
+   * scan creates `spent` in its own batch; `release(used)` tells whether it did (false: a repeat, the
+   * allowance is reused).
    */
-  async take(counter: CapCounter): Promise<ScanAllowance | null> {
+  async take(counter: CapCounter, waitMs = LEASE_WAIT_MS): Promise<ScanAllowance | CapRefusal> {
     const cap = this.capOf(counter);
+    cap.waiting++; // a lease asks for a block as large as the scans waiting for one (at least)
+    try {
+      return await this.takeFrom(cap, Date.now() + waitMs);
+    } finally {
+      cap.waiting--;
+    }
+  }
+
+  private async takeFrom(cap: CodeCap, deadline: number): Promise<ScanAllowance | CapRefusal> {
+    const counter = cap.counter;
     for (;;) {
       const now = Date.now();
       const held = cap.lease;
@@ -89,16 +111,29 @@ export class CapAllowances {
         };
       }
       if (held) retire(cap, held);
-      if (cap.leasing) {
-        cap.waiting++;
-        await cap.leasing.finally(() => cap.waiting--);
-        continue;
+      if (!cap.leasing) {
+        if (cap.reachedAt !== undefined && now - cap.reachedAt < REACHED_RECHECK_MS) return "capped";
+        cap.leasing = lease(cap).finally(() => (cap.leasing = undefined));
       }
-      if (cap.reachedAt !== undefined && now - cap.reachedAt < REACHED_RECHECK_MS) return null;
-      cap.leasing = lease(cap).finally(() => (cap.leasing = undefined));
-      await cap.leasing;
+      // Every scan of this code on this instance waits on the one lease request in flight, for a bounded time.
+      const result = await within(cap.leasing, deadline - now);
+      if (result === "late" || result === "failed") return "cap-busy";
+      if (result === "reached") return "capped";
     }
   }
+}
+
+/** The answer of a lease request, or "late" when it did not come within the scan's wait. */
+function within(leasing: Promise<LeaseResult>, ms: number): Promise<LeaseResult | "late"> {
+  if (ms <= 0) return Promise.resolve("late");
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("late"), ms);
+    timer.unref?.();
+    leasing.then((result) => {
+      clearTimeout(timer);
+      resolve(result);
+    });
+  });
 }
 
 /** This instance's allowances. */
@@ -121,27 +156,30 @@ function maybeSettle(counter: CapCounter, lease: HeldLease): void {
   settleLease(counter, lease).catch((error) => logError("campaign.cap_settle_failed", "a cap lease was not settled (reclaimed after its expiry)", error, { codeId: counter.codeId }));
 }
 
-function lease(cap: CodeCap): Promise<void> {
+type LeaseResult = "leased" | "reached" | "failed";
+
+/** One lease request for a code on this instance (every waiting scan shares it); never rejects. */
+function lease(cap: CodeCap): Promise<LeaseResult> {
   const now = Date.now();
   const last = cap.lease;
   if (last) retire(cap, last);
   const fast = last !== undefined && performance.now() - last.leasedAt < FAST_BLOCK_MS;
   cap.chunk = Math.min(LEASE_BLOCK_MAX, fast ? cap.chunk * 2 : Math.max(1, cap.chunk >> 1));
-  const want = Math.min(LEASE_BLOCK_MAX, Math.max(cap.chunk, cap.waiting + 1));
-  const start = Math.floor(Math.random() * cap.counter.shards);
-  return leaseAllowances(cap.counter, want, start, now).then(
-    (got) => {
+  const want = Math.min(LEASE_BLOCK_MAX, Math.max(cap.chunk, cap.waiting));
+  return leaseAllowances(cap.counter, want, now).then(
+    (got): LeaseResult => {
       if (!got) {
         cap.reachedAt = Date.now();
-        return;
+        return "reached";
       }
       cap.reachedAt = undefined;
       cap.lease = { ...got, next: 0, free: [], inFlight: 0, retired: false, leasedAt: performance.now() };
+      return "leased";
     },
-    (error) => {
-      // Fail closed (never over the cap) for REACHED_RECHECK_MS; a scan after that tries again.
-      cap.reachedAt = Date.now();
+    (error): LeaseResult => {
+      // Never over the cap: the scans waiting get "cap-busy" (not refused for good); the next scan asks again.
       logError("campaign.cap_lease_failed", "a cap lease failed", error, { codeId: cap.counter.codeId });
+      return "failed";
     },
   );
 }

@@ -24,7 +24,7 @@ import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
 import { recordScanSafely, type CodeIdentity, type ScanGate } from "../scans/record";
-import { ENDED_STYLE, endedPage, NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
+import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
@@ -60,6 +60,22 @@ function sendEnded(res: ServerResponse, counted: string): void {
   res
     .writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(ENDED_STYLE), "X-Scan-Counted": counted, "Referrer-Policy": "no-referrer" })
     .end(endedPage());
+}
+
+/** 200: a capped code's scan that got no allowance in time; the page loads the code again (docs/campaign-rules.md, "A bounded wait"). */
+function sendBusy(res: ServerResponse, counted: string): void {
+  res.removeHeader("X-Powered-By");
+  res
+    .writeHead(200, {
+      ...SECURITY_HEADERS,
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      "Content-Security-Policy": pageCsp(ENDED_STYLE),
+      Refresh: String(BUSY_RETRY_SECONDS),
+      "X-Scan-Counted": counted,
+      "Referrer-Policy": "no-referrer",
+    })
+    .end(busyPage());
 }
 
 /** What every REST answer carries (http/rest.ts securityHeaders), for the redirect's plain-node path. */
@@ -191,6 +207,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
       { outcome, gated },
     );
     if (answer.type === "ended") return sendEnded(res, counted);
+    if (answer.type === "busy") return sendBusy(res, counted);
     location = answer.url;
   }
   res.removeHeader("X-Powered-By");

@@ -37,3 +37,15 @@ export function endedPage(): string {
 <style>${ENDED_STYLE}</style></head>
 <body><h1>This campaign has ended</h1><p>The offer behind this QR code is not running right now. Thank you for scanning; ask the business what is on at the moment.</p></body></html>`;
 }
+
+/** Seconds after which the busy page loads the code again (its Refresh header and meta tag). */
+export const BUSY_RETRY_SECONDS = 1;
+
+/** A capped code's scan that got no allowance in time (200): it names no destination and loads the code again. */
+export function busyPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><meta http-equiv="refresh" content="${BUSY_RETRY_SECONDS}"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>One moment</title>
+<style>${ENDED_STYLE}</style></head>
+<body><h1>One moment</h1><p>Many people are scanning this code right now. This page tries again by itself in a second; if it does not, reload it.</p></body></html>`;
+}

@@ -302,13 +302,20 @@ export interface ScanAllowance {
   release(used: boolean): void;
 }
 
-/** What a code's campaign asks of a person's scan: closed (not started, ended), or an allowance per person. */
+/**
+ * What a code's campaign asks of a person's scan: closed (not started, ended), or an allowance per person
+ * (else why none: "capped", or "cap-busy" when none came in time; campaigns/caps.ts).
+ */
 export interface ScanGate {
   closed?: "not-started" | "ended";
-  allowance?: () => Promise<ScanAllowance | null>;
+  allowance?: () => Promise<ScanAllowance | "capped" | "cap-busy">;
 }
 
-class CapReached extends Error {}
+class CapReached extends Error {
+  constructor(readonly reason: "capped" | "cap-busy") {
+    super(reason);
+  }
+}
 
 /**
  * countScan under a campaign's terms. Bots and repeats are counted as always and consume nothing. A
@@ -328,8 +335,11 @@ async function countGated(facts: ScanFacts, reason: string | null, visitor: stri
   let used = false;
   try {
     return await countScan(facts, reason, visitor, newcomerFrom, async (unique, eventId) => {
-      allowance ??= await take();
-      if (!allowance) throw new CapReached();
+      if (!allowance) {
+        const took = await take();
+        if (typeof took === "string") throw new CapReached(took);
+        allowance = took;
+      }
       used = true;
       try {
         await writeScan(facts, { kind: "human", unique, eventId, spent: allowance.spent });
@@ -340,8 +350,8 @@ async function countGated(facts: ScanFacts, reason: string | null, visitor: stri
     });
   } catch (error) {
     if (!(error instanceof CapReached)) throw error;
-    await writeScan(facts, { kind: "ended", reason: "capped" });
-    return { counted: false, reason: "capped" };
+    await writeScan(facts, { kind: "ended", reason: error.reason });
+    return { counted: false, reason: error.reason };
   } finally {
     (allowance as ScanAllowance | null)?.release(used);
   }

@@ -1,6 +1,7 @@
 // The exact scan-cap counter of a capped code (issue 38, docs/campaign-rules.md "The cap counter"). A cap of
 // N people's scans is split into allowances held by a few shard documents; an instance leases a block of
-// allowances from one shard in a transaction and admits people from it in memory (campaigns/caps.ts):
+// allowances from one shard (an update conditioned on the shard's last update time, no transaction) and
+// admits people from it in memory (campaigns/caps.ts):
 //
 //   workspaces/{m}/capShards/{codeId}~{s}       remaining (allowances not leased), the cap's epoch, and the
 //                                               open leases {leaseId: {size, expiresAt}} (at most LEASES_MAX)
@@ -151,62 +152,90 @@ export async function spentOf(merchantId: string, leaseId: string): Promise<numb
   return snap.data().count;
 }
 
+/** How many times a lease or a settle re-reads and tries again when another instance changed the shard first. */
+export const CLAIM_ATTEMPTS = 12;
+
+/** Firestore's FAILED_PRECONDITION: the shard changed since it was read (another lease or settle won). */
+const FAILED_PRECONDITION = 9;
+const lostRace = (error: unknown) => (error as { code?: number }).code === FAILED_PRECONDITION;
+
+/** The cap's shards could not be claimed in CLAIM_ATTEMPTS tries (others kept winning): not an answer on the cap. */
+export class CapContended extends Error {}
+
+/** Fisher-Yates over a copy: the order in which a lease tries the shards that have allowances. */
+function shuffled<T>(items: T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 /**
- * Takes a block of at most `want` allowances from the first shard (from `start`, in turn) that has any:
- * one read of the shards, then one transaction. Expired leases found on the way are reclaimed first.
- * Undefined when no shard has any left: the cap is reached (for now: a lease out may still come back).
+ * Takes a block of at most `want` allowances from a shard picked at random among those that have any.
+ * No transaction: the shards are read, and the claim is an update conditioned on the shard's last update
+ * time, so instances never wait on each other's locks (a transaction under contention waits for locks and
+ * backs off for seconds: what made scans of a hot capped code slow). An instance that loses the race to a
+ * shard tries the next one of those it read, then reads them again (at most CLAIM_ATTEMPTS claims).
+ * Expired leases found on the way are reclaimed first. Undefined when no shard has any left: the cap is
+ * reached (for now: a lease out may still come back). CapContended when every claim lost its race.
  */
-export async function leaseAllowances(counter: CapCounter, want: number, start: number, now = Date.now()): Promise<Lease | undefined> {
+export async function leaseAllowances(counter: CapCounter, want: number, now = Date.now(), random: () => number = Math.random): Promise<Lease | undefined> {
   const refs = Array.from({ length: counter.shards }, (_, s) => shardRef(counter.merchantId, counter.codeId, s));
-  const snaps = await db().getAll(...refs);
-  countOps({ reads: refs.length });
-  const shards = snaps.map((snap) => shardOf(snap.data()));
-  let reclaimed = false;
-  for (let i = 0; i < counter.shards; i++) {
-    const s = (start + i) % counter.shards;
-    const shard = shards[s];
-    if (!shard || shard.epoch !== counter.epoch) continue;
-    for (const [id, lease] of Object.entries(shard.leases)) {
-      if (now > lease.expiresAt + LEASE_GRACE_MS) {
-        await settleLease(counter, { id, shard: s, size: lease.size, expiresAt: lease.expiresAt }, now);
-        reclaimed = true;
+  let claims = 0;
+  while (claims < CLAIM_ATTEMPTS) {
+    const snaps = await db().getAll(...refs);
+    countOps({ reads: refs.length });
+    const shards = snaps.map((snap) => shardOf(snap.data()));
+    const expired = shards.flatMap((shard, s) =>
+      shard?.epoch !== counter.epoch ? [] : Object.entries(shard.leases).filter(([, lease]) => now > lease.expiresAt + LEASE_GRACE_MS).map(([id, lease]) => ({ id, shard: s, size: lease.size, expiresAt: lease.expiresAt })),
+    );
+    if (expired.length) {
+      for (const lease of expired) await settleLease(counter, lease, now);
+      claims++;
+      continue;
+    }
+    const open = shards.flatMap((shard, s) => (shard && shard.epoch === counter.epoch && shard.remaining > 0 && Object.keys(shard.leases).length < LEASES_MAX ? [s] : []));
+    if (!open.length) return undefined;
+    for (const s of shuffled(open, random)) {
+      if (claims++ >= CLAIM_ATTEMPTS) break;
+      const size = Math.min(want, shards[s]!.remaining, LEASE_BLOCK_MAX);
+      const taken: Lease = { id: `l${randomBytes(8).toString("hex")}`, shard: s, size, expiresAt: now + LEASE_MS };
+      try {
+        await refs[s].update({ remaining: FieldValue.increment(-size), [`leases.${taken.id}`]: { size, expiresAt: taken.expiresAt } }, { lastUpdateTime: snaps[s].updateTime! });
+        countOps({ writes: 1 });
+        return taken;
+      } catch (error) {
+        if (!lostRace(error)) throw error;
       }
     }
   }
-  if (reclaimed) return leaseAllowances(counter, want, start, now);
-  for (let i = 0; i < counter.shards; i++) {
-    const s = (start + i) % counter.shards;
-    const seen = shards[s];
-    if (!seen || seen.epoch !== counter.epoch || seen.remaining <= 0 || Object.keys(seen.leases).length >= LEASES_MAX) continue;
-    const lease = await db().runTransaction(async (tx) => {
-      const shard = shardOf((await tx.get(refs[s])).data());
-      countOps({ reads: 1 });
-      if (!shard || shard.epoch !== counter.epoch || shard.remaining <= 0 || Object.keys(shard.leases).length >= LEASES_MAX) return undefined;
-      const size = Math.min(want, shard.remaining, LEASE_BLOCK_MAX);
-      const taken: Lease = { id: `l${randomBytes(8).toString("hex")}`, shard: s, size, expiresAt: now + LEASE_MS };
-      tx.update(refs[s], { remaining: FieldValue.increment(-size), [`leases.${taken.id}`]: { size, expiresAt: taken.expiresAt } });
-      countOps({ writes: 1 });
-      return taken;
-    });
-    if (lease) return lease;
-  }
-  return undefined;
+  throw new CapContended(`no cap shard of ${counter.codeId} claimed in ${CLAIM_ATTEMPTS} tries`);
 }
 
 /**
  * Ends a lease: what it did not spend goes back to its shard. Called by its instance once no scan of it is
  * in flight, or by anyone LEASE_GRACE_MS after its expiry. A lease of another epoch, or already settled,
- * changes nothing.
+ * changes nothing. Like a lease, an update conditioned on the shard's last update time (read again when
+ * another instance changed it first).
  */
 export async function settleLease(counter: CapCounter, lease: Lease, now = Date.now()): Promise<void> {
   // A lease older than the capSpent documents' retention cannot be counted: taken as fully spent (never over the cap).
   const spent = now - lease.expiresAt > SPENT_RETENTION_MS - 86_400_000 ? lease.size : await spentOf(counter.merchantId, lease.id);
   const ref = shardRef(counter.merchantId, counter.codeId, lease.shard);
-  await db().runTransaction(async (tx) => {
-    const shard = shardOf((await tx.get(ref)).data());
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+    const snap = await ref.get();
     countOps({ reads: 1 });
+    const shard = shardOf(snap.data());
     if (!shard || shard.epoch !== counter.epoch || !shard.leases[lease.id]) return;
-    tx.update(ref, { remaining: FieldValue.increment(Math.max(0, lease.size - spent)), [`leases.${lease.id}`]: FieldValue.delete() });
-    countOps({ writes: 1 });
-  });
+    try {
+      await ref.update({ remaining: FieldValue.increment(Math.max(0, lease.size - spent)), [`leases.${lease.id}`]: FieldValue.delete() }, { lastUpdateTime: snap.updateTime! });
+      countOps({ writes: 1 });
+      return;
+    } catch (error) {
+      if (!lostRace(error)) throw error;
+    }
+  }
+  throw new CapContended(`lease ${lease.id} of ${counter.codeId} not settled in ${CLAIM_ATTEMPTS} tries`);
 }
