@@ -13,6 +13,7 @@ import { instanceCaps } from "./caps";
 import { closedAnswer, codeState, evaluate, type CodeState, type Destination } from "./evaluate";
 import { applyUtm } from "./utm";
 import type { LinkCampaignRules } from "./service";
+import type { PasswordHash } from "./password";
 
 export interface CampaignScan {
   method: string;
@@ -30,7 +31,9 @@ export type CampaignAnswer =
   /** The branded ended page (200): an `ended` action, or a closed code without fallbackUrl. */
   | { type: "ended"; ruleIndex: number | null; state: CodeState | null }
   /** A capped code's scan that got no allowance in time (or whose write is unknown): a page that tries again (200). */
-  | { type: "busy" };
+  | { type: "busy" }
+  /** A `password` action: the password page (200); the right password opens the action's URL (passwordTarget). */
+  | { type: "password"; ruleIndex: number };
 
 /** Bots need no stickiness in an A/B split: one fixed key sends every bot of a code to the same variant. */
 export const BOT_DAY_KEY = "bot";
@@ -91,8 +94,9 @@ export async function campaignAnswer(link: RuledLink, scan: CampaignScan, record
   const withUtm = (url: string) => (settings.utm ? applyUtm(url, settings.utm) : url);
   const target = { codeId: link.codeId, destinationUrl: link.destinationUrl, fallbackUrl: settings.fallbackUrl };
   const answer = (action: Destination, ruleIndex: number | null, state: CodeState | null, variant?: number): CampaignAnswer => {
-    // The password action is refused when rules are set (campaigns/service.ts): a stored one shows the ended page, never the URL.
-    if (action.type === "ended" || action.type === "password") return { type: "ended", ruleIndex, state };
+    // The password page names nothing of where the right password leads.
+    if (action.type === "password") return ruleIndex === null || !settings.passwordHash ? { type: "ended", ruleIndex, state } : { type: "password", ruleIndex };
+    if (action.type === "ended") return { type: "ended", ruleIndex, state };
     return { type: "redirect", url: withUtm(action.url), ruleIndex, state: null, ...(variant === undefined ? {} : { variant }) };
   };
   const state = codeState(settings, scan.at, 0);
@@ -102,7 +106,14 @@ export async function campaignAnswer(link: RuledLink, scan: CampaignScan, record
   if (verdict === "busy") return { type: "busy" };
   if (verdict === "capped") return answer(closedAnswer(target), null, "capped");
   if (!settings.rules.length) return answer({ type: "redirect", url: link.destinationUrl }, null, null);
+  const result = await evaluateScan(link, scan);
+  return answer(result.action, result.ruleIndex, null, result.variant);
+}
 
+/** The rules' verdict for this scan (device, place, language, time, query, bot), reading nothing. */
+async function evaluateScan(link: RuledLink, scan: CampaignScan) {
+  const settings = settingsOf(link);
+  const target = { codeId: link.codeId, destinationUrl: link.destinationUrl, fallbackUrl: settings.fallbackUrl };
   const ua = typeof scan.headers["user-agent"] === "string" ? scan.headers["user-agent"] : undefined;
   const { device, recognised } = agentOf(ua);
   const isBot = botReason(scan.method, scan.headers) !== null;
@@ -110,7 +121,7 @@ export async function campaignAnswer(link: RuledLink, scan: CampaignScan, record
   const needsKey = settings.rules.some((r) => r.then.type === "split");
   const scannerDayKey = !needsKey ? "" : isBot ? BOT_DAY_KEY : await visitorHash(localMoment(scan.at, scan.timeZone).day, link.codeId, visitorKey(scan.address, ua, recognised));
   const acceptLanguage = scan.headers["accept-language"];
-  const result = evaluate(
+  return evaluate(
     settings.rules,
     {
       device: device.device,
@@ -128,5 +139,17 @@ export async function campaignAnswer(link: RuledLink, scan: CampaignScan, record
     },
     target,
   );
-  return answer(result.action, result.ruleIndex, null, result.variant);
+}
+
+/**
+ * Where the right password sends the person who posted the password page of this code: the URL of the
+ * `password` action the rules give this request now (with the UTM parameters), and the hash to check the
+ * password against. Undefined when the code is closed or its rules no longer ask for a password here.
+ */
+export async function passwordTarget(link: RuledLink, scan: CampaignScan): Promise<{ url: string; hash: PasswordHash } | undefined> {
+  const settings = settingsOf(link);
+  if (codeState(settings, scan.at, 0) || !settings.passwordHash || !settings.rules.length) return undefined;
+  const { action } = await evaluateScan(link, scan);
+  if (action.type !== "password") return undefined;
+  return { url: settings.utm ? applyUtm(action.url, settings.utm) : action.url, hash: settings.passwordHash };
 }

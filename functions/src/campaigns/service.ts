@@ -8,16 +8,18 @@ import { db } from "../core/firebase";
 import { formatIssues } from "../core/validation";
 import { COLLECTIONS } from "../store/collections";
 import { findCodeRecord, setLinkCampaignRules, updateCodeInTransaction, type CodeLookup } from "../store/codes";
-import { linkCapInTransaction, planCap } from "../store/campaignCaps";
+import { capOfLinkRules, linkRulesInTransaction, planCap } from "../store/campaignCaps";
 import type { QrCode } from "../codes/model";
 import { codeRulesSchema, type CodeRules, type CodeRulesInput } from "./rules";
 import { utmTemplatesSchema, type UtmTemplate } from "./utm";
+import { hashPassword, type PasswordHash } from "./password";
 
 /**
  * What the link record carries: the parsed settings, the UTM template's parameters (not its name alone),
- * and with a cap, which counter holds its allowances (store/campaignCaps.ts).
+ * with a cap, which counter holds its allowances (store/campaignCaps.ts), and with a password, its salted
+ * scrypt hash (campaigns/password.ts; never the password).
  */
-export type LinkCampaignRules = CodeRules & { utm?: Omit<UtmTemplate, "name">; capCounter?: { epoch: string; shards: number } };
+export type LinkCampaignRules = Omit<CodeRules, "password"> & { utm?: Omit<UtmTemplate, "name">; capCounter?: { epoch: string; shards: number }; passwordHash?: PasswordHash };
 
 /** What a surface answers after a change: the code and its settings as written, or null when cleared. */
 export interface CodeCampaign {
@@ -31,11 +33,13 @@ export interface CodeCampaign {
 function refuseUnwired(settings: CodeRules): void {
   const issues: { path: string; message: string; code: string }[] = [];
   settings.rules.forEach((rule, i) => {
-    if (rule.then.type === "password") issues.push({ path: `rules.${i}.then`, message: 'the "password" action is not available yet', code: "not_available" });
     if (rule.when.scanCount !== undefined) {
       issues.push({ path: `rules.${i}.when.scanCount`, message: "scanCount conditions are not available (an exact count per scan would cost a counted write per scan on every code; use humanScanCap)", code: "not_available" });
     }
   });
+  if (settings.password !== undefined && !settings.rules.some((r) => r.then.type === "password")) {
+    issues.push({ path: "password", message: 'password is asked for only by a "password" action; add one, or leave password out', code: "unused" });
+  }
   if (issues.length) {
     throw new AppError("VALIDATION_FAILED", `Invalid campaign rules: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, { details: { issues } });
   }
@@ -68,7 +72,7 @@ const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2
  * Parsed settings written back as input (times of day as "HH:MM" again): what the code stores and callers
  * read. Parsing it gives the same settings, so a surface whose schema already parsed them can pass this on.
  */
-export function campaignInputOf(settings: CodeRules): CodeRulesInput {
+export function campaignInputOf({ password: _password, ...settings }: CodeRules): CodeRulesInput {
   const rules = settings.rules.map(({ when: { time, ...when }, ...rule }) => ({ ...rule, when: { ...when, ...(time ? { time: { from: hhmm(time.from), to: hhmm(time.to) } } : {}) } }));
   return { ...settings, rules } as CodeRulesInput;
 }
@@ -107,11 +111,22 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
   for (const url of new Set(campaignUrls(settings))) await abuse.assertDestinationAllowed(url, { merchantId });
   const cleared = isEmpty(settings);
   const written = cleared ? null : plain(campaignInputOf(settings));
+  const { password, ...linkSettings } = settings;
+  const asksPassword = settings.rules.some((r) => r.then.type === "password");
+  const newHash = password !== undefined && asksPassword ? await hashPassword(password) : undefined;
   const after = await db().runTransaction(async (tx) => {
     const { code, stored } = await findCodeRecord(merchantId, lookup, tx);
     const utm = settings.utmTemplate !== undefined ? await utmTemplateOf(tx, merchantId, settings.utmTemplate) : undefined;
+    const before = await linkRulesInTransaction(tx, code.uniqueQRCodeID);
     // A cap's counter: raised under the same epoch, or made anew (store/campaignCaps.ts planCap).
-    const capPlan = settings.humanScanCap === undefined ? undefined : await planCap(tx, merchantId, code.codeId, await linkCapInTransaction(tx, code.uniqueQRCodeID), settings.humanScanCap);
+    const capPlan = settings.humanScanCap === undefined ? undefined : await planCap(tx, merchantId, code.codeId, capOfLinkRules(before), settings.humanScanCap);
+    // A password action asks for the password given now, or the one the code has.
+    const passwordHash = asksPassword ? (newHash ?? (before?.passwordHash as PasswordHash | undefined)) : undefined;
+    if (asksPassword && !passwordHash) {
+      throw new AppError("VALIDATION_FAILED", 'Invalid campaign rules: password: a "password" action needs password (this code has none yet)', {
+        details: { issues: [{ path: "password", message: 'a "password" action needs password', code: "required" }] },
+      });
+    }
     if (!code.dynamic) {
       throw new AppError("VALIDATION_FAILED", "Campaign rules need a dynamic code; this code is static", {
         hint: "A static code encodes its destination itself: create a dynamic code (dynamic: true) to use rules.",
@@ -124,7 +139,7 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
     updateCodeInTransaction(tx, next, stored);
     capPlan?.write();
     const capCounter = capPlan ? { capCounter: { epoch: capPlan.epoch, shards: capPlan.shards } } : {};
-    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...settings, ...(utm ? { utm } : {}), ...capCounter }));
+    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...linkSettings, ...(utm ? { utm } : {}), ...capCounter, ...(passwordHash ? { passwordHash } : {}) }));
     return next;
   });
   // eslint-disable-next-line @typescript-eslint/no-require-imports

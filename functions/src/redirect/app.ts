@@ -26,6 +26,7 @@ import { placeOfRequest } from "../scans/place";
 import { recordScanSafely, type CodeIdentity, type ScanGate } from "../scans/record";
 import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
+import { handlePasswordPost, sendPasswordPage } from "./password";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
@@ -208,6 +209,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     );
     if (answer.type === "ended") return sendEnded(res, counted);
     if (answer.type === "busy") return sendBusy(res, counted);
+    if (answer.type === "password") return sendPasswordPage(res, SECURITY_HEADERS, { "X-Scan-Counted": counted });
     location = answer.url;
   }
   res.removeHeader("X-Powered-By");
@@ -233,7 +235,7 @@ const QR_PATH = /^\/qr\/([^/?#]*)\/?(?:[?#]|$)/;
 
 /** The redirect function: /qr/<id> (GET, HEAD) on the plain-node path, everything else through express. */
 export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
-  const match = req.method === "GET" || req.method === "HEAD" ? QR_PATH.exec(req.url ?? "") : null;
+  const match = req.method === "GET" || req.method === "HEAD" || req.method === "POST" ? QR_PATH.exec(req.url ?? "") : null;
   if (!match) return void appScansApp(req as Request, res as Response);
   let id: string;
   try {
@@ -241,7 +243,9 @@ export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
   } catch {
     return sendNotFound(res);
   }
-  handleRedirect(req, res, id).catch((error) => {
+  if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
+  const handled = req.method === "POST" ? handlePasswordPost(req, res, id, { headers: SECURITY_HEADERS, timeZoneOf, campaigns, sendNotFound }) : handleRedirect(req, res, id);
+  handled.catch((error) => {
     logError("redirect.failed", "redirect failed", error);
     if (!res.headersSent) sendNotFound(res);
   });

@@ -82,11 +82,16 @@ export function splitEvenly(n: number, parts: number): number[] {
 
 // ---- setting a cap (inside setCodeCampaign's transaction) ----
 
-/** The counter a link's settings name (`capCounter` beside `humanScanCap`), read in the transaction that changes them. */
-export async function linkCapInTransaction(tx: Transaction, uniqueQRCodeID: string): Promise<{ cap: number; epoch: string; shards: number } | undefined> {
+/** A link's campaign settings as stored (campaigns/service.ts LinkCampaignRules), read in the transaction that changes them. */
+export async function linkRulesInTransaction(tx: Transaction, uniqueQRCodeID: string): Promise<Record<string, unknown> | undefined> {
   const snap = await tx.get(db().collection(COLLECTIONS.links).doc(uniqueQRCodeID));
   countOps({ reads: 1 });
-  const rules = snap.get("campaignRules") as { humanScanCap?: number; capCounter?: { epoch: string; shards: number } } | undefined;
+  return snap.get("campaignRules") as Record<string, unknown> | undefined;
+}
+
+/** The counter a link's settings name (`capCounter` beside `humanScanCap`). */
+export function capOfLinkRules(stored: Record<string, unknown> | undefined): { cap: number; epoch: string; shards: number } | undefined {
+  const rules = stored as { humanScanCap?: number; capCounter?: { epoch: string; shards: number } } | undefined;
   return rules?.humanScanCap !== undefined && rules.capCounter ? { cap: rules.humanScanCap, ...rules.capCounter } : undefined;
 }
 
