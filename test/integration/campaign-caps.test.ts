@@ -127,6 +127,7 @@ describe("campaign caps: exactly N people, the rest ended", function () {
       answers.push(await scan(id, clients[clients.length - 1]));
     }
     const admitted = clients.filter((_, i) => answers[i].location === DESTINATION);
+    console.log(`      front end: ${answers.length} people, ${admitted.length} admitted, ${busyScans(answers)} cap-busy pages`);
     assert.equal(admitted.length, 20, `admitted ${admitted.length}`);
     const refused = answers.filter((a) => a.location === FALLBACK);
     assert.equal(refused.length, answers.length - 20);
@@ -194,6 +195,7 @@ describe("campaign caps: exactly N people, the rest ended", function () {
     assert.equal(outcomes.filter((o) => o.counted).length, 20, "exactly 20 admitted");
     assert.equal(outcomes.filter((o) => !o.counted && o.reason === "capped").length, 180);
     assert.ok(took < 8_000, `200 concurrent scans answered in ${took} ms`);
+    console.log(`      200 concurrent scans over 4 instances answered in ${took} ms; ${busy} cap-busy reloads`);
     assert.deepEqual(await Promise.all(instances.map((instance) => instance.take(counter))), ["capped", "capped", "capped", "capped"], "no instance finds another allowance");
     const counts = await countsOf(merchant, code.codeId);
     assert.deepEqual(counts, { people: 20, ended: { capped: 180, ...(busy ? { "cap-busy": busy } : {}) }, bots: 0 });

@@ -34,7 +34,7 @@ describe("campaign rules: what setCodeCampaign stores", () => {
     assert.equal(parseCampaignRules({ rules: [], humanScanCap: 10 }).humanScanCap, 10);
     const guarded = parseCampaignRules({ rules: [{ when: {}, then: { type: "password" } }], password: "open sesame" });
     assert.equal(guarded.password, "open sesame");
-    assert.ok(!("password" in campaignInputOf(guarded)), "the password is never written back");
+    assert.equal(campaignInputOf(guarded).password, "open sesame", "a surface that parsed the settings passes the password on");
     refused({ rules: [], password: "open sesame" }, /password: password is asked for only by a "password" action/);
     refused({ rules: [{ when: {}, then: { type: "password" } }], password: "short" }, /password has at least 6 characters/);
     refused({ rules: [{ when: { scanCount: { min: 1 } }, then: { type: "ended" } }] }, /rules\.0\.when\.scanCount: scanCount conditions are not available/);

@@ -72,7 +72,7 @@ const hhmm = (minutes: number) => `${String(Math.floor(minutes / 60)).padStart(2
  * Parsed settings written back as input (times of day as "HH:MM" again): what the code stores and callers
  * read. Parsing it gives the same settings, so a surface whose schema already parsed them can pass this on.
  */
-export function campaignInputOf({ password: _password, ...settings }: CodeRules): CodeRulesInput {
+export function campaignInputOf(settings: CodeRules): CodeRulesInput {
   const rules = settings.rules.map(({ when: { time, ...when }, ...rule }) => ({ ...rule, when: { ...when, ...(time ? { time: { from: hhmm(time.from), to: hhmm(time.to) } } : {}) } }));
   return { ...settings, rules } as CodeRulesInput;
 }
@@ -110,8 +110,9 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
   const abuse = require("../abuse/service") as typeof import("../abuse/service");
   for (const url of new Set(campaignUrls(settings))) await abuse.assertDestinationAllowed(url, { merchantId });
   const cleared = isEmpty(settings);
-  const written = cleared ? null : plain(campaignInputOf(settings));
+  // The password is never written as given, nor read back: the link keeps its hash (below).
   const { password, ...linkSettings } = settings;
+  const written = cleared ? null : plain(campaignInputOf(linkSettings));
   const asksPassword = settings.rules.some((r) => r.then.type === "password");
   const newHash = password !== undefined && asksPassword ? await hashPassword(password) : undefined;
   const after = await db().runTransaction(async (tx) => {
