@@ -207,6 +207,33 @@ describe("campaign caps: exactly N people, the rest ended", function () {
     assert.deepEqual(shards.map((d) => d.remaining), shards.map(() => 0));
   });
 
+  it("a person whose instance gets no allowance in time is cap-busy: counted apart, not admitted, and admitted on the reload", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "busy", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
+    toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 5, fallbackUrl: FALLBACK }));
+    const link = (await firestore().collection("links").doc(code.uniqueQRCodeID).get()).data()!;
+    const counter = { merchantId: merchant.merchantId, codeId: code.codeId, cap: 5, ...link.campaignRules.capCounter };
+    const instance = new CapAllowances();
+    const identity = { merchantId: merchant.merchantId, codeId: code.codeId, campaign: null, timeZone: "UTC" };
+    const person = (waitMs: number) =>
+      recordScan(identity, code.uniqueQRCodeID, {
+        method: "GET",
+        headers: { "user-agent": PHONE },
+        address: "198.51.100.77",
+        place: { country: "US", state: "Oregon", city: "Portland" },
+        at: new Date(),
+        source: "redirect",
+        servedFrom: "live",
+        gate: { allowance: () => instance.take(counter, waitMs) },
+      });
+    // No time at all to wait: the lease this scan started is still on its way.
+    assert.deepEqual(await person(0), { counted: false, reason: "cap-busy" });
+    assert.deepEqual(await countsOf(merchant, code.codeId), { people: 0, ended: { "cap-busy": 1 }, bots: 0 });
+    // The reload (the page's Refresh) is the same person's first counted scan, from the lease that came.
+    assert.deepEqual(await person(2_000), { counted: true, unique: true });
+    const shards = await leasesSettled(merchant, code.codeId);
+    assert.equal(shards.reduce((sum, d) => sum + d.remaining, 0), 4, "one allowance spent, none lost to the busy scan");
+  });
+
   it("repeats and previews consume nothing: only the scans counted as people's spend allowances", async () => {
     const code = toolResult(await callTool("svc.qr.create", { title: "repeats", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
     toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 10, fallbackUrl: FALLBACK }));
