@@ -20,8 +20,13 @@ import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 
-/** Shards of a cap (fewer for a cap smaller than this). */
+/** Shards of a cap (fewer for a small cap: see SHARD_ALLOWANCES_MIN). */
 export const CAP_SHARDS_MAX = 8;
+/**
+ * A shard starts with at least this many allowances when the cap allows: a cap of 20 in 8 shards of 2 or 3
+ * made the people waiting on an instance wait through one lease after another (each took 2 or 3).
+ */
+export const SHARD_ALLOWANCES_MIN = 16;
 /** Largest block one lease takes. */
 export const LEASE_BLOCK_MAX = 500;
 /** A lease is used until LEASE_SAFETY_MS before this, then settled. */
@@ -136,7 +141,7 @@ export async function planCap(tx: Transaction, merchantId: string, codeId: strin
     admitted = Math.max(0, before.cap - left);
   }
   const epoch = randomBytes(6).toString("base64url");
-  const shards = Math.max(1, Math.min(CAP_SHARDS_MAX, cap));
+  const shards = Math.max(1, Math.min(CAP_SHARDS_MAX, Math.ceil(cap / SHARD_ALLOWANCES_MIN)));
   const parts = splitEvenly(Math.max(0, cap - admitted), shards);
   return {
     epoch,
