@@ -10,6 +10,11 @@ async function main(): Promise<void> {
     return;
   }
   // Designed codes need no emulator: `npm run bench designs` runs without the stack (and its lock).
+  // Campaign rules are pure CPU too: `npm run bench rules` runs without the stack.
+  if (only === "rules") {
+    await (await import("./bench/rules")).benchRules();
+    return;
+  }
   if (only === "designs") {
     console.log(`bench on ${process.version}, ${require("node:os").cpus().length} cores, load average ${require("node:os").loadavg().map((n: number) => n.toFixed(1)).join(" ")}`);
     await (await import("./bench/designs")).benchDesigns({ withPlain: true });
@@ -34,6 +39,8 @@ async function main(): Promise<void> {
       create: async () => (await import("./bench/qr")).benchCreation(demo.apiKey),
       sandbox: async () => (await import("./bench/sandbox")).benchSandbox(),
       redirect: async () => (await import("./bench/redirect")).benchRedirect(demo.merchantId),
+      // Beside the redirect's ratio: what evaluating a code's campaign rules adds to a scan (pure CPU, issue 38).
+      rules: async () => (await import("./bench/rules")).benchRules(),
       webhooks: async () => (await import("./bench/webhooks")).benchWebhooks(info.urls, demo.apiKey),
       traffic: async () => (await import("./bench/traffic")).benchTraffic(),
       catalogue: async () => (await import("./bench/catalogue")).benchCatalogue(demo.merchantId, demo.apiKey, info.urls.base),

@@ -115,23 +115,29 @@ describe("campaign rules: set and carried out by the redirect", function () {
     assert.match(await bot.text(), /campaign has ended/);
     assert.equal((await scan(id)).headers.get("location"), "https://example.com/fb");
 
-    // Every scan answered (ended page, fallback, bot) is in the analytics: 3 people's scans from one visitor, one bot.
+    // Every scan answered is recorded: the closed code's two as "ended" (by reason), the bot as a bot, the
+    // open code's fallback action as a person's scan.
     const analytics = await eventually(
       async () => toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 7 }, merchant.apiKey)),
-      (a: any) => a.totalScans + a.botScans.total >= 4,
-      { what: "4 scans recorded", timeoutMs: 15_000, intervalMs: 250 },
+      (a: any) => a.totalScans + a.botScans.total >= 2,
+      { what: "2 scans recorded", timeoutMs: 15_000, intervalMs: 250 },
     );
     assert.equal(analytics.botScans.total, 1);
+    assert.equal(analytics.totalScans, 1);
+    const days = await firestore().collection("workspaces").doc(merchant.merchantId).collection("codeDays").where("codeId", "==", code.codeId).get();
+    const endedCounts: Record<string, number> = {};
+    for (const d of days.docs) for (const [k, n] of Object.entries((d.get("e") ?? {}) as Record<string, number>)) endedCounts[k] = (endedCounts[k] ?? 0) + n;
+    assert.deepEqual(endedCounts, { ended: 1, "not-started": 1 });
   });
 
-  it("refuses bad rules, parts not available yet and static codes, and changes nothing", async () => {
+  it("refuses bad rules, parts not available and static codes, and changes nothing", async () => {
     const code = await createDynamic(merchant, "https://example.com/keep");
     toolResult(await setRules(merchant, code.codeId, { rules: [{ when: {}, then: { type: "redirect", url: "https://example.com/ruled" } }] }));
     const bad = [
       { rules: [{ when: {}, then: { type: "split", variants: [{ url: "https://example.com/a", weight: 50 }, { url: "https://example.com/b", weight: 40 }] } }] },
       { rules: [{ when: { planet: ["mars"] }, then: { type: "ended" } }] },
       { rules: [{ when: {}, then: { type: "fallback" } }] },
-      { rules: [], humanScanCap: 100 },
+      { rules: [], humanScanCap: 0 },
       { rules: [{ when: {}, then: { type: "password" } }] },
       { rules: [{ when: { scanCount: { max: 10 } }, then: { type: "ended" } }] },
       { rules: [], utmTemplate: "nope" },
@@ -140,7 +146,7 @@ describe("campaign rules: set and carried out by the redirect", function () {
     assert.match(messages[0], /sum to 100; these sum to 90/);
     assert.match(messages[1], /unknown condition/);
     assert.match(messages[2], /needs fallbackUrl/);
-    assert.match(messages[3], /humanScanCap/);
+    assert.match(messages[3], /humanScanCap is at least 1/);
     assert.match(messages[4], /password/);
     assert.match(messages[5], /scanCount/);
     assert.match(messages[6], /no UTM template named/);

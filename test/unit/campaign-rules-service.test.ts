@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { campaignInputOf, campaignUrls, parseCampaignRules } from "../../functions/src/campaigns/service";
 import { AppError } from "../../functions/src/core/errors";
+import { hashPassword, verifyPassword } from "../../functions/src/campaigns/password";
 
 const refused = (input: unknown, pattern: RegExp) =>
   assert.throws(() => parseCampaignRules(input), (e: unknown) => e instanceof AppError && e.code === "VALIDATION_FAILED" && pattern.test(e.message));
@@ -29,13 +30,29 @@ describe("campaign rules: what setCodeCampaign stores", () => {
     assert.deepEqual(campaignUrls(parseCampaignRules(input)).sort(), ["https://example.com/a", "https://example.com/b", "https://example.com/late", "https://example.com/over"]);
   });
 
-  it("refuses what the redirect does not carry out yet: a cap, a password action, a scanCount condition", () => {
-    refused({ rules: [], humanScanCap: 10 }, /humanScanCap: scan caps are not available yet/);
-    refused({ rules: [{ when: {}, then: { type: "password" } }] }, /rules\.0\.then: the "password" action is not available yet/);
-    refused({ rules: [{ when: { scanCount: { min: 1 } }, then: { type: "ended" } }] }, /rules\.0\.when\.scanCount/);
+  it("accepts a cap and a password action; refuses a scanCount condition, and a password nothing asks for", () => {
+    assert.equal(parseCampaignRules({ rules: [], humanScanCap: 10 }).humanScanCap, 10);
+    const guarded = parseCampaignRules({ rules: [{ when: {}, then: { type: "password" } }], password: "open sesame" });
+    assert.equal(guarded.password, "open sesame");
+    assert.equal(campaignInputOf(guarded).password, "open sesame", "a surface that parsed the settings passes the password on");
+    refused({ rules: [], password: "open sesame" }, /password: password is asked for only by a "password" action/);
+    refused({ rules: [{ when: {}, then: { type: "password" } }], password: "short" }, /password has at least 6 characters/);
+    refused({ rules: [{ when: { scanCount: { min: 1 } }, then: { type: "ended" } }] }, /rules\.0\.when\.scanCount: scanCount conditions are not available/);
   });
 
   it("refuses invalid settings with the schema's message, naming the known conditions", () => {
     refused({ rules: [{ when: { planet: ["mars"] }, then: { type: "ended" } }] }, /unknown condition "planet"; known: device, os/);
+  });
+
+  it("keeps a password as a salted scrypt hash: the right one matches, a wrong one does not, two hashes differ", async () => {
+    const [one, two] = await Promise.all([hashPassword("open sesame"), hashPassword("open sesame")]);
+    assert.equal(one.alg, "scrypt");
+    assert.notEqual(one.salt, two.salt);
+    assert.notEqual(one.hash, two.hash);
+    assert.ok(!JSON.stringify(one).includes("sesame"));
+    assert.equal(await verifyPassword("open sesame", one), true);
+    assert.equal(await verifyPassword("open sesame", two), true);
+    assert.equal(await verifyPassword("open sesame ", one), false);
+    assert.equal(await verifyPassword("Open sesame", one), false);
   });
 });

@@ -41,7 +41,7 @@ export const campaignRoutes = [
     doc: {
       operationId: "setCodeRules",
       description:
-        "Replaces the whole campaign settings of a dynamic code in the key's workspace (docs/campaign-rules.md): ordered rules (the first whose conditions all hold wins), startsAt, endsAt, fallbackUrl and utmTemplate. The very next scan follows them. `{\"rules\": []}` alone removes them. humanScanCap, the password action and scanCount conditions are refused until they are available.",
+        "Replaces the whole campaign settings of a dynamic code in the key's workspace (docs/campaign-rules.md): ordered rules (the first whose conditions all hold wins), startsAt, endsAt, humanScanCap (exactly this many people's scans reach the code; raise it to re-arm), fallbackUrl, utmTemplate and password (write-only, stored as a salted hash, asked for by password actions; omitted, the code keeps the one it has). The very next scan follows them. `{\"rules\": []}` alone removes them. scanCount conditions are refused.",
       errors: ["NOT_FOUND", "FORBIDDEN", "DESTINATION_BLOCKED"],
       example: {
         params: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne" },

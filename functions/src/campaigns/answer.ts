@@ -6,11 +6,14 @@ import type { IncomingHttpHeaders } from "node:http";
 import { agentOf } from "../scans/device";
 import { botReason, UNKNOWN, type ScanPlace } from "../scans/classify";
 import { localMoment } from "../scans/localTime";
-import { visitorHash, visitorKey } from "../scans/record";
+import { visitorHash, visitorKey, type ScanGate, type ScanOutcome } from "../scans/record";
 import type { Link } from "../store/codes";
+import { spentData, type CapCounter } from "../store/campaignCaps";
+import { instanceCaps } from "./caps";
 import { closedAnswer, codeState, evaluate, type CodeState, type Destination } from "./evaluate";
 import { applyUtm } from "./utm";
 import type { LinkCampaignRules } from "./service";
+import type { PasswordHash } from "./password";
 
 export interface CampaignScan {
   method: string;
@@ -26,7 +29,11 @@ export interface CampaignScan {
 export type CampaignAnswer =
   | { type: "redirect"; url: string; ruleIndex: number | null; variant?: number; state: null }
   /** The branded ended page (200): an `ended` action, or a closed code without fallbackUrl. */
-  | { type: "ended"; ruleIndex: number | null; state: CodeState | null };
+  | { type: "ended"; ruleIndex: number | null; state: CodeState | null }
+  /** A capped code's scan that got no allowance in time (or whose write is unknown): a page that tries again (200). */
+  | { type: "busy" }
+  /** A `password` action: the password page (200); the right password opens the action's URL (passwordTarget). */
+  | { type: "password"; ruleIndex: number };
 
 /** Bots need no stickiness in an A/B split: one fixed key sends every bot of a code to the same variant. */
 export const BOT_DAY_KEY = "bot";
@@ -38,21 +45,75 @@ function queryOf(url: string): URLSearchParams {
   return new URLSearchParams(url.slice(q + 1, hash < 0 ? undefined : hash));
 }
 
-export async function campaignAnswer(link: Link & { campaignRules: NonNullable<Link["campaignRules"]> }, scan: CampaignScan): Promise<CampaignAnswer> {
-  // Written only by setCodeCampaign (campaigns/service.ts), after its schema: the store keeps them opaque.
-  const settings = link.campaignRules as LinkCampaignRules;
+type RuledLink = Link & { campaignRules: NonNullable<Link["campaignRules"]> };
+
+// Written only by setCodeCampaign (campaigns/service.ts), after its schema: the store keeps them opaque.
+const settingsOf = (link: RuledLink) => link.campaignRules as LinkCampaignRules;
+
+function counterOf(link: RuledLink): CapCounter | undefined {
+  const settings = settingsOf(link);
+  if (settings.humanScanCap === undefined || !settings.capCounter) return undefined;
+  return { merchantId: link.merchantId, codeId: link.codeId, cap: settings.humanScanCap, ...settings.capCounter };
+}
+
+/**
+ * What recording a scan of this code must respect (scans/record.ts ScanGate): a code closed by its
+ * schedule records people's scans as "ended"; a capped code gives each person's scan an allowance, or
+ * records it as "ended" (capped) when none is left. Undefined: nothing (no schedule or cap in force).
+ */
+export function campaignGate(link: RuledLink, at: Date): ScanGate | undefined {
+  const state = codeState(settingsOf(link), at, 0);
+  if (state === "not-started" || state === "ended") return { closed: state };
+  const counter = counterOf(link);
+  return counter ? { allowance: () => instanceCaps.take(counter) } : undefined;
+}
+
+/**
+ * Where a capped code's scan stands: "open" (it goes on to the rules: a person admitted with an allowance,
+ * or a bot or a repeat while the cap is not known to be reached), "capped", or "busy": no allowance came
+ * within the bounded wait, or the scan's write outcome is unknown (a timed-out write), so the scan is
+ * neither admitted nor refused for good and the answer is a page that tries again (a repeat then, if the
+ * write did land). A scan recorded without the gate (it raced the change that added the cap, on an
+ * instance that knew the code without one) takes an allowance now, alone.
+ */
+async function capVerdict(counter: CapCounter, outcome: ScanOutcome | undefined, gated: boolean, at: Date): Promise<"open" | "capped" | "busy"> {
+  if (!gated && outcome?.counted) {
+    const allowance = await instanceCaps.take(counter);
+    if (typeof allowance === "string") return allowance === "capped" ? "capped" : "busy";
+    await allowance.spent.create(spentData(at)).finally(() => allowance.release(true));
+    return "open";
+  }
+  if (outcome === undefined) return "busy";
+  if (outcome.counted) return "open";
+  if (outcome.reason === "cap-busy") return "busy";
+  return outcome.reason !== "capped" && !instanceCaps.reached(counter) ? "open" : "capped";
+}
+
+export async function campaignAnswer(link: RuledLink, scan: CampaignScan, recorded: { outcome: ScanOutcome | undefined; gated: boolean } = { outcome: undefined, gated: false }): Promise<CampaignAnswer> {
+  const settings = settingsOf(link);
   const withUtm = (url: string) => (settings.utm ? applyUtm(url, settings.utm) : url);
   const target = { codeId: link.codeId, destinationUrl: link.destinationUrl, fallbackUrl: settings.fallbackUrl };
   const answer = (action: Destination, ruleIndex: number | null, state: CodeState | null, variant?: number): CampaignAnswer => {
-    // The password action is refused when rules are set (campaigns/service.ts): a stored one shows the ended page, never the URL.
-    if (action.type === "ended" || action.type === "password") return { type: "ended", ruleIndex, state };
+    // The password page names nothing of where the right password leads.
+    if (action.type === "password") return ruleIndex === null || !settings.passwordHash ? { type: "ended", ruleIndex, state } : { type: "password", ruleIndex };
+    if (action.type === "ended") return { type: "ended", ruleIndex, state };
     return { type: "redirect", url: withUtm(action.url), ruleIndex, state: null, ...(variant === undefined ? {} : { variant }) };
   };
-  // The cap is not stored yet (refused by setCodeCampaign): people's scans so far do not matter.
   const state = codeState(settings, scan.at, 0);
   if (state) return answer(closedAnswer(target), null, state);
+  const counter = counterOf(link);
+  const verdict = counter ? await capVerdict(counter, recorded.outcome, recorded.gated, scan.at) : "open";
+  if (verdict === "busy") return { type: "busy" };
+  if (verdict === "capped") return answer(closedAnswer(target), null, "capped");
   if (!settings.rules.length) return answer({ type: "redirect", url: link.destinationUrl }, null, null);
+  const result = await evaluateScan(link, scan);
+  return answer(result.action, result.ruleIndex, null, result.variant);
+}
 
+/** The rules' verdict for this scan (device, place, language, time, query, bot), reading nothing. */
+async function evaluateScan(link: RuledLink, scan: CampaignScan) {
+  const settings = settingsOf(link);
+  const target = { codeId: link.codeId, destinationUrl: link.destinationUrl, fallbackUrl: settings.fallbackUrl };
   const ua = typeof scan.headers["user-agent"] === "string" ? scan.headers["user-agent"] : undefined;
   const { device, recognised } = agentOf(ua);
   const isBot = botReason(scan.method, scan.headers) !== null;
@@ -60,7 +121,7 @@ export async function campaignAnswer(link: Link & { campaignRules: NonNullable<L
   const needsKey = settings.rules.some((r) => r.then.type === "split");
   const scannerDayKey = !needsKey ? "" : isBot ? BOT_DAY_KEY : await visitorHash(localMoment(scan.at, scan.timeZone).day, link.codeId, visitorKey(scan.address, ua, recognised));
   const acceptLanguage = scan.headers["accept-language"];
-  const result = evaluate(
+  return evaluate(
     settings.rules,
     {
       device: device.device,
@@ -78,5 +139,17 @@ export async function campaignAnswer(link: Link & { campaignRules: NonNullable<L
     },
     target,
   );
-  return answer(result.action, result.ruleIndex, null, result.variant);
+}
+
+/**
+ * Where the right password sends the person who posted the password page of this code: the URL of the
+ * `password` action the rules give this request now (with the UTM parameters), and the hash to check the
+ * password against. Undefined when the code is closed or its rules no longer ask for a password here.
+ */
+export async function passwordTarget(link: RuledLink, scan: CampaignScan): Promise<{ url: string; hash: PasswordHash } | undefined> {
+  const settings = settingsOf(link);
+  if (codeState(settings, scan.at, 0) || !settings.passwordHash || !settings.rules.length) return undefined;
+  const { action } = await evaluateScan(link, scan);
+  if (action.type !== "password") return undefined;
+  return { url: settings.utm ? applyUtm(action.url, settings.utm) : action.url, hash: settings.passwordHash };
 }

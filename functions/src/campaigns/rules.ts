@@ -9,6 +9,7 @@ import { UNKNOWN } from "../scans/classify";
 import { BROWSER_NAMES, DEVICE_TYPES, OS_NAMES, OTHER } from "../scans/device";
 import { timeZoneSchema } from "../scans/localTime";
 import { utmTemplateName } from "./utm";
+import { passwordSchema } from "./password";
 
 export const RULES_MAX = 20;
 export const VARIANTS_MAX = 4;
@@ -169,8 +170,13 @@ export const codeRulesSchema = z
       fallbackUrl: httpUrl().optional(),
       /** A workspace UTM template (utm.ts) appended to every URL this code sends visitors to. */
       utmTemplate: utmTemplateName.optional(),
+      /**
+       * The password a "password" action asks for (write-only: stored as a salted scrypt hash, never read
+       * back). Absent when the code has one already: the one it has is kept.
+       */
+      password: passwordSchema.optional(),
     },
-    { error: unknownKeys("field", ["rules", "startsAt", "endsAt", "humanScanCap", "fallbackUrl", "utmTemplate"]) },
+    { error: unknownKeys("field", ["rules", "startsAt", "endsAt", "humanScanCap", "fallbackUrl", "utmTemplate", "password"]) },
   )
   .refine((c) => c.startsAt === undefined || c.endsAt === undefined || Date.parse(c.startsAt) < Date.parse(c.endsAt), { error: "startsAt must be before endsAt", path: ["endsAt"] })
   .refine((c) => c.fallbackUrl !== undefined || !c.rules.some((r) => r.then.type === "fallback"), { error: 'a "fallback" action needs fallbackUrl', path: ["fallbackUrl"] });

@@ -8,12 +8,18 @@ import { db } from "../core/firebase";
 import { formatIssues } from "../core/validation";
 import { COLLECTIONS } from "../store/collections";
 import { findCodeRecord, setLinkCampaignRules, updateCodeInTransaction, type CodeLookup } from "../store/codes";
+import { capOfLinkRules, linkRulesInTransaction, planCap } from "../store/campaignCaps";
 import type { QrCode } from "../codes/model";
 import { codeRulesSchema, type CodeRules, type CodeRulesInput } from "./rules";
 import { utmTemplatesSchema, type UtmTemplate } from "./utm";
+import { hashPassword, type PasswordHash } from "./password";
 
-/** What the link record carries: the parsed settings, and the UTM template's parameters (not its name alone). */
-export type LinkCampaignRules = CodeRules & { utm?: Omit<UtmTemplate, "name"> };
+/**
+ * What the link record carries: the parsed settings, the UTM template's parameters (not its name alone),
+ * with a cap, which counter holds its allowances (store/campaignCaps.ts), and with a password, its salted
+ * scrypt hash (campaigns/password.ts; never the password).
+ */
+export type LinkCampaignRules = Omit<CodeRules, "password"> & { utm?: Omit<UtmTemplate, "name">; capCounter?: { epoch: string; shards: number }; passwordHash?: PasswordHash };
 
 /** What a surface answers after a change: the code and its settings as written, or null when cleared. */
 export interface CodeCampaign {
@@ -26,11 +32,14 @@ export interface CodeCampaign {
 /** Parts of the format the redirect does not carry out yet: refused, never stored and silently ignored. */
 function refuseUnwired(settings: CodeRules): void {
   const issues: { path: string; message: string; code: string }[] = [];
-  if (settings.humanScanCap !== undefined) issues.push({ path: "humanScanCap", message: "scan caps are not available yet (the exact cap counter is not built)", code: "not_available" });
   settings.rules.forEach((rule, i) => {
-    if (rule.then.type === "password") issues.push({ path: `rules.${i}.then`, message: 'the "password" action is not available yet', code: "not_available" });
-    if (rule.when.scanCount !== undefined) issues.push({ path: `rules.${i}.when.scanCount`, message: "scanCount conditions are not available yet", code: "not_available" });
+    if (rule.when.scanCount !== undefined) {
+      issues.push({ path: `rules.${i}.when.scanCount`, message: "scanCount conditions are not available (an exact count per scan would cost a counted write per scan on every code; use humanScanCap)", code: "not_available" });
+    }
   });
+  if (settings.password !== undefined && !settings.rules.some((r) => r.then.type === "password")) {
+    issues.push({ path: "password", message: 'password is asked for only by a "password" action; add one, or leave password out', code: "unused" });
+  }
   if (issues.length) {
     throw new AppError("VALIDATION_FAILED", `Invalid campaign rules: ${issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`, { details: { issues } });
   }
@@ -101,10 +110,24 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
   const abuse = require("../abuse/service") as typeof import("../abuse/service");
   for (const url of new Set(campaignUrls(settings))) await abuse.assertDestinationAllowed(url, { merchantId });
   const cleared = isEmpty(settings);
-  const written = cleared ? null : plain(campaignInputOf(settings));
+  // The password is never written as given, nor read back: the link keeps its hash (below).
+  const { password, ...linkSettings } = settings;
+  const written = cleared ? null : plain(campaignInputOf(linkSettings));
+  const asksPassword = settings.rules.some((r) => r.then.type === "password");
+  const newHash = password !== undefined && asksPassword ? await hashPassword(password) : undefined;
   const after = await db().runTransaction(async (tx) => {
     const { code, stored } = await findCodeRecord(merchantId, lookup, tx);
     const utm = settings.utmTemplate !== undefined ? await utmTemplateOf(tx, merchantId, settings.utmTemplate) : undefined;
+    const before = await linkRulesInTransaction(tx, code.uniqueQRCodeID);
+    // A cap's counter: raised under the same epoch, or made anew (store/campaignCaps.ts planCap).
+    const capPlan = settings.humanScanCap === undefined ? undefined : await planCap(tx, merchantId, code.codeId, capOfLinkRules(before), settings.humanScanCap);
+    // A password action asks for the password given now, or the one the code has.
+    const passwordHash = asksPassword ? (newHash ?? (before?.passwordHash as PasswordHash | undefined)) : undefined;
+    if (asksPassword && !passwordHash) {
+      throw new AppError("VALIDATION_FAILED", 'Invalid campaign rules: password: a "password" action needs password (this code has none yet)', {
+        details: { issues: [{ path: "password", message: 'a "password" action needs password', code: "required" }] },
+      });
+    }
     if (!code.dynamic) {
       throw new AppError("VALIDATION_FAILED", "Campaign rules need a dynamic code; this code is static", {
         hint: "A static code encodes its destination itself: create a dynamic code (dynamic: true) to use rules.",
@@ -115,7 +138,9 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
     if (written) next.campaignRules = written;
     else delete next.campaignRules;
     updateCodeInTransaction(tx, next, stored);
-    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...settings, ...(utm ? { utm } : {}) }));
+    capPlan?.write();
+    const capCounter = capPlan ? { capCounter: { epoch: capPlan.epoch, shards: capPlan.shards } } : {};
+    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...linkSettings, ...(utm ? { utm } : {}), ...capCounter, ...(passwordHash ? { passwordHash } : {}) }));
     return next;
   });
   // eslint-disable-next-line @typescript-eslint/no-require-imports

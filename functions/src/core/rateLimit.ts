@@ -55,6 +55,8 @@ export const RATE_LIMITS = {
   previews: { max: 300, windowSeconds: 60, counts: "PNG previews", per: "credential" },
   /** The public abuse report form: enough for a person reporting several codes, not for flooding the queue. */
   abuseReports: { max: 10, windowSeconds: 3600, counts: "abuse reports", per: "address" },
+  /** Passwords sent to password-protected codes' pages (every attempt, right or wrong), per address: guessing stays slow. */
+  passwordAttempts: { max: 10, windowSeconds: 600, counts: "password attempts", per: "address" },
   /**
    * Print files drawn on request (/img/png, /img/pdf, /img/svg, /img/print-hint). The CDN answers repeats
    * without reaching the function, so only misses count: a person downloading files is never stopped,

@@ -5,8 +5,9 @@
 // Which workspace and code a link belongs to never changes, so an instance remembers it: from the second
 // scan of a code on, the read and the write go in parallel. POST /api/scans (redirect/appScans.ts) lets the
 // service's own app record scans of codes it read.
-// A code with campaign rules (docs/campaign-rules.md) carries them on its link: after the scan is recorded,
-// campaigns/answer.ts picks the answer (schedule, then rules, then UTM) from what was read, reading nothing more.
+// A code with campaign rules (docs/campaign-rules.md) carries them on its link: its scan is recorded after
+// the read (a schedule or a cap decides how it counts: campaigns/answer.ts campaignGate), then
+// campaigns/answer.ts picks the answer (schedule, cap, rules, UTM) from what was read, reading nothing more.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request, Response } from "express";
 import { logError } from "../core/log";
@@ -22,9 +23,10 @@ import { workspaceTimeZone as timeZoneOf } from "../scans/timeZones";
 import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
-import { recordScanSafely, scanCountedHeader, type CodeIdentity } from "../scans/record";
-import { ENDED_STYLE, endedPage, NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
+import { recordScanSafely, scanCountedHeader, type CodeIdentity, type ScanGate } from "../scans/record";
+import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
+import { handlePasswordPost, sendPasswordPage } from "./password";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
@@ -59,6 +61,22 @@ function sendEnded(res: ServerResponse, counted: string): void {
   res
     .writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(ENDED_STYLE), "X-Scan-Counted": counted, "Referrer-Policy": "no-referrer" })
     .end(endedPage());
+}
+
+/** 200: a capped code's scan that got no allowance in time; the page loads the code again (docs/campaign-rules.md, "A bounded wait"). */
+function sendBusy(res: ServerResponse, counted: string): void {
+  res.removeHeader("X-Powered-By");
+  res
+    .writeHead(200, {
+      ...SECURITY_HEADERS,
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      "Content-Security-Policy": pageCsp(ENDED_STYLE),
+      Refresh: String(BUSY_RETRY_SECONDS),
+      "X-Scan-Counted": counted,
+      "Referrer-Policy": "no-referrer",
+    })
+    .end(busyPage());
 }
 
 /** What every REST answer carries (http/rest.ts securityHeaders), for the redirect's plain-node path. */
@@ -131,11 +149,13 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
   const at = new Date();
   let place: ScanPlace | undefined;
-  const record = async (identity: Omit<CodeIdentity, "timeZone">, servedFrom: Promise<ServedLink["servedFrom"]>) => {
+  const record = async (identity: Omit<CodeIdentity, "timeZone">, servedFrom: Promise<ServedLink["servedFrom"]>, gate?: ScanGate) => {
     let timeZone: string;
     [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
-    return recordScanSafely({ ...identity, timeZone }, id, { method: req.method ?? "GET", headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect", servedFrom });
+    return recordScanSafely({ ...identity, timeZone }, id, { method: req.method ?? "GET", headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect", servedFrom, gate });
   };
+  // A code with campaign settings is recorded after its link is read: a schedule or a cap decides how its scan counts.
+  const gateOf = (link: Link) => (link.campaignRules ? campaigns().campaignGate({ ...link, campaignRules: link.campaignRules }, at) : undefined);
   const known = identities.get(id);
   if (known && lastGood.get(id)?.takenDown) {
     // Taken down when this instance last read it: read again (a restore applies at once) before recording anything.
@@ -144,7 +164,9 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   }
   let served: ServedLink;
   let outcome: Awaited<ReturnType<typeof recordScanSafely>>;
-  if (known) {
+  let gated = true;
+  if (known && !lastGood.get(id)?.campaignRules) {
+    gated = false;
     // The read and the scan's write go together; the scan's stream event learns how the link was served.
     const reading = readLinkInTime(id);
     [served, outcome] = await Promise.all([reading, record(known, reading.then((r) => r.servedFrom, () => "live" as const))]);
@@ -152,7 +174,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     served = await readLinkInTime(id);
     if (!served.link) return sendNotFound(res);
     if (served.link.takenDown) return sendTakenDown(res);
-    outcome = await record(remember(id, served.link), Promise.resolve(served.servedFrom));
+    outcome = await record(known ?? remember(id, served.link), Promise.resolve(served.servedFrom), gateOf(served.link));
   }
   const link = served.link;
   if (!link) return sendNotFound(res); // links are never deleted; a remembered id always has one
@@ -168,8 +190,11 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     const answer = await campaigns().campaignAnswer(
       { ...link, campaignRules: link.campaignRules },
       { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address: clientAddressOf(req), place, at, timeZone },
+      { outcome, gated },
     );
     if (answer.type === "ended") return sendEnded(res, counted);
+    if (answer.type === "busy") return sendBusy(res, counted);
+    if (answer.type === "password") return sendPasswordPage(res, SECURITY_HEADERS, { "X-Scan-Counted": counted });
     location = answer.url;
   }
   res.removeHeader("X-Powered-By");
@@ -195,7 +220,7 @@ const QR_PATH = /^\/qr\/([^/?#]*)\/?(?:[?#]|$)/;
 
 /** The redirect function: /qr/<id> (GET, HEAD) on the plain-node path, everything else through express. */
 export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
-  const match = req.method === "GET" || req.method === "HEAD" ? QR_PATH.exec(req.url ?? "") : null;
+  const match = req.method === "GET" || req.method === "HEAD" || req.method === "POST" ? QR_PATH.exec(req.url ?? "") : null;
   if (!match) return void appScansApp(req as Request, res as Response);
   let id: string;
   try {
@@ -203,7 +228,9 @@ export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
   } catch {
     return sendNotFound(res);
   }
-  handleRedirect(req, res, id).catch((error) => {
+  if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
+  const handled = req.method === "POST" ? handlePasswordPost(req, res, id, { headers: SECURITY_HEADERS, timeZoneOf, campaigns, sendNotFound }) : handleRedirect(req, res, id);
+  handled.catch((error) => {
     logError("redirect.failed", "redirect failed", error);
     if (!res.headersSent) sendNotFound(res);
   });

@@ -37,3 +37,58 @@ export function endedPage(): string {
 <style>${ENDED_STYLE}</style></head>
 <body><h1>This campaign has ended</h1><p>The offer behind this QR code is not running right now. Thank you for scanning; ask the business what is on at the moment.</p></body></html>`;
 }
+
+/** Seconds after which the busy page loads the code again (its Refresh header and meta tag). */
+export const BUSY_RETRY_SECONDS = 1;
+
+/** A capped code's scan that got no allowance in time (200): it names no destination and loads the code again. */
+export function busyPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><meta http-equiv="refresh" content="${BUSY_RETRY_SECONDS}"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>One moment</title>
+<style>${ENDED_STYLE}</style></head>
+<body><h1>One moment</h1><p>Many people are scanning this code right now. This page tries again by itself in a second; if it does not, reload it.</p></body></html>`;
+}
+
+export const PASSWORD_STYLE = `${NOT_FOUND_STYLE}label{display:block;margin:1rem 0 .3rem}input{font:inherit;padding:.5rem;width:100%;box-sizing:border-box}button{font:inherit;margin-top:1rem;padding:.5rem 1.2rem}.warn{border-left:4px solid #b91c1c;background:#fef2f2;padding:.6rem 1rem;border-radius:4px}`;
+
+/** What the password page says above its form: nothing yet, a wrong password, or a form it could not read. */
+export type PasswordNotice = "none" | "wrong" | "invalid";
+
+const NOTICES: Record<PasswordNotice, string> = {
+  none: "",
+  wrong: '<p class="warn" role="alert">That password is not right. Check it with whoever gave it to you and try again.</p>',
+  invalid: '<p class="warn" role="alert">The form could not be read. Type the password and send it again.</p>',
+};
+
+/**
+ * A password-protected code's page (200, or 401 after a wrong password): a form posting the password to
+ * the code's own address. It names nothing of where the right password leads.
+ */
+export function passwordPage(notice: PasswordNotice = "none"): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>Password needed</title>
+<style>${PASSWORD_STYLE}</style></head>
+<body><h1>Password needed</h1><p>The business that printed this QR code protected it with a password.</p>${NOTICES[notice]}
+<form method="post"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="128" autofocus><button type="submit">Open</button></form></body></html>`;
+}
+
+/** Too many password attempts from one address (429): when to try again. */
+export function passwordLimitedPage(retryAfterSeconds: number): string {
+  const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>Too many attempts</title>
+<style>${PASSWORD_STYLE}</style></head>
+<body><h1>Too many attempts</h1><p class="warn">Too many passwords were tried from this network. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.</p></body></html>`;
+}
+
+/** A password form that cannot be taken (403): sent from another site, or not from this service's page. */
+export function passwordRefusedPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>Not accepted</title>
+<style>${PASSWORD_STYLE}</style></head>
+<body><h1>Not accepted</h1><p>A password for this code can only be sent from its own page. Scan the code again and type the password there.</p></body></html>`;
+}

@@ -21,6 +21,7 @@ import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "../store/scanEvents";
 import { claimSlot, isAlreadyExists, writeScan, type ScanFacts } from "../store/scans";
+import type { DocumentReference } from "firebase-admin/firestore";
 import { loadOrCreateSecret } from "../store/scanSecrets";
 import { botReason } from "./classify";
 import { agentOf } from "./device";
@@ -52,6 +53,8 @@ interface ScanRequest {
   machineReason?: string;
   /** Whether the link was read for this scan or answered from last-known-good (redirect/app.ts); may settle later. */
   servedFrom: ScanEvent["served_from"] | Promise<ScanEvent["served_from"]>;
+  /** A closed or capped campaign's terms (campaigns/, through the redirect); see countGated. */
+  gate?: ScanGate;
 }
 
 // ---- the daily secrets, cached per instance ----
@@ -241,7 +244,8 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
   const newcomerFrom = visitor && recognised ? () => visitorHash(day, code.codeId, request.address) : null;
   const scanId = newScanId();
   const streamed = Promise.resolve(request.servedFrom).then((servedFrom) => streamScan(scanEventOf(facts, scanId, { botReason: reason, visitor }, servedFrom)));
-  const [outcome] = await Promise.all([countScan(facts, reason, visitor, newcomerFrom), streamed]);
+  const counting = request.gate ? countGated(facts, reason, visitor, newcomerFrom, request.gate) : countScan(facts, reason, visitor, newcomerFrom);
+  const [outcome] = await Promise.all([counting, streamed]);
   return outcome;
 }
 
@@ -251,7 +255,13 @@ export const uniqueEventId = (day: string, codeId: string, visitor: string) => `
 export const minuteEventId = (minute: number, codeId: string, visitor: string, slot: number) => `m~${visitor}~${minute}~${codeId}~${slot}`;
 
 /** The Firestore side of a scan: a person's event (the unique and repeat guard) and the rollup change. */
-async function countScan(facts: ScanFacts, reason: string | null, visitor: string | null, newcomerFrom: (() => Promise<string>) | null): Promise<ScanOutcome> {
+async function countScan(
+  facts: ScanFacts,
+  reason: string | null,
+  visitor: string | null,
+  newcomerFrom: (() => Promise<string>) | null,
+  writePerson = (unique: boolean, eventId: string) => writeScan(facts, { kind: "human", unique, eventId }),
+): Promise<ScanOutcome> {
   if (reason || visitor === null) {
     await writeScan(facts, { kind: "bot", reason: reason ?? "unknown" });
     return { counted: false, reason: reason ?? "unknown" };
@@ -266,7 +276,7 @@ async function countScan(facts: ScanFacts, reason: string | null, visitor: strin
       return { counted: false, reason: "repeat" };
     }
     try {
-      await writeScan(facts, { kind: "human", unique: true, eventId: uniqueEventId(day, codeId, visitor) });
+      await writePerson(true, uniqueEventId(day, codeId, visitor));
       return { counted: true, unique: true };
     } catch (error) {
       if (!isAlreadyExists(error)) {
@@ -283,7 +293,7 @@ async function countScan(facts: ScanFacts, reason: string | null, visitor: strin
   while (state.nextSlot < REPEATS_PER_MINUTE) {
     const slot = state.nextSlot++;
     try {
-      await writeScan(facts, { kind: "human", unique: false, eventId: minuteEventId(minute, codeId, visitor, slot) });
+      await writePerson(false, minuteEventId(minute, codeId, visitor, slot));
       return { counted: true, unique: false };
     } catch (error) {
       if (!isAlreadyExists(error)) throw error;
@@ -291,6 +301,70 @@ async function countScan(facts: ScanFacts, reason: string | null, visitor: strin
   }
   await writeScan(facts, { kind: "repeat" });
   return { counted: false, reason: "repeat" };
+}
+
+// ---- campaign gates (docs/campaign-rules.md, "Schedules, caps and the ended answer") ----
+
+/** One allowance of a capped code: a person's scan spends it by creating `spent` in its own batch. */
+export interface ScanAllowance {
+  spent: DocumentReference;
+  /** Whether the scan's batch may have created `spent` (false: it surely did not; the allowance is reused). */
+  release(used: boolean): void;
+}
+
+/**
+ * What a code's campaign asks of a person's scan: closed (not started, ended), or an allowance per person
+ * (else why none: "capped", or "cap-busy" when none came in time; campaigns/caps.ts).
+ */
+export interface ScanGate {
+  closed?: "not-started" | "ended";
+  allowance?: () => Promise<ScanAllowance | "capped" | "cap-busy">;
+}
+
+class CapReached extends Error {
+  constructor(readonly reason: "capped" | "cap-busy") {
+    super(reason);
+  }
+}
+
+/**
+ * countScan under a campaign's terms. Bots and repeats are counted as always and consume nothing. A
+ * person's scan of a closed code, or of a capped code with no allowance left, is counted as "ended" with
+ * the reason (never as a person's scan, never lost); a person's scan of a capped code is written with its
+ * allowance's `spent` document, atomically.
+ */
+async function countGated(facts: ScanFacts, reason: string | null, visitor: string | null, newcomerFrom: (() => Promise<string>) | null, gate: ScanGate): Promise<ScanOutcome> {
+  if (reason || visitor === null) return countScan(facts, reason, visitor, newcomerFrom);
+  if (gate.closed) {
+    await writeScan(facts, { kind: "ended", reason: gate.closed });
+    return { counted: false, reason: gate.closed };
+  }
+  const take = gate.allowance;
+  if (!take) return countScan(facts, reason, visitor, newcomerFrom);
+  let allowance: ScanAllowance | null = null;
+  let used = false;
+  try {
+    return await countScan(facts, reason, visitor, newcomerFrom, async (unique, eventId) => {
+      if (!allowance) {
+        const took = await take();
+        if (typeof took === "string") throw new CapReached(took);
+        allowance = took;
+      }
+      used = true;
+      try {
+        await writeScan(facts, { kind: "human", unique, eventId, spent: allowance.spent });
+      } catch (error) {
+        if (isAlreadyExists(error)) used = false; // the batch was refused whole: `spent` was not created
+        throw error;
+      }
+    });
+  } catch (error) {
+    if (!(error instanceof CapReached)) throw error;
+    await writeScan(facts, { kind: "ended", reason: error.reason });
+    return { counted: false, reason: error.reason };
+  } finally {
+    (allowance as ScanAllowance | null)?.release(used);
+  }
 }
 
 /**

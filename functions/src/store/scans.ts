@@ -9,12 +9,13 @@
 // Newcomer slots `n~{address hash}~{window}~{codeId}~{k}` (claimSlot) live beside them, with no other field.
 // `create` fails when the id exists, failing the whole batch, so a rollup is never incremented for a scan
 // whose event was not written, on any instance.
-import { Timestamp, type DocumentData, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { Timestamp, type DocumentData, type DocumentReference, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 import { Coalescer } from "../core/coalescer";
 import { addInto, addRollupWrite, type Counts, type RollupTarget } from "./rollups";
+import { spentData } from "./campaignCaps";
 
 /** Map keys for campaigns: "none" for codes without one, "c:<name>" otherwise (no collisions). */
 function campaignKey(campaign: string | null): string {
@@ -73,7 +74,13 @@ export interface ScanFacts {
   eventRetentionDays?: number;
 }
 
-export type ScanClass = { kind: "human"; unique: boolean; eventId: string } | { kind: "repeat" } | { kind: "bot"; reason: string };
+export type ScanClass =
+  /** `spent`: a capped code's allowance document (store/campaignCaps.ts), created in the same batch. */
+  | { kind: "human"; unique: boolean; eventId: string; spent?: DocumentReference }
+  | { kind: "repeat" }
+  | { kind: "bot"; reason: string }
+  /** A closed or capped campaign's answer (campaigns/): counted under `e` by reason, never as a person's scan. */
+  | { kind: "ended"; reason: string };
 
 /** Firestore field names may not look like `__x__`, and rollup keys come from databases and parsers. */
 function safeKey(value: string): string {
@@ -92,6 +99,7 @@ function one(key: string): Counts {
 function scanCounts(facts: ScanFacts, cls: ScanClass): Counts {
   if (cls.kind === "bot") return { b: one(safeKey(cls.reason)) };
   if (cls.kind === "repeat") return { r: 1 };
+  if (cls.kind === "ended") return { e: one(safeKey(cls.reason)) };
   return {
     n: 1,
     ...(cls.unique ? { u: 1 } : {}),
@@ -174,6 +182,10 @@ function addScanWrites(writer: Writer, scans: PendingScan[], now = Date.now()): 
     if (cls.kind === "human") {
       writer.create(scanEvents(facts.merchantId).doc(cls.eventId), eventData(facts, cls.unique));
       events++;
+      if (cls.spent) {
+        writer.create(cls.spent, spentData(facts.at));
+        events++;
+      }
     }
     for (const { target, counts } of rollupChanges(facts, cls)) {
       const key = `${target.merchantId}/${target.kind}/${target.baseId}`;

@@ -1,0 +1,102 @@
+// The password page's POST (docs/campaign-rules.md, "The password page"): POST /qr/<id> with the form's
+// `password`. Checked in this order, each with its own page and nothing of the destination in any of them:
+// sent from this service's own page (Host and a present Origin among the service's, an Origin required:
+// browsers send one with every form POST, so a form on another site cannot post here: 403), the form read
+// with a strict schema (400), the attempt counted per client address (passwordAttempts: 429 with
+// Retry-After), the link read and its rules evaluated for this request (no password asked here any more: a
+// 303 back to the code), then the password checked against the link's salted scrypt hash: wrong, 401 and
+// the form again; right, a 303 to the action's URL. The scan was recorded when the page was shown (GET):
+// the POST records nothing more.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { clientAddressOf, clientOf, limitSubjectOf } from "../core/clientAddress";
+import { logInfo } from "../core/log";
+import { RateLimiter, rateLimitHeaders } from "../core/rateLimit";
+import { refuseForeignAddress } from "../http/originGuard";
+import { pageCsp } from "../http/rest";
+import { placeOfRequest } from "../scans/place";
+import { firestoreQuotaStore } from "../store/rateLimits";
+import { readLinks } from "../store/codes";
+import { countOps } from "../store/opCounter";
+import { PASSWORD_STYLE, passwordLimitedPage, passwordPage, passwordRefusedPage, type PasswordNotice } from "./pages";
+
+/** The form holds one field of at most 128 characters: anything much larger is not this page's form. */
+const FORM_MAX_BYTES = 2_048;
+
+let limiter: RateLimiter | undefined;
+
+type Headers = Record<string, string>;
+
+function sendPage(res: ServerResponse, status: number, html: string, headers: Headers, extra: Headers = {}): void {
+  res.removeHeader("X-Powered-By");
+  res
+    .writeHead(status, { ...headers, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(PASSWORD_STYLE), "Referrer-Policy": "no-referrer", ...extra })
+    .end(html);
+}
+
+/** The password page itself (GET of a code whose rules ask for a password here): 200, or 401 with a notice. */
+export function sendPasswordPage(res: ServerResponse, headers: Headers, extra: Headers = {}, notice: PasswordNotice = "none", status = 200): void {
+  sendPage(res, status, passwordPage(notice), headers, extra);
+}
+
+/** The request's body: the platform's raw copy when it read the body already (Cloud Functions), else the stream. */
+async function bodyOf(req: IncomingMessage): Promise<Buffer | undefined> {
+  const raw = (req as IncomingMessage & { rawBody?: unknown }).rawBody;
+  if (Buffer.isBuffer(raw)) return raw.length > FORM_MAX_BYTES ? undefined : raw;
+  if (req.readableEnded) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > FORM_MAX_BYTES) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The form's fields, each once; undefined when it is not a form of this page (type, size, repeats). */
+function formOf(req: IncomingMessage, body: Buffer | undefined): Record<string, string> | undefined {
+  const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/x-www-form-urlencoded" || body === undefined) return undefined;
+  const fields: Record<string, string> = Object.create(null);
+  for (const [name, value] of new URLSearchParams(body.toString("utf8"))) {
+    if (name in fields) return undefined;
+    fields[name] = value;
+  }
+  return fields;
+}
+
+export interface PasswordContext {
+  headers: Headers;
+  timeZoneOf(merchantId: string, now: number): Promise<string>;
+  campaigns(): typeof import("../campaigns/answer");
+  sendNotFound(res: ServerResponse): void;
+}
+
+export async function handlePasswordPost(req: IncomingMessage, res: ServerResponse, id: string, ctx: PasswordContext): Promise<void> {
+  if (refuseForeignAddress(req.headers) || req.headers.origin === undefined) return sendPage(res, 403, passwordRefusedPage(), ctx.headers);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { passwordFormSchema, verifyPassword } = require("../campaigns/password") as typeof import("../campaigns/password");
+  const form = passwordFormSchema.safeParse(formOf(req, await bodyOf(req)) ?? null);
+  if (!form.success) return sendPasswordPage(res, ctx.headers, {}, "invalid", 400);
+  limiter ??= new RateLimiter(firestoreQuotaStore);
+  const decision = await limiter.take("passwordAttempts", { address: limitSubjectOf(clientOf(req)) });
+  if (!decision.allowed) {
+    logInfo("campaign.password_limited", "password attempts limited for an address", { uniqueQRCodeID: id, retryAfterSeconds: decision.retryAfterSeconds });
+    return sendPage(res, 429, passwordLimitedPage(decision.retryAfterSeconds), ctx.headers, rateLimitHeaders(decision));
+  }
+  const [link] = await readLinks([id]);
+  countOps({ reads: 1 });
+  if (!link || link.takenDown) return ctx.sendNotFound(res);
+  const at = new Date();
+  const target = link.campaignRules
+    ? await ctx.campaigns().passwordTarget(
+        { ...link, campaignRules: link.campaignRules },
+        { method: "GET", headers: req.headers, url: req.url ?? "", address: clientAddressOf(req), place: await placeOfRequest(req), at, timeZone: await ctx.timeZoneOf(link.merchantId, at.getTime()) },
+      )
+    : undefined;
+  // No password is asked here any more (rules changed, the campaign ended): the code answers for itself.
+  if (!target) return sendPage(res, 303, "", ctx.headers, { Location: `/qr/${encodeURIComponent(id)}` });
+  if (!(await verifyPassword(form.data.password, target.hash))) return sendPasswordPage(res, ctx.headers, rateLimitHeaders(decision), "wrong", 401);
+  res.removeHeader("X-Powered-By");
+  res.writeHead(303, { ...ctx.headers, Location: target.url, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "Content-Length": "0" }).end();
+}

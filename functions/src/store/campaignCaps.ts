@@ -1,0 +1,251 @@
+// The exact scan-cap counter of a capped code (issue 38, docs/campaign-rules.md "The cap counter"). A cap of
+// N people's scans is split into allowances held by a few shard documents; an instance leases a block of
+// allowances from one shard (an update conditioned on the shard's last update time, no transaction) and
+// admits people from it in memory (campaigns/caps.ts):
+//
+//   workspaces/{m}/capShards/{codeId}~{s}       remaining (allowances not leased), the cap's epoch, and the
+//                                               open leases {leaseId: {size, expiresAt}} (at most LEASES_MAX)
+//   workspaces/{m}/capSpent/{leaseId}~{k}       one per admitted person: created in the scan's own batch
+//                                               (store/scans.ts), so an allowance is spent exactly when the
+//                                               person's scan is recorded
+//
+// A lease is settled (by its instance when it is used up or near its expiry, or by any instance once it
+// expired LEASE_GRACE_MS ago) by counting its capSpent documents: what was not spent goes back to
+// `remaining`. Nothing is admitted twice and nothing is lost. Each shard takes a lease and a settle per
+// block; blocks are sized to about a second of an instance's traffic, so a shard takes about one write a
+// second (docs/data-model.md, "Cap shards").
+import { randomBytes } from "node:crypto";
+import { FieldPath, FieldValue, Timestamp, type DocumentReference, type Transaction } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { COLLECTIONS } from "./collections";
+import { countOps } from "./opCounter";
+
+/** Shards of a cap (fewer for a small cap: see SHARD_ALLOWANCES_MIN). */
+export const CAP_SHARDS_MAX = 8;
+/**
+ * A shard starts with at least this many allowances when the cap allows: a cap of 20 in 8 shards of 2 or 3
+ * made the people waiting on an instance wait through one lease after another (each took 2 or 3).
+ */
+export const SHARD_ALLOWANCES_MIN = 16;
+/** Largest block one lease takes. */
+export const LEASE_BLOCK_MAX = 500;
+/** A lease is used until LEASE_SAFETY_MS before this, then settled. */
+export const LEASE_MS = 10_000;
+export const LEASE_SAFETY_MS = 2_000;
+/** An unsettled lease is reclaimed by others this long after its expiry (a write in flight has landed by then). */
+export const LEASE_GRACE_MS = 60_000;
+/** Open leases a shard holds at most (each about 40 bytes): the shard document stays under 4 KB. */
+export const LEASES_MAX = 64;
+/** capSpent documents are kept this long (TTL): a lease older than this when reclaimed counts as fully spent. */
+export const SPENT_RETENTION_MS = 30 * 86_400_000;
+
+const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId);
+const shardRef = (merchantId: string, codeId: string, shard: number) => workspace(merchantId).collection("capShards").doc(`${codeId}~${shard}`);
+const spentCol = (merchantId: string) => workspace(merchantId).collection("capSpent");
+
+/** The document whose creation spends allowance `k` of a lease (created in the admitted scan's batch). */
+export const spentRef = (merchantId: string, leaseId: string, k: number): DocumentReference => spentCol(merchantId).doc(`${leaseId}~${k}`);
+/** What a capSpent document holds: only its expiry. */
+export const spentData = (at: Date) => ({ expiresAt: Timestamp.fromMillis(at.getTime() + SPENT_RETENTION_MS) });
+
+interface OpenLease {
+  size: number;
+  expiresAt: number;
+}
+
+interface Shard {
+  epoch: string;
+  remaining: number;
+  leases: Record<string, OpenLease>;
+}
+
+/** Where a code's cap stands, as its link carries it (campaigns/service.ts writes it). */
+export interface CapCounter {
+  merchantId: string;
+  codeId: string;
+  /** Changes when the counter is made anew (a cap set, or lowered): leases of another epoch are void. */
+  epoch: string;
+  shards: number;
+  /** The cap N itself (a raise keeps the epoch and changes only this). */
+  cap: number;
+}
+
+export interface Lease {
+  id: string;
+  shard: number;
+  size: number;
+  expiresAt: number;
+}
+
+const shardOf = (data: FirebaseFirestore.DocumentData | undefined): Shard | undefined =>
+  data ? { epoch: String(data.epoch), remaining: Number(data.remaining) || 0, leases: (data.leases ?? {}) as Record<string, OpenLease> } : undefined;
+
+/** Splits n into `parts` near-equal whole parts (the first ones one larger). */
+export function splitEvenly(n: number, parts: number): number[] {
+  return Array.from({ length: parts }, (_, i) => Math.floor(n / parts) + (i < n % parts ? 1 : 0));
+}
+
+// ---- setting a cap (inside setCodeCampaign's transaction) ----
+
+/** A link's campaign settings as stored (campaigns/service.ts LinkCampaignRules), read in the transaction that changes them. */
+export async function linkRulesInTransaction(tx: Transaction, uniqueQRCodeID: string): Promise<Record<string, unknown> | undefined> {
+  const snap = await tx.get(db().collection(COLLECTIONS.links).doc(uniqueQRCodeID));
+  countOps({ reads: 1 });
+  return snap.get("campaignRules") as Record<string, unknown> | undefined;
+}
+
+/** The counter a link's settings name (`capCounter` beside `humanScanCap`). */
+export function capOfLinkRules(stored: Record<string, unknown> | undefined): { cap: number; epoch: string; shards: number } | undefined {
+  const rules = stored as { humanScanCap?: number; capCounter?: { epoch: string; shards: number } } | undefined;
+  return rules?.humanScanCap !== undefined && rules.capCounter ? { cap: rules.humanScanCap, ...rules.capCounter } : undefined;
+}
+
+export interface CapPlan {
+  epoch: string;
+  shards: number;
+  /** Applies the change; call after every read of the transaction. */
+  write(): void;
+}
+
+/**
+ * Plans the counter for a code whose cap goes from `before` (absent: none) to `cap`: raising it keeps the
+ * epoch and adds the difference to the shards (the code re-opens on the next scan); a new cap, or a lower
+ * one, starts a new epoch whose shards hold what is left under it, counting every allowance leased under
+ * the old one as spent (so lowering never admits more than the new cap; leases out may be wasted).
+ */
+export async function planCap(tx: Transaction, merchantId: string, codeId: string, before: { cap: number; epoch: string; shards: number } | undefined, cap: number): Promise<CapPlan> {
+  if (before && cap >= before.cap) {
+    const refs = Array.from({ length: before.shards }, (_, s) => shardRef(merchantId, codeId, s));
+    const snaps = await tx.getAll(...refs);
+    countOps({ reads: refs.length });
+    const add = splitEvenly(cap - before.cap, before.shards);
+    return {
+      epoch: before.epoch,
+      shards: before.shards,
+      write() {
+        snaps.forEach((snap, s) => {
+          if (!add[s]) return;
+          if (snap.exists && snap.get("epoch") === before.epoch) tx.update(refs[s], { remaining: FieldValue.increment(add[s]) });
+          else tx.set(refs[s], { codeId, epoch: before.epoch, remaining: add[s], leases: {} });
+        });
+        countOps({ writes: add.filter(Boolean).length });
+      },
+    };
+  }
+  let admitted = 0;
+  if (before) {
+    // Lowered: everything not in a shard's `remaining` is taken as spent.
+    const snaps = await tx.getAll(...Array.from({ length: before.shards }, (_, s) => shardRef(merchantId, codeId, s)));
+    countOps({ reads: before.shards });
+    const left = snaps.reduce((sum, snap) => sum + (snap.exists && snap.get("epoch") === before.epoch ? Number(snap.get("remaining")) || 0 : 0), 0);
+    admitted = Math.max(0, before.cap - left);
+  }
+  const epoch = randomBytes(6).toString("base64url");
+  const shards = Math.max(1, Math.min(CAP_SHARDS_MAX, Math.ceil(cap / SHARD_ALLOWANCES_MIN)));
+  const parts = splitEvenly(Math.max(0, cap - admitted), shards);
+  return {
+    epoch,
+    shards,
+    write() {
+      parts.forEach((remaining, s) => tx.set(shardRef(merchantId, codeId, s), { codeId, epoch, remaining, leases: {} }));
+      countOps({ writes: shards });
+    },
+  };
+}
+
+// ---- leasing, settling ----
+
+/** How many allowances of a lease were spent: its capSpent documents (one count query). */
+export async function spentOf(merchantId: string, leaseId: string): Promise<number> {
+  const snap = await spentCol(merchantId).where(FieldPath.documentId(), ">=", `${leaseId}~`).where(FieldPath.documentId(), "<", `${leaseId}~\uf8ff`).count().get();
+  countOps({ reads: 1 });
+  return snap.data().count;
+}
+
+/** How many times a lease or a settle re-reads and tries again when another instance changed the shard first. */
+export const CLAIM_ATTEMPTS = 12;
+
+/** Firestore's FAILED_PRECONDITION: the shard changed since it was read (another lease or settle won). */
+const FAILED_PRECONDITION = 9;
+const lostRace = (error: unknown) => (error as { code?: number }).code === FAILED_PRECONDITION;
+
+/** The cap's shards could not be claimed in CLAIM_ATTEMPTS tries (others kept winning): not an answer on the cap. */
+export class CapContended extends Error {}
+
+/** Fisher-Yates over a copy: the order in which a lease tries the shards that have allowances. */
+function shuffled<T>(items: T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+/**
+ * Takes a block of at most `want` allowances from a shard picked at random among those that have any.
+ * No transaction: the shards are read, and the claim is an update conditioned on the shard's last update
+ * time, so instances never wait on each other's locks (a transaction under contention waits for locks and
+ * backs off for seconds: what made scans of a hot capped code slow). An instance that loses the race to a
+ * shard tries the next one of those it read, then reads them again (at most CLAIM_ATTEMPTS claims).
+ * Expired leases found on the way are reclaimed first. Undefined when no shard has any left: the cap is
+ * reached (for now: a lease out may still come back). CapContended when every claim lost its race.
+ */
+export async function leaseAllowances(counter: CapCounter, want: number, now = Date.now(), random: () => number = Math.random): Promise<Lease | undefined> {
+  const refs = Array.from({ length: counter.shards }, (_, s) => shardRef(counter.merchantId, counter.codeId, s));
+  let claims = 0;
+  while (claims < CLAIM_ATTEMPTS) {
+    const snaps = await db().getAll(...refs);
+    countOps({ reads: refs.length });
+    const shards = snaps.map((snap) => shardOf(snap.data()));
+    const expired = shards.flatMap((shard, s) =>
+      shard?.epoch !== counter.epoch ? [] : Object.entries(shard.leases).filter(([, lease]) => now > lease.expiresAt + LEASE_GRACE_MS).map(([id, lease]) => ({ id, shard: s, size: lease.size, expiresAt: lease.expiresAt })),
+    );
+    if (expired.length) {
+      for (const lease of expired) await settleLease(counter, lease, now);
+      claims++;
+      continue;
+    }
+    const open = shards.flatMap((shard, s) => (shard && shard.epoch === counter.epoch && shard.remaining > 0 && Object.keys(shard.leases).length < LEASES_MAX ? [s] : []));
+    if (!open.length) return undefined;
+    for (const s of shuffled(open, random)) {
+      if (claims++ >= CLAIM_ATTEMPTS) break;
+      const size = Math.min(want, shards[s]!.remaining, LEASE_BLOCK_MAX);
+      const taken: Lease = { id: `l${randomBytes(8).toString("hex")}`, shard: s, size, expiresAt: now + LEASE_MS };
+      try {
+        await refs[s].update({ remaining: FieldValue.increment(-size), [`leases.${taken.id}`]: { size, expiresAt: taken.expiresAt } }, { lastUpdateTime: snaps[s].updateTime! });
+        countOps({ writes: 1 });
+        return taken;
+      } catch (error) {
+        if (!lostRace(error)) throw error;
+      }
+    }
+  }
+  throw new CapContended(`no cap shard of ${counter.codeId} claimed in ${CLAIM_ATTEMPTS} tries`);
+}
+
+/**
+ * Ends a lease: what it did not spend goes back to its shard. Called by its instance once no scan of it is
+ * in flight, or by anyone LEASE_GRACE_MS after its expiry. A lease of another epoch, or already settled,
+ * changes nothing. Like a lease, an update conditioned on the shard's last update time (read again when
+ * another instance changed it first).
+ */
+export async function settleLease(counter: CapCounter, lease: Lease, now = Date.now()): Promise<void> {
+  // A lease older than the capSpent documents' retention cannot be counted: taken as fully spent (never over the cap).
+  const spent = now - lease.expiresAt > SPENT_RETENTION_MS - 86_400_000 ? lease.size : await spentOf(counter.merchantId, lease.id);
+  const ref = shardRef(counter.merchantId, counter.codeId, lease.shard);
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+    const snap = await ref.get();
+    countOps({ reads: 1 });
+    const shard = shardOf(snap.data());
+    if (!shard || shard.epoch !== counter.epoch || !shard.leases[lease.id]) return;
+    try {
+      await ref.update({ remaining: FieldValue.increment(Math.max(0, lease.size - spent)), [`leases.${lease.id}`]: FieldValue.delete() }, { lastUpdateTime: snap.updateTime! });
+      countOps({ writes: 1 });
+      return;
+    } catch (error) {
+      if (!lostRace(error)) throw error;
+    }
+  }
+  throw new CapContended(`lease ${lease.id} of ${counter.codeId} not settled in ${CLAIM_ATTEMPTS} tries`);
+}

@@ -1,0 +1,277 @@
+// Scan caps and closed campaigns through the local front end (docs/campaign-rules.md, "The cap counter"):
+// a cap of N admits exactly N people to the destination, everyone after goes to the fallback and is counted
+// "ended" (capped), bots and repeats never consume it, raising N re-arms it; under 200 concurrent people
+// over 4 instances (in this process: the Functions emulator starts a worker process per concurrent
+// request) exactly N get in; a scan that waits too long for an allowance gets the page that tries again,
+// counted apart; a code past its end counts its people's scans "ended" too. Never a 404, never a 5xx.
+import assert from "node:assert/strict";
+import { baseUrl } from "../helpers/env";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { newClient, type TestClient } from "../helpers/clients";
+import { eventually } from "../helpers/poll";
+import { runCases } from "../helpers/fuzz";
+import { recordScan, REPEATS_PER_MINUTE, type ScanOutcome } from "../../functions/src/scans/record";
+import { CapAllowances } from "../../functions/src/campaigns/caps";
+
+const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
+const DESTINATION = "https://example.com/offer";
+const FALLBACK = "https://example.com/sold-out";
+
+interface Answer {
+  status: number;
+  location: string | null;
+  counted: string | null;
+  /** How many "one moment" pages (cap-busy) came before this answer. */
+  busy: number;
+}
+
+/**
+ * One person's scan through the front end, following the "one moment" page as a browser does (it reloads
+ * the code; here at once, until a decided answer or a deadline).
+ */
+async function scan(id: string, client: TestClient, headers: Record<string, string> = {}): Promise<Answer> {
+  const deadline = Date.now() + 30_000;
+  for (let busy = 0; ; busy++) {
+    const res = await client.fetch(`${baseUrl()}/qr/${id}`, { method: "GET", redirect: "manual", headers: { "User-Agent": PHONE, ...headers } });
+    const body = await res.text();
+    const answer = { status: res.status, location: res.headers.get("location"), counted: res.headers.get("x-scan-counted"), busy };
+    if (!res.headers.get("refresh")) return answer;
+    assert.equal(res.status, 200, "the one-moment page is a 200");
+    assert.ok(!body.includes(DESTINATION) && !body.includes(FALLBACK), "the one-moment page names no destination");
+    assert.ok(Date.now() < deadline, `still busy after ${busy + 1} tries`);
+  }
+}
+
+/** A code's day rollups summed (folded documents and shards): people's scans, and the "ended" scans by reason. */
+async function countsOf(merchant: TestMerchant, codeId: string): Promise<{ people: number; ended: Record<string, number>; bots: number }> {
+  const snap = await firestore().collection("workspaces").doc(merchant.merchantId).collection("codeDays").where("codeId", "==", codeId).get();
+  const out = { people: 0, ended: {} as Record<string, number>, bots: 0 };
+  for (const doc of snap.docs) {
+    out.people += Number(doc.get("n") ?? 0);
+    for (const [reason, n] of Object.entries((doc.get("e") ?? {}) as Record<string, number>)) out.ended[reason] = (out.ended[reason] ?? 0) + n;
+    for (const n of Object.values((doc.get("b") ?? {}) as Record<string, number>)) out.bots += n;
+  }
+  return out;
+}
+
+/** A capped code's shard documents. */
+async function shardsOf(merchant: TestMerchant, codeId: string) {
+  return (await firestore().collection("workspaces").doc(merchant.merchantId).collection("capShards").where("codeId", "==", codeId).get()).docs.map((d) => d.data());
+}
+
+/** Waits (with a deadline) until every lease of the code is settled: what an instance held and did not use is back in the shards. */
+const leasesSettled = (merchant: TestMerchant, codeId: string) =>
+  eventually(() => shardsOf(merchant, codeId), (docs) => docs.length > 0 && docs.every((d) => Object.keys(d.leases).length === 0), { what: "leases settled", timeoutMs: 20_000 });
+
+const busyScans = (answers: Answer[]) => answers.reduce((sum, a) => sum + a.busy, 0);
+
+/** Redirect workers (instances) this file has started in the Functions emulator. */
+let warmWorkers = 0;
+
+/**
+ * Starts up to `n` redirect worker processes of the Functions emulator, one cold start at a time: k people
+ * at once for k = 1 … n on a plain code, each step waiting for every answer. The emulator starts a worker
+ * for each request it cannot hand to an idle one and gives it 30 s to load; on a busy two-core machine a
+ * cold start beside nine busy workers can miss that and the request dies as Hosting's 504 after 60 s (what
+ * production's autoscaling would not give, and what failed this test before, not the cap). A step that
+ * met one is taken again.
+ */
+async function warmRedirectWorkers(merchant: TestMerchant, n: number): Promise<void> {
+  if (warmWorkers >= n) return;
+  const plain = toolResult(await callTool("svc.qr.create", { title: "warm-up", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
+  for (let k = Math.max(1, warmWorkers + 1), retries = 0; k <= n; k++) {
+    const statuses = await Promise.all(Array.from({ length: k }, async () => (await newClient().fetch(`${baseUrl()}/qr/${plain.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } })).status));
+    if (statuses.every((status) => status === 302)) continue;
+    assert.ok(++retries <= 3, `warm-up answered ${statuses.join(" ")}`);
+    k--;
+  }
+  warmWorkers = n;
+}
+
+const setRules = (merchant: TestMerchant, codeId: string, settings: unknown) => callTool("svc.qr.set_rules", { codeId, settings }, merchant.apiKey);
+
+describe("campaign caps: exactly N people, the rest ended", function () {
+  this.timeout(240_000);
+  let merchant: TestMerchant;
+  before(async () => {
+    merchant = await createMerchant();
+  });
+
+  it("through the front end: a cap of 20 admits exactly 20 of 200 people; the rest get the fallback, counted ended; raising it re-arms", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "capped", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
+    const set = toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 20, fallbackUrl: FALLBACK }));
+    assert.equal(set.campaignRules.humanScanCap, 20);
+    assert.equal(set.campaignRules.capCounter, undefined, "the counter stays on the link");
+    const id = code.uniqueQRCodeID;
+
+    // Bots first: they are redirected and never consume the cap.
+    for (const agent of ["facebookexternalhit/1.1", "curl/8.5.0"]) assert.equal((await scan(id, newClient(), { "User-Agent": agent })).location, DESTINATION);
+
+    // 200 people, 8 at a time over 10 warm emulator workers (instances): none of them waits on a cold start.
+    await warmRedirectWorkers(merchant, 10);
+    const clients = Array.from({ length: 200 }, () => newClient());
+    const answers: Answer[] = [];
+    const failures = await runCases(clients, 8, async (client, i) => {
+      answers[i] = await scan(id, client);
+      return answers[i].status === 302 ? undefined : `answered ${answers[i].status}`;
+    });
+    assert.deepEqual(failures, [], "every person got a redirect: never a 404 or a 5xx");
+    // An allowance an instance leased and did not use comes back once its lease idles (1 s): once every lease
+    // is settled, people who keep coming get what is left, one at a time, until the shards hold none.
+    for (let more = 0; ; more++) {
+      const shards = await leasesSettled(merchant, code.codeId);
+      if (shards.every((d) => d.remaining === 0)) break;
+      assert.ok(more < 20, `allowances still left after ${more} more people: ${JSON.stringify(shards)}`);
+      clients.push(newClient());
+      answers.push(await scan(id, clients[clients.length - 1]));
+    }
+    const admitted = clients.filter((_, i) => answers[i].location === DESTINATION);
+    console.log(`      front end: ${answers.length} people, ${admitted.length} admitted, ${busyScans(answers)} cap-busy pages`);
+    assert.equal(admitted.length, 20, `admitted ${admitted.length}`);
+    const refused = answers.filter((a) => a.location === FALLBACK);
+    assert.equal(refused.length, answers.length - 20);
+    assert.ok(refused.every((a) => a.counted === "false; reason=capped"), "told apart as capped");
+
+    // An admitted person scanning again and a bot get the fallback now: the cap is reached.
+    assert.equal((await scan(id, admitted[0])).location, FALLBACK);
+    assert.equal((await scan(id, newClient(), { "User-Agent": "facebookexternalhit/1.1" })).location, FALLBACK);
+
+    const counts = await countsOf(merchant, code.codeId);
+    const busy = busyScans(answers);
+    assert.deepEqual(counts, { people: 20, ended: { capped: refused.length + 1, ...(busy ? { "cap-busy": busy } : {}) }, bots: 3 });
+    const analytics = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 7 }, merchant.apiKey));
+    assert.equal(analytics.totalScans, 20, "only admitted people are people's scans");
+
+    // Raising the cap to 25 re-arms it: exactly 5 of 12 more people get in.
+    toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 25, fallbackUrl: FALLBACK }));
+    const more: Answer[] = [];
+    for (let i = 0; i < 2; i++) more.push(...(await Promise.all(Array.from({ length: 6 }, () => scan(id, newClient())))));
+    for (let extra = 0; more.filter((a) => a.location === DESTINATION).length < 5; extra++) {
+      // As above: an allowance out on an idle instance comes back when its lease settles.
+      const shards = await leasesSettled(merchant, code.codeId);
+      assert.ok(extra < 10 && shards.some((d) => d.remaining > 0), `${more.filter((a) => a.location === DESTINATION).length} of 5 admitted, shards ${JSON.stringify(shards)}`);
+      more.push(await scan(id, newClient()));
+    }
+    assert.equal(more.filter((a) => a.location === DESTINATION).length, 5);
+    assert.equal(more.filter((a) => a.location === FALLBACK).length, more.length - 5);
+    assert.equal((await countsOf(merchant, code.codeId)).people, 25);
+  });
+
+  it("200 concurrent people over 4 instances: a cap of 20 admits exactly 20, each shard within its leases", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "hot cap", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
+    toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 20, fallbackUrl: FALLBACK }));
+    const link = (await firestore().collection("links").doc(code.uniqueQRCodeID).get()).data()!;
+    const counter = { merchantId: merchant.merchantId, codeId: code.codeId, cap: 20, ...link.campaignRules.capCounter };
+    assert.ok(counter.shards >= 2 && counter.shards <= 8, JSON.stringify(counter));
+    const instances = Array.from({ length: 4 }, () => new CapAllowances());
+    const identity = { merchantId: merchant.merchantId, codeId: code.codeId, campaign: null, timeZone: "UTC" };
+    const person = (i: number) =>
+      recordScan(identity, code.uniqueQRCodeID, {
+        method: "GET",
+        headers: { "user-agent": PHONE },
+        address: `198.51.${100 + (i >> 8)}.${i & 255}`,
+        place: { country: "US", state: "Oregon", city: "Portland" },
+        at: new Date(),
+        source: "redirect",
+        servedFrom: "live",
+        gate: { allowance: () => instances[i % 4].take(counter) },
+      });
+    const started = Date.now();
+    const outcomes: ScanOutcome[] = await Promise.all(Array.from({ length: 200 }, (_, i) => person(i)));
+    const took = Date.now() - started;
+    // A person answered cap-busy (no allowance within the bounded wait) reloads: the same person scans again.
+    let busy = 0;
+    for (let round = 0; outcomes.some((o) => !o.counted && o.reason === "cap-busy"); round++) {
+      assert.ok(round < 10, "still busy after 10 reloads");
+      await Promise.all(
+        outcomes.map(async (o, i) => {
+          if (o.counted || o.reason !== "cap-busy") return;
+          busy++;
+          outcomes[i] = await person(i);
+        }),
+      );
+    }
+    assert.equal(outcomes.filter((o) => o.counted).length, 20, "exactly 20 admitted");
+    assert.equal(outcomes.filter((o) => !o.counted && o.reason === "capped").length, 180);
+    assert.ok(took < 8_000, `200 concurrent scans answered in ${took} ms`);
+    console.log(`      200 concurrent scans over 4 instances answered in ${took} ms; ${busy} cap-busy reloads`);
+    assert.deepEqual(await Promise.all(instances.map((instance) => instance.take(counter))), ["capped", "capped", "capped", "capped"], "no instance finds another allowance");
+    const counts = await countsOf(merchant, code.codeId);
+    assert.deepEqual(counts, { people: 20, ended: { capped: 180, ...(busy ? { "cap-busy": busy } : {}) }, bots: 0 });
+    const spent = await firestore().collection("workspaces").doc(merchant.merchantId).collection("capSpent").count().get();
+    assert.ok(spent.data().count >= 20);
+    // Every lease is settled (nothing left over) and no shard went below zero.
+    const shards = await leasesSettled(merchant, code.codeId);
+    assert.equal(shards.length, counter.shards);
+    assert.deepEqual(shards.map((d) => d.remaining), shards.map(() => 0));
+  });
+
+  it("a person whose instance gets no allowance in time is cap-busy: counted apart, not admitted, and admitted on the reload", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "busy", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
+    toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 5, fallbackUrl: FALLBACK }));
+    const link = (await firestore().collection("links").doc(code.uniqueQRCodeID).get()).data()!;
+    const counter = { merchantId: merchant.merchantId, codeId: code.codeId, cap: 5, ...link.campaignRules.capCounter };
+    const instance = new CapAllowances();
+    const identity = { merchantId: merchant.merchantId, codeId: code.codeId, campaign: null, timeZone: "UTC" };
+    const person = (waitMs: number) =>
+      recordScan(identity, code.uniqueQRCodeID, {
+        method: "GET",
+        headers: { "user-agent": PHONE },
+        address: "198.51.100.77",
+        place: { country: "US", state: "Oregon", city: "Portland" },
+        at: new Date(),
+        source: "redirect",
+        servedFrom: "live",
+        gate: { allowance: () => instance.take(counter, waitMs) },
+      });
+    // No time at all to wait: the lease this scan started is still on its way.
+    assert.deepEqual(await person(0), { counted: false, reason: "cap-busy" });
+    assert.deepEqual(await countsOf(merchant, code.codeId), { people: 0, ended: { "cap-busy": 1 }, bots: 0 });
+    // The reload (the page's Refresh) is the same person's first counted scan, from the lease that came.
+    assert.deepEqual(await person(2_000), { counted: true, unique: true });
+    const shards = await leasesSettled(merchant, code.codeId);
+    assert.equal(shards.reduce((sum, d) => sum + d.remaining, 0), 4, "one allowance spent, none lost to the busy scan");
+  });
+
+  it("repeats and previews consume nothing: only the scans counted as people's spend allowances", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "repeats", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
+    toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 10, fallbackUrl: FALLBACK }));
+    const person = newClient();
+    // One person scanning 3 more times than a minute counts (scans/record.ts REPEATS_PER_MINUTE): those are repeats.
+    const answers: Answer[] = [];
+    for (let i = 0; i < REPEATS_PER_MINUTE + 4; i++) answers.push(await scan(code.uniqueQRCodeID, person));
+    for (const agent of ["facebookexternalhit/1.1", "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)"]) answers.push(await scan(code.uniqueQRCodeID, newClient(), { "User-Agent": agent }));
+    assert.ok(answers.every((a) => a.location === DESTINATION), "the cap is not reached: everyone goes to the destination");
+    const counted = answers.filter((a) => a.counted === "true").length;
+    // A clock minute may turn during the loop (its slots start again): the headers say what was counted.
+    assert.ok(counted >= REPEATS_PER_MINUTE + 1 && counted < answers.length - 2, `${counted} counted`);
+    assert.ok(answers.some((a) => a.counted === "false; reason=repeat"), "some were repeats");
+    const shards = await leasesSettled(merchant, code.codeId);
+    assert.equal(shards.reduce((sum, d) => sum + d.remaining, 0), 10 - counted, "only the counted scans spent allowances");
+    assert.equal((await countsOf(merchant, code.codeId)).people, counted);
+  });
+
+  it("lowering the cap below what was admitted closes the code at once; the ended page without a fallback", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "lowered", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
+    toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 10 }));
+    const first = await Promise.all(Array.from({ length: 4 }, () => scan(code.uniqueQRCodeID, newClient())));
+    assert.ok(first.every((a) => a.location === DESTINATION));
+    toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 3 }));
+    const after = await scan(code.uniqueQRCodeID, newClient());
+    assert.equal(after.status, 200, "the ended page, never a 404");
+    assert.equal(after.location, null);
+  });
+
+  it("a code past its end counts its people's scans as ended, bots as bots", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "over", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
+    const now = Date.now();
+    toolResult(await setRules(merchant, code.codeId, { rules: [], startsAt: new Date(now - 7_200_000).toISOString(), endsAt: new Date(now - 3_600_000).toISOString(), fallbackUrl: FALLBACK }));
+    const person = await scan(code.uniqueQRCodeID, newClient());
+    assert.equal(person.location, FALLBACK);
+    assert.equal(person.counted, "false; reason=ended");
+    assert.equal((await scan(code.uniqueQRCodeID, newClient(), { "User-Agent": "facebookexternalhit/1.1" })).location, FALLBACK);
+    const counts = await countsOf(merchant, code.codeId);
+    assert.deepEqual(counts, { people: 0, ended: { ended: 1 }, bots: 1 });
+  });
+});

@@ -1,0 +1,148 @@
+// Password-protected codes through the local front end (docs/campaign-rules.md, "The password page"): the
+// page asks for the password and names nothing of the destination; a wrong password is refused (401) and
+// attempts are limited per address (429); the right one redirects (303) and the scan was counted when the
+// page was shown; a form from another site (403) or not this page's form (400) is refused; the password is
+// stored only as a salted hash and never read back.
+import assert from "node:assert/strict";
+import { baseUrl } from "../helpers/env";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { newClient, type TestClient } from "../helpers/clients";
+import { RATE_LIMITS } from "../../functions/src/core/rateLimit";
+
+const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
+const SECRET_DESTINATION = "https://example.com/members-only";
+const VIP = "https://example.com/vip-lounge";
+const PASSWORD = "correct horse battery";
+
+async function open(client: TestClient, id: string, query = "") {
+  const res = await client.fetch(`${baseUrl()}/qr/${id}${query}`, { method: "GET", redirect: "manual", headers: { "User-Agent": PHONE } });
+  return { res, body: await res.text() };
+}
+
+async function post(client: TestClient, id: string, body: string, headers: Record<string, string> = {}, query = "") {
+  const res = await client.fetch(`${baseUrl()}/qr/${id}${query}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "User-Agent": PHONE, "Content-Type": "application/x-www-form-urlencoded", Origin: new URL(baseUrl()).origin, ...headers },
+    body,
+  });
+  return { res, body: await res.text() };
+}
+
+const form = (password: string) => new URLSearchParams({ password }).toString();
+
+/** Nothing of where the right password leads, anywhere in an answer. */
+function namesNoDestination(answer: { res: Response; body: string }): void {
+  const everything = `${answer.body}\n${[...answer.res.headers].map(([k, v]) => `${k}: ${v}`).join("\n")}`;
+  for (const url of [SECRET_DESTINATION, VIP]) assert.ok(!everything.includes(url) && !everything.includes(new URL(url).pathname), `${answer.res.status} names ${url}`);
+}
+
+const setRules = (merchant: TestMerchant, codeId: string, settings: unknown) => callTool("svc.qr.set_rules", { codeId, settings }, merchant.apiKey);
+
+describe("campaign password page: hashed, limited, never showing the destination", function () {
+  this.timeout(120_000);
+  let merchant: TestMerchant;
+  let code: { codeId: string; uniqueQRCodeID: string };
+  before(async () => {
+    merchant = await createMerchant();
+    code = toolResult(await callTool("svc.qr.create", { title: "members", destinationUrl: SECRET_DESTINATION, dynamic: true }, merchant.apiKey));
+  });
+
+  it("stores the password only as a salted hash; a password action without one, or a short one, is refused", async () => {
+    const missing = await setRules(merchant, code.codeId, { rules: [{ when: {}, then: { type: "password" } }] });
+    assert.match(JSON.stringify(missing.body), /action needs password/);
+    const short = await setRules(merchant, code.codeId, { rules: [{ when: {}, then: { type: "password" } }], password: "abc" });
+    assert.match(JSON.stringify(short.body), /password has at least 6 characters/);
+    const set = toolResult(
+      await setRules(merchant, code.codeId, {
+        rules: [
+          { when: { query: { name: "vip" } }, then: { type: "password", url: VIP } },
+          { when: {}, then: { type: "password" } },
+        ],
+        password: PASSWORD,
+      }),
+    );
+    assert.ok(!JSON.stringify(set).includes(PASSWORD), "never read back");
+    const link = (await firestore().collection("links").doc(code.uniqueQRCodeID).get()).data()!;
+    const stored = JSON.stringify(link);
+    assert.ok(!stored.includes(PASSWORD) && !stored.includes("horse"), "the link holds no password");
+    assert.equal(link.campaignRules.passwordHash.alg, "scrypt");
+    assert.ok(link.campaignRules.passwordHash.salt.length >= 20);
+    const codeDoc = JSON.stringify((await firestore().collection("workspaces").doc(merchant.merchantId).collection("codes").doc(code.codeId).get()).data());
+    assert.ok(!codeDoc.includes(PASSWORD) && !codeDoc.includes("passwordHash"), "the code holds neither");
+    // Rules changed without the password keep the one the code has.
+    toolResult(await setRules(merchant, code.codeId, { rules: [{ when: { query: { name: "vip" } }, then: { type: "password", url: VIP } }, { when: {}, then: { type: "password" } }] }));
+    const kept = (await firestore().collection("links").doc(code.uniqueQRCodeID).get()).data()!;
+    assert.deepEqual(kept.campaignRules.passwordHash, link.campaignRules.passwordHash);
+  });
+
+  it("shows the page (counted as a scan), refuses a wrong password with 401, opens the destination with the right one", async () => {
+    const person = newClient();
+    const page = await open(person, code.uniqueQRCodeID);
+    assert.equal(page.res.status, 200);
+    assert.equal(page.res.headers.get("x-scan-counted"), "true");
+    assert.equal(page.res.headers.get("cache-control"), "no-store");
+    assert.match(page.body, /<form method="post"><label for="password">/);
+    namesNoDestination(page);
+
+    const wrong = await post(person, code.uniqueQRCodeID, form("correct horse"));
+    assert.equal(wrong.res.status, 401);
+    assert.match(wrong.body, /That password is not right/);
+    namesNoDestination(wrong);
+
+    const right = await post(person, code.uniqueQRCodeID, form(PASSWORD));
+    assert.equal(right.res.status, 303);
+    assert.equal(right.res.headers.get("location"), SECRET_DESTINATION);
+    // The rule that matched this request decides where the right password leads.
+    const vip = await post(person, code.uniqueQRCodeID, form(PASSWORD), {}, "?vip=1");
+    assert.equal(vip.res.headers.get("location"), VIP);
+  });
+
+  it("refuses a form from another site (403) and anything but the page's form (400), naming no destination", async () => {
+    const person = newClient();
+    const cases: Array<[string, Record<string, string>, number]> = [
+      [form(PASSWORD), { Origin: "https://evil.example" }, 403],
+      [form(PASSWORD), { Origin: "null" }, 403],
+      [`${form(PASSWORD)}&next=https://evil.example`, {}, 400],
+      [`password=a&password=b`, {}, 400],
+      [JSON.stringify({ password: PASSWORD }), { "Content-Type": "application/json" }, 400],
+      ["password=", {}, 400],
+      [`password=${"x".repeat(3_000)}`, {}, 400],
+    ];
+    for (const [body, headers, status] of cases) {
+      const answer = await post(person, code.uniqueQRCodeID, body, headers);
+      assert.equal(answer.res.status, status, `${status} for ${body.slice(0, 40)} ${JSON.stringify(headers)}`);
+      namesNoDestination(answer);
+    }
+    // Without an Origin header at all (not a browser's form post): refused as well.
+    const bare = await person.fetch(`${baseUrl()}/qr/${code.uniqueQRCodeID}`, { method: "POST", redirect: "manual", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: form(PASSWORD) });
+    assert.equal(bare.status, 403);
+  });
+
+  it(`limits attempts per address: within ${RATE_LIMITS.passwordAttempts.max} the page answers 429, even to the right password; another address is not limited`, async () => {
+    const guesser = newClient();
+    // Each emulator worker is an instance leasing quota in chunks (core/rateLimit.ts): never more than the
+    // limit across them, possibly a little less. Wrong guesses until the limit answers.
+    const answers: number[] = [];
+    while (answers.length < RATE_LIMITS.passwordAttempts.max + 5 && answers.at(-1) !== 429) answers.push((await post(guesser, code.uniqueQRCodeID, form(`guess number ${answers.length}`))).res.status);
+    assert.equal(answers.at(-1), 429, answers.join(" "));
+    const wrongs = answers.filter((s) => s === 401).length;
+    assert.ok(wrongs >= 1 && wrongs <= RATE_LIMITS.passwordAttempts.max, answers.join(" "));
+    assert.deepEqual(answers.slice(0, wrongs), answers.slice(0, wrongs).map(() => 401));
+    const limited = await post(guesser, code.uniqueQRCodeID, form(PASSWORD));
+    assert.equal(limited.res.status, 429);
+    assert.match(limited.body, /Too many attempts/);
+    assert.ok(Number(limited.res.headers.get("retry-after")) > 0);
+    namesNoDestination(limited);
+    const other = await post(newClient(), code.uniqueQRCodeID, form(PASSWORD));
+    assert.equal(other.res.status, 303);
+  });
+
+  it("a code whose rules no longer ask for a password here sends the form back to the code", async () => {
+    const plain = toolResult(await callTool("svc.qr.create", { title: "plain", destinationUrl: "https://example.com/open", dynamic: true }, merchant.apiKey));
+    const answer = await post(newClient(), plain.uniqueQRCodeID, form(PASSWORD));
+    assert.equal(answer.res.status, 303);
+    assert.equal(answer.res.headers.get("location"), `/qr/${plain.uniqueQRCodeID}`);
+  });
+});
