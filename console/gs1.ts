@@ -288,6 +288,26 @@ function packagingCode(kit: Gs1Kit, item: Item): HTMLElement {
   );
 }
 
+/** The item's scans through the resolver over the last 30 days: people by the link type they were sent to. */
+async function scansSection(kit: Gs1Kit, itemId: string): Promise<HTMLElement> {
+  const a = await kit.api("GET /gs1/items/:itemId/analytics", { params: { itemId }, query: { days: 30 } });
+  const plural = (n: number, one: string, many: string) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
+  return h(
+    "section",
+    { id: "gs1-scans", "aria-labelledby": "gs1-scans-h" },
+    h("h2", { id: "gs1-scans-h" }, "Scans, last 30 days"),
+    h(
+      "p",
+      {},
+      `${plural(a.totalScans, "scan", "scans")} by ${plural(a.uniqueScanners, "person", "people")}; `,
+      `${plural(a.botScans.total, "machine request", "machine requests")} counted apart, ${plural(a.linksetFetches, "of them a linkset fetch", "of them linkset fetches")}.`,
+    ),
+    a.byLinkType.length
+      ? h("ol", { class: "gs1-link-scans" }, ...a.byLinkType.map((t) => h("li", {}, `${linkTypeName(t.linkType.replace(/^gs1:/, ""))}: ${plural(t.scans, "scan", "scans")}`)))
+      : h("p", { class: "muted" }, "No one has scanned it yet. Scan the code above with your phone: it shows here within seconds."),
+  );
+}
+
 export async function gs1ItemView(kit: Gs1Kit, itemId: string): Promise<HTMLElement[]> {
   const item = await kit.api("GET /gs1/items/:itemId", { params: { itemId } });
   const links = linksEditor(kit, item.links);
@@ -315,6 +335,7 @@ export async function gs1ItemView(kit: Gs1Kit, itemId: string): Promise<HTMLElem
       ),
     ),
     packagingCode(kit, item),
+    await scansSection(kit, itemId),
     h(
       "section",
       { id: "gs1-links", "aria-labelledby": "gs1-links-h" },

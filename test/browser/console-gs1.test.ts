@@ -5,7 +5,8 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import type { Page } from "playwright-core";
-import { appUrl } from "../helpers/env";
+import { appUrl, baseUrl } from "../helpers/env";
+import { newClient } from "../helpers/clients";
 import { consoleApi } from "../helpers/consoleApi";
 import { createMerchant } from "../helpers/merchants";
 import { newGtin } from "../helpers/gs1";
@@ -110,6 +111,20 @@ describe("merchant console: product codes (GS1)", function () {
     }
     assert.deepEqual(names, [`gtin-${gtin}-LOT42.png`, `gtin-${gtin}-LOT42-compressed.png`]);
     assert.ok(sides[1] <= sides[0], `compressed ${sides[1]} mm, full ${sides[0]} mm`);
+  });
+
+  it("shows the product's scans by link type once a phone has scanned it", async () => {
+    await openView(page, `#/gs1/${itemId}`, "#gs1-scans");
+    assert.match((await page.textContent("#gs1-scans"))!, /No one has scanned it yet/);
+    const phone = newClient();
+    const scanned = await phone.fetch(`${baseUrl()}/01/${gtin}/10/LOT42`, { redirect: "manual", headers: { "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1" } });
+    assert.equal(scanned.status, 307);
+    assert.equal(scanned.headers.get("x-scan-counted"), "true");
+    await openView(page, `#/gs1/${itemId}`, "#gs1-scans .gs1-link-scans");
+    const text = (await page.textContent("#gs1-scans"))!;
+    assert.match(text, /1 scan by 1 person/);
+    assert.match(text, /Product information page: 1 scan/);
+    await shoot(page, "item-scans");
   });
 
   it("edits the links, and says so when another workspace owns a GTIN", async () => {

@@ -172,6 +172,20 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
   const urls = Array.from({ length: pick(rand, [0, 1, 3, 50, 51, 500]) }, () => (rand() < 0.7 ? `https://example.com/${int(rand, 1e6)}` : hostileUrl(rand)));
   const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${rand() < 0.9 ? f.merchant.apiKey : hostileId(rand).replace(/[^\x21-\x7e]/g, "")}` };
   if (rand() < 0.3) headers["Idempotency-Key"] = pick(rand, ["k", "x".repeat(300), "a/b", "..", "%E0%A4%A", `key-${int(rand, 50)}`]);
+  if (rand() < 0.5) {
+    // The key's other REST routes: campaign rules, UTM templates, GS1 items and their figures.
+    const id = rand() < 0.3 ? f.codeId : hostileId(rand);
+    const routes: Array<[string, string, unknown?]> = [
+      ["POST", `/api/codes/${encodeURIComponent(id)}/rules`, rand() < 0.5 ? { rules: [{ when: randomValue(rand), then: { type: "redirect", url: hostileUrl(rand) } }] } : randomValue(rand)],
+      ["POST", "/api/utm-templates", { name: pick(rand, ["poster", hostileId(rand), ""]), source: pick(rand, ["qr", hostileId(rand), "x".repeat(101)]), medium: pick(rand, ["print", hostileId(rand)]), ...(rand() < 0.3 ? { [hostileId(rand)]: 1 } : {}) }],
+      ["DELETE", `/api/utm-templates/${encodeURIComponent(hostileId(rand))}`],
+      ["GET", `/api/utm-templates?${segment(rand)}=${segment(rand)}`],
+      ["POST", "/api/gs1/items", rand() < 0.5 ? { value: pick(rand, ["09506000134353", hostileId(rand), "1".repeat(14)]), links: [{ linkType: pick(rand, ["gs1:pip", hostileId(rand)]), href: hostileUrl(rand), title: hostileId(rand), isDefault: true }] } : randomValue(rand)],
+      ["GET", `/api/gs1/items/${encodeURIComponent(hostileId(rand))}/analytics?days=${pick(rand, ["7", "0", "366", "x", "%E0%A4%A", "1e3"])}`],
+    ];
+    const [method, path, value] = pick(rand, routes);
+    return { surface: "bulk", request: { method, path, headers, body: value === undefined ? undefined : json(rand() < 0.1 ? randomValue(rand) : value) }, expect: "json" };
+  }
   const value = rand() < 0.85 ? { urls } : randomValue(rand);
   return { surface: "bulk", request: { method: "POST", path: "/api/bulk-qr-codes", headers, body: json(value) }, expect: "json" };
 }
@@ -211,7 +225,15 @@ function consoleCase(rand: Rand, f: Fixtures): Case {
   return { surface: "console", request: { method, path, headers, body }, expect: "html-or-json" };
 }
 
-function redirectCase(rand: Rand): Case {
+function redirectCase(rand: Rand, f: Fixtures): Case {
+  if (rand() < 0.2) {
+    // The password page's form POST (campaigns/password.ts): hostile forms, origins and content types.
+    const headers: Record<string, string> = { "Content-Type": pick(rand, ["application/x-www-form-urlencoded", "application/json", "text/plain", "multipart/form-data"]) };
+    const origin = pick(rand, [new URL(appUrl()).origin, "https://evil.example", "null", ""]);
+    if (origin) headers.Origin = origin;
+    const form = rand() < 0.7 ? `password=${encodeComponent(hostileId(rand))}${rand() < 0.3 ? `&${segment(rand)}=${segment(rand)}` : ""}` : pick(rand, ["x".repeat(5000), "%E0%A4%A", "password=a&password=b", json(randomValue(rand))]);
+    return { surface: "redirect", request: { method: "POST", path: `/qr/${rand() < 0.5 ? f.dynamicId : segment(rand)}`, headers, body: form }, expect: "html-or-json" };
+  }
   return { surface: "redirect", request: { method: pick(rand, ["GET", "GET", "HEAD"]), path: `/qr/${segment(rand)}${rand() < 0.1 ? `/${segment(rand)}` : ""}` }, expect: "html-or-json" };
 }
 

@@ -121,6 +121,10 @@ describe("GS1 resolutions counted as scans", function () {
     // The same figures by MCP, in the gs1 toolset.
     const byTool = toolResult(await callTool("svc.gs1.get_analytics", { itemId: gtinItem, days: 7, fields: ["totalScans", "byLinkType", "linksetFetches"] }, merchant.apiKey));
     assert.deepEqual([byTool.totalScans, byTool.byLinkType, byTool.linksetFetches], [3, a.byLinkType, 2]);
+    // The console's item page reads the same figures.
+    const inConsole = await consoleApi(`/gs1/items/${gtinItem}/analytics?days=7`, merchant.idToken);
+    assert.equal(inConsole.status, 200, JSON.stringify(inConsole.body));
+    assert.deepEqual([inConsole.body.totalScans, inConsole.body.byLinkType, inConsole.body.linksetFetches], [3, a.byLinkType, 2]);
     // The console's dashboard names them by their key path.
     const dashboard = await consoleApi("/dashboard?days=7", merchant.idToken);
     assert.equal(dashboard.status, 200, JSON.stringify(dashboard.body));
@@ -136,6 +140,7 @@ describe("GS1 resolutions counted as scans", function () {
     const foreign = await api(other, `/api/gs1/items/${gtinItem}/analytics`);
     assert.equal(foreign.status, 404);
     assert.equal(foreign.body.code, "NOT_FOUND");
+    assert.equal((await consoleApi(`/gs1/items/${gtinItem}/analytics`, other.idToken)).status, 404);
     const foreignTool = await callTool("svc.gs1.get_analytics", { itemId: gtinItem }, other.apiKey);
     assert.equal(foreignTool.body.error?.data?.code, "NOT_FOUND", foreignTool.text);
     for (const days of ["0", "366", "x"]) {

@@ -64,6 +64,7 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<{ 
   assert.equal((await run("svc.qr.update", { codeId: code.codeId, destinationUrl: "https://example.com/b" })).destinationUrl, "https://example.com/b");
   const rules = { rules: [{ when: { language: ["fr"] }, then: { type: "redirect", url: "https://example.com/fr" } }] };
   assert.deepEqual((await run("svc.qr.set_rules", { codeId: code.codeId, settings: rules })).campaignRules, rules);
+  assert.deepEqual((await run("svc.utm.set_template", { template: { name: `sdk-${randomUUID().slice(0, 8)}`, source: "qr", medium: "print" } })).created, true);
   const gtin = newGtin();
   const item = await run("svc.gs1.set_item", { value: gtin, links: [{ linkType: "gs1:pip", href: "https://example.com/product", title: "Product", isDefault: true }] });
   assert.equal(item.created, true);

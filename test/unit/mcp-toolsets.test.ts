@@ -66,6 +66,7 @@ describe("MCP toolsets", () => {
     "svc.gs1.set_item": "register a GTIN barcode with its GS1 digital link links",
     "svc.gs1.list_items": "list GS1 items",
     "svc.gs1.get_analytics": "scans of a GS1 item by link type",
+    "svc.utm.set_template": "utm template for campaign links",
     "svc.qr.create": "create qr code",
     "svc.qr.update": "change a code's destination",
     "svc.qr.set_rules": "A/B split and schedule rules by country or device",

@@ -6,6 +6,8 @@ import { ids } from "../core/ids";
 import { BULK_SCOPE } from "./app";
 import { codeRulesSchema } from "../campaigns/rules";
 import { campaignInputOf, setCodeCampaign } from "../campaigns/service";
+import { UTM_TEMPLATES_MAX, utmTemplateName, utmTemplateSchema } from "../campaigns/utm";
+import { listUtmTemplates, putUtmTemplate, removeUtmTemplate, UtmTemplateListSchema, UtmTemplateOutputSchema } from "../campaigns/utmTemplates";
 
 const CodeParams = z.object({ codeId: ids.codeId }).strict();
 
@@ -26,6 +28,10 @@ const EXAMPLE_SETTINGS = {
   endsAt: "2026-12-31T23:00:00Z",
   fallbackUrl: "https://example.com/thanks",
 };
+
+const TemplateParams = z.object({ name: utmTemplateName }).strict();
+const EXAMPLE_TEMPLATE = { name: "spring-poster", source: "poster", medium: "print", campaign: "spring-2027" };
+const UTM_TEMPLATES_MAX_TEXT = String(UTM_TEMPLATES_MAX);
 
 export const campaignRoutes = [
   endpoint({
@@ -55,5 +61,61 @@ export const campaignRoutes = [
       },
     },
     handle: ({ caller, params, body }) => setCodeCampaign(caller.merchantId, { codeId: params.codeId }, campaignInputOf(body)),
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/utm-templates",
+    summary: "The workspace's named UTM templates",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    response: UtmTemplateListSchema,
+    doc: {
+      operationId: "listUtmTemplates",
+      description: "Every template by name. A code's campaign settings name one (`utmTemplate`) to append its utm_* parameters to every URL the code sends people to.",
+      example: { response: { templates: [EXAMPLE_TEMPLATE] } },
+    },
+    handle: ({ caller }) => listUtmTemplates(caller.merchantId),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/utm-templates",
+    summary: "Create or replace a named UTM template",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    body: utmTemplateSchema,
+    response: UtmTemplateListSchema.extend({ template: UtmTemplateOutputSchema, created: z.boolean() }).meta({ title: "UtmTemplateSaved" }),
+    doc: {
+      operationId: "putUtmTemplate",
+      description:
+        `Creates the named template (201) or replaces the one of that name whole (200): source and medium required, campaign, term and content optional, values of at most 100 characters; at most ${UTM_TEMPLATES_MAX_TEXT} per workspace (CONFLICT past it). ` +
+        "A code's rules copy the template's parameters when they are set: codes already naming it keep the parameters they were set with until their rules are set again (docs/campaign-rules.md).",
+      success: [200, 201],
+      errors: ["CONFLICT"],
+      example: { body: EXAMPLE_TEMPLATE },
+    },
+    async handle({ res, caller, body }) {
+      const saved = await putUtmTemplate(caller.merchantId, body);
+      if (saved.created) res.status(201);
+      return saved;
+    },
+  }),
+  endpoint({
+    method: "DELETE",
+    path: "/api/utm-templates/:name",
+    summary: "Remove a named UTM template",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    params: TemplateParams,
+    response: UtmTemplateListSchema.extend({ name: z.string(), deleted: z.literal(true) }).meta({ title: "UtmTemplateDeleted" }),
+    doc: {
+      operationId: "deleteUtmTemplate",
+      description: "Removes the template; codes whose rules named it keep the parameters they were set with, and setting their rules again with its name is refused.",
+      errors: ["NOT_FOUND"],
+      example: { params: { name: EXAMPLE_TEMPLATE.name } },
+    },
+    handle: ({ caller, params }) => removeUtmTemplate(caller.merchantId, params.name),
   }),
 ];

@@ -6,7 +6,9 @@ import { z } from "zod";
 import { listLimit } from "../core/validation";
 import { Gs1ItemDeletedSchema, Gs1ItemInputSchema, Gs1ItemListSchema, Gs1ItemParams, Gs1ItemSavedSchema, Gs1ItemSchema, Gs1QrQuery } from "../gs1/model";
 import { getItem, itemQrPng, listItems, putItem, removeItem } from "../gs1/service";
+import { Gs1ItemAnalyticsSchema, itemAnalytics } from "../gs1/analytics";
 import { consoleFileRoute, consoleRoute, routeTable } from "./route";
+import { DaysQuerySchema } from "./schemas";
 
 const member = { credential: "member" } as const;
 
@@ -47,6 +49,16 @@ export const gs1Routes = routeTable(
       const { png, headers } = await itemQrPng(caller.merchantId, params.itemId, query.compressed === "true");
       res.set(headers).send(png);
     },
+  }),
+  consoleRoute({
+    ...member,
+    method: "GET",
+    path: "/api/console/gs1/items/:itemId/analytics",
+    summary: "An item's scans through the resolver: people by link type, machines and linkset fetches apart",
+    params: Gs1ItemParams,
+    query: DaysQuerySchema,
+    response: Gs1ItemAnalyticsSchema,
+    handle: ({ caller, params, query }) => itemAnalytics(caller.merchantId, params.itemId, query.days),
   }),
   consoleRoute({
     ...member,

@@ -31,6 +31,7 @@ import { jobGetTool } from "./tools/jobGet";
 import { gs1ItemSetTool } from "./tools/gs1ItemSet";
 import { gs1ItemListTool } from "./tools/gs1ItemList";
 import { gs1ItemAnalyticsTool } from "./tools/gs1ItemAnalytics";
+import { utmSetTemplateTool } from "./tools/utmSetTemplate";
 
 /** The service's own tools, without the two that reach them (registry.ts). */
 export const CATALOG_TOOLS: readonly ToolDefinition[] = [
@@ -61,6 +62,7 @@ export const CATALOG_TOOLS: readonly ToolDefinition[] = [
   gs1ItemSetTool,
   gs1ItemListTool,
   gs1ItemAnalyticsTool,
+  utmSetTemplateTool,
 ] as unknown as ToolDefinition[];
 
 /** Groups of tools an agent can connect to by URL (`/api/mcp/x/<toolset>`); `core` is the specification's. */
@@ -79,7 +81,7 @@ export const TOOLSETS = {
   },
   campaigns: {
     description: "Campaign rules of dynamic codes: where a scan goes by device, place, language, time or query, A/B splits, schedules and fallbacks",
-    tools: ["svc.qr.set_rules", "svc.qr.update", "svc.qr.list"],
+    tools: ["svc.qr.set_rules", "svc.utm.set_template", "svc.qr.update", "svc.qr.list"],
   },
   jobs: {
     description: "Import jobs that create or update up to 10,000 codes from rows (CSV or JSON), and their progress",
