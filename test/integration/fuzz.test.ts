@@ -176,12 +176,12 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
     // The key's other REST routes: campaign rules, UTM templates, GS1 items and their figures.
     const id = rand() < 0.3 ? f.codeId : hostileId(rand);
     const routes: Array<[string, string, unknown?]> = [
-      ["POST", `/api/codes/${encodeURIComponent(id)}/rules`, rand() < 0.5 ? { rules: [{ when: randomValue(rand), then: { type: "redirect", url: hostileUrl(rand) } }] } : randomValue(rand)],
+      ["POST", `/api/codes/${encodeComponent(id)}/rules`, rand() < 0.5 ? { rules: [{ when: randomValue(rand), then: { type: "redirect", url: hostileUrl(rand) } }] } : randomValue(rand)],
       ["POST", "/api/utm-templates", { name: pick(rand, ["poster", hostileId(rand), ""]), source: pick(rand, ["qr", hostileId(rand), "x".repeat(101)]), medium: pick(rand, ["print", hostileId(rand)]), ...(rand() < 0.3 ? { [hostileId(rand)]: 1 } : {}) }],
-      ["DELETE", `/api/utm-templates/${encodeURIComponent(hostileId(rand))}`],
+      ["DELETE", `/api/utm-templates/${encodeComponent(hostileId(rand))}`],
       ["GET", `/api/utm-templates?${segment(rand)}=${segment(rand)}`],
       ["POST", "/api/gs1/items", rand() < 0.5 ? { value: pick(rand, ["09506000134353", hostileId(rand), "1".repeat(14)]), links: [{ linkType: pick(rand, ["gs1:pip", hostileId(rand)]), href: hostileUrl(rand), title: hostileId(rand), isDefault: true }] } : randomValue(rand)],
-      ["GET", `/api/gs1/items/${encodeURIComponent(hostileId(rand))}/analytics?days=${pick(rand, ["7", "0", "366", "x", "%E0%A4%A", "1e3"])}`],
+      ["GET", `/api/gs1/items/${encodeComponent(hostileId(rand))}/analytics?days=${pick(rand, ["7", "0", "366", "x", "%E0%A4%A", "1e3"])}`],
     ];
     const [method, path, value] = pick(rand, routes);
     return { surface: "bulk", request: { method, path, headers, body: value === undefined ? undefined : json(rand() < 0.1 ? randomValue(rand) : value) }, expect: "json" };
