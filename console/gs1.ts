@@ -299,8 +299,10 @@ async function scansSection(kit: Gs1Kit, itemId: string): Promise<HTMLElement> {
     h(
       "p",
       {},
-      `${plural(a.totalScans, "scan", "scans")} by ${plural(a.uniqueScanners, "person", "people")}; `,
-      `${plural(a.botScans.total, "machine request", "machine requests")} counted apart, ${plural(a.linksetFetches, "of them a linkset fetch", "of them linkset fetches")}.`,
+      `${plural(a.totalScans, "scan", "scans")} by ${plural(a.uniqueScanners, "person", "people")}.`,
+      a.botScans.total
+        ? ` ${plural(a.botScans.total, "request", "requests")} by machines counted apart${a.linksetFetches ? ` (${plural(a.linksetFetches, "linkset fetch", "linkset fetches")} by apps reading its links)` : ""}.`
+        : "",
     ),
     a.byLinkType.length
       ? h("ol", { class: "gs1-link-scans" }, ...a.byLinkType.map((t) => h("li", {}, `${linkTypeName(t.linkType.replace(/^gs1:/, ""))}: ${plural(t.scans, "scan", "scans")}`)))

@@ -122,7 +122,13 @@ describe("merchant console: product codes (GS1)", function () {
     assert.equal(scanned.headers.get("x-scan-counted"), "true");
     await openView(page, `#/gs1/${itemId}`, "#gs1-scans .gs1-link-scans");
     const text = (await page.textContent("#gs1-scans"))!;
-    assert.match(text, /1 scan by 1 person/);
+    assert.match(text, /1 scan by 1 person\./);
+    assert.doesNotMatch(text, /machines/, "no machine figure when there is none");
+    // The packaging code above has drawn before the page is pictured.
+    await page.waitForFunction(() => {
+      const img = document.getElementById("gs1-qr") as HTMLImageElement | null;
+      return !!img && img.complete && img.naturalWidth > 0;
+    });
     assert.match(text, /Product information page: 1 scan/);
     await shoot(page, "item-scans");
   });
