@@ -1,13 +1,14 @@
-// `npm run deploy:scan-stream -- --project <id> [--location US] [--retention-days 400] [--dry-run]`:
+// `npm run deploy:scan-stream -- --project <id> [--location US] [--retention-days 400] [--dry-run] [--upgrade]`:
 // creates the scan stream in a Firebase project (Pub/Sub schema and topic, BigQuery dataset and table,
 // the BigQuery subscription), which `firebase deploy` does not. Run once per project, after `firebase
 // deploy`; each command is printed before it runs, and --dry-run only prints them (docs/scan-stream.md).
+// --upgrade brings a stream made by an older release to the current message layout instead.
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { deployCommands, streamFileContents, streamFilesIn } from "./lib/scanStream";
+import { deployCommands, streamFileContents, streamFilesIn, upgradeCommands } from "./lib/scanStream";
 
 const { values } = parseArgs({
   options: {
@@ -16,6 +17,7 @@ const { values } = parseArgs({
     "retention-days": { type: "string", default: "400" },
     "project-number": { type: "string" },
     "dry-run": { type: "boolean", default: false },
+    upgrade: { type: "boolean", default: false },
   },
 });
 if (!values.project) {
@@ -31,9 +33,9 @@ const files = streamFilesIn(dir);
 const contents = streamFileContents();
 writeFileSync(files.avroSchemaFile, contents.avro);
 writeFileSync(files.tableSchemaFile, contents.table);
-const commands = deployCommands({ project: values.project, projectNumber, location: values.location!, retentionDays: Number(values["retention-days"]) }, files);
+const commands = values.upgrade ? upgradeCommands({ project: values.project }, files) : deployCommands({ project: values.project, projectNumber, location: values.location!, retentionDays: Number(values["retention-days"]) }, files);
 for (const [bin, ...args] of commands) {
   console.log(`$ ${[bin, ...args].join(" ")}`);
   if (!dryRun) execFileSync(bin, args, { stdio: "inherit" });
 }
-console.log(dryRun ? `(dry run: nothing was created; schema files are in ${dir})` : "scan stream created");
+console.log(dryRun ? `(dry run: nothing was changed; schema files are in ${dir})` : values.upgrade ? "scan stream upgraded" : "scan stream created");

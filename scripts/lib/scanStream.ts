@@ -72,6 +72,20 @@ export function deployCommands(target: DeployTarget, files: StreamFiles): string
   ];
 }
 
+/**
+ * The commands that bring a stream made before layout 2 up to the current one, in order: the table gains
+ * the new nullable columns first (`bq update` with the whole schema only adds columns), then the schema
+ * gets its new revision (the topic accepts every revision, so functions of either layout publish while
+ * they deploy). Nothing is removed or renamed.
+ */
+export function upgradeCommands(target: Pick<DeployTarget, "project">, files: StreamFiles): string[][] {
+  const { project } = target;
+  return [
+    ["bq", `--project_id=${project}`, "update", `--schema=${files.tableSchemaFile}`, `${project}:${SCAN_STREAM.dataset}.${SCAN_STREAM.table}`],
+    ["gcloud", "pubsub", "schemas", "commit", SCAN_STREAM.schema, "--type=avro", `--definition-file=${files.avroSchemaFile}`, `--project=${project}`],
+  ];
+}
+
 /** Creates the schema and the topic on the local Pub/Sub emulator (both kept if they exist). */
 export async function ensureLocalScanStream(emulatorHost: string, project: string): Promise<void> {
   const base = `http://${emulatorHost}/v1/projects/${project}`;

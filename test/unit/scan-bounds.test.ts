@@ -95,6 +95,9 @@ describe("scan size bounds", () => {
         device: deviceOf(randomUserAgent(rand)),
         source: "redirect",
         retentionDays: 400,
+        // Campaign rules (20 positions, 4 variants) and merchant-written UTM pairs (an open set).
+        ...(rand() < 0.5 ? { rule: rand() < 0.1 ? { index: null } : { index: Math.floor(rand() * 20), ...(rand() < 0.5 ? { variant: Math.floor(rand() * 4) } : {}) } } : {}),
+        ...(rand() < 0.5 ? { utm: { source: `src ${Math.floor(rand() * 3000)}|${"x".repeat(Math.floor(rand() * 90))}`, medium: `medium ${Math.floor(rand() * 50)}` } } : {}),
       };
       for (const { target, counts } of rollupChanges(facts, pick(classes))) {
         // Every change goes through the shard choice and capping the batch writer uses.
@@ -125,6 +128,8 @@ describe("scan size bounds", () => {
     largest = Math.max(largest, withinCaps(workspaceDay, "folded workspace day"));
     for (const [base, docs] of byRollup) largest = Math.max(largest, withinCaps(foldCounts(docs) as Counts, base));
     assert.ok(Object.keys(workspaceDay.c as Counts).length === MAP_CAPS.c + 1, "the code map was capped, the rest under Other");
+    assert.ok(Object.keys(workspaceDay.ut as Counts).length === MAP_CAPS.ut + 1, "the UTM map was capped, the rest under Other");
+    assert.equal(workspaceDay.ru, undefined, "rule positions are kept per code only");
     // Nothing was lost to the caps: the folded workspace day counts every person's scan.
     const people = [...shards].filter(([k]) => k.startsWith("codeDays/")).reduce((a, [, d]) => a + ((d.n as number) ?? 0), 0);
     assert.equal(workspaceDay.n, people);

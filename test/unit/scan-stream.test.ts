@@ -4,11 +4,11 @@
 import assert from "node:assert/strict";
 import { avroSchema, bigQuerySchema, BIGQUERY_METADATA_COLUMNS, SCAN_EVENT_FIELDS, SCAN_STREAM, ScanEventSchema, type ScanEvent } from "../../functions/src/store/scanEvents";
 import { encodeScanEvent } from "../../functions/src/store/scanStream";
-import { deployCommands, streamFileContents, streamFilesIn } from "../../scripts/lib/scanStream";
+import { deployCommands, streamFileContents, streamFilesIn, upgradeCommands } from "../../scripts/lib/scanStream";
 import { documentedQueries, streamDatabase, type StreamRow } from "../helpers/scanStreamSql";
 
 const event = (over: Partial<ScanEvent> = {}): ScanEvent => ({
-  schema_version: 1,
+  schema_version: 2,
   scan_id: "s".repeat(22),
   at: Date.UTC(2026, 10, 25, 12, 0, 0) * 1000,
   merchant_id: "m1",
@@ -29,6 +29,12 @@ const event = (over: Partial<ScanEvent> = {}): ScanEvent => ({
   browser: "Safari",
   source: "redirect",
   served_from: "live",
+  rule_index: null,
+  variant: null,
+  rule_answered: null,
+  ended_reason: null,
+  utm_source: null,
+  utm_medium: null,
   ...over,
 });
 
@@ -54,6 +60,15 @@ describe("scan stream schema", () => {
     }
   });
 
+  it("fields added after the first layout are nullable with a null default (older messages still read)", () => {
+    const added = avroSchema().fields.filter((f) => "default" in f);
+    assert.deepEqual(added.map((f) => f.name), ["rule_index", "variant", "rule_answered", "ended_reason", "utm_source", "utm_medium"]);
+    for (const f of added) {
+      assert.equal((f as { default: unknown }).default, null, f.name);
+      assert.equal((f.type as unknown[])[0], "null", f.name);
+    }
+  });
+
   it("encodes in Avro's JSON encoding (set nullable fields wrapped in their type) and refuses what the schema does not allow", () => {
     const wire = JSON.parse(encodeScanEvent(event({ campaign: "spring", bot_reason: null })).toString());
     assert.deepEqual(wire.campaign, { string: "spring" });
@@ -75,6 +90,12 @@ describe("scan stream schema", () => {
     assert.ok(lines[3].endsWith("shop-prod:scan_stream.scan_events"));
     assert.equal(lines[4], "bq --project_id=shop-prod add-iam-policy-binding --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/bigquery.dataEditor shop-prod:scan_stream.scan_events");
     assert.ok(["--use-topic-schema", "--write-metadata", "--bigquery-table=shop-prod.scan_stream.scan_events", `--topic=${SCAN_STREAM.topic}`].every((f) => commands[5].includes(f)));
+    // A stream made before layout 2: the table gains the new columns, then the schema its new revision.
+    const upgrade = upgradeCommands({ project: "shop-prod" }, files).map((c) => c.join(" "));
+    assert.deepEqual(upgrade, [
+      `bq --project_id=shop-prod update --schema=${files.tableSchemaFile} shop-prod:scan_stream.scan_events`,
+      `gcloud pubsub schemas commit ${SCAN_STREAM.schema} --type=avro --definition-file=${files.avroSchemaFile} --project=shop-prod`,
+    ]);
     // The files the commands read are the generated schemas.
     assert.deepEqual(JSON.parse(streamFileContents().avro), avroSchema());
     assert.deepEqual(JSON.parse(streamFileContents().table), bigQuerySchema());
@@ -90,8 +111,8 @@ describe("scan stream queries (docs/scan-stream.md, on SQLite)", () => {
     return { ...e, message_id: `${e.scan_id}-${copy}`, publish_time: e.at + copy };
   };
 
-  it("the documentation holds the four queries the tests run", () => {
-    assert.equal(documentedQueries().length, 4);
+  it("the documentation holds the six queries the tests run", () => {
+    assert.equal(documentedQueries().length, 6);
   });
 
   it("a scan published twice (a retried publish) is one row; counts follow the rollups' rules", async () => {
@@ -107,7 +128,38 @@ describe("scan stream queries (docs/scan-stream.md, on SQLite)", () => {
     const [, , summary, uniques] = documentedQueries();
     assert.deepEqual(query("SELECT COUNT(*) AS n FROM scan_events_once"), [{ n: rows.length - 1 }]);
     // v1: 1 + 3 + 2 = 6 counted, 2 repeats; v2 and v3: 1 each.
-    assert.deepEqual(query(summary), [{ merchant_id: "m1", code_id: "c1", day: "2026-11-25", scans: 8, unique_scanners: 3, repeat_scans: 2, bot_scans: 2 }]);
+    assert.deepEqual(query(summary), [{ merchant_id: "m1", code_id: "c1", day: "2026-11-25", scans: 8, unique_scanners: 3, repeat_scans: 2, bot_scans: 2, ended_scans: 0 }]);
     assert.deepEqual(query(uniques), [{ merchant_id: "m1", code_id: "c1", day: "2026-11-25", unique_scanners: 3 }]);
+  });
+
+  it("per rule and variant, and per UTM source and medium, count people's counted scans; a closed campaign's scans count apart", async () => {
+    const ruled = { rule_answered: 1 as const, utm_source: "flyer", utm_medium: "print" };
+    const rows: StreamRow[] = [
+      // Rule 0's split: v1 and v2 on variant 0, v3 on variant 1; v1 scans 5 times in its first minute (1 + 3 count).
+      ...Array.from({ length: 5 }, (_, i) => row({ ...ruled, visitor: "v1", rule_index: 0, variant: 0, at: t0 + i * 1000 })),
+      row({ ...ruled, visitor: "v2", rule_index: 0, variant: 0, at: t0 }),
+      row({ ...ruled, visitor: "v3", rule_index: 0, variant: 1, at: t0 }),
+      // No rule matched: the destination.
+      row({ ...ruled, visitor: "v4", rule_index: null, at: t0 }),
+      // A capped code's answer: not counted, and v5's later scan is still its first of the day.
+      row({ ...ruled, visitor: "v5", ended_reason: "capped", at: t0 }),
+      row({ ...ruled, visitor: "v5", rule_index: 1, at: t0 + 2 * minute }),
+      // A bot answered by rule 0 is no person's scan.
+      row({ ...ruled, kind: "bot", visitor: null, bot_reason: "crawler", rule_index: 0, variant: 1, at: t0 }),
+      // A code without rules or UTM.
+      row({ code_id: "c2", visitor: "v6", at: t0 }),
+    ];
+    const { query } = await streamDatabase(rows);
+    const [, , summary, uniques, byRule, byUtm] = documentedQueries();
+    assert.deepEqual(query(byRule), [
+      { merchant_id: "m1", code_id: "c1", day: "2026-11-25", rule_index: null, variant: null, scans: 1 },
+      { merchant_id: "m1", code_id: "c1", day: "2026-11-25", rule_index: 0, variant: 0, scans: 5 },
+      { merchant_id: "m1", code_id: "c1", day: "2026-11-25", rule_index: 0, variant: 1, scans: 1 },
+      { merchant_id: "m1", code_id: "c1", day: "2026-11-25", rule_index: 1, variant: null, scans: 1 },
+    ]);
+    assert.deepEqual(query(byUtm), [{ merchant_id: "m1", day: "2026-11-25", utm_source: "flyer", utm_medium: "print", scans: 8 }]);
+    const c1 = query(summary).find((r) => r.code_id === "c1");
+    assert.deepEqual(c1, { merchant_id: "m1", code_id: "c1", day: "2026-11-25", scans: 8, unique_scanners: 5, repeat_scans: 1, bot_scans: 1, ended_scans: 1 });
+    assert.deepEqual(query(uniques).find((r) => r.code_id === "c1"), { merchant_id: "m1", code_id: "c1", day: "2026-11-25", unique_scanners: 5 });
   });
 });

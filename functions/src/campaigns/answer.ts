@@ -8,9 +8,10 @@ import { botReason, UNKNOWN, type ScanPlace } from "../scans/classify";
 import { localMoment } from "../scans/localTime";
 import { visitorHash, visitorKey, type ScanGate, type ScanOutcome } from "../scans/record";
 import type { Link } from "../store/codes";
+import type { ScanRule } from "../store/scans";
 import { spentData, type CapCounter } from "../store/campaignCaps";
 import { instanceCaps } from "./caps";
-import { closedAnswer, codeState, evaluate, type CodeState, type Destination } from "./evaluate";
+import { closedAnswer, codeState, evaluate, type CodeState, type Destination, type Evaluation } from "./evaluate";
 import { applyUtm } from "./utm";
 import type { LinkCampaignRules } from "./service";
 import type { PasswordHash } from "./password";
@@ -45,10 +46,16 @@ function queryOf(url: string): URLSearchParams {
   return new URLSearchParams(url.slice(q + 1, hash < 0 ? undefined : hash));
 }
 
-type RuledLink = Link & { campaignRules: NonNullable<Link["campaignRules"]> };
+export type RuledLink = Link & { campaignRules: NonNullable<Link["campaignRules"]> };
 
 // Written only by setCodeCampaign (campaigns/service.ts), after its schema: the store keeps them opaque.
 const settingsOf = (link: RuledLink) => link.campaignRules as LinkCampaignRules;
+
+/** The source and medium a code's scans are counted under (its UTM template's), if it appends any. */
+export function utmCounted(link: RuledLink): { source: string; medium: string } | undefined {
+  const utm = settingsOf(link).utm;
+  return utm ? { source: utm.source, medium: utm.medium } : undefined;
+}
 
 function counterOf(link: RuledLink): CapCounter | undefined {
   const settings = settingsOf(link);
@@ -65,7 +72,30 @@ export function campaignGate(link: RuledLink, at: Date): ScanGate | undefined {
   const state = codeState(settingsOf(link), at, 0);
   if (state === "not-started" || state === "ended") return { closed: state };
   const counter = counterOf(link);
-  return counter ? { allowance: () => instanceCaps.take(counter) } : undefined;
+  return counter ? { allowance: () => instanceCaps.take(counter), reached: () => instanceCaps.reached(counter) } : undefined;
+}
+
+/**
+ * The rule choice of one scan, made while it is recorded (scans/record.ts chooseRule: so the rollups and
+ * the stream count the rule the answer follows) and kept for the answer, which then evaluates nothing again.
+ */
+export class RuleChoice {
+  private evaluation: Promise<Evaluation> | undefined;
+  constructor(
+    private readonly link: RuledLink,
+    private readonly scan: CampaignScan,
+  ) {}
+
+  /** For scans/record.ts: the rule (null: the destination) and variant that answer this scan. */
+  readonly choose = async (scanCount: number): Promise<ScanRule> => {
+    const { ruleIndex, variant } = await (this.evaluation ??= evaluateScan(this.link, this.scan, scanCount));
+    return { index: ruleIndex, ...(variant === undefined ? {} : { variant }) };
+  };
+
+  /** The evaluation made while recording, if the scan was recorded with one. */
+  made(): Promise<Evaluation> | undefined {
+    return this.evaluation;
+  }
 }
 
 /**
@@ -89,7 +119,11 @@ async function capVerdict(counter: CapCounter, outcome: ScanOutcome | undefined,
   return outcome.reason !== "capped" && !instanceCaps.reached(counter) ? "open" : "capped";
 }
 
-export async function campaignAnswer(link: RuledLink, scan: CampaignScan, recorded: { outcome: ScanOutcome | undefined; gated: boolean } = { outcome: undefined, gated: false }): Promise<CampaignAnswer> {
+export async function campaignAnswer(
+  link: RuledLink,
+  scan: CampaignScan,
+  recorded: { outcome: ScanOutcome | undefined; gated: boolean; choice?: RuleChoice } = { outcome: undefined, gated: false },
+): Promise<CampaignAnswer> {
   const settings = settingsOf(link);
   const withUtm = (url: string) => (settings.utm ? applyUtm(url, settings.utm) : url);
   const target = { codeId: link.codeId, destinationUrl: link.destinationUrl, fallbackUrl: settings.fallbackUrl };
@@ -106,12 +140,13 @@ export async function campaignAnswer(link: RuledLink, scan: CampaignScan, record
   if (verdict === "busy") return { type: "busy" };
   if (verdict === "capped") return answer(closedAnswer(target), null, "capped");
   if (!settings.rules.length) return answer({ type: "redirect", url: link.destinationUrl }, null, null);
-  const result = await evaluateScan(link, scan);
+  // The rule the scan was counted under, when it was recorded with its choice; else chosen now.
+  const result = await (recorded.choice?.made() ?? evaluateScan(link, scan, 0));
   return answer(result.action, result.ruleIndex, null, result.variant);
 }
 
 /** The rules' verdict for this scan (device, place, language, time, query, bot), reading nothing. */
-async function evaluateScan(link: RuledLink, scan: CampaignScan) {
+async function evaluateScan(link: RuledLink, scan: CampaignScan, scanCount: number): Promise<Evaluation> {
   const settings = settingsOf(link);
   const target = { codeId: link.codeId, destinationUrl: link.destinationUrl, fallbackUrl: settings.fallbackUrl };
   const ua = typeof scan.headers["user-agent"] === "string" ? scan.headers["user-agent"] : undefined;
@@ -132,7 +167,7 @@ async function evaluateScan(link: RuledLink, scan: CampaignScan) {
       acceptLanguage: Array.isArray(acceptLanguage) ? acceptLanguage.join(",") : acceptLanguage,
       now: scan.at,
       timeZone: scan.timeZone,
-      scanCount: 0,
+      scanCount,
       query: queryOf(scan.url),
       isBot,
       scannerDayKey,
@@ -149,7 +184,7 @@ async function evaluateScan(link: RuledLink, scan: CampaignScan) {
 export async function passwordTarget(link: RuledLink, scan: CampaignScan): Promise<{ url: string; hash: PasswordHash } | undefined> {
   const settings = settingsOf(link);
   if (codeState(settings, scan.at, 0) || !settings.passwordHash || !settings.rules.length) return undefined;
-  const { action } = await evaluateScan(link, scan);
+  const { action } = await evaluateScan(link, scan, 0);
   if (action.type !== "password") return undefined;
   return { url: settings.utm ? applyUtm(action.url, settings.utm) : action.url, hash: settings.passwordHash };
 }

@@ -10,7 +10,7 @@ import { ids } from "../core/ids";
 import { BULK_MAX_URLS } from "../core/limits";
 import { CodeListQuerySchema } from "../codes/directory";
 import { draftStatus, PublicBrandPresetSchema, PublicCodeSchema, publicCodeShape, PublicDesignSchema } from "../codes/schemas";
-import { analyticsFiguresShape, scanOutput } from "../mcp/outputs";
+import { analyticsFiguresShape, ruleFiguresOutput, scanOutput } from "../mcp/outputs";
 import { PublicDeliverySchema } from "../webhooks/operations";
 import { JOB_FIELDS } from "../jobs/rows";
 import { REPORT_REASONS } from "../store/abuse";
@@ -106,6 +106,7 @@ export const CodeAnalyticsSchema = z.strictObject({
   uniqueQRCodeID: z.string(),
   dynamic: z.boolean(),
   ...analyticsFiguresShape,
+  byRule: ruleFiguresOutput,
   scans: z.array(scanOutput),
   scansListed: z.number().int(),
   scansTruncated: z.boolean(),

@@ -39,7 +39,7 @@ export const menuOutputShape = {
 export const menuOutput = z.object(menuOutputShape);
 
 // The analytics figures are declared with the analytics (scans/analyticsSchemas.ts): REST and the console answer them too.
-export { analyticsFiguresShape, scanOutput } from "../scans/analyticsSchemas";
+export { analyticsFiguresShape, ruleFiguresOutput, scanOutput } from "../scans/analyticsSchemas";
 
 /**
  * An analytics result within about 6,000 tokens: first the scan list gives way (scansTruncated), then
@@ -58,7 +58,7 @@ export function fitAnalytics<T extends { byDay?: unknown[]; scans?: unknown[]; s
  * Field selection on the analytics tools (an agent's context is bounded): the figures a caller may ask for
  * by name; the window, the code and `pending` always come back.
  */
-export const SELECTABLE_FIGURES = ["totalScans", "byDay", "uniqueScanners", "repeatScans", "botScans", "countries", "regions", "cities", "devices", "operatingSystems", "browsers", "hourByWeekday"] as const;
+export const SELECTABLE_FIGURES = ["totalScans", "byDay", "uniqueScanners", "repeatScans", "botScans", "endedScans", "byUtm", "countries", "regions", "cities", "devices", "operatingSystems", "browsers", "hourByWeekday"] as const;
 
 /** The `fields` argument: which of `names` to return (default: all). */
 export function fieldSelection<const N extends readonly [string, ...string[]]>(names: N) {

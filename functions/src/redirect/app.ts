@@ -23,7 +23,8 @@ import { workspaceTimeZone as timeZoneOf } from "../scans/timeZones";
 import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
-import { recordScanSafely, scanCountedHeader, type CodeIdentity, type ScanGate } from "../scans/record";
+import { recordScanSafely, scanCountedHeader, type CodeIdentity } from "../scans/record";
+import type { RuleChoice, RuledLink } from "../campaigns/answer";
 import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
 import { handlePasswordPost, sendPasswordPage } from "./password";
@@ -149,13 +150,27 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
   const at = new Date();
   let place: ScanPlace | undefined;
-  const record = async (identity: Omit<CodeIdentity, "timeZone">, servedFrom: Promise<ServedLink["servedFrom"]>, gate?: ScanGate) => {
+  let choice: RuleChoice | undefined;
+  const address = clientAddressOf(req);
+  /** Records the scan; a code with rules (`ruled`) is recorded with its gate and the rule that answers it. */
+  const record = async (identity: Omit<CodeIdentity, "timeZone">, servedFrom: Promise<ServedLink["servedFrom"]>, ruled?: RuledLink) => {
     let timeZone: string;
     [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
-    return recordScanSafely({ ...identity, timeZone }, id, { method: req.method ?? "GET", headers: req.headers, address: clientAddressOf(req), place, at, source: "redirect", servedFrom, gate });
+    const campaign = ruled ? campaigns() : undefined;
+    if (ruled && campaign) choice = new campaign.RuleChoice(ruled, { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone });
+    return recordScanSafely({ ...identity, timeZone }, id, {
+      method: req.method ?? "GET",
+      headers: req.headers,
+      address,
+      place,
+      at,
+      source: "redirect",
+      servedFrom,
+      // A code with campaign settings is recorded after its link is read: a schedule or a cap decides how its scan counts.
+      ...(ruled && campaign ? { gate: campaign.campaignGate(ruled, at), chooseRule: choice!.choose, utm: campaign.utmCounted(ruled) } : {}),
+    });
   };
-  // A code with campaign settings is recorded after its link is read: a schedule or a cap decides how its scan counts.
-  const gateOf = (link: Link) => (link.campaignRules ? campaigns().campaignGate({ ...link, campaignRules: link.campaignRules }, at) : undefined);
+  const ruledOf = (link: Link): RuledLink | undefined => (link.campaignRules ? { ...link, campaignRules: link.campaignRules } : undefined);
   const known = identities.get(id);
   if (known && lastGood.get(id)?.takenDown) {
     // Taken down when this instance last read it: read again (a restore applies at once) before recording anything.
@@ -174,7 +189,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     served = await readLinkInTime(id);
     if (!served.link) return sendNotFound(res);
     if (served.link.takenDown) return sendTakenDown(res);
-    outcome = await record(known ?? remember(id, served.link), Promise.resolve(served.servedFrom), gateOf(served.link));
+    outcome = await record(known ?? remember(id, served.link), Promise.resolve(served.servedFrom), ruledOf(served.link));
   }
   const link = served.link;
   if (!link) return sendNotFound(res); // links are never deleted; a remembered id always has one
@@ -189,8 +204,8 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     const timeZone = await timeZoneOf(link.merchantId, at.getTime());
     const answer = await campaigns().campaignAnswer(
       { ...link, campaignRules: link.campaignRules },
-      { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address: clientAddressOf(req), place, at, timeZone },
-      { outcome, gated },
+      { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone },
+      { outcome, gated, choice },
     );
     if (answer.type === "ended") return sendEnded(res, counted);
     if (answer.type === "busy") return sendBusy(res, counted);

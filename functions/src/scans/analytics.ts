@@ -4,7 +4,7 @@
 // document per day of the window, the shards not yet folded as far as the budget allows (`pending` says
 // when some were left for the fold), then as many of the newest events as the budget has left.
 import type { DocumentData } from "firebase-admin/firestore";
-import { findCode, type CodeLookup } from "../store/codes";
+import { findCodeRecord, type CodeLookup } from "../store/codes";
 import { getWorkspace } from "../store/workspaces";
 import { campaignFromKey, recentScans } from "../store/scans";
 import { addCounts, OTHER_KEY, readRollupDocs } from "../store/rollups";
@@ -31,6 +31,12 @@ interface Breakdown {
   h?: Record<string, number>;
   /** GS1 resolutions by link type (gs1/scans.ts). */
   lt?: Record<string, number>;
+  /** A closed campaign's answers, by reason (campaigns/). */
+  e?: Record<string, number>;
+  /** People by campaign rule and variant (store/scans.ts ruleKey): codes only. */
+  ru?: Record<string, number>;
+  /** People by UTM `source|medium`. */
+  ut?: Record<string, number>;
 }
 
 /** The rollups of each day of the window, summed over shards; `pick` selects the workspace or one code. */
@@ -66,6 +72,7 @@ function figures(window: string[], days: Map<string, Breakdown>, timeZone: strin
   }
   const byDay = window.map((date) => ({ date, scans: days.get(date)?.n ?? 0, uniqueScanners: days.get(date)?.u ?? 0 }));
   const botsByReason = Object.fromEntries(Object.entries(total.b ?? {}).filter(([, n]) => n > 0));
+  const endedByReason = Object.fromEntries(Object.entries(total.e ?? {}).filter(([, n]) => n > 0));
   return {
     totalScans: total.n ?? 0,
     byDay,
@@ -73,6 +80,11 @@ function figures(window: string[], days: Map<string, Breakdown>, timeZone: strin
     uniqueScanners: total.u ?? 0,
     repeatScans: total.r ?? 0,
     botScans: { total: Object.values(botsByReason).reduce((a, b) => a + b, 0), byReason: botsByReason },
+    endedScans: { total: Object.values(endedByReason).reduce((a, b) => a + b, 0), byReason: endedByReason },
+    byUtm: ranked(total.ut, "key").map(({ key, scans }) => {
+      const [source, medium] = key === OTHER_KEY ? [OTHER_KEY, OTHER_KEY] : key.split("|");
+      return { source, medium, scans };
+    }),
     countries: ranked(total.co, "country"),
     regions: ranked(total.rg, "key").map(({ key, scans }) => {
       const [country, region] = splitKey(key);
@@ -108,11 +120,40 @@ export async function codeRollupFigures(merchantId: string, codeId: string, time
   return { window, figures: figures(window, byDay, timeZone), total, more, readsLeft: ANALYTICS_READ_BUDGET - reserved - Math.max(1, docs.length) };
 }
 
+/** The rules as the code holds them now, for naming the figures per rule (campaigns/rules.ts shape). */
+interface NamedRules {
+  rules?: Array<{ name?: string; then?: { type?: string; variants?: Array<{ url?: string }> } }>;
+}
+
+/**
+ * People's scans per rule and variant from the `ru` map (keys "d", "3", "3.1"). Rules are counted by
+ * position when scanned and named from the code's current rules (docs/campaign-rules.md, "Figures per rule").
+ */
+export function ruleFigures(ru: Record<string, number> | undefined, current: NamedRules | undefined) {
+  const rows = new Map<number | null, { rule: number | null; name: string | null; scans: number; variants: Array<{ variant: number; url: string | null; scans: number }> }>();
+  for (const [key, n] of Object.entries(ru ?? {})) {
+    const match = /^(d|\d{1,2})(?:\.(\d))?$/.exec(key);
+    if (!match || n <= 0) continue; // "Other" never fills: 20 rules x 4 variants + 1 is under the map's cap
+    const rule = match[1] === "d" ? null : Number(match[1]);
+    const written = rule === null ? undefined : current?.rules?.[rule];
+    const row = rows.get(rule) ?? { rule, name: written?.name ?? null, scans: 0, variants: [] };
+    row.scans += n;
+    if (match[2] !== undefined) {
+      const variant = Number(match[2]);
+      row.variants.push({ variant, url: written?.then?.type === "split" ? (written.then.variants?.[variant]?.url ?? null) : null, scans: n });
+    }
+    rows.set(rule, row);
+  }
+  return [...rows.values()]
+    .map((r) => ({ ...r, variants: r.variants.sort((a, b) => a.variant - b.variant) }))
+    .sort((a, b) => (a.rule ?? Infinity) - (b.rule ?? Infinity));
+}
+
 export async function codeAnalytics(merchantId: string, lookup: CodeLookup, days: number, now = new Date()) {
-  const [code, timeZone] = await Promise.all([findCode(merchantId, lookup), timeZoneOf(merchantId)]);
+  const [{ code, stored }, timeZone] = await Promise.all([findCodeRecord(merchantId, lookup), timeZoneOf(merchantId)]);
   // Up to 3 reads went to the link, the code and the workspace; the rollups get at most one per day and
   // the shards what is left of half the budget; the list gets the rest.
-  const { window, figures: f, more, readsLeft } = await codeRollupFigures(merchantId, code.codeId, timeZone, days, now, 3);
+  const { window, figures: f, total, more, readsLeft } = await codeRollupFigures(merchantId, code.codeId, timeZone, days, now, 3);
   const listLimit = Math.min(SCAN_LIST_LIMIT, readsLeft - 1);
   const since = new Date(now.getTime() - (days + 1) * 86_400_000);
   const scans = (await recentScans(merchantId, code.codeId, since, listLimit)).filter((s) => s.day >= window[0]);
@@ -124,6 +165,7 @@ export async function codeAnalytics(merchantId: string, lookup: CodeLookup, days
     from: window[0],
     to: window[window.length - 1],
     ...f,
+    byRule: ruleFigures(total.ru, stored.campaignRules as NamedRules | undefined),
     ...(more ? { pending: true } : {}),
     scans: scans.map((s) => ({
       at: s.at.toISOString(),

@@ -17,6 +17,10 @@ export const analyticsFiguresShape = {
   uniqueScanners: z.number().int(),
   repeatScans: z.number().int(),
   botScans: z.object({ total: z.number().int(), byReason: z.record(z.string(), z.number().int()) }),
+  endedScans: z
+    .object({ total: z.number().int(), byReason: z.record(z.string(), z.number().int()) })
+    .describe("People's scans a closed campaign answered (not-started, ended, capped, cap-busy): never in totalScans"),
+  byUtm: z.array(z.object({ source: z.string(), medium: z.string(), scans: z.number().int() })).describe("People's scans by the utm_source and utm_medium their code appended"),
   countries: rankedOutput("country"),
   regions: z.array(z.object({ country: z.string(), region: z.string(), scans: z.number().int() })),
   cities: z.array(z.object({ country: z.string(), region: z.string(), city: z.string(), scans: z.number().int() })).optional(),
@@ -42,3 +46,15 @@ export const scanOutput = z.object({
   unique: z.boolean(),
 });
 
+
+/** People's scans of one code per campaign rule and A/B variant (scans/analytics.ts codeAnalytics). */
+export const ruleFiguresOutput = z
+  .array(
+    z.object({
+      rule: z.number().int().nullable().describe("The rule's position (0 first) when counted; null: no rule matched (the code's destination)"),
+      name: z.string().nullable().describe("The rule's name in the code's current rules, if it has one"),
+      scans: z.number().int(),
+      variants: z.array(z.object({ variant: z.number().int(), url: z.string().nullable(), scans: z.number().int() })),
+    }),
+  )
+  .describe("People's scans per campaign rule that answered them, and per A/B variant; empty for a code without rules");

@@ -20,7 +20,7 @@ import { withTimeout } from "../core/firebase";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "../store/scanEvents";
-import { claimSlot, isAlreadyExists, writeScan, type ScanFacts } from "../store/scans";
+import { claimSlot, isAlreadyExists, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
 import type { DocumentReference } from "firebase-admin/firestore";
 import { loadOrCreateSecret } from "../store/scanSecrets";
 import { botReason } from "./classify";
@@ -55,6 +55,15 @@ interface ScanRequest {
   servedFrom: ScanEvent["served_from"] | Promise<ScanEvent["served_from"]>;
   /** A closed or capped campaign's terms (campaigns/, through the redirect); see countGated. */
   gate?: ScanGate;
+  /**
+   * A code with campaign rules: which rule answers this scan (campaigns/answer.ts), asked once, just before
+   * the scan is written, only when the rules will answer it (not for a closed campaign's answer), with the
+   * code's people's scans before this one as far as the gate knows them. Counted in the rollups (`ru`) and
+   * the stream, so figures per rule are the answers given.
+   */
+  chooseRule?: (scanCount: number) => Promise<ScanRule>;
+  /** The campaign source and medium the code appends (its UTM template): counted per pair in `ut`. */
+  utm?: { source: string; medium: string };
 }
 
 // ---- the daily secrets, cached per instance ----
@@ -177,7 +186,7 @@ export function newScanId(): string {
 }
 
 /** The stream's message for a scan (store/scanEvents.ts). */
-export function scanEventOf(facts: ScanFacts, scanId: string, who: { botReason: string | null; visitor: string | null }, servedFrom: ScanEvent["served_from"]): ScanEvent {
+export function scanEventOf(facts: ScanFacts, scanId: string, who: { botReason: string | null; visitor: string | null }, servedFrom: ScanEvent["served_from"], answer: ScanAnswer = {}): ScanEvent {
   return {
     schema_version: SCAN_EVENT_VERSION,
     scan_id: scanId,
@@ -200,7 +209,19 @@ export function scanEventOf(facts: ScanFacts, scanId: string, who: { botReason: 
     browser: facts.device.browser,
     source: facts.source,
     served_from: servedFrom,
+    rule_index: answer.rule?.index ?? null,
+    variant: answer.rule?.variant ?? null,
+    rule_answered: answer.rule ? 1 : null,
+    ended_reason: answer.endedReason ?? null,
+    utm_source: facts.utm?.source ?? null,
+    utm_medium: facts.utm?.medium ?? null,
   };
+}
+
+/** What a campaign's answer adds to a scan's stream event: the rule that answered it, or why it was closed. */
+interface ScanAnswer {
+  rule?: ScanRule;
+  endedReason?: string;
 }
 
 /**
@@ -243,10 +264,41 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
   // Only real-looking browsers can be several people behind one address; the rest are one visitor already.
   const newcomerFrom = visitor && recognised ? () => visitorHash(day, code.codeId, request.address) : null;
   const scanId = newScanId();
-  const streamed = Promise.resolve(request.servedFrom).then((servedFrom) => streamScan(scanEventOf(facts, scanId, { botReason: reason, visitor }, servedFrom)));
-  const counting = request.gate ? countGated(facts, reason, visitor, newcomerFrom, request.gate) : countScan(facts, reason, visitor, newcomerFrom);
+  // A campaign's scan is published once its answer is known (just before its write); any other at once.
+  let answered!: (answer: ScanAnswer) => void;
+  const answer = new Promise<ScanAnswer>((resolve) => (answered = resolve));
+  if (!request.chooseRule && !request.gate) answered({});
+  const streamed = Promise.all([request.servedFrom, answer]).then(([servedFrom, a]) => streamScan(scanEventOf(facts, scanId, { botReason: reason, visitor }, servedFrom, a)));
+  const writer = new ScanWriter(request.utm ? { ...facts, utm: request.utm } : facts, request.chooseRule, answered);
+  const counting = (request.gate ? countGated(writer, reason, visitor, newcomerFrom, request.gate) : countScan(writer, reason, visitor, newcomerFrom)).finally(() => answered({}));
   const [outcome] = await Promise.all([counting, streamed]);
   return outcome;
+}
+
+/**
+ * Writes one scan's batch (store/scans.ts), the last step of counting it. For a code with rules it first
+ * asks which rule answers the scan (once, whatever the retries) and tells the stream, so the rollups and
+ * the event name the rule the answer follows; a closed campaign's scan names its reason instead.
+ */
+class ScanWriter {
+  private rule: Promise<ScanRule> | undefined;
+  constructor(
+    readonly facts: ScanFacts,
+    private readonly chooseRule: ((scanCount: number) => Promise<ScanRule>) | undefined,
+    private readonly answered: (answer: ScanAnswer) => void,
+  ) {}
+
+  /** `scanCount`: the code's people's scans before this one as the gate knows them (0 without a count). */
+  async write(cls: ScanClass, options: { scanCount?: number; unanswered?: boolean } = {}): Promise<void> {
+    if (cls.kind === "ended" || options.unanswered || !this.chooseRule) {
+      this.answered(cls.kind === "ended" ? { endedReason: cls.reason } : {});
+      return writeScan(this.facts, cls);
+    }
+    this.rule ??= this.chooseRule(options.scanCount ?? 0);
+    const rule = await this.rule;
+    this.answered({ rule });
+    return writeScan({ ...this.facts, rule }, cls);
+  }
 }
 
 // Event ids of a person's counted scans (the guards of unique and repeat counting). The visitor hash
@@ -256,14 +308,16 @@ export const minuteEventId = (minute: number, codeId: string, visitor: string, s
 
 /** The Firestore side of a scan: a person's event (the unique and repeat guard) and the rollup change. */
 async function countScan(
-  facts: ScanFacts,
+  writer: ScanWriter,
   reason: string | null,
   visitor: string | null,
   newcomerFrom: (() => Promise<string>) | null,
-  writePerson = (unique: boolean, eventId: string) => writeScan(facts, { kind: "human", unique, eventId }),
+  writePerson = (unique: boolean, eventId: string) => writer.write({ kind: "human", unique, eventId }),
+  botOptions: Parameters<ScanWriter["write"]>[1] = {},
 ): Promise<ScanOutcome> {
+  const { facts } = writer;
   if (reason || visitor === null) {
-    await writeScan(facts, { kind: "bot", reason: reason ?? "unknown" });
+    await writer.write({ kind: "bot", reason: reason ?? "unknown" }, botOptions);
     return { counted: false, reason: reason ?? "unknown" };
   }
   const { day, codeId } = facts;
@@ -272,7 +326,7 @@ async function countScan(
     state.firstDay = day; // claimed before the await: this visitor's concurrent scans go to the minute slots
     if (newcomerFrom && !(await newcomerAdmitted(facts, await newcomerFrom()))) {
       state.firstDay = undefined; // counted later, in a window with room
-      await writeScan(facts, { kind: "repeat" });
+      await writer.write({ kind: "repeat" });
       return { counted: false, reason: "repeat" };
     }
     try {
@@ -299,7 +353,7 @@ async function countScan(
       if (!isAlreadyExists(error)) throw error;
     }
   }
-  await writeScan(facts, { kind: "repeat" });
+  await writer.write({ kind: "repeat" });
   return { counted: false, reason: "repeat" };
 }
 
@@ -319,6 +373,8 @@ export interface ScanAllowance {
 export interface ScanGate {
   closed?: "not-started" | "ended";
   allowance?: () => Promise<ScanAllowance | "capped" | "cap-busy">;
+  /** Whether this instance knows the cap reached (a machine's scan then gets the closed answer). */
+  reached?: () => boolean;
 }
 
 class CapReached extends Error {
@@ -333,18 +389,19 @@ class CapReached extends Error {
  * the reason (never as a person's scan, never lost); a person's scan of a capped code is written with its
  * allowance's `spent` document, atomically.
  */
-async function countGated(facts: ScanFacts, reason: string | null, visitor: string | null, newcomerFrom: (() => Promise<string>) | null, gate: ScanGate): Promise<ScanOutcome> {
-  if (reason || visitor === null) return countScan(facts, reason, visitor, newcomerFrom);
+async function countGated(writer: ScanWriter, reason: string | null, visitor: string | null, newcomerFrom: (() => Promise<string>) | null, gate: ScanGate): Promise<ScanOutcome> {
+  // A machine's scan of a code this instance knows capped gets the closed answer: no rule answers it.
+  if (reason || visitor === null) return countScan(writer, reason, visitor, newcomerFrom, undefined, { unanswered: gate.reached?.() === true });
   if (gate.closed) {
-    await writeScan(facts, { kind: "ended", reason: gate.closed });
+    await writer.write({ kind: "ended", reason: gate.closed });
     return { counted: false, reason: gate.closed };
   }
   const take = gate.allowance;
-  if (!take) return countScan(facts, reason, visitor, newcomerFrom);
+  if (!take) return countScan(writer, reason, visitor, newcomerFrom);
   let allowance: ScanAllowance | null = null;
   let used = false;
   try {
-    return await countScan(facts, reason, visitor, newcomerFrom, async (unique, eventId) => {
+    return await countScan(writer, reason, visitor, newcomerFrom, async (unique, eventId) => {
       if (!allowance) {
         const took = await take();
         if (typeof took === "string") throw new CapReached(took);
@@ -352,7 +409,7 @@ async function countGated(facts: ScanFacts, reason: string | null, visitor: stri
       }
       used = true;
       try {
-        await writeScan(facts, { kind: "human", unique, eventId, spent: allowance.spent });
+        await writer.write({ kind: "human", unique, eventId, spent: allowance.spent });
       } catch (error) {
         if (isAlreadyExists(error)) used = false; // the batch was refused whole: `spent` was not created
         throw error;
@@ -360,7 +417,7 @@ async function countGated(facts: ScanFacts, reason: string | null, visitor: stri
     });
   } catch (error) {
     if (!(error instanceof CapReached)) throw error;
-    await writeScan(facts, { kind: "ended", reason: error.reason });
+    await writer.write({ kind: "ended", reason: error.reason });
     return { counted: false, reason: error.reason };
   } finally {
     (allowance as ScanAllowance | null)?.release(used);

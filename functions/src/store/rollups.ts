@@ -22,9 +22,10 @@ import { countOps, countDocumentWrite } from "./opCounter";
 export const OTHER_KEY = "Other";
 /**
  * Keys a breakdown map may hold (besides Other). Closed sets (device, OS, browser, hour, bot reason, GS1
- * link type) stay below theirs; open ones (regions, cities, campaigns, codes) keep their largest.
+ * link type, campaign rule and variant: 20 rules x 4 variants + the destination) stay below theirs; open
+ * ones (regions, cities, campaigns, codes, UTM source and medium pairs) keep their largest.
  */
-export const MAP_CAPS = { b: 20, co: 260, rg: 300, ci: 200, dv: 8, os: 30, br: 100, h: 24, cp: 200, c: 1000, e: 4, lt: 60 } as const;
+export const MAP_CAPS = { b: 20, co: 260, rg: 300, ci: 200, dv: 8, os: 30, br: 100, h: 24, cp: 200, c: 1000, e: 4, lt: 60, ru: 100, ut: 100 } as const;
 type CappedField = keyof typeof MAP_CAPS;
 /** A shard is written at most once per this interval by its instance. */
 export const SHARD_WRITE_INTERVAL_MS = 1_000;

@@ -9,7 +9,7 @@
 import { z } from "zod";
 
 /** Version of the message layout; every message carries it in `schema_version`. */
-export const SCAN_EVENT_VERSION = 1;
+export const SCAN_EVENT_VERSION = 2;
 /** Names of the stream's parts: the Pub/Sub schema and topic, and the BigQuery table. */
 export const SCAN_STREAM = { schema: "scan-event-v1", topic: "scan-events", dataset: "scan_stream", table: "scan_events", subscription: "scan-events-to-bigquery" } as const;
 
@@ -17,6 +17,8 @@ type FieldType = "string" | "int" | "timestamp";
 
 interface FieldSpec {
   type: FieldType;
+  /** The layout version that added the field: fields added after the first are nullable, with a null default (Avro), so older messages still read. */
+  since?: number;
   /** Absent in some messages (null): a bot has no visitor, a code may have no campaign. */
   nullable?: boolean;
   max?: number;
@@ -24,6 +26,8 @@ interface FieldSpec {
 }
 
 const str = (max: number, description: string, nullable = false): FieldSpec => ({ type: "string", max, description, nullable });
+/** A field added by layout 2: nullable, absent (null) in older messages. */
+const added = (spec: FieldSpec): FieldSpec => ({ ...spec, nullable: true, since: 2 });
 
 /** The message's fields, in order. Names are snake_case, as BigQuery columns are. */
 export const SCAN_EVENT_FIELDS = {
@@ -48,6 +52,12 @@ export const SCAN_EVENT_FIELDS = {
   browser: str(40, "Browser from a closed list, Other, or unknown"),
   source: str(16, "redirect (a /qr/ scan), app (the service's own app) or gs1 (a GS1 Digital Link resolution; code_id gs1_<item id>)"),
   served_from: str(24, "live (the link was read for this scan) or last-known-good (the read passed its deadline)"),
+  rule_index: added({ type: "int", description: "Position of the campaign rule that answered the scan (0 first); null when no rule did (the code's destination) or the code has no rules" }),
+  variant: added({ type: "int", description: "The A/B variant (0 first) the rule's split sent the scan to, or null" }),
+  rule_answered: added({ type: "int", description: "1 when the code's campaign rules chose the answer (rule_index null: none matched, the destination), null for codes without rules and closed campaigns" }),
+  ended_reason: added(str(16, "Why a campaign's closed answer was given instead (not-started, ended, capped, cap-busy): such a scan is never a person's counted scan; null otherwise")),
+  utm_source: added(str(100, "utm_source the code appends to its destinations (its UTM template), or null")),
+  utm_medium: added(str(100, "utm_medium the code appends to its destinations, or null")),
 } satisfies Record<string, FieldSpec>;
 
 export type ScanEventField = keyof typeof SCAN_EVENT_FIELDS;
@@ -85,6 +95,12 @@ export type ScanEvent = {
   browser: string;
   source: "redirect" | "app" | "gs1";
   served_from: "live" | "last-known-good";
+  rule_index: number | null;
+  variant: number | null;
+  rule_answered: 1 | null;
+  ended_reason: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
 };
 
 const AVRO_TYPES: Record<FieldType, unknown> = {
@@ -104,6 +120,8 @@ export function avroSchema(): { type: "record"; name: string; namespace: string;
       name,
       type: spec.nullable ? ["null", AVRO_TYPES[spec.type]] : AVRO_TYPES[spec.type],
       doc: spec.description,
+      // A field added after the first layout defaults to null: a reader of the new revision still reads older messages.
+      ...(spec.since ? { default: null } : {}),
     })),
   };
 }

@@ -68,11 +68,29 @@ export interface ScanFacts {
   source: "redirect" | "app" | "gs1";
   /** A GS1 resolution's link type (a GS1 Web Vocabulary term, a closed set): counted per type in `lt`. */
   linkType?: string;
+  /** Which of the code's campaign rules answered the scan (campaigns/answer.ts): people counted per rule and variant in `ru`. */
+  rule?: ScanRule;
+  /** The campaign source and medium of the UTM parameters the code appends: people counted per pair in `ut`. */
+  utm?: { source: string; medium: string };
   /** Days the day's rollups are kept. */
   retentionDays: number;
   /** Days a person's individual event is kept (the newest-scans list); absent: as the rollups. */
   eventRetentionDays?: number;
 }
+
+/** A campaign rule's answer to a scan: the rule's position (null: no rule matched, the code's destination) and an A/B variant. */
+export interface ScanRule {
+  index: number | null;
+  variant?: number;
+}
+
+/** The `ru` key of a rule's answer: "d" (the destination), "3" (rule 3), "3.1" (rule 3's variant 1). */
+export function ruleKey(rule: ScanRule): string {
+  return rule.index === null ? "d" : rule.variant === undefined ? String(rule.index) : `${rule.index}.${rule.variant}`;
+}
+
+/** The `ut` key of a source and medium (rollup keys hold no "|" of their own). */
+export const utmKey = (utm: { source: string; medium: string }) => `${safeKey(utm.source)}|${safeKey(utm.medium)}`;
 
 export type ScanClass =
   /** `spent`: a capped code's allowance document (store/campaignCaps.ts), created in the same batch. */
@@ -111,6 +129,8 @@ function scanCounts(facts: ScanFacts, cls: ScanClass): Counts {
     br: one(safeKey(facts.device.browser)),
     h: one(String(facts.hour)),
     ...(facts.linkType ? { lt: one(safeKey(facts.linkType)) } : {}),
+    ...(facts.rule ? { ru: one(ruleKey(facts.rule)) } : {}),
+    ...(facts.utm ? { ut: one(utmKey(facts.utm)) } : {}),
   };
 }
 
@@ -122,6 +142,8 @@ const expiry = (facts: ScanFacts, days = facts.retentionDays) => Timestamp.fromM
  */
 export function rollupChanges(facts: ScanFacts, cls: ScanClass): Array<{ target: RollupTarget; counts: Counts }> {
   const counts = scanCounts(facts, cls);
+  // Rule positions mean something only within one code: the workspace's day has no `ru`.
+  const { ru: _ru, ...workspaceCounts } = counts;
   const people = cls.kind === "human" ? { n: 1, ...(cls.unique ? { u: 1 } : {}) } : undefined;
   const common = { day: facts.day, timeZone: facts.timeZone, expiresAt: expiry(facts) };
   return [
@@ -131,7 +153,7 @@ export function rollupChanges(facts: ScanFacts, cls: ScanClass): Array<{ target:
     },
     {
       target: { merchantId: facts.merchantId, kind: "scanDays", baseId: facts.day, fields: common },
-      counts: people ? { ...counts, cp: { [campaignKey(facts.campaign)]: people }, c: { [facts.codeId]: people } } : counts,
+      counts: people ? { ...workspaceCounts, cp: { [campaignKey(facts.campaign)]: people }, c: { [facts.codeId]: people } } : workspaceCounts,
     },
   ];
 }

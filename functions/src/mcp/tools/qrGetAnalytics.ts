@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { fields } from "../../codes/fields";
 import { codeAnalytics, SCAN_LIST_LIMIT } from "../../scans/analytics";
-import { analyticsFiguresShape, scanOutput, consoleUrl, consoleUrlField, count, daysField, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
+import { analyticsFiguresShape, ruleFiguresOutput, scanOutput, consoleUrl, consoleUrlField, count, daysField, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
 import { defineTool, READ_ONLY } from "../tool";
 import { UI_RESOURCES } from "../ui/resources";
 
 
-const SELECTABLE = [...SELECTABLE_FIGURES, "scans"] as const;
+const SELECTABLE = [...SELECTABLE_FIGURES, "byRule", "scans"] as const;
 
 interface Figures {
   who: string;
@@ -58,6 +58,7 @@ export const qrGetAnalyticsTool = defineTool({
     uniqueQRCodeID: z.string(),
     dynamic: z.boolean(),
     ...selectableShape(analyticsFiguresShape, SELECTABLE_FIGURES),
+    byRule: ruleFiguresOutput.optional(),
     scans: z.array(scanOutput).optional(),
     scansListed: z.number().int().optional(),
     scansTruncated: z.boolean().optional(),
