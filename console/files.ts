@@ -35,11 +35,16 @@ export interface ScanRow {
   os?: string;
   browser?: string;
   unique?: boolean;
+  /** The campaign rule that answered the scan (null: the code's destination) and its A/B variant; absent without rules. */
+  rule?: number | null;
+  variant?: number | null;
 }
 
-/** The listed scans as CSV; the first five columns keep their order from before the device columns came. */
+/** The listed scans as CSV; earlier columns keep their order as columns are added (rule, variant last). */
 export function scansCsv(scans: ScanRow[]): string {
-  const lines = [["at", "date", "city", "state", "source", "country", "device", "os", "browser", "unique"].join(",")];
-  for (const s of scans) lines.push([s.at, s.date, s.city, s.state, s.source, s.country, s.device, s.os, s.browser, s.unique === undefined ? "" : String(s.unique)].map(csvField).join(","));
+  const lines = [["at", "date", "city", "state", "source", "country", "device", "os", "browser", "unique", "rule", "variant"].join(",")];
+  const rule = (s: ScanRow) => (s.rule === undefined ? "" : s.rule === null ? "destination" : String(s.rule + 1));
+  const variant = (s: ScanRow) => (s.variant === undefined || s.variant === null ? "" : String(s.variant + 1));
+  for (const s of scans) lines.push([s.at, s.date, s.city, s.state, s.source, s.country, s.device, s.os, s.browser, s.unique === undefined ? "" : String(s.unique), rule(s), variant(s)].map(csvField).join(","));
   return `${lines.join("\r\n")}\r\n`;
 }

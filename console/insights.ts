@@ -7,8 +7,39 @@ import type { Answer } from "./api";
 /** The figures the insights show: a code's analytics and the workspace's dashboard both have them. */
 type Figures = Pick<
   Answer<"GET /analytics">,
-  "totalScans" | "uniqueScanners" | "repeatScans" | "botScans" | "countries" | "regions" | "cities" | "devices" | "operatingSystems" | "browsers" | "hourByWeekday" | "timeZone"
->;
+  "totalScans" | "uniqueScanners" | "repeatScans" | "botScans" | "endedScans" | "byUtm" | "countries" | "regions" | "cities" | "devices" | "operatingSystems" | "browsers" | "hourByWeekday" | "timeZone"
+> & { byRule?: Answer<"GET /codes/:codeId/analytics">["byRule"] };
+
+/** Why a closed campaign answered, in words (campaigns/: the `e` reasons). */
+const ENDED_REASONS: Record<string, string> = { "not-started": "not started yet", ended: "after its end", capped: "cap reached", "cap-busy": "asked to retry" };
+
+const VARIANT_LETTERS = "ABCD";
+
+/** People's scans per campaign rule and A/B variant: which rule answered how many, in the rules' order. */
+function ruleTable(rows: NonNullable<Figures["byRule"]>): HTMLElement {
+  const lines = rows.flatMap((r) => [
+    h(
+      "tr",
+      {},
+      h("th", { scope: "row" }, r.rule === null ? "No rule matched (destination)" : `Rule ${r.rule + 1}${r.name ? `: ${r.name}` : ""}`),
+      h("td", { class: "num" }, String(r.scans)),
+    ),
+    ...r.variants.map((v) =>
+      h(
+        "tr",
+        { class: "variant" },
+        h("th", { scope: "row" }, `Variant ${VARIANT_LETTERS[v.variant] ?? v.variant + 1}`, v.url ? h("span", { class: "muted url" }, ` ${v.url}`) : ""),
+        h("td", { class: "num" }, `${v.scans} (${r.scans ? Math.round((v.scans / r.scans) * 100) : 0}%)`),
+      ),
+    ),
+  ]);
+  return h(
+    "div",
+    { class: "insight wide", id: "by-rule" },
+    h("h3", {}, "Scans by campaign rule"),
+    h("table", {}, h("caption", { class: "muted" }, "People's scans each rule answered; rules counted by their place in the list when scanned"), h("tbody", {}, ...lines)),
+  );
+}
 
 const WEEKDAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
 
@@ -53,6 +84,9 @@ export function insights(a: Figures, options: { figures?: boolean } = {}): HTMLE
   const bots = Object.entries(a.botScans.byReason)
     .map(([reason, n]) => `${reason} ${n}`)
     .join(", ");
+  const ended = Object.entries(a.endedScans.byReason)
+    .map(([reason, n]) => `${ENDED_REASONS[reason] ?? reason} ${n}`)
+    .join(", ");
   return h(
     "div",
     { class: "insights", id: "insights" },
@@ -69,7 +103,10 @@ export function insights(a: Figures, options: { figures?: boolean } = {}): HTMLE
           h("dd", { id: "fig-repeats" }, String(a.repeatScans)),
           h("dt", {}, "Bots and previews (not counted)"),
           h("dd", { id: "fig-bots" }, bots ? `${a.botScans.total}: ${bots}` : "0"),
+          ...(a.endedScans.total ? [h("dt", {}, "Campaign closed (not counted)"), h("dd", { id: "fig-ended" }, `${a.endedScans.total}: ${ended}`)] : []),
         ),
+    a.byRule?.length ? ruleTable(a.byRule) : "",
+    a.byUtm.length ? topList("Campaign source / medium", a.byUtm, (r) => `${r.source} / ${r.medium}`, "top-utm") : "",
     topList("Countries", a.countries, (r) => r.country, "top-countries"),
     topList("Regions", a.regions, (r) => `${r.region}, ${r.country}`, "top-regions"),
     ...(a.cities ? [topList("Cities", a.cities, (r) => `${r.city}, ${r.region}`, "top-cities")] : []),

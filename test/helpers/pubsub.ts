@@ -43,7 +43,7 @@ function unwrap(wire: Record<string, unknown>): ScanEvent {
   const event: Record<string, unknown> = {};
   for (const name of Object.keys(SCAN_EVENT_FIELDS)) {
     const value = wire[name];
-    event[name] = value && typeof value === "object" && "string" in value ? (value as { string: string }).string : value;
+    event[name] = value && typeof value === "object" ? ((value as { string?: string; long?: number }).string ?? (value as { long?: number }).long) : value;
   }
   return event as unknown as ScanEvent;
 }

@@ -70,8 +70,9 @@ describe("scan stream schema", () => {
   });
 
   it("encodes in Avro's JSON encoding (set nullable fields wrapped in their type) and refuses what the schema does not allow", () => {
-    const wire = JSON.parse(encodeScanEvent(event({ campaign: "spring", bot_reason: null })).toString());
+    const wire = JSON.parse(encodeScanEvent(event({ campaign: "spring", bot_reason: null, rule_index: 2, variant: 0, rule_answered: 1 })).toString());
     assert.deepEqual(wire.campaign, { string: "spring" });
+    assert.deepEqual([wire.rule_index, wire.variant, wire.rule_answered, wire.ended_reason], [{ long: 2 }, { long: 0 }, { long: 1 }, null]);
     assert.equal(wire.bot_reason, null);
     assert.equal(wire.scan_id, "s".repeat(22));
     assert.throws(() => encodeScanEvent({ ...event(), extra: 1 } as ScanEvent));

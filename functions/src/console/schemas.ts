@@ -10,7 +10,8 @@ import { ids } from "../core/ids";
 import { BULK_MAX_URLS } from "../core/limits";
 import { CodeListQuerySchema } from "../codes/directory";
 import { draftStatus, PublicBrandPresetSchema, PublicCodeSchema, publicCodeShape, PublicDesignSchema } from "../codes/schemas";
-import { analyticsFiguresShape, ruleFiguresOutput, scanOutput } from "../mcp/outputs";
+import { analyticsFiguresShape, ruleFiguresOutput } from "../mcp/outputs";
+import { ruledScanOutput } from "../scans/analyticsSchemas";
 import { PublicDeliverySchema } from "../webhooks/operations";
 import { JOB_FIELDS } from "../jobs/rows";
 import { REPORT_REASONS } from "../store/abuse";
@@ -107,7 +108,7 @@ export const CodeAnalyticsSchema = z.strictObject({
   dynamic: z.boolean(),
   ...analyticsFiguresShape,
   byRule: ruleFiguresOutput,
-  scans: z.array(scanOutput),
+  scans: z.array(ruledScanOutput),
   scansListed: z.number().int(),
   scansTruncated: z.boolean(),
 });

@@ -6,6 +6,7 @@ import { fields as codeFields } from "../codes/fields";
 import { draftStatus, isoTime, PublicCodeSchema, publicCodeShape, PublicDesignSchema } from "../codes/schemas";
 import { getConfig } from "../core/config";
 import { explainedInInstructions, listedAs } from "./listingSchema";
+import { analyticsFiguresShape, ruleFiguresOutput } from "../scans/analyticsSchemas";
 import { ids } from "../core/ids";
 import { listLimit } from "../core/validation";
 import { cutArrayToFit } from "./resultBudget";
@@ -40,6 +41,14 @@ export const menuOutput = z.object(menuOutputShape);
 
 // The analytics figures are declared with the analytics (scans/analyticsSchemas.ts): REST and the console answer them too.
 export { analyticsFiguresShape, ruleFiguresOutput, scanOutput } from "../scans/analyticsSchemas";
+
+// Campaign figures matter to few codes: the default list names them by type; svc.tools.search and the
+// toolset URLs spell them out.
+listedAs.add(analyticsFiguresShape.endedScans, { json: { type: "object" } });
+listedAs.add(analyticsFiguresShape.byUtm, { json: { type: "array" } });
+listedAs.add(ruleFiguresOutput, { json: { type: "array" } });
+// Cities repeat the regions' shape with a city: named by type in the default list.
+listedAs.add(analyticsFiguresShape.cities, { json: { type: "array" } });
 
 /**
  * An analytics result within about 6,000 tokens: first the scan list gives way (scansTruncated), then

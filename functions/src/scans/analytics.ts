@@ -178,6 +178,7 @@ export async function codeAnalytics(merchantId: string, lookup: CodeLookup, days
       os: s.os,
       browser: s.browser,
       unique: s.unique,
+      ...(s.rule === undefined ? {} : { rule: s.rule, variant: s.variant ?? null }),
     })),
     scansListed: scans.length,
     scansTruncated: f.totalScans > scans.length,

@@ -17,10 +17,10 @@ export const analyticsFiguresShape = {
   uniqueScanners: z.number().int(),
   repeatScans: z.number().int(),
   botScans: z.object({ total: z.number().int(), byReason: z.record(z.string(), z.number().int()) }),
-  endedScans: z
-    .object({ total: z.number().int(), byReason: z.record(z.string(), z.number().int()) })
-    .describe("People's scans a closed campaign answered (not-started, ended, capped, cap-busy): never in totalScans"),
-  byUtm: z.array(z.object({ source: z.string(), medium: z.string(), scans: z.number().int() })).describe("People's scans by the utm_source and utm_medium their code appended"),
+  /** People's scans a closed campaign answered (not-started, ended, capped, cap-busy): never in totalScans. */
+  endedScans: z.object({ total: z.number().int(), byReason: z.record(z.string(), z.number().int()) }),
+  /** People's scans by the utm_source and utm_medium their code appended. */
+  byUtm: z.array(z.object({ source: z.string(), medium: z.string(), scans: z.number().int() })),
   countries: rankedOutput("country"),
   regions: z.array(z.object({ country: z.string(), region: z.string(), scans: z.number().int() })),
   cities: z.array(z.object({ country: z.string(), region: z.string(), city: z.string(), scans: z.number().int() })).optional(),
@@ -29,7 +29,8 @@ export const analyticsFiguresShape = {
   browsers: rankedOutput("browser"),
   hourByWeekday: z.array(z.array(z.number().int())),
   pending: z.boolean().optional(),
-  truncated: z.boolean().optional().describe("byDay cut to its newest days"),
+  /** byDay cut to its newest days (the answer's sentence says so). */
+  truncated: z.boolean().optional(),
 };
 
 /** One scan of a code's list (scans/analytics.ts codeAnalytics), newest first. */
@@ -46,15 +47,23 @@ export const scanOutput = z.object({
   unique: z.boolean(),
 });
 
+/**
+ * A scan of the console's list: with the campaign rule that answered it (0 first; null: the code's
+ * destination) and its split's variant, absent for codes without rules (the CSV export's columns).
+ */
+export const ruledScanOutput = scanOutput.extend({ rule: z.number().int().nullable().optional(), variant: z.number().int().nullable().optional() });
 
-/** People's scans of one code per campaign rule and A/B variant (scans/analytics.ts codeAnalytics). */
-export const ruleFiguresOutput = z
-  .array(
-    z.object({
-      rule: z.number().int().nullable().describe("The rule's position (0 first) when counted; null: no rule matched (the code's destination)"),
-      name: z.string().nullable().describe("The rule's name in the code's current rules, if it has one"),
-      scans: z.number().int(),
-      variants: z.array(z.object({ variant: z.number().int(), url: z.string().nullable(), scans: z.number().int() })),
-    }),
-  )
-  .describe("People's scans per campaign rule that answered them, and per A/B variant; empty for a code without rules");
+
+/**
+ * People's scans of one code per campaign rule that answered them and per A/B variant (scans/analytics.ts
+ * codeAnalytics): `rule` is the rule's position when counted (0 first; null: no rule matched, the code's
+ * destination), `name` its name in the current rules. Empty for a code without rules.
+ */
+export const ruleFiguresOutput = z.array(
+  z.object({
+    rule: z.number().int().nullable(),
+    name: z.string().nullable(),
+    scans: z.number().int(),
+    variants: z.array(z.object({ variant: z.number().int(), url: z.string().nullable(), scans: z.number().int() })),
+  }),
+);

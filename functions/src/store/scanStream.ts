@@ -25,13 +25,19 @@ function scanTopic(): Topic {
   return topic;
 }
 
-const nullable = new Set(Object.entries(SCAN_EVENT_FIELDS).filter(([, spec]) => "nullable" in spec && spec.nullable).map(([name]) => name));
+/** Nullable fields and the Avro type name a set value is wrapped in (a union's branch is named by its type). */
+const nullable = new Map(
+  Object.entries(SCAN_EVENT_FIELDS)
+    .filter(([, spec]) => "nullable" in spec && spec.nullable)
+    .map(([name, spec]) => [name, spec.type === "string" ? "string" : "long"]),
+);
 
 /** The message's bytes in Avro's JSON encoding, which the topic's schema enforces: a set nullable field is wrapped in its type. */
 export function encodeScanEvent(event: ScanEvent): Buffer {
   const wire: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(ScanEventSchema.parse(event))) {
-    wire[name] = nullable.has(name) && value !== null ? { string: value } : value;
+    const branch = nullable.get(name);
+    wire[name] = branch && value !== null ? { [branch]: value } : value;
   }
   return Buffer.from(JSON.stringify(wire));
 }

@@ -184,6 +184,7 @@ function eventData(facts: ScanFacts, unique: boolean): DocumentData {
     unique,
     source: facts.source,
     ...(facts.linkType ? { linkType: facts.linkType } : {}),
+    ...(facts.rule ? { rule: facts.rule.index, ...(facts.rule.variant === undefined ? {} : { variant: facts.rule.variant }) } : {}),
     // Individual events are the newest-scans list: kept a short while (store cost), totals stay in the rollups.
     expiresAt: expiry(facts, Math.min(facts.retentionDays, facts.eventRetentionDays ?? facts.retentionDays)),
   };
@@ -309,6 +310,9 @@ interface ScanEvent {
   browser: string;
   unique: boolean;
   source: string;
+  /** The campaign rule that answered it (null: the code's destination) and the A/B variant; absent when no rule chose. */
+  rule?: number | null;
+  variant?: number;
 }
 
 function eventFrom(data: DocumentData): ScanEvent {
@@ -324,6 +328,8 @@ function eventFrom(data: DocumentData): ScanEvent {
     browser: s("browser"),
     unique: data.unique === true,
     source: s("source"),
+    ...(typeof data.rule === "number" || data.rule === null ? { rule: data.rule as number | null } : {}),
+    ...(typeof data.variant === "number" ? { variant: data.variant as number } : {}),
   };
 }
 

@@ -67,8 +67,10 @@ export const qrGetAnalyticsTool = defineTool({
   ui: UI_RESOURCES.scans.uri,
   async handler({ codeId, uniqueQRCodeID, days, fields: selected }, { caller }) {
     const analytics = await codeAnalytics(caller.merchantId, { codeId, uniqueQRCodeID }, days ?? 30);
+    // Per-rule figures are byRule's; each scan's rule is the console's CSV column, not in this schema.
+    const scans = analytics.scans.map(({ rule: _rule, variant: _variant, ...scan }) => scan);
     const result = pickFields(
-      { ...analytics, consoleUrl: consoleUrl(`code/${analytics.codeId}?days=${analytics.days}`) },
+      { ...analytics, scans, consoleUrl: consoleUrl(`code/${analytics.codeId}?days=${analytics.days}`) },
       SELECTABLE,
       selected,
       { scansListed: "scans", scansTruncated: "scans" },
