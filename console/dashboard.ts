@@ -26,6 +26,7 @@ export async function dashboardView(api: Api, days: number): Promise<HTMLElement
     h("dd", { id: "dash-unique" }, String(d.uniqueScanners)),
     h("dt", {}, "Repeats and bots (not counted)"),
     h("dd", { id: "dash-uncounted" }, String(d.repeatScans + d.botScans.total)),
+    ...(d.endedScans.total ? [h("dt", {}, "Campaigns closed (not counted)"), h("dd", { id: "dash-ended" }, String(d.endedScans.total))] : []),
     h("dt", {}, "Codes"),
     h("dd", { id: "dash-codes" }, `${counts.total}`),
     h("dt", {}, "Drafts to review"),
