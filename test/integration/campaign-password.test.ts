@@ -1,6 +1,6 @@
 // Password-protected codes through the local front end (docs/campaign-rules.md, "The password page"): the
 // page asks for the password and names nothing of the destination; a wrong password is refused (401) and
-// attempts are limited per address (429); the right one redirects (303) and the scan was counted when the
+// attempts are limited per address (429); the right one opens the destination (200) and the scan was counted when the
 // page was shown; a form from another site (403) or not this page's form (400) is refused; the password is
 // stored only as a salted hash and never read back.
 import assert from "node:assert/strict";
@@ -31,6 +31,14 @@ async function post(client: TestClient, id: string, body: string, headers: Recor
 }
 
 const form = (password: string) => new URLSearchParams({ password }).toString();
+
+/** Where the right password's page opens: its meta refresh's URL, which its link names too. */
+function opens(body: string): string {
+  const refresh = /<meta http-equiv="refresh" content="0;url=([^"]*)">/.exec(body)?.[1];
+  const link = /<a href="([^"]*)" id="continue">/.exec(body)?.[1];
+  assert.ok(refresh !== undefined && refresh === link, body);
+  return refresh.replaceAll("&amp;", "&");
+}
 
 /** Nothing of where the right password leads, anywhere in an answer. */
 function namesNoDestination(answer: { res: Response; body: string }): void {
@@ -84,6 +92,8 @@ describe("campaign password page: hashed, limited, never showing the destination
     assert.equal(page.res.headers.get("x-scan-counted"), "true");
     assert.equal(page.res.headers.get("cache-control"), "no-store");
     assert.match(page.body, /<form method="post"><label for="password">/);
+    // A browser then sends the form with its real Origin (under no-referrer it would send Origin: null, refused).
+    assert.equal(page.res.headers.get("referrer-policy"), "same-origin");
     namesNoDestination(page);
 
     const wrong = await post(person, code.uniqueQRCodeID, form("correct horse"));
@@ -91,12 +101,15 @@ describe("campaign password page: hashed, limited, never showing the destination
     assert.match(wrong.body, /That password is not right/);
     namesNoDestination(wrong);
 
+    // The right password: a page that opens the destination (a meta refresh and a link, not a 303, which
+    // browsers would hold to the form page's form-action 'self'; test/browser/campaign-password.test.ts).
     const right = await post(person, code.uniqueQRCodeID, form(PASSWORD));
-    assert.equal(right.res.status, 303);
-    assert.equal(right.res.headers.get("location"), SECRET_DESTINATION);
+    assert.equal(right.res.status, 200);
+    assert.equal(opens(right.body), SECRET_DESTINATION);
+    assert.equal(right.res.headers.get("referrer-policy"), "no-referrer");
     // The rule that matched this request decides where the right password leads.
     const vip = await post(person, code.uniqueQRCodeID, form(PASSWORD), {}, "?vip=1");
-    assert.equal(vip.res.headers.get("location"), VIP);
+    assert.equal(opens(vip.body), VIP);
   });
 
   it("refuses a form from another site (403) and anything but the page's form (400), naming no destination", async () => {
@@ -136,7 +149,8 @@ describe("campaign password page: hashed, limited, never showing the destination
     assert.ok(Number(limited.res.headers.get("retry-after")) > 0);
     namesNoDestination(limited);
     const other = await post(newClient(), code.uniqueQRCodeID, form(PASSWORD));
-    assert.equal(other.res.status, 303);
+    assert.equal(other.res.status, 200);
+    assert.equal(opens(other.body), SECRET_DESTINATION);
   });
 
   it("a code whose rules no longer ask for a password here sends the form back to the code", async () => {

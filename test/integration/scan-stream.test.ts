@@ -9,7 +9,7 @@ import { createMerchant, type TestMerchant } from "../helpers/merchants";
 import { newClient, type TestClient } from "../helpers/clients";
 import { BROWSERS } from "../fixtures/user-agents";
 import { pullScans, subscribeToScans, topicSchema } from "../helpers/pubsub";
-import { ScanEventSchema, SCAN_STREAM } from "../../functions/src/store/scanEvents";
+import { ScanEventSchema, SCAN_EVENT_VERSION, SCAN_STREAM } from "../../functions/src/store/scanEvents";
 import { publishScanEvent } from "../../functions/src/store/scanStream";
 import { documentedQueries, streamDatabase } from "../helpers/scanStreamSql";
 
@@ -43,7 +43,7 @@ describe("scan stream: every scan reaches Pub/Sub", function () {
     for (const m of messages) {
       assert.deepEqual(ScanEventSchema.safeParse(m.event).error, undefined);
       assert.equal(m.attributes.scan_id, m.event.scan_id);
-      assert.equal(m.attributes.schema_version, "1");
+      assert.equal(m.attributes.schema_version, String(SCAN_EVENT_VERSION));
       assert.equal(m.event.code_id, code.codeId);
       assert.equal(m.event.merchant_id, merchant.merchantId);
       assert.equal(m.event.served_from, "live");

@@ -1,3 +1,5 @@
+import { escapeHtml } from "../listings/html";
+
 // The small HTML pages of the redirect: an unknown dynamic link, a code an operator took down, and a
 // campaign that has ended (or not started) without a fallback URL.
 export const NOT_FOUND_STYLE = "body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#111}";
@@ -91,4 +93,18 @@ export function passwordRefusedPage(): string {
 <meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>Not accepted</title>
 <style>${PASSWORD_STYLE}</style></head>
 <body><h1>Not accepted</h1><p>A password for this code can only be sent from its own page. Scan the code again and type the password there.</p></body></html>`;
+}
+
+/**
+ * The right password's answer (200): the page opens where the password leads by a meta refresh, with a
+ * link for a browser that does not follow it. Not a 303: browsers hold a form's redirects to the page's
+ * `form-action 'self'`, and widening it would name the destination's site before the password.
+ */
+export function passwordAcceptedPage(url: string): string {
+  const href = escapeHtml(url);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex"><meta http-equiv="refresh" content="0;url=${href}"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>Opening</title>
+<style>${PASSWORD_STYLE}</style></head>
+<body><h1>Opening…</h1><p>The password is right. If nothing opens, <a href="${href}" id="continue">continue here</a>.</p></body></html>`;
 }

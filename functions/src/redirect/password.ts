@@ -5,7 +5,8 @@
 // with a strict schema (400), the attempt counted per client address (passwordAttempts: 429 with
 // Retry-After), the link read and its rules evaluated for this request (no password asked here any more: a
 // 303 back to the code), then the password checked against the link's salted scrypt hash: wrong, 401 and
-// the form again; right, a 303 to the action's URL. The scan was recorded when the page was shown (GET):
+// the form again; right, a 200 page that opens the action's URL (a meta refresh and a link: a 303 would be
+// held to the page's form-action 'self' by browsers). The scan was recorded when the page was shown (GET):
 // the POST records nothing more.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { clientAddressOf, clientOf, limitSubjectOf } from "../core/clientAddress";
@@ -17,7 +18,7 @@ import { placeOfRequest } from "../scans/place";
 import { firestoreQuotaStore } from "../store/rateLimits";
 import { readLinks } from "../store/codes";
 import { countOps } from "../store/opCounter";
-import { PASSWORD_STYLE, passwordLimitedPage, passwordPage, passwordRefusedPage, type PasswordNotice } from "./pages";
+import { PASSWORD_STYLE, passwordAcceptedPage, passwordLimitedPage, passwordPage, passwordRefusedPage, type PasswordNotice } from "./pages";
 
 /** The form holds one field of at most 128 characters: anything much larger is not this page's form. */
 const FORM_MAX_BYTES = 2_048;
@@ -29,7 +30,9 @@ type Headers = Record<string, string>;
 function sendPage(res: ServerResponse, status: number, html: string, headers: Headers, extra: Headers = {}): void {
   res.removeHeader("X-Powered-By");
   res
-    .writeHead(status, { ...headers, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(PASSWORD_STYLE), "Referrer-Policy": "no-referrer", ...extra })
+    // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the form's POST,
+    // which the origin check must refuse; same-origin still tells no other site where the page was.
+    .writeHead(status, { ...headers, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(PASSWORD_STYLE), "Referrer-Policy": "same-origin", ...extra })
     .end(html);
 }
 
@@ -97,6 +100,5 @@ export async function handlePasswordPost(req: IncomingMessage, res: ServerRespon
   // No password is asked here any more (rules changed, the campaign ended): the code answers for itself.
   if (!target) return sendPage(res, 303, "", ctx.headers, { Location: `/qr/${encodeURIComponent(id)}` });
   if (!(await verifyPassword(form.data.password, target.hash))) return sendPasswordPage(res, ctx.headers, rateLimitHeaders(decision), "wrong", 401);
-  res.removeHeader("X-Powered-By");
-  res.writeHead(303, { ...ctx.headers, Location: target.url, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "Content-Length": "0" }).end();
+  sendPage(res, 200, passwordAcceptedPage(target.url), ctx.headers, { "Referrer-Policy": "no-referrer" });
 }

@@ -268,8 +268,9 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
   let answered!: (answer: ScanAnswer) => void;
   const answer = new Promise<ScanAnswer>((resolve) => (answered = resolve));
   if (!request.chooseRule && !request.gate) answered({});
-  const streamed = Promise.all([request.servedFrom, answer]).then(([servedFrom, a]) => streamScan(scanEventOf(facts, scanId, { botReason: reason, visitor }, servedFrom, a)));
-  const writer = new ScanWriter(request.utm ? { ...facts, utm: request.utm } : facts, request.chooseRule, answered);
+  const recorded = request.utm ? { ...facts, utm: request.utm } : facts;
+  const streamed = Promise.all([request.servedFrom, answer]).then(([servedFrom, a]) => streamScan(scanEventOf(recorded, scanId, { botReason: reason, visitor }, servedFrom, a)));
+  const writer = new ScanWriter(recorded, request.chooseRule, answered);
   const counting = (request.gate ? countGated(writer, reason, visitor, newcomerFrom, request.gate) : countScan(writer, reason, visitor, newcomerFrom)).finally(() => answered({}));
   const [outcome] = await Promise.all([counting, streamed]);
   return outcome;
