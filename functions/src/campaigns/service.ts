@@ -19,7 +19,26 @@ import { hashPassword, type PasswordHash } from "./password";
  * with a cap, which counter holds its allowances (store/campaignCaps.ts), and with a password, its salted
  * scrypt hash (campaigns/password.ts; never the password).
  */
-export type LinkCampaignRules = Omit<CodeRules, "password"> & { utm?: Omit<UtmTemplate, "name">; capCounter?: { epoch: string; shards: number }; passwordHash?: PasswordHash };
+export type LinkCampaignRules = Omit<CodeRules, "password" | "endedPage"> & {
+  utm?: Omit<UtmTemplate, "name">;
+  capCounter?: { epoch: string; shards: number };
+  passwordHash?: PasswordHash;
+  /** What the ended page shows (redirect/pages.ts), copied at set time: no read on the scan path. */
+  brand?: EndedBrand;
+};
+
+/**
+ * The ended page's branding, copied onto the link when the settings are set: the workspace's name as it
+ * was then (a rename shows once the settings are set again, like a UTM template's parameters), the
+ * merchant's heading and message, and the code's design colours when it has a design.
+ */
+export interface EndedBrand {
+  name: string;
+  heading?: string;
+  message?: string;
+  foreground?: string;
+  background?: string;
+}
 
 /** What a surface answers after a change: the code and its settings as written, or null when cleared. */
 export interface CodeCampaign {
@@ -84,8 +103,7 @@ const isEmpty = (s: CodeRules) => s.rules.length === 0 && Object.keys(s).length 
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** The workspace's UTM template of that name (workspaces/{m}.utmTemplates), or a VALIDATION_FAILED naming what exists. */
-async function utmTemplateOf(tx: FirebaseFirestore.Transaction, merchantId: string, name: string): Promise<Omit<UtmTemplate, "name">> {
-  const snap = await tx.get(db().collection(COLLECTIONS.workspaces).doc(merchantId));
+function utmTemplateOf(snap: FirebaseFirestore.DocumentSnapshot, name: string): Omit<UtmTemplate, "name"> {
   const stored = utmTemplatesSchema.safeParse(snap.get("utmTemplates") ?? []);
   const templates = stored.success ? stored.data : [];
   const found = templates.find((t) => t.name === name);
@@ -97,6 +115,16 @@ async function utmTemplateOf(tx: FirebaseFirestore.Transaction, merchantId: stri
   }
   const { name: _name, ...params } = found;
   return params;
+}
+
+const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
+
+/** The ended page's branding for this code now (EndedBrand): what the link carries. */
+function endedBrandOf(workspace: FirebaseFirestore.DocumentSnapshot, code: QrCode, settings: CodeRules): EndedBrand {
+  const name = workspace.get("name");
+  const { foreground, background } = code.design ?? {};
+  const colours = typeof foreground === "string" && typeof background === "string" && HEX_COLOUR.test(foreground) && HEX_COLOUR.test(background) ? { foreground, background } : {};
+  return { name: typeof name === "string" ? name : "", ...settings.endedPage, ...colours };
 }
 
 /**
@@ -111,13 +139,17 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
   for (const url of new Set(campaignUrls(settings))) await abuse.assertDestinationAllowed(url, { merchantId });
   const cleared = isEmpty(settings);
   // The password is never written as given, nor read back: the link keeps its hash (below).
-  const { password, ...linkSettings } = settings;
-  const written = cleared ? null : plain(campaignInputOf(linkSettings));
+  const { password, ...kept } = settings;
+  // The ended page's texts travel inside the link's `brand` (endedBrandOf).
+  const { endedPage: _endedPage, ...linkSettings } = kept;
+  const written = cleared ? null : plain(campaignInputOf(kept));
   const asksPassword = settings.rules.some((r) => r.then.type === "password");
   const newHash = password !== undefined && asksPassword ? await hashPassword(password) : undefined;
   const after = await db().runTransaction(async (tx) => {
     const { code, stored } = await findCodeRecord(merchantId, lookup, tx);
-    const utm = settings.utmTemplate !== undefined ? await utmTemplateOf(tx, merchantId, settings.utmTemplate) : undefined;
+    const workspace = await tx.get(db().collection(COLLECTIONS.workspaces).doc(merchantId));
+    const utm = settings.utmTemplate !== undefined ? utmTemplateOf(workspace, settings.utmTemplate) : undefined;
+    const brand = endedBrandOf(workspace, code, settings);
     const before = await linkRulesInTransaction(tx, code.uniqueQRCodeID);
     // A cap's counter: raised under the same epoch, or made anew (store/campaignCaps.ts planCap).
     const capPlan = settings.humanScanCap === undefined ? undefined : await planCap(tx, merchantId, code.codeId, capOfLinkRules(before), settings.humanScanCap);
@@ -140,7 +172,7 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
     updateCodeInTransaction(tx, next, stored);
     capPlan?.write();
     const capCounter = capPlan ? { capCounter: { epoch: capPlan.epoch, shards: capPlan.shards } } : {};
-    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...linkSettings, ...(utm ? { utm } : {}), ...capCounter, ...(passwordHash ? { passwordHash } : {}) }));
+    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...linkSettings, brand, ...(utm ? { utm } : {}), ...capCounter, ...(passwordHash ? { passwordHash } : {}) }));
     return next;
   });
   // eslint-disable-next-line @typescript-eslint/no-require-imports
