@@ -176,7 +176,7 @@ describe("campaign rules: set and carried out by the redirect", function () {
       { rules: [{ when: {}, then: { type: "fallback" } }] },
       { rules: [], humanScanCap: 0 },
       { rules: [{ when: {}, then: { type: "password" } }] },
-      { rules: [{ when: { scanCount: { max: 10 } }, then: { type: "ended" } }] },
+      { rules: [{ when: { scanCount: { max: 1 } }, then: { type: "ended" } }, { when: { scanCount: { min: 3, max: 4 } }, then: { type: "ended" } }, { when: { scanCount: { min: 7, max: 9 } }, then: { type: "ended" } }] },
       { rules: [], utmTemplate: "nope" },
     ];
     const messages = await Promise.all(bad.map(async (settings) => refusal(await setRules(merchant, code.codeId, settings))));
@@ -185,7 +185,7 @@ describe("campaign rules: set and carried out by the redirect", function () {
     assert.match(messages[2], /needs fallbackUrl/);
     assert.match(messages[3], /humanScanCap is at least 1/);
     assert.match(messages[4], /password/);
-    assert.match(messages[5], /scanCount/);
+    assert.match(messages[5], /at most 4 distinct thresholds per code/);
     assert.match(messages[6], /no UTM template named/);
     assert.equal((await scan(code.uniqueQRCodeID)).headers.get("location"), "https://example.com/ruled", "the old rules still apply");
 

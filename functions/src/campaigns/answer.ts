@@ -9,7 +9,7 @@ import { localMoment } from "../scans/localTime";
 import { visitorHash, visitorKey, type ScanGate, type ScanOutcome } from "../scans/record";
 import type { Link } from "../store/codes";
 import { spentData, type CapCounter } from "../store/campaignCaps";
-import { instanceCaps } from "./caps";
+import { instanceCaps, scanCountGate, thresholdCounters } from "./caps";
 import { closedAnswer, codeState, evaluate, type CodeState, type Destination } from "./evaluate";
 import { applyUtm } from "./utm";
 import type { LinkCampaignRules } from "./service";
@@ -65,7 +65,35 @@ export function campaignGate(link: RuledLink, at: Date): ScanGate | undefined {
   const state = codeState(settingsOf(link), at, 0);
   if (state === "not-started" || state === "ended") return { closed: state };
   const counter = counterOf(link);
-  return counter ? { allowance: () => instanceCaps.take(counter) } : undefined;
+  const thresholds = thresholdsOf(link);
+  if (!counter && !thresholds.length) return undefined;
+  return { ...(counter ? { allowance: () => instanceCaps.take(counter) } : {}), ...(thresholds.length ? { thresholds: scanCountGate(thresholds) } : {}) };
+}
+
+/** The counters of the code's scan-count thresholds (docs/campaign-rules.md, "Scan-count conditions"). */
+function thresholdsOf(link: RuledLink): CapCounter[] {
+  const counters = settingsOf(link).scanCounters;
+  return counters?.length ? thresholdCounters(link.merchantId, link.codeId, counters) : [];
+}
+
+/**
+ * The representative count of people's scans before this one, for the rules: what recording found
+ * (scans/record.ts countGated). A person's scan recorded without the gate (it raced the change that added
+ * the thresholds, on an instance that knew the code without them) takes its allowances now, alone, and
+ * spends them at once (its scan is recorded already). "busy" when the count is not known for a person.
+ */
+async function scanCountOf(link: RuledLink, outcome: ScanOutcome | undefined, gated: boolean, at: Date): Promise<number | "busy"> {
+  const counters = thresholdsOf(link);
+  if (!counters.length) return 0;
+  const gate = scanCountGate(counters);
+  if (!gated && outcome?.counted) {
+    const got = await gate.take();
+    if (got === "cap-busy") return "busy";
+    await Promise.all(got.allowances.map((a) => a.spent.create(spentData(at)).finally(() => a.release(true))));
+    return got.scanCount;
+  }
+  if (outcome === undefined) return "busy";
+  return outcome.scanCount ?? gate.known();
 }
 
 /**
@@ -103,15 +131,17 @@ export async function campaignAnswer(link: RuledLink, scan: CampaignScan, record
   if (state) return answer(closedAnswer(target), null, state);
   const counter = counterOf(link);
   const verdict = counter ? await capVerdict(counter, recorded.outcome, recorded.gated, scan.at) : "open";
-  if (verdict === "busy") return { type: "busy" };
+  if (verdict === "busy" || (recorded.outcome?.counted === false && recorded.outcome.reason === "cap-busy")) return { type: "busy" };
   if (verdict === "capped") return answer(closedAnswer(target), null, "capped");
   if (!settings.rules.length) return answer({ type: "redirect", url: link.destinationUrl }, null, null);
-  const result = await evaluateScan(link, scan);
+  const scanCount = await scanCountOf(link, recorded.outcome, recorded.gated, scan.at);
+  if (scanCount === "busy") return { type: "busy" };
+  const result = await evaluateScan(link, scan, scanCount);
   return answer(result.action, result.ruleIndex, null, result.variant);
 }
 
 /** The rules' verdict for this scan (device, place, language, time, query, bot), reading nothing. */
-async function evaluateScan(link: RuledLink, scan: CampaignScan) {
+async function evaluateScan(link: RuledLink, scan: CampaignScan, scanCount: number) {
   const settings = settingsOf(link);
   const target = { codeId: link.codeId, destinationUrl: link.destinationUrl, fallbackUrl: settings.fallbackUrl };
   const ua = typeof scan.headers["user-agent"] === "string" ? scan.headers["user-agent"] : undefined;
@@ -132,7 +162,7 @@ async function evaluateScan(link: RuledLink, scan: CampaignScan) {
       acceptLanguage: Array.isArray(acceptLanguage) ? acceptLanguage.join(",") : acceptLanguage,
       now: scan.at,
       timeZone: scan.timeZone,
-      scanCount: 0,
+      scanCount,
       query: queryOf(scan.url),
       isBot,
       scannerDayKey,
@@ -149,7 +179,9 @@ async function evaluateScan(link: RuledLink, scan: CampaignScan) {
 export async function passwordTarget(link: RuledLink, scan: CampaignScan): Promise<{ url: string; hash: PasswordHash } | undefined> {
   const settings = settingsOf(link);
   if (codeState(settings, scan.at, 0) || !settings.passwordHash || !settings.rules.length) return undefined;
-  const { action } = await evaluateScan(link, scan);
+  // The count as this instance knows it (the POST records nothing, so it takes no allowance).
+  const counters = thresholdsOf(link);
+  const { action } = await evaluateScan(link, scan, counters.length ? scanCountGate(counters).known() : 0);
   if (action.type !== "password") return undefined;
   return { url: settings.utm ? applyUtm(action.url, settings.utm) : action.url, hash: settings.passwordHash };
 }

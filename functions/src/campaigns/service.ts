@@ -8,7 +8,7 @@ import { db } from "../core/firebase";
 import { formatIssues } from "../core/validation";
 import { COLLECTIONS } from "../store/collections";
 import { findCodeRecord, setLinkCampaignRules, updateCodeInTransaction, type CodeLookup } from "../store/codes";
-import { capOfLinkRules, linkRulesInTransaction, planCap } from "../store/campaignCaps";
+import { capOfLinkRules, linkRulesInTransaction, planCap, planThresholds, SCAN_COUNT_THRESHOLDS_MAX, thresholdsOfLinkRules, type ThresholdCounter } from "../store/campaignCaps";
 import type { QrCode } from "../codes/model";
 import { codeRulesSchema, type CodeRules, type CodeRulesInput } from "./rules";
 import { utmTemplatesSchema, type UtmTemplate } from "./utm";
@@ -22,6 +22,8 @@ import { hashPassword, type PasswordHash } from "./password";
 export type LinkCampaignRules = Omit<CodeRules, "password" | "endedPage"> & {
   utm?: Omit<UtmTemplate, "name">;
   capCounter?: { epoch: string; shards: number };
+  /** The counters of the scan-count thresholds (store/campaignCaps.ts planThresholds), ascending. */
+  scanCounters?: ThresholdCounter[];
   passwordHash?: PasswordHash;
   /** What the ended page shows (redirect/pages.ts), copied at set time: no read on the scan path. */
   brand?: EndedBrand;
@@ -48,14 +50,32 @@ export interface CodeCampaign {
   updatedAt: string;
 }
 
-/** Parts of the format the redirect does not carry out yet: refused, never stored and silently ignored. */
+/**
+ * The scan-count thresholds of a code's rules, distinct and ascending: each `min` above 0 and each
+ * `max + 1`. A condition `[min, max]` holds for a count c exactly when c >= min and c < max + 1, so it
+ * answers the same for every count between two thresholds (docs/campaign-rules.md, "Scan-count conditions").
+ */
+export function scanCountThresholds(rules: CodeRules["rules"]): number[] {
+  const found = new Set<number>();
+  for (const { when } of rules) {
+    if (!when.scanCount) continue;
+    if (when.scanCount.min) found.add(when.scanCount.min);
+    if (when.scanCount.max !== undefined) found.add(when.scanCount.max + 1);
+  }
+  return [...found].sort((a, b) => a - b);
+}
+
+/** Settings the service cannot carry out as written: refused, never stored and silently ignored. */
 function refuseUnwired(settings: CodeRules): void {
   const issues: { path: string; message: string; code: string }[] = [];
-  settings.rules.forEach((rule, i) => {
-    if (rule.when.scanCount !== undefined) {
-      issues.push({ path: `rules.${i}.when.scanCount`, message: "scanCount conditions are not available (an exact count per scan would cost a counted write per scan on every code; use humanScanCap)", code: "not_available" });
-    }
-  });
+  const thresholds = scanCountThresholds(settings.rules);
+  if (thresholds.length > SCAN_COUNT_THRESHOLDS_MAX) {
+    issues.push({
+      path: "rules",
+      message: `scanCount conditions may use at most ${SCAN_COUNT_THRESHOLDS_MAX} distinct thresholds per code (each min above 0, and each max + 1, is a counter every person's scan spends from); these use ${thresholds.length}: ${thresholds.join(", ")}`,
+      code: "too_many_thresholds",
+    });
+  }
   if (settings.password !== undefined && !settings.rules.some((r) => r.then.type === "password")) {
     issues.push({ path: "password", message: 'password is asked for only by a "password" action; add one, or leave password out', code: "unused" });
   }
@@ -153,6 +173,9 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
     const before = await linkRulesInTransaction(tx, code.uniqueQRCodeID);
     // A cap's counter: raised under the same epoch, or made anew (store/campaignCaps.ts planCap).
     const capPlan = settings.humanScanCap === undefined ? undefined : await planCap(tx, merchantId, code.codeId, capOfLinkRules(before), settings.humanScanCap);
+    // Scan-count thresholds: each a counter; kept ones keep theirs, new ones start from the nearest old one.
+    const thresholds = scanCountThresholds(settings.rules);
+    const countPlan = thresholds.length ? await planThresholds(tx, merchantId, code.codeId, thresholdsOfLinkRules(before), thresholds) : undefined;
     // A password action asks for the password given now, or the one the code has.
     const passwordHash = asksPassword ? (newHash ?? (before?.passwordHash as PasswordHash | undefined)) : undefined;
     if (asksPassword && !passwordHash) {
@@ -171,8 +194,9 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
     else delete next.campaignRules;
     updateCodeInTransaction(tx, next, stored);
     capPlan?.write();
+    countPlan?.write();
     const capCounter = capPlan ? { capCounter: { epoch: capPlan.epoch, shards: capPlan.shards } } : {};
-    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...linkSettings, brand, ...(utm ? { utm } : {}), ...capCounter, ...(passwordHash ? { passwordHash } : {}) }));
+    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...linkSettings, brand, ...(utm ? { utm } : {}), ...capCounter, ...(countPlan ? { scanCounters: countPlan.counters } : {}), ...(passwordHash ? { passwordHash } : {}) }));
     return next;
   });
   // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -156,7 +156,11 @@ async function newcomerAdmitted(facts: ScanFacts, addressHash: string): Promise<
   return false;
 }
 
-export type ScanOutcome = { counted: true; unique: boolean } | { counted: false; reason: string };
+/**
+ * `scanCount`: for a code with scanCount conditions, the representative count of people's scans before this
+ * one (campaigns/caps.ts scanCountGate): what the rules are evaluated with.
+ */
+export type ScanOutcome = ({ counted: true; unique: boolean } | { counted: false; reason: string }) & { scanCount?: number };
 
 /** The X-Scan-Counted header of an answer to a scan: true, false with the reason, or unknown (not recorded in time). */
 export function scanCountedHeader(outcome: ScanOutcome | undefined): string {
@@ -313,12 +317,25 @@ export interface ScanAllowance {
 }
 
 /**
+ * A code with scanCount conditions (campaigns/caps.ts scanCountGate): `take` gives a person's scan one
+ * allowance from every threshold counter not known exhausted and the representative count (or
+ * "cap-busy"); `known` is the representative from what this instance knows, for bots and repeats (which
+ * take nothing).
+ */
+export interface ScanThresholds {
+  take(): Promise<{ allowances: ScanAllowance[]; scanCount: number } | "cap-busy">;
+  known(): number;
+}
+
+/**
  * What a code's campaign asks of a person's scan: closed (not started, ended), or an allowance per person
- * (else why none: "capped", or "cap-busy" when none came in time; campaigns/caps.ts).
+ * (else why none: "capped", or "cap-busy" when none came in time; campaigns/caps.ts), and allowances from
+ * its scan-count thresholds.
  */
 export interface ScanGate {
   closed?: "not-started" | "ended";
   allowance?: () => Promise<ScanAllowance | "capped" | "cap-busy">;
+  thresholds?: ScanThresholds;
 }
 
 class CapReached extends Error {
@@ -327,43 +344,64 @@ class CapReached extends Error {
   }
 }
 
+/** A person's allowances: the cap's, then one from each threshold counter not known exhausted, with the representative count. */
+async function takeAllowances(gate: ScanGate): Promise<{ allowances: ScanAllowance[]; scanCount?: number }> {
+  const allowances: ScanAllowance[] = [];
+  try {
+    if (gate.allowance) {
+      const took = await gate.allowance();
+      if (typeof took === "string") throw new CapReached(took);
+      allowances.push(took);
+    }
+    if (!gate.thresholds) return { allowances };
+    const got = await gate.thresholds.take();
+    if (got === "cap-busy") throw new CapReached("cap-busy");
+    allowances.push(...got.allowances);
+    return { allowances, scanCount: got.scanCount };
+  } catch (error) {
+    for (const allowance of allowances) allowance.release(false);
+    throw error;
+  }
+}
+
 /**
- * countScan under a campaign's terms. Bots and repeats are counted as always and consume nothing. A
- * person's scan of a closed code, or of a capped code with no allowance left, is counted as "ended" with
- * the reason (never as a person's scan, never lost); a person's scan of a capped code is written with its
- * allowance's `spent` document, atomically.
+ * countScan under a campaign's terms. Bots and repeats are counted as always and consume nothing (their
+ * representative scan count is what the instance knows). A person's scan of a closed code, or of a capped
+ * code with no allowance left, is counted as "ended" with the reason (never as a person's scan, never
+ * lost); a person's scan of a capped code, or of a code with scan-count thresholds, is written with its
+ * allowances' `spent` documents, atomically.
  */
 async function countGated(facts: ScanFacts, reason: string | null, visitor: string | null, newcomerFrom: (() => Promise<string>) | null, gate: ScanGate): Promise<ScanOutcome> {
-  if (reason || visitor === null) return countScan(facts, reason, visitor, newcomerFrom);
+  const known = (outcome: ScanOutcome, scanCount?: number): ScanOutcome => (gate.thresholds ? { ...outcome, scanCount: scanCount ?? gate.thresholds.known() } : outcome);
+  if (reason || visitor === null) return known(await countScan(facts, reason, visitor, newcomerFrom));
   if (gate.closed) {
     await writeScan(facts, { kind: "ended", reason: gate.closed });
     return { counted: false, reason: gate.closed };
   }
-  const take = gate.allowance;
-  if (!take) return countScan(facts, reason, visitor, newcomerFrom);
-  let allowance: ScanAllowance | null = null;
+  if (!gate.allowance && !gate.thresholds) return countScan(facts, reason, visitor, newcomerFrom);
+  let allowances: ScanAllowance[] | null = null;
+  /** The representative count of people's scans before this person's scan (scanCount conditions), known before its write. */
+  let scanCount: number | undefined;
   let used = false;
   try {
-    return await countScan(facts, reason, visitor, newcomerFrom, async (unique, eventId) => {
-      if (!allowance) {
-        const took = await take();
-        if (typeof took === "string") throw new CapReached(took);
-        allowance = took;
-      }
+    const outcome = await countScan(facts, reason, visitor, newcomerFrom, async (unique, eventId) => {
+      if (!allowances) ({ allowances, scanCount } = await takeAllowances(gate));
       used = true;
       try {
-        await writeScan(facts, { kind: "human", unique, eventId, spent: allowance.spent });
+        // `scanCount` is this person's representative count here, just before the write.
+        await writeScan(facts, { kind: "human", unique, eventId, spent: allowances.map((a) => a.spent) });
       } catch (error) {
-        if (isAlreadyExists(error)) used = false; // the batch was refused whole: `spent` was not created
+        if (isAlreadyExists(error)) used = false; // the batch was refused whole: no `spent` was created
         throw error;
       }
     });
+    return known(outcome, scanCount);
   } catch (error) {
     if (!(error instanceof CapReached)) throw error;
     await writeScan(facts, { kind: "ended", reason: error.reason });
     return { counted: false, reason: error.reason };
   } finally {
-    (allowance as ScanAllowance | null)?.release(used);
+    for (const allowance of (allowances as ScanAllowance[] | null) ?? []) allowance.release(used);
   }
 }
 
