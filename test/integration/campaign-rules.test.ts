@@ -1,6 +1,7 @@
 // Campaign rules through the local front end (docs/campaign-rules.md): set by svc.qr.set_rules or REST,
 // carried out by the redirect on the very next scan.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
@@ -130,6 +131,42 @@ describe("campaign rules: set and carried out by the redirect", function () {
     assert.deepEqual(endedCounts, { ended: 1, "not-started": 1 });
   });
 
+  it("the ended page is the merchant's: the workspace's name, its heading and message, escaped, in the code's colours, with no destination", async () => {
+    const shop = await createMerchant(undefined, `Caf\u00e9 <script>alert(1)</script> & "Co"`);
+    const destination = "https://example.com/secret-offer";
+    const code = toolResult(await callTool("svc.qr.create", { title: "ended", destinationUrl: destination, dynamic: true, design: { foreground: "#1E3A8A", background: "#FEF3C7" } }, shop.apiKey));
+    const past = { startsAt: new Date(Date.now() - 2 * HOUR).toISOString(), endsAt: new Date(Date.now() - HOUR).toISOString() };
+    const set = toolResult(await setRules(shop, code.codeId, { rules: [], ...past, endedPage: { heading: "Summer <b>sale</b> is over", message: "See you in autumn & thanks!" } }));
+    assert.deepEqual(set.campaignRules.endedPage, { heading: "Summer <b>sale</b> is over", message: "See you in autumn & thanks!" }, "read back as written");
+    const res = await scan(code.uniqueQRCodeID);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("location"), null);
+    const page = await res.text();
+    assert.ok(page.includes("Caf\u00e9 &lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Co&quot;"), page);
+    assert.ok(!page.includes("<script>") && !page.includes("<b>"), "nothing the merchant wrote is markup");
+    assert.ok(page.includes("<h1>Summer &lt;b&gt;sale&lt;/b&gt; is over</h1>"), page);
+    assert.ok(page.includes("See you in autumn &amp; thanks!"), page);
+    assert.ok(!page.includes("example.com"), "no destination in the page");
+    assert.match(page, /background:#FEF3C7\}body\{color:#1E3A8A/);
+    // The CSP allows exactly the page's own style block (by hash), and no script.
+    const csp = res.headers.get("content-security-policy") ?? "";
+    const style = /<style>([^<]*)<\/style>/.exec(page)![1];
+    assert.ok(csp.includes(`style-src 'sha256-${createHash("sha256").update(style).digest("base64")}'`), csp);
+    assert.match(csp, /default-src 'none'/);
+    assert.ok(!/script-src/.test(csp));
+
+    // An `ended` rule shows the same page; without texts, the default ones under the workspace's name;
+    // colours that do not read at the contrast floor fall back to the default style.
+    const pale = toolResult(await callTool("svc.qr.create", { title: "pale", destinationUrl: destination, dynamic: true, design: { foreground: "#000000", background: "#FFFFFF" } }, shop.apiKey));
+    // Written behind the design checks (which refuse such colours): an older design, say.
+    await firestore().collection("workspaces").doc(shop.merchantId).collection("codes").doc(pale.codeId).update({ "design.foreground": "#777777", "design.background": "#888888" });
+    toolResult(await setRules(shop, pale.codeId, { rules: [{ when: {}, then: { type: "ended" } }] }));
+    const rule = await (await scan(pale.uniqueQRCodeID)).text();
+    assert.ok(rule.includes('<p class="brand">Caf\u00e9 &lt;script&gt;'), rule);
+    assert.match(rule, /campaign has ended/);
+    assert.ok(!/html\{background/.test(rule), "default style");
+  });
+
   it("refuses bad rules, parts not available and static codes, and changes nothing", async () => {
     const code = await createDynamic(merchant, "https://example.com/keep");
     toolResult(await setRules(merchant, code.codeId, { rules: [{ when: {}, then: { type: "redirect", url: "https://example.com/ruled" } }] }));
@@ -139,7 +176,7 @@ describe("campaign rules: set and carried out by the redirect", function () {
       { rules: [{ when: {}, then: { type: "fallback" } }] },
       { rules: [], humanScanCap: 0 },
       { rules: [{ when: {}, then: { type: "password" } }] },
-      { rules: [{ when: { scanCount: { max: 10 } }, then: { type: "ended" } }] },
+      { rules: [{ when: { scanCount: { max: 1 } }, then: { type: "ended" } }, { when: { scanCount: { min: 3, max: 4 } }, then: { type: "ended" } }, { when: { scanCount: { min: 7, max: 9 } }, then: { type: "ended" } }] },
       { rules: [], utmTemplate: "nope" },
     ];
     const messages = await Promise.all(bad.map(async (settings) => refusal(await setRules(merchant, code.codeId, settings))));
@@ -148,7 +185,7 @@ describe("campaign rules: set and carried out by the redirect", function () {
     assert.match(messages[2], /needs fallbackUrl/);
     assert.match(messages[3], /humanScanCap is at least 1/);
     assert.match(messages[4], /password/);
-    assert.match(messages[5], /scanCount/);
+    assert.match(messages[5], /at most 4 distinct thresholds per code/);
     assert.match(messages[6], /no UTM template named/);
     assert.equal((await scan(code.uniqueQRCodeID)).headers.get("location"), "https://example.com/ruled", "the old rules still apply");
 

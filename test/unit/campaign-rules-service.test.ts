@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { campaignInputOf, campaignUrls, parseCampaignRules } from "../../functions/src/campaigns/service";
+import { campaignInputOf, campaignUrls, parseCampaignRules, scanCountThresholds } from "../../functions/src/campaigns/service";
 import { AppError } from "../../functions/src/core/errors";
 import { hashPassword, verifyPassword } from "../../functions/src/campaigns/password";
 
@@ -30,14 +30,21 @@ describe("campaign rules: what setCodeCampaign stores", () => {
     assert.deepEqual(campaignUrls(parseCampaignRules(input)).sort(), ["https://example.com/a", "https://example.com/b", "https://example.com/late", "https://example.com/over"]);
   });
 
-  it("accepts a cap and a password action; refuses a scanCount condition, and a password nothing asks for", () => {
+  it("accepts a cap and a password action; refuses a password nothing asks for", () => {
     assert.equal(parseCampaignRules({ rules: [], humanScanCap: 10 }).humanScanCap, 10);
     const guarded = parseCampaignRules({ rules: [{ when: {}, then: { type: "password" } }], password: "open sesame" });
     assert.equal(guarded.password, "open sesame");
     assert.equal(campaignInputOf(guarded).password, "open sesame", "a surface that parsed the settings passes the password on");
     refused({ rules: [], password: "open sesame" }, /password: password is asked for only by a "password" action/);
     refused({ rules: [{ when: {}, then: { type: "password" } }], password: "short" }, /password has at least 6 characters/);
-    refused({ rules: [{ when: { scanCount: { min: 1 } }, then: { type: "ended" } }] }, /rules\.0\.when\.scanCount: scanCount conditions are not available/);
+  });
+
+  it("scanCount thresholds: each min above 0 and each max + 1, distinct and ascending; at most 4 per code", () => {
+    const when = (scanCount: object) => ({ when: { scanCount }, then: { type: "ended" } });
+    assert.deepEqual(scanCountThresholds(parseCampaignRules({ rules: [when({ max: 9 }), when({ min: 10, max: 99 }), when({ min: 0, max: 4 }), when({ min: 100 })] }).rules), [5, 10, 100]);
+    assert.deepEqual(scanCountThresholds(parseCampaignRules({ rules: [when({ min: 0 })] }).rules), [], "min 0 always holds: no counter");
+    assert.deepEqual(scanCountThresholds(parseCampaignRules({ rules: [when({ min: 1, max: 1 }), when({ min: 2, max: 3 }), when({ min: 4 })] }).rules), [1, 2, 4]);
+    refused({ rules: [when({ max: 1 }), when({ min: 3, max: 4 }), when({ min: 7, max: 9 })] }, /rules: scanCount conditions may use at most 4 distinct thresholds per code .*these use 5: 2, 3, 5, 7, 10/);
   });
 
   it("refuses invalid settings with the schema's message, naming the known conditions", () => {

@@ -47,7 +47,7 @@ export const campaignRoutes = [
     doc: {
       operationId: "setCodeRules",
       description:
-        "Replaces the whole campaign settings of a dynamic code in the key's workspace (docs/campaign-rules.md): ordered rules (the first whose conditions all hold wins), startsAt, endsAt, humanScanCap (exactly this many people's scans reach the code; raise it to re-arm), fallbackUrl, utmTemplate and password (write-only, stored as a salted hash, asked for by password actions; omitted, the code keeps the one it has). The very next scan follows them. `{\"rules\": []}` alone removes them. scanCount conditions are refused.",
+        "Replaces the whole campaign settings of a dynamic code in the key's workspace (docs/campaign-rules.md): ordered rules (the first whose conditions all hold wins), startsAt, endsAt, humanScanCap (exactly this many people's scans reach the code; raise it to re-arm), fallbackUrl, utmTemplate and password (write-only, stored as a salted hash, asked for by password actions; omitted, the code keeps the one it has) and endedPage (the heading and message of the ended page, under the workspace name). The very next scan follows them. `{\"rules\": []}` alone removes them. scanCount conditions may use at most 4 distinct thresholds (each min above 0 and each max + 1) per code.",
       errors: ["NOT_FOUND", "FORBIDDEN", "DESTINATION_BLOCKED"],
       example: {
         params: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne" },

@@ -10,7 +10,7 @@ import { visitorHash, visitorKey, type ScanGate, type ScanOutcome } from "../sca
 import type { Link } from "../store/codes";
 import type { ScanRule } from "../store/scans";
 import { spentData, type CapCounter } from "../store/campaignCaps";
-import { instanceCaps } from "./caps";
+import { instanceCaps, scanCountGate, thresholdCounters } from "./caps";
 import { closedAnswer, codeState, evaluate, type CodeState, type Destination, type Evaluation } from "./evaluate";
 import { applyUtm } from "./utm";
 import type { LinkCampaignRules } from "./service";
@@ -72,7 +72,38 @@ export function campaignGate(link: RuledLink, at: Date): ScanGate | undefined {
   const state = codeState(settingsOf(link), at, 0);
   if (state === "not-started" || state === "ended") return { closed: state };
   const counter = counterOf(link);
-  return counter ? { allowance: () => instanceCaps.take(counter), reached: () => instanceCaps.reached(counter) } : undefined;
+  const thresholds = thresholdsOf(link);
+  if (!counter && !thresholds.length) return undefined;
+  return {
+    ...(counter ? { allowance: () => instanceCaps.take(counter), reached: () => instanceCaps.reached(counter) } : {}),
+    ...(thresholds.length ? { thresholds: scanCountGate(thresholds) } : {}),
+  };
+}
+
+/** The counters of the code's scan-count thresholds (docs/campaign-rules.md, "Scan-count conditions"). */
+function thresholdsOf(link: RuledLink): CapCounter[] {
+  const counters = settingsOf(link).scanCounters;
+  return counters?.length ? thresholdCounters(link.merchantId, link.codeId, counters) : [];
+}
+
+/**
+ * The representative count of people's scans before this one, for the rules: what recording found
+ * (scans/record.ts countGated). A person's scan recorded without the gate (it raced the change that added
+ * the thresholds, on an instance that knew the code without them) takes its allowances now, alone, and
+ * spends them at once (its scan is recorded already). "busy" when the count is not known for a person.
+ */
+async function scanCountOf(link: RuledLink, outcome: ScanOutcome | undefined, gated: boolean, at: Date): Promise<number | "busy"> {
+  const counters = thresholdsOf(link);
+  if (!counters.length) return 0;
+  const gate = scanCountGate(counters);
+  if (!gated && outcome?.counted) {
+    const got = await gate.take();
+    if (got === "cap-busy") return "busy";
+    await Promise.all(got.allowances.map((a) => a.spent.create(spentData(at)).finally(() => a.release(true))));
+    return got.scanCount;
+  }
+  if (outcome === undefined) return "busy";
+  return outcome.scanCount ?? gate.known();
 }
 
 /**
@@ -86,7 +117,7 @@ export class RuleChoice {
     private readonly scan: CampaignScan,
   ) {}
 
-  /** For scans/record.ts: the rule (null: the destination) and variant that answer this scan. */
+  /** For scans/record.ts: the rule (null: the destination) and variant that answer this scan, given the people's scans before it. */
   readonly choose = async (scanCount: number): Promise<ScanRule> => {
     const { ruleIndex, variant } = await (this.evaluation ??= evaluateScan(this.link, this.scan, scanCount));
     return { index: ruleIndex, ...(variant === undefined ? {} : { variant }) };
@@ -137,11 +168,18 @@ export async function campaignAnswer(
   if (state) return answer(closedAnswer(target), null, state);
   const counter = counterOf(link);
   const verdict = counter ? await capVerdict(counter, recorded.outcome, recorded.gated, scan.at) : "open";
-  if (verdict === "busy") return { type: "busy" };
+  if (verdict === "busy" || (recorded.outcome?.counted === false && recorded.outcome.reason === "cap-busy")) return { type: "busy" };
   if (verdict === "capped") return answer(closedAnswer(target), null, "capped");
   if (!settings.rules.length) return answer({ type: "redirect", url: link.destinationUrl }, null, null);
   // The rule the scan was counted under, when it was recorded with its choice; else chosen now.
-  const result = await (recorded.choice?.made() ?? evaluateScan(link, scan, 0));
+  const made = recorded.outcome !== undefined ? recorded.choice?.made() : undefined;
+  let result: Evaluation;
+  if (made) result = await made;
+  else {
+    const scanCount = await scanCountOf(link, recorded.outcome, recorded.gated, scan.at);
+    if (scanCount === "busy") return { type: "busy" };
+    result = await evaluateScan(link, scan, scanCount);
+  }
   return answer(result.action, result.ruleIndex, null, result.variant);
 }
 
@@ -184,7 +222,9 @@ async function evaluateScan(link: RuledLink, scan: CampaignScan, scanCount: numb
 export async function passwordTarget(link: RuledLink, scan: CampaignScan): Promise<{ url: string; hash: PasswordHash } | undefined> {
   const settings = settingsOf(link);
   if (codeState(settings, scan.at, 0) || !settings.passwordHash || !settings.rules.length) return undefined;
-  const { action } = await evaluateScan(link, scan, 0);
+  // The count as this instance knows it (the POST records nothing, so it takes no allowance).
+  const counters = thresholdsOf(link);
+  const { action } = await evaluateScan(link, scan, counters.length ? scanCountGate(counters).known() : 0);
   if (action.type !== "password") return undefined;
   return { url: settings.utm ? applyUtm(action.url, settings.utm) : action.url, hash: settings.passwordHash };
 }

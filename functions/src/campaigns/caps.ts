@@ -4,8 +4,8 @@
 // in flight with every scan that waits for it sharing it, and the block sized to demand: the scans waiting,
 // doubled while blocks run out within a second, halved when they do not.
 import { logError } from "../core/log";
-import { LEASE_BLOCK_MAX, LEASE_SAFETY_MS, leaseAllowances, settleLease, spentRef, type CapCounter, type Lease } from "../store/campaignCaps";
-import type { ScanAllowance } from "../scans/record";
+import { LEASE_BLOCK_MAX, LEASE_SAFETY_MS, leaseAllowances, settleLease, spentRef, thresholdKey, type CapCounter, type Lease, type ThresholdCounter } from "../store/campaignCaps";
+import type { ScanAllowance, ScanThresholds } from "../scans/record";
 
 /** How long a cap found reached is answered from memory before the shards are read again (leases come back). */
 export const REACHED_RECHECK_MS = 1_000;
@@ -42,12 +42,15 @@ interface CodeCap {
   reachedAt?: number;
 }
 
+/** A code's counter on this instance: the cap, or one of its scan-count thresholds. */
+const keyOf = (counter: CapCounter) => `${counter.merchantId}/${counter.codeId}/${counter.key ?? ""}`;
+
 /** One instance's allowances, per capped code (the module's `instanceCaps`; tests make several to act as instances). */
 export class CapAllowances {
   private readonly caps = new Map<string, CodeCap>();
 
   private capOf(counter: CapCounter): CodeCap {
-    const key = `${counter.merchantId}/${counter.codeId}`;
+    const key = keyOf(counter);
     let cap = this.caps.get(key);
     if (cap && cap.counter.epoch === counter.epoch && cap.counter.shards === counter.shards && cap.counter.cap !== counter.cap) {
       // Raised (or set again) under the same epoch: the shards have more; look again on this scan.
@@ -65,7 +68,7 @@ export class CapAllowances {
 
   /** Whether this instance last found the cap reached (a bot or a repeat gets the closed answer then). */
   reached(counter: CapCounter, now = Date.now()): boolean {
-    const cap = this.caps.get(`${counter.merchantId}/${counter.codeId}`);
+    const cap = this.caps.get(keyOf(counter));
     return !!cap && cap.counter.epoch === counter.epoch && cap.counter.cap === counter.cap && cap.reachedAt !== undefined && now - cap.reachedAt < REACHED_RECHECK_MS && !usable(cap.lease, now);
   }
 
@@ -183,3 +186,35 @@ function lease(cap: CodeCap): Promise<LeaseResult> {
     },
   );
 }
+
+// ---- scan-count thresholds (docs/campaign-rules.md, "Scan-count conditions") ----
+
+/**
+ * What a code with scanCount conditions asks of a scan (scans/record.ts ScanGate `thresholds`), on one
+ * instance: a person's scan takes one allowance from every threshold counter this instance does not know
+ * exhausted. Getting one from the counter of T means the person is among the first T people (count before
+ * < T); none left means count before >= T. The representative count is the largest threshold found
+ * exhausted (0 if none): every condition answers the same for any count between two thresholds, so
+ * evaluating with it is exact. A counter that answered nothing in time makes the scan "cap-busy" (the
+ * page that tries again), as a cap does: the count is never guessed for a person.
+ */
+export function scanCountGate(counters: CapCounter[], instance: CapAllowances = instanceCaps): ScanThresholds {
+  const known = () => counters.reduce((rep, c) => (instance.reached(c) && c.cap > rep ? c.cap : rep), 0);
+  return {
+    known,
+    async take(waitMs = LEASE_WAIT_MS) {
+      const took = await Promise.all(counters.map((c) => (instance.reached(c) ? ("capped" as const) : instance.take(c, waitMs))));
+      const allowances = took.filter((t): t is ScanAllowance => typeof t !== "string");
+      if (took.includes("cap-busy")) {
+        for (const a of allowances) a.release(false);
+        return "cap-busy";
+      }
+      const scanCount = counters.reduce((rep, c, i) => (took[i] === "capped" && c.cap > rep ? c.cap : rep), 0);
+      return { allowances, scanCount };
+    },
+  };
+}
+
+/** The threshold counters of a code, as CapAllowances takes them. */
+export const thresholdCounters = (merchantId: string, codeId: string, counters: ThresholdCounter[]): CapCounter[] =>
+  counters.map((c) => ({ merchantId, codeId, cap: c.threshold, epoch: c.epoch, shards: c.shards, key: thresholdKey(c.threshold) }));

@@ -157,6 +157,15 @@ export const ruleSchema = z.strictObject(
 
 export const ruleListSchema = z.array(ruleSchema).max(RULES_MAX, `at most ${RULES_MAX} rules`);
 
+/** What the ended page says under the workspace's name (redirect/pages.ts endedPage); each part optional. */
+export const endedPageSchema = z.strictObject(
+  {
+    heading: text(80).optional(),
+    message: text(400).optional(),
+  },
+  { error: unknownKeys("endedPage field", ["heading", "message"]) },
+);
+
 /** A code's rules with its schedule, scan cap and fallback: what travels with the link record. */
 export const codeRulesSchema = z
   .strictObject(
@@ -175,8 +184,10 @@ export const codeRulesSchema = z
        * back). Absent when the code has one already: the one it has is kept.
        */
       password: passwordSchema.optional(),
+      /** The merchant's heading and message on the ended page (shown under the workspace's name). */
+      endedPage: endedPageSchema.optional(),
     },
-    { error: unknownKeys("field", ["rules", "startsAt", "endsAt", "humanScanCap", "fallbackUrl", "utmTemplate", "password"]) },
+    { error: unknownKeys("field", ["rules", "startsAt", "endsAt", "humanScanCap", "fallbackUrl", "utmTemplate", "password", "endedPage"]) },
   )
   .refine((c) => c.startsAt === undefined || c.endsAt === undefined || Date.parse(c.startsAt) < Date.parse(c.endsAt), { error: "startsAt must be before endsAt", path: ["endsAt"] })
   .refine((c) => c.fallbackUrl !== undefined || !c.rules.some((r) => r.then.type === "fallback"), { error: 'a "fallback" action needs fallbackUrl', path: ["fallbackUrl"] });

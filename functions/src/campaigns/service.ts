@@ -8,7 +8,7 @@ import { db } from "../core/firebase";
 import { formatIssues } from "../core/validation";
 import { COLLECTIONS } from "../store/collections";
 import { findCodeRecord, setLinkCampaignRules, updateCodeInTransaction, type CodeLookup } from "../store/codes";
-import { capOfLinkRules, linkRulesInTransaction, planCap } from "../store/campaignCaps";
+import { capOfLinkRules, linkRulesInTransaction, planCap, planThresholds, SCAN_COUNT_THRESHOLDS_MAX, thresholdsOfLinkRules, type ThresholdCounter } from "../store/campaignCaps";
 import type { QrCode } from "../codes/model";
 import { codeRulesSchema, type CodeRules, type CodeRulesInput } from "./rules";
 import { utmTemplatesSchema, type UtmTemplate } from "./utm";
@@ -19,7 +19,28 @@ import { hashPassword, type PasswordHash } from "./password";
  * with a cap, which counter holds its allowances (store/campaignCaps.ts), and with a password, its salted
  * scrypt hash (campaigns/password.ts; never the password).
  */
-export type LinkCampaignRules = Omit<CodeRules, "password"> & { utm?: Omit<UtmTemplate, "name">; capCounter?: { epoch: string; shards: number }; passwordHash?: PasswordHash };
+export type LinkCampaignRules = Omit<CodeRules, "password" | "endedPage"> & {
+  utm?: Omit<UtmTemplate, "name">;
+  capCounter?: { epoch: string; shards: number };
+  /** The counters of the scan-count thresholds (store/campaignCaps.ts planThresholds), ascending. */
+  scanCounters?: ThresholdCounter[];
+  passwordHash?: PasswordHash;
+  /** What the ended page shows (redirect/pages.ts), copied at set time: no read on the scan path. */
+  brand?: EndedBrand;
+};
+
+/**
+ * The ended page's branding, copied onto the link when the settings are set: the workspace's name as it
+ * was then (a rename shows once the settings are set again, like a UTM template's parameters), the
+ * merchant's heading and message, and the code's design colours when it has a design.
+ */
+export interface EndedBrand {
+  name: string;
+  heading?: string;
+  message?: string;
+  foreground?: string;
+  background?: string;
+}
 
 /** What a surface answers after a change: the code and its settings as written, or null when cleared. */
 export interface CodeCampaign {
@@ -29,14 +50,32 @@ export interface CodeCampaign {
   updatedAt: string;
 }
 
-/** Parts of the format the redirect does not carry out yet: refused, never stored and silently ignored. */
+/**
+ * The scan-count thresholds of a code's rules, distinct and ascending: each `min` above 0 and each
+ * `max + 1`. A condition `[min, max]` holds for a count c exactly when c >= min and c < max + 1, so it
+ * answers the same for every count between two thresholds (docs/campaign-rules.md, "Scan-count conditions").
+ */
+export function scanCountThresholds(rules: CodeRules["rules"]): number[] {
+  const found = new Set<number>();
+  for (const { when } of rules) {
+    if (!when.scanCount) continue;
+    if (when.scanCount.min) found.add(when.scanCount.min);
+    if (when.scanCount.max !== undefined) found.add(when.scanCount.max + 1);
+  }
+  return [...found].sort((a, b) => a - b);
+}
+
+/** Settings the service cannot carry out as written: refused, never stored and silently ignored. */
 function refuseUnwired(settings: CodeRules): void {
   const issues: { path: string; message: string; code: string }[] = [];
-  settings.rules.forEach((rule, i) => {
-    if (rule.when.scanCount !== undefined) {
-      issues.push({ path: `rules.${i}.when.scanCount`, message: "scanCount conditions are not available (an exact count per scan would cost a counted write per scan on every code; use humanScanCap)", code: "not_available" });
-    }
-  });
+  const thresholds = scanCountThresholds(settings.rules);
+  if (thresholds.length > SCAN_COUNT_THRESHOLDS_MAX) {
+    issues.push({
+      path: "rules",
+      message: `scanCount conditions may use at most ${SCAN_COUNT_THRESHOLDS_MAX} distinct thresholds per code (each min above 0, and each max + 1, is a counter every person's scan spends from); these use ${thresholds.length}: ${thresholds.join(", ")}`,
+      code: "too_many_thresholds",
+    });
+  }
   if (settings.password !== undefined && !settings.rules.some((r) => r.then.type === "password")) {
     issues.push({ path: "password", message: 'password is asked for only by a "password" action; add one, or leave password out', code: "unused" });
   }
@@ -84,8 +123,7 @@ const isEmpty = (s: CodeRules) => s.rules.length === 0 && Object.keys(s).length 
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 /** The workspace's UTM template of that name (workspaces/{m}.utmTemplates), or a VALIDATION_FAILED naming what exists. */
-async function utmTemplateOf(tx: FirebaseFirestore.Transaction, merchantId: string, name: string): Promise<Omit<UtmTemplate, "name">> {
-  const snap = await tx.get(db().collection(COLLECTIONS.workspaces).doc(merchantId));
+function utmTemplateOf(snap: FirebaseFirestore.DocumentSnapshot, name: string): Omit<UtmTemplate, "name"> {
   const stored = utmTemplatesSchema.safeParse(snap.get("utmTemplates") ?? []);
   const templates = stored.success ? stored.data : [];
   const found = templates.find((t) => t.name === name);
@@ -97,6 +135,16 @@ async function utmTemplateOf(tx: FirebaseFirestore.Transaction, merchantId: stri
   }
   const { name: _name, ...params } = found;
   return params;
+}
+
+const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
+
+/** The ended page's branding for this code now (EndedBrand): what the link carries. */
+function endedBrandOf(workspace: FirebaseFirestore.DocumentSnapshot, code: QrCode, settings: CodeRules): EndedBrand {
+  const name = workspace.get("name");
+  const { foreground, background } = code.design ?? {};
+  const colours = typeof foreground === "string" && typeof background === "string" && HEX_COLOUR.test(foreground) && HEX_COLOUR.test(background) ? { foreground, background } : {};
+  return { name: typeof name === "string" ? name : "", ...settings.endedPage, ...colours };
 }
 
 /**
@@ -111,16 +159,23 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
   for (const url of new Set(campaignUrls(settings))) await abuse.assertDestinationAllowed(url, { merchantId });
   const cleared = isEmpty(settings);
   // The password is never written as given, nor read back: the link keeps its hash (below).
-  const { password, ...linkSettings } = settings;
-  const written = cleared ? null : plain(campaignInputOf(linkSettings));
+  const { password, ...kept } = settings;
+  // The ended page's texts travel inside the link's `brand` (endedBrandOf).
+  const { endedPage: _endedPage, ...linkSettings } = kept;
+  const written = cleared ? null : plain(campaignInputOf(kept));
   const asksPassword = settings.rules.some((r) => r.then.type === "password");
   const newHash = password !== undefined && asksPassword ? await hashPassword(password) : undefined;
   const after = await db().runTransaction(async (tx) => {
     const { code, stored } = await findCodeRecord(merchantId, lookup, tx);
-    const utm = settings.utmTemplate !== undefined ? await utmTemplateOf(tx, merchantId, settings.utmTemplate) : undefined;
+    const workspace = await tx.get(db().collection(COLLECTIONS.workspaces).doc(merchantId));
+    const utm = settings.utmTemplate !== undefined ? utmTemplateOf(workspace, settings.utmTemplate) : undefined;
+    const brand = endedBrandOf(workspace, code, settings);
     const before = await linkRulesInTransaction(tx, code.uniqueQRCodeID);
     // A cap's counter: raised under the same epoch, or made anew (store/campaignCaps.ts planCap).
     const capPlan = settings.humanScanCap === undefined ? undefined : await planCap(tx, merchantId, code.codeId, capOfLinkRules(before), settings.humanScanCap);
+    // Scan-count thresholds: each a counter; kept ones keep theirs, new ones start from the nearest old one.
+    const thresholds = scanCountThresholds(settings.rules);
+    const countPlan = thresholds.length ? await planThresholds(tx, merchantId, code.codeId, thresholdsOfLinkRules(before), thresholds) : undefined;
     // A password action asks for the password given now, or the one the code has.
     const passwordHash = asksPassword ? (newHash ?? (before?.passwordHash as PasswordHash | undefined)) : undefined;
     if (asksPassword && !passwordHash) {
@@ -139,8 +194,9 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
     else delete next.campaignRules;
     updateCodeInTransaction(tx, next, stored);
     capPlan?.write();
+    countPlan?.write();
     const capCounter = capPlan ? { capCounter: { epoch: capPlan.epoch, shards: capPlan.shards } } : {};
-    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...linkSettings, ...(utm ? { utm } : {}), ...capCounter, ...(passwordHash ? { passwordHash } : {}) }));
+    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...linkSettings, brand, ...(utm ? { utm } : {}), ...capCounter, ...(countPlan ? { scanCounters: countPlan.counters } : {}), ...(passwordHash ? { passwordHash } : {}) }));
     return next;
   });
   // eslint-disable-next-line @typescript-eslint/no-require-imports

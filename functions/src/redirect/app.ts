@@ -25,7 +25,7 @@ import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
 import { recordScanSafely, scanCountedHeader, type CodeIdentity } from "../scans/record";
 import type { RuleChoice, RuledLink } from "../campaigns/answer";
-import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, NOT_FOUND_STYLE, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
+import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
 import { handlePasswordPost, sendPasswordPage } from "./password";
 
@@ -57,11 +57,11 @@ function sendTakenDown(res: ServerResponse): void {
 }
 
 /** 200: a campaign that has ended or not started, or an `ended` rule, without a fallback URL (never a 404). The scan was recorded. */
-function sendEnded(res: ServerResponse, counted: string): void {
+function sendEnded(res: ServerResponse, counted: string, brand: EndedPageBrand | undefined): void {
   res.removeHeader("X-Powered-By");
   res
-    .writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(ENDED_STYLE), "X-Scan-Counted": counted, "Referrer-Policy": "no-referrer" })
-    .end(endedPage());
+    .writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(endedStyle(brand)), "X-Scan-Counted": counted, "Referrer-Policy": "no-referrer" })
+    .end(endedPage(brand));
 }
 
 /** 200: a capped code's scan that got no allowance in time; the page loads the code again (docs/campaign-rules.md, "A bounded wait"). */
@@ -207,7 +207,8 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
       { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone },
       { outcome, gated, choice },
     );
-    if (answer.type === "ended") return sendEnded(res, counted);
+    // The merchant's branding came with the link (copied when its rules were set): nothing more is read.
+    if (answer.type === "ended") return sendEnded(res, counted, (link.campaignRules as { brand?: EndedPageBrand }).brand);
     if (answer.type === "busy") return sendBusy(res, counted);
     if (answer.type === "password") return sendPasswordPage(res, SECURITY_HEADERS, { "X-Scan-Counted": counted });
     location = answer.url;

@@ -1,7 +1,8 @@
+// The small HTML pages of the redirect: an unknown dynamic link, a code an operator took down, and a
+// campaign that has ended (or not started) without a fallback URL, and the password pages.
+import { CONTRAST_FLOOR, contrastRatio } from "../designs/contrast";
 import { escapeHtml } from "../listings/html";
 
-// The small HTML pages of the redirect: an unknown dynamic link, a code an operator took down, and a
-// campaign that has ended (or not started) without a fallback URL.
 export const NOT_FOUND_STYLE = "body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#111}";
 
 export function notFoundPage(): string {
@@ -31,13 +32,41 @@ export function takenDownPage(): string {
 
 export const ENDED_STYLE = NOT_FOUND_STYLE;
 
-/** A closed campaign's page (200, never a 404): it names no destination and says the code itself is fine. */
-export function endedPage(): string {
+/** The merchant's branding of the ended page, as the link carries it (campaigns/service.ts EndedBrand). */
+export interface EndedPageBrand {
+  name: string;
+  heading?: string;
+  message?: string;
+  foreground?: string;
+  background?: string;
+}
+
+const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
+
+/**
+ * The ended page's style: the default, or the code's design colours (text in the foreground, the page in
+ * the background) when both are "#RRGGBB" and read at the WCAG contrast floor for text; else the default.
+ */
+export function endedStyle(brand?: EndedPageBrand): string {
+  const { foreground, background } = brand ?? {};
+  if (!foreground || !background || !HEX_COLOUR.test(foreground) || !HEX_COLOUR.test(background) || contrastRatio(foreground, background) < CONTRAST_FLOOR) return ENDED_STYLE;
+  return `${ENDED_STYLE}html{background:${background}}body{color:${foreground}}.brand{font-weight:600;letter-spacing:.02em}`;
+}
+
+/**
+ * A closed campaign's page (200, never a 404): it names no destination and says the code itself is fine.
+ * Branded: the workspace's name above the merchant's heading and message (each escaped; the defaults when
+ * absent), in the code's design colours. Serve it with pageCsp(endedStyle(brand)).
+ */
+export function endedPage(brand?: EndedPageBrand): string {
+  const heading = escapeHtml(brand?.heading ?? "This campaign has ended");
+  const message = escapeHtml(brand?.message ?? "The offer behind this QR code is not running right now. Thank you for scanning; ask the business what is on at the moment.");
+  const name = brand?.name ? escapeHtml(brand.name) : "";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>This campaign has ended</title>
-<style>${ENDED_STYLE}</style></head>
-<body><h1>This campaign has ended</h1><p>The offer behind this QR code is not running right now. Thank you for scanning; ask the business what is on at the moment.</p></body></html>`;
+<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>${name ? `${name}: ` : ""}${heading}</title>
+<style>${endedStyle(brand)}</style></head>
+<body>${name ? `<p class="brand">${name}</p>` : ""}<h1>${heading}</h1><p>${message}</p></body></html>`;
 }
 
 /** Seconds after which the busy page loads the code again (its Refresh header and meta tag). */

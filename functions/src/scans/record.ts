@@ -165,7 +165,11 @@ async function newcomerAdmitted(facts: ScanFacts, addressHash: string): Promise<
   return false;
 }
 
-export type ScanOutcome = { counted: true; unique: boolean } | { counted: false; reason: string };
+/**
+ * `scanCount`: for a code with scanCount conditions, the representative count of people's scans before this
+ * one (campaigns/caps.ts scanCountGate): what the rules are evaluated with.
+ */
+export type ScanOutcome = ({ counted: true; unique: boolean } | { counted: false; reason: string }) & { scanCount?: number };
 
 /** The X-Scan-Counted header of an answer to a scan: true, false with the reason, or unknown (not recorded in time). */
 export function scanCountedHeader(outcome: ScanOutcome | undefined): string {
@@ -289,13 +293,16 @@ class ScanWriter {
     private readonly answered: (answer: ScanAnswer) => void,
   ) {}
 
-  /** `scanCount`: the code's people's scans before this one as the gate knows them (0 without a count). */
+  /** The code's people's scans as this instance knows them, for scans that take no allowance (countGated). */
+  knownScanCount: (() => number) | undefined;
+
+  /** `scanCount`: the code's people's scans before this one as the gate found them (else as known, else 0). */
   async write(cls: ScanClass, options: { scanCount?: number; unanswered?: boolean } = {}): Promise<void> {
     if (cls.kind === "ended" || options.unanswered || !this.chooseRule) {
       this.answered(cls.kind === "ended" ? { endedReason: cls.reason } : {});
       return writeScan(this.facts, cls);
     }
-    this.rule ??= this.chooseRule(options.scanCount ?? 0);
+    this.rule ??= this.chooseRule(options.scanCount ?? this.knownScanCount?.() ?? 0);
     const rule = await this.rule;
     this.answered({ rule });
     return writeScan({ ...this.facts, rule }, cls);
@@ -368,14 +375,27 @@ export interface ScanAllowance {
 }
 
 /**
+ * A code with scanCount conditions (campaigns/caps.ts scanCountGate): `take` gives a person's scan one
+ * allowance from every threshold counter not known exhausted and the representative count (or
+ * "cap-busy"); `known` is the representative from what this instance knows, for bots and repeats (which
+ * take nothing).
+ */
+export interface ScanThresholds {
+  take(): Promise<{ allowances: ScanAllowance[]; scanCount: number } | "cap-busy">;
+  known(): number;
+}
+
+/**
  * What a code's campaign asks of a person's scan: closed (not started, ended), or an allowance per person
- * (else why none: "capped", or "cap-busy" when none came in time; campaigns/caps.ts).
+ * (else why none: "capped", or "cap-busy" when none came in time; campaigns/caps.ts), and allowances from
+ * its scan-count thresholds.
  */
 export interface ScanGate {
   closed?: "not-started" | "ended";
   allowance?: () => Promise<ScanAllowance | "capped" | "cap-busy">;
   /** Whether this instance knows the cap reached (a machine's scan then gets the closed answer). */
   reached?: () => boolean;
+  thresholds?: ScanThresholds;
 }
 
 class CapReached extends Error {
@@ -384,44 +404,66 @@ class CapReached extends Error {
   }
 }
 
+/** A person's allowances: the cap's, then one from each threshold counter not known exhausted, with the representative count. */
+async function takeAllowances(gate: ScanGate): Promise<{ allowances: ScanAllowance[]; scanCount?: number }> {
+  const allowances: ScanAllowance[] = [];
+  try {
+    if (gate.allowance) {
+      const took = await gate.allowance();
+      if (typeof took === "string") throw new CapReached(took);
+      allowances.push(took);
+    }
+    if (!gate.thresholds) return { allowances };
+    const got = await gate.thresholds.take();
+    if (got === "cap-busy") throw new CapReached("cap-busy");
+    allowances.push(...got.allowances);
+    return { allowances, scanCount: got.scanCount };
+  } catch (error) {
+    for (const allowance of allowances) allowance.release(false);
+    throw error;
+  }
+}
+
 /**
- * countScan under a campaign's terms. Bots and repeats are counted as always and consume nothing. A
- * person's scan of a closed code, or of a capped code with no allowance left, is counted as "ended" with
- * the reason (never as a person's scan, never lost); a person's scan of a capped code is written with its
- * allowance's `spent` document, atomically.
+ * countScan under a campaign's terms. Bots and repeats are counted as always and consume nothing (their
+ * representative scan count is what the instance knows). A person's scan of a closed code, or of a capped
+ * code with no allowance left, is counted as "ended" with the reason (never as a person's scan, never
+ * lost); a person's scan of a capped code, or of a code with scan-count thresholds, is written with its
+ * allowances' `spent` documents, atomically.
  */
 async function countGated(writer: ScanWriter, reason: string | null, visitor: string | null, newcomerFrom: (() => Promise<string>) | null, gate: ScanGate): Promise<ScanOutcome> {
+  const known = (outcome: ScanOutcome, scanCount?: number): ScanOutcome => (gate.thresholds ? { ...outcome, scanCount: scanCount ?? gate.thresholds.known() } : outcome);
+  // Scans that take no allowance (machines, repeats) are answered by the count as this instance knows it.
+  writer.knownScanCount = gate.thresholds ? () => gate.thresholds!.known() : undefined;
   // A machine's scan of a code this instance knows capped gets the closed answer: no rule answers it.
-  if (reason || visitor === null) return countScan(writer, reason, visitor, newcomerFrom, undefined, { unanswered: gate.reached?.() === true });
+  if (reason || visitor === null) return known(await countScan(writer, reason, visitor, newcomerFrom, undefined, { unanswered: gate.reached?.() === true }));
   if (gate.closed) {
     await writer.write({ kind: "ended", reason: gate.closed });
     return { counted: false, reason: gate.closed };
   }
-  const take = gate.allowance;
-  if (!take) return countScan(writer, reason, visitor, newcomerFrom);
-  let allowance: ScanAllowance | null = null;
+  if (!gate.allowance && !gate.thresholds) return countScan(writer, reason, visitor, newcomerFrom);
+  let allowances: ScanAllowance[] | null = null;
+  /** The representative count of people's scans before this person's scan (scanCount conditions), known before its write. */
+  let scanCount: number | undefined;
   let used = false;
   try {
-    return await countScan(writer, reason, visitor, newcomerFrom, async (unique, eventId) => {
-      if (!allowance) {
-        const took = await take();
-        if (typeof took === "string") throw new CapReached(took);
-        allowance = took;
-      }
+    const outcome = await countScan(writer, reason, visitor, newcomerFrom, async (unique, eventId) => {
+      if (!allowances) ({ allowances, scanCount } = await takeAllowances(gate));
       used = true;
       try {
-        await writer.write({ kind: "human", unique, eventId, spent: allowance.spent });
+        await writer.write({ kind: "human", unique, eventId, spent: allowances.map((a) => a.spent) }, { scanCount });
       } catch (error) {
-        if (isAlreadyExists(error)) used = false; // the batch was refused whole: `spent` was not created
+        if (isAlreadyExists(error)) used = false; // the batch was refused whole: no `spent` was created
         throw error;
       }
     });
+    return known(outcome, scanCount);
   } catch (error) {
     if (!(error instanceof CapReached)) throw error;
     await writer.write({ kind: "ended", reason: error.reason });
     return { counted: false, reason: error.reason };
   } finally {
-    (allowance as ScanAllowance | null)?.release(used);
+    for (const allowance of (allowances as ScanAllowance[] | null) ?? []) allowance.release(used);
   }
 }
 

@@ -40,7 +40,9 @@ export const LEASES_MAX = 64;
 export const SPENT_RETENTION_MS = 30 * 86_400_000;
 
 const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId);
-const shardRef = (merchantId: string, codeId: string, shard: number) => workspace(merchantId).collection("capShards").doc(`${codeId}~${shard}`);
+/** A counter's shard: `{codeId}~{s}` for the cap, `{codeId}~{key}~{s}` for another counter of the code (a scan-count threshold, `n{T}`). */
+const shardRef = (merchantId: string, codeId: string, shard: number, key?: string) => workspace(merchantId).collection("capShards").doc(key ? `${codeId}~${key}~${shard}` : `${codeId}~${shard}`);
+const shardRefOf = (counter: Pick<CapCounter, "merchantId" | "codeId" | "key">, shard: number) => shardRef(counter.merchantId, counter.codeId, shard, counter.key);
 const spentCol = (merchantId: string) => workspace(merchantId).collection("capSpent");
 
 /** The document whose creation spends allowance `k` of a lease (created in the admitted scan's batch). */
@@ -66,8 +68,10 @@ export interface CapCounter {
   /** Changes when the counter is made anew (a cap set, or lowered): leases of another epoch are void. */
   epoch: string;
   shards: number;
-  /** The cap N itself (a raise keeps the epoch and changes only this). */
+  /** The cap N itself (a raise keeps the epoch and changes only this); a scan-count threshold T: T. */
   cap: number;
+  /** Which counter of the code: absent for the cap (humanScanCap), `n{T}` for the scan-count threshold T. */
+  key?: string;
 }
 
 export interface Lease {
@@ -132,25 +136,74 @@ export async function planCap(tx: Transaction, merchantId: string, codeId: strin
       },
     };
   }
-  let admitted = 0;
-  if (before) {
-    // Lowered: everything not in a shard's `remaining` is taken as spent.
-    const snaps = await tx.getAll(...Array.from({ length: before.shards }, (_, s) => shardRef(merchantId, codeId, s)));
-    countOps({ reads: before.shards });
-    const left = snaps.reduce((sum, snap) => sum + (snap.exists && snap.get("epoch") === before.epoch ? Number(snap.get("remaining")) || 0 : 0), 0);
-    admitted = Math.max(0, before.cap - left);
-  }
+  const admitted = before ? before.cap - (await leftIn(tx, { merchantId, codeId }, before)) : 0;
+  return freshCounter(tx, { merchantId, codeId }, cap, admitted);
+}
+
+/** What a counter's shards hold under its epoch (leases out count as spent), read in a transaction. */
+async function leftIn(tx: Transaction, of: Pick<CapCounter, "merchantId" | "codeId" | "key">, counter: { epoch: string; shards: number }): Promise<number> {
+  const snaps = await tx.getAll(...Array.from({ length: counter.shards }, (_, s) => shardRefOf(of, s)));
+  countOps({ reads: counter.shards });
+  return snaps.reduce((sum, snap) => sum + (snap.exists && snap.get("epoch") === counter.epoch ? Number(snap.get("remaining")) || 0 : 0), 0);
+}
+
+/** A counter made anew (a new epoch: leases of the old one are void) holding `cap` minus what was `admitted` already. */
+function freshCounter(tx: Transaction, of: Pick<CapCounter, "merchantId" | "codeId" | "key">, cap: number, admitted: number): CapPlan {
   const epoch = randomBytes(6).toString("base64url");
   const shards = Math.max(1, Math.min(CAP_SHARDS_MAX, Math.ceil(cap / SHARD_ALLOWANCES_MIN)));
-  const parts = splitEvenly(Math.max(0, cap - admitted), shards);
+  const parts = splitEvenly(Math.max(0, cap - Math.max(0, admitted)), shards);
   return {
     epoch,
     shards,
     write() {
-      parts.forEach((remaining, s) => tx.set(shardRef(merchantId, codeId, s), { codeId, epoch, remaining, leases: {} }));
+      parts.forEach((remaining, s) => tx.set(shardRefOf(of, s), { codeId: of.codeId, ...(of.key ? { counter: of.key } : {}), epoch, remaining, leases: {} }));
       countOps({ writes: shards });
     },
   };
+}
+
+// ---- scan-count thresholds (docs/campaign-rules.md, "Scan-count conditions") ----
+
+/** Most distinct scan-count thresholds one code may have (each is a counter a person's scan spends from). */
+export const SCAN_COUNT_THRESHOLDS_MAX = 4;
+
+/** One threshold's counter as the link carries it (`scanCounters`). */
+export interface ThresholdCounter {
+  threshold: number;
+  epoch: string;
+  shards: number;
+}
+
+export const thresholdKey = (threshold: number) => `n${threshold}`;
+
+/** The threshold counters a link's settings name (`scanCounters`). */
+export function thresholdsOfLinkRules(stored: Record<string, unknown> | undefined): ThresholdCounter[] {
+  const counters = (stored as { scanCounters?: ThresholdCounter[] } | undefined)?.scanCounters;
+  return Array.isArray(counters) ? counters : [];
+}
+
+/**
+ * Plans the threshold counters of a code whose thresholds become `thresholds` (distinct, ascending). A
+ * threshold kept keeps its counter. A new one is made anew, starting from the people counted so far as
+ * the nearest old counter knows them: the smallest old threshold at or above it (it knows every count up
+ * to itself, leases out counted as spent), else the largest below it (which counted people only up to its
+ * threshold: people past it before the change are not counted). With no old counter, it starts at 0.
+ * Reads everything first; `write()` applies the change (after every read of the transaction).
+ */
+export async function planThresholds(tx: Transaction, merchantId: string, codeId: string, before: ThresholdCounter[], thresholds: number[]): Promise<{ counters: ThresholdCounter[]; write(): void }> {
+  const plans: { counter: ThresholdCounter; write?: () => void }[] = [];
+  for (const threshold of thresholds) {
+    const kept = before.find((b) => b.threshold === threshold);
+    if (kept) {
+      plans.push({ counter: kept });
+      continue;
+    }
+    const source = before.filter((b) => b.threshold > threshold).sort((a, b) => a.threshold - b.threshold)[0] ?? before.filter((b) => b.threshold < threshold).sort((a, b) => b.threshold - a.threshold)[0];
+    const admitted = source ? source.threshold - (await leftIn(tx, { merchantId, codeId, key: thresholdKey(source.threshold) }, source)) : 0;
+    const plan = freshCounter(tx, { merchantId, codeId, key: thresholdKey(threshold) }, threshold, admitted);
+    plans.push({ counter: { threshold, epoch: plan.epoch, shards: plan.shards }, write: plan.write });
+  }
+  return { counters: plans.map((p) => p.counter), write: () => plans.forEach((p) => p.write?.()) };
 }
 
 // ---- leasing, settling ----
@@ -192,7 +245,7 @@ function shuffled<T>(items: T[], random: () => number): T[] {
  * reached (for now: a lease out may still come back). CapContended when every claim lost its race.
  */
 export async function leaseAllowances(counter: CapCounter, want: number, now = Date.now(), random: () => number = Math.random): Promise<Lease | undefined> {
-  const refs = Array.from({ length: counter.shards }, (_, s) => shardRef(counter.merchantId, counter.codeId, s));
+  const refs = Array.from({ length: counter.shards }, (_, s) => shardRefOf(counter, s));
   let claims = 0;
   while (claims < CLAIM_ATTEMPTS) {
     const snaps = await db().getAll(...refs);
@@ -233,7 +286,7 @@ export async function leaseAllowances(counter: CapCounter, want: number, now = D
 export async function settleLease(counter: CapCounter, lease: Lease, now = Date.now()): Promise<void> {
   // A lease older than the capSpent documents' retention cannot be counted: taken as fully spent (never over the cap).
   const spent = now - lease.expiresAt > SPENT_RETENTION_MS - 86_400_000 ? lease.size : await spentOf(counter.merchantId, lease.id);
-  const ref = shardRef(counter.merchantId, counter.codeId, lease.shard);
+  const ref = shardRefOf(counter, lease.shard);
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
     const snap = await ref.get();
     countOps({ reads: 1 });

@@ -93,8 +93,8 @@ export function ruleKey(rule: ScanRule): string {
 export const utmKey = (utm: { source: string; medium: string }) => `${safeKey(utm.source)}|${safeKey(utm.medium)}`;
 
 export type ScanClass =
-  /** `spent`: a capped code's allowance document (store/campaignCaps.ts), created in the same batch. */
-  | { kind: "human"; unique: boolean; eventId: string; spent?: DocumentReference }
+  /** `spent`: a capped code's allowance documents (store/campaignCaps.ts: the cap's, scan-count thresholds'), created in the same batch. */
+  | { kind: "human"; unique: boolean; eventId: string; spent?: DocumentReference | DocumentReference[] }
   | { kind: "repeat" }
   | { kind: "bot"; reason: string }
   /** A closed or capped campaign's answer (campaigns/): counted under `e` by reason, never as a person's scan. */
@@ -205,8 +205,8 @@ function addScanWrites(writer: Writer, scans: PendingScan[], now = Date.now()): 
     if (cls.kind === "human") {
       writer.create(scanEvents(facts.merchantId).doc(cls.eventId), eventData(facts, cls.unique));
       events++;
-      if (cls.spent) {
-        writer.create(cls.spent, spentData(facts.at));
+      for (const spent of [cls.spent ?? []].flat()) {
+        writer.create(spent, spentData(facts.at));
         events++;
       }
     }

@@ -10,7 +10,7 @@ const input = z
     codeId: fields.codeId.optional(),
     uniqueQRCodeID: fields.uniqueQRCodeID.optional(),
     settings: codeRulesSchema.describe(
-      `The code's campaign settings, replacing the current ones whole: rules (at most ${RULES_MAX}, the first whose conditions all hold wins; none: the destination), startsAt, endsAt, humanScanCap (exactly N people's scans, then the fallback; raise it to re-arm), fallbackUrl, utmTemplate, password (write-only, for password actions; kept when omitted). {rules: []} alone removes them. scanCount conditions are not available.`,
+      `The code's campaign settings, replacing the current ones whole: rules (at most ${RULES_MAX}, the first whose conditions all hold wins; none: the destination), startsAt, endsAt, humanScanCap (exactly N people's scans, then the fallback; raise it to re-arm), fallbackUrl, utmTemplate, password (write-only, for password actions; kept when omitted), endedPage ({heading, message} under the workspace name on the ended page). {rules: []} alone removes them. scanCount conditions: at most 4 distinct thresholds (min, max+1) per code.`,
     ),
   })
   .strict();
