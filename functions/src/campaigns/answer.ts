@@ -6,7 +6,8 @@ import type { IncomingHttpHeaders } from "node:http";
 import { agentOf } from "../scans/device";
 import { botReason, UNKNOWN, type ScanPlace } from "../scans/classify";
 import { localMoment } from "../scans/localTime";
-import { visitorHash, visitorKey, type ScanGate, type ScanOutcome } from "../scans/record";
+import { visitorHash, visitorKey, type ScanAllowance, type ScanGate, type ScanOutcome } from "../scans/record";
+import { logWarn } from "../core/log";
 import type { Link } from "../store/codes";
 import type { ScanRule } from "../store/scans";
 import { spentData, type CapCounter } from "../store/campaignCaps";
@@ -99,8 +100,7 @@ async function scanCountOf(link: RuledLink, outcome: ScanOutcome | undefined, ga
   if (!gated && outcome?.counted) {
     const got = await gate.take();
     if (got === "cap-busy") return "busy";
-    await Promise.all(got.allowances.map((a) => a.spent.create(spentData(at)).finally(() => a.release(true))));
-    return got.scanCount;
+    return (await spendAlone(got.allowances, at)) ? got.scanCount : "busy";
   }
   if (outcome === undefined) return "busy";
   return outcome.scanCount ?? gate.known();
@@ -137,12 +137,21 @@ export class RuleChoice {
  * write did land). A scan recorded without the gate (it raced the change that added the cap, on an
  * instance that knew the code without one) takes an allowance now, alone.
  */
+/** Spends allowances outside a scan's batch (a scan recorded without the gate); false when a create failed (logged). */
+async function spendAlone(allowances: ScanAllowance[], at: Date): Promise<boolean> {
+  const created = await Promise.allSettled(allowances.map((a) => a.spent.create(spentData(at)).finally(() => a.release(true))));
+  const failed = created.find((c): c is PromiseRejectedResult => c.status === "rejected");
+  if (failed) logWarn("campaign.allowance_not_spent", "an allowance of a scan recorded without its gate was not spent", { error: String(failed.reason) });
+  return !failed;
+}
+
 async function capVerdict(counter: CapCounter, outcome: ScanOutcome | undefined, gated: boolean, at: Date): Promise<"open" | "capped" | "busy"> {
   if (!gated && outcome?.counted) {
     const allowance = await instanceCaps.take(counter);
     if (typeof allowance === "string") return allowance === "capped" ? "capped" : "busy";
-    await allowance.spent.create(spentData(at)).finally(() => allowance.release(true));
-    return "open";
+    // A failed create answers the page that tries again, never the 404 of a failed redirect; the allowance is
+    // not handed out again (the create may have landed: the lease's settle counts what exists).
+    return (await spendAlone([allowance], at)) ? "open" : "busy";
   }
   if (outcome === undefined) return "busy";
   if (outcome.counted) return "open";
@@ -222,6 +231,9 @@ async function evaluateScan(link: RuledLink, scan: CampaignScan, scanCount: numb
 export async function passwordTarget(link: RuledLink, scan: CampaignScan): Promise<{ url: string; hash: PasswordHash } | undefined> {
   const settings = settingsOf(link);
   if (codeState(settings, scan.at, 0) || !settings.passwordHash || !settings.rules.length) return undefined;
+  // A cap this instance found reached closes the code for the form too (the POST takes no allowance).
+  const counter = counterOf(link);
+  if (counter && instanceCaps.reached(counter)) return undefined;
   // The count as this instance knows it (the POST records nothing, so it takes no allowance).
   const counters = thresholdsOf(link);
   const { action } = await evaluateScan(link, scan, counters.length ? scanCountGate(counters).known() : 0);

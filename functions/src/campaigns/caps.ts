@@ -29,7 +29,6 @@ interface HeldLease extends Lease {
   free: number[];
   inFlight: number;
   retired: boolean;
-  leasedAt: number;
   idle?: ReturnType<typeof setTimeout>;
 }
 
@@ -40,6 +39,8 @@ interface CodeCap {
   waiting: number;
   chunk: number;
   reachedAt?: number;
+  /** When this instance last got a lease for the code (performance.now()): blocks double while they run out within a second. */
+  lastLeasedAt?: number;
 }
 
 /** A code's counter on this instance: the cap, or one of its scan-count thresholds. */
@@ -66,10 +67,14 @@ export class CapAllowances {
     return cap;
   }
 
-  /** Whether this instance last found the cap reached (a bot or a repeat gets the closed answer then). */
+  /**
+   * Whether this instance last found the cap reached (a bot or a repeat gets the closed answer then). It
+   * holds until a lease finds allowances again (a person's scan asks at most once a second) or the cap is
+   * raised: not only for the second after the finding, or machines and repeats would pass a spent cap.
+   */
   reached(counter: CapCounter, now = Date.now()): boolean {
     const cap = this.caps.get(keyOf(counter));
-    return !!cap && cap.counter.epoch === counter.epoch && cap.counter.cap === counter.cap && cap.reachedAt !== undefined && now - cap.reachedAt < REACHED_RECHECK_MS && !usable(cap.lease, now);
+    return !!cap && cap.counter.epoch === counter.epoch && cap.counter.cap === counter.cap && cap.reachedAt !== undefined && !usable(cap.lease, now);
   }
 
   /**
@@ -166,7 +171,8 @@ function lease(cap: CodeCap): Promise<LeaseResult> {
   const now = Date.now();
   const last = cap.lease;
   if (last) retire(cap, last);
-  const fast = last !== undefined && performance.now() - last.leasedAt < FAST_BLOCK_MS;
+  // The previous block (retired before this request, so kept apart) ran out within a second: double.
+  const fast = cap.lastLeasedAt !== undefined && performance.now() - cap.lastLeasedAt < FAST_BLOCK_MS;
   cap.chunk = Math.min(LEASE_BLOCK_MAX, fast ? cap.chunk * 2 : Math.max(1, cap.chunk >> 1));
   const want = Math.min(LEASE_BLOCK_MAX, Math.max(cap.chunk, cap.waiting));
   return leaseAllowances(cap.counter, want, now).then(
@@ -176,7 +182,8 @@ function lease(cap: CodeCap): Promise<LeaseResult> {
         return "reached";
       }
       cap.reachedAt = undefined;
-      cap.lease = { ...got, next: 0, free: [], inFlight: 0, retired: false, leasedAt: performance.now() };
+      cap.lastLeasedAt = performance.now();
+      cap.lease = { ...got, next: 0, free: [], inFlight: 0, retired: false };
       return "leased";
     },
     (error): LeaseResult => {

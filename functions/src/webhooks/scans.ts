@@ -10,9 +10,12 @@ import { deviceOf } from "../scans/device";
 import type { ScanNotice } from "./events";
 import { queueScan } from "./queue";
 
-function scanNotice(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPlace, userAgent: string | undefined, outcome: ScanOutcome): ScanNotice {
+/** Reasons a person's scan is not counted (a repeat, or a campaign's closed answer: campaigns/): still a person's. */
+const PERSON_NOT_COUNTED = new Set(["repeat", "not-started", "ended", "capped", "cap-busy"]);
+
+export function scanNotice(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPlace, userAgent: string | undefined, outcome: ScanOutcome): ScanNotice {
   const device = deviceOf(userAgent);
-  const machine = !outcome.counted && outcome.reason !== "repeat";
+  const machine = !outcome.counted && !PERSON_NOT_COUNTED.has(outcome.reason);
   return {
     scanId: `scan_${randomBytes(12).toString("base64url")}`,
     codeId: link.codeId,
