@@ -263,6 +263,23 @@ describe("campaign caps: exactly N people, the rest ended", function () {
     assert.equal(after.location, null);
   });
 
+  it("lowering a cap empties the old counter's extra shards, so a scan carrying the old counter finds nothing left", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "lowered far", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
+    toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 100 }));
+    assert.equal((await scan(code.uniqueQRCodeID, newClient())).location, DESTINATION);
+    const before = (await firestore().collection("links").doc(code.uniqueQRCodeID).get()).get("campaignRules.capCounter");
+    assert.equal(before.shards, 7, "a cap of 100 spreads over 7 shards");
+    toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 10 }));
+    const after = (await firestore().collection("links").doc(code.uniqueQRCodeID).get()).get("campaignRules.capCounter");
+    assert.equal(after.shards, 1);
+    const shards = await shardsOf(merchant, code.codeId);
+    assert.equal(shards.length, 7);
+    assert.ok(shards.every((d) => d.epoch === after.epoch), "no shard keeps the old epoch's allowances");
+    const remaining = shards.map((d) => d.remaining as number);
+    assert.ok(remaining.filter((r) => r > 0).length <= 1, `only the new counter's one shard holds allowances: ${remaining.join(" ")}`);
+    assert.ok(remaining.reduce((a, b) => a + b, 0) <= 9, `at most 10 minus the one admitted: ${remaining.join(" ")}`);
+  });
+
   it("a code past its end counts its people's scans as ended, bots as bots", async () => {
     const code = toolResult(await callTool("svc.qr.create", { title: "over", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
     const now = Date.now();

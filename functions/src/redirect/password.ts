@@ -31,7 +31,8 @@ function sendPage(res: ServerResponse, status: number, html: string, headers: He
   res.removeHeader("X-Powered-By");
   res
     // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the form's POST,
-    // which the origin check must refuse; same-origin still tells no other site where the page was.
+    // which the origin check must refuse; same-origin still tells no other site where the page was (and
+    // Hosting sets the same for every /qr/ answer: firebase.json).
     .writeHead(status, { ...headers, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(PASSWORD_STYLE), "Referrer-Policy": "same-origin", ...extra })
     .end(html);
 }
@@ -100,5 +101,5 @@ export async function handlePasswordPost(req: IncomingMessage, res: ServerRespon
   // No password is asked here any more (rules changed, the campaign ended): the code answers for itself.
   if (!target) return sendPage(res, 303, "", ctx.headers, { Location: `/qr/${encodeURIComponent(id)}` });
   if (!(await verifyPassword(form.data.password, target.hash))) return sendPasswordPage(res, ctx.headers, rateLimitHeaders(decision), "wrong", 401);
-  sendPage(res, 200, passwordAcceptedPage(target.url), ctx.headers, { "Referrer-Policy": "no-referrer" });
+  sendPage(res, 200, passwordAcceptedPage(target.url), ctx.headers);
 }

@@ -137,7 +137,7 @@ export async function planCap(tx: Transaction, merchantId: string, codeId: strin
     };
   }
   const admitted = before ? before.cap - (await leftIn(tx, { merchantId, codeId }, before)) : 0;
-  return freshCounter(tx, { merchantId, codeId }, cap, admitted);
+  return freshCounter(tx, { merchantId, codeId }, cap, admitted, before?.shards ?? 0);
 }
 
 /** What a counter's shards hold under its epoch (leases out count as spent), read in a transaction. */
@@ -147,8 +147,12 @@ async function leftIn(tx: Transaction, of: Pick<CapCounter, "merchantId" | "code
   return snaps.reduce((sum, snap) => sum + (snap.exists && snap.get("epoch") === counter.epoch ? Number(snap.get("remaining")) || 0 : 0), 0);
 }
 
-/** A counter made anew (a new epoch: leases of the old one are void) holding `cap` minus what was `admitted` already. */
-function freshCounter(tx: Transaction, of: Pick<CapCounter, "merchantId" | "codeId" | "key">, cap: number, admitted: number): CapPlan {
+/**
+ * A counter made anew (a new epoch: leases of the old one are void) holding `cap` minus what was `admitted`
+ * already. Shards the old counter had beyond the new count are emptied under the new epoch too: a scan that
+ * still carries the old counter (a link read just before the change) must find nothing left in them.
+ */
+function freshCounter(tx: Transaction, of: Pick<CapCounter, "merchantId" | "codeId" | "key">, cap: number, admitted: number, priorShards = 0): CapPlan {
   const epoch = randomBytes(6).toString("base64url");
   const shards = Math.max(1, Math.min(CAP_SHARDS_MAX, Math.ceil(cap / SHARD_ALLOWANCES_MIN)));
   const parts = splitEvenly(Math.max(0, cap - Math.max(0, admitted)), shards);
@@ -156,8 +160,10 @@ function freshCounter(tx: Transaction, of: Pick<CapCounter, "merchantId" | "code
     epoch,
     shards,
     write() {
-      parts.forEach((remaining, s) => tx.set(shardRefOf(of, s), { codeId: of.codeId, ...(of.key ? { counter: of.key } : {}), epoch, remaining, leases: {} }));
-      countOps({ writes: shards });
+      const write = (s: number, remaining: number) => tx.set(shardRefOf(of, s), { codeId: of.codeId, ...(of.key ? { counter: of.key } : {}), epoch, remaining, leases: {} });
+      parts.forEach((remaining, s) => write(s, remaining));
+      for (let s = shards; s < priorShards; s++) write(s, 0);
+      countOps({ writes: Math.max(shards, priorShards) });
     },
   };
 }
