@@ -139,11 +139,11 @@ function ruleEditor(editor: Editor, rule: RuleInput, onMove: (self: RuleEditor, 
   const legend = h("legend", {});
   const name = field("Rule name (optional)", input({ class: "rule-name", maxlength: "80" }, rule.name ?? ""));
   const devices = checks(editor.names.device, (v) => v, w.device, "rule-device");
-  const os = field("Operating systems, comma separated", input({ class: "rule-os", placeholder: "iOS, Android", list: "campaign-os-names" }, (w.os ?? []).join(", ")));
-  const browser = field("Browsers, comma separated", input({ class: "rule-browser", placeholder: "Safari, Chrome", list: "campaign-browser-names" }, (w.browser ?? []).join(", ")));
-  const country = field("Countries (two-letter codes), comma separated", input({ class: "rule-country", placeholder: "US, CA" }, (w.country ?? []).join(", ")));
-  const region = field("Regions, as country: region; separated by ;", input({ class: "rule-region", placeholder: "US: California; DE: Bavaria" }, (w.region ?? []).map((r) => `${r.country}: ${r.region}`).join("; ")));
-  const language = field("Visitor's first language, comma separated", input({ class: "rule-language", placeholder: "fr, pt-BR" }, (w.language ?? []).join(", ")));
+  const os = field("Operating systems", input({ class: "rule-os", placeholder: "iOS, Android", list: "campaign-os-names" }, (w.os ?? []).join(", ")));
+  const browser = field("Browsers", input({ class: "rule-browser", placeholder: "Safari, Chrome", list: "campaign-browser-names" }, (w.browser ?? []).join(", ")));
+  const country = field("Countries", input({ class: "rule-country", placeholder: "US, CA" }, (w.country ?? []).join(", ")));
+  const region = field("Regions", input({ class: "rule-region", placeholder: "US: California; DE: Bavaria" }, (w.region ?? []).map((r) => `${r.country}: ${r.region}`).join("; ")));
+  const language = field("First language", input({ class: "rule-language", placeholder: "fr, pt-BR" }, (w.language ?? []).join(", ")));
   const timeFrom = field("From (local time)", input({ type: "time", class: "rule-time-from" }, w.time?.from ?? ""));
   const timeTo = field("Until (local time)", input({ type: "time", class: "rule-time-to" }, w.time?.to ?? ""));
   const weekdays = checks(WEEKDAYS, (v) => WEEKDAY_NAMES[v], w.weekdays, "rule-weekdays");
@@ -161,14 +161,20 @@ function ruleEditor(editor: Editor, rule: RuleInput, onMove: (self: RuleEditor, 
 
   // ---- action ----
   const then = rule.then;
-  const kind = field("Then", select("", ACTIONS));
+  const kind = field("Action", select("", ACTIONS));
   kind.input.classList.add("rule-action");
   kind.input.value = then.type;
   const url = field("URL", input({ type: "url", class: "rule-url", placeholder: "https://" }, then.type === "redirect" ? then.url : ""));
   const passwordUrl = field("After the right password, open (optional; the code's destination when empty)", input({ type: "url", class: "rule-password-url", placeholder: "https://" }, then.type === "password" ? (then.url ?? "") : ""));
   const variantRows = h("div", { class: "variants" });
   const variants: Array<{ row: HTMLElement; url: HTMLInputElement; weight: HTMLInputElement }> = [];
-  const relabel = () => variants.forEach((v, i) => (v.row.querySelector("legend")!.textContent = `Variant ${letter(i)}`));
+  const relabel = () => {
+    variants.forEach((v, i) => {
+      v.row.querySelector("legend")!.textContent = `Variant ${letter(i)}`;
+      (v.row.querySelector(".variant-remove") as HTMLButtonElement | null)?.toggleAttribute("disabled", variants.length <= 2);
+    });
+    addVariantButton.disabled = variants.length >= 4;
+  };
   const addVariant = (u = "", weight = "") => {
     if (variants.length >= 4) return;
     const vu = field("URL", input({ type: "url", class: "variant-url", placeholder: "https://" }, u));
@@ -187,13 +193,13 @@ function ruleEditor(editor: Editor, rule: RuleInput, onMove: (self: RuleEditor, 
     variantRows.append(row);
     relabel();
   };
+  const addVariantButton = h("button", { type: "button", class: "variant-add" }, "Add variant");
+  addVariantButton.addEventListener("click", () => addVariant());
   if (then.type === "split") then.variants.forEach((v) => addVariant(v.url, String(v.weight)));
   else {
     addVariant("", "50");
     addVariant("", "50");
   }
-  const addVariantButton = h("button", { type: "button", class: "variant-add" }, "Add variant");
-  addVariantButton.addEventListener("click", () => addVariant());
   const split = h("div", { class: "split" }, variantRows, addVariantButton);
   const showAction = () => {
     const t = kind.input.value;
@@ -217,7 +223,8 @@ function ruleEditor(editor: Editor, rule: RuleInput, onMove: (self: RuleEditor, 
     { class: "campaign-rule" },
     legend,
     name.wrap,
-    h("h4", {}, "When all of these hold (empty: every scan)"),
+    h("h4", {}, "When all of these hold"),
+    h("p", { class: "muted" }, "Leave a condition empty to ignore it (no condition at all: every scan). Separate values with commas; regions as “US: California; DE: Bavaria”."),
     h("div", { class: "cond-label" }, "Devices"),
     devices.element,
     h("div", { class: "form-grid" }, os.wrap, browser.wrap, country.wrap, region.wrap, language.wrap, visitor.wrap),
@@ -225,7 +232,7 @@ function ruleEditor(editor: Editor, rule: RuleInput, onMove: (self: RuleEditor, 
     h("div", { class: "cond-label" }, "Weekdays"),
     weekdays.element,
     h("div", { class: "form-row" }, queryName.wrap, queryEquals.wrap),
-    h("div", { class: "field" }, h("label", { for: advanced.id }, "Advanced (JSON): other conditions, e.g. {\"timeZone\": \"Europe/Paris\"}"), advanced),
+    h("div", { class: "field" }, h("label", { for: advanced.id }, "Advanced (JSON): other conditions, such as a time zone of the rule's own: {\"timeZone\": \"Europe/Paris\"}"), advanced),
     h("h4", {}, "Then"),
     kind.wrap,
     url.wrap,
@@ -337,12 +344,12 @@ export async function campaignSection(kit: Kit, codeId: string): Promise<HTMLEle
   const when = (iso: string | undefined) => (iso ? wallClock(new Date(iso), zone) : "");
   const startsAt = field(`Starts (${zone})`, input({ type: "datetime-local", id: "campaign-starts" }, when(stored.startsAt)));
   const endsAt = field(`Ends (${zone})`, input({ type: "datetime-local", id: "campaign-ends" }, when(stored.endsAt)));
-  const cap = field("Stop after this many people's scans", input({ type: "number", id: "campaign-cap", min: "1", step: "1" }, stored.humanScanCap === undefined ? "" : String(stored.humanScanCap)));
-  const fallback = field("Fallback URL (when closed; empty: the “ended” page)", input({ type: "url", id: "campaign-fallback", placeholder: "https://" }, stored.fallbackUrl ?? ""));
+  const cap = field("People's scans cap", input({ type: "number", id: "campaign-cap", min: "1", step: "1" }, stored.humanScanCap === undefined ? "" : String(stored.humanScanCap)));
+  const fallback = field("Fallback URL", input({ type: "url", id: "campaign-fallback", placeholder: "https://" }, stored.fallbackUrl ?? ""));
   const utm = field("UTM template", select("campaign-utm", [["", "None"], ...templates.map((t) => [t.name, `${t.name} (${t.source} / ${t.medium})`] as [string, string])]));
   if (stored.utmTemplate && !templates.some((t) => t.name === stored.utmTemplate)) utm.input.append(h("option", { value: stored.utmTemplate }, `${stored.utmTemplate} (removed)`));
   utm.input.value = stored.utmTemplate ?? "";
-  const password = field(editor.hasPassword ? "New password (empty: keep the current one)" : "Password for “Ask for a password” rules", input({ type: "password", id: "campaign-password", autocomplete: "new-password", minlength: "6", maxlength: "128" }));
+  const password = field(editor.hasPassword ? "New password (empty: keep it)" : "Password (for password rules)", input({ type: "password", id: "campaign-password", autocomplete: "new-password", minlength: "6", maxlength: "128" }));
   const instant = (f: { input: HTMLInputElement }, original: string | undefined) => {
     const v = f.input.value;
     if (!v) return undefined;
@@ -397,6 +404,7 @@ export async function campaignSection(kit: Kit, codeId: string): Promise<HTMLEle
     rulesBox,
     h("div", { class: "actions" }, add),
     h("h3", {}, "Schedule, cap and fallback"),
+    h("p", { class: "muted" }, "Before it starts, from its end, and once the cap of people's scans is reached, the code sends people to the fallback URL (no fallback URL: a “campaign has ended” page). Bots, previews and repeat scans never count against the cap."),
     h("div", { class: "form-grid" }, startsAt.wrap, endsAt.wrap, cap.wrap, fallback.wrap, utm.wrap, password.wrap),
     h("div", { class: "actions" }, save),
     status,
@@ -411,14 +419,14 @@ function samplePanel(kit: Kit, editor: Editor, settings: () => Settings, ruleNam
   os.input.value = "unknown";
   const browser = field("Browser", select("sample-browser", editor.names.browser.map((d) => [d, d] as [string, string])));
   browser.input.value = "unknown";
-  const country = field("Country (two letters)", input({ id: "sample-country", placeholder: "US", maxlength: "2" }));
+  const country = field("Country", input({ id: "sample-country", placeholder: "US", maxlength: "2" }));
   const region = field("Region", input({ id: "sample-region", placeholder: "California" }));
   const language = field("Browser languages", input({ id: "sample-language", placeholder: "fr-CA,fr;q=0.9,en;q=0.5" }));
   const local = field(`Local date and time (${editor.timeZone})`, input({ type: "datetime-local", id: "sample-time" }, wallClock(new Date(), editor.timeZone)));
   const query = field("Query string", input({ id: "sample-query", placeholder: "table=12" }));
   const visitor = field("Visitor", select("sample-visitor", [["human", "A person"], ["bot", "A bot or link preview"]]));
-  const who = field("Sample visitor number (A/B splits)", input({ type: "number", id: "sample-number", min: "1", step: "1" }, "1"));
-  const scans = field("People's scans so far (for the cap)", input({ type: "number", id: "sample-scans", min: "0", step: "1" }, "0"));
+  const who = field("Sample visitor (A/B)", input({ type: "number", id: "sample-number", min: "1", step: "1" }, "1"));
+  const scans = field("People's scans so far", input({ type: "number", id: "sample-scans", min: "0", step: "1" }, "0"));
   const answer = h("div", { id: "sample-answer", "aria-live": "polite" });
   const show = (lines: string[], isError: boolean) => answer.replaceChildren(h("div", { class: isError ? "error" : "notice", role: isError ? "alert" : "status" }, ...lines.map((l) => h("p", {}, l))));
   const run = kit.act(

@@ -27,6 +27,8 @@ describe("merchant console: campaign rules", function () {
 
   before(async () => {
     page = session.page;
+    // Settings loads a dozen sections from emulated functions that start cold on a shared, loaded machine.
+    page.setDefaultTimeout(90_000);
     const code = await consoleApi("/codes", session.merchant.idToken, { body: { title: "Winter poster", destinationUrl: "https://example.com/menu", dynamic: true } });
     assert.equal(code.status, 201, JSON.stringify(code.body));
     codeId = code.body.codeId;
