@@ -320,7 +320,11 @@ export async function campaignSection(kit: Kit, codeId: string): Promise<HTMLEle
   const empty = h("p", { class: "muted", id: "campaign-no-rules" }, "No rules: every scan goes to the destination.");
   const renumber = () => {
     rulesBox.replaceChildren(...editors.map((e) => e.element));
-    editors.forEach((e, i) => e.setNumber(i + 1));
+    editors.forEach((e, i) => {
+      e.setNumber(i + 1);
+      e.element.querySelector<HTMLButtonElement>(".rule-up")!.disabled = i === 0;
+      e.element.querySelector<HTMLButtonElement>(".rule-down")!.disabled = i === editors.length - 1;
+    });
     empty.hidden = editors.length > 0;
   };
   const onMove = (self: RuleEditor, by: number) => {
@@ -393,7 +397,8 @@ export async function campaignSection(kit: Kit, codeId: string): Promise<HTMLEle
   const add = h("button", { type: "button", id: "campaign-add-rule" }, "Add rule");
   add.addEventListener("click", () => addRule({ when: {}, then: { type: "redirect", url: "" } }));
 
-  return h(
+  // A change to the settings makes the last save's answer stale.
+  const section = h(
     "section",
     { id: "code-campaign", "aria-labelledby": "campaign-h" },
     h("h2", { id: "campaign-h" }, "Campaign rules"),
@@ -408,8 +413,10 @@ export async function campaignSection(kit: Kit, codeId: string): Promise<HTMLEle
     h("div", { class: "form-grid" }, startsAt.wrap, endsAt.wrap, cap.wrap, fallback.wrap, utm.wrap, password.wrap),
     h("div", { class: "actions" }, save),
     status,
-    samplePanel(kit, editor, settings, ruleName),
   );
+  for (const event of ["input", "change"]) section.addEventListener(event, () => show([], false));
+  section.append(samplePanel(kit, editor, settings, ruleName));
+  return section;
 }
 
 function samplePanel(kit: Kit, editor: Editor, settings: () => Settings, ruleName: (i: number) => string): HTMLElement {
@@ -518,6 +525,7 @@ export async function utmTemplatesSection(kit: Kit): Promise<HTMLElement> {
     rows.length
       ? table(["Name", "Source", "Medium", "Campaign", "Term / content", ""], rows, { id: "utm-rows", caption: "UTM templates of this workspace" }, (i) => ({ "data-name": templates[i].name }))
       : h("p", { class: "muted", id: "utm-empty" }, "No UTM templates yet."),
+    h("h3", {}, "Add a template, or replace one by its name"),
     h("div", { class: "form-grid" }, name.wrap, source.wrap, medium.wrap, campaign.wrap, term.wrap, content.wrap),
     h("div", { class: "actions" }, save),
   );
