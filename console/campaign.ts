@@ -156,7 +156,7 @@ function ruleEditor(editor: Editor, rule: RuleInput, onMove: (self: RuleEditor, 
   visitor.input.value = w.visitor ?? "";
   const rest = Object.fromEntries(Object.entries(w).filter(([k]) => !(FORM_CONDITIONS as readonly string[]).includes(k)));
   const advanced = h("textarea", { class: "rule-advanced", rows: "2", spellcheck: "false" });
-  advanced.value = Object.keys(rest).length ? JSON.stringify(rest, null, 1) : "";
+  advanced.value = Object.keys(rest).length ? JSON.stringify(rest) : "";
   advanced.id = `rule-advanced-${Math.random().toString(36).slice(2)}`;
 
   // ---- action ----

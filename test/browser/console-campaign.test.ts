@@ -129,10 +129,46 @@ describe("merchant console: campaign rules", function () {
     assert.equal(await page.inputValue("#campaign-utm"), "poster");
     assert.equal(await page.inputValue("#campaign-fallback"), "https://example.com/over");
 
-    // Saved again unchanged, the settings round-trip exactly.
+    // Every control, the Advanced (JSON) box and the schedule round-trip exactly: written by the API, shown, saved unchanged.
+    const full = {
+      rules: [
+        {
+          name: "Everything",
+          when: {
+            device: ["mobile", "tablet"],
+            os: ["iOS"],
+            browser: ["Safari"],
+            country: ["US", "CA"],
+            region: [{ country: "US", region: "new york" }],
+            language: ["fr", "pt-br"],
+            time: { from: "22:00", to: "02:00" },
+            weekdays: ["fri", "sat"],
+            dates: { from: "2026-12-01" },
+            timeZone: "Europe/Paris",
+            query: { name: "table", equals: "12" },
+            visitor: "human",
+          },
+          then: { type: "password", url: "https://example.com/vip" },
+        },
+        ...saved.body.campaignRules.rules,
+      ],
+      startsAt: "2026-12-01T05:00:00Z",
+      endsAt: "2027-01-31T04:59:00Z",
+      humanScanCap: 500,
+      fallbackUrl: "https://example.com/over",
+      utmTemplate: "poster",
+    };
+    const written = await consoleApi(`/codes/${codeId}/campaign`, session.merchant.idToken, { body: { ...full, password: "open-sesame" } });
+    assert.equal(written.status, 200, JSON.stringify(written.body));
+    await page.reload();
+    await page.waitForSelector("#app[data-view] #code-campaign #campaign-rules fieldset.campaign-rule");
+    assert.match(await page.locator("#campaign-password").evaluate((el) => (el as HTMLInputElement).labels![0].textContent!), /empty: keep it/);
+    assert.equal(await page.locator("#campaign-rules fieldset.campaign-rule").nth(0).locator("textarea.rule-advanced").inputValue(), '{"timeZone":"Europe/Paris"}');
     await page.click("#campaign-save");
     await page.waitForSelector("#campaign-status .notice");
-    assert.deepEqual((await consoleApi(`/codes/${codeId}/campaign`, session.merchant.idToken)).body.campaignRules, saved.body.campaignRules);
+    const again = await consoleApi(`/codes/${codeId}/campaign`, session.merchant.idToken);
+    assert.deepEqual(again.body.campaignRules, full);
+    assert.equal(again.body.hasPassword, true, "the password is kept");
     await page.locator("#code-campaign").scrollIntoViewIfNeeded();
     await shoot(page, "saved");
   });
