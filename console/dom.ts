@@ -45,7 +45,7 @@ export function fileField(label: string, input: HTMLInputElement, choose = "Choo
 }
 
 /** A labelled form control (every control has a visible label). */
-export function field<T extends HTMLInputElement | HTMLSelectElement>(label: string, input: T): { wrap: HTMLElement; input: T } {
+export function field<T extends HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(label: string, input: T): { wrap: HTMLElement; input: T } {
   if (!input.id) input.id = `field-${++fieldCount}`;
   return { wrap: h("div", { class: "field" }, h("label", { for: input.id }, label), input), input };
 }

@@ -2,10 +2,12 @@
 //   #/               dashboard: the workspace's scans, top codes, places, devices, hours (dashboard.ts)
 //   #/codes          code list: search, filters, sort, pages, 7- and 30-day scans (codeList.ts)
 //   #/new            create a code with a live preview of its exact PNG, published in the same step
-//   #/code/<codeId>  one code: chart with dated axis, recent scans, ranges, CSV export, re-point, publish
+//   #/code/<codeId>  one code: chart with dated axis, recent scans, ranges, CSV export, re-point, publish,
+//                    and for a dynamic code its campaign rules with a sample-scan preview (campaign.ts)
 //   #/content        audio codes, menus and challenges, with publish
 //   #/gs1            product codes (GS1): items, their links and packaging QR codes; #/gs1/<itemId> one (gs1.ts)
-//   #/settings       API keys (the name the sandbox manifest uses), members, phone-book listings, webhooks
+//   #/settings       API keys (the name the sandbox manifest uses), members, phone-book listings, webhooks,
+//                    UTM templates (campaign.ts)
 //   #/admin          phone-book moderation (admins)
 // Talks only to /api/console/* with the user's ID token.
 import { createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, signOut, type User } from "firebase/auth";
@@ -18,6 +20,7 @@ import { connectedAppsSection } from "./connectedApps";
 import { brandPresetsSection, codeDesignSection, designPanel, type DesignContext } from "./design";
 import { webhooksSection } from "./webhooks";
 import { gs1ItemView, gs1ListView, type Gs1Kit } from "./gs1";
+import { campaignSection, utmTemplatesSection } from "./campaign";
 import { insights } from "./insights";
 import { codeListView, type CodeFiles } from "./codeList";
 import { DASHBOARD_RANGES, dashboardView } from "./dashboard";
@@ -226,6 +229,8 @@ function newCodeView(): HTMLElement[] {
 
 async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
   const [c, a] = await Promise.all([api("GET /codes/:codeId", { params: { codeId } }), api("GET /codes/:codeId/analytics", { params: { codeId }, query: { days } })]);
+  // A dynamic code's campaign rules: a section of its own that fails alone.
+  const campaign = c.dynamic ? await campaignSection(gs1Kit(), codeId).catch((e) => h("section", { id: "code-campaign" }, h("h2", {}, "Campaign rules"), h("p", { class: "error" }, messageFor(e)))) : undefined;
   const dest = field("Destination URL", h("input", { id: "repoint-url", type: "url", value: c.destinationUrl }));
   const ranges = h(
     "div",
@@ -282,6 +287,7 @@ async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
         : h("p", { class: "muted" }, "Static code: the URL is printed in the pattern. Changing it re-renders the same files."),
     ),
     ...codeDesignSection(designContext(), c),
+    ...(campaign ? [campaign] : []),
     h(
       "section",
       { id: "code-scans", "aria-labelledby": "scans-h" },
@@ -424,6 +430,7 @@ export const SETTINGS_SECTIONS: Array<() => Promise<HTMLElement>> = [
   () => brandPresetsSection(designContext()),
   () => connectedAppsSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
   () => webhooksSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
+  () => utmTemplatesSection(gs1Kit()),
 ];
 
 async function settingsView(): Promise<HTMLElement[]> {

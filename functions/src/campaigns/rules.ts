@@ -25,9 +25,9 @@ export const ACTION_TYPES = ["redirect", "split", "password", "ended", "fallback
 // ---- the closed sets a scan's device is named from (scans/device.ts), with "Other" and "unknown" ----
 
 const sorted = (names: Iterable<string>) => [...new Set(names)].sort() as [string, ...string[]];
-const DEVICE_VALUES = sorted([...DEVICE_TYPES, UNKNOWN]);
-const OS_VALUES = sorted([...OS_NAMES, OTHER, UNKNOWN]);
-const BROWSER_VALUES = sorted([...BROWSER_NAMES, OTHER, UNKNOWN]);
+export const DEVICE_VALUES = sorted([...DEVICE_TYPES, UNKNOWN]);
+export const OS_VALUES = sorted([...OS_NAMES, OTHER, UNKNOWN]);
+export const BROWSER_VALUES = sorted([...BROWSER_NAMES, OTHER, UNKNOWN]);
 
 /** A non-empty list of distinct names from a closed set, with a message that names the set's members. */
 function namesFrom(values: [string, ...string[]], what: string) {

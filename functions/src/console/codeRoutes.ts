@@ -30,6 +30,7 @@ import { abuseRoutes } from "./abuseRoutes";
 import { settingsRoutes } from "./settingsRoutes";
 import { webhookRoutes } from "./webhookRoutes";
 import { gs1Routes } from "./gs1Routes";
+import { campaignConsoleRoutes } from "./campaignRoutes";
 
 /** Same length and alphabet as a real id, so a dynamic preview has the final code's size and layout. */
 const PREVIEW_ID = "000000000000";
@@ -75,6 +76,7 @@ export const codeRoutes = routeTable(
   ...settingsRoutes,
   ...webhookRoutes,
   ...gs1Routes,
+  ...campaignConsoleRoutes,
   importRoute,
   ...jobRoutes,
   ...abuseRoutes,
