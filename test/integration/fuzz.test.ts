@@ -217,6 +217,16 @@ function consoleCase(rand: Rand, f: Fixtures): Case {
     ["POST", "/api/console/session", { idToken: hostileId(rand) }],
     ["GET", `/api/console/${id}`],
     [pick(rand, ["PUT", "PATCH", "GET"]), `/api/console/${pick(rand, ["keys", "codes", "me", "workspace"])}`],
+    // Campaign rules, their sample-scan preview, and UTM templates (console/campaignRoutes.ts).
+    ["GET", `/api/console/codes/${pick(rand, [id, f.codeId])}/campaign`],
+    ["POST", `/api/console/codes/${pick(rand, [id, f.codeId])}/campaign`, rand() < 0.5 ? { rules: [{ when: randomValue(rand), then: { type: "split", variants: randomValue(rand) } }], endedPage: randomValue(rand) } : randomValue(rand)],
+    [
+      "POST",
+      `/api/console/codes/${pick(rand, [id, f.codeId])}/campaign/preview`,
+      { settings: { rules: [{ when: randomValue(rand), then: { type: "redirect", url: hostileUrl(rand) } }] }, scan: rand() < 0.5 ? randomValue(rand) : { device: hostileId(rand), country: hostileId(rand), localTime: pick(rand, ["2026-11-27T25:61", "x", "2026-02-30T10:00"]) } },
+    ],
+    ["POST", "/api/console/utm-templates", { name: pick(rand, ["poster", hostileId(rand)]), source: hostileId(rand), medium: pick(rand, ["print", "x".repeat(101)]) }],
+    ["DELETE", `/api/console/utm-templates/${encodeComponent(hostileId(rand))}`],
   ];
   const [method, path, value] = pick(rand, routes);
   const headers: Record<string, string> = { Authorization: `Bearer ${f.merchant.idToken}` };
