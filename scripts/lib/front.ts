@@ -109,6 +109,16 @@ function validPercentEncoding(url: string): boolean {
   }
 }
 
+/** Whether a request line parses as a URL against a host, as the Hosting emulator parses it. */
+export function parsesAsUrl(path: string): boolean {
+  try {
+    new URL(path, "http://127.0.0.1:5000");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export async function startFront(options: FrontOptions): Promise<RunningFront> {
   const hop = options.hostingHop ?? hostingHop();
   // Idle sockets are closed after 3 s, before the emulators close them (Node servers: 5 s), so a request is
@@ -123,6 +133,14 @@ export async function startFront(options: FrontOptions): Promise<RunningFront> {
       if (route.viaHosting && !validPercentEncoding(req.url ?? "/")) {
         res.writeHead(400, { "Content-Type": "application/json" });
         res.end(JSON.stringify({ error: "Bad Request", code: "INVALID_REQUEST", message: "The request path is not valid percent-encoding", hint: "Percent-encode the path as UTF-8.", status: 400 }));
+        return;
+      }
+      // It also parses each request line as a URL against its own host, unguarded: a line that is no URL
+      // there ("//3979441786891849275055265695/x": an authority with an impossible IPv4 host) throws out of
+      // the emulator and stops the whole stack. Production's front end answers such a line; here it is 400.
+      if (route.viaHosting && !parsesAsUrl(req.url ?? "/")) {
+        res.writeHead(400, { "Content-Type": "application/json" });
+        res.end(JSON.stringify({ error: "Bad Request", code: "INVALID_REQUEST", message: "The request path is not a valid URL path", hint: "Send a path that starts with a single /.", status: 400 }));
         return;
       }
       // It also stats the file system for each path under a folder of static files (/console, /oauth,

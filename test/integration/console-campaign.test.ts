@@ -143,9 +143,13 @@ describe("console API: campaign rules and UTM templates", function () {
     const bad = await preview(sample(), { rules: [{ when: { colour: ["red"] }, then: { type: "ended" } }] });
     assert.equal(bad.status, 400);
     assert.match(bad.body.message, /unknown condition "colour"/);
-    const scanCount = await preview(sample(), { rules: [{ when: { scanCount: { max: 3 } }, then: { type: "ended" } }] });
-    assert.equal(scanCount.status, 400);
-    assert.match(scanCount.body.message, /rules\.0\.when\.scanCount: scanCount conditions are not available/);
+    // A scan-count condition sees the sample's people's scans so far; a fifth threshold is refused.
+    const firstFour = { rules: [{ when: { scanCount: { max: 3 } }, then: { type: "ended" } }] };
+    assert.equal((await preview(sample({ humanScans: 3 }), firstFour)).body.result, "ended");
+    assert.equal((await preview(sample({ humanScans: 4 }), firstFour)).body.result, "destination");
+    const tooMany = await preview(sample(), { rules: [1, 2, 3, 4, 5].map((n) => ({ when: { scanCount: { min: n * 10 } }, then: { type: "ended" } })) });
+    assert.equal(tooMany.status, 400);
+    assert.match(tooMany.body.message, /at most 4 distinct thresholds/);
     const badSample = await preview({ device: "phone", localTime: "tomorrow" });
     assert.equal(badSample.status, 400);
     assert.match(badSample.body.message, /scan\.device: unknown device type "phone"/);

@@ -263,6 +263,14 @@ describe("hardening (issue 12 probes)", function () {
       const pages = await fetch(`${appUrl()}/d/%E0%A4%A`);
       assert.ok(pages.status < 500, String(pages.status));
     });
+
+    it("a request line that is no URL against the site (an authority with an impossible host) is a 400, and the site keeps answering", async () => {
+      // The Hosting emulator parses it unguarded and would stop the whole stack; the front answers it.
+      const res = await fetch(`${appUrl()}//3979441786891849275055265695/254/x?a=1`);
+      assert.equal(res.status, 400);
+      assert.equal(((await res.json()) as { code: string }).code, "INVALID_REQUEST");
+      assert.equal((await fetch(`${appUrl()}/`)).status, 200);
+    });
   });
 
   describe("browser-facing rules", () => {

@@ -42,7 +42,7 @@ export const PreviewScanSchema = z.strictObject({
   visitor: z.enum(["human", "bot"], { error: 'visitor is "human" or "bot"' }).default("human"),
   /** Which sample visitor (an A/B split sends different visitors to different variants). */
   sampleVisitor: z.int().min(1).max(1_000_000).default(1),
-  /** People's scans counted so far (whether a cap has closed the code). */
+  /** People's scans counted so far: whether a cap has closed the code, and what scanCount conditions see. */
   humanScans: z.int().min(0).max(SCAN_CAP_MAX).default(0),
 });
 export type PreviewScan = z.output<typeof PreviewScanSchema>;
@@ -117,7 +117,7 @@ export async function previewCampaign(merchantId: string, lookup: CodeLookup, dr
       acceptLanguage: scan.acceptLanguage,
       now: at,
       timeZone,
-      scanCount: 0,
+      scanCount: scan.humanScans,
       query: queryOf(scan.query),
       isBot,
       scannerDayKey: isBot ? BOT_DAY_KEY : `sample-visitor-${scan.sampleVisitor}`,
