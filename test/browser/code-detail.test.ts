@@ -81,10 +81,11 @@ describe("merchant console: code detail", function () {
     await openView(page, `#/code/${code.codeId}?days=90`, "#export-csv");
     const [file] = await Promise.all([page.waitForEvent("download"), page.click("#export-csv")]);
     const csv = (await readFile((await file.path())!, "utf8")).trim().split("\r\n");
-    assert.equal(csv[0], "at,date,city,state,source,country,device,os,browser,unique");
+    assert.equal(csv[0], "at,date,city,state,source,country,device,os,browser,unique,rule,variant");
     const expected = await analytics(merchant, code.codeId, 90);
     assert.equal(csv.length - 1, expected.scans.length);
-    assert.deepEqual(csv.slice(1).map((l) => l.split(",").slice(5).join(",")), expected.scans.map((s: any) => [s.country, s.device, s.os, s.browser, s.unique].join(",")));
+    // A code without campaign rules: its rule and variant columns are empty.
+    assert.deepEqual(csv.slice(1).map((l) => l.split(",").slice(5).join(",")), expected.scans.map((s: any) => [s.country, s.device, s.os, s.browser, s.unique, "", ""].join(",")));
     assert.deepEqual(csv.slice(1).map((l) => l.split(",")[9]).sort(), ["false", "true", "true", "true"]);
     assert.deepEqual(csv.slice(1).map((l) => l.split(",")[0]), expected.scans.map((s: any) => s.at));
     assert.match(file.suggestedFilename(), /^counter-card-scans-.*\.csv$/);
