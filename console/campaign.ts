@@ -111,6 +111,22 @@ class ShownList extends Error {
   }
 }
 
+/** Sentences shown in `into`: a notice, or an alert; no lines clears it. */
+function showLines(into: HTMLElement, lines: string[], isError: boolean): void {
+  into.replaceChildren(...(lines.length ? [h("div", { class: isError ? "error" : "notice", role: isError ? "alert" : "status" }, ...lines.map((l) => h("p", {}, l)))] : []));
+}
+
+/** The editor's settings, or undefined once `show` has said why they cannot be read. */
+function readSettings(settings: () => Settings, show: (lines: string[], isError: boolean) => void): Settings | undefined {
+  try {
+    return settings();
+  } catch (e) {
+    if (!(e instanceof ShownList)) throw e;
+    show(e.lines, true);
+    return undefined;
+  }
+}
+
 // ---- one rule ----
 
 interface RuleEditor {
@@ -380,19 +396,13 @@ export async function campaignSection(kit: Kit, codeId: string): Promise<HTMLEle
   };
   const ruleName = (i: number) => editors[i]?.name() ?? "";
   const status = h("div", { id: "campaign-status", "aria-live": "polite" });
-  const show = (lines: string[], isError: boolean) =>
-    status.replaceChildren(...(lines.length ? [h("div", { class: isError ? "error" : "notice", role: isError ? "alert" : "status" }, ...lines.map((l) => h("p", {}, l)))] : []));
+  const show = (lines: string[], isError: boolean) => showLines(status, lines, isError);
 
   const save = kit.act(
     "Save rules",
     async () => {
-      let body: Settings;
-      try {
-        body = settings();
-      } catch (e) {
-        if (e instanceof ShownList) return show(e.lines, true);
-        throw e;
-      }
+      const body = readSettings(settings, show);
+      if (!body) return;
       const res = await send(kit.authHeader, "POST /codes/:codeId/campaign", { params: { codeId }, body });
       if (!res.ok) return show(await refusal(res, ruleName), true);
       password.input.value = "";
@@ -441,17 +451,12 @@ function samplePanel(kit: Kit, editor: Editor, settings: () => Settings, ruleNam
   const who = field("Sample visitor (A/B)", input({ type: "number", id: "sample-number", min: "1", step: "1" }, "1"));
   const scans = field("People's scans so far", input({ type: "number", id: "sample-scans", min: "0", step: "1" }, "0"));
   const answer = h("div", { id: "sample-answer", "aria-live": "polite" });
-  const show = (lines: string[], isError: boolean) => answer.replaceChildren(h("div", { class: isError ? "error" : "notice", role: isError ? "alert" : "status" }, ...lines.map((l) => h("p", {}, l))));
+  const show = (lines: string[], isError: boolean) => showLines(answer, lines, isError);
   const run = kit.act(
     "Try this scan",
     async () => {
-      let draft: Settings;
-      try {
-        draft = settings();
-      } catch (e) {
-        if (e instanceof ShownList) return show(e.lines, true);
-        throw e;
-      }
+      const draft = readSettings(settings, show);
+      if (!draft) return;
       const sampleVisitor = Math.max(1, Math.floor(Number(who.input.value) || 1));
       const scan = {
         device: device.input.value,
