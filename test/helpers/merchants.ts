@@ -41,6 +41,24 @@ export async function signInWithPassword(email: string, password: string): Promi
   return res.ok;
 }
 
+/**
+ * An ID token of an account created an hour ago whose sign-in is `ageSeconds` old. The Auth emulator's
+ * tokens are unsigned, so a test can state an old auth_time; the account's validSince is moved back an
+ * hour (through the emulator's accounts:update) so that the token is not taken for a revoked one.
+ */
+export async function tokenSignedInAgo(user: { uid: string; idToken: string }, ageSeconds: number): Promise<string> {
+  const res = await fetch(`http://${process.env.FIREBASE_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/projects/${process.env.GCLOUD_PROJECT}/accounts:update`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: "Bearer owner" },
+    body: JSON.stringify({ localId: user.uid, validSince: String(Math.floor(Date.now() / 1000) - 3600) }),
+  });
+  if (res.status !== 200) throw new Error(`accounts:update failed: ${res.status} ${await res.text()}`);
+  const [header, payload] = user.idToken.split(".");
+  const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
+  claims.auth_time = Math.floor(Date.now() / 1000) - ageSeconds;
+  return `${header}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.`;
+}
+
 export interface TestMerchant extends TestUser {
   merchantId: string;
   apiKey: string;

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { appUrl, functionsUrl } from "../helpers/env";
 import { callTool, postRaw, readAnswer, rpc, toolResult } from "../helpers/rpc";
-import { createMerchant, firestore, mintKey, signUp, type TestMerchant } from "../helpers/merchants";
+import { createMerchant, firestore, mintKey, signUp, tokenSignedInAgo, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
 import { decodePng, fetchPng } from "../helpers/qr";
 import { eventually } from "../helpers/poll";
@@ -37,24 +37,6 @@ async function sessionCookie(idToken: string): Promise<string> {
   const match = /__session=([^;]+)/.exec(res.headers.get("set-cookie") ?? "");
   assert.ok(match, "a __session cookie is set");
   return match[1];
-}
-
-/**
- * An ID token of an account created an hour ago whose sign-in is `ageSeconds` old. The Auth emulator's
- * tokens are unsigned, so a test can state an old auth_time; the account's validSince is moved back an
- * hour (through the emulator's accounts:update) so that the token is not taken for a revoked one.
- */
-async function tokenSignedInAgo(user: { uid: string; idToken: string }, ageSeconds: number): Promise<string> {
-  const res = await fetch(`http://${process.env.FIREBASE_AUTH_EMULATOR_HOST}/identitytoolkit.googleapis.com/v1/projects/${process.env.GCLOUD_PROJECT}/accounts:update`, {
-    method: "POST",
-    headers: { ...json, Authorization: "Bearer owner" },
-    body: JSON.stringify({ localId: user.uid, validSince: String(Math.floor(Date.now() / 1000) - 3600) }),
-  });
-  assert.equal(res.status, 200);
-  const [header, payload] = user.idToken.split(".");
-  const claims = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-  claims.auth_time = Math.floor(Date.now() / 1000) - ageSeconds;
-  return `${header}.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.`;
 }
 
 describe("hardening (issue 12 probes)", function () {

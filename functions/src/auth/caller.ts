@@ -1,23 +1,17 @@
 // Turns request credentials into a verified Caller. Every surface that needs auth goes through here,
 // and every tool derives the workspace from the Caller, never from its arguments.
 import { AppError } from "../core/errors";
-import { auth } from "../core/firebase";
 import { hashApiKey, isWellFormedApiKey, looksLikeApiKey } from "./apiKeys";
 import { CONSOLE_USER_SCOPES, type Scope } from "./scopes";
 import { findApiKeyByHash, touchApiKey } from "../store/apiKeys";
 import { getMembership, type Role } from "../store/workspaces";
 import { authenticateAccessToken, looksLikeAccessToken } from "./oauthAccess";
 import { userStanding } from "./standing";
+import { verifySession, verifySignIn, type VerifiedUser } from "./sessions";
 
-export type AuthMethod = "api-key" | "id-token" | "session-cookie" | "oauth";
+export type AuthMethod = "api-key" | VerifiedUser["authMethod"] | "oauth";
 
-/** A signed-in Firebase user, before any workspace is attached. */
-export interface VerifiedUser {
-  uid: string;
-  email?: string;
-  authMethod: Exclude<AuthMethod, "api-key" | "oauth">;
-  isAdmin: boolean;
-}
+export type { VerifiedUser };
 
 export interface Caller {
   merchantId: string;
@@ -76,24 +70,9 @@ export function credentialKind(headers: CredentialHeaders): "bearer" | "cookie" 
   return /(?:^|;)\s*__session=/.test(headers.cookie ?? "") ? "cookie" : "none";
 }
 
-async function verifyFirebaseCredential(credential: Credential): Promise<VerifiedUser> {
-  try {
-    const decoded =
-      credential.kind === "bearer"
-        ? await auth().verifyIdToken(credential.value, true)
-        : await auth().verifySessionCookie(credential.value, true);
-    return {
-      uid: decoded.uid,
-      email: decoded.email,
-      authMethod: credential.kind === "bearer" ? "id-token" : "session-cookie",
-      isAdmin: decoded.admin === true,
-    };
-  } catch (error) {
-    if (error instanceof AppError) throw error;
-    throw new AppError("INVALID_TOKEN", credential.kind === "bearer" ? "ID token is invalid or expired" : "Session cookie is invalid or expired", {
-      hint: "Sign in again, or use an sk-svc- API key.",
-    });
-  }
+/** A Bearer ID token or a session cookie, verified by auth/sessions.ts. */
+function verifyFirebaseCredential(credential: Credential): Promise<VerifiedUser> {
+  return credential.kind === "bearer" ? verifySignIn(credential.value) : verifySession(credential.value);
 }
 
 /** For console endpoints that work before a workspace exists (creating one). Rejects API keys. */

@@ -6,12 +6,12 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import { AppError } from "../core/errors";
 import { getConfig } from "../core/config";
-import { auth } from "../core/firebase";
 import { ids } from "../core/ids";
-import { logKeyMinted, logKeyRevoked, logSandboxClaimed, logSessionEnded, logSessionStarted } from "../core/log";
+import { logKeyMinted, logKeyRevoked, logSandboxClaimed } from "../core/log";
 import { createRestApp } from "../http/rest";
 import { mountEndpoints } from "../http/endpoint";
 import { SESSION_COOKIE_NAME, verifyUser } from "../auth/caller";
+import { endSession, startSession } from "../auth/sessions";
 import { listApiKeys, revokeApiKey, type ApiKeyRecord } from "../store/apiKeys";
 import { mintApiKey } from "../auth/apiKeys";
 import { ensureWorkspaceForOwner, getWorkspace } from "../store/workspaces";
@@ -58,8 +58,6 @@ import { codeAnalytics, scanSummary } from "../scans/analytics";
 import { connectedAppsRoutes } from "./connectedAppsRoutes";
 import { codeRoutes } from "./codeRoutes";
 
-const SESSION_MAX_AGE_MS = 5 * 24 * 60 * 60 * 1000;
-
 export function publicKey(record: ApiKeyRecord) {
   return {
     keyId: record.keyId,
@@ -72,9 +70,6 @@ export function publicKey(record: ApiKeyRecord) {
     revokedAt: record.revokedAt?.toISOString() ?? null,
   };
 }
-
-/** A session starts only from a sign-in this recent: a stolen, older ID token cannot become a 5-day cookie. */
-const SESSION_FRESH_SIGN_IN_SECONDS = 5 * 60;
 
 const CodeParams = z.object({ codeId: ids.codeId }).strict();
 const KeyParams = z.object({ id: ids.keyId }).strict();
@@ -300,16 +295,15 @@ const endpoints = routeTable(
     credential: "none",
     body: SessionSchema,
     async handle({ body, res }) {
-      const cookie = await sessionCookieFromFreshSignIn(body.idToken);
-      res.cookie(SESSION_COOKIE_NAME, cookie.value, {
-        maxAge: SESSION_MAX_AGE_MS,
+      const session = await startSession(body.idToken);
+      res.cookie(SESSION_COOKIE_NAME, session.cookie, {
+        maxAge: session.maxAgeMs,
         httpOnly: true,
         secure: !getConfig().isEmulator,
         sameSite: "strict",
         path: "/",
       });
-      logSessionStarted({ uid: cookie.uid });
-      return { ok: true as const, expiresInSeconds: SESSION_MAX_AGE_MS / 1000 };
+      return { ok: true as const, expiresInSeconds: session.maxAgeMs / 1000 };
     },
   }),
   consoleRoute({
@@ -320,45 +314,17 @@ const endpoints = routeTable(
     credential: "none",
     query: NoQuery,
     async handle({ req, res }) {
-      await endSession(req);
+      // Whoever signs out ends every session of theirs; a missing or invalid credential just gets cleared.
+      const user = await verifyUser({ cookie: req.headers.cookie, authorization: req.headers.authorization }).catch((error: unknown) => {
+        if (error instanceof AppError) return undefined;
+        throw error;
+      });
+      if (user) await endSession(user.uid);
       res.clearCookie(SESSION_COOKIE_NAME, { path: "/" });
       return { ok: true as const };
     },
   }),
 );
-
-async function sessionCookieFromFreshSignIn(idToken: string): Promise<{ value: string; uid: string }> {
-  let decoded;
-  try {
-    decoded = await auth().verifyIdToken(idToken, true);
-  } catch {
-    throw new AppError("INVALID_TOKEN", "ID token is invalid or expired", { hint: "Sign in again." });
-  }
-  if (!(Date.now() / 1000 - decoded.auth_time <= SESSION_FRESH_SIGN_IN_SECONDS)) {
-    throw new AppError("INVALID_TOKEN", `A console session needs a sign-in from the last ${SESSION_FRESH_SIGN_IN_SECONDS / 60} minutes`, {
-      hint: "Sign in again, then start the session.",
-    });
-  }
-  try {
-    return { value: await auth().createSessionCookie(idToken, { expiresIn: SESSION_MAX_AGE_MS }), uid: decoded.uid };
-  } catch {
-    throw new AppError("INVALID_TOKEN", "ID token is invalid or expired", { hint: "Sign in again." });
-  }
-}
-
-/**
- * Signing out revokes the user's refresh tokens, so the session cookie (checked with revocation on every
- * request) stops working everywhere at once, not only in this browser. An invalid cookie just gets cleared.
- */
-async function endSession(req: Request): Promise<void> {
-  try {
-    const user = await verifyUser({ cookie: req.headers.cookie, authorization: req.headers.authorization });
-    await auth().revokeRefreshTokens(user.uid);
-    logSessionEnded({ uid: user.uid });
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-  }
-}
 
 // Code routes first: /codes/preview and /codes/import before /codes/:codeId would take them.
 export const consoleRoutes = routeTable(...codeRoutes, ...endpoints, ...connectedAppsRoutes);
