@@ -34,7 +34,7 @@ const RANGES = [7, 30, 90, 365];
 
 /** A new code as the create form sends it. */
 type NewCode = NonNullable<Request<"POST /codes">["body"]>;
-type DraftKind = Request<"GET /drafts/:kind">["params"]["kind"];
+type DraftKind = Exclude<Request<"POST /publish">["body"]["kind"], "codes">;
 
 const app = document.getElementById("app")!;
 let user: User | null = null;
@@ -316,13 +316,12 @@ function exportCoverage(a: { scans: Array<{ date: string }>; scansTruncated?: bo
 // ---- Audio codes, menus, challenges ----------------------------------------------------------------
 
 async function contentView(): Promise<HTMLElement[]> {
-  const drafts = (kind: DraftKind) => api("GET /drafts/:kind", { params: { kind } });
-  const [audio, menus, challenges] = await Promise.all([drafts("audioCodes"), drafts("menus"), drafts("challenges")]);
-  const publishBtn = (kind: DraftKind, id: string | undefined, status: string) =>
-    status === "draft" && id ? act("Publish", async () => { await api("POST /publish", { body: { kind, id } }); await route(); }, { "aria-label": `Publish ${kind} ${id}` }) : "";
+  const [audio, menus, challenges] = await Promise.all([api("GET /drafts/audioCodes"), api("GET /drafts/menus"), api("GET /drafts/challenges")]);
+  const publishBtn = (kind: DraftKind, id: string, status: string) =>
+    status === "draft" ? act("Publish", async () => { await api("POST /publish", { body: { kind, id } }); await route(); }, { "aria-label": `Publish ${kind} ${id}` }) : "";
   const rows = [
-    ...audio.items.map((x) => ["Audio code", longText(x.title ?? x.name ?? x.audioCodeId ?? ""), x.status, publishBtn("audioCodes", x.audioCodeId, x.status)]),
-    ...menus.items.map((m) => ["Menu", longText(`${m.name} (${(m.sections ?? []).reduce((n, s) => n + s.items.length, 0)} items)`), m.status, publishBtn("menus", m.menuId, m.status)]),
+    ...audio.items.map((x) => ["Audio code", longText(x.title), x.status, publishBtn("audioCodes", x.audioCodeId, x.status)]),
+    ...menus.items.map((m) => ["Menu", longText(`${m.name} (${m.itemCount} items)`), m.status, publishBtn("menus", m.menuId, m.status)]),
     ...challenges.items.map((c) => ["Challenge", longText(`${c.name} (${c.challengeType})`), c.status, publishBtn("challenges", c.challengeId, c.status)]),
   ];
   return [

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
+import { consoleApi } from "../helpers/consoleApi";
 import { AppError } from "../../functions/src/core/errors";
 import { addMenuItem, draftChallenge } from "../../functions/src/menus/drafts";
 import { listDrafts } from "../../functions/src/store/drafts";
@@ -140,5 +141,27 @@ describe("drafts: audio codes, menus and challenges", function () {
     assert.equal(added.position, 1);
     const stored = (await menus.doc("legacy").get()).data()!;
     assert.deepEqual([stored.fromNewerRelease, stored.publishedBy, stored.publishedAt.toMillis(), stored.sections[0].items[0].name], [7, "u1", 1000, "Tea"]);
+  });
+
+  it("the console lists each kind as its tool answers it, with when and by whom it was published", async () => {
+    const m = await createMerchant();
+    const made = {
+      audioCodes: toolResult(await callTool("svc.audio.create", { title: "Chime", payloadText: "Welcome" }, m.apiKey)),
+      menus: toolResult(await callTool("svc.menu.create", { name: "Lunch" }, m.apiKey)),
+      challenges: toolResult(await callTool("svc.challenge.create", { name: "Five visits", challengeType: "scan_count", endsAt: "2026-12-31" }, m.apiKey)),
+    };
+    const { item } = toolResult(await callTool("svc.menu.add_item", { menuId: made.menus.menuId, sectionName: "Mains", name: "Soup", price: 7.5 }, m.apiKey));
+    const published = await consoleApi("/publish", m.idToken, { body: { kind: "menus", id: made.menus.menuId } });
+    assert.equal(published.status, 200);
+    for (const [kind, tool] of Object.entries(made)) {
+      const res = await consoleApi(`/drafts/${kind}`, m.idToken);
+      assert.equal(res.status, 200, res.text);
+      const { consoleUrl: _consoleUrl, ...answered } = tool;
+      const expected = kind === "menus"
+        ? { ...answered, sections: [{ name: "Mains", items: [item] }], itemCount: 1, status: "published", updatedAt: published.body.publishedAt, publishedAt: published.body.publishedAt, publishedBy: m.uid }
+        : { ...answered, publishedAt: null, publishedBy: null };
+      assert.deepEqual(res.body, { items: [expected] }, kind);
+    }
+    assert.equal((await consoleApi("/drafts/codes", m.idToken)).status, 404, "codes have their own list");
   });
 });

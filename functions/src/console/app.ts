@@ -27,8 +27,9 @@ import {
   DashboardSchema,
   DaysQuerySchema,
   DoneSchema,
-  DraftKindSchema,
-  DraftListSchema,
+  AudioCodeDraftSchema,
+  ChallengeDraftSchema,
+  MenuDraftSchema,
   KeyListSchema,
   ListingListSchema,
   ListingSchema,
@@ -50,7 +51,8 @@ import { moderateListing, publicListing } from "../listings/service";
 import { normalizeDomain } from "../listings/domain";
 import { listListings } from "../store/listings";
 import { listCodePage, workspaceDashboard } from "../codes/directory";
-import { listDrafts } from "../store/drafts";
+import { listDrafts, type DraftKind, type DraftRecords } from "../store/drafts";
+import { publicAudioCode, publicChallenge, publicMenu, publicationOf } from "../menus/model";
 import { publish } from "../codes/publish";
 import { publicCode } from "../codes/model";
 import { updateCode } from "../codes/service";
@@ -82,6 +84,19 @@ const ListingParams = z
 const ReasonQuery = z.object({ reason: z.string().max(500).optional() }).strict();
 const StatusQuery = z.object({ status: ListingStatusSchema.default("pending") }).strict();
 const NoQuery = z.object({}).strict();
+
+/** A console route listing a workspace's newest drafts of `kind` (at most 100), as the tools return them and published when. */
+const draftList = <K extends DraftKind, S extends z.ZodType>(kind: K, item: S, shown: (draft: DraftRecords[K]) => z.input<S>) =>
+  consoleRoute({
+    method: "GET",
+    path: `/api/console/drafts/${kind}`,
+    response: z.strictObject({ items: z.array(item) }),
+    summary: `List the workspace's ${kind}`,
+    credential: "member",
+    async handle({ caller }) {
+      return { items: (await listDrafts(caller.merchantId, kind, 100)).map(shown) };
+    },
+  });
 
 const workspaceJson = <W extends { createdAt: Date }>(w: W) => ({ ...w, createdAt: w.createdAt.toISOString() });
 
@@ -240,17 +255,9 @@ const endpoints = routeTable(
       return workspaceDashboard(caller.merchantId, query.days);
     },
   }),
-  consoleRoute({
-    method: "GET",
-    path: "/api/console/drafts/:kind",
-    response: DraftListSchema,
-    summary: "List drafts of one kind",
-    credential: "member",
-    params: z.object({ kind: DraftKindSchema }).strict(),
-    async handle({ caller, params }) {
-      return { items: (await listDrafts(caller.merchantId, params.kind, 100)).map((d) => JSON.parse(JSON.stringify(d))) };
-    },
-  }),
+  draftList("audioCodes", AudioCodeDraftSchema, (draft) => ({ ...publicAudioCode(draft), ...publicationOf(draft) })),
+  draftList("menus", MenuDraftSchema, (draft) => ({ ...publicMenu(draft), ...publicationOf(draft) })),
+  draftList("challenges", ChallengeDraftSchema, (draft) => ({ ...publicChallenge(draft), ...publicationOf(draft) })),
   consoleRoute({
     method: "POST",
     path: "/api/console/publish",

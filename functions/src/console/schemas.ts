@@ -1,7 +1,7 @@
 // The console's request and response schemas (console/app.ts and the *Routes.ts files declare the routes).
 // What another surface answers too is declared beside its domain code and imported here: a code, a design
 // and a brand preset (codes/schemas.ts), a webhook and its deliveries (webhooks/operations.ts), a catalogue
-// job (jobs/schemas.ts), a scan analytics answer (mcp/outputs.ts, until scans/ declares it).
+// job (jobs/schemas.ts), a scan analytics answer (scans/analyticsSchemas.ts), a draft (menus/schemas.ts).
 import { z } from "zod";
 import { SCOPES, ScopeSchema } from "../auth/scopes";
 import { text } from "../core/validation";
@@ -9,9 +9,9 @@ import { fields, newCodeShape, presetName } from "../codes/fields";
 import { ids } from "../core/ids";
 import { BULK_MAX_URLS } from "../core/limits";
 import { CodeListQuerySchema } from "../codes/directory";
-import { draftStatus, PublicBrandPresetSchema, PublicCodeSchema, publicCodeShape, PublicDesignSchema } from "../codes/schemas";
-import { analyticsFiguresShape, ruleFiguresOutput } from "../mcp/outputs";
-import { ruledScanOutput } from "../scans/analyticsSchemas";
+import { PublicBrandPresetSchema, PublicCodeSchema, publicCodeShape, PublicDesignSchema } from "../codes/schemas";
+import { analyticsFiguresShape, campaignRollUpShape, codeRollUpShape, ruledScanOutput, ruleFiguresOutput } from "../scans/analyticsSchemas";
+import { audioCodeOutputShape, challengeOutputShape, menuOutputShape, publicationShape } from "../menus/schemas";
 import { PublicDeliverySchema } from "../webhooks/operations";
 import { JOB_FIELDS } from "../jobs/rows";
 import { REPORT_REASONS } from "../store/abuse";
@@ -32,7 +32,6 @@ export const CodeChangeSchema = z
 /** A design tried on an existing code (its own payload and frame): the console's code page preview. */
 export const CodeDesignPreviewSchema = z.object({ design: fields.design.nullable(), keepLogo: z.boolean().optional() }).strict();
 export const DaysQuerySchema = z.object({ days: z.coerce.number().int().min(1).max(365).default(30) }).strict();
-export const DraftKindSchema = z.enum(["menus", "challenges", "audioCodes"]);
 export const PublishSchema = z.object({ kind: z.enum(["codes", "menus", "challenges", "audioCodes"]), id: ids.recordId }).strict();
 /** A code made in the console: the fields of svc.qr.create, plus whether to publish it in the same step. */
 export const ConsoleNewCodeSchema = z.object({ ...newCodeShape, publish: z.boolean().optional() }).strict();
@@ -112,34 +111,22 @@ export const CodeAnalyticsSchema = z.strictObject({
   scansListed: z.number().int(),
   scansTruncated: z.boolean(),
 });
-const rollUp = { scans: z.number().int(), uniqueScanners: z.number().int() };
 const summaryShape = {
   ...analyticsFiguresShape,
-  byCampaign: z.array(z.strictObject({ campaign: z.string().nullable(), ...rollUp })),
-  topCodes: z.array(z.strictObject({ codeId: z.string(), ...rollUp })),
+  byCampaign: z.array(z.strictObject(campaignRollUpShape)),
+  topCodes: z.array(z.strictObject(codeRollUpShape)),
 };
 export const ScanSummarySchema = z.strictObject(summaryShape);
 export const DashboardSchema = z.strictObject({
   ...summaryShape,
-  topCodes: z.array(z.strictObject({ codeId: z.string(), ...rollUp, title: z.string().nullable() })),
+  topCodes: z.array(z.strictObject({ ...codeRollUpShape, title: z.string().nullable() })),
   codeCounts: z.strictObject({ total: z.number().int(), published: z.number().int(), drafts: z.number().int(), dynamic: z.number().int() }),
 });
 
-/**
- * A draft audio code, menu or challenge as stored: its shape is its tool's (menus/, mcp/tools/), so only
- * what the console reads is declared and the rest passes through.
- */
-export const DraftSchema = z.looseObject({
-  status: draftStatus,
-  name: z.string().optional(),
-  title: z.string().optional(),
-  audioCodeId: z.string().optional(),
-  menuId: z.string().optional(),
-  challengeId: z.string().optional(),
-  challengeType: z.string().optional(),
-  sections: z.array(z.looseObject({ items: z.array(z.unknown()) })).optional(),
-});
-export const DraftListSchema = z.strictObject({ items: z.array(DraftSchema) });
+// The drafts as the tools return them (menus/schemas.ts), with when and by whom they were published.
+export const AudioCodeDraftSchema = z.strictObject({ ...audioCodeOutputShape, ...publicationShape });
+export const MenuDraftSchema = z.strictObject({ ...menuOutputShape, ...publicationShape });
+export const ChallengeDraftSchema = z.strictObject({ ...challengeOutputShape, ...publicationShape });
 export const PublishedSchema = z.strictObject({ id: z.string(), status: z.literal("published"), publishedAt: z.string() });
 export const UnpublishedSchema = z.strictObject({ id: z.string(), status: z.literal("draft") });
 

@@ -24,20 +24,8 @@ listedAs.add(publicCodeShape.design, { json: { type: ["object", "null"], descrip
 export const codeOutputShape = publicCodeShape;
 export const codeOutput = PublicCodeSchema;
 
-export const menuItemOutput = z.object({ itemId: z.string(), name: z.string(), description: z.string().nullable(), price: z.number().nullable() });
-
-export const menuOutputShape = {
-  menuId: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  locationId: z.string().nullable(),
-  status: draftStatus,
-  sections: z.array(z.object({ name: z.string(), items: z.array(menuItemOutput) })),
-  itemCount: z.number().int(),
-  createdAt: isoTime,
-  updatedAt: isoTime,
-};
-export const menuOutput = z.object(menuOutputShape);
+// The drafts' shapes are declared with the drafts (menus/schemas.ts): the console lists them too.
+export { menuItemOutput, menuOutput, menuOutputShape } from "../menus/schemas";
 
 // The analytics figures are declared with the analytics (scans/analyticsSchemas.ts): REST and the console answer them too.
 export { analyticsFiguresShape, ruleFiguresOutput, scanOutput } from "../scans/analyticsSchemas";

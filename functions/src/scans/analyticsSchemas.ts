@@ -67,3 +67,9 @@ export const ruleFiguresOutput = z.array(
     variants: z.array(z.object({ variant: z.number().int(), url: z.string().nullable(), scans: z.number().int() })),
   }),
 );
+
+const rollUp = { scans: z.number().int(), uniqueScanners: z.number().int() };
+/** The workspace summary's roll-up of one campaign (scans/analytics.ts scanSummary); null: codes without one. */
+export const campaignRollUpShape = { campaign: z.string().nullable(), ...rollUp };
+/** The workspace summary's roll-up of one of its top codes. */
+export const codeRollUpShape = { codeId: z.string(), ...rollUp };

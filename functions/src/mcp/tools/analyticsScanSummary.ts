@@ -1,12 +1,11 @@
 import { z } from "zod";
 import { scanSummary } from "../../scans/analytics";
+import { campaignRollUpShape, codeRollUpShape } from "../../scans/analyticsSchemas";
 import { analyticsFiguresShape, daysField, fieldSelection, fitAnalytics, pickFields, SELECTABLE_FIGURES, selectableShape } from "../outputs";
 import { defineTool, READ_ONLY } from "../tool";
 import { cutSentence, figuresSentence } from "./qrGetAnalytics";
 
 const SELECTABLE = [...SELECTABLE_FIGURES, "byCampaign", "topCodes"] as const;
-
-const rollUp = { scans: z.number().int(), uniqueScanners: z.number().int() };
 
 export const analyticsScanSummaryTool = defineTool({
   name: "svc.analytics.scan_summary",
@@ -18,8 +17,8 @@ export const analyticsScanSummaryTool = defineTool({
   input: z.object({ days: daysField.optional(), fields: fieldSelection(SELECTABLE) }).strict(),
   output: z.object({
     ...selectableShape(analyticsFiguresShape, SELECTABLE_FIGURES),
-    byCampaign: z.array(z.object({ campaign: z.string().nullable(), ...rollUp })).optional(),
-    topCodes: z.array(z.object({ codeId: z.string(), ...rollUp })).optional(),
+    byCampaign: z.array(z.object(campaignRollUpShape)).optional(),
+    topCodes: z.array(z.object(codeRollUpShape)).optional(),
   }),
   async handler({ days, fields: selected }, { caller }) {
     return fitAnalytics(pickFields(await scanSummary(caller.merchantId, days ?? 30), SELECTABLE, selected));

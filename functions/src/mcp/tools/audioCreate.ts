@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { LIMITS, text } from "../../menus/fields";
 import { draftAudioCode } from "../../menus/drafts";
-import { consoleUrl, consoleUrlField, draftStatus } from "../outputs";
+import { publicAudioCode } from "../../menus/model";
+import { audioCodeOutputShape } from "../../menus/schemas";
+import { consoleUrl, consoleUrlField } from "../outputs";
 import { CREATES_DRAFT, defineTool } from "../tool";
 
 export const audioCreateTool = defineTool({
@@ -17,20 +19,9 @@ export const audioCreateTool = defineTool({
       campaign: text(LIMITS.campaign).optional(),
     })
     .strict(),
-  output: z.object({
-    audioCodeId: z.string(),
-    title: z.string(),
-    payloadText: z.string(),
-    payloadKind: z.enum(["url", "text"]),
-    campaign: z.string().nullable(),
-    status: draftStatus,
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    consoleUrl: consoleUrlField,
-  }),
+  output: z.object({ ...audioCodeOutputShape, consoleUrl: consoleUrlField }),
   async handler(args, { caller }) {
-    const { publishedAt: _publishedAt, publishedBy: _publishedBy, ...draft } = await draftAudioCode(caller.merchantId, args);
-    return { ...draft, createdAt: draft.createdAt.toISOString(), updatedAt: draft.updatedAt.toISOString(), consoleUrl: consoleUrl("content") };
+    return { ...publicAudioCode(await draftAudioCode(caller.merchantId, args)), consoleUrl: consoleUrl("content") };
   },
   summarize: (r) => `Drafted audio code "${r.title}" (${r.audioCodeId}) carrying ${r.payloadKind === "url" ? "a URL" : "text"}. Publish it in the console: ${r.consoleUrl}`,
 });

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { CHALLENGE_TYPES, isoDate, LIMITS, text } from "../../menus/fields";
 import { draftChallenge } from "../../menus/drafts";
-import { consoleUrl, consoleUrlField, draftStatus } from "../outputs";
+import { publicChallenge } from "../../menus/model";
+import { challengeOutputShape } from "../../menus/schemas";
+import { consoleUrl, consoleUrlField } from "../outputs";
 import { CREATES_DRAFT, defineTool } from "../tool";
 
 export const challengeCreateTool = defineTool({
@@ -24,22 +26,9 @@ export const challengeCreateTool = defineTool({
       message: "endsAt must be after startsAt",
       path: ["endsAt"],
     }),
-  output: z.object({
-    challengeId: z.string(),
-    name: z.string(),
-    challengeType: z.enum(CHALLENGE_TYPES),
-    description: z.string().nullable(),
-    rewardText: z.string().nullable(),
-    startsAt: z.string().nullable(),
-    endsAt: z.string().nullable(),
-    status: draftStatus,
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    consoleUrl: consoleUrlField,
-  }),
+  output: z.object({ ...challengeOutputShape, consoleUrl: consoleUrlField }),
   async handler(args, { caller }) {
-    const { publishedAt: _publishedAt, publishedBy: _publishedBy, ...draft } = await draftChallenge(caller.merchantId, args);
-    return { ...draft, challengeType: args.challengeType, createdAt: draft.createdAt.toISOString(), updatedAt: draft.updatedAt.toISOString(), consoleUrl: consoleUrl("content") };
+    return { ...publicChallenge(await draftChallenge(caller.merchantId, args)), consoleUrl: consoleUrl("content") };
   },
   summarize: (r) => `Drafted ${r.challengeType} challenge "${r.name}" (${r.challengeId})${r.startsAt ? ` from ${r.startsAt}` : ""}${r.endsAt ? ` to ${r.endsAt}` : ""}. Publish it in the console: ${r.consoleUrl}`,
 });
