@@ -7,15 +7,19 @@
 // others): the stack starts once, and only when a chosen tier needs it.
 // Ctrl-C at any moment stops everything this started.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { checkPrerequisites, PrerequisiteError, ROOT, Stack, tailOf, LOG_FILE } from "./lib/stack";
 
 const mocha = path.join(ROOT, "node_modules", "mocha", "bin", "mocha.js");
 
-/** The test tiers: each a folder of test/, runnable alone; `npm test` runs them all, lifecycle first. */
+/**
+ * The test tiers: each a folder of test/, runnable alone; `npm test` runs them all: lifecycle, then unit
+ * (pure CPU, so its files run on every core at once: `parallel`), then the tiers that share one stack.
+ */
 export const TIERS = {
   lifecycle: { spec: "test/lifecycle/**/*.test.ts", stack: false },
-  unit: { spec: "test/unit/**/*.test.ts", stack: false },
+  unit: { spec: "test/unit/**/*.test.ts", stack: false, parallel: true },
   integration: { spec: "test/integration/**/*.test.ts", stack: true },
   rules: { spec: "test/rules/**/*.test.ts", stack: true },
   browser: { spec: "test/browser/**/*.test.ts", stack: true },
@@ -40,6 +44,8 @@ export function tiersOf(args: string[]): { tiers: Tier[]; rest: string[] } {
 
 /** mocha's options for the tiers after lifecycle (the same as .mocharc.json's, with the tiers' folders). */
 const mochaArgs = (tiers: Tier[], extra: string[]) => ["--no-config", "--node-option", "import=tsx", "--timeout", "30000", "--exit", ...tiers.map((t) => TIERS[t].spec), ...extra];
+/** A parallel tier's files spread over the machine's cores (one worker per core, at least two). */
+const parallelArgs = (tier: Tier, extra: string[]) => [...mochaArgs([tier], extra), "--parallel", "--jobs", String(Math.max(2, availableParallelism()))];
 let running: ChildProcess | undefined;
 
 function runMocha(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -63,14 +69,17 @@ async function main(): Promise<number> {
   });
   try {
     const { tiers, rest: extra } = tiersOf(process.argv.slice(2));
-    await checkPrerequisites({ chromium: tiers.includes("browser") || tiers.includes("lifecycle") });
+    // The unit tier alone needs no emulator, ports or browser.
+    if (tiers.some((t) => t !== "unit")) await checkPrerequisites({ chromium: tiers.includes("browser") || tiers.includes("lifecycle") });
     if (tiers.includes("lifecycle")) {
       const lifecycle = await runMocha(["--no-config", "--node-option", "import=tsx", "--timeout", "600000", "--exit", TIERS.lifecycle.spec, ...extra], process.env);
       if (lifecycle !== 0) return lifecycle;
     }
-    const rest = tiers.filter((t) => t !== "lifecycle");
-    if (!rest.length) return 0;
-    if (!rest.some((t) => TIERS[t].stack)) return await runMocha(mochaArgs(rest, extra), process.env);
+    let failed = 0;
+    for (const tier of tiers.filter((t) => "parallel" in TIERS[t])) failed ||= await runMocha(parallelArgs(tier, extra), process.env);
+    const rest = tiers.filter((t) => t !== "lifecycle" && !("parallel" in TIERS[t]));
+    if (!rest.length) return failed;
+    if (!rest.some((t) => TIERS[t].stack)) return (await runMocha(mochaArgs(rest, extra), process.env)) || failed;
     const started = Date.now();
     const info = await stack.start();
     console.log(`emulators ready in ${((Date.now() - started) / 1000).toFixed(1)} s (mode: ${info.mode}; log: ${path.relative(ROOT, info.logFile)})`);
@@ -83,7 +92,7 @@ async function main(): Promise<number> {
       TEST_STORAGE_EMULATOR: info.storageEmulator ? "1" : "",
     });
     if (code !== 0) console.log(`\n--- last lines of ${info.logFile} ---\n${tailOf(info.logFile)}`);
-    return code;
+    return code || failed;
   } catch (error) {
     if (error instanceof PrerequisiteError) console.error(error.message);
     else {

@@ -133,6 +133,19 @@ describe("scan stream queries (docs/scan-stream.md, on SQLite)", () => {
     assert.deepEqual(query(uniques), [{ merchant_id: "m1", code_id: "c1", day: "2026-11-25", unique_scanners: 3 }]);
   });
 
+  it("a scan answered from last-known-good is one row, the marked copy, whichever copy was stored first", async () => {
+    const live = row({ visitor: "v1", at: t0, served_from: "live" });
+    const marked = { ...live, served_from: "last-known-good" as const, message_id: "marked" };
+    const other = row({ visitor: "v2", at: t0 });
+    for (const order of [[live, { ...marked, publish_time: live.publish_time + 3 }], [{ ...marked, publish_time: live.publish_time - 3 }, live]]) {
+      const { query } = await streamDatabase([...order, other]);
+      assert.deepEqual(query("SELECT scan_id, served_from FROM scan_events_once ORDER BY scan_id"), [
+        { scan_id: live.scan_id, served_from: "last-known-good" },
+        { scan_id: other.scan_id, served_from: "live" },
+      ]);
+    }
+  });
+
   it("per rule and variant, and per UTM source and medium, count people's counted scans; a closed campaign's scans count apart", async () => {
     const ruled = { rule_answered: 1 as const, utm_source: "flyer", utm_medium: "print" };
     const rows: StreamRow[] = [

@@ -29,7 +29,7 @@ describe("test tiers", () => {
     for (const tier of Object.keys(TIERS)) {
       assert.ok(scripts[`test:${tier}`], `npm run test:${tier}`);
       assert.ok(readme.includes(`| \`npm run test:${tier}\` |`), `README row for test:${tier}`);
-      if (tier !== "unit") assert.match(scripts[`test:${tier}`], new RegExp(`--tier ${tier}$`));
+      assert.match(scripts[`test:${tier}`], new RegExp(`--tier ${tier}$`));
     }
     assert.deepEqual(tiersOf(["--tier", "browser", "--grep", "x"]), { tiers: ["browser"], rest: ["--grep", "x"] });
     assert.deepEqual(tiersOf([]).tiers, Object.keys(TIERS));

@@ -243,6 +243,21 @@ export async function streamScan(event: ScanEvent): Promise<void> {
 }
 
 /**
+ * Publishes a scan's event without waiting for its link read: the read is nearly always live, and
+ * waiting would put the publish after the read instead of beside it (the redirect would wait for the
+ * sum). When the read passes its deadline and the last-known-good link answers, the event is published
+ * again, marked; the stream keeps the marked copy of a scan id (docs/scan-stream.md, "Each scan once").
+ * `known` is how the link was served if that was settled when the event was ready (GS1, the app, a code
+ * with rules, whose link is read first): then the event goes out once.
+ */
+async function publishServed(event: ScanEvent, known: ScanEvent["served_from"] | undefined, final: ScanRequest["servedFrom"]): Promise<void> {
+  if (known) return streamScan({ ...event, served_from: known });
+  await streamScan(event);
+  const servedFrom = await final;
+  if (servedFrom !== event.served_from) await streamScan({ ...event, served_from: servedFrom });
+}
+
+/**
  * Classifies and records one scan of a known code; resolves once it is durable in Firestore and its event
  * is in the stream (both at once: the publish adds no wait of its own).
  */
@@ -273,7 +288,9 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
   const answer = new Promise<ScanAnswer>((resolve) => (answered = resolve));
   if (!request.chooseRule && !request.gate) answered({});
   const recorded = request.utm ? { ...facts, utm: request.utm } : facts;
-  const streamed = Promise.all([request.servedFrom, answer]).then(([servedFrom, a]) => streamScan(scanEventOf(recorded, scanId, { botReason: reason, visitor }, servedFrom, a)));
+  let servedKnown = typeof request.servedFrom === "string" ? request.servedFrom : undefined;
+  if (typeof request.servedFrom !== "string") request.servedFrom.then((v) => (servedKnown = v), () => undefined);
+  const streamed = answer.then((a) => publishServed(scanEventOf(recorded, scanId, { botReason: reason, visitor }, "live", a), servedKnown, request.servedFrom));
   const writer = new ScanWriter(recorded, request.chooseRule, answered);
   const counting = (request.gate ? countGated(writer, reason, visitor, newcomerFrom, request.gate) : countScan(writer, reason, visitor, newcomerFrom)).finally(() => answered({}));
   const [outcome] = await Promise.all([counting, streamed]);
