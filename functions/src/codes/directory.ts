@@ -3,13 +3,13 @@
 // 1,000,000 codes. Totals and the campaign filter come from counters kept on every write, never from
 // reading every code. The scans sorts use counts stored on each code by the scan maintenance (at most
 // about 10 minutes old; docs/data-model.md, "Codes: bounds"). No HTTP here.
-import { Timestamp, type DocumentSnapshot } from "firebase-admin/firestore";
+import { Timestamp, type DocumentSnapshot, type QueryDocumentSnapshot } from "firebase-admin/firestore";
 import { z } from "zod";
 import { CAMPAIGN_MAX, CODE_SEARCH_MAX } from "../core/limits";
 import { fields } from "./fields";
 import { AppError } from "../core/errors";
 import { campaignCodeCount, listQuery, readCampaigns, readCodeCounts, SORT_FIELDS, type ListQueryShape } from "../store/catalogue";
-import { fromDoc, readCodes } from "../store/codes";
+import { codeRecord, readCodes } from "../store/codes";
 import { gs1CodeIdOf, gs1ItemIdOfCodeId, readGs1Item } from "../store/gs1Items";
 import { countBytesRead, countOps } from "../store/opCounter";
 import { cursorParts } from "../store/pageCursor";
@@ -52,12 +52,12 @@ const defaultOrder = (sort: CodeListSort) => (sort === "title" ? "asc" : "desc")
 
 type CursorValue = number | string;
 
-function cursorValue(doc: DocumentSnapshot, sort: CodeListSort): CursorValue {
+function cursorValue(doc: DocumentSnapshot<QrCode>, sort: CodeListSort): CursorValue {
   const v = doc.get(SORT_FIELDS[sort]);
   return v instanceof Timestamp ? v.toMillis() : (v as CursorValue);
 }
 
-function encodeCursor(sort: CodeListSort, order: string, doc: DocumentSnapshot): string {
+function encodeCursor(sort: CodeListSort, order: string, doc: DocumentSnapshot<QrCode>): string {
   return Buffer.from(JSON.stringify([sort, order, cursorValue(doc, sort), doc.id]), "utf8").toString("base64url");
 }
 
@@ -103,14 +103,14 @@ export async function listCodePage(merchantId: string, query: CodeListQuery) {
   const [counts, campaigns] = await Promise.all([readCodeCounts(merchantId), readCampaigns(merchantId)]);
   const small = counts.total <= SMALL_WORKSPACE_CODES;
   const shape = listShapeOf(query, order, !small && !query.tag ? queryToken(words) : undefined);
-  let q = listQuery(merchantId, shape);
+  let q = listQuery(merchantId, shape).withConverter(codeRecord);
   if (after) q = q.startAfter(...after);
   // One word within the token length is answered exactly by its token; anything else is checked here.
   const exact = shape.contains?.field === "searchTokens" && words.length === 1 && [...words[0]].length <= TOKEN_MAX_CHARS;
   const check = words.length && !exact ? (small ? containsWords : matchesWords) : undefined;
 
-  const page: DocumentSnapshot[] = [];
-  let last: DocumentSnapshot | undefined;
+  const page: Array<QueryDocumentSnapshot<QrCode>> = [];
+  let last: QueryDocumentSnapshot<QrCode> | undefined;
   let more = false;
   let total = await totalFor(merchantId, query, counts);
   if (!check) {
@@ -133,7 +133,7 @@ export async function listCodePage(merchantId: string, query: CodeListQuery) {
       countBytesRead(snap.docs);
       read += snap.size;
       for (const doc of snap.docs) {
-        if (!check(fromDoc(doc.data()), words)) continue;
+        if (!check(doc.data(), words)) continue;
         matched++;
         if (page.length < query.limit) {
           page.push(doc);
@@ -153,7 +153,7 @@ export async function listCodePage(merchantId: string, query: CodeListQuery) {
   }
   const cursorDoc = check && more && page.length < query.limit ? last : page[page.length - 1];
   return {
-    codes: page.map((doc): ListedCode => ({ code: fromDoc(doc.data()!), scans7: Number(doc.get("scans7") ?? 0), scans30: Number(doc.get("scans30") ?? 0) })),
+    codes: page.map((doc): ListedCode => ({ code: doc.data(), scans7: Number(doc.get("scans7") ?? 0), scans30: Number(doc.get("scans30") ?? 0) })),
     total,
     workspaceTotal: counts.total,
     campaigns: campaigns.map((c) => c.name),

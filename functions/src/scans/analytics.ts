@@ -4,7 +4,7 @@
 // document per day of the window, the shards not yet folded as far as the budget allows (`pending` says
 // when some were left for the fold), then as many of the newest events as the budget has left.
 import type { DocumentData } from "firebase-admin/firestore";
-import { findCodeRecord, type CodeLookup } from "../store/codes";
+import { findCode, type CodeLookup } from "../store/codes";
 import { getWorkspace } from "../store/workspaces";
 import { campaignFromKey, recentScans } from "../store/scans";
 import { addCounts, OTHER_KEY, readRollupDocs } from "../store/rollups";
@@ -150,7 +150,7 @@ export function ruleFigures(ru: Record<string, number> | undefined, current: Nam
 }
 
 export async function codeAnalytics(merchantId: string, lookup: CodeLookup, days: number, now = new Date()) {
-  const [{ code, stored }, timeZone] = await Promise.all([findCodeRecord(merchantId, lookup), timeZoneOf(merchantId)]);
+  const [code, timeZone] = await Promise.all([findCode(merchantId, lookup), timeZoneOf(merchantId)]);
   // Up to 3 reads went to the link, the code and the workspace; the rollups get at most one per day and
   // the shards what is left of half the budget; the list gets the rest.
   const { window, figures: f, total, more, readsLeft } = await codeRollupFigures(merchantId, code.codeId, timeZone, days, now, 3);
@@ -165,7 +165,7 @@ export async function codeAnalytics(merchantId: string, lookup: CodeLookup, days
     from: window[0],
     to: window[window.length - 1],
     ...f,
-    byRule: ruleFigures(total.ru, stored.campaignRules as NamedRules | undefined),
+    byRule: ruleFigures(total.ru, code.campaignRules as NamedRules | undefined),
     ...(more ? { pending: true } : {}),
     scans: scans.map((s) => ({
       at: s.at.toISOString(),

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
+import { dateOf, dateOrNull, recordConverter } from "./records";
 
 export const REPORT_RETENTION_DAYS = 400;
 export const REPORT_REASONS = ["phishing", "malware", "scam", "spam", "impersonation", "other"] as const;
@@ -28,25 +29,22 @@ export interface AbuseReport {
   decidedBy: string | null;
 }
 
-const reports = () => db().collection(COLLECTIONS.abuseReports);
-const date = (v: unknown) => (v instanceof Timestamp ? v.toDate() : null);
+const reportRecord = recordConverter<AbuseReport>((d, reportId) => ({
+  reportId,
+  uniqueQRCodeID: d.uniqueQRCodeID,
+  merchantId: d.merchantId,
+  codeId: d.codeId,
+  destinationUrl: d.destinationUrl,
+  reason: d.reason,
+  details: d.details,
+  contact: d.contact ?? null,
+  status: d.status,
+  createdAt: dateOf(d.createdAt),
+  decidedAt: dateOrNull(d.decidedAt),
+  decidedBy: d.decidedBy ?? null,
+}));
 
-function fromDoc(reportId: string, d: FirebaseFirestore.DocumentData): AbuseReport {
-  return {
-    reportId,
-    uniqueQRCodeID: d.uniqueQRCodeID,
-    merchantId: d.merchantId,
-    codeId: d.codeId,
-    destinationUrl: d.destinationUrl,
-    reason: d.reason,
-    details: d.details,
-    contact: d.contact ?? null,
-    status: d.status,
-    createdAt: date(d.createdAt)!,
-    decidedAt: date(d.decidedAt),
-    decidedBy: d.decidedBy ?? null,
-  };
-}
+const reports = () => db().collection(COLLECTIONS.abuseReports);
 
 export async function addReport(report: Omit<AbuseReport, "reportId" | "status" | "createdAt" | "decidedAt" | "decidedBy">, now = new Date()): Promise<AbuseReport> {
   const reportId = `rep_${randomBytes(10).toString("hex")}`;
@@ -58,14 +56,13 @@ export async function addReport(report: Omit<AbuseReport, "reportId" | "status" 
 }
 
 export async function readReport(reportId: string): Promise<AbuseReport | undefined> {
-  const snap = await reports().doc(reportId).get();
-  return snap.exists ? fromDoc(reportId, snap.data()!) : undefined;
+  return (await reports().doc(reportId).withConverter(reportRecord).get()).data();
 }
 
 /** The newest reports in one status (a moderation queue page). */
 export async function listReports(status: ReportStatus, limit = 50): Promise<AbuseReport[]> {
-  const snap = await reports().where("status", "==", status).orderBy("createdAt", "desc").limit(limit).get();
-  return snap.docs.map((d) => fromDoc(d.id, d.data()));
+  const snap = await reports().withConverter(reportRecord).where("status", "==", status).orderBy("createdAt", "desc").limit(limit).get();
+  return snap.docs.map((d) => d.data());
 }
 
 /** Every open report of one code gets the operator's decision. */

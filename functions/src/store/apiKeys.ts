@@ -1,11 +1,12 @@
 // API key records. The document id is the SHA-256 of the key; the plaintext is never stored.
 import { randomBytes } from "node:crypto";
-import { FieldValue, type Timestamp } from "firebase-admin/firestore";
+import { FieldValue } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { Coalescer } from "../core/coalescer";
 import type { Scope } from "../core/constants";
 import { COLLECTIONS } from "./collections";
+import { dateOrNull, listOf, readRecords, recordConverter } from "./records";
 
 export interface ApiKeyRecord {
   /** Document id: SHA-256 hex of the key. Server-side only; never returned to clients. */
@@ -22,23 +23,21 @@ export interface ApiKeyRecord {
   revokedAt: Date | null;
 }
 
-const keys = () => db().collection(COLLECTIONS.apiKeys);
-const toDate = (v: unknown) => (v ? (v as Timestamp).toDate() : null);
+/** A key's record as stored under its hash; a key from before names had none ("" then). */
+const apiKeyRecord = recordConverter<ApiKeyRecord>((data, hash) => ({
+  hash,
+  keyId: data.keyId,
+  merchantId: data.merchantId,
+  uid: data.uid,
+  name: data.name ?? "",
+  prefix: data.prefix,
+  scopes: listOf<Scope>(data.scopes),
+  createdAt: dateOrNull(data.createdAt),
+  lastUsedAt: dateOrNull(data.lastUsedAt),
+  revokedAt: dateOrNull(data.revokedAt),
+}));
 
-function fromDoc(hash: string, data: FirebaseFirestore.DocumentData): ApiKeyRecord {
-  return {
-    hash,
-    keyId: data.keyId,
-    merchantId: data.merchantId,
-    uid: data.uid,
-    name: data.name ?? "",
-    prefix: data.prefix,
-    scopes: data.scopes ?? [],
-    createdAt: toDate(data.createdAt),
-    lastUsedAt: toDate(data.lastUsedAt),
-    revokedAt: toDate(data.revokedAt),
-  };
-}
+const keys = () => db().collection(COLLECTIONS.apiKeys).withConverter(apiKeyRecord);
 
 /** Stores a new key's record under its hash (auth/apiKeys.ts mintApiKey makes the key; its plaintext is never stored). */
 export async function createApiKeyRecord(id: string, input: { merchantId: string; uid: string; name: string; prefix: string; scopes: Scope[] }): Promise<ApiKeyRecord> {
@@ -53,15 +52,15 @@ export async function createApiKeyRecord(id: string, input: { merchantId: string
     lastUsedAt: null,
     revokedAt: null,
   };
-  await keys().doc(id).create(doc);
-  const snap = await keys().doc(id).get();
-  return fromDoc(id, snap.data()!);
+  await db().collection(COLLECTIONS.apiKeys).doc(id).create(doc);
+  const record = (await keys().doc(id).get()).data();
+  if (!record) throw new AppError("INTERNAL", "The new API key's record vanished after creation");
+  return record;
 }
 
 // Concurrent key checks on one instance share a single getAll round trip (never a cached answer).
 const keyReads = new Coalescer<string, ApiKeyRecord | undefined>(async (hashes) => {
-  const snaps = await db().getAll(...hashes.map((h) => keys().doc(h)));
-  return snaps.map((snap) => (snap.exists ? fromDoc(snap.id, snap.data()!) : undefined));
+  return readRecords(hashes.map((h) => keys().doc(h)));
 });
 
 export function findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
@@ -71,7 +70,7 @@ export function findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined
 export async function listApiKeys(merchantId: string): Promise<ApiKeyRecord[]> {
   const snap = await keys().where("merchantId", "==", merchantId).get();
   return snap.docs
-    .map((d) => fromDoc(d.id, d.data()))
+    .map((d) => d.data())
     .sort((a, b) => (b.createdAt?.getTime() ?? 0) - (a.createdAt?.getTime() ?? 0));
 }
 
@@ -83,15 +82,16 @@ export async function revokeApiKey(merchantId: string, keyIdOrPrefix: string, al
   if (candidates.length > 1) throw new AppError("CONFLICT", "Prefix matches several keys; revoke by keyId");
   const ref = candidates[0].ref;
   await db().runTransaction(async (tx) => {
-    const snap = await tx.get(ref);
-    const data = snap.data()!;
-    if (allowedUid && data.uid !== allowedUid) {
+    const key = (await tx.get(ref)).data();
+    if (!key) throw new AppError("NOT_FOUND", "No such API key in this workspace");
+    if (allowedUid && key.uid !== allowedUid) {
       throw new AppError("FORBIDDEN", "Members can revoke only their own keys");
     }
-    if (!data.revokedAt) tx.update(ref, { revokedAt: FieldValue.serverTimestamp() });
+    if (!key.revokedAt) tx.update(ref, { revokedAt: FieldValue.serverTimestamp() });
   });
-  const snap = await ref.get();
-  return fromDoc(snap.id, snap.data()!);
+  const revoked = (await ref.get()).data();
+  if (!revoked) throw new AppError("NOT_FOUND", "No such API key in this workspace");
+  return revoked;
 }
 
 /** Whether a workspace's key (by keyId) still exists unrevoked: one indexed query, as revocation uses. */

@@ -4,6 +4,7 @@ import { Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import type { StoredDesign } from "./designRecord";
 import { COLLECTIONS } from "./collections";
+import { dateOf, recordConverter } from "./records";
 
 interface BrandPreset {
   name: string;
@@ -15,20 +16,18 @@ interface BrandPreset {
 /** Presets per workspace: a settings list, kept short so the console can show them all. */
 export const BRAND_PRESETS_MAX = 50;
 
-const presetsOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("brandPresets");
+const presetRecord = recordConverter<BrandPreset>((data, name) => ({ name: data.name ?? name, design: data.design, updatedBy: data.updatedBy, updatedAt: dateOf(data.updatedAt) }));
 
-function fromData(data: FirebaseFirestore.DocumentData): BrandPreset {
-  return { name: data.name, design: data.design, updatedBy: data.updatedBy, updatedAt: (data.updatedAt as Timestamp).toDate() };
-}
+const presetsOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("brandPresets");
+const presetRecords = (merchantId: string) => presetsOf(merchantId).withConverter(presetRecord);
 
 export async function readBrandPreset(merchantId: string, name: string): Promise<BrandPreset | undefined> {
-  const snap = await presetsOf(merchantId).doc(name).get();
-  return snap.exists ? fromData(snap.data()!) : undefined;
+  return (await presetRecords(merchantId).doc(name).get()).data();
 }
 
 export async function listBrandPresets(merchantId: string): Promise<BrandPreset[]> {
-  const snap = await presetsOf(merchantId).orderBy("name").limit(BRAND_PRESETS_MAX).get();
-  return snap.docs.map((d) => fromData(d.data()));
+  const snap = await presetRecords(merchantId).orderBy("name").limit(BRAND_PRESETS_MAX).get();
+  return snap.docs.map((d) => d.data());
 }
 
 /** Saves (or replaces) a preset; false when the workspace already has the maximum and this name is new. */

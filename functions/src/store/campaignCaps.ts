@@ -18,6 +18,7 @@ import { randomBytes } from "node:crypto";
 import { FieldPath, FieldValue, Timestamp, type DocumentReference, type Transaction } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
+import type { StoredCampaignRules } from "./codes";
 import { countOps } from "./opCounter";
 
 /** Shards of a cap (fewer for a small cap: see SHARD_ALLOWANCES_MIN). */
@@ -92,14 +93,14 @@ export function splitEvenly(n: number, parts: number): number[] {
 // ---- setting a cap (inside setCodeCampaign's transaction) ----
 
 /** A link's campaign settings as stored (campaigns/service.ts LinkCampaignRules), read in the transaction that changes them. */
-export async function linkRulesInTransaction(tx: Transaction, uniqueQRCodeID: string): Promise<Record<string, unknown> | undefined> {
+export async function linkRulesInTransaction(tx: Transaction, uniqueQRCodeID: string): Promise<StoredCampaignRules | undefined> {
   const snap = await tx.get(db().collection(COLLECTIONS.links).doc(uniqueQRCodeID));
   countOps({ reads: 1 });
-  return snap.get("campaignRules") as Record<string, unknown> | undefined;
+  return snap.get("campaignRules") as StoredCampaignRules | undefined;
 }
 
 /** The counter a link's settings name (`capCounter` beside `humanScanCap`). */
-export function capOfLinkRules(stored: Record<string, unknown> | undefined): { cap: number; epoch: string; shards: number } | undefined {
+export function capOfLinkRules(stored: StoredCampaignRules | undefined): { cap: number; epoch: string; shards: number } | undefined {
   const rules = stored as { humanScanCap?: number; capCounter?: { epoch: string; shards: number } } | undefined;
   return rules?.humanScanCap !== undefined && rules.capCounter ? { cap: rules.humanScanCap, ...rules.capCounter } : undefined;
 }
@@ -183,7 +184,7 @@ export interface ThresholdCounter {
 export const thresholdKey = (threshold: number) => `n${threshold}`;
 
 /** The threshold counters a link's settings name (`scanCounters`). */
-export function thresholdsOfLinkRules(stored: Record<string, unknown> | undefined): ThresholdCounter[] {
+export function thresholdsOfLinkRules(stored: StoredCampaignRules | undefined): ThresholdCounter[] {
   const counters = (stored as { scanCounters?: ThresholdCounter[] } | undefined)?.scanCounters;
   return Array.isArray(counters) ? counters : [];
 }

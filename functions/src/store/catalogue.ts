@@ -174,14 +174,16 @@ export async function backfillCataloguePage(after: string | null, limit = BACKFI
   let upgraded = 0;
   if (behind.length) {
     upgraded = await db().runTransaction(async (tx) => {
-      const docs = (await tx.getAll(...behind)).filter((d) => d.exists && (d.get("catalogue") ?? 0) < CATALOGUE_VERSION);
+      const docs = (await tx.getAll(...behind)).flatMap((d) => {
+        const code = d.data();
+        return code && (code.catalogue ?? 0) < CATALOGUE_VERSION ? [{ ref: d.ref, code }] : [];
+      });
       const joining = new Map<string, Array<{ dynamic: boolean; status: string; campaign: string | null }>>();
-      for (const d of docs) {
-        const code = d.data()!;
+      for (const { ref, code } of docs) {
         const searchable = { title: String(code.title ?? ""), destinationUrl: String(code.destinationUrl ?? ""), campaign: code.campaign ?? null, tags: Array.isArray(code.tags) ? code.tags : [] };
-        tx.update(d.ref, { ...catalogueFields(searchable), ...(code.catalogue === undefined ? NEW_CODE_SCAN_FIELDS : {}) });
+        tx.update(ref, { ...catalogueFields(searchable), ...(code.catalogue === undefined ? NEW_CODE_SCAN_FIELDS : {}) });
         if (code.catalogue !== undefined) continue; // an older version: already counted
-        const merchantId = d.ref.parent.parent!.id;
+        const merchantId = ref.parent.parent!.id;
         joining.set(merchantId, [...(joining.get(merchantId) ?? []), { dynamic: Boolean(code.dynamic), status: String(code.status), campaign: searchable.campaign }]);
       }
       for (const [merchantId, codes] of joining) addNewCodesToCatalogue(tx, merchantId, codes);

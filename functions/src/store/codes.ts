@@ -1,13 +1,14 @@
 // QR code records. Codes live under their workspace (workspaces/{merchantId}/codes/{codeId}); the
 // top-level links/{uniqueQRCodeID} document maps the cross-platform id to its code and carries what the
 // redirect needs in one read. Both are always written together.
-import { FieldValue, Timestamp, type Transaction, type WriteBatch } from "firebase-admin/firestore";
+import { FieldValue, Timestamp, type DocumentData, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import type { BoostFrame, ScanBeepSound, Template } from "../core/constants";
 import type { StoredDesign } from "./designRecord";
 import { COLLECTIONS } from "./collections";
 import { addNewCodesToCatalogue, catalogueFields, NEW_CODE_SCAN_FIELDS } from "./catalogue";
+import { dateOf, listOf, readRecords, recordConverter } from "./records";
 
 export type CodeSource = "tool" | "bulk" | "sandbox-claim" | "console";
 
@@ -56,8 +57,9 @@ export interface TakenDown {
   reportId: string | null;
 }
 
+/** A workspace's code documents, as written (the list's queries, store/catalogue.ts, read them as codes). */
 export const codesOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("codes");
-const linkRef = (uniqueQRCodeID: string) => db().collection(COLLECTIONS.links).doc(uniqueQRCodeID);
+const linkDoc = (uniqueQRCodeID: string) => db().collection(COLLECTIONS.links).doc(uniqueQRCodeID);
 
 /** What a dynamic link resolves to: the one document the redirect reads. */
 export interface Link {
@@ -75,30 +77,99 @@ export interface Link {
   campaignRules?: StoredCampaignRules;
 }
 
+/**
+ * A link as the redirect reads it: a plain mapping (every scan reads one). Its optional fields stay absent
+ * when unset, as written (setLinkWebhooks and setTakenDown delete them), rather than null.
+ */
+const linkRecord = recordConverter<Link>((d) => {
+  const link: Link = { merchantId: d.merchantId, codeId: d.codeId, destinationUrl: d.destinationUrl, campaign: d.campaign ?? null };
+  if (d.webhookIds !== undefined) link.webhookIds = d.webhookIds;
+  if (d.machineWebhookIds !== undefined) link.machineWebhookIds = d.machineWebhookIds;
+  if (d.takenDown !== undefined) link.takenDown = d.takenDown;
+  if (d.campaignRules !== undefined) link.campaignRules = d.campaignRules;
+  return link;
+});
+const linkRef = (uniqueQRCodeID: string) => linkDoc(uniqueQRCodeID).withConverter(linkRecord);
+
 export async function readLink(uniqueQRCodeID: string): Promise<Link | undefined> {
-  const snap = await linkRef(uniqueQRCodeID).get();
-  return snap.exists ? (snap.data() as Link) : undefined;
+  return (await linkRef(uniqueQRCodeID).get()).data();
 }
 
 /** Several links in one round trip (getAll), in the order asked. */
 export async function readLinks(uniqueQRCodeIDs: string[]): Promise<Array<Link | undefined>> {
-  const snaps = await db().getAll(...uniqueQRCodeIDs.map(linkRef));
-  return snaps.map((snap) => (snap.exists ? (snap.data() as Link) : undefined));
+  return readRecords(uniqueQRCodeIDs.map(linkRef));
 }
 
 export function newCodeId(merchantId: string): string {
   return codesOf(merchantId).doc().id;
 }
 
-type StoredCode = Omit<QrCode, "createdAt" | "updatedAt"> & { createdAt: Timestamp; updatedAt: Timestamp };
-
 /** Fields of a code document that belong to the catalogue (store/catalogue.ts), not to the code. */
-const CATALOGUE_ONLY = ["titleKey", "searchTokens", "catalogue", "scans7", "scans30", "scansStaleAt"];
+const SCAN_COUNT_FIELDS = ["scans7", "scans30", "scansStaleAt"];
+const CATALOGUE_ONLY = ["titleKey", "searchTokens", "catalogue", ...SCAN_COUNT_FIELDS];
+/** The fields a code document names: the code's (every field of QrCode, checked by `satisfies`) and the catalogue's. */
+const NAMED_FIELDS = new Set([
+  ...Object.keys({
+    codeId: 1, merchantId: 1, uniqueQRCodeID: 1, title: 1, destinationUrl: 1, campaign: 1, tags: 1, dynamic: 1, dynamicLink: 1, template: 1, scanBeepSound: 1,
+    boostFrame: 1, design: 1, qrImageUrl: 1, imagePath: 1, imageToken: 1, status: 1, source: 1, createdAt: 1, updatedAt: 1, takenDown: 1, campaignRules: 1,
+  } satisfies Record<keyof QrCode, 1>),
+  ...CATALOGUE_ONLY,
+]);
 
-export function fromDoc(data: FirebaseFirestore.DocumentData): QrCode {
-  const d = Object.fromEntries(Object.entries(data).filter(([k]) => !CATALOGUE_ONLY.includes(k))) as StoredCode;
-  return { ...d, createdAt: d.createdAt.toDate(), updatedAt: d.updatedAt.toDate() };
+/**
+ * A code document as a code. An older document's absent fields read as null (or none, for tags); design,
+ * takenDown and campaignRules stay absent when unset, as they are written (a rewrite leaves them out).
+ */
+function codeOf(d: DocumentData, id: string): QrCode {
+  const code: QrCode = {
+    codeId: d.codeId ?? id,
+    merchantId: d.merchantId,
+    uniqueQRCodeID: d.uniqueQRCodeID,
+    title: d.title ?? "",
+    destinationUrl: d.destinationUrl,
+    campaign: d.campaign ?? null,
+    tags: listOf<string>(d.tags),
+    dynamic: d.dynamic === true,
+    dynamicLink: d.dynamicLink ?? null,
+    template: d.template ?? null,
+    scanBeepSound: d.scanBeepSound ?? null,
+    boostFrame: d.boostFrame ?? null,
+    qrImageUrl: d.qrImageUrl,
+    imagePath: d.imagePath,
+    imageToken: d.imageToken,
+    status: d.status === "published" ? "published" : "draft",
+    source: d.source,
+    createdAt: dateOf(d.createdAt),
+    updatedAt: dateOf(d.updatedAt),
+  };
+  if (d.design !== undefined) code.design = d.design;
+  if (d.takenDown !== undefined) code.takenDown = d.takenDown;
+  if (d.campaignRules !== undefined) code.campaignRules = d.campaignRules;
+  return code;
 }
+
+/** Code documents read as codes (the list's queries use it too: store/catalogue.ts). */
+export const codeRecord = recordConverter<QrCode>(codeOf);
+
+/**
+ * What a rewrite of a code keeps of its document as read (updateCodeInTransaction): whether it is in the
+ * catalogue yet, its stored scan counts, and the fields that are not the code's (publishedAt and
+ * publishedBy, store/publication.ts; a newer release's), written back as they were.
+ */
+export interface StoredCodeFields {
+  catalogued: boolean;
+  scanCounts: DocumentData;
+  other: DocumentData;
+}
+
+const codeDocument = recordConverter<{ code: QrCode; stored: StoredCodeFields }>((d, id) => ({
+  code: codeOf(d, id),
+  stored: {
+    catalogued: d.catalogue !== undefined,
+    scanCounts: Object.fromEntries(SCAN_COUNT_FIELDS.filter((k) => d[k] !== undefined).map((k) => [k, d[k]])),
+    other: Object.fromEntries(Object.entries(d).filter(([k]) => !NAMED_FIELDS.has(k))),
+  },
+}));
 
 function linkData(code: QrCode) {
   return {
@@ -125,7 +196,7 @@ export function addNewCodes(batch: WriteBatch | Transaction, merchantId: string,
   for (const code of codes) {
     if (code.merchantId !== merchantId) throw new Error("addNewCodes: every code must belong to the workspace written");
     writer.create(codesOf(merchantId).doc(code.codeId), { ...codeData(code), ...catalogueFields(code), ...NEW_CODE_SCAN_FIELDS });
-    writer.create(linkRef(code.uniqueQRCodeID), { ...linkData(code), createdAt: Timestamp.fromDate(code.createdAt) });
+    writer.create(linkDoc(code.uniqueQRCodeID), { ...linkData(code), createdAt: Timestamp.fromDate(code.createdAt) });
   }
   addNewCodesToCatalogue(batch, merchantId, codes);
 }
@@ -140,14 +211,14 @@ export async function findCode(merchantId: string, lookup: CodeLookup, tx?: Tran
   return (await findCodeRecord(merchantId, lookup, tx)).code;
 }
 
-/** findCode, with the code's document as stored (its catalogue fields too), for a read-modify-write. */
-export async function findCodeRecord(merchantId: string, lookup: CodeLookup, tx?: Transaction): Promise<{ code: QrCode; stored: FirebaseFirestore.DocumentData }> {
+/** findCode, with what a rewrite keeps of the code's document (its catalogue fields too), for a read-modify-write. */
+export async function findCodeRecord(merchantId: string, lookup: CodeLookup, tx?: Transaction): Promise<{ code: QrCode; stored: StoredCodeFields }> {
   const get = <T>(ref: FirebaseFirestore.DocumentReference<T>) => (tx ? tx.get(ref) : ref.get());
   let codeId = lookup.codeId;
   if (lookup.uniqueQRCodeID) {
-    const link = await get(linkRef(lookup.uniqueQRCodeID));
-    if (!link.exists || link.data()!.merchantId !== merchantId) throw new AppError("NOT_FOUND", "QR code not found");
-    const linked = link.data()!.codeId as string;
+    const link = (await get(linkRef(lookup.uniqueQRCodeID))).data();
+    if (!link || link.merchantId !== merchantId) throw new AppError("NOT_FOUND", "QR code not found");
+    const linked = link.codeId;
     if (codeId && codeId !== linked) {
       throw new AppError("VALIDATION_FAILED", "codeId and uniqueQRCodeID name different codes", {
         hint: "Give one of them, or both for the same code.",
@@ -156,33 +227,33 @@ export async function findCodeRecord(merchantId: string, lookup: CodeLookup, tx?
     codeId = linked;
   }
   if (!codeId) throw new AppError("VALIDATION_FAILED", "Give codeId or uniqueQRCodeID to identify the code");
-  const snap = await get(codesOf(merchantId).doc(codeId));
-  if (!snap.exists) throw new AppError("NOT_FOUND", "QR code not found");
-  return { code: fromDoc(snap.data()!), stored: snap.data()! };
+  const found = (await get(codesOf(merchantId).withConverter(codeDocument).doc(codeId))).data();
+  if (!found) throw new AppError("NOT_FOUND", "QR code not found");
+  return found;
 }
 
 /**
- * Writes a changed code and its link in the same transaction, with its list fields. `stored` is the code
- * document as read in this transaction: a code from before the catalogue joins its totals here (the
- * backfill then skips it), and its stored scan counts are kept.
+ * Writes a changed code and its link in the same transaction, with its list fields. `stored` is what
+ * findCodeRecord read in this transaction: a code from before the catalogue joins its totals here (the
+ * backfill then skips it), its stored scan counts are kept, and so are the document's fields that are not
+ * the code's (a field of the code left out of `code`, such as campaignRules, is removed).
  */
-export function updateCodeInTransaction(tx: Transaction, code: QrCode, stored: FirebaseFirestore.DocumentData): void {
-  const scans = stored.catalogue === undefined ? NEW_CODE_SCAN_FIELDS : Object.fromEntries(["scans7", "scans30", "scansStaleAt"].filter((k) => stored[k] !== undefined).map((k) => [k, stored[k]]));
-  tx.set(codesOf(code.merchantId).doc(code.codeId), { ...codeData(code), ...catalogueFields(code), ...scans });
-  tx.set(linkRef(code.uniqueQRCodeID), linkData(code), { merge: true });
-  if (stored.catalogue === undefined) addNewCodesToCatalogue(tx, code.merchantId, [code]);
+export function updateCodeInTransaction(tx: Transaction, code: QrCode, stored: StoredCodeFields): void {
+  const scans = stored.catalogued ? stored.scanCounts : NEW_CODE_SCAN_FIELDS;
+  tx.set(codesOf(code.merchantId).doc(code.codeId), { ...stored.other, ...codeData(code), ...catalogueFields(code), ...scans });
+  tx.set(linkDoc(code.uniqueQRCodeID), linkData(code), { merge: true });
+  if (!stored.catalogued) addNewCodesToCatalogue(tx, code.merchantId, [code]);
 }
 
 /** Replaces (or, with null, removes) a link's campaign settings: the whole field, never merged into the old one. */
 export function setLinkCampaignRules(tx: Transaction, uniqueQRCodeID: string, rules: StoredCampaignRules | null): void {
-  tx.update(linkRef(uniqueQRCodeID), { campaignRules: rules ?? FieldValue.delete() });
+  tx.update(linkDoc(uniqueQRCodeID), { campaignRules: rules ?? FieldValue.delete() });
 }
 
 /** Several codes of one workspace in one round trip, in the order asked; missing ones are left out. */
 export async function readCodes(merchantId: string, codeIds: string[]): Promise<QrCode[]> {
-  if (!codeIds.length) return [];
-  const snaps = await db().getAll(...codeIds.map((id) => codesOf(merchantId).doc(id)));
-  return snaps.filter((s) => s.exists).map((s) => fromDoc(s.data()!));
+  const codes = await readRecords(codeIds.map((id) => codesOf(merchantId).withConverter(codeRecord).doc(id)));
+  return codes.filter((c): c is QrCode => c !== undefined);
 }
 
 /**
@@ -191,15 +262,14 @@ export async function readCodes(merchantId: string, codeIds: string[]): Promise<
  */
 export async function setTakenDown(uniqueQRCodeID: string, takenDown: TakenDown | null): Promise<QrCode> {
   return db().runTransaction(async (tx) => {
-    const link = await tx.get(linkRef(uniqueQRCodeID));
-    if (!link.exists) throw new AppError("NOT_FOUND", `No code with the scan id ${uniqueQRCodeID}`);
-    const { merchantId, codeId } = link.data() as Link;
-    const codeRef = codesOf(merchantId).doc(codeId);
-    const code = await tx.get(codeRef);
-    if (!code.exists) throw new AppError("NOT_FOUND", `No code with the scan id ${uniqueQRCodeID}`);
+    const link = (await tx.get(linkRef(uniqueQRCodeID))).data();
+    if (!link) throw new AppError("NOT_FOUND", `No code with the scan id ${uniqueQRCodeID}`);
+    const codeRef = codesOf(link.merchantId).withConverter(codeRecord).doc(link.codeId);
+    const code = (await tx.get(codeRef)).data();
+    if (!code) throw new AppError("NOT_FOUND", `No code with the scan id ${uniqueQRCodeID}`);
     const value = takenDown ?? FieldValue.delete();
-    tx.update(linkRef(uniqueQRCodeID), { takenDown: value });
+    tx.update(linkDoc(uniqueQRCodeID), { takenDown: value });
     tx.update(codeRef, { takenDown: value });
-    return fromDoc(code.data()!);
+    return code;
   });
 }

@@ -2,11 +2,12 @@
 // kind turns a stored document into its record (Timestamps into Dates, absent optional fields into null),
 // so nothing above reads raw document data. The rules for making and changing drafts live in
 // menus/drafts.ts; this module only stores them.
-import { Timestamp, type DocumentData, type FirestoreDataConverter, type QueryDocumentSnapshot } from "firebase-admin/firestore";
+import type { DocumentData } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
 import { timeOrderedPage } from "./pageCursor";
+import { dateOf, dateOrNull, recordConverter, textOrNull } from "./records";
 
 export type DraftStatus = "draft" | "published";
 
@@ -69,10 +70,6 @@ const ID_FIELD = { menus: "menuId", audioCodes: "audioCodeId", challenges: "chal
 /** The draft collections under each workspace. */
 export const DRAFT_KINDS = Object.keys(ID_FIELD) as DraftKind[];
 
-const dateOf = (v: unknown): Date => (v instanceof Timestamp ? v.toDate() : new Date(String(v)));
-const textOrNull = (v: unknown): string | null => (typeof v === "string" ? v : null);
-const dateOrNull = (v: unknown): Date | null => (v === null || v === undefined ? null : dateOf(v));
-
 /** The fields every kind shares, read from a stored document. */
 const baseOf = (d: DocumentData): DraftRecordBase => ({
   status: d.status === "published" ? "published" : "draft",
@@ -82,8 +79,8 @@ const baseOf = (d: DocumentData): DraftRecordBase => ({
   publishedBy: textOrNull(d.publishedBy),
 });
 
-const READERS: { [K in DraftKind]: (id: string, d: DocumentData) => DraftRecords[K] } = {
-  menus: (id, d) => ({
+const READERS: { [K in DraftKind]: (d: DocumentData, id: string) => DraftRecords[K] } = {
+  menus: (d, id) => ({
     ...baseOf(d),
     menuId: id,
     name: String(d.name ?? ""),
@@ -91,7 +88,7 @@ const READERS: { [K in DraftKind]: (id: string, d: DocumentData) => DraftRecords
     locationId: textOrNull(d.locationId),
     sections: Array.isArray(d.sections) ? (d.sections as MenuSectionRecord[]) : [],
   }),
-  audioCodes: (id, d) => ({
+  audioCodes: (d, id) => ({
     ...baseOf(d),
     audioCodeId: id,
     title: String(d.title ?? ""),
@@ -99,7 +96,7 @@ const READERS: { [K in DraftKind]: (id: string, d: DocumentData) => DraftRecords
     payloadKind: d.payloadKind === "url" ? "url" : "text",
     campaign: textOrNull(d.campaign),
   }),
-  challenges: (id, d) => ({
+  challenges: (d, id) => ({
     ...baseOf(d),
     challengeId: id,
     name: String(d.name ?? ""),
@@ -111,12 +108,7 @@ const READERS: { [K in DraftKind]: (id: string, d: DocumentData) => DraftRecords
   }),
 };
 
-function converter<K extends DraftKind>(kind: K): FirestoreDataConverter<DraftRecords[K]> {
-  return {
-    toFirestore: (record) => Object.fromEntries(Object.entries(record).map(([k, v]) => [k, v instanceof Date ? Timestamp.fromDate(v) : v])),
-    fromFirestore: (snap: QueryDocumentSnapshot) => READERS[kind](snap.id, snap.data()),
-  };
-}
+const converter = <K extends DraftKind>(kind: K) => recordConverter<DraftRecords[K]>(READERS[kind]);
 
 const draftsOf = <K extends DraftKind>(merchantId: string, kind: K) =>
   db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind).withConverter(converter(kind));

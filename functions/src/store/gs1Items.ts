@@ -12,6 +12,7 @@ import { AppError } from "../core/errors";
 import { sha256 } from "../core/hash";
 import { COLLECTIONS } from "./collections";
 import { addAuditEvent } from "./audit";
+import { dateOf, listOf, readRecords, recordConverter } from "./records";
 
 export const GS1_COLLECTIONS = { items: "gs1Items", keys: "gs1Keys" } as const;
 
@@ -51,9 +52,6 @@ const idOf = (parts: string) => sha256(parts).toString("base64url").slice(0, 32)
 export const gs1ItemIdOf = (host: string, path: string) => idOf(`${host}|${path}`);
 export const gs1KeyIdOf = (host: string, ai: string, value: string) => idOf(`${host}|${ai}|${value}`);
 
-const items = () => db().collection(GS1_COLLECTIONS.items);
-const keys = () => db().collection(GS1_COLLECTIONS.keys);
-
 function itemOf(data: DocumentData): StoredGs1Item {
   return {
     itemId: data.itemId,
@@ -61,14 +59,20 @@ function itemOf(data: DocumentData): StoredGs1Item {
     host: data.host,
     ai: data.ai,
     value: data.value,
-    qualifiers: data.qualifiers ?? [],
+    qualifiers: listOf<StoredGs1Item["qualifiers"][number]>(data.qualifiers),
     path: data.path,
     description: data.description ?? null,
-    links: data.links ?? [],
-    createdAt: (data.createdAt as Timestamp).toDate(),
-    updatedAt: (data.updatedAt as Timestamp).toDate(),
+    links: listOf<StoredGs1Link>(data.links),
+    createdAt: dateOf(data.createdAt),
+    updatedAt: dateOf(data.updatedAt),
   };
 }
+const itemRecord = recordConverter<StoredGs1Item>(itemOf);
+
+/** Item documents as written (putGs1Item writes whole ones); `itemRecords` reads them as items. */
+const items = () => db().collection(GS1_COLLECTIONS.items);
+const itemRecords = () => items().withConverter(itemRecord);
+const keys = () => db().collection(GS1_COLLECTIONS.keys);
 
 /** Firestore refuses `undefined` fields: optional link attributes are left out when absent. */
 function linkData(link: StoredGs1Link): DocumentData {
@@ -117,9 +121,8 @@ export async function putGs1Item(input: PutGs1ItemInput, now = new Date()): Prom
 
 /** One of the workspace's items, or undefined (another workspace's item is not told apart from none). */
 export async function readGs1Item(merchantId: string, itemId: string): Promise<StoredGs1Item | undefined> {
-  const snap = await items().doc(itemId).get();
-  if (!snap.exists || snap.get("merchantId") !== merchantId) return undefined;
-  return itemOf(snap.data()!);
+  const item = (await itemRecords().doc(itemId).get()).data();
+  return item?.merchantId === merchantId ? item : undefined;
 }
 
 /** Deletes one of the workspace's items; false when it has none by that id. The key stays the workspace's. */
@@ -135,18 +138,16 @@ export async function deleteGs1Item(merchantId: string, itemId: string): Promise
 
 /** A page of the workspace's items in id order, after `after` (an itemId). */
 export async function listGs1Items(merchantId: string, limit: number, after?: string): Promise<{ items: StoredGs1Item[]; next: string | null }> {
-  let query = items().where("merchantId", "==", merchantId).orderBy(FieldPath.documentId()).limit(limit + 1);
+  let query = itemRecords().where("merchantId", "==", merchantId).orderBy(FieldPath.documentId()).limit(limit + 1);
   if (after) query = query.startAfter(after);
   const snap = await query.get();
-  const page = snap.docs.slice(0, limit).map((d) => itemOf(d.data()));
+  const page = snap.docs.slice(0, limit).map((d) => d.data());
   return { items: page, next: snap.docs.length > limit ? page[page.length - 1].itemId : null };
 }
 
 /** The resolver's read: the items at each given path on the host, in the given order (absent ones undefined). One round trip. */
 export async function readGs1Levels(host: string, paths: readonly string[]): Promise<Array<StoredGs1Item | undefined>> {
-  const refs = paths.map((p) => items().doc(gs1ItemIdOf(host, p)));
-  const snaps = await db().getAll(...refs);
-  return snaps.map((s) => (s.exists ? itemOf(s.data()!) : undefined));
+  return readRecords(paths.map((p) => itemRecords().doc(gs1ItemIdOf(host, p))));
 }
 
 /** Items one reassignment may remove with the key, all in its one transaction (docs/data-model.md, "GS1 items: bounds"). */
@@ -172,7 +173,7 @@ export interface Gs1KeyReassignment {
 export async function reassignGs1Key(input: Gs1KeyReassignment, now = new Date()): Promise<{ previousOwner: string; removed: StoredGs1Item[] }> {
   const keyRef = keys().doc(gs1KeyIdOf(input.host, input.ai, input.value));
   const targetRef = db().collection(COLLECTIONS.workspaces).doc(input.to);
-  const keyItems = items().where("host", "==", input.host).where("ai", "==", input.ai).where("value", "==", input.value).limit(GS1_REASSIGN_ITEMS_MAX + 1);
+  const keyItems = itemRecords().where("host", "==", input.host).where("ai", "==", input.ai).where("value", "==", input.value).limit(GS1_REASSIGN_ITEMS_MAX + 1);
   const name = `${input.ai === "01" ? "GTIN" : `GS1 key (AI ${input.ai})`} ${input.value}`;
   const check = (keySnap: DocumentSnapshot, targetSnap: DocumentSnapshot): string => {
     if (!keySnap.exists) throw new AppError("NOT_FOUND", `${name} has no owner on ${input.host}: nothing to reassign`, { hint: "The claimant can register it now; no reassignment is needed." });
@@ -200,6 +201,6 @@ export async function reassignGs1Key(input: Gs1KeyReassignment, now = new Date()
     tx.update(keyRef, { merchantId: input.to, claimedAt: at, reassignedAt: at, reassignedBy: input.by, reassignReason: input.reason, previousMerchantId: previousOwner });
     const details = { ai: input.ai, value: input.value, host: input.host, from: previousOwner, to: input.to, itemsRemoved: found.size, reason: input.reason };
     for (const merchantId of [previousOwner, input.to]) addAuditEvent(tx, { merchantId, uid: input.by, authMethod: "admin", keyPrefix: null, tool: "admin.gs1_reassign", status: "ok", durationMs: 0, details });
-    return { previousOwner, removed: found.docs.map((d) => itemOf(d.data())) };
+    return { previousOwner, removed: found.docs.map((d) => d.data()) };
   });
 }

@@ -10,6 +10,7 @@ import { FieldValue, Timestamp, type DocumentData } from "firebase-admin/firesto
 import { db } from "../core/firebase";
 import { sha256Hex } from "../core/hash";
 import { COLLECTIONS } from "./collections";
+import { dateOf, dateOrNull, listOf, recordConverter } from "./records";
 
 /** Rows per chunk: a commit of 100 codes, 100 links, 100 references and a few counters stays under 500 writes. */
 export const CHUNK_ROWS = 100;
@@ -60,9 +61,9 @@ export interface StoredJob {
 
 const expiry = (now: Date) => Timestamp.fromMillis(now.getTime() + JOB_RETENTION_DAYS * 86_400_000);
 
-function fromDoc(jobId: string, merchantId: string, d: DocumentData): StoredJob {
-  const date = (v: unknown) => (v instanceof Timestamp ? v.toDate() : null);
-  return {
+/** A job as stored under its workspace `merchantId`; counts an older job lacks read as 0. */
+const jobRecord = (merchantId: string) =>
+  recordConverter<StoredJob>((d, jobId) => ({
     jobId,
     merchantId,
     state: d.state,
@@ -73,7 +74,7 @@ function fromDoc(jobId: string, merchantId: string, d: DocumentData): StoredJob 
     created: d.created ?? 0,
     reused: d.reused ?? 0,
     failed: (d.refused ?? 0) + (d.runFailed ?? 0),
-    errors: d.errors ?? [],
+    errors: listOf<StoredJob["errors"][number]>(d.errors),
     publish: Boolean(d.publish),
     designPreset: d.designPreset ?? null,
     print: d.print ?? null,
@@ -81,11 +82,10 @@ function fromDoc(jobId: string, merchantId: string, d: DocumentData): StoredJob 
     packagePath: d.packagePath ?? null,
     note: d.note ?? null,
     createdBy: d.createdBy,
-    createdAt: date(d.createdAt)!,
-    updatedAt: date(d.updatedAt)!,
-    finishedAt: date(d.finishedAt),
-  };
-}
+    createdAt: dateOf(d.createdAt),
+    updatedAt: dateOf(d.updatedAt),
+    finishedAt: dateOrNull(d.finishedAt),
+  }));
 
 /**
  * Writes a new job: its chunks first (in commits of about 1 MB), then the job document, so a job that
@@ -128,8 +128,7 @@ export async function createJob(
 }
 
 export async function readJob(merchantId: string, jobId: string): Promise<StoredJob | undefined> {
-  const snap = await jobRef(merchantId, jobId).get();
-  return snap.exists ? fromDoc(jobId, merchantId, snap.data()!) : undefined;
+  return (await jobRef(merchantId, jobId).withConverter(jobRecord(merchantId)).get()).data();
 }
 
 export async function readChunk(merchantId: string, jobId: string, chunk: number): Promise<{ rows: DocumentData[]; done: boolean; outcomes: RowOutcome[] } | undefined> {

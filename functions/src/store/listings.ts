@@ -7,6 +7,7 @@ import { FieldValue, Timestamp, type Transaction } from "firebase-admin/firestor
 import { db } from "../core/firebase";
 import { PENDING_LISTING_LIFETIME_DAYS } from "../core/limits";
 import { COLLECTIONS } from "./collections";
+import { dateOf, dateOrNull, recordConverter } from "./records";
 
 type ListingStatus = "pending" | "approved" | "rejected";
 
@@ -30,15 +31,29 @@ export interface Listing extends ListingDetails {
   expiresAt: Date | null;
 }
 
-const listingRef = (domain: string) => db().collection(COLLECTIONS.listings).doc(domain);
-
-function fromListingDoc(data: FirebaseFirestore.DocumentData): Listing {
-  const d = (v: unknown) => (v ? (v as Timestamp).toDate() : null);
-  const createdAt = d(data.createdAt)!;
+/** A listing as stored (writeListing writes every field of one); an older one lacks the later fields. */
+const listingRecord = recordConverter<Listing>((data, domain) => {
+  const createdAt = dateOf(data.createdAt);
   // Pending listings written before expiry existed get the lifetime they would have had.
-  const expiresAt = d(data.expiresAt) ?? (data.status === "pending" ? new Date(createdAt.getTime() + PENDING_LISTING_LIFETIME_DAYS * 86_400_000) : null);
-  return { ...(data as Listing), createdAt, updatedAt: d(data.updatedAt)!, approvedAt: d(data.approvedAt), expiresAt };
-}
+  const expiresAt = dateOrNull(data.expiresAt) ?? (data.status === "pending" ? new Date(createdAt.getTime() + PENDING_LISTING_LIFETIME_DAYS * 86_400_000) : null);
+  return {
+    domain: data.domain ?? domain,
+    merchantId: data.merchantId,
+    businessName: data.businessName,
+    voiceAgentPhone: data.voiceAgentPhone,
+    email: data.email,
+    status: data.status,
+    pendingChange: data.pendingChange ?? null,
+    createdAt,
+    updatedAt: dateOf(data.updatedAt),
+    approvedAt: dateOrNull(data.approvedAt),
+    rejectedReason: data.rejectedReason ?? null,
+    expiresAt,
+  };
+});
+
+const listings = () => db().collection(COLLECTIONS.listings).withConverter(listingRecord);
+const listingRef = (domain: string) => db().collection(COLLECTIONS.listings).doc(domain);
 
 function isLive(l: Listing, now = Date.now()): boolean {
   return !(l.status === "pending" && l.expiresAt && l.expiresAt.getTime() <= now);
@@ -46,15 +61,15 @@ function isLive(l: Listing, now = Date.now()): boolean {
 
 /** The listing of a domain; an expired pending listing counts as none. */
 export async function getListing(domain: string, tx?: Transaction): Promise<Listing | undefined> {
-  const snap = tx ? await tx.get(listingRef(domain)) : await listingRef(domain).get();
-  const listing = snap.exists ? fromListingDoc(snap.data()!) : undefined;
+  const ref = listings().doc(domain);
+  const listing = (tx ? await tx.get(ref) : await ref.get()).data();
   return listing && isLive(listing) ? listing : undefined;
 }
 
 /** Domains of a workspace's unexpired pending listings, read in the transaction (for the cap). */
 export async function pendingDomainsOf(merchantId: string, tx: Transaction): Promise<string[]> {
-  const snap = await tx.get(db().collection(COLLECTIONS.listings).where("merchantId", "==", merchantId).where("status", "==", "pending"));
-  return snap.docs.map((d) => fromListingDoc(d.data())).filter((l) => isLive(l)).map((l) => l.domain);
+  const snap = await tx.get(listings().where("merchantId", "==", merchantId).where("status", "==", "pending"));
+  return snap.docs.map((d) => d.data()).filter((l) => isLive(l)).map((l) => l.domain);
 }
 
 export function writeListing(tx: Transaction, listing: Listing): void {
@@ -68,10 +83,10 @@ export function writeListing(tx: Transaction, listing: Listing): void {
 }
 
 export async function listListings(status: ListingStatus, options: { prefix?: string; limit?: number } = {}): Promise<Listing[]> {
-  let query = db().collection(COLLECTIONS.listings).where("status", "==", status).orderBy("domain");
+  let query = listings().where("status", "==", status).orderBy("domain");
   if (options.prefix) query = query.where("domain", ">=", options.prefix).where("domain", "<", `${options.prefix}\uf8ff`);
   const snap = await query.limit(options.limit ?? 100).get();
-  return snap.docs.map((d) => fromListingDoc(d.data())).filter((l) => isLive(l));
+  return snap.docs.map((d) => d.data()).filter((l) => isLive(l));
 }
 
 export interface MailMessage {
@@ -88,6 +103,6 @@ export function queueMail(tx: Transaction, mail: MailMessage): void {
 
 /** A workspace's own listings, for its settings page; an expired pending one is gone, as everywhere. */
 export async function listWorkspaceListings(merchantId: string, limit = 200): Promise<Listing[]> {
-  const snap = await db().collection(COLLECTIONS.listings).where("merchantId", "==", merchantId).limit(limit).get();
-  return snap.docs.map((d) => fromListingDoc(d.data())).filter((l) => isLive(l));
+  const snap = await listings().where("merchantId", "==", merchantId).limit(limit).get();
+  return snap.docs.map((d) => d.data()).filter((l) => isLive(l));
 }

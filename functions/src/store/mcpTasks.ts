@@ -7,6 +7,7 @@
 import { Timestamp, type DocumentData } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
+import { dateOf, dateOrNull, recordConverter } from "./records";
 
 /** How long a fixture task is kept (its `ttlMs` on the wire, and the TTL of its document). */
 export const FIXTURE_TASK_TTL_MS = 3_600_000;
@@ -27,22 +28,19 @@ export interface FixtureTask {
   cancelledAt: Date | null;
 }
 
+const taskRecord = recordConverter<FixtureTask>((d, taskId) => ({
+  taskId,
+  tool: d.tool,
+  createdAt: dateOf(d.createdAt),
+  updatedAt: dateOf(d.updatedAt),
+  dueAt: dateOf(d.dueAt),
+  pending: d.pending ?? {},
+  outcome: d.outcome,
+  cancelledAt: dateOrNull(d.cancelledAt),
+}));
+
 const tasksOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("mcpTasks");
-
-const date = (v: unknown) => (v instanceof Timestamp ? v.toDate() : null);
-
-function fromDoc(taskId: string, d: DocumentData): FixtureTask {
-  return {
-    taskId,
-    tool: d.tool,
-    createdAt: date(d.createdAt)!,
-    updatedAt: date(d.updatedAt)!,
-    dueAt: date(d.dueAt)!,
-    pending: d.pending ?? {},
-    outcome: d.outcome,
-    cancelledAt: date(d.cancelledAt),
-  };
-}
+const taskRef = (merchantId: string, taskId: string) => tasksOf(merchantId).doc(taskId).withConverter(taskRecord);
 
 /** Written before the tools/call that created it answers: a tasks/get right after finds it. */
 export async function createFixtureTask(merchantId: string, task: Omit<FixtureTask, "updatedAt" | "cancelledAt">): Promise<FixtureTask> {
@@ -61,8 +59,7 @@ export async function createFixtureTask(merchantId: string, task: Omit<FixtureTa
 }
 
 export async function readFixtureTask(merchantId: string, taskId: string): Promise<FixtureTask | undefined> {
-  const snap = await tasksOf(merchantId).doc(taskId).get();
-  return snap.exists ? fromDoc(taskId, snap.data()!) : undefined;
+  return (await taskRef(merchantId, taskId).get()).data();
 }
 
 /**
@@ -74,15 +71,14 @@ export async function updateFixtureTask(
   taskId: string,
   change: (task: FixtureTask) => Partial<Pick<FixtureTask, "pending" | "dueAt" | "cancelledAt">> | undefined,
 ): Promise<FixtureTask | undefined> {
-  const ref = tasksOf(merchantId).doc(taskId);
+  const ref = taskRef(merchantId, taskId);
   return db().runTransaction(async (tx) => {
-    const snap = await tx.get(ref);
-    if (!snap.exists) return undefined;
-    const task = fromDoc(taskId, snap.data()!);
+    const task = (await tx.get(ref)).data();
+    if (!task) return undefined;
     const fields = change(task);
     if (!fields) return task;
     const now = new Date();
-    const stored: Record<string, unknown> = { updatedAt: Timestamp.fromDate(now) };
+    const stored: DocumentData = { updatedAt: Timestamp.fromDate(now) };
     if (fields.pending) stored.pending = fields.pending;
     if (fields.dueAt) stored.dueAt = Timestamp.fromDate(fields.dueAt);
     if (fields.cancelledAt) stored.cancelledAt = Timestamp.fromDate(fields.cancelledAt);

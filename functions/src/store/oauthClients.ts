@@ -6,6 +6,7 @@ import { FieldValue, Timestamp } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { sha256Hex } from "../core/hash";
 import { COLLECTIONS } from "./collections";
+import { dateOrNull, listOf, recordConverter } from "./records";
 
 export const CLIENT_UNUSED_TTL_MS = 90 * 24 * 3600_000;
 
@@ -19,22 +20,26 @@ export interface OAuthClient {
   expiresAt: Date | null;
 }
 
-const clients = () => db().collection(COLLECTIONS.oauthClients);
-const purgeAt = (now: number) => Timestamp.fromMillis(now + CLIENT_UNUSED_TTL_MS);
-
-export async function getOAuthClient(clientId: string, now = Date.now()): Promise<OAuthClient | undefined> {
-  const snap = await clients().doc(sha256Hex(clientId)).get();
-  if (!snap.exists) return undefined;
-  const d = snap.data()!;
-  if (d.purgeAt && (d.purgeAt as Timestamp).toMillis() <= now) return undefined;
-  return {
+/** A client record with the time its TTL removes it (null for a record from before purgeAt). */
+const clientRecord = recordConverter<{ client: OAuthClient; purgeAt: Date | null }>((d) => ({
+  client: {
     clientId: d.clientId,
     kind: d.kind,
     clientName: d.clientName,
     clientUri: d.clientUri ?? null,
-    redirectUris: d.redirectUris ?? [],
-    expiresAt: d.expiresAt ? (d.expiresAt as Timestamp).toDate() : null,
-  };
+    redirectUris: listOf<string>(d.redirectUris),
+    expiresAt: dateOrNull(d.expiresAt),
+  },
+  purgeAt: dateOrNull(d.purgeAt),
+}));
+
+const clients = () => db().collection(COLLECTIONS.oauthClients);
+const purgeAt = (now: number) => Timestamp.fromMillis(now + CLIENT_UNUSED_TTL_MS);
+
+export async function getOAuthClient(clientId: string, now = Date.now()): Promise<OAuthClient | undefined> {
+  const found = (await clients().doc(sha256Hex(clientId)).withConverter(clientRecord).get()).data();
+  if (!found || (found.purgeAt && found.purgeAt.getTime() <= now)) return undefined;
+  return found.client;
 }
 
 export async function saveOAuthClient(client: OAuthClient, now = Date.now()): Promise<void> {

@@ -6,9 +6,9 @@ import { db } from "../core/firebase";
 import type { Scope } from "../core/constants";
 import { COLLECTIONS } from "./collections";
 import { logOAuthGrantRevoked } from "../core/log";
+import { dateOf, dateOrNull, listOf, readRecords, recordConverter } from "./records";
 
 const col = (name: keyof typeof COLLECTIONS) => db().collection(COLLECTIONS[name]);
-const toDate = (v: unknown) => (v ? (v as Timestamp).toDate() : null);
 const ts = (d: Date) => Timestamp.fromDate(d);
 /** Spent codes and refresh tokens are kept a week past expiry (TTL on `purgeAt`) so a replay is still recognised. */
 const purgeAfter = (d: Date) => Timestamp.fromMillis(d.getTime() + 7 * 24 * 3600_000);
@@ -64,11 +64,56 @@ export interface IssuedHashes {
 /** `revoked`: this attempt revoked the grant (a reuse of a live grant's code or refresh token). */
 export type SpendOutcome = { ok: true; grant: Grant } | { ok: false; reason: "unknown" | "expired" | "reused" | "revoked"; revoked?: Grant };
 
-function grantFromDoc(grantId: string, d: FirebaseFirestore.DocumentData): Grant {
-  const { merchantId, uid, clientId, clientName, resource } = d;
-  const [createdAt, lastUsedAt, revokedAt] = [d.createdAt, d.lastUsedAt, d.revokedAt].map(toDate);
-  return { grantId, merchantId, uid, clientId, clientName, resource, scopes: d.scopes ?? [], createdAt, lastUsedAt, revokedAt, revokedReason: d.revokedReason ?? null };
+/** An access or refresh token as stored under its hash (an access token is never marked used). */
+interface TokenRecord {
+  grantId: string;
+  expiresAt: Date;
+  usedAt: Date | null;
 }
+
+const requestRecord = recordConverter<{ request: PendingRequest; consumed: boolean }>((d, requestId) => ({
+  request: {
+    requestId,
+    clientId: d.clientId,
+    clientName: d.clientName,
+    clientKind: d.clientKind,
+    redirectUri: d.redirectUri,
+    state: d.state ?? null,
+    codeChallenge: d.codeChallenge,
+    scopes: listOf<Scope>(d.scopes),
+    resource: d.resource,
+    expiresAt: dateOf(d.expiresAt),
+    browserHash: d.browserHash,
+  },
+  consumed: Boolean(d.consumedAt),
+}));
+const grantRecord = recordConverter<Grant>((d, grantId) => ({
+  grantId,
+  merchantId: d.merchantId,
+  uid: d.uid,
+  clientId: d.clientId,
+  clientName: d.clientName,
+  resource: d.resource,
+  scopes: listOf<Scope>(d.scopes),
+  createdAt: dateOrNull(d.createdAt),
+  lastUsedAt: dateOrNull(d.lastUsedAt),
+  revokedAt: dateOrNull(d.revokedAt),
+  revokedReason: d.revokedReason ?? null,
+}));
+const authorizationCodeRecord = recordConverter<CodeRecord>((d) => ({
+  grantId: d.grantId,
+  clientId: d.clientId,
+  redirectUri: d.redirectUri,
+  codeChallenge: d.codeChallenge,
+  resource: d.resource,
+  expiresAt: dateOf(d.expiresAt),
+  usedAt: dateOrNull(d.usedAt),
+}));
+const tokenRecord = recordConverter<TokenRecord>((d) => ({ grantId: d.grantId, expiresAt: dateOf(d.expiresAt), usedAt: dateOrNull(d.usedAt) }));
+
+const requestRef = (requestId: string) => col("oauthRequests").doc(requestId).withConverter(requestRecord);
+const grantRef = (grantId: string) => col("oauthGrants").doc(grantId).withConverter(grantRecord);
+const tokenRef = (kind: "access" | "refresh", hash: string) => col(kind === "access" ? "oauthAccessTokens" : "oauthRefreshTokens").doc(hash).withConverter(tokenRecord);
 
 export async function createPendingRequest(request: PendingRequest): Promise<void> {
   const { requestId, ...rest } = request;
@@ -76,12 +121,9 @@ export async function createPendingRequest(request: PendingRequest): Promise<voi
 }
 
 export async function getPendingRequest(requestId: string, now = new Date()): Promise<PendingRequest | undefined> {
-  const snap = await col("oauthRequests").doc(requestId).get();
-  if (!snap.exists) return undefined;
-  const d = snap.data()!;
-  const expiresAt = toDate(d.expiresAt)!;
-  if (d.consumedAt || expiresAt <= now) return undefined;
-  return { requestId, ...(d as Omit<PendingRequest, "requestId" | "expiresAt">), expiresAt };
+  const found = (await requestRef(requestId).get()).data();
+  if (!found || found.consumed || found.request.expiresAt <= now) return undefined;
+  return found.request;
 }
 
 /**
@@ -93,12 +135,11 @@ export async function decidePendingRequest(
   decision: { approve: false } | { approve: true; grant: Omit<Grant, "createdAt" | "lastUsedAt" | "revokedAt" | "revokedReason">; codeHash: string; codeExpiresAt: Date },
   now = new Date(),
 ): Promise<PendingRequest | undefined> {
-  const ref = col("oauthRequests").doc(requestId);
+  const ref = requestRef(requestId);
   return db().runTransaction(async (tx) => {
-    const snap = await tx.get(ref);
-    if (!snap.exists) return undefined;
-    const d = snap.data()!;
-    if (d.consumedAt || toDate(d.expiresAt)! <= now) return undefined;
+    const found = (await tx.get(ref)).data();
+    if (!found || found.consumed || found.request.expiresAt <= now) return undefined;
+    const { request } = found;
     tx.update(ref, { consumedAt: FieldValue.serverTimestamp(), approved: decision.approve });
     if (decision.approve) {
       const { grantId, ...grant } = decision.grant;
@@ -111,16 +152,16 @@ export async function decidePendingRequest(
       });
       tx.create(col("oauthCodes").doc(decision.codeHash), {
         grantId,
-        clientId: d.clientId,
-        redirectUri: d.redirectUri,
-        codeChallenge: d.codeChallenge,
-        resource: d.resource,
+        clientId: request.clientId,
+        redirectUri: request.redirectUri,
+        codeChallenge: request.codeChallenge,
+        resource: request.resource,
         expiresAt: ts(decision.codeExpiresAt),
         purgeAt: purgeAfter(decision.codeExpiresAt),
         usedAt: null,
       });
     }
-    return { requestId, ...(d as Omit<PendingRequest, "requestId" | "expiresAt">), expiresAt: toDate(d.expiresAt)! };
+    return request;
   });
 }
 
@@ -157,15 +198,12 @@ export async function redeemCode(
   issue: (grantId: string) => IssuedHashes,
   now = new Date(),
 ): Promise<SpendOutcome> {
-  const codeRef = col("oauthCodes").doc(codeHash);
+  const codeRef = col("oauthCodes").doc(codeHash).withConverter(authorizationCodeRecord);
   return db().runTransaction(async (tx): Promise<SpendOutcome> => {
-    const snap = await tx.get(codeRef);
-    if (!snap.exists) return { ok: false, reason: "unknown" };
-    const d = snap.data()!;
-    const code: CodeRecord = { ...(d as CodeRecord), expiresAt: toDate(d.expiresAt)!, usedAt: toDate(d.usedAt) };
-    const grantSnap = await tx.get(col("oauthGrants").doc(code.grantId));
-    if (!grantSnap.exists) return { ok: false, reason: "unknown" };
-    const grant = grantFromDoc(grantSnap.id, grantSnap.data()!);
+    const code = (await tx.get(codeRef)).data();
+    if (!code) return { ok: false, reason: "unknown" };
+    const grant = (await tx.get(grantRef(code.grantId))).data();
+    if (!grant) return { ok: false, reason: "unknown" };
     await check(code, grant);
     if (code.usedAt) {
       if (grant.revokedAt) return { ok: false, reason: "reused" };
@@ -197,21 +235,19 @@ export async function rotateRefreshToken(
   issued: IssuedHashes,
   now = new Date(),
 ): Promise<SpendOutcome> {
-  const tokenRef = col("oauthRefreshTokens").doc(refreshHash);
-  const grantRef = col("oauthGrants").doc(grantId);
+  const refreshRef = tokenRef("refresh", refreshHash);
   return db().runTransaction(async (tx): Promise<SpendOutcome> => {
-    const [tokenSnap, grantSnap] = await tx.getAll(tokenRef, grantRef);
-    if (!tokenSnap.exists || !grantSnap.exists || tokenSnap.data()!.grantId !== grantId) return { ok: false, reason: "unknown" };
-    const grant = grantFromDoc(grantId, grantSnap.data()!);
+    const [token, grant] = await readRecords([refreshRef, grantRef(grantId)], tx);
+    if (!token || !grant || token.grantId !== grantId) return { ok: false, reason: "unknown" };
     await check(grant);
-    if (tokenSnap.data()!.usedAt) {
+    if (token.usedAt) {
       if (grant.revokedAt) return { ok: false, reason: "reused" };
       revokeInTx(tx, grantId, "refresh token reused");
       return { ok: false, reason: "reused", revoked: grant };
     }
     if (grant.revokedAt) return { ok: false, reason: "revoked" };
-    if (toDate(tokenSnap.data()!.expiresAt)! <= now) return { ok: false, reason: "expired" };
-    tx.update(tokenRef, { usedAt: FieldValue.serverTimestamp() });
+    if (token.expiresAt <= now) return { ok: false, reason: "expired" };
+    tx.update(refreshRef, { usedAt: FieldValue.serverTimestamp() });
     writeTokens(tx, grantId, issued);
     return { ok: true, grant };
   });
@@ -219,22 +255,20 @@ export async function rotateRefreshToken(
 
 /** The access token (by hash) and its grant, in one round trip. */
 export async function readAccessToken(accessHash: string, grantId: string): Promise<{ expiresAt: Date; grant: Grant } | undefined> {
-  const [tokenSnap, grantSnap] = await db().getAll(col("oauthAccessTokens").doc(accessHash), col("oauthGrants").doc(grantId));
-  if (!tokenSnap.exists || !grantSnap.exists || tokenSnap.data()!.grantId !== grantId) return undefined;
-  return { expiresAt: toDate(tokenSnap.data()!.expiresAt)!, grant: grantFromDoc(grantId, grantSnap.data()!) };
+  const [token, grant] = await readRecords([tokenRef("access", accessHash), grantRef(grantId)]);
+  if (!token || !grant || token.grantId !== grantId) return undefined;
+  return { expiresAt: token.expiresAt, grant };
 }
 
 export async function getGrant(grantId: string): Promise<Grant | undefined> {
-  const snap = await col("oauthGrants").doc(grantId).get();
-  return snap.exists ? grantFromDoc(grantId, snap.data()!) : undefined;
+  return (await grantRef(grantId).get()).data();
 }
 
 /** Revokes a grant (every token it issued stops working on the next request), logged once. Idempotent. */
 export async function revokeGrant(grantId: string, reason: string): Promise<Grant | undefined> {
-  const ref = col("oauthGrants").doc(grantId);
   const revoked = await db().runTransaction(async (tx) => {
-    const snap = await tx.get(ref);
-    if (!snap.exists || snap.data()!.revokedAt) return false;
+    const grant = (await tx.get(grantRef(grantId))).data();
+    if (!grant || grant.revokedAt) return false;
     revokeInTx(tx, grantId, reason);
     return true;
   });
@@ -261,8 +295,8 @@ export async function grantsOfUserRevocation(tx: Transaction, merchantId: string
 }
 
 export async function listGrants(merchantId: string): Promise<Grant[]> {
-  const snap = await col("oauthGrants").where("merchantId", "==", merchantId).get();
-  return snap.docs.map((d) => grantFromDoc(d.id, d.data())).sort((a, b) => (b.createdAt?.getTime() ?? 0) - (a.createdAt?.getTime() ?? 0));
+  const snap = await col("oauthGrants").withConverter(grantRecord).where("merchantId", "==", merchantId).get();
+  return snap.docs.map((d) => d.data()).sort((a, b) => (b.createdAt?.getTime() ?? 0) - (a.createdAt?.getTime() ?? 0));
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -275,6 +309,5 @@ export async function touchGrant(grant: Grant, now = new Date()): Promise<void> 
 
 /** Whether a token (by hash) exists and belongs to the grant: revocation must not act on a guessed grant id. */
 export async function tokenBelongsToGrant(kind: "access" | "refresh", hash: string, grantId: string): Promise<boolean> {
-  const snap = await col(kind === "access" ? "oauthAccessTokens" : "oauthRefreshTokens").doc(hash).get();
-  return snap.exists && snap.data()!.grantId === grantId;
+  return (await tokenRef(kind, hash).get()).data()?.grantId === grantId;
 }

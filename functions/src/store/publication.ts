@@ -9,6 +9,7 @@ import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
 import { countStatusChange } from "./catalogue";
 import type { DraftKind } from "./drafts";
+import { recordConverter } from "./records";
 
 export type PublishableKind = DraftKind | "codes";
 export type Status = "draft" | "published";
@@ -21,6 +22,21 @@ interface StatusChange {
   /** false when it already had this status (nothing was written). */
   changed: boolean;
 }
+
+/**
+ * What a change of status reads of any publishable record: its status (null on a document without one,
+ * which any status then changes), when it was published, and, for a code, whether the catalogue counts it.
+ */
+interface PublishState {
+  status: Status | null;
+  publishedAt: Date | null;
+  catalogued: boolean;
+}
+const publishState = recordConverter<PublishState>((d) => ({
+  status: d.status === "published" || d.status === "draft" ? d.status : null,
+  publishedAt: d.publishedAt instanceof Timestamp ? d.publishedAt.toDate() : null,
+  catalogued: d.catalogue !== undefined,
+}));
 
 const refOf = (merchantId: string, kind: PublishableKind, id: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind).doc(id);
 
@@ -45,17 +61,15 @@ export function publishNewCodesInBatch(batch: WriteBatch, merchantId: string, co
 export async function setStatus(merchantId: string, kind: PublishableKind, id: string, status: Status, uid: string): Promise<StatusChange> {
   const ref = refOf(merchantId, kind, id);
   return db().runTransaction(async (tx) => {
-    const snap = await tx.get(ref);
-    if (!snap.exists) throw new AppError("NOT_FOUND", `Nothing to ${status === "published" ? "publish" : "unpublish"} with this id in this workspace`);
-    const data = snap.data()!;
-    if (data.status === status) {
-      const at = data.publishedAt instanceof Timestamp ? data.publishedAt.toDate().toISOString() : null;
-      return { id, status, publishedAt: status === "published" ? at : null, changed: false };
+    const current = (await tx.get(ref.withConverter(publishState))).data();
+    if (!current) throw new AppError("NOT_FOUND", `Nothing to ${status === "published" ? "publish" : "unpublish"} with this id in this workspace`);
+    if (current.status === status) {
+      return { id, status, publishedAt: status === "published" ? (current.publishedAt?.toISOString() ?? null) : null, changed: false };
     }
     const now = new Date();
     writeStatus(tx, merchantId, kind, id, status, uid, now);
     // A code from before the catalogue is counted by the backfill with the status it then has.
-    if (kind === "codes" && data.catalogue !== undefined) countStatusChange(tx, merchantId, status === "published" ? 1 : -1);
+    if (kind === "codes" && current.catalogued) countStatusChange(tx, merchantId, status === "published" ? 1 : -1);
     return { id, status, publishedAt: status === "published" ? now.toISOString() : null, changed: true };
   });
 }

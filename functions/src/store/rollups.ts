@@ -214,8 +214,11 @@ export async function foldRollup(merchantId: string, kind: RollupKind, baseId: s
     const shards = shardSnap.docs.filter((d) => d.get("shard") === true);
     countOps({ reads: 1 + Math.max(1, shardSnap.size) });
     if (!shards.length) return 0;
-    const docs = [...(baseSnap.exists ? [baseSnap.data()!] : []), ...shards.map((s) => s.data())];
-    const meta = baseSnap.exists ? baseSnap.data()! : shards[0].data();
+    // Rollup documents are open maps of counts (their keys are the breakdowns' own), so they are read as
+    // document data, not through a record converter.
+    const folded = baseSnap.data();
+    const docs = [...(folded ? [folded] : []), ...shards.map((s) => s.data())];
+    const meta = folded ?? shards[0].data();
     const keep = Object.fromEntries(Object.entries(meta).filter(([k]) => !COUNT_FIELDS.includes(k) && k !== "shard"));
     tx.set(base, { ...keep, ...foldCounts(docs), shard: false });
     for (const s of shards) tx.delete(s.ref);

@@ -9,6 +9,7 @@ import { Timestamp, type Transaction } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
+import { dateOf, dateOrNull, recordConverter } from "./records";
 
 interface SandboxCode {
   id: string;
@@ -28,8 +29,25 @@ export interface SandboxColours {
   background: string;
 }
 
+/** A sandbox code; colours and the claim read as null on a code from before them or not claimed. */
+const sandboxCodeRecord = recordConverter<SandboxCode>((d, id) => ({
+  id,
+  destinationUrl: d.destinationUrl,
+  colours: d.colours ?? null,
+  claimTokenHash: d.claimTokenHash,
+  createdAt: dateOf(d.createdAt),
+  expiresAt: dateOrNull(d.expiresAt),
+  originalExpiresAt: dateOf(d.originalExpiresAt),
+  claimedAt: dateOrNull(d.claimedAt),
+  claimedBy: d.claimedBy ?? null,
+}));
+
+/** A day's counter of one subject. */
+const counterRecord = recordConverter<{ count: number; expiresAt: Date | null }>((d) => ({ count: Number(d.count ?? 0), expiresAt: dateOrNull(d.expiresAt) }));
+
 const codes = () => db().collection(COLLECTIONS.sandboxCodes);
 const counters = () => db().collection(COLLECTIONS.sandboxCounters);
+const counterRef = (counter: string) => counters().doc(counter).withConverter(counterRecord);
 
 export const hashClaimToken = (token: string) => sha256Hex(token);
 export const newClaimToken = () => `claim_${randomBytes(24).toString("base64url")}`;
@@ -46,8 +64,8 @@ export interface Quota {
 }
 
 export async function readQuota(counter: string, limit: number, resetAt: Date): Promise<Quota> {
-  const snap = await counters().doc(counter).get();
-  const used = snap.exists && (snap.data()!.expiresAt as Timestamp).toMillis() > Date.now() ? (snap.data()!.count as number) : 0;
+  const stored = (await counterRef(counter).get()).data();
+  const used = stored?.expiresAt && stored.expiresAt.getTime() > Date.now() ? stored.count : 0;
   return { limit, used, resetAt };
 }
 
@@ -63,18 +81,17 @@ export async function createWithinQuota(
   /** Who the counter counts, for the error message. */
   subjectName = "IP address",
 ): Promise<Quota> {
-  const counterRef = counters().doc(counter);
+  const ref = counterRef(counter);
   return db().runTransaction(
     async (tx) => {
-      const snap = await tx.get(counterRef);
-      const used = snap.exists ? (snap.data()!.count as number) : 0;
+      const used = (await tx.get(ref)).data()?.count ?? 0;
       if (used >= limit) {
         throw new AppError("RATE_LIMITED", `The keyless sandbox makes ${limit} codes per ${subjectName} per UTC day`, {
           hint: "Sign up for an API key to create more, or use the bulk endpoint with a key.",
           details: { limit, resetAt: resetAt.toISOString() },
         });
       }
-      tx.set(counterRef, { count: used + 1, expiresAt: Timestamp.fromMillis(resetAt.getTime() + 86_400_000) });
+      tx.set(counters().doc(counter), { count: used + 1, expiresAt: Timestamp.fromMillis(resetAt.getTime() + 86_400_000) });
       tx.create(codes().doc(code.id), {
         destinationUrl: code.destinationUrl,
         colours: code.colours,
@@ -95,26 +112,11 @@ export function newSandboxId(): string {
   return codes().doc().id;
 }
 
-function fromDoc(id: string, d: FirebaseFirestore.DocumentData): SandboxCode {
-  const date = (v: unknown) => (v ? (v as Timestamp).toDate() : null);
-  return {
-    id,
-    destinationUrl: d.destinationUrl,
-    colours: d.colours ?? null,
-    claimTokenHash: d.claimTokenHash,
-    createdAt: date(d.createdAt)!,
-    expiresAt: date(d.expiresAt),
-    originalExpiresAt: date(d.originalExpiresAt)!,
-    claimedAt: date(d.claimedAt),
-    claimedBy: d.claimedBy ?? null,
-  };
-}
-
 /** Finds the sandbox code of a claim token (inside a transaction when given). */
 export async function findByClaimToken(token: string, tx?: Transaction): Promise<SandboxCode | undefined> {
-  const query = codes().where("claimTokenHash", "==", hashClaimToken(token)).limit(1);
+  const query = codes().withConverter(sandboxCodeRecord).where("claimTokenHash", "==", hashClaimToken(token)).limit(1);
   const snap = tx ? await tx.get(query) : await query.get();
-  return snap.empty ? undefined : fromDoc(snap.docs[0].id, snap.docs[0].data());
+  return snap.docs[0]?.data();
 }
 
 export function markClaimed(tx: Transaction, id: string, claimedBy: NonNullable<SandboxCode["claimedBy"]>, at: Date): void {

@@ -8,6 +8,7 @@ import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { queueMail, type MailMessage } from "./listings";
 import { timeOrderedPage } from "./pageCursor";
+import { dateOf, dateOrNull, listOf, recordConverter } from "./records";
 
 export const WEBHOOK_EVENTS = ["scan.created", "code.created", "code.updated", "code.published"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -80,32 +81,32 @@ const DELIVERY_LOG_DAYS = 30;
 /** Attempts kept per delivery: a day of backoff capped at an hour is about 30. */
 const ATTEMPTS_KEPT = 40;
 
-const webhooksOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("webhooks");
-const deliveriesOf = (merchantId: string, webhookId: string) => webhooksOf(merchantId).doc(webhookId).collection("deliveries");
-
 const date = (v: unknown) => (v instanceof Timestamp ? v.toDate() : null);
 
-function webhookFrom(merchantId: string, id: string, d: DocumentData): Webhook {
-  return {
-    webhookId: id,
-    merchantId,
-    url: d.url,
-    events: d.events,
-    codeIds: d.codeIds ?? null,
-    campaigns: d.campaigns ?? null,
-    machineScans: d.machineScans === true,
-    secrets: (d.secrets as DocumentData[]).map((s) => ({ sealed: s.sealed, createdAt: date(s.createdAt)!, expiresAt: date(s.expiresAt) })),
-    status: d.status,
-    failingSince: date(d.failingSince),
-    failedRun: typeof d.failedRun === "number" ? d.failedRun : 0,
-    probeAfter: date(d.probeAfter),
-    disabledAt: date(d.disabledAt),
-    createdAt: date(d.createdAt)!,
-    createdBy: d.createdBy,
-    createdWith: typeof d.createdWith === "string" ? d.createdWith : null,
-    disabledReason: d.status === "disabled" ? ((d.disabledReason as WebhookDisabledReason | undefined) ?? "failing") : null,
-  };
-}
+/** A webhook as stored under its workspace `merchantId`; an older one lacks the later fields (null, 0, false). */
+const webhookRecord = (merchantId: string) => recordConverter<Webhook>((d, id) => ({
+  webhookId: id,
+  merchantId,
+  url: d.url,
+  events: listOf<WebhookEvent>(d.events),
+  codeIds: d.codeIds ?? null,
+  campaigns: d.campaigns ?? null,
+  machineScans: d.machineScans === true,
+  secrets: listOf<DocumentData>(d.secrets).map((s) => ({ sealed: s.sealed, createdAt: dateOf(s.createdAt), expiresAt: dateOrNull(s.expiresAt) })),
+  status: d.status,
+  failingSince: date(d.failingSince),
+  failedRun: typeof d.failedRun === "number" ? d.failedRun : 0,
+  probeAfter: date(d.probeAfter),
+  disabledAt: date(d.disabledAt),
+  createdAt: dateOf(d.createdAt),
+  createdBy: d.createdBy,
+  createdWith: typeof d.createdWith === "string" ? d.createdWith : null,
+  disabledReason: d.status === "disabled" ? ((d.disabledReason as WebhookDisabledReason | undefined) ?? "failing") : null,
+}));
+
+const webhooksOf = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("webhooks");
+const webhookRecords = (merchantId: string) => webhooksOf(merchantId).withConverter(webhookRecord(merchantId));
+const deliveriesOf = (merchantId: string, webhookId: string) => webhooksOf(merchantId).doc(webhookId).collection("deliveries");
 
 const secretsData = (secrets: StoredSecret[]) =>
   secrets.map((s) => ({ sealed: s.sealed, createdAt: Timestamp.fromDate(s.createdAt), expiresAt: s.expiresAt ? Timestamp.fromDate(s.expiresAt) : null }));
@@ -145,13 +146,12 @@ export async function saveNewWebhook(w: Webhook, max: number): Promise<boolean> 
 }
 
 export async function readWebhook(merchantId: string, webhookId: string): Promise<Webhook | undefined> {
-  const snap = await webhooksOf(merchantId).doc(webhookId).get();
-  return snap.exists ? webhookFrom(merchantId, snap.id, snap.data()!) : undefined;
+  return (await webhookRecords(merchantId).doc(webhookId).get()).data();
 }
 
 export async function listWebhooks(merchantId: string): Promise<Webhook[]> {
-  const snap = await webhooksOf(merchantId).orderBy("createdAt", "desc").limit(100).get();
-  return snap.docs.map((d) => webhookFrom(merchantId, d.id, d.data()));
+  const snap = await webhookRecords(merchantId).orderBy("createdAt", "desc").limit(100).get();
+  return snap.docs.map((d) => d.data());
 }
 
 export async function deleteWebhook(merchantId: string, webhookId: string): Promise<boolean> {
@@ -258,22 +258,23 @@ export async function setLinkWebhooks(changes: Array<{ uniqueQRCodeID: string } 
 
 // ---- the delivery log ----
 
-function deliveryFrom(webhookId: string, id: string, d: DocumentData): Delivery {
-  return {
+/** A delivery as stored under its webhook `webhookId`. */
+const deliveryRecord = (webhookId: string) =>
+  recordConverter<Delivery>((d, id) => ({
     deliveryId: id,
     webhookId,
     type: d.type,
     count: d.count,
     body: d.body,
     status: d.status,
-    attempts: (d.attempts as DocumentData[]).map((a) => ({ ...(a as DeliveryAttempt), at: date(a.at)! })),
-    createdAt: date(d.createdAt)!,
-  };
-}
+    // Attempts are written back whole by recordAttempt: each keeps every field it was stored with.
+    attempts: listOf<DocumentData>(d.attempts).map((a) => ({ ...(a as DeliveryAttempt), at: dateOf(a.at) })),
+    createdAt: dateOf(d.createdAt),
+  }));
+const deliveryRecords = (merchantId: string, webhookId: string) => deliveriesOf(merchantId, webhookId).withConverter(deliveryRecord(webhookId));
 
 export async function readDelivery(merchantId: string, webhookId: string, deliveryId: string): Promise<Delivery | undefined> {
-  const snap = await deliveriesOf(merchantId, webhookId).doc(deliveryId).get();
-  return snap.exists ? deliveryFrom(webhookId, snap.id, snap.data()!) : undefined;
+  return (await deliveryRecords(merchantId, webhookId).doc(deliveryId).get()).data();
 }
 
 /** Writes a delivery's first record unless it exists (a retried task finds its own). */
@@ -304,8 +305,8 @@ export async function recordAttempt(merchantId: string, delivery: Delivery, atte
 
 /** One page of a webhook's delivery log, newest first (createdAt, then id), after `cursor` (store/pageCursor.ts). */
 export async function listDeliveries(merchantId: string, webhookId: string, page: { limit: number; cursor?: string }): Promise<{ deliveries: Delivery[]; nextCursor: string | null }> {
-  const { docs, nextCursor } = await timeOrderedPage(deliveriesOf(merchantId, webhookId), "createdAt", `deliveries:${webhookId}`, page);
-  return { deliveries: docs.map((d) => deliveryFrom(webhookId, d.id, d.data())), nextCursor };
+  const { docs, nextCursor } = await timeOrderedPage(deliveryRecords(merchantId, webhookId), "createdAt", `deliveries:${webhookId}`, page);
+  return { deliveries: docs.map((d) => d.data()), nextCursor };
 }
 
 /** A queued delivery that will never be attempted (its endpoint was disabled first): failed, kept for redelivery. */

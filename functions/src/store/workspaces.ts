@@ -1,11 +1,12 @@
 // Workspaces and memberships. A uid belongs to exactly one workspace: the membership doc id is the uid.
-import { FieldValue, type Timestamp } from "firebase-admin/firestore";
+import { FieldValue } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { COLLECTIONS } from "./collections";
 import { DEFAULT_TIME_ZONE } from "../core/constants";
 import { keysOfMinterRevocation } from "./apiKeys";
 import { grantsOfUserRevocation } from "./oauthGrants";
+import { dateOf, recordConverter } from "./records";
 
 export type Role = "owner" | "member";
 
@@ -24,29 +25,33 @@ interface Membership {
   role: Role;
 }
 
+/** A workspace from before time zones counts in UTC (DEFAULT_TIME_ZONE). */
+const workspaceRecord = recordConverter<Workspace>((data, merchantId) => ({
+  merchantId,
+  name: data.name,
+  ownerUid: data.ownerUid,
+  createdAt: dateOf(data.createdAt),
+  timeZone: (typeof data.timeZone === "string" && data.timeZone) || DEFAULT_TIME_ZONE,
+}));
+const membershipRecord = recordConverter<Membership>((data, uid) => ({ uid, merchantId: data.merchantId, role: data.role }));
+
+/** Workspace documents as written; `workspaceRecords` reads them as workspaces. */
 const workspaces = () => db().collection(COLLECTIONS.workspaces);
+const workspaceRecords = () => workspaces().withConverter(workspaceRecord);
 const memberships = () => db().collection(COLLECTIONS.memberships);
+const membershipRecords = () => memberships().withConverter(membershipRecord);
 
 export async function getMembership(uid: string): Promise<Membership | undefined> {
-  const snap = await memberships().doc(uid).get();
-  if (!snap.exists) return undefined;
-  const data = snap.data()!;
-  return { uid, merchantId: data.merchantId, role: data.role };
+  return (await membershipRecords().doc(uid).get()).data();
 }
 
 export async function getWorkspace(merchantId: string): Promise<Workspace | undefined> {
-  const snap = await workspaces().doc(merchantId).get();
-  if (!snap.exists) return undefined;
-  const data = snap.data()!;
-  return { merchantId, name: data.name, ownerUid: data.ownerUid, createdAt: (data.createdAt as Timestamp).toDate(), timeZone: timeZoneOf(data) };
+  return (await workspaceRecords().doc(merchantId).get()).data();
 }
-
-const timeZoneOf = (data: FirebaseFirestore.DocumentData): string => (typeof data.timeZone === "string" && data.timeZone) || DEFAULT_TIME_ZONE;
 
 /** The workspace's analytics time zone: the one field the redirect needs of a workspace. */
 export async function readWorkspaceTimeZone(merchantId: string): Promise<string> {
-  const snap = await workspaces().doc(merchantId).get();
-  return snap.exists ? timeZoneOf(snap.data()!) : DEFAULT_TIME_ZONE;
+  return (await workspaceRecords().doc(merchantId).get()).data()?.timeZone ?? DEFAULT_TIME_ZONE;
 }
 
 /**
@@ -74,8 +79,8 @@ export async function ensureWorkspaceForOwner(
   const membershipRef = memberships().doc(uid);
   const workspaceRef = merchantId ? workspaces().doc(merchantId) : workspaces().doc();
   const result = await db().runTransaction(async (tx) => {
-    const existing = await tx.get(membershipRef);
-    if (existing.exists) return { merchantId: existing.data()!.merchantId as string, created: false };
+    const existing = (await tx.get(membershipRef.withConverter(membershipRecord))).data();
+    if (existing) return { merchantId: existing.merchantId, created: false };
     const ws = await tx.get(workspaceRef);
     if (ws.exists) throw new AppError("CONFLICT", `Workspace ${workspaceRef.id} already exists`);
     tx.create(workspaceRef, { name, ownerUid: uid, createdAt: FieldValue.serverTimestamp() });
@@ -90,9 +95,10 @@ export async function ensureWorkspaceForOwner(
 export async function addMember(merchantId: string, uid: string, role: Role = "member"): Promise<Membership> {
   const membershipRef = memberships().doc(uid);
   await db().runTransaction(async (tx) => {
-    const [ws, existing] = await Promise.all([tx.get(workspaces().doc(merchantId)), tx.get(membershipRef)]);
+    const [ws, existing] = await Promise.all([tx.get(workspaces().doc(merchantId)), tx.get(membershipRef.withConverter(membershipRecord))]);
     if (!ws.exists) throw new AppError("NOT_FOUND", `No workspace ${merchantId}`);
-    if (existing.exists && existing.data()!.merchantId !== merchantId) {
+    const member = existing.data();
+    if (member && member.merchantId !== merchantId) {
       throw new AppError("CONFLICT", `User ${uid} already belongs to another workspace`);
     }
     tx.set(membershipRef, { merchantId, role, createdAt: FieldValue.serverTimestamp() });
@@ -108,9 +114,9 @@ export async function addMember(merchantId: string, uid: string, role: Role = "m
 export async function removeMember(merchantId: string, uid: string): Promise<void> {
   const membershipRef = memberships().doc(uid);
   const logGrantRevocations = await db().runTransaction(async (tx) => {
-    const existing = await tx.get(membershipRef);
-    if (!existing.exists || existing.data()!.merchantId !== merchantId) throw new AppError("NOT_FOUND", `User ${uid} is not a member of ${merchantId}`);
-    if (existing.data()!.role === "owner") throw new AppError("CONFLICT", "The owner cannot be removed from their workspace");
+    const existing = (await tx.get(membershipRef.withConverter(membershipRecord))).data();
+    if (!existing || existing.merchantId !== merchantId) throw new AppError("NOT_FOUND", `User ${uid} is not a member of ${merchantId}`);
+    if (existing.role === "owner") throw new AppError("CONFLICT", "The owner cannot be removed from their workspace");
     const [revokeKeys, revokeGrants] = await Promise.all([keysOfMinterRevocation(tx, merchantId, uid), grantsOfUserRevocation(tx, merchantId, uid)]);
     revokeKeys();
     const logGrants = revokeGrants();
