@@ -8,6 +8,7 @@
 // Ctrl-C at any moment stops everything this started.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { checkPrerequisites, PrerequisiteError, ROOT, Stack, tailOf, LOG_FILE } from "./lib/stack";
 
@@ -19,7 +20,8 @@ const mocha = path.join(ROOT, "node_modules", "mocha", "bin", "mocha.js");
  */
 export const TIERS = {
   lifecycle: { spec: "test/lifecycle/**/*.test.ts", stack: false },
-  unit: { spec: "test/unit/**/*.test.ts", stack: false, parallel: true },
+  // `slowFirst`: the files that take longest start first, so no long file starts last and runs alone.
+  unit: { spec: "test/unit/**/*.test.ts", stack: false, parallel: true, slowFirst: ["scan-bounds", "print-package", "design-fuzz", "gs1-qr", "qr-render"] },
   integration: { spec: "test/integration/**/*.test.ts", stack: true },
   rules: { spec: "test/rules/**/*.test.ts", stack: true },
   browser: { spec: "test/browser/**/*.test.ts", stack: true },
@@ -44,8 +46,16 @@ export function tiersOf(args: string[]): { tiers: Tier[]; rest: string[] } {
 
 /** mocha's options for the tiers after lifecycle (the same as .mocharc.json's, with the tiers' folders). */
 const mochaArgs = (tiers: Tier[], extra: string[]) => ["--no-config", "--node-option", "import=tsx", "--timeout", "30000", "--exit", ...tiers.map((t) => TIERS[t].spec), ...extra];
-/** A parallel tier's files spread over the machine's cores (one worker per core, at least two). */
-const parallelArgs = (tier: Tier, extra: string[]) => [...mochaArgs([tier], extra), "--parallel", "--jobs", String(Math.max(2, availableParallelism()))];
+/** A parallel tier's files spread over the machine's cores (one worker per core, at least two), its slowest first. */
+function parallelArgs(tier: "unit", extra: string[]): string[] {
+  const dir = TIERS[tier].spec.split("/**")[0];
+  const slow = (file: string) => TIERS[tier].slowFirst.findIndex((name) => file === `${name}.test.ts`) >>> 0; // not listed: last
+  const files = readdirSync(path.join(ROOT, dir))
+    .filter((f) => f.endsWith(".test.ts"))
+    .sort((a, b) => slow(a) - slow(b) || a.localeCompare(b));
+  const args = mochaArgs([], extra);
+  return [...args, ...files.map((f) => `${dir}/${f}`), "--parallel", "--jobs", String(Math.max(2, availableParallelism()))];
+}
 let running: ChildProcess | undefined;
 
 function runMocha(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -76,7 +86,7 @@ async function main(): Promise<number> {
       if (lifecycle !== 0) return lifecycle;
     }
     let failed = 0;
-    for (const tier of tiers.filter((t) => "parallel" in TIERS[t])) failed ||= await runMocha(parallelArgs(tier, extra), process.env);
+    if (tiers.includes("unit")) failed = await runMocha(parallelArgs("unit", extra), process.env);
     const rest = tiers.filter((t) => t !== "lifecycle" && !("parallel" in TIERS[t]));
     if (!rest.length) return failed;
     if (!rest.some((t) => TIERS[t].stack)) return (await runMocha(mochaArgs(rest, extra), process.env)) || failed;

@@ -23,6 +23,10 @@ describe("test tiers", () => {
     }
   });
 
+  it("the unit tier's slow-first files exist (a renamed one would silently start last)", () => {
+    for (const name of TIERS.unit.slowFirst) assert.ok(testFiles("test/unit").includes(path.join("test/unit", `${name}.test.ts`)), name);
+  });
+
   it("each tier has its npm script and a row in the README; unknown tiers are refused", () => {
     const scripts = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
     const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");

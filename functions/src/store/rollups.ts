@@ -53,11 +53,15 @@ export interface RollupTarget {
 const rollups = (merchantId: string, kind: RollupKind) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection(kind);
 
 export function addInto(into: Counts, from: Counts): Counts {
-  for (const [k, v] of Object.entries(from)) {
-    if (typeof v === "number") into[k] = ((into[k] as number | undefined) ?? 0) + v;
-    else into[k] = addInto(((into[k] as Counts | undefined) ?? {}) as Counts, v);
-  }
+  // for...in over plain count maps: no entry arrays per call (this runs for every scan and every fold).
+  for (const k in from) addOne(into, k, from[k]);
   return into;
+}
+
+/** Adds one key's count (a number or a nested map) into `into`. */
+function addOne(into: Counts, k: string, v: number | Counts): void {
+  if (typeof v === "number") into[k] = ((into[k] as number | undefined) ?? 0) + v;
+  else into[k] = addInto((into[k] as Counts | undefined) ?? {}, v);
 }
 
 function asIncrements(counts: Counts): DocumentData {
@@ -105,9 +109,9 @@ function capped(counts: Counts, slot: Slot): Counts {
     let known = slot.keys.get(field as CappedField);
     if (!known) slot.keys.set(field as CappedField, (known = new Set()));
     const kept: Counts = {};
-    for (const [k, v] of Object.entries(value)) {
+    for (const k in value) {
       const admitted = known.has(k) || (k !== OTHER_KEY && known.size < cap && (known.add(k), true));
-      addInto(kept, { [admitted ? k : OTHER_KEY]: v });
+      addOne(kept, admitted ? k : OTHER_KEY, value[k]);
     }
     out[field] = kept;
   }
