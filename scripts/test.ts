@@ -46,15 +46,23 @@ export function tiersOf(args: string[]): { tiers: Tier[]; rest: string[] } {
 
 /** mocha's options for the tiers after lifecycle (the same as .mocharc.json's, with the tiers' folders). */
 const mochaArgs = (tiers: Tier[], extra: string[]) => ["--no-config", "--node-option", "import=tsx", "--timeout", "30000", "--exit", ...tiers.map((t) => TIERS[t].spec), ...extra];
-/** A parallel tier's files spread over the machine's cores (one worker per core, at least two), its slowest first. */
-function parallelArgs(tier: "unit", extra: string[]): string[] {
-  const dir = TIERS[tier].spec.split("/**")[0];
-  const slow = (file: string) => TIERS[tier].slowFirst.findIndex((name) => file === `${name}.test.ts`) >>> 0; // not listed: last
-  const files = readdirSync(path.join(ROOT, dir))
+/** The unit tier's files (its spec's folder, subfolders included), the slow-first ones first. */
+export function unitTierFiles(): string[] {
+  const dir = TIERS.unit.spec.split("/**")[0];
+  const slow = (file: string) => TIERS.unit.slowFirst.findIndex((name) => file === `${name}.test.ts`) >>> 0; // not listed: last
+  return readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".test.ts"))
-    .sort((a, b) => slow(a) - slow(b) || a.localeCompare(b));
+    .sort((a, b) => slow(a) - slow(b) || a.localeCompare(b))
+    .map((f) => `${dir}/${f}`);
+}
+
+/** A parallel tier's files spread over the machine's cores (UNIT_JOBS workers if set), its slowest first. */
+function parallelArgs(tier: "unit", extra: string[]): string[] {
+  const files = unitTierFiles();
   const args = mochaArgs([], extra);
-  return [...args, ...files.map((f) => `${dir}/${f}`), "--parallel", "--jobs", String(Math.max(2, availableParallelism()))];
+  // One worker per core, at least two and at most four: each worker holds its own copy of the modules.
+  const jobs = Number(process.env.UNIT_JOBS) || Math.min(4, Math.max(2, availableParallelism()));
+  return [...args, ...files, "--parallel", "--jobs", String(jobs)];
 }
 let running: ChildProcess | undefined;
 

@@ -9,6 +9,8 @@ import { sha256Hex } from "../../functions/src/core/hash";
 import { findApiKeyByHash, listApiKeys } from "../../functions/src/store/apiKeys";
 import { findCode, readCodes, readLink } from "../../functions/src/store/codes";
 import { readWebhook } from "../../functions/src/store/webhooks";
+import { getListing, writeListing } from "../../functions/src/store/listings";
+import { db } from "../../functions/src/core/firebase";
 import { updateCode } from "../../functions/src/codes/service";
 
 describe("stored records: older documents read with nulls", function () {
@@ -106,5 +108,19 @@ describe("stored records: older documents read with nulls", function () {
     assert.equal(webhook.merchantId, merchant.merchantId);
     assert.deepEqual([webhook.codeIds, webhook.campaigns, webhook.machineScans, webhook.failedRun, webhook.failingSince, webhook.probeAfter, webhook.createdWith, webhook.disabledReason], [null, null, false, 0, null, null, null, null]);
     assert.deepEqual(webhook.secrets, [{ sealed: "s", createdAt: created.toDate(), expiresAt: null }]);
+  });
+
+  it("listings: a rewrite replaces the listing's own fields, clears what it clears, and keeps a field it does not name", async () => {
+    const domain = `old-${randomUUID().slice(0, 8)}.example.com`;
+    const pendingChange = { businessName: "New name", voiceAgentPhone: "+14155550100", email: "owner@example.com" };
+    await firestore()
+      .collection("listings")
+      .doc(domain)
+      .create({ domain, merchantId: merchant.merchantId, businessName: "Old name", voiceAgentPhone: "+14155550199", email: "old@example.com", status: "approved", pendingChange, createdAt: created, updatedAt: created, approvedAt: created, rejectedReason: null, expiresAt: null, operatorNote: "kept" });
+    const listing = await getListing(domain);
+    assert.ok(listing);
+    await db().runTransaction(async (tx) => writeListing(tx, { ...listing, businessName: "Renamed", pendingChange: null, updatedAt: new Date() }));
+    const stored = (await firestore().collection("listings").doc(domain).get()).data()!;
+    assert.deepEqual([stored.businessName, stored.pendingChange, stored.operatorNote, stored.email], ["Renamed", null, "kept", "old@example.com"]);
   });
 });

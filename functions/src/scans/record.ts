@@ -252,9 +252,10 @@ export async function streamScan(event: ScanEvent): Promise<void> {
  */
 async function publishServed(event: ScanEvent, known: ScanEvent["served_from"] | undefined, final: ScanRequest["servedFrom"]): Promise<void> {
   if (known) return streamScan({ ...event, served_from: known });
-  await streamScan(event);
-  const servedFrom = await final;
-  if (servedFrom !== event.served_from) await streamScan({ ...event, served_from: servedFrom });
+  // The marked copy goes out as soon as the deadline passes, beside the first copy's publish, not after it:
+  // the redirect waits for the longer of the two, as it waited for one publish before.
+  const marked = Promise.resolve(final).then((servedFrom) => (servedFrom !== event.served_from ? streamScan({ ...event, served_from: servedFrom }) : undefined));
+  await Promise.all([streamScan(event), marked]);
 }
 
 /**

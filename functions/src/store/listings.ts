@@ -72,14 +72,19 @@ export async function pendingDomainsOf(merchantId: string, tx: Transaction): Pro
   return snap.docs.map((d) => d.data()).filter((l) => isLive(l)).map((l) => l.domain);
 }
 
+/**
+ * Writes every field of the listing, each replaced whole (a cleared one as null), and leaves any field
+ * the record does not name (a newer release's, an operator's) as stored.
+ */
 export function writeListing(tx: Transaction, listing: Listing): void {
-  tx.set(listingRef(listing.domain), {
+  const data = {
     ...listing,
     createdAt: Timestamp.fromDate(listing.createdAt),
     updatedAt: Timestamp.fromDate(listing.updatedAt),
     approvedAt: listing.approvedAt ? Timestamp.fromDate(listing.approvedAt) : null,
     expiresAt: listing.expiresAt ? Timestamp.fromDate(listing.expiresAt) : null,
-  });
+  };
+  tx.set(listingRef(listing.domain), data, { mergeFields: Object.keys(data) });
 }
 
 export async function listListings(status: ListingStatus, options: { prefix?: string; limit?: number } = {}): Promise<Listing[]> {
