@@ -16,12 +16,12 @@ const mocha = path.join(ROOT, "node_modules", "mocha", "bin", "mocha.js");
 
 /**
  * The test tiers: each a folder of test/, runnable alone; `npm test` runs them all: lifecycle, then unit
- * (pure CPU, so its files run on every core at once: `parallel`), then the tiers that share one stack.
+ * (pure CPU, so its files run on every core at once), then the tiers that share one stack.
  */
 export const TIERS = {
   lifecycle: { spec: "test/lifecycle/**/*.test.ts", stack: false },
   // `slowFirst`: the files that take longest start first, so no long file starts last and runs alone.
-  unit: { spec: "test/unit/**/*.test.ts", stack: false, parallel: true, slowFirst: ["scan-bounds", "print-package", "design-fuzz", "gs1-qr", "qr-render"] },
+  unit: { spec: "test/unit/**/*.test.ts", stack: false, slowFirst: ["scan-bounds", "print-package", "design-fuzz", "gs1-qr", "qr-render"] },
   integration: { spec: "test/integration/**/*.test.ts", stack: true },
   rules: { spec: "test/rules/**/*.test.ts", stack: true },
   browser: { spec: "test/browser/**/*.test.ts", stack: true },
@@ -56,13 +56,11 @@ export function unitTierFiles(): string[] {
     .map((f) => `${dir}/${f}`);
 }
 
-/** A parallel tier's files spread over the machine's cores (UNIT_JOBS workers if set), its slowest first. */
-function parallelArgs(tier: "unit", extra: string[]): string[] {
-  const files = unitTierFiles();
-  const args = mochaArgs([], extra);
+/** The unit tier's files spread over the machine's cores (UNIT_JOBS workers if set), its slowest first. */
+function unitArgs(extra: string[]): string[] {
   // One worker per core, at least two and at most four: each worker holds its own copy of the modules.
   const jobs = Number(process.env.UNIT_JOBS) || Math.min(4, Math.max(2, availableParallelism()));
-  return [...args, ...files, "--parallel", "--jobs", String(jobs)];
+  return [...mochaArgs([], extra), ...unitTierFiles(), "--parallel", "--jobs", String(jobs)];
 }
 let running: ChildProcess | undefined;
 
@@ -94,8 +92,8 @@ async function main(): Promise<number> {
       if (lifecycle !== 0) return lifecycle;
     }
     let failed = 0;
-    if (tiers.includes("unit")) failed = await runMocha(parallelArgs("unit", extra), process.env);
-    const rest = tiers.filter((t) => t !== "lifecycle" && !("parallel" in TIERS[t]));
+    if (tiers.includes("unit")) failed = await runMocha(unitArgs(extra), process.env);
+    const rest = tiers.filter((t) => t !== "lifecycle" && t !== "unit");
     if (!rest.length) return failed;
     if (!rest.some((t) => TIERS[t].stack)) return (await runMocha(mochaArgs(rest, extra), process.env)) || failed;
     const started = Date.now();
