@@ -9,6 +9,7 @@ export interface RedirectInstance {
   origin: string;
   child: ChildProcess;
   holdLinkReads(ms: number): Promise<void>;
+  failLinkReads(on: boolean): Promise<void>;
   stats(): Promise<{ ops: { reads: number; writes: number; deletes: number }; documents: { busiest: { path: string; writesInOneSecond: number; total: number } | null; documents: number }; cpuMicros: number }>;
 }
 
@@ -34,6 +35,9 @@ export async function startRedirectInstances(count: number, env: NodeJS.ProcessE
         child,
         async holdLinkReads(ms: number) {
           await (await fetch(`${origin}/__hold-link-reads?ms=${ms}`)).json();
+        },
+        async failLinkReads(on: boolean) {
+          await (await fetch(`${origin}/__fail-link-reads?on=${on ? 1 : 0}`)).json();
         },
         async stats() {
           return (await fetch(`${origin}/__stats`)).json();

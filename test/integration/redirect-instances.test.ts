@@ -68,4 +68,19 @@ describe("redirect instances: re-points and last-known-good", function () {
     const a = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, merchant.apiKey));
     assert.equal(a.totalScans, 3, "the scan answered from last-known-good is counted");
   });
+
+  it("a link read that fails is answered from last-known-good where the instance has one, and counted", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "failed read", destinationUrl: "https://example.com/still-here", dynamic: true }, merchant.apiKey));
+    const [warm] = instances;
+    assert.equal((await scanAt(warm, code.uniqueQRCodeID)).location, "https://example.com/still-here");
+    await warm.failLinkReads(true);
+    try {
+      const answer = await scanAt(warm, code.uniqueQRCodeID);
+      assert.deepEqual([answer.status, answer.location, answer.served, answer.counted], [302, "https://example.com/still-here", "last-known-good", "true"]);
+    } finally {
+      await warm.failLinkReads(false);
+    }
+    const a = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, merchant.apiKey));
+    assert.equal(a.totalScans, 2, "the scan answered from last-known-good is counted");
+  });
 });

@@ -3,6 +3,7 @@
 // before its redirect answered; a scan published twice is one row after the documented de-duplication;
 // and the documented queries, run on the messages, give the figures the Firestore rollups give.
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, type TestMerchant } from "../helpers/merchants";
@@ -81,5 +82,33 @@ describe("scan stream: every scan reaches Pub/Sub", function () {
     // 7 people's scans: counted or repeats (how many of Alice's burst count depends on the minutes it spans).
     assert.deepEqual([a.totalScans + a.repeatScans, a.uniqueScanners, a.botScans.total], [7, 2, 2]);
     assert.ok(a.repeatScans >= 1 || a.totalScans === 7);
+  });
+
+  it("a stalled stream holds an answer at most its own bound and never makes a recorded scan's count unknown", async () => {
+    const subscription = await subscribeToScans();
+    const code = toolResult(await callTool("svc.qr.create", { title: "stalled stream", destinationUrl: "https://example.com/stalled", dynamic: true }, merchant.apiKey));
+    assert.equal((await scan(newClient(), code.uniqueQRCodeID, BROWSERS[0].ua)).status, 302); // a warm instance and Pub/Sub client
+    // The Pub/Sub emulator stopped in its tracks: connections are accepted and nothing is answered.
+    const port = (process.env.PUBSUB_EMULATOR_HOST ?? "").split(":").pop();
+    const listener = execFileSync("ss", ["-ltnpH", `sport = :${port}`], { encoding: "utf8" });
+    const pid = Number(/pid=(\d+)/.exec(listener)?.[1]);
+    assert.ok(pid > 0, `the Pub/Sub emulator's process: ${listener}`);
+    process.kill(pid, "SIGSTOP");
+    let answer: Response;
+    let ms: number;
+    try {
+      const started = performance.now();
+      answer = await scan(newClient(), code.uniqueQRCodeID, BROWSERS[1].ua);
+      ms = performance.now() - started;
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    assert.equal(answer.status, 302);
+    // The write landed at once; the answer waited for the publish's own bound, then told the truth.
+    assert.equal(answer.headers.get("x-scan-counted"), "true");
+    assert.ok(ms >= 4_000 && ms < 9_000, `answered after ${Math.round(ms)} ms`);
+    // The library kept the late publish: both scans reach the stream once the emulator runs again.
+    const messages = await pullScans(subscription, 2);
+    assert.equal(new Set(messages.map((m) => m.event.scan_id)).size, 2);
   });
 });

@@ -261,6 +261,33 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     await codeDays(stuck).doc(`${base}~other~0`).delete();
   });
 
+  it("one IPv6 host cannot mint people from the addresses of its /64: one browser is one person, and newcomers share the /64's budget", async () => {
+    const m = await createMerchant();
+    const code = await dynamicCode(m, "ipv6");
+    const identity = { merchantId: m.merchantId, codeId: code.codeId, campaign: null, timeZone: "UTC" };
+    const place = { country: "US", state: "Oregon", city: "Portland" };
+    const record = (address: string, ua: string) =>
+      recordScan(identity, code.uniqueQRCodeID, { method: "GET", headers: { "user-agent": ua }, address, place, at: new Date(), source: "redirect", servedFrom: "live" });
+    // 30 addresses of one /64 (any host may use all of them), one browser: one person, then repeats.
+    const outcomes = [];
+    for (let i = 1; i <= 30; i++) outcomes.push(await record(`2001:db8:1:2::${i.toString(16)}`, PHONE));
+    assert.equal(outcomes.filter((o) => o.counted && o.unique).length, 1, JSON.stringify(outcomes.slice(0, 3)));
+    // Another /64 is another client.
+    assert.deepEqual(await record("2001:db8:1:3::1", PHONE), { counted: true, unique: true });
+    // Real, varied browsers from addresses of one /64: past the few an instance lets through, each new
+    // person takes a slot of the /64's one newcomer budget (all slots under one address hash).
+    const crowd = realCrowd(12).filter((ua) => ua !== PHONE).slice(0, 10);
+    const left = NEWCOMER_WINDOW_MS - (Date.now() % NEWCOMER_WINDOW_MS);
+    if (left < 30_000) await new Promise((r) => setTimeout(r, left + 1_000)); // the crowd in one newcomer window
+    for (const [i, ua] of crowd.entries()) await record(`2001:db8:1:4:${(i + 1).toString(16)}::1`, ua);
+    const slots = (await firestore().collection("workspaces").doc(m.merchantId).collection("scans").get()).docs
+      .map((d) => d.id.split("~"))
+      .filter(([kind, , , codeId]) => kind === "n" && codeId === code.codeId)
+      .map((parts) => parts.join("~"));
+    assert.equal(new Set(slots.map((id) => id.split("~")[1])).size, 1, `newcomer slots of one budget: ${slots.join(", ")}`);
+    assert.equal(slots.length, crowd.length - NEWCOMERS_UNCHECKED, "every newcomer past the unchecked few took a slot");
+  });
+
   it("a scan at 23:30 in Los Angeles lands on that day for a workspace in America/Los_Angeles", async () => {
     const m = await createMerchant();
     const setTz = (timeZone: string, token = m.idToken) =>

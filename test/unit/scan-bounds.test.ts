@@ -47,6 +47,10 @@ describe("scan size bounds", () => {
     }
     const ua = unrecognisedUserAgent(prng(1));
     assert.notEqual(key("198.51.100.7", ua), key("198.51.100.8", ua), "the address still tells people apart");
+    // An IPv6 host may use every address of its /64: the /64 is the client, as for the rate limits.
+    const browser = realCrowd(1)[0];
+    assert.equal(key("2001:db8:1:2::1", browser), key("2001:db8:1:2:ffff:ffff:ffff:fffe", browser), "one /64, one client");
+    assert.notEqual(key("2001:db8:1:2::1", browser), key("2001:db8:1:3::1", browser), "another /64 is another client");
   });
 
   it("real, varied browsers behind one address stay distinct people; a made-up product in a browser's shape does not", () => {

@@ -24,7 +24,7 @@ import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
 import { recordScanSafely, scanCountedHeader, type CodeIdentity } from "../scans/record";
-import type { RuleChoice, RuledLink } from "../campaigns/answer";
+import type { CampaignScan, RuleChoice, RuledLink } from "../campaigns/answer";
 import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
 import { handlePasswordPost, sendPasswordPage } from "./password";
@@ -130,17 +130,23 @@ type ServedLink = { link: Link | undefined; servedFrom: "live" | "last-known-goo
 /**
  * The link for this scan: always read (a re-point applies to the very next scan on every instance). Only
  * when the read passes LINK_READ_DEADLINE_MS and this instance has read the link before does the last
- * known answer serve the scan; the late read still refreshes it. Without one, the scan waits for the read.
+ * known answer serve the scan (and when the read fails); the late read still refreshes it. Without one, the
+ * scan waits for the read.
  */
 function readLinkInTime(id: string): Promise<ServedLink> {
   const read = linkReads.submit(id).then((link) => (rememberGood(id, link), link));
   const known = lastGood.get(id);
   if (!known) return read.then((link) => ({ link, servedFrom: "live" }));
-  return new Promise<ServedLink>((resolve, reject) => {
+  return new Promise<ServedLink>((resolve) => {
     const timer = setTimeout(() => resolve({ link: lastGood.get(id) ?? known, servedFrom: "last-known-good" }), LINK_READ_DEADLINE_MS);
     read.then(
       (link) => (clearTimeout(timer), resolve({ link, servedFrom: "live" })),
-      (error) => (clearTimeout(timer), reject(error)),
+      // A failed read is answered like a late one: the scanner gets the code's last known link, not a 404.
+      (error: unknown) => {
+        clearTimeout(timer);
+        logError("redirect.link_read_failed", "link read failed: answered from the last known link", error, { uniqueQRCodeID: id });
+        resolve({ link: lastGood.get(id) ?? known, servedFrom: "last-known-good" });
+      },
     );
   });
 }
@@ -151,13 +157,16 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   const at = new Date();
   let place: ScanPlace | undefined;
   let choice: RuleChoice | undefined;
+  /** The scan as campaign rules see it: described once, when its time zone is known, for the rule choice and the answer. */
+  let campaignScan: CampaignScan | undefined;
   const address = clientAddressOf(req);
+  const describe = (timeZone: string): CampaignScan => (campaignScan ??= { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone });
   /** Records the scan; a code with rules (`ruled`) is recorded with its gate and the rule that answers it. */
   const record = async (identity: Omit<CodeIdentity, "timeZone">, servedFrom: Promise<ServedLink["servedFrom"]>, ruled?: RuledLink) => {
     let timeZone: string;
     [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
     const campaign = ruled ? campaigns() : undefined;
-    if (ruled && campaign) choice = new campaign.RuleChoice(ruled, { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone });
+    if (ruled && campaign) choice = new campaign.RuleChoice(ruled, describe(timeZone));
     return recordScanSafely({ ...identity, timeZone }, id, {
       method: req.method ?? "GET",
       headers: req.headers,
@@ -171,7 +180,9 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     });
   };
   const ruledOf = (link: Link): RuledLink | undefined => (link.campaignRules ? { ...link, campaignRules: link.campaignRules } : undefined);
-  const known = identities.get(id);
+  // The fast path below needs the last link read as much as the identity: the two memories forget
+  // separately, and a code whose rules or takedown this instance no longer holds must be read first.
+  const known = lastGood.has(id) ? identities.get(id) : undefined;
   if (known && lastGood.get(id)?.takenDown) {
     // Taken down when this instance last read it: read again (a restore applies at once) before recording anything.
     const fresh = await readLinkInTime(id);
@@ -201,12 +212,9 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   let location = link.destinationUrl;
   if (link.campaignRules) {
     // The rules came with the link just read: a change applies on the very next scan, and nothing more is read.
-    const timeZone = await timeZoneOf(link.merchantId, at.getTime());
-    const answer = await campaigns().campaignAnswer(
-      { ...link, campaignRules: link.campaignRules },
-      { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone },
-      { outcome, gated, choice },
-    );
+    // Described already when the scan was recorded with its rules; else (the rules came with this read) now.
+    const scan = campaignScan ?? describe(await timeZoneOf(link.merchantId, at.getTime()));
+    const answer = await campaigns().campaignAnswer({ ...link, campaignRules: link.campaignRules }, scan, { outcome, gated, choice });
     // The merchant's branding came with the link (copied when its rules were set): nothing more is read.
     if (answer.type === "ended") return sendEnded(res, counted, (link.campaignRules as { brand?: EndedPageBrand }).brand);
     if (answer.type === "busy") return sendBusy(res, counted);

@@ -16,6 +16,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
+import { rateLimitSubject } from "../core/clientAddress";
 import { withTimeout } from "../core/firebase";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
@@ -81,9 +82,13 @@ function secretOf(date: string): Promise<Buffer> {
   return secret;
 }
 
-/** Who a scan is from, before hashing: the address and, when it reads as a real browser, the User-Agent. */
+/**
+ * Who a scan is from, before hashing: the client (an IPv4 address, or an IPv6 address's /64, which one
+ * host can fill with addresses of its own choosing, as the rate limits treat it) and, when it reads as a
+ * real browser, the User-Agent.
+ */
 export function visitorKey(address: string, userAgent: string | undefined, recognised: boolean): string {
-  return `${address}\n${recognised ? (userAgent ?? "") : UNRECOGNISED_AGENT}`;
+  return `${rateLimitSubject(address)}\n${recognised ? (userAgent ?? "") : UNRECOGNISED_AGENT}`;
 }
 
 export async function visitorHash(date: string, codeId: string, who: string): Promise<string> {
@@ -263,6 +268,13 @@ async function publishServed(event: ScanEvent, known: ScanEvent["served_from"] |
  * is in the stream (both at once: the publish adds no wait of its own).
  */
 export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): Promise<ScanOutcome> {
+  const { counting, streamed } = startScan(code, uniqueQRCodeID, request);
+  const [outcome] = await Promise.all([counting, streamed]);
+  return outcome;
+}
+
+/** A scan under way: its Firestore side (the outcome) and its publish (never rejects; bounded by STREAM_WAIT_MS). */
+function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): { counting: Promise<ScanOutcome>; streamed: Promise<void> } {
   const { day, hour } = localMoment(request.at, code.timeZone);
   const ua = request.headers["user-agent"];
   const { device, recognised } = agentOf(typeof ua === "string" ? ua : undefined);
@@ -280,9 +292,9 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
     eventRetentionDays: getConfig().scanEventRetentionDays,
   };
   const reason = request.machineReason ?? botReason(request.method, request.headers);
-  const visitor = reason ? null : await visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, recognised));
+  const visitorOf = reason ? Promise.resolve(null) : visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, recognised));
   // Only real-looking browsers can be several people behind one address; the rest are one visitor already.
-  const newcomerFrom = visitor && recognised ? () => visitorHash(day, code.codeId, request.address) : null;
+  const newcomerFrom = !reason && recognised ? () => visitorHash(day, code.codeId, rateLimitSubject(request.address)) : null;
   const scanId = newScanId();
   // A campaign's scan is published once its answer is known (just before its write); any other at once.
   let answered!: (answer: ScanAnswer) => void;
@@ -291,11 +303,13 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
   const recorded = request.utm ? { ...facts, utm: request.utm } : facts;
   let servedKnown = typeof request.servedFrom === "string" ? request.servedFrom : undefined;
   if (typeof request.servedFrom !== "string") request.servedFrom.then((v) => (servedKnown = v), () => undefined);
-  const streamed = answer.then((a) => publishServed(scanEventOf(recorded, scanId, { botReason: reason, visitor }, "live", a), servedKnown, request.servedFrom));
+  // A failed secret load fails the count (logged by the caller); the event then goes out without a visitor.
+  const streamed = Promise.all([answer, visitorOf.catch(() => null)]).then(([a, visitor]) => publishServed(scanEventOf(recorded, scanId, { botReason: reason, visitor }, "live", a), servedKnown, request.servedFrom));
   const writer = new ScanWriter(recorded, request.chooseRule, answered);
-  const counting = (request.gate ? countGated(writer, reason, visitor, newcomerFrom, request.gate) : countScan(writer, reason, visitor, newcomerFrom)).finally(() => answered({}));
-  const [outcome] = await Promise.all([counting, streamed]);
-  return outcome;
+  const counting = visitorOf
+    .then((visitor) => (request.gate ? countGated(writer, reason, visitor, newcomerFrom, request.gate) : countScan(writer, reason, visitor, newcomerFrom)))
+    .finally(() => answered({}));
+  return { counting, streamed };
 }
 
 /**
@@ -350,12 +364,12 @@ async function countScan(
   const state = stateOf(`${codeId}~${visitor}`);
   if (state.firstDay !== day) {
     state.firstDay = day; // claimed before the await: this visitor's concurrent scans go to the minute slots
-    if (newcomerFrom && !(await newcomerAdmitted(facts, await newcomerFrom()))) {
-      state.firstDay = undefined; // counted later, in a window with room
-      await writer.write({ kind: "repeat" });
-      return { counted: false, reason: "repeat" };
-    }
     try {
+      if (newcomerFrom && !(await newcomerAdmitted(facts, await newcomerFrom()))) {
+        state.firstDay = undefined; // counted later, in a window with room
+        await writer.write({ kind: "repeat" });
+        return { counted: false, reason: "repeat" };
+      }
       await writePerson(true, uniqueEventId(day, codeId, visitor));
       return { counted: true, unique: true };
     } catch (error) {
@@ -491,12 +505,19 @@ async function countGated(writer: ScanWriter, reason: string | null, visitor: st
  */
 export const SCAN_WRITE_WAIT_MS = 5_000;
 
-/** recordScan for the redirect: a failure or a write past SCAN_WRITE_WAIT_MS is logged, never a failed redirect. */
+/**
+ * recordScan for the redirect: a failure or a write past SCAN_WRITE_WAIT_MS is logged, never a failed
+ * redirect. Only the write is held to that bound; the publish has its own (STREAM_WAIT_MS, from when the
+ * scan's answer is known), so a slow publish never makes a recorded scan's count unknown.
+ */
 export async function recordScanSafely(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): Promise<ScanOutcome | undefined> {
+  const notRecorded = (error: unknown) => (logScanNotRecorded({ merchantId: code.merchantId, codeId: code.codeId }, error), undefined);
+  let scan: ReturnType<typeof startScan>;
   try {
-    return await withTimeout(recordScan(code, uniqueQRCodeID, request), SCAN_WRITE_WAIT_MS, "scan write");
+    scan = startScan(code, uniqueQRCodeID, request); // throws when the scan cannot be described (a stored time zone that names no zone)
   } catch (error) {
-    logScanNotRecorded({ merchantId: code.merchantId, codeId: code.codeId }, error);
-    return undefined;
+    return notRecorded(error);
   }
+  const [recorded] = await Promise.all([withTimeout(scan.counting, SCAN_WRITE_WAIT_MS, "scan write").catch(notRecorded), scan.streamed]);
+  return recorded;
 }
