@@ -11,9 +11,15 @@ const timeZones = new Map<string, { value: Promise<string>; at: number }>();
 export function workspaceTimeZone(merchantId: string, now: number): Promise<string> {
   const cached = timeZones.get(merchantId);
   if (cached && now - cached.at < TIME_ZONE_TTL_MS) return cached.value;
-  const value = readWorkspaceTimeZone(merchantId).then(
+  const value: Promise<string> = readWorkspaceTimeZone(merchantId).then(
     (tz) => (countOps({ reads: 1 }), tz),
-    () => cached?.value ?? "UTC", // keep counting in the last known zone if the read fails
+    () => {
+      if (cached) return cached.value; // keep counting in the last known zone while reads fail
+      // Nothing known: this scan counts in UTC, and the next one reads again instead of keeping UTC for a
+      // minute (a visitor's scans would otherwise fall on two different local days).
+      if (timeZones.get(merchantId)?.value === value) timeZones.delete(merchantId);
+      return "UTC";
+    },
   );
   if (timeZones.size > TIME_ZONES_MAX) timeZones.clear();
   timeZones.set(merchantId, { value, at: now });
