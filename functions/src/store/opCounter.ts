@@ -31,7 +31,12 @@ export function opCounts(): OpCounts {
 
 // Writes per document per clock second, for the traffic bench (the busiest document and its rate). Off
 // unless SVC_COUNT_DOCUMENT_WRITES=1, so the scan path pays nothing for it in production.
-const countingDocuments = process.env.SVC_COUNT_DOCUMENT_WRITES === "1";
+let countingDocuments = process.env.SVC_COUNT_DOCUMENT_WRITES === "1";
+
+/** Turns the per-document count on or off in a running process (store tests; a bench sets the variable). */
+export function countDocumentWrites(on: boolean): void {
+  countingDocuments = on;
+}
 const DOCUMENTS_TRACKED_MAX = 200_000;
 const documentWrites = new Map<string, { second: number; inSecond: number; most: number; total: number }>();
 let largestWrite = { bytes: 0, path: "" };

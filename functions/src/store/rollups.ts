@@ -7,12 +7,14 @@
 //   workspaces/{m}/scanDays/{day}~{inst}~{slot}             its shards
 //
 // Write rate: an instance writes a shard at most once a second (it moves on to its next slot while one
-// was written in the last second), and the fold writes a day's document once per run, so no document
-// takes more than one write a second whatever the number of instances or the traffic.
+// was written in the last second; when all MAX_SLOTS were, its writers wait for the first to come free,
+// whenShardsFree), and the fold writes a day's document once per run, so no document takes more than one
+// write a second whatever the number of instances or the traffic.
 // Size: every breakdown map holds at most its cap of keys plus "Other". The instance that owns a shard
 // knows every key it ever wrote there, so it caps exactly; the fold keeps the largest keys of the merged
 // maps and adds the rest into "Other".
 import { randomBytes } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import { FieldValue, Timestamp, type DocumentData, type DocumentReference, type DocumentSnapshot, type Transaction } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
@@ -29,7 +31,7 @@ export const MAP_CAPS = { b: 20, co: 260, rg: 300, ci: 200, dv: 8, os: 30, br: 1
 type CappedField = keyof typeof MAP_CAPS;
 /** A shard is written at most once per this interval by its instance. */
 export const SHARD_WRITE_INTERVAL_MS = 1_000;
-/** Slots one instance may use for one rollup at once; past it the least recently written is reused. */
+/** Slots one instance may use for one rollup at once; when all were written in the last second, writers wait (whenShardsFree). */
 const MAX_SLOTS = 128;
 /** This instance's name in its shards' ids: random, so no two instances ever share a shard. */
 export const INSTANCE_ID = randomBytes(6).toString("base64url");
@@ -78,9 +80,37 @@ interface Slot {
 
 const SLOTS_MAX_ROLLUPS = 20_000;
 const slots = new Map<string, Slot[]>();
+const slotKey = (target: Pick<RollupTarget, "merchantId" | "kind" | "baseId">) => `${target.merchantId}/${target.kind}/${target.baseId}`;
 
+/** Ms until this instance has a shard of the rollup not written in the last second (0: one is free now). */
+function shardWait(target: RollupTarget, now: number): number {
+  const list = slots.get(slotKey(target));
+  if (!list || list.length < MAX_SLOTS) return 0;
+  let oldest = Infinity;
+  for (const s of list) oldest = Math.min(oldest, s.lastWrite);
+  return Math.max(0, oldest + SHARD_WRITE_INTERVAL_MS - now);
+}
+
+/**
+ * Waits until this instance has a free shard (not written in the last second) of each of the rollups, then
+ * calls `write` with the time to write them at, in the same turn (no other writer can take the shard in
+ * between): `write` adds the changes (addRollupWrite). All MAX_SLOTS shards of a rollup written in the last
+ * second (MAX_SLOTS commits a second on one instance) means waiting for the oldest one's second to pass,
+ * never writing a shard twice in a second.
+ */
+export async function whenShardsFree<T>(targets: readonly RollupTarget[], write: (now: number) => T): Promise<T> {
+  for (;;) {
+    const now = Date.now();
+    let wait = 0;
+    for (const target of targets) wait = Math.max(wait, shardWait(target, now));
+    if (wait === 0) return write(now);
+    await sleep(wait);
+  }
+}
+
+/** The shard to write at `now`: one not written in the last second (whenShardsFree waited for one). */
 function slotFor(target: RollupTarget, now: number): Slot {
-  const key = `${target.merchantId}/${target.kind}/${target.baseId}`;
+  const key = slotKey(target);
   let list = slots.get(key);
   if (!list) {
     if (slots.size >= SLOTS_MAX_ROLLUPS) slots.delete(slots.keys().next().value!);
@@ -92,6 +122,7 @@ function slotFor(target: RollupTarget, now: number): Slot {
     slot = { id: `${target.baseId}~${INSTANCE_ID}~${list.length}`, lastWrite: 0, keys: new Map() };
     list.push(slot);
   }
+  // Only for a writer that did not wait (whenShardsFree): the least recently written.
   slot ??= list.reduce((a, b) => (a.lastWrite <= b.lastWrite ? a : b));
   slot.lastWrite = now;
   return slot;
@@ -126,7 +157,7 @@ export function shardChange(target: RollupTarget, counts: Counts, now: number): 
   return { id: slot.id, counts: capped(counts, slot) };
 }
 
-/** Adds one rollup change to a batch, in this instance's next free shard of that rollup. */
+/** Adds one rollup change to a batch, in this instance's next free shard of that rollup (`now`: from whenShardsFree). */
 export function addRollupWrite(writer: Writer, target: RollupTarget, counts: Counts, now: number): void {
   const change = shardChange(target, counts, now);
   const ref = rollups(target.merchantId, target.kind).doc(change.id);

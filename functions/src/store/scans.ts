@@ -14,7 +14,7 @@ import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 import { Coalescer } from "../core/coalescer";
-import { addInto, addRollupWrite, type Counts, type RollupTarget } from "./rollups";
+import { addInto, addRollupWrite, whenShardsFree, type Counts, type RollupTarget } from "./rollups";
 import { spentData } from "./campaignCaps";
 
 /** Map keys for campaigns: "none" for codes without one, "c:<name>" otherwise (no collisions). */
@@ -197,19 +197,12 @@ interface PendingScan {
   cls: ScanClass;
 }
 
-/** Adds the writes of several scans to one batch: each event, and one merged change per rollup. Returns the write count. */
-function addScanWrites(writer: Writer, scans: PendingScan[], now = Date.now()): number {
-  const changes = new Map<string, { target: RollupTarget; counts: Counts }>();
-  let events = 0;
+type RollupChanges = Map<string, { target: RollupTarget; counts: Counts }>;
+
+/** The rollup changes of several scans, one merged change per rollup. */
+function mergedChanges(scans: PendingScan[]): RollupChanges {
+  const changes: RollupChanges = new Map();
   for (const { facts, cls } of scans) {
-    if (cls.kind === "human") {
-      writer.create(scanEvents(facts.merchantId).doc(cls.eventId), eventData(facts, cls.unique));
-      events++;
-      for (const spent of [cls.spent ?? []].flat()) {
-        writer.create(spent, spentData(facts.at));
-        events++;
-      }
-    }
     for (const { target, counts } of rollupChanges(facts, cls)) {
       const key = `${target.merchantId}/${target.kind}/${target.baseId}`;
       const change = changes.get(key) ?? { target, counts: {} };
@@ -217,35 +210,100 @@ function addScanWrites(writer: Writer, scans: PendingScan[], now = Date.now()): 
       changes.set(key, change);
     }
   }
+  return changes;
+}
+
+/**
+ * Adds the writes of several scans to one batch: each event, and each merged rollup change in a shard free
+ * at `now` (called by whenShardsFree). Returns the write count.
+ */
+function addScanWrites(writer: Writer, scans: PendingScan[], changes: RollupChanges, now: number): number {
+  let events = 0;
+  for (const { facts, cls } of scans) {
+    if (cls.kind !== "human") continue;
+    writer.create(scanEvents(facts.merchantId).doc(cls.eventId), eventData(facts, cls.unique));
+    events++;
+    for (const spent of [cls.spent ?? []].flat()) {
+      writer.create(spent, spentData(facts.at));
+      events++;
+    }
+  }
   for (const { target, counts } of changes.values()) addRollupWrite(writer, target, counts, now);
   return events + changes.size;
 }
 
-async function commitScans(scans: PendingScan[]): Promise<void> {
-  const batch = db().batch();
-  const writes = addScanWrites(batch, scans);
+/**
+ * Sends a batch of scans. Store tests replace `commit` to fail the way the transport reports a failure
+ * (test/integration/scan-commits.test.ts); nothing else does.
+ */
+export const scanBatches = { commit: (batch: WriteBatch): Promise<unknown> => batch.commit() };
+
+// gRPC statuses (the REST transport maps its answers to the same numbers) after which a commit surely did
+// not apply: refused before or at the write. Any other failure (DEADLINE_EXCEEDED, UNAVAILABLE: also
+// a connection lost after sending, INTERNAL, UNKNOWN, CANCELLED, or none) may have been written.
+const NOT_APPLIED = new Set([
+  3, // INVALID_ARGUMENT
+  5, // NOT_FOUND
+  ALREADY_EXISTS,
+  7, // PERMISSION_DENIED
+  8, // RESOURCE_EXHAUSTED
+  9, // FAILED_PRECONDITION
+  10, // ABORTED
+  11, // OUT_OF_RANGE
+]);
+
+/** One batch of scans: null when committed, else its error and whether the batch surely was not written. */
+async function commitScans(scans: PendingScan[]): Promise<{ error: Error; notApplied: boolean } | null> {
+  let writes = 0;
   try {
-    await batch.commit();
+    const changes = mergedChanges(scans);
+    const batch = db().batch();
+    writes = await whenShardsFree([...changes.values()].map((c) => c.target), (now) => addScanWrites(batch, scans, changes, now));
+    try {
+      await scanBatches.commit(batch);
+      return null;
+    } catch (error) {
+      return { error: error as Error, notApplied: NOT_APPLIED.has((error as { code?: unknown }).code as number) };
+    }
+  } catch (error) {
+    return { error: error as Error, notApplied: true }; // the batch could not be made: nothing was sent
   } finally {
     countOps({ writes });
   }
 }
 
 /**
+ * After a batch of scans failed: when it surely was not written, its halves are committed (two commits at
+ * once), and a half that fails so is split in turn, so one refused scan among n costs about 2 log2(n)
+ * commits and each scan ends with its own answer. After a failure that may have been written (a deadline, a
+ * lost connection) nothing is sent again: a batch that landed would count its bots and repeats twice and
+ * its people as repeats, so each of its scans gets that error (the redirect answers with the count unknown
+ * and logs it; the scan stream has every scan).
+ */
+async function afterFailure(scans: PendingScan[], failure: { error: Error; notApplied: boolean }): Promise<Array<Error | null>> {
+  if (scans.length === 1 || !failure.notApplied) return scans.map(() => failure.error);
+  const halves = [scans.slice(0, scans.length >> 1), scans.slice(scans.length >> 1)];
+  const failures = await Promise.all(halves.map(commitScans));
+  const results: Array<Error | null> = [];
+  for (const [i, half] of halves.entries()) {
+    const halfFailure = failures[i];
+    results.push(...(halfFailure ? await afterFailure(half, halfFailure) : half.map(() => null)));
+  }
+  return results;
+}
+
+/**
  * Group commit: scans arriving while a commit is in flight on this instance go together in the next one
  * (their events, and one merged change per rollup), so a busy instance writes about one document per
- * scan. An idle instance commits at once. If a batch fails for any reason (an event id taken, see
- * record.ts, or one workspace's document refusing the write), each of its scans is committed alone, so
- * each learns its own answer and one workspace's failure never loses another's scans.
+ * scan. An idle instance commits at once. A batch refused (an event id taken, see record.ts, or one
+ * workspace's document refusing the write) is re-committed in halves (afterFailure), so each scan learns
+ * its own answer and one workspace's refusal never loses another's scans. Every commit, re-commits
+ * included, writes each rollup in a shard free for a second (whenShardsFree).
  */
 const scanCommits = new Coalescer<PendingScan, Error | null>(async (scans) => {
-  try {
-    await commitScans(scans);
-    return scans.map(() => null);
-  } catch (error) {
-    if (scans.length === 1) throw error;
-    return Promise.all(scans.map((scan) => commitScans([scan]).then(() => null, (e: Error) => e)));
-  }
+  const failure = await commitScans(scans);
+  if (!failure) return scans.map(() => null);
+  return afterFailure(scans, failure);
 }, 200);
 
 /**
@@ -291,7 +349,9 @@ export async function countAppScan(markId: string, facts: ScanFacts, uniqueEvent
       if (last > facts.at.getTime() - APP_SCAN_REPEAT_MS) return { counted: false as const };
       tx.set(markRef, { countedAt: Timestamp.fromDate(facts.at), expiresAt: Timestamp.fromMillis(facts.at.getTime() + APP_SCAN_REPEAT_MS) });
       const unique = !first.exists;
-      const writes = addScanWrites(tx as unknown as Writer, [{ facts, cls: { kind: "human", unique, eventId: unique ? uniqueEventId : repeatEventId } }]);
+      const scans = [{ facts, cls: { kind: "human", unique, eventId: unique ? uniqueEventId : repeatEventId } as const }];
+      const changes = mergedChanges(scans);
+      const writes = await whenShardsFree([...changes.values()].map((c) => c.target), (now) => addScanWrites(tx as unknown as Writer, scans, changes, now));
       countOps({ reads: 2, writes: writes + 1 });
       return { counted: true as const, unique };
     },
