@@ -6,20 +6,37 @@
 // emulators.
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
-import { checkPrerequisites, LOG_FILE, PrerequisiteError, ROOT, Stack, STATE_DIR, tailOf } from "./lib/stack";
+import { statSync } from "node:fs";
+import { checkPrerequisites, LOG_FILE, PrerequisiteError, ROOT, SAVED_DIR, Stack, STATE_DIR, tailOf } from "./lib/stack";
 
 const started = Date.now();
 const say = (step: string) => console.log(`[${((Date.now() - started) / 1000).toFixed(1).padStart(5)} s] ${step}`);
+
+/** Whether firebase-tools wrote the emulators' state (its export metadata) at or after `since`. */
+function savedSince(since: number): boolean {
+  try {
+    return statSync(path.join(STATE_DIR, "firebase-export-metadata.json")).mtimeMs >= since - 1000;
+  } catch {
+    return false;
+  }
+}
 
 async function main(): Promise<void> {
   const stack = new Stack();
   let build: ChildProcess | undefined;
   let interrupted = false;
-  stack.stopOnSignals(() => {
-    interrupted = true;
-    build?.kill("SIGKILL");
-    console.log("\nstopping (saving the emulators' state)... a second Ctrl-C changes nothing, it is being cleaned up");
-  }, 0);
+  let stopAskedAt = 0;
+  stack.stopOnSignals(
+    () => {
+      interrupted = true;
+      stopAskedAt = Date.now();
+      build?.kill("SIGKILL");
+      console.log("\nstopping (saving the emulators' state)... a second Ctrl-C changes nothing, it is being cleaned up");
+    },
+    0,
+    // firebase-tools writes the export's metadata each time it saves on exit; before the emulators ran it saves nothing.
+    () => console.log(savedSince(stopAskedAt) ? `stopped; state saved in ${path.relative(ROOT, SAVED_DIR)}/` : "stopped; nothing new saved (the emulators had not started, or did not finish saving)"),
+  );
 
   try {
     say("checking prerequisites (Node 22, Java, Firestore emulator, free ports)");

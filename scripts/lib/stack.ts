@@ -452,15 +452,18 @@ export class Stack {
 
   /**
    * Ctrl-C (once or more), SIGTERM or SIGHUP stop the stack and exit; later signals while it stops are
-   * ignored, so a second Ctrl-C cannot cut the clean-up short.
+   * ignored, so a second Ctrl-C cannot cut the clean-up short. `onStopped` runs once everything has exited.
    */
-  stopOnSignals(onStopping: () => void = () => undefined, exitCode = 130): void {
+  stopOnSignals(onStopping: () => void = () => undefined, exitCode = 130, onStopped: () => void = () => undefined): void {
     let stopping = false;
     const handler = () => {
       if (stopping) return;
       stopping = true;
       onStopping();
-      void this.stop().then(() => process.exit(exitCode));
+      void this.stop().then(() => {
+        onStopped();
+        process.exit(exitCode);
+      });
     };
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, handler);
   }

@@ -43,7 +43,7 @@ describe("MCP tool server: official SDK client", () => {
       assert.deepEqual(create._meta, { ui: { resourceUri: UI_RESOURCES.code.uri } });
       const code: any = await client.callTool({ name: "svc.qr.create", arguments: { title: "Lunch", destinationUrl: "https://example.com/lunch", dynamic: true } });
       checkToolContent(code.content, code.structuredContent);
-      assert.match(code.content[0].text, /^Drafted draft dynamic code "Lunch" \(/);
+      assert.match(code.content[0].text, /^Created draft dynamic code "Lunch" \(/);
       assert.match(code.content[0].text, new RegExp(`Publish it in the console: ${appUrl()}/console#/code/${code.structuredContent.codeId}`));
       const analytics: any = await client.callTool({ name: "svc.qr.get_analytics", arguments: { codeId: code.structuredContent.codeId, days: 7 } });
       checkToolContent(analytics.content, analytics.structuredContent);

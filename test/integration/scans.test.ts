@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { appUrl, baseUrl } from "../helpers/env";
+import { appUrl, baseUrl, functionsUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, signUp, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
@@ -35,6 +35,12 @@ describe("dynamic links and scan analytics", function () {
     assert.equal(first.status, 302);
     assert.equal(first.headers.get("location"), "https://example.com/first");
     assert.equal(first.headers.get("cache-control"), "no-store");
+    // Hosting's /qr/** header (firebase.json) over the function's own no-referrer: the destination, on
+    // another site, gets no Referer either way (docs/decisions.md, "Redirect").
+    assert.equal(first.headers.get("referrer-policy"), "same-origin");
+    const direct = await fetch(`${functionsUrl()}/redirect/qr/${code.uniqueQRCodeID}`, { method: "HEAD", redirect: "manual" });
+    assert.equal(direct.status, 302);
+    assert.equal(direct.headers.get("referrer-policy"), "no-referrer");
     await callTool("svc.qr.update", { codeId: code.codeId, destinationUrl: "https://example.com/second" }, merchant.apiKey);
     const next = await scan(code.uniqueQRCodeID);
     assert.equal(next.headers.get("location"), "https://example.com/second");

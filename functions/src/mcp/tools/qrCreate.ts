@@ -25,5 +25,5 @@ export const qrCreateTool = defineTool({
     const code = publicCode(await createCode(caller.merchantId, args));
     return { ...code, consoleUrl: consoleUrl(`code/${code.codeId}`) };
   },
-  summarize: (r) => `Drafted ${describeCode(r)}. PNG: ${r.qrImageUrl} SVG: ${r.qrSvgUrl} Publish it in the console: ${r.consoleUrl}`,
+  summarize: (r) => `Created ${describeCode(r)}. PNG: ${r.qrImageUrl} SVG: ${r.qrSvgUrl} Publish it in the console: ${r.consoleUrl}`,
 });
