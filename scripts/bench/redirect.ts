@@ -15,38 +15,14 @@ import { opCounts } from "../../functions/src/store/opCounter";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import { newScanId } from "../../functions/src/scans/record";
 import { publishScanEvent } from "../../functions/src/store/scanStream";
-import { SCAN_EVENT_VERSION, type ScanEvent } from "../../functions/src/store/scanEvents";
+import { SCAN_EVENT_FIELDS, SCAN_EVENT_VERSION, type ScanEvent } from "../../functions/src/store/scanEvents";
 
-/** A person's scan event as the stream carries it, for the stream-first contender (ids and times set per request). */
-const STREAM_FIRST_EVENT: ScanEvent = {
-  schema_version: SCAN_EVENT_VERSION,
-  scan_id: "",
-  at: 0,
-  merchant_id: "bench",
-  code_id: "bench",
-  unique_qr_code_id: "",
-  campaign: null,
-  kind: "person",
-  bot_reason: null,
-  visitor: "AAAAAAAAAAAAAAAA",
-  day: "2026-01-01",
-  hour: 12,
-  time_zone: "UTC",
-  country: "US",
-  region: "Oregon",
-  city: "Portland",
-  device: "mobile",
-  os: "iOS",
-  browser: "Mobile Safari",
-  source: "redirect",
-  served_from: "live",
-  rule_index: null,
-  variant: null,
-  rule_answered: null,
-  ended_reason: null,
-  utm_source: null,
-  utm_medium: null,
-};
+/** A person's scan event as the stream carries it, for the stream-first contender (ids and times set per request; optional fields null). */
+const STREAM_FIRST_EVENT = {
+  ...Object.fromEntries(Object.keys(SCAN_EVENT_FIELDS).map((name) => [name, null])),
+  ...{ schema_version: SCAN_EVENT_VERSION, merchant_id: "bench", code_id: "bench", kind: "person", visitor: "AAAAAAAAAAAAAAAA", day: "2026-01-01", hour: 12, time_zone: "UTC" },
+  ...{ country: "US", region: "Oregon", city: "Portland", device: "mobile", os: "iOS", browser: "Mobile Safari", source: "redirect", served_from: "live" },
+} as ScanEvent;
 
 const PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
 import { fmt, percentile, printLoad, request, runLoad } from "./measure";
