@@ -273,8 +273,12 @@ export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, req
   return outcome;
 }
 
-/** A scan under way: its Firestore side (the outcome) and its publish (never rejects; bounded by STREAM_WAIT_MS). */
-function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): { counting: Promise<ScanOutcome>; streamed: Promise<void> } {
+/**
+ * A scan under way: its Firestore side (the outcome) and its publish (never rejects; bounded by
+ * STREAM_WAIT_MS once the scan's answer is known). `giveUp` lets the publish go without the answer (a
+ * campaign's rule) when the write is no longer waited for.
+ */
+function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): { counting: Promise<ScanOutcome>; streamed: Promise<void>; giveUp: () => void } {
   const { day, hour } = localMoment(request.at, code.timeZone);
   const ua = request.headers["user-agent"];
   const { device, recognised } = agentOf(typeof ua === "string" ? ua : undefined);
@@ -309,7 +313,7 @@ function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequ
   const counting = visitorOf
     .then((visitor) => (request.gate ? countGated(writer, reason, visitor, newcomerFrom, request.gate) : countScan(writer, reason, visitor, newcomerFrom)))
     .finally(() => answered({}));
-  return { counting, streamed };
+  return { counting, streamed, giveUp: () => answered({}) };
 }
 
 /**
@@ -518,6 +522,8 @@ export async function recordScanSafely(code: CodeIdentity, uniqueQRCodeID: strin
   } catch (error) {
     return notRecorded(error);
   }
-  const [recorded] = await Promise.all([withTimeout(scan.counting, SCAN_WRITE_WAIT_MS, "scan write").catch(notRecorded), scan.streamed]);
+  // Past the write's bound the event goes out as it stands (a campaign scan's rule may not be chosen yet).
+  const counted = withTimeout(scan.counting, SCAN_WRITE_WAIT_MS, "scan write").catch((error: unknown) => (scan.giveUp(), notRecorded(error)));
+  const [recorded] = await Promise.all([counted, scan.streamed]);
   return recorded;
 }
