@@ -22,9 +22,12 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
   const secretBox = h("div", { id: "webhook-secret-box", "aria-live": "polite" });
   const logBox = h("div", { id: "webhook-log" });
   const attemptsBox = h("div", { id: "delivery-attempts", "aria-live": "polite" });
+  /** How many times a delivery's attempts were asked for: a log refresh asked before the latest one leaves them shown. */
+  let attemptsAsked = 0;
 
   /** Every attempt the log keeps for one delivery: what the receiver answered each time (its text is shown as text). */
   async function showAttempts(webhookId: string, deliveryId: string): Promise<void> {
+    attemptsAsked++;
     const d = await api("GET /webhooks/:webhookId/deliveries/:deliveryId", { params: { webhookId, deliveryId } });
     attemptsBox.replaceChildren(
       h("h4", { id: "delivery-attempts-h" }, `Attempts of ${deliveryId}`),
@@ -39,6 +42,7 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
     secretBox.replaceChildren(h("p", { class: "notice" }, `${what} Copy it now: it is shown only once. `, h("code", { class: "key", id: "webhook-secret" }, secret)));
 
   async function showLog(webhookId: string): Promise<void> {
+    const asked = attemptsAsked;
     const { deliveries } = await api("GET /webhooks/:webhookId/deliveries", { params: { webhookId } });
     const rows = deliveries.map((d) => [
       h("code", {}, d.deliveryId),
@@ -66,7 +70,8 @@ export async function webhooksSection({ api, h, button, render }: ConsoleKit): P
         : h("p", { class: "muted" }, "No deliveries yet."),
       attemptsBox,
     );
-    attemptsBox.replaceChildren();
+    // A refresh answered after a delivery's attempts were opened does not close them.
+    if (attemptsAsked === asked) attemptsBox.replaceChildren();
   }
 
   const rows = webhooks.map((w) => [
