@@ -25,7 +25,8 @@ const STREAM_FIRST_EVENT = {
 } as ScanEvent;
 
 const PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
-import { fmt, percentile, printLoad, request, runLoad } from "./measure";
+import { costLine, costPerMillion, fmt, paced, percentile, printLoad, request, runLoad } from "./measure";
+import { getConfig } from "../../functions/src/core/config";
 
 /**
  * Latencies of several operations measured in turns (a, b, c, a, b, c, ...), so that each sees the same
@@ -121,13 +122,17 @@ export async function benchRedirect(merchantId: string) {
   // Hot code: 1 read and 2 writes per counted scan, exact totals as soon as the load ends.
   const hot = await createCode(merchantId, { title: "hot", destinationUrl: "https://example.com/hot", dynamic: true });
   await get(origin, hot.uniqueQRCodeID)(); // the instance learns the code (as any instance does on its first scan)
-  const scans = Number(process.env.BENCH_SCANS ?? 3000);
+  // Long enough that each shard slot is written many times (as under a sustained load), so the fold's
+  // share per scan is not that of one burst.
+  const scans = Number(process.env.BENCH_SCANS ?? 10_000);
   const opsBefore = opCounts();
+  const cpuBefore = process.cpuUsage();
   const result = await runLoad(scans, 64, async () => {
     const res = await request("GET", `${origin}/qr/${hot.uniqueQRCodeID}`, undefined, { "User-Agent": PHONE, "X-Forwarded-For": nextClient() });
     return res.status === 302 && res.headers["x-scan-counted"] === "true";
   });
   const opsLoad = opCounts();
+  const cpu = process.cpuUsage(cpuBefore);
   printLoad(`hot code, ${scans} scans at concurrency 64`, result);
   const settled = await codeAnalytics(merchantId, { codeId: hot.codeId }, 1);
   const counted = settled.totalScans - 1;
@@ -148,8 +153,43 @@ export async function benchRedirect(merchantId: string) {
   const oldCost = 2 * 0.6 + 4 * 1.8 + 1 * 0.2 + 2 * 0.4;
   const newCost = ((load.reads + fold.reads) * 0.6 + (load.writes + fold.writes) * 1.8 + (load.deletes + fold.deletes) * 0.2) / Math.max(1, counted) + 0.4;
   console.log(`  list price per million counted scans (Firestore $0.60/M reads, $1.80/M writes, $0.20/M deletes; $0.40/M invocations): $${fmt(newCost)} against $${fmt(oldCost)} before (${fmt(newCost / oldCost)}x)`);
+  // All-in, as bench:traffic prices it. The CPU is this whole process's (the load generator's included), so it overstates the redirect's.
+  const cpuMs = (cpu.user + cpu.system) / 1000 / Math.max(1, counted);
+  const eventDays = getConfig().scanEventRetentionDays;
+  const spend = { reads: (load.reads + fold.reads) / Math.max(1, counted), writes: (load.writes + fold.writes) / Math.max(1, counted), deletes: (load.deletes + fold.deletes) / Math.max(1, counted), cpuMs, eventsPerScan: 1 };
+  console.log(`  all-in per million scans of one hot code (every scan a new person; ${fmt(cpuMs, 3)} ms CPU per scan, load generator included): ${costLine(costPerMillion(spend, { eventDays, rollupDays: getConfig().scanRetentionDays }), eventDays)}`);
   const after = await codeAnalytics(merchantId, { codeId: hot.codeId }, 1);
   console.log(`  after the fold: ${after.totalScans - 1} counted, ${after.uniqueScanners - 1} unique (unchanged)`);
+
+  // One instance's share of a chain's hot code, paced (open loop) at several rates, each long enough for
+  // the shard slots to be reused: the rate one instance sees decides how many scans a commit carries. The
+  // instance is busy all the time, so the billed instance time per scan is 1/rate of a second.
+  const paceSeconds = Number(process.env.BENCH_HOT_SECONDS ?? 10);
+  console.log("  one instance's share of a hot code (5,000 scans/s over 5 to 20 instances), paced:");
+  for (const rate of (process.env.BENCH_HOT_RATES ?? "250,500,1000").split(",").map(Number)) {
+    const share = await createCode(merchantId, { title: `share ${rate}`, destinationUrl: "https://example.com/share", dynamic: true });
+    await get(origin, share.uniqueQRCodeID)();
+    const opsStart = opCounts();
+    const latencies: number[] = [];
+    let countedNow = 0;
+    const start = performance.now();
+    await paced(rate, paceSeconds, async () => {
+      const t = performance.now();
+      const res = await request("GET", `${origin}/qr/${share.uniqueQRCodeID}`, undefined, { "User-Agent": PHONE, "X-Forwarded-For": nextClient() });
+      latencies.push(performance.now() - t);
+      if (res.status === 302 && res.headers["x-scan-counted"] === "true") countedNow++;
+    });
+    const achieved = latencies.length / ((performance.now() - start) / 1000);
+    await runScanMaintenance(new Date(Date.now() + 3 * 86_400_000));
+    const opsEnd = opCounts();
+    latencies.sort((x, y) => x - y);
+    const each = (k: "reads" | "writes" | "deletes") => (opsEnd[k] - opsStart[k]) / Math.max(1, countedNow);
+    const spend = { reads: each("reads"), writes: each("writes"), deletes: each("deletes"), cpuMs: 0, instanceMs: 1000 / achieved, eventsPerScan: 1 };
+    console.log(
+      `    ${fmt(achieved, 0)}/s (asked ${rate}): ${latencies.length} scans, ${countedNow} counted at once, p50 ${fmt(percentile(latencies, 50))} ms; per scan with the fold ${fmt(spend.reads, 3)} reads, ${fmt(spend.writes, 3)} writes, ${fmt(spend.deletes, 3)} deletes;` +
+        ` instance billed ${fmt(spend.instanceMs)} ms; ${costLine(costPerMillion(spend, { eventDays, rollupDays: getConfig().scanRetentionDays }), eventDays)}`,
+    );
+  }
   server.close();
   if (process.env.BENCH_COLD_START !== "0") benchColdStart(code.uniqueQRCodeID);
 }

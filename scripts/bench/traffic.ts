@@ -15,7 +15,7 @@ import { opCounts } from "../../functions/src/store/opCounter";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import { getConfig } from "../../functions/src/core/config";
 import { startRedirectInstances, stopRedirectInstances, type RedirectInstance } from "../../test/helpers/redirectInstances";
-import { fmt, percentile, request } from "./measure";
+import { costLine, costPerMillion, fmt, paced, percentile, request } from "./measure";
 import { randomUserAgent, unrecognisedUserAgent } from "../../test/fixtures/user-agents";
 import { prng } from "../../test/helpers/fuzz";
 
@@ -28,10 +28,6 @@ const PHONES = [
   "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
   "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36",
 ];
-
-// List prices (USD), docs/performance.md: Firestore per operation, Pub/Sub and BigQuery per byte, Cloud
-// Run (functions v2) per request and vCPU-second, Firestore storage per GiB-month.
-const PRICE = { read: 0.06 / 1e5, write: 0.18 / 1e5, delete: 0.02 / 1e5, invocation: 0.4 / 1e6, vcpuSecond: 0.000024, firestoreGiBMonth: 0.18, pubsubTiB: 40, bigQueryWriteTiB: 50, bigQueryGiBMonth: 0.02 };
 
 let clientNo = 0;
 const nextClient = () => {
@@ -90,17 +86,8 @@ async function runPhase(label: string, instances: RedirectInstance[], hot: strin
   };
   const start = performance.now();
   const end = start + PHASE_SECONDS * 1000;
-  if (rate > 0) {
-    const inFlight = new Set<Promise<void>>();
-    for (let k = 0; performance.now() < end; k++) {
-      const due = start + (k * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const p = one().finally(() => inFlight.delete(p));
-      inFlight.add(p);
-    }
-    await Promise.all(inFlight);
-  } else {
+  if (rate > 0) await paced(rate, PHASE_SECONDS, one);
+  else {
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (performance.now() < end) await one();
     }));
@@ -223,26 +210,11 @@ export async function benchTraffic(): Promise<void> {
       writes: full.ops.writes / scans + foldOps.writes / allScans,
       deletes: full.ops.deletes / scans + foldOps.deletes / allScans,
     };
-    const eventBytes = 520; // an event document with its index entries (codeId, at; expiresAt)
-    const eventsPerScan = full.ops.writes > 0 ? Math.min(1, perScan.writes) : 0;
-    const retentionMonths = getConfig().scanRetentionDays / 30.4;
-    const eventMonths = getConfig().scanEventRetentionDays / 30.4;
-    const messageBytes = 480;
-    const million = 1e6;
-    const cost = {
-      firestoreOps: million * (perScan.reads * PRICE.read + perScan.writes * PRICE.write + perScan.deletes * PRICE.delete),
-      firestoreStorage: (million * eventsPerScan * eventBytes) / 2 ** 30 * PRICE.firestoreGiBMonth * eventMonths,
-      invocations: million * PRICE.invocation,
-      cpu: (million * (full.cpuMicros / scans)) / 1e6 * PRICE.vcpuSecond,
-      pubsub: ((million * messageBytes) / 2 ** 40) * PRICE.pubsubTiB,
-      bigQuery: ((million * messageBytes) / 2 ** 40) * PRICE.bigQueryWriteTiB + ((million * messageBytes) / 2 ** 30) * PRICE.bigQueryGiBMonth * retentionMonths,
-    };
-    const all = Object.values(cost).reduce((a, b) => a + b, 0);
-    console.log(`  per scan: ${fmt(perScan.reads, 3)} reads, ${fmt(perScan.writes, 3)} writes, ${fmt(perScan.deletes, 3)} deletes (fold included); 1 Pub/Sub message (~${messageBytes} B); ${fmt(full.cpuMicros / 1000 / scans, 3)} ms CPU`);
-    console.log(
-      `  cost per million scans: $${fmt(all)} all-in (goal <= $3): Firestore operations $${fmt(cost.firestoreOps)}, event storage over ${getConfig().scanEventRetentionDays} days $${fmt(cost.firestoreStorage)}, ` +
-        `invocations $${fmt(cost.invocations)}, CPU $${fmt(cost.cpu)}, Pub/Sub $${fmt(cost.pubsub, 3)}, BigQuery $${fmt(cost.bigQuery, 3)}`,
-    );
+    const eventDays = getConfig().scanEventRetentionDays;
+    const cpuMs = full.cpuMicros / 1000 / scans;
+    const cost = costPerMillion({ ...perScan, cpuMs, eventsPerScan: full.ops.writes > 0 ? Math.min(1, perScan.writes) : 0 }, { eventDays, rollupDays: getConfig().scanRetentionDays });
+    console.log(`  per scan: ${fmt(perScan.reads, 3)} reads, ${fmt(perScan.writes, 3)} writes, ${fmt(perScan.deletes, 3)} deletes (fold included); 1 Pub/Sub message; ${fmt(cpuMs, 3)} ms CPU`);
+    console.log(`  cost per million scans: ${costLine(cost, eventDays)}`);
     const latency = await interleavedP50(instances[0], hot.uniqueQRCodeID);
     console.log(`  interleaved p50: redirect ${fmt(latency.ours, 2)} ms, minimal node:http redirector (one REST read) ${fmt(latency.minimal, 2)} ms: ${fmt(latency.ours / latency.minimal)}x (goal <= 1.2x)`);
     console.log("  the old design (one shared day document per workspace) no longer exists to run beside it; its last figures are in docs/performance.md");
