@@ -80,7 +80,8 @@ interface Slot {
 
 const SLOTS_MAX_ROLLUPS = 20_000;
 const slots = new Map<string, Slot[]>();
-const slotKey = (target: Pick<RollupTarget, "merchantId" | "kind" | "baseId">) => `${target.merchantId}/${target.kind}/${target.baseId}`;
+/** A rollup (its merchant, kind and base id): the key its instance shards are kept under, and scans merged by. */
+export const slotKey = (target: Pick<RollupTarget, "merchantId" | "kind" | "baseId">) => `${target.merchantId}/${target.kind}/${target.baseId}`;
 
 /** Ms until this instance has a shard of the rollup not written in the last second (0: one is free now). */
 function shardWait(target: RollupTarget, now: number): number {

@@ -14,7 +14,7 @@ import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 import { Coalescer } from "../core/coalescer";
-import { addInto, addRollupWrite, whenShardsFree, type Counts, type RollupTarget } from "./rollups";
+import { addInto, addRollupWrite, slotKey, whenShardsFree, type Counts, type RollupTarget } from "./rollups";
 import { spentData } from "./campaignCaps";
 
 /** Map keys for campaigns: "none" for codes without one, "c:<name>" otherwise (no collisions). */
@@ -204,7 +204,7 @@ function mergedChanges(scans: PendingScan[]): RollupChanges {
   const changes: RollupChanges = new Map();
   for (const { facts, cls } of scans) {
     for (const { target, counts } of rollupChanges(facts, cls)) {
-      const key = `${target.merchantId}/${target.kind}/${target.baseId}`;
+      const key = slotKey(target);
       const change = changes.get(key) ?? { target, counts: {} };
       addInto(change.counts, counts);
       changes.set(key, change);
