@@ -138,7 +138,7 @@ export async function benchRedirect(merchantId: string) {
   const counted = settled.totalScans - 1;
   console.log(`  ${scans - result.errors} of ${scans} answered with 302 after their scan was written; ${fmt(result.throughput, 0)} scans/s sustained on one code`);
   console.log(`  counted at once: ${counted} of ${scans} (${settled.uniqueScanners - 1} unique; ${scans - counted} lost); no trigger, nothing runs later per scan`);
-  // The hourly job folds the hot day's shards; run it as if the day were over, and count its operations too.
+  // The maintenance job (every 10 minutes) folds the day's shards; run it as if the day were over, and count its operations too.
   const opsBeforeFold = opCounts();
   const folded = await runScanMaintenance(new Date(Date.now() + 3 * 86_400_000));
   const opsFold = opCounts();
@@ -147,7 +147,7 @@ export async function benchRedirect(merchantId: string) {
   const fold = { reads: opsFold.reads - opsBeforeFold.reads, writes: opsFold.writes - opsBeforeFold.writes, deletes: opsFold.deletes - opsBeforeFold.deletes };
   console.log(`  Firestore operations per counted scan (store-layer counters): during the load ${per(load.reads, counted)} reads, ${per(load.writes, counted)} writes, ${per(load.deletes, counted)} deletes`);
   console.log(
-    `  the hourly fold of this day's ${folded.shardsFolded} extra rollup shards: ${fold.reads} reads, ${fold.writes} writes, ${fold.deletes} deletes in all;` +
+    `  the fold (every 10 minutes) of this day's ${folded.shardsFolded} extra rollup shards: ${fold.reads} reads, ${fold.writes} writes, ${fold.deletes} deletes in all;` +
       ` amortised total ${per(load.reads + fold.reads, counted)} reads, ${per(load.writes + fold.writes, counted)} writes per counted scan (goal <= 1 read + 2 writes)`,
   );
   const oldCost = 2 * 0.6 + 4 * 1.8 + 1 * 0.2 + 2 * 0.4;
