@@ -10,7 +10,7 @@ import { BROWSERS, MACHINES, realCrowd, unrecognisedUserAgent } from "../fixture
 import { agentOf, BROWSER_NAMES, OS_NAMES, OTHER } from "../../functions/src/scans/device";
 import { prng } from "../helpers/fuzz";
 import { NEWCOMER_SLOTS, NEWCOMER_WINDOW_MS, NEWCOMERS_UNCHECKED, recordScan, REPEATS_PER_MINUTE } from "../../functions/src/scans/record";
-import { writeScan } from "../../functions/src/store/scans";
+import { scanSlots, writeScan } from "../../functions/src/store/scans";
 import { pastScanFacts } from "../helpers/scans";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import { localMoment } from "../../functions/src/scans/localTime";
@@ -286,6 +286,37 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
       .map((parts) => parts.join("~"));
     assert.equal(new Set(slots.map((id) => id.split("~")[1])).size, 1, `newcomer slots of one budget: ${slots.join(", ")}`);
     assert.equal(slots.length, crowd.length - NEWCOMERS_UNCHECKED, "every newcomer past the unchecked few took a slot");
+  });
+
+  it("a newcomer check that fails leaves the visitor's first scan of the day to come: the next scan is counted as unique", async () => {
+    const m = await createMerchant();
+    const code = await dynamicCode(m, "newcomer-fails");
+    const identity = { merchantId: m.merchantId, codeId: code.codeId, campaign: null, timeZone: "UTC" };
+    const place = { country: "US", state: "Oregon", city: "Portland" };
+    const address = `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
+    const record = (ua: string) => recordScan(identity, code.uniqueQRCodeID, { method: "GET", headers: { "user-agent": ua }, address, place, at: new Date(), source: "redirect", servedFrom: "live" });
+    const left = NEWCOMER_WINDOW_MS - (Date.now() % NEWCOMER_WINDOW_MS);
+    if (left < 30_000) await new Promise((r) => setTimeout(r, left + 1_000)); // every scan in one newcomer window
+    const people = realCrowd(NEWCOMERS_UNCHECKED + 1);
+    // The first few newcomers from the address are let through unchecked; the next one takes a slot.
+    for (const ua of people.slice(0, NEWCOMERS_UNCHECKED)) assert.deepEqual(await record(ua), { counted: true, unique: true });
+    const create = scanSlots.create;
+    let refused = 0;
+    scanSlots.create = async () => {
+      refused++;
+      throw Object.assign(new Error("14 UNAVAILABLE: the connection was lost"), { code: 14 });
+    };
+    try {
+      await assert.rejects(record(people[NEWCOMERS_UNCHECKED]), /UNAVAILABLE/);
+    } finally {
+      scanSlots.create = create;
+    }
+    assert.equal(refused, 1);
+    // The same person scans again: their first scan of the day was never written, so this one is it.
+    assert.deepEqual(await record(people[NEWCOMERS_UNCHECKED]), { counted: true, unique: true });
+    const day = localMoment(new Date(), "UTC").day;
+    const figures = await codeAnalytics(m.merchantId, { codeId: code.codeId }, 1);
+    assert.equal(figures.uniqueScanners, NEWCOMERS_UNCHECKED + 1, `unique scanners on ${day}`);
   });
 
   it("a scan at 23:30 in Los Angeles lands on that day for a workspace in America/Los_Angeles", async () => {

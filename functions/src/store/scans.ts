@@ -316,12 +316,18 @@ export async function writeScan(facts: ScanFacts, cls: ScanClass): Promise<void>
 }
 
 /**
+ * Creates a guard document. Store tests replace `create` to fail the way the transport reports a failure
+ * (test/integration/scan-truth.test.ts); nothing else does.
+ */
+export const scanSlots = { create: (ref: DocumentReference, data: DocumentData): Promise<unknown> => ref.create(data) };
+
+/**
  * Takes a guard document among a workspace's scan events (scans/record.ts, newcomers per address): true
  * when this call created it, false when it was already taken. It holds only its expiry (TTL).
  */
 export async function claimSlot(merchantId: string, slotId: string, expiresAt: Date): Promise<boolean> {
   try {
-    await scanEvents(merchantId).doc(slotId).create({ expiresAt: Timestamp.fromDate(expiresAt) });
+    await scanSlots.create(scanEvents(merchantId).doc(slotId), { expiresAt: Timestamp.fromDate(expiresAt) });
     return true;
   } catch (error) {
     if (isAlreadyExists(error)) return false;
