@@ -83,4 +83,26 @@ describe("redirect instances: re-points and last-known-good", function () {
     const a = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, merchant.apiKey));
     assert.equal(a.totalScans, 2, "the scan answered from last-known-good is counted");
   });
+
+  it("an instance that remembers a code but has forgotten its last link reads it before recording: an ended campaign's scan is not counted as a person's", async () => {
+    // An instance that remembers two codes: its identities forget the oldest code learnt, its last links
+    // the least recently read, so the two can part.
+    const [small] = await startRedirectInstances(1, { REDIRECT_MEMORY_ENTRIES: "2" });
+    try {
+      const create = async (title: string) => toolResult(await callTool("svc.qr.create", { title, destinationUrl: `https://example.com/${title}`, dynamic: true }, merchant.apiKey));
+      const [a, ended, b] = [await create("a"), await create("ended"), await create("b")];
+      toolResult(await callTool("svc.qr.set_rules", { codeId: ended.codeId, settings: { rules: [], endsAt: "2020-01-01T00:00:00Z" } }, merchant.apiKey));
+      assert.equal((await scanAt(small, a.uniqueQRCodeID)).status, 302); // learns a
+      const first = await scanAt(small, ended.uniqueQRCodeID); // learns the ended code, with its rules
+      assert.deepEqual([first.status, first.counted], [200, "false; reason=ended"]);
+      assert.equal((await scanAt(small, a.uniqueQRCodeID)).status, 302); // a read again: the ended code's link is now the least recently read
+      assert.equal((await scanAt(small, b.uniqueQRCodeID)).status, 302); // learns b: the identities forget a, the last links the ended code
+      const again = await scanAt(small, ended.uniqueQRCodeID);
+      assert.deepEqual([again.status, again.counted], [200, "false; reason=ended"]);
+      const figures = toolResult(await callTool("svc.qr.get_analytics", { codeId: ended.codeId, days: 1 }, merchant.apiKey));
+      assert.equal(figures.totalScans, 0, "no scan of the ended code counted as a person's");
+    } finally {
+      await stopRedirectInstances([small]);
+    }
+  });
 });

@@ -90,11 +90,16 @@ const SECURITY_HEADERS: Record<string, string> = {
 
 // ---- per-instance memory: which code a link is (immutable); time zones: scans/timeZones.ts ----
 
-const IDENTITIES_MAX = 20_000;
+/**
+ * How many codes each of the instance's memories (identities, last-known-good links) holds. A test
+ * fixture (test/fixtures/redirect-instance-server.ts) makes it small to see them forget; nothing else
+ * changes it.
+ */
+export const instanceMemory = { entries: 20_000 };
 const identities = new Map<string, Omit<CodeIdentity, "timeZone">>();
 function remember(id: string, link: Link): Omit<CodeIdentity, "timeZone"> {
   const identity = { merchantId: link.merchantId, codeId: link.codeId, campaign: link.campaign ?? null };
-  if (identities.size >= IDENTITIES_MAX) identities.delete(identities.keys().next().value!);
+  if (identities.size >= instanceMemory.entries) identities.delete(identities.keys().next().value!);
   identities.set(id, identity);
   return identity;
 }
@@ -114,14 +119,13 @@ const linkReads = new Coalescer<string, Link | undefined>(async (ids) => {
 
 /** How long a scan waits for its link read before a last-known-good answer may serve it. */
 export const LINK_READ_DEADLINE_MS = 300;
-const LAST_GOOD_MAX = 20_000;
 /** The newest link this instance read for each id: served only when a read passes its deadline. */
 const lastGood = new Map<string, Link>();
 
 function rememberGood(id: string, link: Link | undefined): void {
   if (!link) return;
   lastGood.delete(id); // re-inserted last: the map's order is least recently read first
-  if (lastGood.size >= LAST_GOOD_MAX) lastGood.delete(lastGood.keys().next().value!);
+  if (lastGood.size >= instanceMemory.entries) lastGood.delete(lastGood.keys().next().value!);
   lastGood.set(id, link);
 }
 
