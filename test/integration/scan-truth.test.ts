@@ -13,6 +13,7 @@ import { NEWCOMER_SLOTS, NEWCOMER_WINDOW_MS, NEWCOMERS_UNCHECKED, recordScan, RE
 import { scanSlots, writeScan } from "../../functions/src/store/scans";
 import { pastScanFacts } from "../helpers/scans";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
+import { FOLD_SHARDS_MAX } from "../../functions/src/store/rollups";
 import { localMoment } from "../../functions/src/scans/localTime";
 import { codeAnalytics } from "../../functions/src/scans/analytics";
 import { opCounts } from "../../functions/src/store/opCounter";
@@ -416,6 +417,27 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     const summaryAfter = toolResult(await callTool("svc.analytics.scan_summary", { days: 5 }, m.apiKey));
     for (const k of ["totalScans", "uniqueScanners", "byCampaign", "topCodes", "cities"]) assert.deepEqual(summaryAfter[k], summaryBefore[k], k);
     assert.equal((await runScanMaintenance()).shardsFolded, 0, "idempotent");
+  });
+
+  it("one run folds a rollup with more shards than a transaction holds (a hot code on many instances), every shard of it", async () => {
+    const m = await createMerchant();
+    const code = await dynamicCode(m, "many-shards");
+    const day = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+    const codeDays = firestore().collection("workspaces").doc(m.merchantId).collection("codeDays");
+    // The shards 8 instances leave of one code's day: 60 slots each, one scan in each.
+    const shards = FOLD_SHARDS_MAX + 80;
+    const batch = firestore().batch();
+    for (let i = 0; i < shards; i++) {
+      batch.create(codeDays.doc(`${code.codeId}~${day}~inst${i % 8}~${Math.floor(i / 8)}`), { codeId: code.codeId, day, k: "none", shard: true, timeZone: "UTC", expiresAt: new Date(Date.parse(day) + 400 * 86_400_000), n: 1, u: 1, h: { "9": 1 } });
+    }
+    await batch.commit();
+    const result = await runScanMaintenance();
+    assert.ok(result.shardsFolded >= shards, `${result.shardsFolded} shards folded`);
+    const left = await codeDays.where("codeId", "==", code.codeId).get();
+    assert.deepEqual(left.docs.map((d) => [d.id, d.get("shard"), d.get("n")]), [[`${code.codeId}~${day}`, false, shards]]);
+    const figures = await analytics(m, code.codeId, 5);
+    assert.equal(figures.totalScans, shards);
+    assert.equal(figures.pending, undefined);
   });
 
   it("a 365-day query of one code reads only that code's rollups: at most 400 documents and 1 MB, whatever the rest of the workspace holds", async function () {

@@ -6,7 +6,7 @@
 // goes on with the catalogue backfill, if one is due (store/catalogue.ts). Idempotent: safe to run twice,
 // late, or alongside the instances writing new shards.
 import { destroyExpiredSecrets } from "../store/scanSecrets";
-import { foldRollup, rollupsWithShards, type RollupKind } from "../store/rollups";
+import { FOLD_SHARDS_MAX, foldRollup, rollupsWithShards, type RollupKind } from "../store/rollups";
 import { logRollupFoldSkipped } from "../core/log";
 import { continueCatalogueBackfill } from "../store/catalogue";
 import { recountCodeScans, recountStaleCodes, timeZoneCache } from "./codeScanCounts";
@@ -32,15 +32,40 @@ export async function runScanMaintenance(now = new Date()) {
   return { secretsDestroyed, ...folded.counts, codesRecounted, staleRecounted, catalogueUpgraded: backfill.upgraded };
 }
 
+/**
+ * Folds a rollup again within one run while its last fold took all FOLD_SHARDS_MAX shards a transaction
+ * holds (a hot code-day on more than three instances has more), up to this many folds in all: each
+ * instance keeps at most 128 shards of a rollup, so 32 folds clear 32 instances' worth.
+ */
+const FOLDS_PER_ROLLUP_MAX = 32;
+/** A rollup's folded document takes at most one write a second: repeated folds of it wait this long. */
+const REFOLD_WAIT_MS = 1_000;
+
 async function foldAll() {
   const codes = new Set<string>();
   let rollupsFolded = 0;
   let shardsFolded = 0;
   let rollupsSkipped = 0;
+  /** Folds one rollup; true when it took a full transaction's worth (more may be left). */
+  const fold = async (kind: RollupKind, p: { merchantId: string; baseId: string }, again = false): Promise<boolean> => {
+    try {
+      const took = await foldRollup(p.merchantId, kind, p.baseId);
+      shardsFolded += took;
+      if (!again) rollupsFolded++;
+      if (kind === "codeDays") codes.add(`${p.merchantId}/${p.baseId.split("~")[0]}`);
+      return took >= FOLD_SHARDS_MAX;
+    } catch (error) {
+      rollupsSkipped++;
+      logRollupFoldSkipped({ merchantId: p.merchantId, rollup: `${kind}/${p.baseId}` }, error);
+      return false;
+    }
+  };
   for (const kind of ["codeDays", "scanDays"] as RollupKind[]) {
-    // One pass through the shards in document order: each rollup is folded at most once per run, so the
-    // run ends even while instances keep writing new shards (the next run takes those).
+    // One pass through the shards in document order: each rollup is folded once, and again (a bounded
+    // number of times) only while its folds come back full, so the run ends even while instances keep
+    // writing new shards (the next run takes those).
     const done = new Set<string>();
+    let full: Array<{ merchantId: string; baseId: string }> = [];
     let after: Awaited<ReturnType<typeof rollupsWithShards>>["next"];
     do {
       const page = await rollupsWithShards(kind, after);
@@ -49,16 +74,15 @@ async function foldAll() {
         const key = `${p.merchantId}/${p.baseId}`;
         if (done.has(key)) continue;
         done.add(key);
-        try {
-          shardsFolded += await foldRollup(p.merchantId, kind, p.baseId);
-          rollupsFolded++;
-          if (kind === "codeDays") codes.add(`${p.merchantId}/${p.baseId.split("~")[0]}`);
-        } catch (error) {
-          rollupsSkipped++;
-          logRollupFoldSkipped({ merchantId: p.merchantId, rollup: `${kind}/${p.baseId}` }, error);
-        }
+        if (await fold(kind, p)) full.push(p);
       }
     } while (after);
+    for (let folds = 1; full.length && folds < FOLDS_PER_ROLLUP_MAX; folds++) {
+      await new Promise((r) => setTimeout(r, REFOLD_WAIT_MS));
+      const again: typeof full = [];
+      for (const p of full) if (await fold(kind, p, true)) again.push(p);
+      full = again;
+    }
   }
   return { codes, counts: { rollupsFolded, shardsFolded, rollupsSkipped } };
 }

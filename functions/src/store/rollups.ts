@@ -237,7 +237,7 @@ export async function rollupsWithShards(kind: RollupKind, after?: DocumentSnapsh
 }
 
 /** Shards one fold takes at most (a transaction writes at most 500 documents). */
-const FOLD_SHARDS_MAX = 400;
+export const FOLD_SHARDS_MAX = 400;
 
 /** Folds a rollup's shards into its folded document, in one transaction; returns how many were folded. */
 export async function foldRollup(merchantId: string, kind: RollupKind, baseId: string): Promise<number> {
