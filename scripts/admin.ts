@@ -31,7 +31,7 @@ commands:
   gs1-reassign    --key <GTIN | /AI/value of a GS1 key> --to <merchantId> --company-prefix <claimant's GS1 company prefix>
                   [--reason <text>]   (after checking the claimant's prefix with GS1: the key must begin with it;
                   the previous owner's items of the key, every lot and serial, are deleted; audited in both workspaces)
-  scan-maintenance (folds finished days' rollup shards, destroys expired daily secrets; hourly when deployed)
+  scan-maintenance (folds the rollup shards, destroys expired daily secrets; every 10 minutes when deployed)
 
 options:
   --project <id>  Firebase project (default ${LOCAL_PROJECT_ID}: the local emulators)

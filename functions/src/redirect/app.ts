@@ -1,7 +1,10 @@
 // Dynamic links: GET /qr/<uniqueQRCodeID> reads the link document (one read: a re-point applies to the
-// very next scan; only a read past its deadline is answered from the instance's last-known-good link) and records the scan (one batch of two writes), and answers 302 only when both are done,
-// so a scan whose redirect was answered survives the instance dying at that moment. Nothing runs after the
-// response and nothing runs later per scan (no trigger).
+// very next scan; only a read past its deadline is answered from the instance's last-known-good link),
+// records the scan (one group-committed batch: a person's event and its code's and workspace's rollup
+// shards) and publishes it to the scan stream, and answers 302 only when all are done, so a scan whose
+// redirect was answered survives the instance dying at that moment. Nothing runs after the response
+// unless a write, the publish or a webhook enqueue passed its bound (5 s, 5 s, 300 ms), and nothing runs
+// later per scan (no trigger).
 // Which workspace and code a link belongs to never changes, so an instance remembers it: from the second
 // scan of a code on, the read and the write go in parallel. POST /api/scans (redirect/appScans.ts) lets the
 // service's own app record scans of codes it read.
@@ -210,7 +213,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   if (!link) return sendNotFound(res); // links are never deleted; a remembered id always has one
   // Taken down between scans: the read that found it went with a scan already written (counted, never redirected).
   if (link.takenDown) return sendTakenDown(res);
-  // Queued before the 302, like the scan itself: nothing runs after the response.
+  // Queued before the 302, like the scan itself, waiting at most WEBHOOK_QUEUE_WAIT_MS (a slower enqueue finishes after the answer).
   if (link.webhookIds?.length && outcome && place) await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
   const counted = scanCountedHeader(outcome);
   let location = link.destinationUrl;

@@ -4,13 +4,14 @@
 // this code today (unique) or used up this minute's allowance (repeat). The instance only remembers what
 // it learnt, to skip attempts it knows would fail.
 //
-// One address cannot mint people by varying its User-Agent: a User-Agent that does not read as a real
-// browser (scans/device.ts) stands for no one in particular, so all such scans from one address are one
-// visitor; and real-looking ones from one address become new people for a code at most NEWCOMER_SLOTS
-// times per NEWCOMER_WINDOW_MS, past the few each instance lets through unchecked (docs/data-model.md,
-// "Who counts as a person").
+// One client (an IPv4 address, or an IPv6 /64) cannot mint people by varying its User-Agent: a User-Agent
+// that does not read as a real browser (scans/device.ts) stands for no one in particular, so all such
+// scans from one client are one visitor; and real-looking ones from one client become new people for a
+// code at most NEWCOMER_SLOTS times per NEWCOMER_WINDOW_MS, past the few each instance lets through
+// unchecked (docs/decisions.md, "Who is a person").
 //
-// Privacy: the visitor is HMAC(daily secret, code, address, User-Agent), truncated to 96 bits. The address
+// Privacy: the visitor is HMAC(daily secret, code, client, User-Agent when it reads as a real browser),
+// truncated to 96 bits. The address
 // and User-Agent are never stored; the secret of a date is destroyed 48 hours after the date begins (UTC),
 // after which no hash of that day can be recomputed or linked to another day's.
 import { createHmac, randomBytes } from "node:crypto";

@@ -1,6 +1,6 @@
 // The daily secrets that unique-scanner hashes are keyed with: scanSecrets/{YYYY-MM-DD}: secret (32 random
 // bytes), expiresAt. One per calendar date, shared by every instance (created by the first that needs it),
-// and destroyed 48 hours after the date begins in UTC, by the hourly maintenance job (TTL as a backstop).
+// and destroyed 48 hours after the date begins in UTC, by scanMaintenance (every 10 minutes; TTL as a backstop).
 // Once a date's secret is gone, nothing can recompute or link the hashes made with it.
 import { randomBytes } from "node:crypto";
 import { Timestamp } from "firebase-admin/firestore";
