@@ -39,6 +39,7 @@ async function main(): Promise<void> {
       create: async () => (await import("./bench/qr")).benchCreation(demo.apiKey),
       sandbox: async () => (await import("./bench/sandbox")).benchSandbox(),
       redirect: async () => (await import("./bench/redirect")).benchRedirect(demo.merchantId),
+      fold: async () => (await import("./bench/redirect")).benchFold(demo.merchantId),
       // Beside the redirect's ratio: what evaluating a code's campaign rules adds to a scan (pure CPU, issue 38).
       rules: async () => (await import("./bench/rules")).benchRules(),
       webhooks: async () => (await import("./bench/webhooks")).benchWebhooks(info.urls, demo.apiKey),

@@ -140,14 +140,16 @@ export async function benchRedirect(merchantId: string) {
   console.log(`  counted at once: ${counted} of ${scans} (${settled.uniqueScanners - 1} unique; ${scans - counted} lost); no trigger, nothing runs later per scan`);
   // The maintenance job (every 10 minutes) folds the day's shards; run it as if the day were over, and count its operations too.
   const opsBeforeFold = opCounts();
+  const foldStarted = performance.now();
   const folded = await runScanMaintenance(new Date(Date.now() + 3 * 86_400_000));
+  const foldMs = performance.now() - foldStarted;
   const opsFold = opCounts();
   const per = (a: number, b: number) => fmt(a / Math.max(1, b), 3);
   const load = { reads: opsLoad.reads - opsBefore.reads, writes: opsLoad.writes - opsBefore.writes, deletes: opsLoad.deletes - opsBefore.deletes };
   const fold = { reads: opsFold.reads - opsBeforeFold.reads, writes: opsFold.writes - opsBeforeFold.writes, deletes: opsFold.deletes - opsBeforeFold.deletes };
   console.log(`  Firestore operations per counted scan (store-layer counters): during the load ${per(load.reads, counted)} reads, ${per(load.writes, counted)} writes, ${per(load.deletes, counted)} deletes`);
   console.log(
-    `  the fold (every 10 minutes) of this day's ${folded.shardsFolded} extra rollup shards: ${fold.reads} reads, ${fold.writes} writes, ${fold.deletes} deletes in all;` +
+    `  the fold (every 10 minutes) of this day's ${folded.shardsFolded} extra rollup shards: ${fold.reads} reads, ${fold.writes} writes, ${fold.deletes} deletes in all, ${fmt(foldMs, 0)} ms (the whole maintenance run);` +
       ` amortised total ${per(load.reads + fold.reads, counted)} reads, ${per(load.writes + fold.writes, counted)} writes per counted scan (goal <= 1 read + 2 writes)`,
   );
   const oldCost = 2 * 0.6 + 4 * 1.8 + 1 * 0.2 + 2 * 0.4;
@@ -218,4 +220,27 @@ function benchColdStart(id: string) {
   console.log(`  without the geolocation database (before)  module load ${fmt(before.load, 0)} ms, first 302 at ${fmt(before.first, 0)} ms, RSS ${fmt(before.rss, 0)} MiB`);
   console.log(`  with it (after)                            module load ${fmt(after.load, 0)} ms, first 302 at ${fmt(after.first, 0)} ms, RSS ${fmt(after.rss, 0)} MiB; ${fmt(after.rss6, 0)} MiB once an IPv6 client loads the IPv6 file`);
   console.log(`  cost: +${fmt(after.first - before.first, 0)} ms to the first 302 (${fmt(after.first / before.first, 2)}x), +${fmt(after.rss6 - before.rss6, 0)} MiB; the function has 512 MiB`);
+}
+
+/**
+ * The fold's throughput: BENCH_FOLD_ROLLUPS code days (default 1,000) with 2 shards each, folded by one
+ * maintenance run. A run must fold what 10 minutes of a chain's scans leave (docs/performance.md).
+ */
+export async function benchFold(merchantId: string) {
+  const rollupCount = Number(process.env.BENCH_FOLD_ROLLUPS ?? 1000);
+  console.log(`\n[fold] one maintenance run over ${rollupCount} code days with 2 shards each (Firestore emulator over REST)`);
+  const day = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+  const codeDays = db().collection("workspaces").doc(merchantId).collection("codeDays");
+  const expiresAt = new Date(Date.parse(day) + 400 * 86_400_000);
+  for (let start = 0; start < rollupCount; start += 200) {
+    const batch = db().batch();
+    for (let i = start; i < Math.min(rollupCount, start + 200); i++) {
+      for (const slot of [0, 1]) batch.create(codeDays.doc(`fold${i}~${day}~bench~${slot}`), { codeId: `fold${i}`, day, k: "none", shard: true, timeZone: "UTC", expiresAt, n: 1, u: 1, h: { "9": 1 } });
+    }
+    await batch.commit();
+  }
+  const started = performance.now();
+  const result = await runScanMaintenance();
+  const seconds = (performance.now() - started) / 1000;
+  console.log(`  ${result.rollupsFolded} rollups (${result.shardsFolded} shards) folded in ${fmt(seconds, 1)} s: ${fmt(result.rollupsFolded / seconds, 0)} rollups/s, with the codes' stored counts recounted (${result.codesRecounted})`);
 }

@@ -440,6 +440,22 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     assert.equal(figures.pending, undefined);
   });
 
+  it("one run folds many rollups side by side, each whole, and counts every shard", async () => {
+    const m = await createMerchant();
+    const day = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+    const codeDays = firestore().collection("workspaces").doc(m.merchantId).collection("codeDays");
+    const codeIds = Array.from({ length: 60 }, (_, i) => `side${i}x${Date.now().toString(36)}`);
+    const batch = firestore().batch();
+    for (const codeId of codeIds) {
+      for (const slot of [0, 1, 2]) batch.create(codeDays.doc(`${codeId}~${day}~inst~${slot}`), { codeId, day, k: "none", shard: true, timeZone: "UTC", expiresAt: new Date(Date.parse(day) + 400 * 86_400_000), n: 1, h: { "9": 1 } });
+    }
+    await batch.commit();
+    const result = await runScanMaintenance();
+    assert.ok(result.shardsFolded >= 3 * codeIds.length, `${result.shardsFolded} shards folded`);
+    const docs = (await codeDays.get()).docs;
+    assert.deepEqual(docs.map((d) => [d.id, d.get("shard"), d.get("n")]).sort(), codeIds.map((c) => [`${c}~${day}`, false, 3]).sort());
+  });
+
   it("a 365-day query of one code reads only that code's rollups: at most 400 documents and 1 MB, whatever the rest of the workspace holds", async function () {
     this.timeout(300_000);
     const m = await createMerchant();

@@ -6,7 +6,8 @@
 // goes on with the catalogue backfill, if one is due (store/catalogue.ts). Idempotent: safe to run twice,
 // late, or alongside the instances writing new shards.
 import { destroyExpiredSecrets } from "../store/scanSecrets";
-import { FOLD_SHARDS_MAX, foldRollup, rollupsWithShards, type RollupKind } from "../store/rollups";
+import type { DocumentReference } from "firebase-admin/firestore";
+import { foldRollup, rollupsWithShards, type RollupKind } from "../store/rollups";
 import { logRollupFoldSkipped } from "../core/log";
 import { continueCatalogueBackfill } from "../store/catalogue";
 import { recountCodeScans, recountStaleCodes, timeZoneCache } from "./codeScanCounts";
@@ -19,70 +20,70 @@ export async function runScanMaintenance(now = new Date()) {
   const folded = await foldAll();
   const zoneOf = timeZoneCache();
   let codesRecounted = 0;
-  for (const key of folded.codes) {
+  await eachAtMost([...folded.codes], FOLDS_AT_ONCE, async (key) => {
     const [merchantId, codeId] = key.split("/");
     try {
       if (await recountCodeScans(merchantId, codeId, await zoneOf(merchantId), now)) codesRecounted++;
     } catch (error) {
       logRollupFoldSkipped({ merchantId, rollup: `codes/${codeId}/scans7` }, error);
     }
-  }
+  });
   const staleRecounted = await recountStaleCodes(zoneOf, now);
   const backfill = await continueCatalogueBackfill(BACKFILL_PAGES_PER_RUN);
   return { secretsDestroyed, ...folded.counts, codesRecounted, staleRecounted, catalogueUpgraded: backfill.upgraded };
 }
 
-/**
- * Folds a rollup again within one run while its last fold took all FOLD_SHARDS_MAX shards a transaction
- * holds (a hot code-day on more than three instances has more), up to this many folds in all: each
- * instance keeps at most 128 shards of a rollup, so 32 folds clear 32 instances' worth.
- */
-const FOLDS_PER_ROLLUP_MAX = 32;
-/** A rollup's folded document takes at most one write a second: repeated folds of it wait this long. */
+/** A rollup's folded document takes at most one write a second: a rollup folded again in a run waits this long. */
 const REFOLD_WAIT_MS = 1_000;
+/**
+ * Rollups folded at once: each fold is a transaction that locks only its own rollup's documents, so they
+ * never contend, and one at a time (about 16 a second on the emulator) would leave a chain's rollups (up
+ * to 100,000 in 10 minutes) behind.
+ */
+const FOLDS_AT_ONCE = 16;
+
+/** Calls `fn` on every item, at most `limit` calls at a time. */
+async function eachAtMost<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
+}
 
 async function foldAll() {
   const codes = new Set<string>();
   let rollupsFolded = 0;
   let shardsFolded = 0;
   let rollupsSkipped = 0;
-  /** Folds one rollup; true when it took a full transaction's worth (more may be left). */
-  const fold = async (kind: RollupKind, p: { merchantId: string; baseId: string }, again = false): Promise<boolean> => {
+  /** When this run last folded each rollup (one whose shards fill more than a page is folded once per page). */
+  const lastFold = new Map<string, number>();
+  const fold = async (kind: RollupKind, p: { merchantId: string; baseId: string; shards: DocumentReference[] }) => {
+    const key = `${kind}/${p.merchantId}/${p.baseId}`;
+    const wait = (lastFold.get(key) ?? -Infinity) + REFOLD_WAIT_MS - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     try {
-      const took = await foldRollup(p.merchantId, kind, p.baseId);
+      const took = await foldRollup(p.merchantId, kind, p.baseId, p.shards); // read the sum after the await: folds run side by side
       shardsFolded += took;
-      if (!again) rollupsFolded++;
+      if (!lastFold.has(key)) rollupsFolded++;
       if (kind === "codeDays") codes.add(`${p.merchantId}/${p.baseId.split("~")[0]}`);
-      return took >= FOLD_SHARDS_MAX;
     } catch (error) {
       rollupsSkipped++;
       logRollupFoldSkipped({ merchantId: p.merchantId, rollup: `${kind}/${p.baseId}` }, error);
-      return false;
+    } finally {
+      lastFold.set(key, Date.now());
     }
   };
   for (const kind of ["codeDays", "scanDays"] as RollupKind[]) {
-    // One pass through the shards in document order: each rollup is folded once, and again (a bounded
-    // number of times) only while its folds come back full, so the run ends even while instances keep
-    // writing new shards (the next run takes those).
-    const done = new Set<string>();
-    let full: Array<{ merchantId: string; baseId: string }> = [];
+    // One pass through the shards in document order, a page (at most one transaction's worth) at a time:
+    // the run ends even while instances keep writing new shards (the next run takes those behind it).
     let after: Awaited<ReturnType<typeof rollupsWithShards>>["next"];
     do {
       const page = await rollupsWithShards(kind, after);
       after = page.next;
-      for (const p of page.rollups) {
-        const key = `${p.merchantId}/${p.baseId}`;
-        if (done.has(key)) continue;
-        done.add(key);
-        if (await fold(kind, p)) full.push(p);
-      }
+      await eachAtMost(page.rollups, FOLDS_AT_ONCE, (p) => fold(kind, p));
     } while (after);
-    for (let folds = 1; full.length && folds < FOLDS_PER_ROLLUP_MAX; folds++) {
-      await new Promise((r) => setTimeout(r, REFOLD_WAIT_MS));
-      const again: typeof full = [];
-      for (const p of full) if (await fold(kind, p, true)) again.push(p);
-      full = again;
-    }
   }
   return { codes, counts: { rollupsFolded, shardsFolded, rollupsSkipped } };
 }

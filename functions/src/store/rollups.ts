@@ -218,43 +218,50 @@ export async function readRollupDocs(merchantId: string, kind: RollupKind, where
   return { docs: [...folded.docs, ...shardDocs].map((d) => d.data()), more: (shards?.size ?? 1) > left };
 }
 
+/** Shards one fold takes at most (a transaction writes at most 500 documents), and one page of the fold's scan. */
+export const FOLD_SHARDS_MAX = 400;
+
 /**
- * One page of the rollups (of one kind, any workspace and day) that have shards to fold, in document
- * order from `after` (the previous page's cursor); `next` is undefined on the last page.
+ * One page of the shards (of one kind, any workspace and day) waiting to be folded, grouped by rollup, in
+ * document order from `after` (the previous page's cursor); `next` is undefined on the last page. A
+ * rollup's shards may continue on the next page.
  */
-export async function rollupsWithShards(kind: RollupKind, after?: DocumentSnapshot, limit = 500): Promise<{ rollups: Array<{ merchantId: string; baseId: string }>; next?: DocumentSnapshot }> {
+export async function rollupsWithShards(kind: RollupKind, after?: DocumentSnapshot, limit = FOLD_SHARDS_MAX): Promise<{ rollups: Array<{ merchantId: string; baseId: string; shards: DocumentReference[] }>; next?: DocumentSnapshot }> {
   let q = db().collectionGroup(kind).where("shard", "==", true).orderBy("__name__").limit(limit);
   if (after) q = q.startAfter(after);
   const snap = await q.get();
   countOps({ reads: Math.max(1, snap.size) });
-  const seen = new Map<string, { merchantId: string; baseId: string }>();
+  const found = new Map<string, { merchantId: string; baseId: string; shards: DocumentReference[] }>();
   for (const doc of snap.docs) {
     const merchantId = doc.ref.parent.parent!.id;
     const baseId = doc.id.split("~").slice(0, kind === "codeDays" ? 2 : 1).join("~");
-    seen.set(`${merchantId}/${baseId}`, { merchantId, baseId });
+    const key = `${merchantId}/${baseId}`;
+    const rollup = found.get(key) ?? { merchantId, baseId, shards: [] };
+    rollup.shards.push(doc.ref);
+    found.set(key, rollup);
   }
-  return { rollups: [...seen.values()], next: snap.size === limit ? snap.docs[snap.size - 1] : undefined };
+  return { rollups: [...found.values()], next: snap.size === limit ? snap.docs[snap.size - 1] : undefined };
 }
 
-/** Shards one fold takes at most (a transaction writes at most 500 documents). */
-export const FOLD_SHARDS_MAX = 400;
-
-/** Folds a rollup's shards into its folded document, in one transaction; returns how many were folded. */
-export async function foldRollup(merchantId: string, kind: RollupKind, baseId: string): Promise<number> {
-  const col = rollups(merchantId, kind);
+/**
+ * Folds the given shards of a rollup (at most FOLD_SHARDS_MAX, found by rollupsWithShards) into its folded
+ * document, in one transaction that reads them by reference: it locks only those documents, so folds of
+ * different rollups run side by side, and a shard written again since it was found is folded as it now
+ * is. A shard already folded (gone) is skipped. Returns how many were folded.
+ */
+export async function foldRollup(merchantId: string, kind: RollupKind, baseId: string, shardRefs: DocumentReference[]): Promise<number> {
+  if (shardRefs.length > FOLD_SHARDS_MAX) throw new Error(`at most ${FOLD_SHARDS_MAX} shards per fold, not ${shardRefs.length}`);
+  const base = rollups(merchantId, kind).doc(baseId);
   return db().runTransaction(async (tx: Transaction) => {
-    const base = col.doc(baseId);
-    // Shards sort right after their base (`{baseId}~...`): one range read finds them all.
-    const shardQuery = col.orderBy("__name__").startAfter(`${baseId}~`).endBefore(`${baseId}~\uf8ff`).limit(FOLD_SHARDS_MAX);
-    const [baseSnap, shardSnap] = await Promise.all([tx.get(base), tx.get(shardQuery)]);
-    const shards = shardSnap.docs.filter((d) => d.get("shard") === true);
-    countOps({ reads: 1 + Math.max(1, shardSnap.size) });
+    const [baseSnap, ...shardSnaps] = await tx.getAll(base, ...shardRefs);
+    const shards = shardSnaps.filter((d) => d.exists && d.get("shard") === true);
+    countOps({ reads: 1 + shardRefs.length });
     if (!shards.length) return 0;
     // Rollup documents are open maps of counts (their keys are the breakdowns' own), so they are read as
     // document data, not through a record converter.
     const folded = baseSnap.data();
-    const docs = [...(folded ? [folded] : []), ...shards.map((s) => s.data())];
-    const meta = folded ?? shards[0].data();
+    const docs = [...(folded ? [folded] : []), ...shards.map((s) => s.data()!)];
+    const meta = folded ?? shards[0].data()!;
     const keep = Object.fromEntries(Object.entries(meta).filter(([k]) => !COUNT_FIELDS.includes(k) && k !== "shard"));
     tx.set(base, { ...keep, ...foldCounts(docs), shard: false });
     for (const s of shards) tx.delete(s.ref);
