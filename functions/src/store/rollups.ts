@@ -8,8 +8,9 @@
 //
 // Write rate: an instance writes a shard at most once a second (it moves on to its next slot while one
 // was written in the last second; when all MAX_SLOTS were, its writers wait for the first to come free,
-// whenShardsFree), and the fold writes a day's document once per run, so no document takes more than one
-// write a second whatever the number of instances or the traffic.
+// whenShardsFree), and the fold writes a day's document once per run (once per page of 400 of its shards,
+// a second apart), so no document takes more than one write a second whatever the number of instances or
+// the traffic.
 // Size: every breakdown map holds at most its cap of keys plus "Other". The instance that owns a shard
 // knows every key it ever wrote there, so it caps exactly; the fold keeps the largest keys of the merged
 // maps and adds the rest into "Other".
