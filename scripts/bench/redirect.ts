@@ -25,8 +25,9 @@ const STREAM_FIRST_EVENT = {
 } as ScanEvent;
 
 const PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
-import { costLine, costPerMillion, fmt, paced, percentile, printLoad, request, runLoad } from "./measure";
+import { costLine, costPerMillion, fmt, paced, percentile, PRICE, printLoad, request, runLoad } from "./measure";
 import { getConfig } from "../../functions/src/core/config";
+import { oneScanShard } from "../../test/helpers/scans";
 
 /**
  * Latencies of several operations measured in turns (a, b, c, a, b, c, ...), so that each sees the same
@@ -152,13 +153,15 @@ export async function benchRedirect(merchantId: string) {
     `  the fold (every 10 minutes) of this day's ${folded.shardsFolded} extra rollup shards: ${fold.reads} reads, ${fold.writes} writes, ${fold.deletes} deletes in all, ${fmt(foldMs, 0)} ms (the whole maintenance run);` +
       ` amortised total ${per(load.reads + fold.reads, counted)} reads, ${per(load.writes + fold.writes, counted)} writes per counted scan (goal <= 1 read + 2 writes)`,
   );
-  const oldCost = 2 * 0.6 + 4 * 1.8 + 1 * 0.2 + 2 * 0.4;
-  const newCost = ((load.reads + fold.reads) * 0.6 + (load.writes + fold.writes) * 1.8 + (load.deletes + fold.deletes) * 0.2) / Math.max(1, counted) + 0.4;
+  const perMillion = (ops: { reads: number; writes: number; deletes: number }, invocations: number) => 1e6 * (ops.reads * PRICE.read + ops.writes * PRICE.write + ops.deletes * PRICE.delete + invocations * PRICE.invocation);
+  const oldCost = perMillion({ reads: 2, writes: 4, deletes: 1 }, 2);
+  const amortised = { reads: (load.reads + fold.reads) / Math.max(1, counted), writes: (load.writes + fold.writes) / Math.max(1, counted), deletes: (load.deletes + fold.deletes) / Math.max(1, counted) };
+  const newCost = perMillion(amortised, 1);
   console.log(`  list price per million counted scans (Firestore $0.60/M reads, $1.80/M writes, $0.20/M deletes; $0.40/M invocations): $${fmt(newCost)} against $${fmt(oldCost)} before (${fmt(newCost / oldCost)}x)`);
   // All-in, as bench:traffic prices it. The CPU is this whole process's (the load generator's included), so it overstates the redirect's.
   const cpuMs = (cpu.user + cpu.system) / 1000 / Math.max(1, counted);
   const eventDays = getConfig().scanEventRetentionDays;
-  const spend = { reads: (load.reads + fold.reads) / Math.max(1, counted), writes: (load.writes + fold.writes) / Math.max(1, counted), deletes: (load.deletes + fold.deletes) / Math.max(1, counted), cpuMs, eventsPerScan: 1 };
+  const spend = { ...amortised, cpuMs, eventsPerScan: 1 };
   console.log(`  all-in per million scans of one hot code (every scan a new person; ${fmt(cpuMs, 3)} ms CPU per scan, load generator included): ${costLine(costPerMillion(spend, { eventDays, rollupDays: getConfig().scanRetentionDays }), eventDays)}`);
   const after = await codeAnalytics(merchantId, { codeId: hot.codeId }, 1);
   console.log(`  after the fold: ${after.totalScans - 1} counted, ${after.uniqueScanners - 1} unique (unchanged)`);
@@ -190,12 +193,14 @@ export async function benchRedirect(merchantId: string) {
     // slot is reused once a second has passed), so in a steady load its operations are shared by 10
     // minutes of scans, not by this phase's.
     const steadyScans = achieved * 600;
-    const each = (k: "reads" | "writes" | "deletes") => (opsLoadEnd[k] - opsStart[k]) / Math.max(1, countedNow) + (opsEnd[k] - opsLoadEnd[k]) / steadyScans;
+    type Op = "reads" | "writes" | "deletes";
+    const during = (k: Op) => (opsLoadEnd[k] - opsStart[k]) / Math.max(1, countedNow);
+    const fold = (k: Op) => opsEnd[k] - opsLoadEnd[k];
+    const each = (k: Op) => during(k) + fold(k) / steadyScans;
     const spend = { reads: each("reads"), writes: each("writes"), deletes: each("deletes"), cpuMs: 0, instanceMs: 1000 / achieved, eventsPerScan: 1 };
-    const fold = (k: "reads" | "writes" | "deletes") => opsEnd[k] - opsLoadEnd[k];
     console.log(
       `    ${fmt(achieved, 0)}/s (asked ${rate}): ${latencies.length} scans, ${countedNow} counted at once, p50 ${fmt(percentile(latencies, 50))} ms;` +
-        ` during the load ${fmt((opsLoadEnd.reads - opsStart.reads) / Math.max(1, countedNow), 3)} reads and ${fmt((opsLoadEnd.writes - opsStart.writes) / Math.max(1, countedNow), 3)} writes per scan; the fold ${fold("reads")} reads, ${fold("writes")} writes, ${fold("deletes")} deletes` +
+        ` during the load ${fmt(during("reads"), 3)} reads and ${fmt(during("writes"), 3)} writes per scan; the fold ${fold("reads")} reads, ${fold("writes")} writes, ${fold("deletes")} deletes` +
         ` (shared by 10 minutes of scans: ${fmt(spend.reads, 3)} reads, ${fmt(spend.writes, 3)} writes, ${fmt(spend.deletes, 3)} deletes per scan in all); instance billed ${fmt(spend.instanceMs)} ms;` +
         ` ${costLine(costPerMillion(spend, { eventDays, rollupDays: getConfig().scanRetentionDays }), eventDays)}`,
     );
@@ -231,11 +236,13 @@ export async function benchFold(merchantId: string) {
   console.log(`\n[fold] one maintenance run over ${rollupCount} code days with 2 shards each (Firestore emulator over REST)`);
   const day = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
   const codeDays = db().collection("workspaces").doc(merchantId).collection("codeDays");
-  const expiresAt = new Date(Date.parse(day) + 400 * 86_400_000);
   for (let start = 0; start < rollupCount; start += 200) {
     const batch = db().batch();
     for (let i = start; i < Math.min(rollupCount, start + 200); i++) {
-      for (const slot of [0, 1]) batch.create(codeDays.doc(`fold${i}~${day}~bench~${slot}`), { codeId: `fold${i}`, day, k: "none", shard: true, timeZone: "UTC", expiresAt, n: 1, u: 1, h: { "9": 1 } });
+      for (const slot of [0, 1]) {
+        const shard = oneScanShard(`fold${i}`, day, "bench", slot);
+        batch.create(codeDays.doc(shard.id), shard.data);
+      }
     }
     await batch.commit();
   }

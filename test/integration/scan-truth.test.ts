@@ -11,7 +11,7 @@ import { agentOf, BROWSER_NAMES, OS_NAMES, OTHER } from "../../functions/src/sca
 import { prng } from "../helpers/fuzz";
 import { NEWCOMER_SLOTS, NEWCOMER_WINDOW_MS, NEWCOMERS_UNCHECKED, recordScan, REPEATS_PER_MINUTE } from "../../functions/src/scans/record";
 import { scanSlots, writeScan } from "../../functions/src/store/scans";
-import { pastScanFacts } from "../helpers/scans";
+import { oneScanShard, pastScanFacts } from "../helpers/scans";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import { FOLD_SHARDS_MAX } from "../../functions/src/store/rollups";
 import { localMoment } from "../../functions/src/scans/localTime";
@@ -428,7 +428,8 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     const shards = FOLD_SHARDS_MAX + 80;
     const batch = firestore().batch();
     for (let i = 0; i < shards; i++) {
-      batch.create(codeDays.doc(`${code.codeId}~${day}~inst${i % 8}~${Math.floor(i / 8)}`), { codeId: code.codeId, day, k: "none", shard: true, timeZone: "UTC", expiresAt: new Date(Date.parse(day) + 400 * 86_400_000), n: 1, u: 1, h: { "9": 1 } });
+      const shard = oneScanShard(code.codeId, day, `inst${i % 8}`, Math.floor(i / 8));
+      batch.create(codeDays.doc(shard.id), shard.data);
     }
     await batch.commit();
     const result = await runScanMaintenance();
@@ -447,7 +448,10 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     const codeIds = Array.from({ length: 60 }, (_, i) => `side${i}x${Date.now().toString(36)}`);
     const batch = firestore().batch();
     for (const codeId of codeIds) {
-      for (const slot of [0, 1, 2]) batch.create(codeDays.doc(`${codeId}~${day}~inst~${slot}`), { codeId, day, k: "none", shard: true, timeZone: "UTC", expiresAt: new Date(Date.parse(day) + 400 * 86_400_000), n: 1, h: { "9": 1 } });
+      for (const slot of [0, 1, 2]) {
+        const shard = oneScanShard(codeId, day, "inst", slot);
+        batch.create(codeDays.doc(shard.id), shard.data);
+      }
     }
     await batch.commit();
     const result = await runScanMaintenance();
