@@ -54,7 +54,7 @@ function client(local: boolean) {
   };
 }
 
-async function runChecks(base: string, functionBase: string, apiKey: string, local: boolean): Promise<void> {
+export async function runChecks(base: string, functionBase: string, apiKey: string, local: boolean): Promise<void> {
   const http = client(local);
   const step = async (name: string, run: () => Promise<string | void>) => {
     const detail = await run();
@@ -158,6 +158,12 @@ async function runChecks(base: string, functionBase: string, apiKey: string, loc
       headers: { "User-Agent": PHONE, "X-Client-Geo-City": "Forgedville", "X-Client-Geo-Region": "ZZ" },
     });
     check(res.status === 302 && res.headers.get("location") === destination, `/qr/${code.uniqueQRCodeID} answered ${res.status} to ${res.headers.get("location")}`);
+    // The hosted image (Storage's tokenized URL, or the local image store's) scans to the code's link.
+    const image = await fetch(code.qrImageUrl);
+    check(image.ok, `the hosted image ${code.qrImageUrl} answered ${image.status}`);
+    const png = PNG.sync.read(Buffer.from(await image.arrayBuffer()));
+    const link = jsQR(new Uint8ClampedArray(png.data), png.width, png.height)?.data;
+    check(link?.endsWith(`/qr/${code.uniqueQRCodeID}`), `the hosted image decodes to ${JSON.stringify(link)}, not the code's link`);
     let analytics: any;
     for (let i = 0; i < 60; i++) {
       analytics = await tool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 });
@@ -215,4 +221,5 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code));
+// Run as a command; test/stack/smoke.test.ts runs the same checks inside the stack tier.
+if (require.main === module) void main().then((code) => process.exit(code));

@@ -1,38 +1,59 @@
-// `npm test`: run every mocha test and exit with the result; extra arguments go to mocha (e.g.
-// `npm test -- --grep sandbox`). Two phases, since both need the stack's fixed ports:
-//  1. test/lifecycle: tests that start and interrupt stacks of their own (npm start, the README's quick start);
-//  2. every other test against one stack started here from empty state (npm start's saved state is never
-//     read or written), stopped at the end.
-// `--tier <name>` (repeatable) runs only those tiers (TIERS below; `npm run test:integration` and the
-// others): the stack starts once, and only when a chosen tier needs it.
+// `npm test`: run the tiers cheapest first and exit with the result; extra arguments go to mocha (e.g.
+// `npm test -- --grep sandbox`). The tiers that need ports share them in turn: one stack with the functions
+// served in process (service, browser), then one on firebase-tools' emulators (stack), then lifecycle's own
+// (each started here from empty state; npm start's saved state is never read or written).
+// `--tier <name>` (repeatable) runs only those tiers (TIERS below; `npm run test:<tier>`); `--full`
+// (`npm run test:full`) runs every file at full size, and the service files again on the emulators.
+// Each run prints its time and slowest files; a tier past 1.5x its budget (test/budgets.json) fails.
 // Ctrl-C at any moment stops everything this started.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { availableParallelism } from "node:os";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { changedPaths, fullSizeFilesFor } from "./lib/fullSize";
 import { checkPrerequisites, PrerequisiteError, ROOT, Stack, tailOf, LOG_FILE } from "./lib/stack";
 
 const mocha = path.join(ROOT, "node_modules", "mocha", "bin", "mocha.js");
 
+/** Where each tier's tests are served from: nothing, the in-process service host, or firebase-tools' emulators. */
+type Serve = "none" | "in-process" | "emulators" | "own";
+
 /**
- * The test tiers: each a folder of test/, runnable alone; `npm test` runs them all: lifecycle, then unit
- * (pure CPU, so its files run on every core at once), then the tiers that share one stack.
+ * The test tiers, each a folder of test/, runnable alone (`npm run test:<tier>`), cheapest first:
+ *  - unit: pure code, no ports (its files run on every core at once);
+ *  - service: the HTTP contract and the domain against the Firestore, Auth and Pub/Sub emulators, the
+ *    functions and Hosting served in one Node 22 process (scripts/lib/serviceHost.ts) behind the front;
+ *  - browser: the pages in Chromium, served the same way;
+ *  - stack: a thin end-to-end set through firebase-tools' Hosting and Functions emulators, and the smoke check;
+ *  - lifecycle: `npm start` on a fresh clone and interrupted; starts stacks of its own.
+ * `fullOnly` files run only under `npm run test:full` (TEST_FULL=1), with every file at full size.
  */
 export const TIERS = {
-  lifecycle: { spec: "test/lifecycle/**/*.test.ts", stack: false },
   // `slowFirst`: the files that take longest start first, so no long file starts last and runs alone.
-  unit: { spec: "test/unit/**/*.test.ts", stack: false, slowFirst: ["scan-bounds", "print-package", "design-fuzz", "gs1-qr", "qr-render"] },
-  integration: { spec: "test/integration/**/*.test.ts", stack: true },
-  rules: { spec: "test/rules/**/*.test.ts", stack: true },
-  browser: { spec: "test/browser/**/*.test.ts", stack: true },
-} as const;
+  unit: { spec: "test/unit/**/*.test.ts", serve: "none", slowFirst: ["scan-bounds", "print-package", "design-fuzz", "gs1-qr", "qr-render"], fullOnly: [] },
+  service: { spec: "test/service/**/*.test.ts", serve: "in-process", fullOnly: [] },
+  browser: { spec: "test/browser/**/*.test.ts", serve: "in-process", fullOnly: [] },
+  stack: { spec: "test/stack/**/*.test.ts", serve: "emulators", fullOnly: [] },
+  lifecycle: { spec: "test/lifecycle/**/*.test.ts", serve: "own", fullOnly: ["start-interrupt"] },
+} as const satisfies Record<string, { spec: string; serve: Serve; fullOnly: readonly string[]; slowFirst?: readonly string[] }>;
 export type Tier = keyof typeof TIERS;
+const ORDER: Tier[] = ["unit", "service", "browser", "stack", "lifecycle"];
 
-/** Splits `--tier a --tier b` out of the arguments; no tier named means every tier. */
-export function tiersOf(args: string[]): { tiers: Tier[]; rest: string[] } {
+/** Seconds each tier may take on this project's 2-core CI machine; a tier that passes 1.5x its budget fails. */
+export const BUDGETS = JSON.parse(readFileSync(path.join(ROOT, "test", "budgets.json"), "utf8")) as Record<Tier, number>;
+export const OVER_BUDGET = 1.5;
+
+/** Splits `--tier a --tier b` and `--full` out of the arguments; no tier named means every tier. */
+export function tiersOf(args: string[]): { tiers: Tier[]; rest: string[]; full: boolean } {
   const tiers: Tier[] = [];
   const rest: string[] = [];
+  let full = false;
   for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--full") {
+      full = true;
+      continue;
+    }
     if (args[i] !== "--tier") {
       rest.push(args[i]);
       continue;
@@ -41,27 +62,41 @@ export function tiersOf(args: string[]): { tiers: Tier[]; rest: string[] } {
     if (!(name in TIERS)) throw new Error(`unknown tier "${name}"; tiers: ${Object.keys(TIERS).join(", ")}`);
     tiers.push(name as Tier);
   }
-  return { tiers: tiers.length ? tiers : (Object.keys(TIERS) as Tier[]), rest };
+  return { tiers: ORDER.filter((t) => (tiers.length ? tiers.includes(t) : true)), rest, full };
 }
 
-/** mocha's options for the tiers after lifecycle (the same as .mocharc.json's, with the tiers' folders). */
-const mochaArgs = (tiers: Tier[], extra: string[]) => ["--no-config", "--node-option", "import=tsx", "--timeout", "30000", "--exit", ...tiers.map((t) => TIERS[t].spec), ...extra];
-/** The unit tier's files (its spec's folder, subfolders included), the slow-first ones first. */
-export function unitTierFiles(): string[] {
-  const dir = TIERS.unit.spec.split("/**")[0];
-  const slow = (file: string) => TIERS.unit.slowFirst.findIndex((name) => file === `${name}.test.ts`) >>> 0; // not listed: last
+/** A tier's files (its folder, subfolders included): the slow-first ones first, full-only ones only when full. */
+export function tierFiles(tier: Tier, full: boolean): string[] {
+  const t = TIERS[tier] as { spec: string; fullOnly: readonly string[]; slowFirst?: readonly string[] };
+  const dir = t.spec.split("/**")[0];
+  const slowFirst = t.slowFirst ?? [];
+  const slow = (file: string) => slowFirst.findIndex((name) => file === `${name}.test.ts`) >>> 0; // not listed: last
   return readdirSync(path.join(ROOT, dir), { recursive: true, encoding: "utf8" })
     .filter((f) => f.endsWith(".test.ts"))
+    .filter((f) => full || !t.fullOnly.some((name) => f === `${name}.test.ts`))
     .sort((a, b) => slow(a) - slow(b) || a.localeCompare(b))
     .map((f) => `${dir}/${f}`);
 }
+/** The unit tier's files, the slow-first ones first (kept for the tier check). */
+export const unitTierFiles = () => tierFiles("unit", false);
 
-/** The unit tier's files spread over the machine's cores (UNIT_JOBS workers if set), its slowest first. */
-function unitArgs(extra: string[]): string[] {
-  // One worker per core, at least two and at most four: each worker holds its own copy of the modules.
-  const jobs = Number(process.env.UNIT_JOBS) || Math.min(4, Math.max(2, availableParallelism()));
-  return [...mochaArgs([], extra), ...unitTierFiles(), "--parallel", "--jobs", String(jobs)];
-}
+/** mocha's options for a run of test files: one timeout, exit when done, each file's time recorded. */
+const mochaArgs = (files: string[], extra: string[], timeout = 30_000) => [
+  "--no-config",
+  "--node-option",
+  "import=tsx",
+  "--timeout",
+  String(timeout),
+  "--exit",
+  "--reporter",
+  path.join(ROOT, "scripts", "lib", "timingReporter.ts"),
+  ...files,
+  ...extra,
+];
+
+/** Each file of the tiers that share a stack starts on an empty Firestore (test/helpers/freshData.ts). */
+const FRESH_DATA = ["--require", path.join(ROOT, "test", "helpers", "freshData.ts")];
+
 let running: ChildProcess | undefined;
 
 function runMocha(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -72,9 +107,60 @@ function runMocha(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   });
 }
 
+interface TierResult {
+  label: string;
+  tier: Tier;
+  seconds: number;
+  code: number;
+  slowest: [string, number][];
+}
+
+/** Runs files with mocha, timing the run and its files; a run that fails keeps its code. */
+async function timedRun(label: string, tier: Tier, args: string[], env: NodeJS.ProcessEnv): Promise<TierResult> {
+  const timesFile = path.join(tmpdir(), `svc-test-times-${process.pid}-${label.replace(/\W+/g, "_")}.json`);
+  const started = Date.now();
+  const code = await runMocha(args, { ...env, TEST_TIMES_FILE: timesFile });
+  const seconds = (Date.now() - started) / 1000;
+  let times: Record<string, number> = {};
+  try {
+    times = JSON.parse(readFileSync(timesFile, "utf8")) as Record<string, number>;
+    rmSync(timesFile, { force: true });
+  } catch {
+    // the run ended before its reporter wrote (a crash): no file times
+  }
+  const slowest = Object.entries(times)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 5)
+    .map(([f, ms]) => [path.relative(ROOT, f), ms / 1000] as [string, number]);
+  return { label, tier, seconds, code, slowest };
+}
+
+/** The summary at the end: each run's time against its tier's budget, and its slowest files. */
+export function summary(results: TierResult[], full: boolean): { text: string; overBudget: string[] } {
+  const lines = ["", "tier times (budget; fails above " + OVER_BUDGET + "x):"];
+  const overBudget: string[] = [];
+  for (const r of results) {
+    const budget = BUDGETS[r.tier];
+    // Full-size runs have no budget: they are the nightly and pre-resolve check.
+    const over = !full && r.seconds > budget * OVER_BUDGET;
+    if (over) overBudget.push(`${r.label}: ${r.seconds.toFixed(0)} s > ${OVER_BUDGET} x ${budget} s`);
+    lines.push(`  ${r.label.padEnd(22)} ${r.seconds.toFixed(1).padStart(7)} s  (budget ${budget} s)${r.code ? "  FAILED" : ""}${over ? "  OVER BUDGET" : ""}`);
+    for (const [file, s] of r.slowest) lines.push(`      ${s.toFixed(1).padStart(6)} s  ${file}`);
+  }
+  return { text: lines.join("\n"), overBudget };
+}
+
 async function main(): Promise<number> {
-  const stack = new Stack();
-  stack.stopOnSignals(() => {
+  const { tiers, rest: extra, full: fullFlag } = tiersOf(process.argv.slice(2));
+  const full = fullFlag || process.env.TEST_FULL === "1";
+  const scaleEnv: NodeJS.ProcessEnv = full ? { TEST_FULL: "1", TEST_SCALE: "1" } : {};
+  const baseEnv = { ...process.env, ...scaleEnv };
+  const results: TierResult[] = [];
+  let stack: Stack | undefined;
+  let interrupted = false;
+  const onSignal = () => {
+    if (interrupted) return;
+    interrupted = true;
     if (running?.pid) {
       try {
         process.kill(-running.pid, "SIGINT");
@@ -82,33 +168,65 @@ async function main(): Promise<number> {
         // already gone
       }
     }
-  });
-  try {
-    const { tiers, rest: extra } = tiersOf(process.argv.slice(2));
-    // The unit tier alone needs no emulator, ports or browser.
-    if (tiers.some((t) => t !== "unit")) await checkPrerequisites({ chromium: tiers.includes("browser") || tiers.includes("lifecycle") });
-    if (tiers.includes("lifecycle")) {
-      const lifecycle = await runMocha(["--no-config", "--node-option", "import=tsx", "--timeout", "600000", "--exit", TIERS.lifecycle.spec, ...extra], process.env);
-      if (lifecycle !== 0) return lifecycle;
-    }
-    let failed = 0;
-    if (tiers.includes("unit")) failed = await runMocha(unitArgs(extra), process.env);
-    const rest = tiers.filter((t) => t !== "lifecycle" && t !== "unit");
-    if (!rest.length) return failed;
-    if (!rest.some((t) => TIERS[t].stack)) return (await runMocha(mochaArgs(rest, extra), process.env)) || failed;
+    void (stack?.stop() ?? Promise.resolve()).then(() => process.exit(130));
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
+  const withStack = async (serve: "in-process" | "emulators", run: (env: NodeJS.ProcessEnv) => Promise<void>) => {
+    if (interrupted) return;
+    stack = new Stack();
     const started = Date.now();
-    const info = await stack.start();
-    console.log(`emulators ready in ${((Date.now() - started) / 1000).toFixed(1)} s (mode: ${info.mode}; log: ${path.relative(ROOT, info.logFile)})`);
-    const code = await runMocha(mochaArgs(rest, extra), {
-      ...process.env,
+    const info = await stack.start({ functions: serve });
+    console.log(`stack (${serve}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s (mode: ${info.mode}; log: ${path.relative(ROOT, info.logFile)})`);
+    const env = {
+      ...baseEnv,
       ...info.env,
+      TEST_TARGET: serve === "emulators" ? "stack" : "service",
       TEST_BASE_URL: info.urls.base,
       TEST_APP_URL: info.urls.app,
       TEST_FUNCTIONS_URL: info.urls.functions,
       TEST_STORAGE_EMULATOR: info.storageEmulator ? "1" : "",
-    });
-    if (code !== 0) console.log(`\n--- last lines of ${info.logFile} ---\n${tailOf(info.logFile)}`);
-    return code || failed;
+    };
+    try {
+      await run(env);
+    } finally {
+      if (results.some((r) => r.code)) console.log(`\n--- last lines of ${info.logFile} ---\n${tailOf(info.logFile)}`);
+      await stack.stop();
+    }
+  };
+  try {
+    // The unit tier alone needs no emulator, ports or browser.
+    if (tiers.some((t) => t !== "unit")) await checkPrerequisites({ chromium: tiers.includes("browser") || tiers.includes("lifecycle") });
+    if (tiers.includes("unit")) {
+      // One worker per core, at least two and at most four: each worker holds its own copy of the modules.
+      const jobs = Number(process.env.UNIT_JOBS) || Math.min(4, Math.max(2, availableParallelism()));
+      results.push(await timedRun("unit", "unit", [...mochaArgs(tierFiles("unit", full), extra), "--parallel", "--jobs", String(jobs)], baseEnv));
+    }
+    const inProcess = tiers.filter((t) => TIERS[t].serve === "in-process");
+    if (inProcess.length) {
+      await withStack("in-process", async (env) => {
+        for (const tier of inProcess) results.push(await timedRun(tier, tier, [...mochaArgs(tierFiles(tier, full), extra), ...FRESH_DATA], env));
+        // Full-size files whose guarded code this branch changed run again at full size (scripts/lib/fullSize.ts).
+        const guarded = full ? [] : fullSizeFilesFor(changedPaths()).filter((f) => inProcess.some((t) => f.startsWith(TIERS[t].spec.split("/**")[0])));
+        if (guarded.length) {
+          console.log(`\nchanged code that full-size tests guard: running ${guarded.join(", ")} at full size`);
+          results.push(await timedRun("service (full size)", "service", mochaArgs(guarded, extra, 600_000), { ...env, TEST_SCALE: "1", TEST_FULL: "1" }));
+        }
+      });
+    }
+    const onEmulators = tiers.includes("stack") || (full && tiers.includes("service"));
+    if (onEmulators) {
+      await withStack("emulators", async (env) => {
+        if (tiers.includes("stack")) results.push(await timedRun("stack", "stack", mochaArgs(tierFiles("stack", full), extra, 120_000), env));
+        // Under test:full the service files run again through firebase-tools' Hosting and Functions emulators.
+        if (full && tiers.includes("service")) results.push(await timedRun("service on emulators", "service", [...mochaArgs(tierFiles("service", full), extra, 120_000), ...FRESH_DATA], env));
+      });
+    }
+    if (tiers.includes("lifecycle")) results.push(await timedRun("lifecycle", "lifecycle", mochaArgs(tierFiles("lifecycle", full), extra, 600_000), baseEnv));
+    const { text, overBudget } = summary(results, full);
+    console.log(text);
+    for (const line of overBudget) console.log(`over budget: ${line} (test/budgets.json)`);
+    const failed = results.find((r) => r.code);
+    return failed ? failed.code : overBudget.length ? 1 : 0;
   } catch (error) {
     if (error instanceof PrerequisiteError) console.error(error.message);
     else {
@@ -117,7 +235,7 @@ async function main(): Promise<number> {
     }
     return 1;
   } finally {
-    await stack.stop();
+    await stack?.stop();
   }
 }
 

@@ -129,7 +129,7 @@ export async function startFront(options: FrontOptions): Promise<RunningFront> {
     const server = http.createServer((req, res) => {
       // The Hosting emulator (superstatic) throws on a path that is not valid percent-encoding and
       // answers 500; a front end refuses such a request line itself. The functions answer 400 for it
-      // too when reached directly (test/integration/hardening.test.ts checks both).
+      // too when reached directly (test/service/hardening.test.ts checks both).
       if (route.viaHosting && !validPercentEncoding(req.url ?? "/")) {
         res.writeHead(400, { "Content-Type": "application/json" });
         res.end(JSON.stringify({ error: "Bad Request", code: "INVALID_REQUEST", message: "The request path is not valid percent-encoding", hint: "Percent-encode the path as UTF-8.", status: 400 }));

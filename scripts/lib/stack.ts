@@ -23,6 +23,8 @@ import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
 import { SECRETS } from "../../functions/src/core/secrets";
 
 export const ROOT = path.resolve(__dirname, "..", "..");
+/** The Cloud Tasks emulator's port (firebase.json's `emulators.tasks`). */
+const TASKS_PORT = (JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8")) as { emulators: { tasks: { port: number } } }).emulators.tasks.port;
 export const PROJECT_ID = LOCAL_PROJECT_ID;
 const NODE_MAJOR = 22;
 
@@ -259,6 +261,12 @@ export interface StartOptions {
   ui?: boolean;
   /** Each start-up step as it completes, e.g. "Firestore emulator listening on :8080". */
   onStep?: (step: string) => void;
+  /**
+   * Who serves Hosting, the functions and Cloud Tasks: firebase-tools' emulators ("emulators", the default:
+   * `npm start`, the stack tier) or one Node 22 process of ours on the same ports (scripts/lib/serviceHost.ts,
+   * the service tier), with Auth, Firestore and Pub/Sub still firebase-tools' emulators.
+   */
+  functions?: "emulators" | "in-process";
 }
 
 export class Stack {
@@ -317,7 +325,9 @@ export class Stack {
       childEnv.REAL_JAVA = realJava();
       childEnv.PATH = `${path.join(__dirname, "java-shim")}${path.delimiter}${process.env.PATH ?? ""}`;
     }
-    const only = mode === "gcloud" ? "auth,firestore,functions,hosting,pubsub,tasks" : "auth,firestore,functions,hosting,pubsub,storage,tasks";
+    const inProcess = options.functions === "in-process";
+    const served = inProcess ? "" : "functions,hosting,tasks,";
+    const only = mode === "gcloud" ? `auth,firestore,${served}pubsub` : `auth,firestore,${served}pubsub,storage`;
     const firebaseBin = path.join(ROOT, "node_modules", "firebase-tools", "lib", "bin", "firebase.js");
     const args = [firebaseBin, "emulators:start", "--project", PROJECT_ID, "--only", only];
     const ui = options.ui && emulatorUiAvailable(mode);
@@ -359,6 +369,11 @@ export class Stack {
     const functionsLoaded = watchLog(logFile, /Loaded functions definitions from source: (.*)\./, (m) => step(`functions loaded: ${m[1]}`));
     const hostingDirect = `http://${host}:${ports.hosting}`;
     try {
+      if (inProcess) {
+        await waitFor("Firebase emulators", async () => (await Promise.all([ports.auth, ports.firestore, ports.pubsub].map(portOpen))).every(Boolean), 180_000, firebase, () => this.stillStarting());
+        this.startServiceHost(env, childEnv, host, ports, logFile);
+        step("functions and Hosting served in process (scripts/lib/serviceHost.ts)");
+      }
       await waitFor("Firebase emulators", () => httpOk(`${hostingDirect}/api/status.json`), 180_000, firebase, () => this.stillStarting());
     } finally {
       clearInterval(watchPorts);
@@ -399,6 +414,20 @@ export class Stack {
       ...(options.ui && !ui ? { uiOff: "off: firebase-tools downloads it on its first start with Java 21 and internet access" } : {}),
     };
     return this.info;
+  }
+
+  /** The service tier's Hosting, functions and Cloud Tasks: one Node 22 process on the emulators' ports. */
+  private startServiceHost(env: Record<string, string>, childEnv: NodeJS.ProcessEnv, host: string, ports: EmulatorPorts, logFile: string): void {
+    const log = openSync(logFile, "a");
+    const options = { projectId: PROJECT_ID, host, hostingPort: ports.hosting, functionsPort: ports.functions, tasksPort: TASKS_PORT };
+    const child = spawn(NODE22, ["--import", "tsx", path.join(__dirname, "serviceHost.ts")], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ["ignore", log, log],
+      env: { ...childEnv, ...env, SERVICE_HOST_OPTIONS: JSON.stringify(options) },
+    });
+    closeSync(log);
+    this.children.push(child);
   }
 
   /** Records the processes below our children now and every 250 ms while the stack runs. */

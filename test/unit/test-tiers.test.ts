@@ -1,9 +1,11 @@
 // The test tiers are what the README says they are: every test file belongs to exactly one tier, each tier
-// has its npm script, and the README's table names each.
+// has its npm script and budget, the README's table names each, and the map of full-size tests names only
+// files and paths that exist.
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { TIERS, tiersOf, unitTierFiles } from "../../scripts/test";
+import { BUDGETS, summary, TIERS, tierFiles, tiersOf, unitTierFiles } from "../../scripts/test";
+import { FULL_SIZE_GUARDS, fullSizeFilesFor } from "../../scripts/lib/fullSize";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 
@@ -30,16 +32,50 @@ describe("test tiers", () => {
     assert.deepEqual(files.slice(0, TIERS.unit.slowFirst.length), TIERS.unit.slowFirst.map((name) => `test/unit/${name}.test.ts`));
   });
 
-  it("each tier has its npm script and a row in the README; unknown tiers are refused", () => {
+  it("full-only files run only under --full, and exist", () => {
+    for (const [tier, t] of Object.entries(TIERS) as [keyof typeof TIERS, (typeof TIERS)[keyof typeof TIERS]][]) {
+      for (const name of t.fullOnly) {
+        const file = `${t.spec.split("/**")[0]}/${name}.test.ts`;
+        assert.ok(existsSync(path.join(ROOT, file)), file);
+        assert.ok(!tierFiles(tier, false).includes(file), `${file} is left out of npm test`);
+        assert.ok(tierFiles(tier, true).includes(file), `${file} runs under test:full`);
+      }
+    }
+  });
+
+  it("each tier has its npm script, a README row and a budget; the budgets sum to under 11 minutes", () => {
     const scripts = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts as Record<string, string>;
     const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
     for (const tier of Object.keys(TIERS)) {
       assert.ok(scripts[`test:${tier}`], `npm run test:${tier}`);
       assert.ok(readme.includes(`| \`npm run test:${tier}\` |`), `README row for test:${tier}`);
       assert.match(scripts[`test:${tier}`], new RegExp(`--tier ${tier}$`));
+      assert.ok(BUDGETS[tier as keyof typeof BUDGETS] > 0, `budget for ${tier}`);
     }
-    assert.deepEqual(tiersOf(["--tier", "browser", "--grep", "x"]), { tiers: ["browser"], rest: ["--grep", "x"] });
-    assert.deepEqual(tiersOf([]).tiers, Object.keys(TIERS));
+    assert.ok(readme.includes("| `npm run test:full` |"), "README row for test:full");
+    assert.match(scripts["test:full"], /--full$/);
+    assert.match(scripts.test, /npm run lint && node --import tsx scripts\/test\.ts$/, "npm test lints before the tests");
+    const total = Object.values(BUDGETS).reduce((a, b) => a + b, 0);
+    assert.ok(total < 11 * 60, `budgets sum to ${total} s`);
+    assert.deepEqual(tiersOf(["--tier", "browser", "--grep", "x"]), { tiers: ["browser"], rest: ["--grep", "x"], full: false });
+    assert.deepEqual(tiersOf(["--full"]).tiers, ["unit", "service", "browser", "stack", "lifecycle"]);
+    assert.equal(tiersOf(["--full"]).full, true);
     assert.throws(() => tiersOf(["--tier", "everything"]), /unknown tier "everything"/);
+  });
+
+  it("a run past 1.5 times its tier's budget fails the run; full-size runs have no budget", () => {
+    const run = (seconds: number) => ({ label: "unit", tier: "unit" as const, seconds, code: 0, slowest: [] });
+    assert.deepEqual(summary([run(BUDGETS.unit * 1.4)], false).overBudget, []);
+    assert.equal(summary([run(BUDGETS.unit * 1.6)], false).overBudget.length, 1);
+    assert.deepEqual(summary([run(BUDGETS.unit * 3)], true).overBudget, []);
+  });
+
+  it("the map of full-size tests names files and paths that exist, and picks files by changed path", () => {
+    for (const [file, guards] of Object.entries(FULL_SIZE_GUARDS)) {
+      assert.ok(existsSync(path.join(ROOT, file)), file);
+      for (const guard of guards) assert.ok(existsSync(path.join(ROOT, guard)), `${file}: ${guard}`);
+    }
+    assert.deepEqual(fullSizeFilesFor(["functions/src/jobs/task.ts"]), ["test/service/workloads/jobs.test.ts"]);
+    assert.deepEqual(fullSizeFilesFor(["README.md"]), []);
   });
 });
