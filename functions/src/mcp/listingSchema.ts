@@ -1,8 +1,9 @@
 // The JSON Schemas tools/list publishes, said once (docs/mcp.md, "Context budget"). zod's JSON Schema repeats what a client needs nothing
 // of (every integer's ±2^53 bounds, `propertyNames` on string-keyed records) and, for results, what the
 // input schema already said (enums, patterns, lengths) or what the server never relies on a client to
-// check (`additionalProperties: false`). The zod schemas stay strict on both sides: the server still
-// validates every input and every result against them.
+// check (`additionalProperties: false`). Input objects keep `additionalProperties: false` at every level:
+// clients build strict function-calling schemas from them. The zod schemas stay strict on both sides: the
+// server still validates every input and every result against them.
 import { z } from "zod";
 
 const SAFE = Number.MAX_SAFE_INTEGER;
