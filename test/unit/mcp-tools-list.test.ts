@@ -54,7 +54,7 @@ describe("MCP tools/list snapshot", () => {
         assert.equal(schema.type, "object", tool.name);
         ajv.compile(schema);
       }
-      // The instructions say once that unknown arguments are refused; the zod schema refuses them.
+      // The zod schema refuses unknown arguments, as the listed schema says (test/unit/mcp-strict-inputs.test.ts walks every listing).
       const parsed = definition.input.safeParse({ unknownArgument: 1 });
       assert.ok(parsed.error?.issues.some((issue) => issue.code === "unrecognized_keys"), `${tool.name}: unknown arguments are refused`);
     }

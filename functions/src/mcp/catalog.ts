@@ -126,7 +126,11 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output", form: ListingForm
     io,
     override: (ctx) => {
       if (form === "full") return;
-      if (explainedInInstructions.has(ctx.zodSchema as unknown as z.ZodType)) delete (ctx.jsonSchema as Record<string, unknown>).description;
+      // An explained id's pattern goes too: a client passes ids the server gave it and never makes one.
+      if (explainedInInstructions.has(ctx.zodSchema as unknown as z.ZodType)) {
+        delete (ctx.jsonSchema as Record<string, unknown>).description;
+        delete (ctx.jsonSchema as Record<string, unknown>).pattern;
+      }
       const stand = listedAs.get(ctx.zodSchema as unknown as z.ZodType);
       if (!stand) return;
       for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Record<string, unknown>)[key];
@@ -153,6 +157,20 @@ function withoutDescriptions(schema: Record<string, unknown>): Record<string, un
   return strip(schema, false) as Record<string, unknown>;
 }
 
+/**
+ * A result schema as the default list gives it when another tool there describes the same record: without
+ * its fields' descriptions, and a nested record that tool spells out under the same name named by type only.
+ */
+function describedBy(schema: Record<string, unknown>, describing: Record<string, unknown>): Record<string, unknown> {
+  const own = withoutDescriptions(schema);
+  const theirs = (withoutDescriptions(describing).properties ?? {}) as Record<string, unknown>;
+  const fields = Object.entries((own.properties ?? {}) as Record<string, Record<string, unknown>>).map(([name, field]) => {
+    const text = JSON.stringify(field);
+    return [name, text.includes('"properties"') && text === JSON.stringify(theirs[name]) ? { type: field.type } : field];
+  });
+  return { ...own, properties: Object.fromEntries(fields) };
+}
+
 const listings = new Map<string, ToolListing>();
 
 /**
@@ -168,7 +186,10 @@ export function listingOf(tool: ToolDefinition, form: ListingForm = "full"): Too
       title: tool.title,
       description: tool.description,
       inputSchema: jsonSchema(tool.input, "input", form),
-      outputSchema: form === "default" && tool.outputDescribedBy ? withoutDescriptions(jsonSchema(tool.output, "output", form)) : jsonSchema(tool.output, "output", form),
+      outputSchema:
+        form === "default" && tool.outputDescribedBy
+          ? describedBy(jsonSchema(tool.output, "output", form), listingOf(catalogTool(tool.outputDescribedBy)!, form).outputSchema)
+          : jsonSchema(tool.output, "output", form),
       annotations: { title: tool.title, ...publishedHints(tool.annotations) },
       ...(tool.ui ? { _meta: { ui: { resourceUri: tool.ui } } } : {}),
     };

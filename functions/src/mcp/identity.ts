@@ -13,7 +13,7 @@ export const SERVER_CAPABILITIES = { tools: { listChanged: false }, resources: {
  * read, and where the tools beyond the default list are.
  */
 export const SERVER_INSTRUCTIONS = [
-  "Tools act inside the merchant workspace of the calling key and only create drafts (status draft); a person publishes them in the console at consoleUrl. String arguments are never empty; an argument a tool's inputSchema does not name is refused.",
+  "Tools act inside the merchant workspace of the calling key and only create drafts (status draft); a person publishes them in the console at consoleUrl. String arguments are never empty.",
   ARGUMENT_CONVENTIONS,
   "Results: every field an outputSchema lists is present (null when empty) unless the schema lists required, which then names the fields always present. Times are ISO 8601; days (from, to, date) are YYYY-MM-DD in the workspace's timeZone.",
   "Analytics count people's scans; bots are counted apart (botScans) and repeats within a day in repeatScans. byDay has every day of the window, zeros included; hourByWeekday is [weekday][hour], Monday 0, local hours; pending: true means the newest scans are not counted yet.",

@@ -1,8 +1,9 @@
 // The JSON Schemas tools/list publishes, said once (docs/mcp.md, "Context budget"). zod's JSON Schema repeats what a client needs nothing
 // of (every integer's ±2^53 bounds, `propertyNames` on string-keyed records) and, for results, what the
 // input schema already said (enums, patterns, lengths) or what the server never relies on a client to
-// check (`additionalProperties: false`). The zod schemas stay strict on both sides: the server still
-// validates every input and every result against them.
+// check (`additionalProperties: false`). Input objects keep `additionalProperties: false` at every level:
+// clients build strict function-calling schemas from them. The zod schemas stay strict on both sides: the
+// server still validates every input and every result against them.
 import { z } from "zod";
 
 const SAFE = Number.MAX_SAFE_INTEGER;
@@ -36,13 +37,12 @@ function compact(node: unknown, io: "input" | "output"): unknown {
   for (const [key, value] of Object.entries(src)) {
     if ((key === "minimum" && value === -SAFE) || (key === "maximum" && value === SAFE)) continue;
     if (key === "propertyNames" && JSON.stringify(value) === '{"type":"string"}') continue;
-    // `additionalProperties: {}` (any value) is what JSON Schema assumes anyway.
-    if (key === "additionalProperties" && JSON.stringify(value) === "{}") continue;
+    // `additionalProperties: {}` (any value) is what JSON Schema assumes anyway; an argument that is a map
+    // keeps it, so that every input object says whether it is open (a map) or closed.
+    if (io === "output" && key === "additionalProperties" && JSON.stringify(value) === "{}") continue;
     if (io === "output" && OUTPUT_ONLY_DROPS.includes(key) && !(key === "additionalProperties" && typeof value === "object")) continue;
-    // The server's instructions say once that string arguments are never empty and that arguments a
-    // schema does not name are refused.
+    // The server's instructions say once that string arguments are never empty.
     if (io === "input" && key === "minLength" && value === 1) continue;
-    if (io === "input" && key === "additionalProperties" && value === false) continue;
     // A named format (email, uri) says what zod's long pattern for it says.
     if (key === "pattern" && typeof src.format === "string") continue;
     if (key === "properties" && typeof value === "object" && value !== null) {
@@ -69,6 +69,22 @@ function compact(node: unknown, io: "input" | "output"): unknown {
     }
   }
   return out;
+}
+
+const STRUCTURE = ["type", "properties", "required", "additionalProperties", "items", "anyOf"];
+
+/**
+ * A stand-in that names a strict object's fields and types and nothing else: shorter than the schema, and
+ * still closed at every level, so a client that builds a strict schema from it sends only what is accepted.
+ */
+export function namesAndTypes(schema: z.ZodType): Json {
+  const cut = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(cut);
+    if (typeof node !== "object" || node === null) return node;
+    const kept = Object.entries(node as Json).filter(([key]) => STRUCTURE.includes(key));
+    return Object.fromEntries(kept.map(([key, value]) => [key, key === "properties" ? Object.fromEntries(Object.entries(value as Json).map(([name, s]) => [name, cut(s)])) : cut(value)]));
+  };
+  return cut(z.toJSONSchema(schema, { io: "input" })) as Json;
 }
 
 /** The published form of a tool's input or output JSON Schema. */

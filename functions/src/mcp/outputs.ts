@@ -19,7 +19,7 @@ export { draftStatus, isoTime };
 export const designOutput = PublicDesignSchema;
 
 // Brand designs are a toolset of their own: the default list names the field, svc.tools.search the shape.
-listedAs.add(publicCodeShape.design, { json: { type: ["object", "null"], description: "Brand design; its shape: svc.tools.search \"design\"" } });
+listedAs.add(publicCodeShape.design, { json: { type: ["object", "null"] } });
 
 export const codeOutputShape = publicCodeShape;
 export const codeOutput = PublicCodeSchema;
@@ -60,8 +60,10 @@ export const SELECTABLE_FIGURES = ["totalScans", "byDay", "uniqueScanners", "rep
 /** The `fields` argument: which of `names` to return (default: all). */
 export function fieldSelection<const N extends readonly [string, ...string[]]>(names: N) {
   const field = z.array(z.enum(names)).min(1).max(names.length).optional().describe("Only these figures (default: all)");
-  // The default list names them once, in outputSchema; toolset URLs and svc.tools.search give the enum.
-  listedAs.add(field, { json: { type: "array", items: { type: "string" }, description: "Figures to return, named as in outputSchema (default: all)" } });
+  // The default list names them once, in outputSchema (the instructions say so); toolset URLs and
+  // svc.tools.search give the enum.
+  listedAs.add(field, { json: { type: "array", items: { type: "string" } } });
+  explainedInInstructions.add(field, { name: "fields" });
   return field;
 }
 
@@ -107,7 +109,7 @@ export const daysField = z.number().int().min(1).max(365).describe("Window endin
  * types them without repeating what they mean (toolset URLs and svc.tools.search keep the descriptions).
  */
 export const ARGUMENT_CONVENTIONS =
-  "Arguments: a code is named by codeId (from svc.qr.create or svc.qr.list) or uniqueQRCodeID (the last part of its dynamic link); destinationUrl is the http(s) URL a code opens, its maxLength counted in bytes once percent-encoded; days is a window ending today (default 30); limit is a page's size (default 20).";
+  "Arguments: a code is named by codeId (from svc.qr.create or svc.qr.list) or uniqueQRCodeID (the last part of its dynamic link); destinationUrl is the http(s) URL a code opens, its maxLength counted in bytes once percent-encoded; days is a window ending today (default 30); limit is a page's size (default 20); fields names the figures to return, as in outputSchema (default: all).";
 for (const [name, schema] of [["codeId", ids.codeId], ["uniqueQRCodeID", ids.uniqueQRCodeID], ["destinationUrl", codeFields.destinationUrl], ["days", daysField], ["limit", listLimit]] as const) {
   explainedInInstructions.add(schema, { name });
 }

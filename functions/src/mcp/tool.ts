@@ -54,7 +54,7 @@ export interface ToolDefinition<Input extends z.ZodObject = z.ZodObject, Output 
   /**
    * Another tool whose default listing describes the same result record field by field (svc.qr.create for
    * svc.qr.list's codes): this tool's default listing names and types the fields without repeating their
-   * descriptions.
+   * descriptions, and names by type only a nested record that tool spells out under the same name.
    */
   outputDescribedBy?: string;
   /**

@@ -4,12 +4,13 @@ import { publicCode } from "../../codes/model";
 import { createCode } from "../../codes/service";
 import { codeOutputShape, consoleUrl, consoleUrlField } from "../outputs";
 import { CREATES_DRAFT, defineTool } from "../tool";
-import { listedAs } from "../listingSchema";
+import { listedAs, namesAndTypes } from "../listingSchema";
 import { UI_RESOURCES } from "../ui/resources";
 import { describeCode } from "./qrList";
 
-// Brand designs are a toolset of their own: the default list names the argument, svc.tools.search its shape.
-listedAs.add(fields.design, { json: { type: "object", description: "Brand colours, logo, module and eye styles or a saved preset, checked by two decoders; its schema: svc.tools.search \"design\"" } });
+// Brand designs are a toolset of their own: the default list names the fields and their types,
+// svc.tools.search gives their values and defaults.
+listedAs.add(fields.design, { json: { ...namesAndTypes(fields.design), description: "Brand design; values and defaults: svc.tools.search \"design\"" } });
 
 export const qrCreateTool = defineTool({
   name: "svc.qr.create",

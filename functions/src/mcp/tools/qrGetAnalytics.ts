@@ -42,7 +42,7 @@ export function busiestDay(byDay: readonly { date: string; scans: number }[]): s
 export const qrGetAnalyticsTool = defineTool({
   name: "svc.qr.get_analytics",
   title: "Get a code's scan analytics",
-  description: `Scan analytics of one code, with its scans newest first (at most ${SCAN_LIST_LIMIT}; fewer, with scansTruncated, past about 6,000 tokens), dynamic-link and in-app scans alike.`,
+  description: `Scan analytics of one code, with its scans newest first (at most ${SCAN_LIST_LIMIT}; scansTruncated: cut to fit), dynamic-link and in-app scans alike.`,
   scope: "merchant:read",
   annotations: READ_ONLY,
   input: z

@@ -4,12 +4,12 @@ import { publicCode } from "../../codes/model";
 import { updateCode } from "../../codes/service";
 import { codeOutput } from "../outputs";
 import { defineTool } from "../tool";
-import { listedAs } from "../listingSchema";
+import { listedAs, namesAndTypes } from "../listingSchema";
 import { describeCode } from "./qrList";
 
 const designChange = fields.design.nullable().optional().describe("New brand design (replaces the whole design; the image is re-rendered at the same qrImageUrl), or null for the plain code");
 // tools/list names the shape once, in svc.qr.create, which is always listed beside this tool.
-listedAs.add(designChange, { json: { type: ["object", "null"], description: "A design as in svc.qr.create, replacing the whole design (re-rendered at the same qrImageUrl); null: the plain code" } });
+listedAs.add(designChange, { json: { ...namesAndTypes(fields.design), type: ["object", "null"], description: "Replaces the whole design, as in svc.qr.create; null: the plain code" } });
 
 export const qrUpdateTool = defineTool({
   name: "svc.qr.update",

@@ -35,7 +35,7 @@ export const toolsSearchTool = defineTool({
     ),
     toolsets: z.array(z.object({ name: z.string(), url: z.string(), description: z.string() })),
     truncated: z.boolean(),
-  }).describe("tools: definitions as tools/list gives them, with their toolsets"),
+  }),
   async handler({ query, limit }) {
     const base = getConfig().mcpFunctionUrl;
     const tools = searchCatalog(query, limit ?? 5).map((tool) => {
