@@ -1,7 +1,7 @@
 // Ops CLI: `npm run admin -- <command> [options]`. Against the local emulators by default (demo project);
 // with `--project <id>` of a real project it uses application default credentials
 // (`gcloud auth application-default login`).
-import "./lib/cliStderrLogs";
+import { sendLogsToStderr } from "./lib/cliStderrLogs";
 import { createConnection } from "node:net";
 import { parseArgs } from "node:util";
 import { LOCAL_PORTS, LOCAL_PROJECT_ID } from "../functions/src/core/config";
@@ -37,8 +37,14 @@ options:
   --project <id>  Firebase project (default ${LOCAL_PROJECT_ID}: the local emulators)
   --json          machine-readable output`;
 
-async function main(): Promise<void> {
+/**
+ * Runs one command with `argv` (the words after `npm run admin --`), printing its output through `print`.
+ * The command line runs it as a process; tests that need an operator's action as a fixture call it in
+ * process (test/helpers/admin.ts), and test/service/admin-cli.test.ts runs the process itself.
+ */
+export async function runAdmin(argv: string[], print: (text: string) => void = (text) => console.log(text)): Promise<void> {
   const { positionals, values } = parseArgs({
+    args: argv,
     allowPositionals: true,
     options: {
       project: { type: "string", default: LOCAL_PROJECT_ID },
@@ -66,7 +72,7 @@ async function main(): Promise<void> {
   });
   const command = positionals[0];
   if (values.help || command === "help") {
-    console.log(USAGE);
+    print(USAGE);
     return;
   }
   if (!command) throw new UsageError(`a command is needed\n\n${USAGE}`);
@@ -87,7 +93,7 @@ async function main(): Promise<void> {
   const { mintApiKey } = await import("../functions/src/auth/apiKeys");
   const { SCOPES, ScopeSchema } = await import("../functions/src/auth/scopes");
   const { logKeyMinted, logKeyRevoked } = await import("../functions/src/core/log");
-  const out = (human: string, data: unknown) => console.log(values.json ? JSON.stringify(data, null, 2) : human);
+  const out = (human: string, data: unknown) => print(values.json ? JSON.stringify(data, null, 2) : human);
   const need = (name: keyof typeof values): string => {
     const v = values[name];
     if (typeof v !== "string" || !v) throw new UsageError(`--${name} is required for ${command}\n\n${USAGE}`);
@@ -318,10 +324,13 @@ function describeFailure(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-main().then(
-  () => process.exit(process.exitCode ?? 0),
-  (error) => {
-    console.error(describeFailure(error));
-    process.exit(error instanceof UsageError ? 2 : 1);
-  },
-);
+if (require.main === module) {
+  sendLogsToStderr();
+  runAdmin(process.argv.slice(2)).then(
+    () => process.exit(process.exitCode ?? 0),
+    (error: unknown) => {
+      console.error(describeFailure(error));
+      process.exit(error instanceof UsageError ? 2 : 1);
+    },
+  );
+}

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import type { Browser } from "playwright-core";
 import { appUrl } from "../helpers/env";
-import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, launch, PHONE, screenshot } from "./harness";
+import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, launch, PHONE, screenshot, widths } from "./harness";
 
 describe("API docs: /docs/ reference from the OpenAPI document", function () {
   this.timeout(120_000);
@@ -21,7 +21,7 @@ describe("API docs: /docs/ reference from the OpenAPI document", function () {
     await browser?.close();
   });
 
-  for (const viewport of [PHONE, DESKTOP]) {
+  for (const viewport of widths([PHONE, DESKTOP])) {
     it(`at ${viewport.width} px: every operation shown, readable, accessible, and Copy gives a curl command`, async () => {
       const context = await browser.newContext({ viewport });
       const origin = new URL(appUrl()).origin;

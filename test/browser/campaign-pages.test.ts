@@ -8,7 +8,7 @@ import type { Browser, Page } from "playwright-core";
 import { appUrl } from "../helpers/env";
 import { createMerchant, type TestMerchant } from "../helpers/merchants";
 import { callTool, toolResult } from "../helpers/rpc";
-import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, launch, newPage, PHONE, screenshot } from "./harness";
+import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, launch, newPage, PHONE, screenshot, widths } from "./harness";
 
 const DESTINATION = "https://members.example/backroom";
 const PASSWORD = "open sesame 42";
@@ -36,7 +36,7 @@ describe("campaign pages in a browser", function () {
     await browser?.close();
   });
 
-  for (const viewport of [PHONE, DESKTOP]) {
+  for (const viewport of widths([PHONE, DESKTOP])) {
     it(`the password page refuses a wrong password in words and opens the destination with the right one, at ${viewport.width} px`, async () => {
       const code = toolResult(await callTool("svc.qr.create", { title: "Members", destinationUrl: "https://members.example/", dynamic: true }, merchant.apiKey));
       toolResult(await callTool("svc.qr.set_rules", { codeId: code.codeId, settings: { rules: [{ when: {}, then: { type: "password", url: DESTINATION } }], password: PASSWORD } }, merchant.apiKey));

@@ -5,17 +5,9 @@
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { consoleApi } from "../helpers/consoleApi";
-import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, openView, PHONE, screenshot, signedInSession } from "./harness";
+import { lookAtWidths, openView, signedInSession } from "./harness";
 
-async function shoot(page: Page, name: string): Promise<void> {
-  for (const [viewport, width] of [[DESKTOP, 1280], [PHONE, 390]] as const) {
-    await page.setViewportSize(viewport);
-    await assertPhoneReadyAndAccessible(page, `${name} at ${width} px`);
-    assert.deepEqual(await brokenWords(page), [], `${name} at ${width} px: words broken inside themselves`);
-    await screenshot(page, `campaign-${name}-${width}`);
-  }
-  await page.setViewportSize(DESKTOP);
-}
+const shoot = (page: Page, name: string) => lookAtWidths(page, `campaign-${name}`);
 
 const UTM = "utm_source=qr&utm_medium=print&utm_campaign=winter";
 

@@ -12,23 +12,14 @@ import { createMerchant } from "../helpers/merchants";
 import { newGtin } from "../helpers/gs1";
 import { decodePng } from "../helpers/qr";
 import { posRead } from "../../functions/src/gs1/pos";
-import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, openView, PHONE, screenshot, signedInSession } from "./harness";
+import { lookAtWidths, openView, signedInSession } from "./harness";
 
 async function download(page: Page, selector: string): Promise<{ bytes: Buffer; name: string }> {
   const [file] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
   return { bytes: await readFile((await file.path())!), name: file.suggestedFilename() };
 }
 
-/** Both widths: the checks, then a screenshot each. */
-async function shoot(page: Page, name: string): Promise<void> {
-  for (const [viewport, width] of [[DESKTOP, 1280], [PHONE, 390]] as const) {
-    await page.setViewportSize(viewport);
-    await assertPhoneReadyAndAccessible(page, `${name} at ${width} px`);
-    assert.deepEqual(await brokenWords(page), [], `${name} at ${width} px: words broken inside themselves`);
-    await screenshot(page, `gs1-${name}-${width}`);
-  }
-  await page.setViewportSize(DESKTOP);
-}
+const shoot = (page: Page, name: string) => lookAtWidths(page, `gs1-${name}`);
 
 /** The newest flashed error, once shown. */
 async function shownError(page: Page): Promise<string> {

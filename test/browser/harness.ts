@@ -10,6 +10,28 @@ import { createMerchant, type TestMerchant } from "../helpers/merchants";
 export const ARTIFACTS = path.resolve(__dirname, "..", "..", "test-artifacts");
 export const PHONE = { width: 390, height: 844 };
 export const DESKTOP = { width: 1280, height: 900 };
+
+/**
+ * The widths a test looks at: on every change the first one named (each page once at one width), every
+ * one under `npm run test:full` (TEST_FULL=1).
+ */
+export function widths<T>(all: readonly T[]): readonly T[] {
+  return process.env.TEST_FULL === "1" ? all : all.slice(0, 1);
+}
+
+/**
+ * A console view looked at as a shop owner would, at the phone width (and the desktop one under test:full):
+ * ready, accessible, no word broken inside itself, and a screenshot; the page is left at desktop width.
+ */
+export async function lookAtWidths(page: Page, name: string): Promise<void> {
+  for (const viewport of widths([PHONE, DESKTOP])) {
+    await page.setViewportSize(viewport);
+    await assertPhoneReadyAndAccessible(page, `${name} at ${viewport.width} px`);
+    assert.deepEqual(await brokenWords(page), [], `${name} at ${viewport.width} px: words broken inside themselves`);
+    await screenshot(page, `${name}-${viewport.width}`);
+  }
+  await page.setViewportSize(DESKTOP);
+}
 export const PASSWORD = "password-123"; // what helpers/merchants signUp uses
 
 export function launch(): Promise<Browser> {

@@ -7,7 +7,7 @@ import { createMerchant, type TestMerchant } from "../helpers/merchants";
 import { getAuth } from "firebase-admin/auth";
 import { adminApp } from "../../functions/src/core/firebase";
 import { approveListing } from "../../functions/src/listings/service";
-import { assertPhoneReadyAndAccessible, DESKTOP, launch, newPage, openView, PHONE, signIn } from "./harness";
+import { assertPhoneReadyAndAccessible, DESKTOP, launch, newPage, openView, PHONE, signIn, widths } from "./harness";
 
 // Long, unbroken text is what used to widen the page to thousands of pixels.
 const LONG_TITLE = `Spring${"Menu".repeat(48)}`;
@@ -55,7 +55,7 @@ describe("merchant console: phone width and axe-core", function () {
     ["#/admin", "#admin"],
   ];
 
-  for (const viewport of [PHONE, DESKTOP]) {
+  for (const viewport of widths([PHONE, DESKTOP])) {
     it(`every console view at ${viewport.width} px: no sideways scroll, no serious or critical axe findings`, async () => {
       const page = await newPage(browser, viewport);
       await page.goto(`${appUrl()}/console`);

@@ -7,7 +7,7 @@ import { adminCli } from "../helpers/admin";
 import { appUrl, baseUrl } from "../helpers/env";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { callTool, toolResult } from "../helpers/rpc";
-import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, launch, newPage, PHONE, screenshot } from "./harness";
+import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, launch, newPage, PHONE, screenshot, widths } from "./harness";
 
 describe("public report page and the warning page", function () {
   this.timeout(120_000);
@@ -24,7 +24,7 @@ describe("public report page and the warning page", function () {
     await browser?.close();
   });
 
-  for (const viewport of [PHONE, DESKTOP]) {
+  for (const viewport of widths([PHONE, DESKTOP])) {
     it(`sends a report and says so, and explains a wrong address, at ${viewport.width} px`, async () => {
       const page = await newPage(browser, viewport);
       await page.goto(`${baseUrl()}/`);
@@ -54,7 +54,7 @@ describe("public report page and the warning page", function () {
 
   it("shows a taken-down code's scan the warning page, which names no destination", async () => {
     await adminCli("takedown", "--code", code.uniqueQRCodeID, "--reason", "Parcel phishing");
-    for (const viewport of [PHONE, DESKTOP]) {
+    for (const viewport of widths([PHONE, DESKTOP])) {
       const page = await newPage(browser, viewport);
       const answer = await page.goto(`${appUrl()}/qr/${code.uniqueQRCodeID}`);
       assert.equal(answer?.status(), 410);

@@ -1,14 +1,18 @@
-// Runs the ops CLI (scripts/admin.ts) against the test emulators and parses its --json output.
+// The ops CLI (scripts/admin.ts) against the test emulators: an operator's action as a fixture, run in
+// process and parsed from its --json output; and the CLI as a person runs it, as a process of its own.
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
+import { runAdmin } from "../../scripts/admin";
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, "..", "..");
 
+/** Runs one command in this process (the command's code, without a process start) and parses its --json output. */
 export async function adminCli(...args: string[]): Promise<any> {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "scripts/admin.ts", ...args, "--json"], { cwd: ROOT, env: process.env });
-  return JSON.parse(stdout);
+  const printed: string[] = [];
+  await runAdmin([...args, "--json"], (text) => printed.push(text));
+  return JSON.parse(printed.join("\n"));
 }
 
 /** Runs the CLI as a person would (no --json added) and reports its exit code, output and duration. */
