@@ -16,8 +16,8 @@ import { AppError } from "../../functions/src/core/errors";
 import { DEFAULT_DESIGN, type StoredDesign } from "../../functions/src/designs/design";
 import { renderPdf } from "../../functions/src/codes/print";
 import { CHECK_SIDES, MANIFEST_COLUMNS, PIPELINE_DEPTH, checkPdfDecodes, csvCell, sheetLayout, shortIdOf, writePrintPackage, type PrintPackageOptions } from "../../functions/src/jobs/printPackage";
-import { pdfToSvg, ptToMm } from "../helpers/pdf";
-import { decodeSvg } from "../helpers/qr";
+import { renderPdfPage, ptToMm } from "../helpers/pdf";
+import { decodePng, decodeSvg } from "../helpers/qr";
 import { readZip } from "../helpers/zip";
 import { atFullScale, scaled } from "../helpers/scale";
 
@@ -134,9 +134,9 @@ describe("print package (jobs/printPackage)", function () {
       assert.ok(pdf.equals(await renderPdf(code, 40, code.title)), "the PDF the service serves, at 40 mm");
       // A third decoder (jsQR), independent of the two the package uses.
       assert.equal((await decodeSvg(svg, 800)).payload, payload, `${code.codeId}.svg`);
-      const page = await pdfToSvg(pdf);
+      const page = await renderPdfPage(pdf, 800); // rendered by poppler
       assert.equal(Math.round(ptToMm(page.widthPt) * 100) / 100, 40);
-      assert.equal((await decodeSvg(page.svg, 800)).payload, payload, `${code.codeId}.pdf`);
+      assert.equal(decodePng(page.png).payload, payload, `${code.codeId}.pdf`);
     }
 
     const rows = manifestRows(files["manifest.csv"]);
