@@ -13,6 +13,12 @@ import { pastScanFacts } from "../helpers/scans";
 import { consoleApi } from "../helpers/consoleApi";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import { backfillCataloguePage, readCodeCounts } from "../../functions/src/store/catalogue";
+import { Timestamp } from "firebase-admin/firestore";
+import { db } from "../../functions/src/core/firebase";
+import { addNewCodes } from "../../functions/src/store/codes";
+import { opCounts } from "../../functions/src/store/opCounter";
+import { CodeListQuerySchema, listCodePage, SEARCH_READ_BUDGET, SMALL_WORKSPACE_CODES } from "../../functions/src/codes/directory";
+import type { QrCode } from "../../functions/src/codes/model";
 
 const list = async (m: TestMerchant, query = "") => {
   const res = await consoleApi(`/codes${query ? `?${query}` : ""}`, m.idToken);
@@ -182,5 +188,47 @@ describe("console code list: search, filters, sort, pages and recent scans", fun
     const again = await backfillCataloguePage(`workspaces/${old.merchantId}`, 10);
     assert.equal(again.upgraded, 0, "a second pass changes nothing");
     assert.equal((await readCodeCounts(old.merchantId)).total, 3);
+  });
+});
+
+describe("console code list: a search page's read budget", function () {
+  this.timeout(180_000);
+
+  // The product's bound, not the machine's: whatever the workspace's size, one search page reads at most
+  // SEARCH_READ_BUDGET code documents (docs/data-model.md); the page then ends early with a cursor. In
+  // process, counted by the store's read counter (as scan-truth's 365-day read bound is).
+  it(`a search that matches almost nothing reads at most ${SEARCH_READ_BUDGET} codes, and says there is more`, async () => {
+    const m = await createMerchant();
+    const made = toolResult(await callTool("svc.qr.create", { title: "Patio card template", destinationUrl: "https://shop.example/patio" }, m.apiKey));
+    const stored = (await firestore().collection("workspaces").doc(m.merchantId).collection("codes").doc(made.codeId).get()).data()!;
+    const template = { ...(stored as QrCode), createdAt: (stored.createdAt as Timestamp).toDate(), updatedAt: (stored.updatedAt as Timestamp).toDate() };
+    // More codes than the budget and than a small workspace (read whole): the budget has to cut the search.
+    const seeded = SEARCH_READ_BUDGET + SMALL_WORKSPACE_CODES;
+    for (let start = 0; start < seeded; start += 200) {
+      const batch = db().batch();
+      const codes = Array.from({ length: Math.min(200, seeded - start) }, (_, k) => ({
+        ...template,
+        codeId: `budget${String(start + k).padStart(6, "0")}`,
+        uniqueQRCodeID: `budget-${m.merchantId.slice(0, 8)}-${start + k}`,
+        title: `Patio card ${start + k}`,
+        createdAt: new Date(Date.UTC(2026, 0, 1) + (start + k) * 60_000),
+        updatedAt: new Date(Date.UTC(2026, 0, 1) + (start + k) * 60_000),
+      }));
+      addNewCodes(batch, m.merchantId, codes);
+      await batch.commit();
+    }
+    assert.ok((await readCodeCounts(m.merchantId)).total > SMALL_WORKSPACE_CODES);
+    // "card" is every code's word (Firestore answers it); "zq" is none's, so each code read is checked and refused.
+    const before = opCounts().reads;
+    const page = await listCodePage(m.merchantId, CodeListQuerySchema.parse({ q: "card zq" }));
+    const reads = opCounts().reads - before;
+    assert.deepEqual(page.codes, []);
+    assert.ok(page.nextCursor, "the page ended at the budget, and its cursor goes on from there");
+    // Every page also reads the workspace's counts and its campaigns (one document each here).
+    assert.ok(reads <= SEARCH_READ_BUDGET + 2, `one search page read ${reads} documents; the budget is ${SEARCH_READ_BUDGET}`);
+    assert.ok(reads >= SEARCH_READ_BUDGET, `${reads} documents read: the search ran up to its budget`);
+    // A search that does match still finds its code within the budget (a recent one: newest first).
+    const found = await listCodePage(m.merchantId, CodeListQuerySchema.parse({ q: "patio card 1090" }));
+    assert.deepEqual(found.codes.map((c) => c.code.title), ["Patio card 1090"]);
   });
 });

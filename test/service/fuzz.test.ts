@@ -3,6 +3,7 @@
 // without a 5xx and in its surface's documented shape (docs/errors.md). The one exception is the
 // platform's own answer to a body sent as JSON that does not parse (docs/decisions.md).
 import assert from "node:assert/strict";
+import { TEST_SCALE } from "../helpers/scale";
 import { appUrl } from "../helpers/env";
 import { createMerchant, signUp, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
@@ -325,9 +326,9 @@ describe("fuzz: every surface", function () {
     };
   });
 
-  // The full run (`npm run fuzz`, FUZZ_SCALE=1) makes 6,400 cases; `npm test` makes a quarter of each
-  // surface's from the same seed, still interleaved, to keep the suite's time for the other tests.
-  const scale = Number(process.env.FUZZ_SCALE ?? "0.25");
+  // The full run (`npm run fuzz` or `npm run test:full`, TEST_SCALE=1) makes 6,400 cases; `npm test` makes
+  // TEST_SCALE of each surface's (at least 20) from the same seed, still interleaved. FUZZ_SCALE still overrides.
+  const scale = process.env.FUZZ_SCALE ? Number(process.env.FUZZ_SCALE) : TEST_SCALE;
   const plan: Array<[number, (r: Rand, f: Fixtures) => Case]> = (
     [
       [1500, mcpCase],

@@ -13,7 +13,7 @@ import { addMember, removeMember } from "../../functions/src/store/workspaces";
 import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { auth } from "../../functions/src/core/firebase";
 import { RATE_LIMITS } from "../../functions/src/core/rateLimit";
-import { nextWholeSecond } from "../helpers/clock";
+import { nextWholeSecond, nextWindowStart, servedAt } from "../helpers/clock";
 
 const json = { "Content-Type": "application/json" };
 const origin = () => new URL(appUrl()).origin;
@@ -65,13 +65,13 @@ describe("hardening (issue 12 probes)", function () {
     it("rate limits tools/call per key: 429, Retry-After, X-RateLimit-*, data.code RATE_LIMITED; other keys unaffected", async () => {
       const limited = await createMerchant();
       await writeRateLimitOverride(limited.merchantId, "toolCalls", 5);
-      // The 7 calls in one fixed one-minute window (a loaded machine can take seconds over them).
-      const left = 60_000 - (Date.now() % 60_000);
-      if (left < 20_000) await new Promise((r) => setTimeout(r, left + 200));
+      // The 7 calls served at one instant of a fresh one-minute window (the local stack's test clock), so a
+      // loaded machine taking seconds over them cannot split them across two windows.
+      const clock = servedAt(nextWindowStart(60_000));
       const statuses: number[] = [];
       let last: Awaited<ReturnType<typeof callTool>> | undefined;
       for (let i = 0; i < 7; i++) {
-        last = await callTool("svc.ping", {}, limited.apiKey);
+        last = await callTool("svc.ping", {}, limited.apiKey, clock);
         statuses.push(last.status);
         if (last.status === 200) {
           assert.equal(last.headers.get("x-ratelimit-limit"), "5");
@@ -86,7 +86,7 @@ describe("hardening (issue 12 probes)", function () {
       assert.equal(last!.headers.get("x-ratelimit-remaining"), "0");
       assert.ok(Number(last!.headers.get("x-ratelimit-reset")) > Date.now() / 1000);
       // tools/list is keyed too: it carries the standing without being counted.
-      const list = await rpc("tools/list", {}, limited.apiKey);
+      const list = await rpc("tools/list", {}, limited.apiKey, clock);
       assert.equal(list.status, 200);
       assert.equal(list.headers.get("x-ratelimit-remaining"), "0");
       // Another key of the same workspace has its own budget.

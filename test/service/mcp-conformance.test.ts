@@ -30,6 +30,8 @@ const RUNS: { scenario: string; specVersion: string; extension?: true }[] = [
   { scenario: "dns-rebinding-protection", specVersion: "2026-07-28" },
   { scenario: "dns-rebinding-protection", specVersion: "2025-11-25" },
   // The tasks extension (SEP-2663), against the fixtures the server has on the emulators (docs/mcp.md).
+  // Not tasks-status-notifications: the suite only reports it skipped (its harness is pending), so no
+  // behaviour could fail it; mcp-tasks.test.ts "the status a client sees" tests what a client sees instead.
   ...[
     "tasks-lifecycle",
     "tasks-capability-negotiation",
@@ -38,14 +40,11 @@ const RUNS: { scenario: string; specVersion: string; extension?: true }[] = [
     "tasks-mrtr-input",
     "tasks-request-headers",
     "tasks-dispatch-and-envelope",
-    "tasks-status-notifications",
     "tasks-required-task-error",
     "tasks-mrtr-composition",
   ].map((scenario) => ({ scenario, specVersion: "2026-07-28", extension: true as const })),
 ];
 
-/** Scenarios the suite itself only reports as skipped (its harness is pending), so none of their checks can pass. */
-const SKIPPED_BY_SUITE = new Set(["tasks-status-notifications"]);
 
 interface Check {
   id: string;
@@ -114,8 +113,7 @@ describe("MCP tool server: conformance suite", function () {
           [],
           `unexpected failures in ${scenario}`,
         );
-        if (SKIPPED_BY_SUITE.has(scenario)) assert.ok(checks.every((c) => c.status === "SKIPPED" || c.status === "SUCCESS"), "only skipped or passing checks");
-        else assert.ok(passed > 0, "some checks ran");
+        assert.ok(passed > 0, "some checks ran");
         assert.equal(code, 0, `the suite's baseline check failed (a stale or unexpected entry):\n${output.slice(-3000)}`);
       } finally {
         rmSync(outDir, { recursive: true, force: true });

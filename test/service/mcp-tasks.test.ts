@@ -133,3 +133,83 @@ describe("MCP tasks: catalogue jobs as tasks", function () {
     assert.equal(res.body.error.code, -32020);
   });
 });
+
+// What a client sees of a task's status (our own test: the official suite's tasks-status-notifications only
+// reports itself skipped). The server sends no notifications/tasks (optional in SEP-2663; docs/mcp.md): a
+// client learns a task's status from tasks/get alone, so every change must show there, in order, with
+// lastUpdatedAt moving to the moment of the change and a terminal status never changing again. Against the
+// emulator-only fixture tasks, whose status follows from the stored task and the clock.
+describe("MCP tasks: the status a client sees", function () {
+  this.timeout(60_000);
+  let m: TestMerchant;
+  before(async () => {
+    m = await createMerchant();
+  });
+  const get = async (taskId: string) => result(await withTasks("tasks/get", { taskId }, m.apiKey));
+  const start = async (name: string, args: Record<string, unknown>) => {
+    const res = await withTasks("tools/call", { name, arguments: args }, m.apiKey);
+    // One JSON answer: no event stream on which a status notification could come.
+    assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+    const created = result(res);
+    assert.equal(created.resultType, "task", res.text);
+    return created;
+  };
+
+  it("working until done, then completed with the result, lastUpdatedAt at the moment it settled, and completed for good", async () => {
+    const created = await start("slow_compute", { seconds: 2, label: "status" });
+    assert.equal(created.status, "working");
+    const seen: string[] = [];
+    let task: any;
+    do {
+      task = await get(created.taskId);
+      seen.push(task.status);
+      if (task.status === "working") {
+        assert.equal(task.lastUpdatedAt, created.lastUpdatedAt, "nothing changed yet");
+        for (const field of ["result", "error", "inputRequests"]) assert.equal(field in task, false, field);
+        await new Promise((r) => setTimeout(r, task.pollIntervalMs));
+      }
+    } while (task.status === "working" && seen.length < 200);
+    assert.equal(seen[0], "working", "a 2 s task is seen working first");
+    assert.deepEqual([...new Set(seen)], ["working", "completed"], `statuses seen in order: ${seen.join(", ")}`);
+    const settledAfter = Date.parse(task.lastUpdatedAt) - Date.parse(task.createdAt);
+    assert.ok(settledAfter >= 2000 && settledAfter < 10_000, `lastUpdatedAt ${settledAfter} ms after createdAt`);
+    assert.equal(task.result.content[0].text, "Computed status in 2 s");
+    // Terminal: a cancel is acknowledged and changes nothing.
+    result(await withTasks("tasks/cancel", { taskId: created.taskId }, m.apiKey));
+    const after = await get(created.taskId);
+    assert.deepEqual([after.status, after.lastUpdatedAt], ["completed", task.lastUpdatedAt]);
+  });
+
+  it("input_required with its requests, then completed once answered; a failing tool completes with isError", async () => {
+    const created = await start("confirm_delete", { filename: "status.txt" });
+    const waiting = await eventually(() => get(created.taskId), (t) => t.status !== "working", { intervalMs: 200, timeoutMs: 10_000, what: "the task to ask" });
+    assert.equal(waiting.status, "input_required");
+    const [key] = Object.keys(waiting.inputRequests);
+    assert.equal(waiting.inputRequests[key].method, "elicitation/create");
+    result(await withTasks("tasks/update", { taskId: created.taskId, inputResponses: { [key]: { action: "accept", content: { confirm: true } } } }, m.apiKey));
+    const done = await eventually(() => get(created.taskId), (t) => t.status !== "input_required" && t.status !== "working", { intervalMs: 200, timeoutMs: 10_000, what: "the answered task to finish" });
+    assert.equal(done.status, "completed");
+    assert.equal("inputRequests" in done, false, "nothing is asked any more");
+    assert.ok(Date.parse(done.lastUpdatedAt) >= Date.parse(waiting.lastUpdatedAt));
+
+    const failing = await start("failing_job", {});
+    const failed = await eventually(() => get(failing.taskId), (t) => t.status !== "working", { intervalMs: 200, timeoutMs: 10_000, what: "the failing job to settle" });
+    assert.equal(failed.status, "completed", "a tool that reports a failure completed: the failure is in its result");
+    assert.equal(failed.result.isError, true);
+  });
+
+  it("cancelled at once on tasks/cancel, with lastUpdatedAt at the cancel, and cancelled for good", async () => {
+    const created = await start("slow_compute", { seconds: 60, label: "cancel-me" });
+    const cancelAt = Date.now();
+    result(await withTasks("tasks/cancel", { taskId: created.taskId }, m.apiKey));
+    const cancelled = await get(created.taskId);
+    assert.equal(cancelled.status, "cancelled");
+    assert.equal("result" in cancelled, false);
+    assert.ok(Date.parse(cancelled.lastUpdatedAt) > Date.parse(created.lastUpdatedAt), "the change moved lastUpdatedAt");
+    assert.ok(Math.abs(Date.parse(cancelled.lastUpdatedAt) - cancelAt) < 30_000);
+    // A second cancel and an answer change nothing.
+    result(await withTasks("tasks/cancel", { taskId: created.taskId }, m.apiKey));
+    const again = await get(created.taskId);
+    assert.deepEqual([again.status, again.lastUpdatedAt], ["cancelled", cancelled.lastUpdatedAt]);
+  });
+});

@@ -5,6 +5,7 @@
 // starting browser's cookie decides a request, nothing a case sends revokes the sentinel grant, and an
 // OAuth access token opens nothing but /api/mcp.
 import assert from "node:assert/strict";
+import { scaled } from "../helpers/scale";
 import * as oauth from "oauth4webapi";
 import { appUrl } from "../helpers/env";
 import { newClient } from "../helpers/clients";
@@ -180,14 +181,18 @@ describe("fuzz: the OAuth authorization server after issue 20", function () {
     };
   });
 
-  it("answers 1,200 seeded cases with no 5xx, no redirect off the consent page, no foreign decision and no revocation", async () => {
-    const rand = prng(SEED);
-    const plan: Array<[number, (r: Rand, f: Fixtures) => Case]> = [
+  // 1,200 cases at full size (TEST_SCALE=1); scaled, each generator still makes at least 20.
+  const plan: Array<[number, (r: Rand, f: Fixtures) => Case]> = (
+    [
       [400, authorizeCase],
       [300, decisionCase],
       [400, tokenCase],
       [100, audienceCase],
-    ];
+    ] as Array<[number, (r: Rand, f: Fixtures) => Case]>
+  ).map(([n, make]) => [scaled(n, 20), make]);
+  const total = plan.reduce((sum, [n]) => sum + n, 0);
+  it(`answers ${total.toLocaleString("en-US")} seeded cases with no 5xx, no redirect off the consent page, no foreign decision and no revocation`, async () => {
+    const rand = prng(SEED);
     const cases = plan.flatMap(([n, make]) => Array.from({ length: n }, () => make(rand, f)));
     const order = cases.map((c, i) => ({ c, k: prng(SEED + i)() })).sort((a, b) => a.k - b.k).map((x) => x.c);
     const statuses = new Map<string, number>();

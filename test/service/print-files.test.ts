@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { writeArtifact } from "../helpers/artifacts";
-import sharp from "sharp";
 import { appUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, mintKey, signUp, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
+import { nextWindowStart, servedAt } from "../helpers/clock";
 import { RATE_LIMITS } from "../../functions/src/core/rateLimit";
-import { decodePng, decodeSvg, fetchPng } from "../helpers/qr";
+import { decodePng, fetchPng } from "../helpers/qr";
 import { hasColour, merchantWithLogo, noiseLogo } from "../helpers/designs";
-import { pdfToSvg, ptToMm } from "../helpers/pdf";
+import { renderPdfPage, ptToMm } from "../helpers/pdf";
 
 const BRAND = { foreground: "#7C2D12", background: "#FFF7ED" };
 
@@ -18,11 +18,11 @@ async function fetchPdf(url: string) {
   return { status: res.status, type: res.headers.get("content-type"), sideMm: Number(res.headers.get("x-print-side-mm")), body };
 }
 
-/** Draws a PDF's page as a printer would (its own paths and images) and decodes it. */
+/** Renders a PDF's page with poppler, as a printer would, and decodes the rendering. */
 async function decodePdf(pdf: Buffer, name: string) {
-  const page = await pdfToSvg(pdf);
-  writeArtifact(`${name}.png`, await sharp(Buffer.from(page.svg), { density: (72 * 900) / page.widthPt }).resize(900).png().toBuffer());
-  return { page, payload: (await decodeSvg(page.svg, 900)).payload };
+  const page = await renderPdfPage(pdf, 900);
+  writeArtifact(`${name}.png`, page.png);
+  return { page, payload: decodePng(page.png).payload };
 }
 
 describe("print files and brand tools", function () {
@@ -46,8 +46,8 @@ describe("print files and brand tools", function () {
     const { page, payload } = await decodePdf(sized.body, "print-pdf-logo-75mm");
     assert.equal(Math.round(ptToMm(page.widthPt)), 75);
     assert.equal(payload, "https://example.com/print");
-    assert.match(page.svg, /fill="#7c2d12"/, "modules in the brand colour, as vector fills");
-    assert.equal(page.images.length, 1, "the logo, and nothing else, is an image");
+    assert.ok(await hasColour(page.png, BRAND.foreground), "modules in the brand colour");
+    assert.equal(page.images.length, 1, "the logo, and nothing else, is an image: the modules are vector");
     assert.deepEqual([page.images[0].width, page.images[0].height], [code.design.logo.width, code.design.logo.height]);
 
     const hint = (await (await fetch(code.qrPdfUrl.replace("/img/pdf/", "/img/print-hint/").replace(".pdf?", ".json?") + "&distance=3")).json()) as any;
@@ -57,7 +57,7 @@ describe("print files and brand tools", function () {
     assert.match(hint.rule, /distance \/ 10/);
     const far = await fetchPdf(`${code.qrPdfUrl}&distance=3`);
     assert.equal(far.sideMm, hint.sideMm, "distance gives the hint's size");
-    assert.equal(Math.round(ptToMm((await pdfToSvg(far.body)).widthPt)), hint.sideMm);
+    assert.equal(Math.round(ptToMm((await renderPdfPage(far.body, 100)).widthPt)), hint.sideMm);
     const plainDefault = await fetchPdf(code.qrPdfUrl);
     assert.ok(plainDefault.sideMm > 0 && plainDefault.sideMm < hint.sideMm, "the default is the size for 1 m");
   });
@@ -110,31 +110,30 @@ describe("print files and brand tools", function () {
     const png = `${code.qrSvgUrl.replace("/img/svg/", "/img/png/").replace(".svg?", ".png?")}&px=150`;
     const badToken = png.replace(/token=[^&]+/, "token=00000000-0000-0000-0000-000000000000");
     const script = newClient();
-    // The limit counts in fixed one-minute windows: start in a fresh one, so the walk below stays inside it.
-    const windowMs = RATE_LIMITS.imageFiles.windowSeconds * 1000;
-    if (windowMs - (Date.now() % windowMs) < 40_000) await new Promise((r) => setTimeout(r, windowMs - (Date.now() % windowMs) + 500));
-    const started = Date.now();
+    // The limit counts in fixed one-minute windows: the walk is served at one instant of a fresh one (the
+    // local stack's test clock), so it stays inside it however long it takes.
+    const clock = servedAt(nextWindowStart(RATE_LIMITS.imageFiles.windowSeconds * 1000));
+    const walk = (url: string) => script.fetch(url, { headers: clock });
     // A script walking codes and sizes: every request counts, a refused token too (the limit comes first).
     const statuses = new Set<number>();
     for (let i = 0; i < RATE_LIMITS.imageFiles.max; i++) {
-      const answer = await script.fetch(i % 10 ? badToken : png);
+      const answer = await walk(i % 10 ? badToken : png);
       await answer.arrayBuffer();
       statuses.add(answer.status);
     }
     assert.deepEqual([...statuses].sort(), [200, 403]);
     // Instances lease their share of the budget (core/rateLimit.ts): the refusal comes at the limit, or
     // within the leases' documented 10 % when a second instance of the function served part of the walk.
-    let refused = await script.fetch(badToken);
+    let refused = await walk(badToken);
     for (let extra = 1; refused.status !== 429 && extra <= RATE_LIMITS.imageFiles.max / 10; extra++) {
       await refused.arrayBuffer();
-      refused = await script.fetch(badToken);
+      refused = await walk(badToken);
     }
-    assert.equal(Math.floor(Date.now() / windowMs), Math.floor(started / windowMs), "the walk stayed in one window");
     assert.equal(refused.status, 429);
     const error = (await refused.json()) as any;
     assert.equal(error.code, "RATE_LIMITED");
     assert.ok(Number(refused.headers.get("retry-after")) > 0 && Number(refused.headers.get("retry-after")) <= 60);
-    assert.equal((await script.fetch(code.qrPdfUrl)).status, 429, "one budget for every kind of drawn file");
+    assert.equal((await walk(code.qrPdfUrl)).status, 429, "one budget for every kind of drawn file");
     const person = newClient();
     const answered = await person.fetch(png);
     assert.equal(answered.status, 200);

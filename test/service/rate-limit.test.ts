@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import { createServer } from "node:http";
 import { appUrl } from "../helpers/env";
 import { mcpApp } from "../../functions/src/mcp/app";
+import { nextWindowStart, servedAt } from "../helpers/clock";
 
 const instances = (n: number) => Array.from({ length: n }, (_, i) => new RateLimiter(firestoreQuotaStore, `instance-${i}-${randomUUID().slice(0, 8)}`));
 
@@ -121,11 +122,11 @@ describe("metered surfaces", function () {
   });
 
   it("a console user looping analytics gets 429 after the documented 60 a minute, and other reads keep their own budget", async () => {
-    const start = Math.floor(Date.now() / 60_000) * 60_000;
-    if (Date.now() - start > 40_000) await new Promise((r) => setTimeout(r, start + 60_000 + 100 - Date.now())); // one window for the whole loop
     const merchant = await createMerchant();
     const code = toolResult(await callTool("svc.qr.create", { title: "looped", destinationUrl: "https://example.com/loop", dynamic: true }, merchant.apiKey));
-    const get = (path: string) => fetch(`${appUrl()}/api/console${path}`, { headers: { Authorization: `Bearer ${merchant.idToken}` } });
+    // One window for the whole loop: every read is served at one instant of a fresh window (the local stack's test clock).
+    const clock = servedAt(nextWindowStart(60_000));
+    const get = (path: string) => fetch(`${appUrl()}/api/console${path}`, { headers: { Authorization: `Bearer ${merchant.idToken}`, ...clock } });
     const max = RATE_LIMITS.consoleAnalytics.max;
     assert.equal(max, 60, "the figure docs/limits.md gives");
     const statuses: number[] = [];
@@ -142,9 +143,9 @@ describe("metered surfaces", function () {
   });
 
   it("MCP requests without a valid credential are limited per client address; keyed callers and other addresses are not", async () => {
-    const start = Math.floor(Date.now() / 60_000) * 60_000;
-    if (Date.now() - start > 40_000) await new Promise((r) => setTimeout(r, start + 60_000 + 100 - Date.now()));
     const merchant = await createMerchant();
+    // The flood is served at one instant of a fresh window (the test clock), so it cannot straddle two.
+    const clock = servedAt(nextWindowStart(60_000));
     // Served in this process: the flood of 1,200 requests takes seconds, not the emulator's minute. Each
     // client still connects from its own loopback address, which is what the server sees.
     const server = createServer(mcpApp).listen(0, "127.0.0.1");
@@ -156,7 +157,7 @@ describe("metered surfaces", function () {
       const post = (client: ReturnType<typeof newClient>, headers: Record<string, string> = {}, method = "ping") =>
         client.fetch(url, {
           method: "POST",
-          headers: { "Content-Type": "application/json", "X-Forwarded-Host": new URL(appUrl()).host, ...headers },
+          headers: { "Content-Type": "application/json", "X-Forwarded-Host": new URL(appUrl()).host, ...clock, ...headers },
           body: JSON.stringify({ jsonrpc: "2.0", id: 1, method }),
         });
       const statuses = new Map<number, number>();

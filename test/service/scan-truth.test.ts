@@ -17,6 +17,8 @@ import { FOLD_SHARDS_MAX } from "../../functions/src/store/rollups";
 import { localMoment } from "../../functions/src/scans/localTime";
 import { codeAnalytics } from "../../functions/src/scans/analytics";
 import { opCounts } from "../../functions/src/store/opCounter";
+import { thisWindowStart } from "../helpers/clock";
+import { scaled } from "../helpers/scale";
 
 const PHONE = BROWSERS[0].ua;
 
@@ -112,29 +114,33 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     assert.ok(summary.uniqueScanners >= 5);
   });
 
-  it("a 200-scan loop from one client is redirected every time but counts as repeats", async () => {
+  // 200 at full size; 60 (three rounds of 20) still far outnumber the few repeats a minute allows.
+  const LOOP = scaled(200, 60);
+  it(`a ${LOOP}-scan loop from one client is redirected every time but counts as repeats`, async () => {
     const code = await dynamicCode(merchant, "loop");
     const looper = newClient();
     const started = Date.now();
-    for (let i = 0; i < 200; i += 20) {
+    for (let i = 0; i < LOOP; i += 20) {
       const answers = await Promise.all(Array.from({ length: 20 }, () => scan(looper, code.uniqueQRCodeID, "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Mobile/15E148")));
       for (const res of answers) assert.equal(res.status, 302);
     }
     const minutes = Math.floor(Date.now() / 60_000) - Math.floor(started / 60_000) + 1;
     const a = await analytics(merchant, code.codeId);
-    assert.equal(a.totalScans + a.repeatScans, 200, "every scan is accounted for");
+    assert.equal(a.totalScans + a.repeatScans, LOOP, "every scan is accounted for");
     assert.ok(a.totalScans <= 1 + REPEATS_PER_MINUTE * minutes, `counted ${a.totalScans} in ${minutes} minute(s)`);
-    assert.ok(a.repeatScans >= 200 - 1 - REPEATS_PER_MINUTE * minutes);
+    assert.ok(a.repeatScans >= LOOP - 1 - REPEATS_PER_MINUTE * minutes);
     assert.equal(a.uniqueScanners, 1);
   });
 
-  it("2,000 requests from one address with random User-Agents count as a handful of people, all recorded; another workspace's concurrent scans all count", async () => {
+  // 2,000 at full size; 200 random User-Agents from one address still dwarf the handful of people they may count as.
+  const FLOOD = scaled(2000, 200);
+  it(`${FLOOD.toLocaleString("en-US")} requests from one address with random User-Agents count as a handful of people, all recorded; another workspace's concurrent scans all count`, async () => {
     const code = await dynamicCode(merchant, "flood");
     const neighbour = await createMerchant();
     const neighbourCode = await dynamicCode(neighbour, "neighbour");
     const flooder = newClient();
     const rand = prng(2000);
-    const agents = Array.from({ length: 2000 }, () => unrecognisedUserAgent(rand));
+    const agents = Array.from({ length: FLOOD }, () => unrecognisedUserAgent(rand));
     // Strings the parser's loose patterns take for a real browser (see unit/scan-bounds) are one visitor each.
     const lookLikeBrowsers = new Set(agents.filter((ua) => agentOf(ua).recognised)).size;
     const started = Date.now();
@@ -152,7 +158,7 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     for (const res of await neighbourScans) assert.equal(res.headers.get("x-scan-counted"), "true");
     const minutes = Math.floor(Date.now() / 60_000) - Math.floor(started / 60_000) + 1;
     const a = await analytics(merchant, code.codeId);
-    assert.equal(a.totalScans + a.repeatScans + a.botScans.total, 2000, "every request is recorded: people, repeats or machines");
+    assert.equal(a.totalScans + a.repeatScans + a.botScans.total, FLOOD, "every request is recorded: people, repeats or machines");
     const handful = 1 + REPEATS_PER_MINUTE * minutes + lookLikeBrowsers;
     assert.ok(a.totalScans <= handful, `counted ${a.totalScans} people's scans in ${minutes} minute(s); at most ${handful}`);
     assert.ok(a.uniqueScanners <= 1 + lookLikeBrowsers, `${a.uniqueScanners} unique scanners`);
@@ -170,18 +176,21 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
 
   it("200 people with real, varied browsers behind one shared address count as at least 150 people, and no more than the address's budget of newcomers", async () => {
     const code = await dynamicCode(merchant, "shop-wifi");
-    const shopWifi = newClient();
+    // In process, with the scans' time passed in: all 200 at one instant of one newcomer window (a crowd that
+    // spans two windows may count every one of its people), with no wait for a window to start. 200 people
+    // are needed at every scale: the crowd must outnumber the 150 slots for the budget to show.
+    const identity = { merchantId: merchant.merchantId, codeId: code.codeId, campaign: null, timeZone: "UTC" };
+    const shopWifi = `203.0.113.${1 + Math.floor(Math.random() * 250)}`;
+    const at = new Date(thisWindowStart(NEWCOMER_WINDOW_MS));
     const crowd = realCrowd(200);
-    // All in one newcomer window: a crowd that spans two windows may count every one of its people.
-    const left = NEWCOMER_WINDOW_MS - (Date.now() % NEWCOMER_WINDOW_MS);
-    if (left < 90_000) await new Promise((r) => setTimeout(r, left + 1_000));
-    const window = Math.floor(Date.now() / NEWCOMER_WINDOW_MS);
     const concurrency = 10;
     for (let i = 0; i < crowd.length; i += concurrency) {
-      const answers = await Promise.all(crowd.slice(i, i + concurrency).map((ua) => scan(shopWifi, code.uniqueQRCodeID, ua)));
-      for (const res of answers) assert.equal(res.status, 302);
+      await Promise.all(
+        crowd.slice(i, i + concurrency).map((ua) =>
+          recordScan(identity, code.uniqueQRCodeID, { method: "GET", headers: { "user-agent": ua }, address: shopWifi, place: { country: "US", state: "Oregon", city: "Portland" }, at, source: "redirect", servedFrom: "live" }),
+        ),
+      );
     }
-    assert.equal(Math.floor(Date.now() / NEWCOMER_WINDOW_MS), window, "the crowd stayed in one window");
     const a = await analytics(merchant, code.codeId);
     assert.equal(a.totalScans + a.repeatScans, 200, "every scan is recorded");
     assert.equal(a.uniqueScanners, a.totalScans, "each counted scan is a new person");
@@ -267,8 +276,10 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     const code = await dynamicCode(m, "ipv6");
     const identity = { merchantId: m.merchantId, codeId: code.codeId, campaign: null, timeZone: "UTC" };
     const place = { country: "US", state: "Oregon", city: "Portland" };
+    // Every scan at one instant of one newcomer window: the crowd below must share one window's budget.
+    const at = new Date(thisWindowStart(NEWCOMER_WINDOW_MS));
     const record = (address: string, ua: string) =>
-      recordScan(identity, code.uniqueQRCodeID, { method: "GET", headers: { "user-agent": ua }, address, place, at: new Date(), source: "redirect", servedFrom: "live" });
+      recordScan(identity, code.uniqueQRCodeID, { method: "GET", headers: { "user-agent": ua }, address, place, at, source: "redirect", servedFrom: "live" });
     // 30 addresses of one /64 (any host may use all of them), one browser: one person, then repeats.
     const outcomes = [];
     for (let i = 1; i <= 30; i++) outcomes.push(await record(`2001:db8:1:2::${i.toString(16)}`, PHONE));
@@ -278,8 +289,6 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     // Real, varied browsers from addresses of one /64: past the few an instance lets through, each new
     // person takes a slot of the /64's one newcomer budget (all slots under one address hash).
     const crowd = realCrowd(12).filter((ua) => ua !== PHONE).slice(0, 10);
-    const left = NEWCOMER_WINDOW_MS - (Date.now() % NEWCOMER_WINDOW_MS);
-    if (left < 30_000) await new Promise((r) => setTimeout(r, left + 1_000)); // the crowd in one newcomer window
     for (const [i, ua] of crowd.entries()) await record(`2001:db8:1:4:${(i + 1).toString(16)}::1`, ua);
     const slots = (await firestore().collection("workspaces").doc(m.merchantId).collection("scans").get()).docs
       .map((d) => d.id.split("~"))
@@ -295,9 +304,8 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     const identity = { merchantId: m.merchantId, codeId: code.codeId, campaign: null, timeZone: "UTC" };
     const place = { country: "US", state: "Oregon", city: "Portland" };
     const address = `198.51.100.${1 + Math.floor(Math.random() * 250)}`;
-    const record = (ua: string) => recordScan(identity, code.uniqueQRCodeID, { method: "GET", headers: { "user-agent": ua }, address, place, at: new Date(), source: "redirect", servedFrom: "live" });
-    const left = NEWCOMER_WINDOW_MS - (Date.now() % NEWCOMER_WINDOW_MS);
-    if (left < 30_000) await new Promise((r) => setTimeout(r, left + 1_000)); // every scan in one newcomer window
+    const at = new Date(thisWindowStart(NEWCOMER_WINDOW_MS)); // every scan at one instant of one newcomer window
+    const record = (ua: string) => recordScan(identity, code.uniqueQRCodeID, { method: "GET", headers: { "user-agent": ua }, address, place, at, source: "redirect", servedFrom: "live" });
     const people = realCrowd(NEWCOMERS_UNCHECKED + 1);
     // The first few newcomers from the address are let through unchecked; the next one takes a slot.
     for (const ua of people.slice(0, NEWCOMERS_UNCHECKED)) assert.deepEqual(await record(ua), { counted: true, unique: true });

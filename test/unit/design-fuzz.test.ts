@@ -7,13 +7,15 @@ import { normalizeLogo } from "../../functions/src/designs/logo";
 import type { LogoImage } from "../../functions/src/designs/svg";
 import { decodePng } from "../helpers/qr";
 import { sampleLogo } from "../helpers/designs";
+import { scaled } from "../helpers/scale";
 
 const REASONS = new Set(["light-on-dark", "low-contrast", "does-not-decode", "too-long-for-logo"]);
 /**
- * `npm test` runs the first 150 combinations of the fixed seed (about a tenth of the unit tier's time);
- * `npm run fuzz:designs` runs the full 1,000 of the same sequence.
+ * `npm test` runs the first 150 combinations of the fixed seed scaled by TEST_SCALE (30 at the default,
+ * enough to meet both outcomes); `npm run fuzz:designs` runs the full 1,000
+ * of the same sequence.
  */
-const COMBINATIONS = Number(process.env.DESIGN_FUZZ_COMBINATIONS ?? 150);
+const COMBINATIONS = Number(process.env.DESIGN_FUZZ_COMBINATIONS ?? scaled(150, 30));
 
 /** Deterministic PRNG (mulberry32), so a failing combination can be replayed from its index. */
 function random(seed: number): () => number {

@@ -4,6 +4,7 @@
 import { defineString } from "firebase-functions/params";
 import { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./constants";
 import { customerRangesOverlapping, googleCloudCustomerSpace, parseRange, type ParsedRange } from "./addressRanges";
+import { testClockAllowed } from "./testClock";
 
 export { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PORTS, LOCAL_PROJECT_ID } from "./constants";
 
@@ -64,6 +65,8 @@ const params = {
 export interface ServiceConfig {
   projectId: string;
   isEmulator: boolean;
+  /** Whether requests may name their time in X-Test-Clock (core/testClock.ts): the local emulator stack only, never deployed. */
+  honoursTestClock: boolean;
   baseUrl: string;
   appUrl: string;
   createUrl: string;
@@ -254,6 +257,7 @@ export function getConfig(): ServiceConfig {
   cached = {
     projectId: pid,
     isEmulator: local,
+    honoursTestClock: testClockAllowed(),
     ...urls,
     contactEmail: params.contactEmail.value() || (local ? "support@example.com" : `support@${new URL(baseUrl).hostname}`),
     ...proxySettings({

@@ -17,6 +17,8 @@ import type { Scope } from "../auth/scopes";
 import { clientAddressOf, clientOf, limitSubjectOf } from "../core/clientAddress";
 import { refuseForeignAddress } from "./originGuard";
 import { captureRawBody, isFormContentType, isJsonContentType, methodNotAllowed, parseFormBody, parseJsonBody } from "./rest";
+import { requestTime } from "../core/testClock";
+import { getConfig } from "../core/config";
 
 /**
  * none: no credential is read. user: a signed-in Firebase user (ID token or session cookie), with or
@@ -145,7 +147,8 @@ let limiter: RateLimiter | undefined;
 
 async function applyLimit(res: Response, req: Request, name: RateLimitName, subject: RateSubject, surface: string, consume: boolean): Promise<RateDecision> {
   limiter ??= new RateLimiter(firestoreQuotaStore);
-  const decision = consume ? await limiter.take(name, subject) : await limiter.peek(name, subject);
+  const now = requestTime(req.headers, getConfig().honoursTestClock);
+  const decision = consume ? await limiter.take(name, subject, now) : await limiter.peek(name, subject, now);
   // setHeader rather than express's res.set: the tool server answers POSTs without express.
   for (const [header, value] of Object.entries(rateLimitHeaders(decision))) res.setHeader(header, value);
   if (!decision.allowed) {
@@ -159,7 +162,7 @@ async function applyLimit(res: Response, req: Request, name: RateLimitName, subj
           ? `merchant:${subject.merchantId}`
           : (subject.keyId ?? (subject.uid ? `uid:${subject.uid}` : subject.clientId ? `client:${subject.clientId}` : `address:${subject.address}`)),
       max: decision.limit,
-      windowSeconds: Math.round((decision.resetAt.getTime() - Date.now()) / 1000),
+      windowSeconds: Math.round((decision.resetAt.getTime() - now) / 1000),
     });
     throw rateLimitedError(decision);
   }

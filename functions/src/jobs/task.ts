@@ -7,7 +7,7 @@ import { onTaskDispatched } from "firebase-functions/v2/tasks";
 import { HttpsError } from "firebase-functions/v2/https";
 import { secretsOf } from "../core/secrets";
 import { openTask } from "../core/taskSeal";
-import { logTaskSealRefused } from "../core/log";
+import { logInfo, logTaskSealRefused } from "../core/log";
 
 export const JOB_STEP_ATTEMPTS = 8;
 
@@ -51,6 +51,8 @@ export const catalogueJob = onTaskDispatched(
       await (require("../webhooks/service") as typeof import("../webhooks/service")).continueLinkSync(data.merchantId, data.after);
       return;
     }
+    // A retried step (its instance died, or an attempt failed) is logged, so a redone chunk can be traced.
+    if (request.retryCount > 0) logInfo("job.step_retried", "job step retried", { merchantId: data.merchantId, jobId: data.jobId, step: data.step, chunk: data.chunk ?? 0, attempt: request.retryCount + 1 });
     try {
       await runJobStep(data, enqueueJobStep);
     } catch (error) {

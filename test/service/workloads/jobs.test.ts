@@ -20,8 +20,14 @@ import { db } from "../../../functions/src/core/firebase";
 import { addNewCodes } from "../../../functions/src/store/codes";
 import { LINK_SYNC_IN_REQUEST } from "../../../functions/src/webhooks/service";
 import type { QrCode } from "../../../functions/src/codes/model";
+import { runJobStep, startJob, jobReport } from "../../../functions/src/jobs/service";
+import { CHUNK_ROWS, readJob } from "../../../functions/src/store/jobs";
+import type { JobStepTask } from "../../../functions/src/store/jobQueue";
+import { logLinesWith } from "../../helpers/logs";
+import { scaled } from "../../helpers/scale";
 
-const JOB_ROWS = Number(process.env.JOB_TEST_ROWS ?? 10_000);
+// 10,000 at full size (TEST_SCALE=1); 1,000 rows are still ten chunks, a reused second run and a report of each.
+const JOB_ROWS = Number(process.env.JOB_TEST_ROWS ?? scaled(10_000, 1_000));
 
 async function api(key: string, method: string, path: string, body?: unknown) {
   const res = await fetch(`${appUrl()}${path}`, {
@@ -109,7 +115,8 @@ describe("catalogue jobs", function () {
 
   it("resumes a job whose function is killed midway, to exactly one code per row", async () => {
     const other = await createMerchant();
-    const rows = 1_500;
+    // At least 800 rows (8 chunks): the kill at 100 codes must land while the step is still making chunks.
+    const rows = scaled(1_500, 800);
     const job = await api(other.apiKey, "POST", "/api/jobs", { format: "csv", csv: csvOf(rows, "kill") });
     assert.equal(job.status, 202);
     // Wait until a chunk or two are in, then kill the worker running the job's function, mid-chunk.
@@ -123,6 +130,54 @@ describe("catalogue jobs", function () {
     assert.equal(await codesIn(other.merchantId), rows, "exactly one code per row after the restart");
     const refs = await firestore().collection("workspaces").doc(other.merchantId).collection("externalRefs").count().get();
     assert.equal(refs.data().count, rows);
+    // The kill interrupted a step, which Cloud Tasks ran again (jobs/task.ts logs every retried step): a kill
+    // that landed between two tasks would have interrupted nothing.
+    const retried = await logLinesWith(["job.step_retried", job.body.jobId]);
+    assert.ok(retried.length >= 1, "a step of the job was retried after the kill");
+  });
+
+  it("a step that fails mid-chunk is retried whole: the failed chunk is redone, the chunks done before are counted, not redone (in process)", async () => {
+    const owner = await createMerchant();
+    const rows = 4 * CHUNK_ROWS + CHUNK_ROWS / 2; // 5 chunks; the third fails once
+    const queued: JobStepTask[] = [];
+    const enqueue = async (task: JobStepTask) => void queued.push(task);
+    const { jobId } = await startJob(owner.merchantId, owner.uid, { input: { format: "csv", text: csvOf(rows, "inject") }, publish: false }, enqueue);
+    assert.deepEqual(queued, [{ merchantId: owner.merchantId, jobId, step: "chunk", chunk: 0 }]);
+    // A lost connection as the third chunk commits (its codes' images are made, nothing of it is written):
+    // injected once, deterministically, at the one batch that writes that chunk's record.
+    const chunks = `workspaces/${owner.merchantId}/jobs/${jobId}/chunks/`;
+    const proto = Object.getPrototypeOf(firestore().batch());
+    const commit = proto.commit;
+    const commits = new Map<string, number>();
+    let injected = false;
+    proto.commit = async function (this: { _ops: Array<{ docPath: string }> }) {
+      const chunk = this._ops.map((op) => op.docPath).find((p) => p.startsWith(chunks))?.slice(chunks.length);
+      if (chunk) commits.set(chunk, (commits.get(chunk) ?? 0) + 1);
+      if (chunk === "0002" && !injected) {
+        injected = true;
+        throw Object.assign(new Error("14 UNAVAILABLE: injected mid-chunk"), { code: 14 });
+      }
+      return commit.call(this);
+    };
+    try {
+      await assert.rejects(runJobStep(queued[0], enqueue), /injected mid-chunk/);
+      assert.equal(await codesIn(owner.merchantId), 2 * CHUNK_ROWS, "the chunks before the failure are written, the failed one not");
+      assert.equal((await readJob(owner.merchantId, jobId))!.state, "running");
+      await runJobStep(queued[0], enqueue); // Cloud Tasks' retry: the same task again
+    } finally {
+      proto.commit = commit;
+    }
+    assert.deepEqual(Object.fromEntries(commits), { "0000": 1, "0001": 1, "0002": 2, "0003": 1, "0004": 1 }, "only the failed chunk ran twice");
+    const done = (await readJob(owner.merchantId, jobId))!;
+    assert.equal(done.state, "done");
+    assert.deepEqual([done.chunksDone, done.created, done.reused, done.failed], [5, rows, 0, 0]);
+    // No gap and no duplicate: every row once, each with a code of its own, and exactly those codes stored.
+    const report = await jobReport(owner.merchantId, jobId);
+    assert.deepEqual(report.map((r) => r.row), Array.from({ length: rows }, (_, i) => i + 1));
+    assert.ok(report.every((r) => r.outcome === "created"));
+    assert.equal(new Set(report.map((r) => r.codeId)).size, rows);
+    assert.equal(await codesIn(owner.merchantId), rows);
+    assert.equal(queued.length, 1, "one step did it all: nothing else was queued");
   });
 
   it("refuses bad files with a clear error and writes nothing; bad rows are listed, the rest are made", async () => {
@@ -233,7 +288,8 @@ describe("catalogue jobs", function () {
     const shop = await createMerchant();
     const template = toolResult(await callTool("svc.qr.create", { title: "Template", destinationUrl: "https://shop.example/t", dynamic: true }, shop.apiKey));
     const stored = (await firestore().collection("workspaces").doc(shop.merchantId).collection("codes").doc(template.codeId).get()).data()!;
-    const links = LINK_SYNC_IN_REQUEST + 600;
+    // The in-request share is the product's constant; only the background part scales (600 at full size).
+    const links = LINK_SYNC_IN_REQUEST + scaled(600, 100);
     for (let start = 1; start < links; start += 200) {
       const batch = db().batch();
       const codes = Array.from({ length: Math.min(200, links - start) }, (_, k) => ({
