@@ -2,7 +2,7 @@
 // preview and print downloads, and brand presets in Settings. Every preview is the backend's own render
 // of the exact final image (POST /api/console/codes/preview or /codes/<id>/preview), never an imitation.
 import { downloadUrl } from "./files";
-import { field, fileField, h, oneOf, pendingImage, select } from "./dom";
+import { field, fileField, h, handled, oneOf, pendingImage, select } from "./dom";
 import { send, type Answer, type Api, type Request } from "./api";
 import { PRESET_NAME_MAX } from "../functions/src/core/limits";
 import { PRESET_NAME_HTML_PATTERN } from "../functions/src/core/rules";
@@ -109,7 +109,7 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
     show();
     opts.onChange();
   });
-  logoInput.addEventListener("change", async () => {
+  logoInput.addEventListener("change", handled(async () => {
     const file = logoInput.files?.[0];
     if (!file) return;
     if (file.size > LOGO_MAX_BYTES) {
@@ -127,7 +127,7 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
     keepCurrent = false;
     logoNote.textContent = `${file.name}, ${Math.ceil(file.size / 1024)} KB: drawn in the centre (error correction H).`;
     opts.onChange();
-  });
+  }, (message) => ctx.flash(message, true)));
   preset.input.addEventListener("change", () => {
     const chosen = presets.find((x) => x.name === preset.input.value);
     dirty.clear();
@@ -173,6 +173,12 @@ export function designPanel(ctx: DesignContext, opts: { id: string; initial?: Sh
     body,
   );
   return { element, value, keepsLogo: () => keepCurrent && !uploaded && on.checked };
+}
+
+/** Says in `note` why there is no preview (the service could not be reached). */
+function refusePreview(note: HTMLElement, message: string): void {
+  note.textContent = `No preview: ${message}`;
+  note.classList.add("refused");
 }
 
 /** Shows a PNG answer in `img`, or the refusal's message (reason and suggestion) in `note`. */
@@ -242,11 +248,11 @@ export function codeDesignSection(ctx: DesignContext, c: ShownCode): HTMLElement
     presets: true,
     onChange: () => {
       clearTimeout(timer);
-      timer = setTimeout(async () => {
+      timer = setTimeout(handled(async () => {
         const mine = ++seq;
         const res = await send(ctx.authHeader, "POST /codes/:codeId/preview", { params: { codeId: c.codeId }, body: { design: panel.value(), keepLogo: panel.keepsLogo() } });
         if (mine === seq) await showPreview(res, preview, note, "Exactly the image this code gets when you save, checked by two decoders.");
-      }, 250);
+      }, (message) => refusePreview(note, message)), 250);
     },
   });
   const save = ctx.act("Save design", async () => {
@@ -295,12 +301,12 @@ export async function brandPresetsSection(ctx: DesignContext): Promise<HTMLEleme
   let seq = 0;
   const drawExample = () => {
     clearTimeout(timer);
-    timer = setTimeout(async () => {
+    timer = setTimeout(handled(async () => {
       const mine = ++seq;
       const design = panel.value();
       const res = await send(ctx.authHeader, "POST /codes/preview", { body: { destinationUrl: "https://example.com/", ...(design ? { design } : {}) } });
       if (mine === seq && (await showPreview(res, example, exampleNote, "An example code in this design, checked by two decoders."))) example.dataset.for = JSON.stringify(design);
-    }, 250);
+    }, (message) => refusePreview(exampleNote, message)), 250);
   };
   const panel: DesignPanel = designPanel(ctx, { id: "preset-design", presets: false, alwaysOn: true, onChange: drawExample });
   drawExample();

@@ -11,6 +11,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<s
 /** A button that is disabled while its action runs; failures go to `onError`. */
 export function button(label: string, onClick: () => unknown, onError: (message: string) => void, attrs: Record<string, string> = {}): HTMLButtonElement {
   const b = h("button", { type: "button", ...attrs }, label);
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- it catches every failure itself
   b.addEventListener("click", async () => {
     b.disabled = true;
     try {
@@ -22,6 +23,11 @@ export function button(label: string, onClick: () => unknown, onError: (message:
     }
   });
   return b;
+}
+
+/** An event or timer callback running `run`: a failure goes to `onError` instead of going unhandled. */
+export function handled<A extends unknown[]>(run: (...args: A) => Promise<unknown>, onError: (message: string) => void): (...args: A) => void {
+  return (...args) => void run(...args).catch((e: unknown) => onError(messageFor(e)));
 }
 
 let fieldCount = 0;

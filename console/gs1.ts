@@ -195,6 +195,7 @@ function newItemSection(kit: Gs1Kit): HTMLElement {
     links.element,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", id: "gs1-save-new" }, "Save product code")),
   );
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- it catches every failure itself
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const submit = form.querySelector("button[type=submit]") as HTMLButtonElement;

@@ -5,7 +5,7 @@
 // creates only what is missing.
 import { BULK_MAX_URLS } from "../functions/src/core/limits";
 import { checkCsv, IMPORT_MAX_ROWS, type CheckedRow } from "./csv";
-import { fileField, h, table } from "./dom";
+import { fileField, h, handled, table } from "./dom";
 import { answerMessage, ShownError } from "./errors";
 import { saveBlob } from "./files";
 import { zip } from "./zip";
@@ -117,7 +117,7 @@ export function importView(kit: ImportKit): HTMLElement[] {
     { id: "start-import", class: "primary", disabled: "" },
   );
 
-  file.input.addEventListener("change", async () => {
+  file.input.addEventListener("change", handled(async () => {
     const f = file.input.files?.[0];
     done.replaceChildren();
     status.textContent = "";
@@ -144,7 +144,7 @@ export function importView(kit: ImportKit): HTMLElement[] {
       ),
     );
     start.disabled = bad.length > 0;
-  });
+  }, (message) => checks.replaceChildren(h("p", { class: "error", id: "csv-fatal" }, message))));
 
   return [
     h(

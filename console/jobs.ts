@@ -1,7 +1,7 @@
 // "Import CSV" for large files: a catalogue job made in the background (up to 10,000 rows; Dub and Bitly
 // exports recognised). The page shows how the columns map before anything is made, then a progress bar
 // while the job runs, its counts, the rows it refused, and the print package once built.
-import { fileField, h, table } from "./dom";
+import { fileField, h, handled, table } from "./dom";
 import type { ImportKit } from "./import";
 import { consoleClient, type Answer } from "./api";
 
@@ -78,7 +78,7 @@ export function jobSection(kit: ImportKit): HTMLElement {
     { id: "start-job", class: "primary", disabled: "" },
   );
 
-  input.addEventListener("change", async () => {
+  input.addEventListener("change", handled(async () => {
     const file = input.files?.[0];
     start.disabled = true;
     result.replaceChildren();
@@ -106,7 +106,7 @@ export function jobSection(kit: ImportKit): HTMLElement {
     );
     csv = text;
     start.disabled = preview.missing.length > 0;
-  });
+  }, (message) => mapping.replaceChildren(h("p", { class: "error", id: "job-file-error" }, message))));
 
   return h(
     "section",

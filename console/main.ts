@@ -13,7 +13,7 @@
 import { createUserWithEmailAndPassword, getAuth, GoogleAuthProvider, onAuthStateChanged, signInWithEmailAndPassword, signInWithPopup, signOut, type User } from "firebase/auth";
 import { barChart } from "./chart";
 import { downloadUrl, saveBlob, scansCsv } from "./files";
-import { button, field, h, oneOf, select, table } from "./dom";
+import { button, field, h, handled, oneOf, select, table } from "./dom";
 import { consoleClient, send, type Answer, type Api, type Request } from "./api";
 import { importView } from "./import";
 import { connectedAppsSection } from "./connectedApps";
@@ -152,7 +152,7 @@ function newCodeView(): HTMLElement[] {
   const refresh = () => {
     applyRules();
     clearTimeout(timer);
-    timer = setTimeout(async () => {
+    timer = setTimeout(handled(async () => {
       const body = input();
       const { title: _t, campaign: _c, tags: _g, ...look } = body;
       if (!/^https?:\/\/./.test(String(look.destinationUrl))) {
@@ -175,7 +175,7 @@ function newCodeView(): HTMLElement[] {
         res.headers.get("X-Preview-Dynamic") === "true"
           ? "Dynamic: the file is exactly this, except the pattern, which encodes the code's own link once it is created."
           : "This is the exact PNG the code will have.";
-    }, 200);
+    }, (message) => (previewNote.textContent = `No preview: ${message}`)), 200);
   };
   for (const f of [title, url, campaign, tags, kind, template, boost, sound]) {
     f.input.addEventListener("input", refresh);
@@ -192,6 +192,7 @@ function newCodeView(): HTMLElement[] {
     h("label", { class: "check" }, publish, " Publish now"),
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", id: "create-code" }, "Create QR code")),
   );
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- it catches every failure itself
   form.addEventListener("submit", async (e) => {
     e.preventDefault();
     const submit = form.querySelector("button[type=submit]") as HTMLButtonElement;
@@ -555,7 +556,7 @@ async function main(): Promise<void> {
     currentNotices().forEach((old) => old.remove()); // another view: the last one's notices are done
     void route();
   });
-  onAuthStateChanged(auth, async (u) => {
+  onAuthStateChanged(auth, handled(async (u) => {
     user = u;
     if (!u) {
       document.getElementById("who")!.replaceChildren();
@@ -568,7 +569,7 @@ async function main(): Promise<void> {
     document.getElementById("who")!.replaceChildren(longText(`${u.email} · ${me.workspace?.name ?? ""}`), " ", act("Sign out", () => signOut(getAuth()), { id: "sign-out" }));
     await claimFromLink();
     await route();
-  });
+  }, (message) => flash(message, true)));
 }
 
 void main();

@@ -58,7 +58,7 @@ function signInView(): void {
   const auth = getAuth();
   const act = (label: string, id: string, run: () => Promise<unknown>) => {
     const b = h("button", { id, type: "button" }, label);
-    b.addEventListener("click", () => run().catch((e) => showError(String((e as Error).message))));
+    b.addEventListener("click", () => void run().catch((e) => showError(String((e as Error).message))));
     return b;
   };
   app.replaceChildren(
@@ -90,8 +90,8 @@ async function consentView(user: User): Promise<void> {
   };
   const approve = h("button", { id: "approve", class: "primary", type: "button" }, "Allow");
   const deny = h("button", { id: "deny", type: "button" }, "Deny");
-  approve.addEventListener("click", () => decide(true));
-  deny.addEventListener("click", () => decide(false));
+  approve.addEventListener("click", () => void decide(true)); // decide shows its own failure
+  deny.addEventListener("click", () => void decide(false));
   app.replaceChildren(
     h("section", { id: "consent" },
       h("h2", {}, h("span", { id: "client-name" }, info.client.name), " wants to use your svc workspace"),

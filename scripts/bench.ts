@@ -1,5 +1,6 @@
 // `npm run bench`: starts the emulators, seeds a merchant, and prints figures for each hot path next to a
 // baseline measured in the same run. It asserts nothing.
+import { cpus, loadavg } from "node:os";
 import { Stack } from "./lib/stack";
 
 async function main(): Promise<void> {
@@ -16,7 +17,7 @@ async function main(): Promise<void> {
     return;
   }
   if (only === "designs") {
-    console.log(`bench on ${process.version}, ${require("node:os").cpus().length} cores, load average ${require("node:os").loadavg().map((n: number) => n.toFixed(1)).join(" ")}`);
+    console.log(`bench on ${process.version}, ${cpus().length} cores, load average ${loadavg().map((n: number) => n.toFixed(1)).join(" ")}`);
     await (await import("./bench/designs")).benchDesigns({ withPlain: true });
     return;
   }
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
     // operator would for a heavy integration, so the limiter's cost is measured and not its refusals.
     const { writeRateLimitOverride } = await import("../functions/src/store/rateLimits");
     for (const limit of ["toolCalls", "bulk"]) await writeRateLimitOverride(demo.merchantId, limit, 10_000_000);
-    console.log(`bench on ${process.version}, ${require("node:os").cpus().length} cores, Firestore emulator via ${info.mode}`);
+    console.log(`bench on ${process.version}, ${cpus().length} cores, Firestore emulator via ${info.mode}`);
     const sections: Record<string, () => Promise<unknown>> = {
       tools: async () => (await import("./lib/toolBudget")).printToolListCost(),
       mcp: async () => (await import("./bench/mcp")).benchMcp(demo.apiKey),

@@ -4,7 +4,7 @@
 // the root lock's entries for the functions workspace are re-rooted at functions/, and npm prunes what the
 // functions do not need and fills in nothing new unless a range cannot be met.
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 

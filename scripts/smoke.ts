@@ -222,4 +222,12 @@ async function main(): Promise<number> {
 }
 
 // Run as a command; test/stack/smoke.test.ts runs the same checks inside the stack tier.
-if (require.main === module) void main().then((code) => process.exit(code));
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -261,5 +261,11 @@ function rerunUnderMachineLock(): number | undefined {
 if (require.main === module) {
   const locked = rerunUnderMachineLock();
   if (locked !== undefined) process.exit(locked);
-  main().then((code) => process.exit(code));
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 }

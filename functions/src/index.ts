@@ -28,7 +28,6 @@ const PUBLIC = { invoker: "public", cors: false } as const;
  */
 const DESIGNING = { cpu: 2 } as const;
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 export const site = onRequest({ ...PUBLIC }, lazy(() => require("./contract/surfaces").siteApp));
 export const mcp = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB", secrets: secretsOf("mcp") }, lazy(() => require("./mcp/app").mcpApp));
 export const consoleApi = onRequest({ ...PUBLIC, ...DESIGNING, secrets: secretsOf("consoleApi") }, lazy(() => require("./console/app").consoleApp));

@@ -5,7 +5,6 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 
 const started = performance.now();
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { redirectApp } = require("../../functions/lib/redirect/app") as { redirectApp: http.RequestListener };
 const loaded = performance.now();
 const [id, ipv6Client] = process.argv.slice(2);
@@ -20,7 +19,14 @@ const get = (port: number, forwardedFor: string) =>
       .on("error", reject);
   });
 
-const server = http.createServer(redirectApp).listen(0, "127.0.0.1", async () => {
+const server = http.createServer(redirectApp).listen(0, "127.0.0.1", () =>
+  void measure().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  }),
+);
+
+async function measure(): Promise<void> {
   const port = (server.address() as AddressInfo).port;
   const status = await get(port, "73.1.2.3");
   const firstRedirect = performance.now();
@@ -33,4 +39,4 @@ const server = http.createServer(redirectApp).listen(0, "127.0.0.1", async () =>
   process.stdout.write(JSON.stringify({ status, loadMs: loaded - started, firstRedirectMs: firstRedirect - started, rssAfterFirst, rssBothFamilies }) + "\n");
   server.close();
   process.exit(0);
-});
+}

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import type { Page } from "playwright-core";
 import { appUrl } from "../helpers/env";
-import { callTool, listAllCodes, toolResult } from "../helpers/rpc";
+import { listAllCodes } from "../helpers/rpc";
 import { firestore, type TestMerchant } from "../helpers/merchants";
 import { decodePng, decodeSvg, isVectorOnly } from "../helpers/qr";
 import { readZip } from "../helpers/zip";

@@ -43,7 +43,10 @@ export class Terminal {
     let grew = true;
     while (grew) {
       grew = false;
-      for (const [pid, ppid] of rows) if (tree.has(ppid) && !tree.has(pid)) (tree.add(pid), (grew = true));
+      for (const [pid, ppid] of rows) if (tree.has(ppid) && !tree.has(pid)) {
+        tree.add(pid);
+        grew = true;
+      }
     }
     for (const pid of tree) if (pid !== this.child.pid) this.seen.add(pid);
   }

@@ -3,7 +3,7 @@
 // rollups; the list fields and totals kept in step with every write path (create, re-point, publish,
 // unpublish) and backfilled for codes from before them. (Large workspaces: catalogue-scale.test.ts.)
 import assert from "node:assert/strict";
-import { appUrl, baseUrl } from "../helpers/env";
+import { baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";

@@ -12,7 +12,7 @@ const SRC = "functions/src/";
 interface Step { layer: string; folders: string[]; root?: boolean }
 interface Rule { name: string; from: object; to: object; scope?: string; severity: string; comment?: string }
 interface Config { forbidden: Rule[]; options: Record<string, unknown> }
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- the CommonJS config dependency-cruiser itself reads
 const config = require(join(REPO, ".dependency-cruiser.cjs")) as Config & { LADDER: Step[] };
 
 /**

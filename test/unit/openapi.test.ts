@@ -146,11 +146,20 @@ describe("OpenAPI contract (generated)", () => {
         const example = route.spec.doc?.example;
         if (!example) continue;
         const what = key(route);
-        for (const p of op.parameters ?? []) if (p.example !== undefined) (check(p.schema, p.example, `${what} ${p.name}`), examples++);
+        for (const p of op.parameters ?? []) if (p.example !== undefined) {
+          check(p.schema, p.example, `${what} ${p.name}`);
+          examples++;
+        }
         const body = op.requestBody && Object.values<any>(op.requestBody.content)[0];
-        if (body?.examples) (check(body.schema, body.examples.example.value, `${what} body`), examples++);
+        if (body?.examples) {
+          check(body.schema, body.examples.example.value, `${what} body`);
+          examples++;
+        }
         const success = op.responses[String(route.spec.doc?.success?.[0] ?? 200)].content?.["application/json"];
-        if (success?.examples) (check(success.schema, success.examples.example.value, `${what} response`), examples++);
+        if (success?.examples) {
+          check(success.schema, success.examples.example.value, `${what} response`);
+          examples++;
+        }
         // The zod schemas are the truth the edge enforces.
         if (example.body !== undefined) assert.ok(route.spec.body!.safeParse(example.body).success, `${what} body (zod)`);
         if (example.query !== undefined) assert.ok(route.spec.query!.safeParse(example.query).success, `${what} query (zod)`);

@@ -10,7 +10,6 @@ import { readLink, setTakenDown } from "../store/codes";
 import { addReport, decideReport, decideReports, listReports, readReport, type AbuseReport, type ReportReason, type ReportStatus } from "../store/abuse";
 import type { QrCode, TakenDown } from "../store/codes";
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const blocklist = () => require("./blocklist") as typeof import("./blocklist");
 
 /**

@@ -113,11 +113,8 @@ export const bulkRoutes = [
 
 export const bulkApp = createRestApp((app) => {
   mountEndpoints(app, "bulk", bulkRoutes);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   mountEndpoints(app, "bulk", (require("./jobRoutes") as typeof import("./jobRoutes")).jobRoutes);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   mountEndpoints(app, "bulk", (require("./campaignRoutes") as typeof import("./campaignRoutes")).campaignRoutes);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   mountEndpoints(app, "bulk", (require("./gs1Routes") as typeof import("./gs1Routes")).gs1Routes);
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);

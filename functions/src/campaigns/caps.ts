@@ -137,7 +137,7 @@ function within(leasing: Promise<LeaseResult>, ms: number): Promise<LeaseResult 
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve("late"), ms);
     timer.unref?.();
-    leasing.then((result) => {
+    void leasing.then((result) => { // lease() never rejects
       clearTimeout(timer);
       resolve(result);
     });

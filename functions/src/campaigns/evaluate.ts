@@ -93,7 +93,6 @@ function dayBefore(day: string): string {
 // ---- the visitor's first-choice language, parsed by negotiator (MIT, jshttp; express's own) ----
 
 // negotiator ships no types; this is the one method used.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const Negotiator = require("negotiator") as new (request: { headers: Record<string, string | undefined> }) => { languages(): string[] };
 const LANGUAGE_TAG = /^[a-z]{1,8}(-[a-z0-9]{1,8})*$/;
 /** Longer headers are cut here: no browser sends more, and parsing stays bounded. */

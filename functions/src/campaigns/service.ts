@@ -154,7 +154,6 @@ function endedBrandOf(workspace: FirebaseFirestore.DocumentSnapshot, code: QrCod
  */
 export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, input: CodeRulesInput): Promise<CodeCampaign> {
   const settings = parseCampaignRules(input);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const abuse = require("../abuse/service") as typeof import("../abuse/service");
   for (const url of new Set(campaignUrls(settings))) await abuse.assertDestinationAllowed(url, { merchantId });
   const cleared = isEmpty(settings);
@@ -199,7 +198,6 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
     setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...linkSettings, brand, ...(utm ? { utm } : {}), ...capCounter, ...(countPlan ? { scanCounters: countPlan.counters } : {}), ...(passwordHash ? { passwordHash } : {}) }));
     return next;
   });
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   await (require("../codes/service") as typeof import("../codes/service")).emitCodeEvents("code.updated", [after]);
   return { codeId: after.codeId, uniqueQRCodeID: after.uniqueQRCodeID, campaignRules: written, updatedAt: after.updatedAt.toISOString() };
 }

@@ -10,13 +10,11 @@ import { QUIET_ZONE_MODULES, type QrMatrix } from "../qr/png";
 import { FRAMED_ERROR_CORRECTION, PLAIN_ERROR_CORRECTION, renderPlainPng } from "../qr/render";
 import type { DesignStyle, LogoImage } from "../designs/svg";
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 const designs = () => require("../designs/design") as typeof import("../designs/design");
 const designSvg = () => require("../designs/svg") as typeof import("../designs/svg");
 const verify = () => require("../designs/verify") as typeof import("../designs/verify");
 /** pdf-lib is loaded only where a PDF is made. */
 const pdfLib = () => require("pdf-lib") as typeof import("pdf-lib");
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 export const PNG_PX_MIN = 150;
 /** Largest side a sized PNG is decoded at (besides the usual check sizes below it). */

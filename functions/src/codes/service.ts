@@ -30,9 +30,9 @@ export interface NewCodeInput {
 }
 
 /** Designs are drawn by designs/ (sharp, two decoders), loaded only when a code has one. */
-const designs = () => require("../designs/design") as typeof import("../designs/design"); // eslint-disable-line @typescript-eslint/no-require-imports
+const designs = () => require("../designs/design") as typeof import("../designs/design");
 /** The blocklist loads its data on the first check, not at cold start. */
-const abuse = () => require("../abuse/service") as typeof import("../abuse/service"); // eslint-disable-line @typescript-eslint/no-require-imports
+const abuse = () => require("../abuse/service") as typeof import("../abuse/service");
 
 export function dynamicLinkFor(uniqueQRCodeID: string): string {
   return `${getConfig().dynamicLinkUrl}/qr/${uniqueQRCodeID}`;
@@ -200,7 +200,6 @@ export async function createCodes(
 
 /** Tells webhook subscribers about changed codes; the webhook modules load on the first change, not at cold start. */
 export function emitCodeEvents(event: "code.created" | "code.updated" | "code.published", codes: readonly QrCode[]): Promise<void> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require("../webhooks/service") as typeof import("../webhooks/service")).emitCodeEvents(event, codes);
 }
 

@@ -13,7 +13,6 @@ let built: OpenApiDocument | undefined;
 /** Built once per instance (the routes and config do not change while it runs), on the first request for it. */
 function openApiDocument(): OpenApiDocument {
   // Loaded on first use: the generator and every other surface's routes, which the site's own routes never need.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (built ??= (require("./openapi") as typeof import("./openapi")).buildOpenApiDocument(publicSurfaces()));
 }
 
@@ -38,7 +37,7 @@ export const discoveryRoutes = [...siteRoutes, openApiRoute];
 /** The site function's app (functions/src/index.ts). */
 export const siteApp = createSiteApp(discoveryRoutes);
 
-/* eslint-disable @typescript-eslint/no-require-imports -- loaded when the document is first built */
+// Each surface's routes are required when the document is first built, not when this module loads.
 export function publicSurfaces(): Surface[] {
   const site = "site" as const;
   const app = "app" as const;

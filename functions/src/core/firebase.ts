@@ -11,7 +11,6 @@ let firestore: Firestore | undefined;
 
 export function adminApp(): App {
   if (app) return app;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { getApps, initializeApp } = require("firebase-admin/app") as typeof import("firebase-admin/app");
   // Deployed functions get projectId and storageBucket from FIREBASE_CONFIG; elsewhere they are derived.
   app = getApps()[0] ?? (process.env.FIREBASE_CONFIG ? initializeApp() : initializeApp({ projectId: projectId(), storageBucket: storageBucketName() }));
@@ -29,7 +28,6 @@ function requireEmulator(envVar: "FIRESTORE_EMULATOR_HOST" | "FIREBASE_AUTH_EMUL
 
 /** An auth client presenting the emulators' admin token: local use only (FIRESTORE_EMULATOR_HOST set). */
 function emulatorAuthClient(): unknown {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { OAuth2Client } = require("google-auth-library") as typeof import("google-auth-library");
   const client = new OAuth2Client();
   client.setCredentials({ access_token: "owner", expiry_date: Date.now() + 10 * 365 * 86_400_000 });

@@ -34,7 +34,7 @@ function isEye(size: number, r: number, c: number): boolean {
 interface AlignmentPatternModule {
   getPositions(version: number): Array<[number, number]>;
 }
-const alignment = (): AlignmentPatternModule => require("qrcode/lib/core/alignment-pattern") as AlignmentPatternModule; // eslint-disable-line @typescript-eslint/no-require-imports
+const alignment = (): AlignmentPatternModule => require("qrcode/lib/core/alignment-pattern") as AlignmentPatternModule;
 
 /** Which modules belong to an alignment pattern (5x5 around each centre qrcode places). */
 function alignmentMask(size: number): Uint8Array {

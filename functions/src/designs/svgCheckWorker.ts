@@ -11,6 +11,7 @@ export interface SvgCheckRequest {
   sides?: readonly number[];
 }
 
+// eslint-disable-next-line @typescript-eslint/no-misused-promises -- it answers every failure itself
 parentPort?.on("message", async ({ id, svg, expected, sides }: SvgCheckRequest) => {
   try {
     parentPort!.postMessage({ id, outcomes: await decodeSvg(svg, expected, sides) });

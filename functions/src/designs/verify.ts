@@ -13,17 +13,15 @@ type Sharp = typeof import("sharp");
 type DecodeQR = typeof import("qr/decode.js").decodeQR;
 type ZXingReader = typeof import("zxing-wasm/dist/cjs/reader/index");
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 export const sharp = (): Sharp => require("sharp") as Sharp;
 // An ES module, loaded with require() (Node 20.19+ and 22 load ES modules synchronously).
 const decodeQR = (): DecodeQR => (require("qr/decode.js") as typeof import("qr/decode.js")).decodeQR;
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 let zxing: Promise<ZXingReader> | undefined;
 
 function zxingReader(): Promise<ZXingReader> {
   zxing ??= (async () => {
-    const reader = require("zxing-wasm/reader") as ZXingReader; // eslint-disable-line @typescript-eslint/no-require-imports
+    const reader = require("zxing-wasm/reader") as ZXingReader;
     const wasmBinary = readFileSync(require.resolve("zxing-wasm/reader/zxing_reader.wasm"));
     // wasmBinary replaces the package's default locateFile, which points at a CDN.
     await reader.prepareZXingModule({ overrides: { wasmBinary: wasmBinary.buffer.slice(wasmBinary.byteOffset, wasmBinary.byteOffset + wasmBinary.byteLength) }, fireImmediately: true });

@@ -13,7 +13,6 @@ interface DigitalLinkModule {
 }
 
 let loaded: DigitalLinkModule | undefined;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const library = (): DigitalLinkModule => (loaded ??= require("digital-link.js") as DigitalLinkModule);
 
 /** Whether `uri` (https://host/01/…) is a GS1 Digital Link URI by GS1's grammar, check digits included. */

@@ -191,7 +191,6 @@ export function securityHeaders(_req: Request, res: Response, next: NextFunction
 
 /** An express app for one surface: security headers, CORS as http/cors.ts decides for it, then its routes. */
 export function createRestApp(configure: (app: Express) => void, options: { cors: CorsSurface; errors?: ErrorStyle }): Express {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const express = require("express") as typeof import("express");
   const app = express();
   app.disable("x-powered-by");

@@ -39,13 +39,11 @@ import { AppError } from "../core/errors";
 import type { DecodeOutcome } from "../designs/verify";
 import { PDF_MM_MAX, PDF_MM_MIN, renderPdf } from "../codes/print";
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 /** Heavy modules are loaded only when a package is made (cold starts of the functions that import this stay light). */
 const fflate = () => require("fflate") as typeof import("fflate");
 const pdfLib = () => require("pdf-lib") as typeof import("pdf-lib");
 const verify = () => require("../designs/verify") as typeof import("../designs/verify");
 const svgCheck = () => require("../designs/svgCheck") as typeof import("../designs/svgCheck");
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 export type Paper = "a4" | "letter";
 

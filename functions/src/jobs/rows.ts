@@ -455,7 +455,6 @@ const isBlank = (cells: readonly string[]) => cells.every((c) => c.trim() === ""
 
 /** Non-blank records, at most `limit`, each with the line it starts on. */
 function readCsv(value: string, delimiter: Delimiter, limit: number): CsvRecord[] {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { parse } = require("csv-parse/sync") as typeof import("csv-parse/sync");
   const buf = Buffer.from(value, "utf8");
   const lineAt = lineCounter(buf);

@@ -221,7 +221,6 @@ async function* jobCodes(job: StoredJob): AsyncGenerator<QrCode> {
 export const packagePath = (merchantId: string, jobId: string) => `packages/${merchantId}/${jobId}.zip`;
 
 async function packageJob(job: StoredJob): Promise<void> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { writePrintPackage } = require("./printPackage") as typeof import("./printPackage");
   const { stream, stored } = imageStore().writeStream(packagePath(job.merchantId, job.jobId), "application/zip");
   const options: PrintPackageOptions = { sideMm: job.print!.sideMm, ...(job.print!.sheets ? { sheets: job.print!.sheets } : {}) };

@@ -41,13 +41,10 @@ export const catalogueJob = onTaskDispatched(
     if (!opened) return logTaskSealRefused({ function: "catalogueJob", queue: request.queueName, taskId: request.id });
     const task = TaskSchema.safeParse(opened);
     if (!task.success) return; // not ours to retry
-    /* eslint-disable @typescript-eslint/no-require-imports */
     const { runJobStep, failJob } = require("./service") as typeof import("./service");
     const { enqueueJobStep } = require("../store/jobQueue") as typeof import("../store/jobQueue");
-    /* eslint-enable @typescript-eslint/no-require-imports */
     const data = task.data;
     if (data.step === "links") {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
       await (require("../webhooks/service") as typeof import("../webhooks/service")).continueLinkSync(data.merchantId, data.after);
       return;
     }

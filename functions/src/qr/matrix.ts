@@ -12,10 +12,8 @@ interface FormatInfoModule {
   getEncodedBits(errorCorrectionLevel: unknown, mask: number): number;
 }
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 const qrcode = (): QRCodeModule => require("qrcode") as QRCodeModule;
 const formatInfo = (): FormatInfoModule => require("qrcode/lib/core/format-info") as FormatInfoModule;
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 const MASKS: Array<(i: number, j: number) => boolean> = [
   (i, j) => (i + j) % 2 === 0,

@@ -37,7 +37,7 @@ const BLACK = 1;
 const canvases = new Map<FrameName, Promise<FrameCanvas>>();
 
 type Sharp = typeof import("sharp");
-const sharp = (): Sharp => require("sharp") as Sharp; // eslint-disable-line @typescript-eslint/no-require-imports
+const sharp = (): Sharp => require("sharp") as Sharp;
 
 export function quantize(rgb: Buffer, width: number, height: number): { palette: Buffer; rows: Buffer } {
   const counts = new Map<number, number>();

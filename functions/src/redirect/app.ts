@@ -34,12 +34,10 @@ import { handlePasswordPost, sendPasswordPage } from "./password";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const webhooks = () => (webhookScans ??= require("../webhooks/scans") as typeof import("../webhooks/scans"));
 
 // Loaded on the first scan of a code with campaign rules (docs/campaign-rules.md): other codes never pay for it.
 let campaignAnswers: typeof import("../campaigns/answer") | undefined;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const campaigns = () => (campaignAnswers ??= require("../campaigns/answer") as typeof import("../campaigns/answer"));
 
 preloadGeoDatabase();

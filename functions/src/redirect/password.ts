@@ -78,7 +78,6 @@ export interface PasswordContext {
 
 export async function handlePasswordPost(req: IncomingMessage, res: ServerResponse, id: string, ctx: PasswordContext): Promise<void> {
   if (refuseForeignAddress(req.headers) || req.headers.origin === undefined) return sendPage(res, 403, passwordRefusedPage(), ctx.headers);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { passwordFormSchema, verifyPassword } = require("../campaigns/password") as typeof import("../campaigns/password");
   const form = passwordFormSchema.safeParse(formOf(req, await bodyOf(req)) ?? null);
   if (!form.success) return sendPasswordPage(res, ctx.headers, {}, "invalid", 400);

@@ -32,7 +32,7 @@ const DAY_MS = 86_400_000;
 
 /** Colours only (no logo, no stored design): drawn and decoded like any design; loaded only when asked for. */
 async function renderSandboxColours(url: string, colours: { foreground?: string; background?: string }): Promise<{ png: Buffer; colours: SandboxColours }> {
-  const { colourDesign, renderDesignedFiles } = require("../designs/design") as typeof import("../designs/design"); // eslint-disable-line @typescript-eslint/no-require-imports
+  const { colourDesign, renderDesignedFiles } = require("../designs/design") as typeof import("../designs/design");
   const design = colourDesign(colours);
   return { png: (await renderDesignedFiles(url, design, null)).png, colours: { foreground: design.foreground, background: design.background } };
 }

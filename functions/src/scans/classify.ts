@@ -18,8 +18,7 @@ const header = (headers: Headers, name: string): string | undefined => {
  *  - library: an HTTP client library or command-line tool (curl, python-requests, Go's client, ...);
  *  - crawler: any other bot, crawler, monitor or headless browser (isbot's list, maintained upstream).
  */
-const BOT_REASONS = ["head-request", "prefetch", "no-user-agent", "preview", "library", "crawler"] as const;
-type BotReason = (typeof BOT_REASONS)[number];
+type BotReason = "head-request" | "prefetch" | "no-user-agent" | "preview" | "library" | "crawler";
 
 /** Link-preview fetchers of chat and social apps (iMessage presents itself as facebookexternalhit + Twitterbot). */
 const PREVIEW_AGENTS =

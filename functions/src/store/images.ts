@@ -50,7 +50,7 @@ class CloudStorageImageStore implements ImageStore {
   readonly kind = "cloud-storage" as const;
 
   private bucket() {
-    const { getStorage } = require("firebase-admin/storage") as typeof import("firebase-admin/storage"); // eslint-disable-line @typescript-eslint/no-require-imports
+    const { getStorage } = require("firebase-admin/storage") as typeof import("firebase-admin/storage");
     return getStorage(adminApp()).bucket(storageBucketName());
   }
 
@@ -118,7 +118,7 @@ export class LocalImageStore implements ImageStore {
     const file = path.join(this.dir, imagePath);
     const tmp = `${file}.${randomUUID()}.tmp`;
     // The directory must exist before the stream opens its file: created synchronously here.
-    require("node:fs").mkdirSync(path.dirname(file), { recursive: true }); // eslint-disable-line @typescript-eslint/no-require-imports
+    require("node:fs").mkdirSync(path.dirname(file), { recursive: true });
     const stream = createWriteStream(tmp);
     const stored = settled(stream).then(async () => {
       await writeFile(`${file}.token`, token);

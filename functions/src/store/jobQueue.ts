@@ -29,7 +29,6 @@ export type JobTask = JobStepTask | LinkSyncTask;
 
 export async function enqueueJobStep(task: JobTask): Promise<void> {
   // Required here: the REST and tool functions load this module only when a job starts.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { getFunctions } = require("firebase-admin/functions") as typeof import("firebase-admin/functions");
   const queue = getFunctions(adminApp()).taskQueue<JobTask & { seal: string }>(`locations/${DEFAULT_REGION}/functions/${JOB_FUNCTION}`);
   await queue.enqueue(sealTask(task), { dispatchDeadlineSeconds: 540 });

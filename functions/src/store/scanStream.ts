@@ -16,7 +16,6 @@ let publishes = 0;
 
 function scanTopic(): Topic {
   if (!topic) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { PubSub: Client } = require("@google-cloud/pubsub") as { PubSub: new (options: object) => PubSub };
     topic = new Client({ projectId: projectId() }).topic(SCAN_STREAM.topic, {
       batching: { maxMessages: BATCH_MAX_MESSAGES, maxMilliseconds: BATCH_WAIT_MS },

@@ -22,7 +22,6 @@ export interface DeliveryTask {
 
 export async function enqueueDelivery(task: DeliveryTask): Promise<void> {
   // Required here: the tool server and console load this module, and need the Tasks client only when sending.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { getFunctions } = require("firebase-admin/functions") as typeof import("firebase-admin/functions");
   const queue = getFunctions(adminApp()).taskQueue<DeliveryTask & { seal: string }>(`locations/${DEFAULT_REGION}/functions/${DELIVERY_FUNCTION}`);
   await queue.enqueue(sealTask(task), { dispatchDeadlineSeconds: 30 });

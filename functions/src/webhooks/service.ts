@@ -126,7 +126,6 @@ export async function syncLinkWebhooks(merchantId: string, after: string | null 
     seen += page.links.length;
   } while (cursor && seen < budget);
   if (cursor) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     await (require("../store/jobQueue") as typeof import("../store/jobQueue")).enqueueJobStep({ merchantId, step: "links", after: cursor });
   }
   return cursor;

@@ -37,7 +37,6 @@ export const webhookDelivery = onTaskDispatched(
     if (!opened) return logTaskSealRefused({ function: "webhookDelivery", queue: request.queueName, taskId: request.id });
     const task = TaskSchema.safeParse(opened);
     if (!task.success) return; // not ours to retry
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { attemptDelivery } = require("./deliver") as typeof import("./deliver");
     const result = await attemptDelivery(task.data, FIRST_RETRY_SECONDS.value() * 1000);
     if (result === "retry") throw new HttpsError("unavailable", "delivery failed; retry");
