@@ -1,7 +1,7 @@
 // Ops CLI: `npm run admin -- <command> [options]`. Against the local emulators by default (demo project);
 // with `--project <id>` of a real project it uses application default credentials
 // (`gcloud auth application-default login`).
-import { sendLogsToStderr } from "./lib/cliStderrLogs";
+import "./lib/cliStderrLogs";
 import { createConnection } from "node:net";
 import { parseArgs } from "node:util";
 import { LOCAL_PORTS, LOCAL_PROJECT_ID } from "../functions/src/core/config";
@@ -325,7 +325,6 @@ function describeFailure(error: unknown): string {
 }
 
 if (require.main === module) {
-  sendLogsToStderr();
   runAdmin(process.argv.slice(2)).then(
     () => process.exit(process.exitCode ?? 0),
     (error: unknown) => {

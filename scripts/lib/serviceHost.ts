@@ -82,7 +82,7 @@ export async function startServiceHost(options: ServiceHostOptions): Promise<Run
   const express = require("express") as typeof import("express");
   const bodyParser = require("body-parser") as typeof import("body-parser");
   const exported = require(path.join(ROOT, "functions", "lib", "index.js")) as Record<string, HttpFunction | undefined>;
-  /* eslint-enable @typescript-eslint/no-require-imports */
+  /* eslint-enable @typescript-eslint/no-require-imports -- the loads above only */
 
   const functions = new Map<string, HttpFunction>();
   for (const [name, fn] of Object.entries(exported)) if (typeof fn === "function") functions.set(name, fn);
@@ -108,7 +108,9 @@ export async function startServiceHost(options: ServiceHostOptions): Promise<Run
       return;
     }
     // As the emulator maps it: the function sees the path after its name ("/" for none), query kept.
+    // The emulator's worker receives the mapped path as a new request, so the app's originalUrl is it too.
     req.url = req.url.replace(new RegExp(`^/${options.projectId}/[^/]*/${match[2]}/?`), "/");
+    req.originalUrl = req.url;
     Promise.resolve()
       .then(() => fn(req, res))
       .catch((error: unknown) => {
@@ -128,7 +130,7 @@ export async function startServiceHost(options: ServiceHostOptions): Promise<Run
   /* eslint-disable @typescript-eslint/no-require-imports -- firebase-tools' own Hosting pieces, as its emulator uses them */
   const superstatic = require("superstatic") as { server: (options: Record<string, unknown>) => { listen: (cb: () => void) => http.Server } };
   const { proxyRequestHandler } = require("firebase-tools/lib/hosting/proxy") as { proxyRequestHandler: (url: string, label: string) => unknown };
-  /* eslint-enable @typescript-eslint/no-require-imports */
+  /* eslint-enable @typescript-eslint/no-require-imports -- the loads above only */
   const config = JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8")).hosting as Record<string, unknown>;
   const hostingServer = await new Promise<http.Server>((resolve) => {
     const server = superstatic

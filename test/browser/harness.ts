@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { appUrl } from "../helpers/env";
+import { atFullScale } from "../helpers/scale";
 import { createMerchant, type TestMerchant } from "../helpers/merchants";
 
 export const ARTIFACTS = path.resolve(__dirname, "..", "..", "test-artifacts");
@@ -13,10 +14,10 @@ export const DESKTOP = { width: 1280, height: 900 };
 
 /**
  * The widths a test looks at: on every change the first one named (each page once at one width), every
- * one under `npm run test:full` (TEST_FULL=1).
+ * one under `npm run test:full` (TEST_SCALE=1).
  */
 export function widths<T>(all: readonly T[]): readonly T[] {
-  return process.env.TEST_FULL === "1" ? all : all.slice(0, 1);
+  return atFullScale ? all : all.slice(0, 1);
 }
 
 /**
