@@ -34,7 +34,7 @@ export const TIERS = {
   unit: { spec: "test/unit/**/*.test.ts", serve: "none", slowFirst: ["scan-bounds", "print-package", "design-fuzz", "gs1-qr", "qr-render"], fullOnly: [] },
   service: { spec: "test/service/**/*.test.ts", serve: "in-process", fullOnly: [] },
   browser: { spec: "test/browser/**/*.test.ts", serve: "in-process", fullOnly: [] },
-  stack: { spec: "test/stack/**/*.test.ts", serve: "emulators", fullOnly: [] },
+  stack: { spec: "test/stack/**/*.test.ts", serve: "emulators", fullOnly: ["job-kill"] },
   lifecycle: { spec: "test/lifecycle/**/*.test.ts", serve: "own", fullOnly: ["start-interrupt"] },
 } as const satisfies Record<string, { spec: string; serve: Serve; fullOnly: readonly string[]; slowFirst?: readonly string[] }>;
 export type Tier = keyof typeof TIERS;

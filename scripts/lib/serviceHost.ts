@@ -4,10 +4,11 @@
 //    `hosting` section (rewrites in order, static files from hosting/, cleanUrls, headers). A function
 //    rewrite goes through firebase-tools' own Hosting proxy handler (the same headers, cookie filtering and
 //    timeout as the emulator), to the functions server below.
-//  - Functions: every exported HTTP function at /<project>/<region>/<name>[/path], the path mapped as the
-//    Functions emulator maps it, behind the body parsers its runtime uses (json, text, urlencoded, raw; 32mb;
-//    rawBody kept), with `trust proxy` on. One process answers concurrent requests, as a deployed instance
-//    with `concurrency` above one does.
+//  - Functions: every exported function at /<project>/<region>/<name>[/path], the path mapped as the
+//    Functions emulator maps it, served by an instance of its own: a worker thread with its own modules
+//    (FUNCTION_TARGET set, as deployed), behind the body parsers the emulator's runtime uses (json, text,
+//    urlencoded, raw; 32mb; rawBody kept), with `trust proxy` on. One instance answers a function's
+//    concurrent requests, as a deployed instance with `concurrency` above one does.
 //  - Cloud Tasks: the queue API firebase-admin calls when CLOUD_TASKS_EMULATOR_HOST is set, dispatching
 //    each task to its function with the function's own retry configuration (task-queue.ts).
 // What only the real emulators prove (platform quirks, separate instances per request) stays in the stack
@@ -16,6 +17,7 @@ import http from "node:http";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
+import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { TaskQueueHost } from "./taskQueueHost";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -76,17 +78,19 @@ export interface RunningServiceHost {
   close(): Promise<void>;
 }
 
-export async function startServiceHost(options: ServiceHostOptions): Promise<RunningServiceHost> {
-  Object.assign(process.env, functionEnvironment(options));
-  /* eslint-disable @typescript-eslint/no-require-imports -- loaded after the environment above is set, as the emulator loads them */
+/**
+ * One function's instance: a worker thread of its own (its own modules, so its own caches and memory, as a
+ * deployed function's instances share nothing with another function's), with FUNCTION_TARGET set as the
+ * platform sets it, serving the function behind the emulator runtime's parsers on a port of its own.
+ */
+async function serveFunctionInThisThread(name: string): Promise<number> {
+  process.env.FUNCTION_TARGET = name;
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded after the environment is set, as the emulator loads them */
   const express = require("express") as typeof import("express");
   const bodyParser = require("body-parser") as typeof import("body-parser");
-  const exported = require(path.join(ROOT, "functions", "lib", "index.js")) as Record<string, HttpFunction | undefined>;
+  const fn = (require(path.join(ROOT, "functions", "lib", "index.js")) as Record<string, HttpFunction | undefined>)[name];
   /* eslint-enable @typescript-eslint/no-require-imports -- the loads above only */
-
-  const functions = new Map<string, HttpFunction>();
-  for (const [name, fn] of Object.entries(exported)) if (typeof fn === "function") functions.set(name, fn);
-
+  if (typeof fn !== "function") throw new Error(`functions/lib/index.js exports no function ${name}`);
   // The Functions emulator runtime's app: the same parsers, limits and raw body, so a handler sees the
   // request it would see there (functionsEmulatorRuntime.js).
   const app = express();
@@ -99,27 +103,64 @@ export async function startServiceHost(options: ServiceHostOptions): Promise<Run
   app.use(bodyParser.text({ limit, verify: rawBodySaver }));
   app.use(bodyParser.urlencoded({ extended: true, limit, verify: rawBodySaver }));
   app.use(bodyParser.raw({ type: "*/*", limit, verify: rawBodySaver }));
-  const prefix = new RegExp(`^/${options.projectId}/([^/]+)/([^/?]+)`);
   app.use((req, res) => {
-    const match = prefix.exec(req.url);
-    const fn = match && functions.get(match[2]);
-    if (!match || !fn) {
-      res.status(404).send(`Function ${match?.[2] ?? req.url} does not exist, valid functions are: ${[...functions.keys()].join(", ")}`);
-      return;
-    }
-    // As the emulator maps it: the function sees the path after its name ("/" for none), query kept.
-    // The emulator's worker receives the mapped path as a new request, so the app's originalUrl is it too.
-    req.url = req.url.replace(new RegExp(`^/${options.projectId}/[^/]*/${match[2]}/?`), "/");
-    req.originalUrl = req.url;
     Promise.resolve()
       .then(() => fn(req, res))
       .catch((error: unknown) => {
-        console.error(`function ${match[2]} threw:`, error);
+        console.error(`function ${name} threw:`, error);
         if (!res.headersSent) res.status(500).send(error instanceof Error ? error.message : String(error));
         else res.end();
       });
   });
-  const functionsServer = http.createServer(app);
+  return listen(http.createServer(app), 0, "127.0.0.1");
+}
+
+function startFunctionWorker(name: string): Promise<{ port: number; worker: Worker }> {
+  const worker = new Worker(__filename, { workerData: { functionName: name }, execArgv: [...process.execArgv] });
+  return new Promise((resolve, reject) => {
+    worker.once("message", (message: { port?: number; error?: string }) => {
+      if (message.port) resolve({ port: message.port, worker });
+      else reject(new Error(`function ${name} did not start: ${message.error}`));
+    });
+    worker.once("error", reject);
+  });
+}
+
+export async function startServiceHost(options: ServiceHostOptions): Promise<RunningServiceHost> {
+  Object.assign(process.env, functionEnvironment(options));
+  // This thread reads only the functions' declarations (names, task queues' retry configuration); each
+  // function runs in a worker of its own.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded after the environment above is set
+  const exported = require(path.join(ROOT, "functions", "lib", "index.js")) as Record<string, HttpFunction | undefined>;
+  const functions = new Map<string, HttpFunction>();
+  for (const [name, fn] of Object.entries(exported)) if (typeof fn === "function") functions.set(name, fn);
+  const instances = new Map(await Promise.all([...functions.keys()].map(async (name) => [name, await startFunctionWorker(name)] as const)));
+
+  // The function URLs, /<project>/<region>/<name>[/path], mapped as the Functions emulator maps them and
+  // forwarded to the function's instance.
+  const prefix = new RegExp(`^/${options.projectId}/([^/]+)/([^/?]+)/?`);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  const functionsServer = http.createServer((req, res) => {
+    const match = prefix.exec(req.url ?? "");
+    const instance = match && instances.get(match[2]);
+    if (!match || !instance) {
+      res.writeHead(404, { "Content-Type": "text/plain" });
+      res.end(`Function ${match?.[2] ?? req.url} does not exist, valid functions are: ${[...instances.keys()].join(", ")}`);
+      return;
+    }
+    const upstream = http.request(
+      { host: "127.0.0.1", port: instance.port, method: req.method, path: (req.url ?? "/").replace(prefix, "/"), headers: req.headers, agent },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on("error", () => {
+      if (!res.headersSent) res.writeHead(502, { "Content-Type": "text/plain" });
+      res.end(`function ${match[2]}: its instance did not answer`);
+    });
+    req.pipe(upstream);
+  });
   const functionsPort = await listen(functionsServer, options.functionsPort, options.host);
   const functionUrl = (name: string) => `http://${options.host}:${functionsPort}/${options.projectId}/${REGION}/${name}`;
 
@@ -155,6 +196,7 @@ export async function startServiceHost(options: ServiceHostOptions): Promise<Run
   return {
     async close() {
       tasks.stop();
+      agent.destroy();
       await Promise.all(
         [hostingServer, functionsServer, tasksServer].map(
           (s) =>
@@ -164,12 +206,19 @@ export async function startServiceHost(options: ServiceHostOptions): Promise<Run
             }),
         ),
       );
+      await Promise.all([...instances.values()].map(({ worker }) => worker.terminate()));
     },
   };
 }
 
 // Run as the stack's child: `node --import tsx scripts/lib/serviceHost.ts` with SERVICE_HOST_OPTIONS (JSON).
-if (require.main === module) {
+if (!isMainThread && (workerData as { functionName?: string } | null)?.functionName) {
+  const name = (workerData as { functionName: string }).functionName;
+  serveFunctionInThisThread(name).then(
+    (port) => parentPort!.postMessage({ port }),
+    (error: unknown) => parentPort!.postMessage({ error: error instanceof Error ? error.stack : String(error) }),
+  );
+} else if (require.main === module) {
   const options = JSON.parse(process.env.SERVICE_HOST_OPTIONS ?? "{}") as ServiceHostOptions;
   startServiceHost(options).then(
     () => console.log(`service host: hosting on ${options.host}:${options.hostingPort}, functions on :${options.functionsPort}, tasks on :${options.tasksPort}`),

@@ -2,12 +2,11 @@
 // documents they make never slow the emulator under suites that time it; they also clean up after themselves.
 // Catalogue jobs through the local front end (Hosting -> bulk function -> Cloud Tasks emulator -> the
 // catalogueJob function): a CSV of thousands of rows becomes exactly one code per row, run twice gives no
-// second code, a job whose function is killed midway resumes to exactly one code per row, bad files get
-// clear errors and write nothing, and the print package's every file decodes to its code's URL.
+// second code, a step that fails mid-chunk resumes to exactly one code per row, bad files get clear errors
+// and write nothing, and the print package's every file decodes to its code's URL. The kill of the
+// function's process midway needs the Functions emulator's processes: test/stack/job-kill.test.ts.
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { appUrl } from "../../helpers/env";
+import { api, codesIn, csvOf, finished } from "../../helpers/jobs";
 import { createMerchant as newMerchant, firestore, type TestMerchant } from "../../helpers/merchants";
 import { eventually } from "../../helpers/poll";
 import { decodeSvg } from "../../helpers/qr";
@@ -23,45 +22,10 @@ import type { QrCode } from "../../../functions/src/codes/model";
 import { runJobStep, startJob, jobReport } from "../../../functions/src/jobs/service";
 import { CHUNK_ROWS, readJob } from "../../../functions/src/store/jobs";
 import type { JobStepTask } from "../../../functions/src/store/jobQueue";
-import { logLinesWith } from "../../helpers/logs";
 import { scaled } from "../../helpers/scale";
 
 // 10,000 at full size (TEST_SCALE=1); 1,000 rows are still ten chunks, a reused second run and a report of each.
 const JOB_ROWS = Number(process.env.JOB_TEST_ROWS ?? scaled(10_000, 1_000));
-
-async function api(key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${appUrl()}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }) },
-    body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
-
-const csvOf = (n: number, prefix: string, from = 0) =>
-  ["title,url,campaign,externalRef", ...Array.from({ length: n }, (_, k) => `Item ${from + k},https://shop.example/${prefix}/${from + k},${prefix},${prefix}-${from + k}`)].join("\n");
-
-async function finished(key: string, jobId: string, timeoutMs = 600_000) {
-  return eventually(
-    async () => (await api(key, "GET", `/api/jobs/${jobId}`)).body,
-    (job) => job.state === "done" || job.state === "failed",
-    { timeoutMs, intervalMs: 500, what: `job ${jobId} to finish` },
-  );
-}
-
-const codesIn = async (merchantId: string) => (await firestore().collection("workspaces").doc(merchantId).collection("codes").count().get()).data().count;
-
-/** The functions emulator's worker processes serving one function (its environment names the target). */
-function workersOf(target: string): number[] {
-  const pids = execFileSync("pgrep", ["-f", "functionsEmulatorRuntime"], { encoding: "utf8" }).split("\n").filter(Boolean).map(Number);
-  return pids.filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`FUNCTION_TARGET=${target}`);
-    } catch {
-      return false;
-    }
-  });
-}
 
 describe("catalogue jobs", function () {
   this.timeout(1_800_000);
@@ -111,29 +75,6 @@ describe("catalogue jobs", function () {
     const report = await api(m.apiKey, "GET", `/api/jobs/${again.body.jobId}/report`);
     assert.equal(report.body.rows.length, JOB_ROWS);
     assert.ok(report.body.rows.every((r: any) => r.outcome === "reused" && r.codeId));
-  });
-
-  it("resumes a job whose function is killed midway, to exactly one code per row", async () => {
-    const other = await createMerchant();
-    // At least 800 rows (8 chunks): the kill at 100 codes must land while the step is still making chunks.
-    const rows = scaled(1_500, 800);
-    const job = await api(other.apiKey, "POST", "/api/jobs", { format: "csv", csv: csvOf(rows, "kill") });
-    assert.equal(job.status, 202);
-    // Wait until a chunk or two are in, then kill the worker running the job's function, mid-chunk.
-    await eventually(async () => (await api(other.apiKey, "GET", `/api/jobs/${job.body.jobId}`)).body.created, (n) => n >= 100, { timeoutMs: 120_000, what: "the first chunks" });
-    const killed = workersOf("catalogueJob");
-    assert.ok(killed.length >= 1, "the job's worker is running");
-    for (const pid of killed) process.kill(pid, "SIGKILL");
-    const done = await finished(other.apiKey, job.body.jobId);
-    assert.equal(done.state, "done", JSON.stringify(done));
-    assert.equal(done.created + done.reused, rows);
-    assert.equal(await codesIn(other.merchantId), rows, "exactly one code per row after the restart");
-    const refs = await firestore().collection("workspaces").doc(other.merchantId).collection("externalRefs").count().get();
-    assert.equal(refs.data().count, rows);
-    // The kill interrupted a step, which Cloud Tasks ran again (jobs/task.ts logs every retried step): a kill
-    // that landed between two tasks would have interrupted nothing.
-    const retried = await logLinesWith(["job.step_retried", job.body.jobId]);
-    assert.ok(retried.length >= 1, "a step of the job was retried after the kill");
   });
 
   it("a step that fails mid-chunk is retried whole: the failed chunk is redone, the chunks done before are counted, not redone (in process)", async () => {
