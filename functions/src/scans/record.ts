@@ -22,7 +22,7 @@ import { withTimeout } from "../core/firebase";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "../store/scanEvents";
-import { claimSlot, isAlreadyExists, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
+import { claimSlot, isAlreadyExists, scanNotWritten, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
 import type { DocumentReference } from "firebase-admin/firestore";
 import { loadOrCreateSecret } from "../store/scanSecrets";
 import { botReason } from "./classify";
@@ -490,7 +490,9 @@ async function countGated(writer: ScanWriter, reason: string | null, visitor: st
       try {
         await writer.write({ kind: "human", unique, eventId, spent: allowances.map((a) => a.spent) }, { scanCount });
       } catch (error) {
-        if (isAlreadyExists(error)) used = false; // the batch was refused whole: no `spent` was created
+        // Handed back only when surely not written (read back, or never sent): after a failure whose write may
+        // have landed the allowance stays spent, and the lease's settle counts what exists (store/scans.ts).
+        if (scanNotWritten(error)) used = false;
         throw error;
       }
     });
