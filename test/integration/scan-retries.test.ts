@@ -137,6 +137,42 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     assert.equal(spent, N, "one spent allowance per admitted person, none handed back and spent again");
   });
 
+  it("returning visitors across 4 instances: counted exactly, and their first-scan guards found taken before the commit, not by a refused one", async () => {
+    const code = await createCode(merchantId, { title: "returning", destinationUrl: DESTINATION, dynamic: true });
+    instances = await startRedirectInstances(4, { FIRESTORE_EMULATOR_HOST: proxy.host });
+    for (const instance of instances) assert.equal((await scan(instance, code.uniqueQRCodeID, "Twitterbot/1.0", "192.0.2.1")).status, 302);
+    const people = 160;
+    /** Runs the visits 48 at a time (busy instances: a scan waits for a commit in flight); visit i is person i on instance `at(i)`. */
+    const run = async (at: (i: number) => number) => {
+      const answers: Answer[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 48 }, async () => {
+          while (next < people) {
+            const i = next++;
+            answers[i] = await scan(instances[at(i)], code.uniqueQRCodeID, PHONE(i), `198.51.101.${i + 1}`);
+          }
+        }),
+      );
+      return answers;
+    };
+    const first = await run((i) => i % 4);
+    const refusedBefore = proxy.commitStatuses.get(409) ?? 0;
+    const commitsBefore = proxy.commits.length;
+    // Each person again, on another instance than the one that counted their first scan.
+    const again = await run((i) => (i + 1) % 4);
+    const refused = (proxy.commitStatuses.get(409) ?? 0) - refusedBefore;
+    console.log(`      ${people} returning visitors: ${proxy.commits.length - commitsBefore} commits, ${refused} refused`);
+    for (const a of [...first, ...again]) assert.deepEqual([a.status, a.counted], [302, "true"]);
+    const counts = await codeDay(merchantId, code.codeId);
+    assert.equal(counts.n, 2 * people, "every scan counted once");
+    assert.equal(counts.u, people, "each person unique once");
+    // Without the read, every returning visitor's scan fails its group's commit (ALREADY_EXISTS on `u~`). With
+    // it, only a scan that finds its instance idle (it commits at once, unread) or whose read is still out
+    // after a whole commit and GUARD_WAIT_MS more is refused, and costs a commit of its own.
+    assert.ok(refused <= people / 8, `${refused} commits refused for ${people} returning visitors`);
+  });
+
   it("a code's first link read that fails answers 503 with Retry-After, never 404; the printed code works once Firestore answers", async () => {
     const code = await createCode(merchantId, { title: "first read", destinationUrl: DESTINATION, dynamic: true });
     instances = await startRedirectInstances(1, { FIRESTORE_EMULATOR_HOST: proxy.host });

@@ -318,6 +318,12 @@ function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequ
 }
 
 /**
+ * A person's first scan here is of a visitor this instance has not seen today (countScan): another instance
+ * may have counted them already, so the store reads the event id first when the scan waits for a commit.
+ */
+const READ_GUARD = { readGuardFirst: true };
+
+/**
  * Writes one scan's batch (store/scans.ts), the last step of counting it. For a code with rules it first
  * asks which rule answers the scan (once, whatever the retries) and tells the stream, so the rollups and
  * the event name the rule the answer follows; a closed campaign's scan names its reason instead.
@@ -337,12 +343,12 @@ class ScanWriter {
   async write(cls: ScanClass, options: { scanCount?: number; unanswered?: boolean } = {}): Promise<void> {
     if (cls.kind === "ended" || options.unanswered || !this.chooseRule) {
       this.answered(cls.kind === "ended" ? { endedReason: cls.reason } : {});
-      return writeScan(this.facts, cls);
+      return writeScan(this.facts, cls, READ_GUARD);
     }
     this.rule ??= this.chooseRule(options.scanCount ?? this.knownScanCount?.() ?? 0);
     const rule = await this.rule;
     this.answered({ rule });
-    return writeScan({ ...this.facts, rule }, cls);
+    return writeScan({ ...this.facts, rule }, cls, READ_GUARD);
   }
 }
 

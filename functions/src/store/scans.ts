@@ -223,8 +223,8 @@ type Writer = Pick<WriteBatch, "create" | "set">;
 interface PendingScan {
   facts: ScanFacts;
   cls: ScanClass;
-  /** Whether the person's event id was found taken while the scan waited (writeScan); undefined: not known. */
-  taken?: Promise<boolean | undefined>;
+  /** Whether the person's event id was found taken while the scan waited (writeScan); `taken` unset: not known (yet). */
+  guard?: { read: Promise<unknown>; done: boolean; taken?: boolean; heldOnce?: boolean };
 }
 
 type RollupChanges = Map<string, { target: RollupTarget; counts: Counts }>;
@@ -407,27 +407,25 @@ export const SCAN_QUEUE_WAIT_MS = 10_000;
 
 /**
  * Whether a person's first-scan event id (`u~`) exists already, read while the scan waits for a commit in
- * flight (group-read: one getAll for the ids waiting). A visitor first counted today on another instance
- * is then answered "taken" without failing the whole group's commit. Undefined when the read failed.
+ * flight: a visitor first counted today on another instance is then answered "taken" without failing the
+ * whole group's commit. Each read goes at once, not group-read behind another read: one in flight at a
+ * time would finish too late for the commit it waits for. Undefined when the read failed.
  */
-const guardReads = new Coalescer<DocumentReference, boolean | undefined>(async (refs) => {
-  const unique = [...new Map(refs.map((r) => [r.path, r])).values()];
+async function guardTaken(ref: DocumentReference): Promise<boolean | undefined> {
   try {
-    const snaps = await db().getAll(...unique);
-    const exists = new Map(snaps.map((s) => [s.ref.path, s.exists]));
-    return refs.map((r) => exists.get(r.path));
+    return (await ref.get()).exists;
   } catch {
-    return refs.map(() => undefined);
+    return undefined;
   } finally {
-    countOps({ reads: unique.length });
+    countOps({ reads: 1 });
   }
-}, 100);
+}
 
 /**
  * Group commit: scans arriving while a commit is in flight on this instance go together in the next one
  * (their events, and one merged change per rollup), so a busy instance writes about one document per
  * scan. An idle instance commits at once. A person's first scan that waits for the next commit has its
- * event id read meanwhile (guardReads): one found taken is answered ALREADY_EXISTS without being sent. A
+ * event id read meanwhile (guardTaken): one found taken is answered ALREADY_EXISTS without being sent. A
  * batch refused (an event id taken anyway, or one workspace's document refusing the write) goes again
  * without the refused scans (afterFailure), so each scan learns its own answer and one workspace's refusal
  * never loses another's scans. Every commit, re-commits included, writes each rollup in a shard free for a
@@ -436,12 +434,16 @@ const guardReads = new Coalescer<DocumentReference, boolean | undefined>(async (
  */
 const scanCommits = new Coalescer<PendingScan, Error | null>(
   async (scans) => {
-    const taken = await Promise.all(scans.map((s) => s.taken ?? false));
-    const results: Array<Error | null> = scans.map(() => null);
-    const send = scans.filter((_, i) => taken[i] !== true);
+    // A commit does not wait for a guard read sent during the commit before it: that scan waits for the next
+    // commit instead. A read out for a whole commit already is waited for, at most GUARD_WAIT_MS (then the
+    // scan goes as it is, and a conflict it meets is dropped by afterFailure).
+    const held = scans.map((s) => !!s.guard && !s.guard.done && !s.guard.heldOnce && (s.guard.heldOnce = true));
+    const late = scans.filter((s, i) => !held[i] && s.guard && !s.guard.done).map((s) => s.guard!.read);
+    if (late.length) await withTimeout(Promise.all(late), GUARD_WAIT_MS, "guard reads").catch(() => undefined);
+    const taken = scans.map((s) => s.guard?.taken === true);
+    const send = scans.filter((_, i) => !taken[i] && !held[i]);
     const sent = send.length ? await commitAndSettle(send) : [];
-    for (const [i, scan] of scans.entries()) results[i] = taken[i] === true ? takenError(scan) : sent.shift()!;
-    return results;
+    return scans.map((scan, i) => (held[i] ? HELD : taken[i] ? takenError(scan) : sent.shift()!));
   },
   200,
   { maxQueued: SCAN_QUEUE_MAX, maxWaitMs: SCAN_QUEUE_WAIT_MS, refuse: (why) => new ScanWriteError(`scan not written: ${why === "queue-full" ? `${SCAN_QUEUE_MAX} scans already wait for this instance's commit` : `waited over ${SCAN_QUEUE_WAIT_MS} ms for its commit`}`, RESOURCE_EXHAUSTED, "no") },
@@ -451,6 +453,12 @@ async function commitAndSettle(scans: PendingScan[]): Promise<Array<Error | null
   const failure = await commitScans(scans);
   return failure ? afterFailure(scans, failure) : scans.map(() => null);
 }
+
+/** The longest a commit waits for the guard reads of scans held back once already (a read that slow is in trouble). */
+const GUARD_WAIT_MS = 250;
+
+/** A scan held back for the next commit while its guard read is out (never a caller's answer). */
+const HELD = new Error("held for the next commit");
 
 function takenError(scan: PendingScan): Error {
   const id = scan.cls.kind === "human" ? scan.cls.eventId : "";
@@ -462,11 +470,17 @@ function takenError(scan: PendingScan): Error {
  * ScanWriteError: ALREADY_EXISTS (see isAlreadyExists) when a person's event id is taken, nothing written
  * then; `written: "unknown"` when the write may have landed.
  */
-export async function writeScan(facts: ScanFacts, cls: ScanClass): Promise<void> {
+export async function writeScan(facts: ScanFacts, cls: ScanClass, options: { readGuardFirst?: boolean } = {}): Promise<void> {
   const scan: PendingScan = { facts, cls };
-  // Only a scan that will wait anyway is read first: an idle instance's scan goes straight to its commit.
-  if (cls.kind === "human" && cls.unique && scanCommits.busy) scan.taken = guardReads.submit(scanEvents(facts.merchantId).doc(cls.eventId)).catch(() => undefined);
-  const error = await scanCommits.submit(scan);
+  // `readGuardFirst`: the caller cannot tell whether the person's first-scan event exists (scans/record.ts:
+  // a visitor this instance has not seen today). Only a scan that will wait anyway is read first: an idle
+  // instance's scan goes straight to its commit (a conflict then costs its own re-commit, nobody else's).
+  if (options.readGuardFirst && cls.kind === "human" && cls.unique && scanCommits.busy) {
+    const read = guardTaken(scanEvents(facts.merchantId).doc(cls.eventId)).then((taken) => Object.assign(guard, { done: true, taken }));
+    const guard: NonNullable<PendingScan["guard"]> = (scan.guard = { read, done: false });
+  }
+  let error = await scanCommits.submit(scan);
+  while (error === HELD) error = await scanCommits.submit(scan);
   if (error) throw error;
 }
 
