@@ -2,7 +2,8 @@
 //  - an event   workspaces/{m}/scans/{eventId}     (people only: time, local day and hour, place, device)
 //  - its code's rollup change and its workspace's, each in this instance's shard of that day
 //    (store/rollups.ts: instance-owned shards, at most one write a second each, folded later)
-// Bots, previews and repeats write only the rollup changes. Nothing runs later per scan: no trigger.
+// Bots, previews and repeats write only the rollup changes (a batch of nothing else adds one commit mark
+// `c~{commitId}`: see proofOf). Nothing runs later per scan: no trigger.
 // The event id doubles as the guard for unique and repeat counting (scans/record.ts): the first scan of a
 // code by a visitor on a local day is created as `u~{visitor}~{day}~{codeId}`, later ones take one of a few
 // per-minute slots `m~{visitor}~{minute}~{codeId}~{k}` (the visitor hash leads: no increasing key range).
