@@ -3,7 +3,7 @@
 //  - its code's rollup change and its workspace's, each in this instance's shard of that day
 //    (store/rollups.ts: instance-owned shards, at most one write a second each, folded later)
 // Bots, previews and repeats write only the rollup changes (a batch of nothing else adds one commit mark
-// `c~{commitId}`: see proofOf). Nothing runs later per scan: no trigger.
+// `scanCommits/{commitId}`: see proofOf). Nothing runs later per scan: no trigger.
 // The event id doubles as the guard for unique and repeat counting (scans/record.ts): the first scan of a
 // code by a visitor on a local day is created as `u~{visitor}~{day}~{codeId}`, later ones take one of a few
 // per-minute slots `m~{visitor}~{minute}~{codeId}~{k}` (the visitor hash leads: no increasing key range).
@@ -30,6 +30,8 @@ export function campaignFromKey(key: string): string | null {
 
 const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId);
 const scanEvents = (merchantId: string) => workspace(merchantId).collection("scans");
+/** Commit marks (proofOf): apart from the events, which are people's scans only. */
+const scanCommitMarks = (merchantId: string) => workspace(merchantId).collection("scanCommits");
 
 const ALREADY_EXISTS = 6; // gRPC status of a create() whose document exists
 
@@ -249,7 +251,7 @@ const COMMIT_MARK_RETENTION_MS = 2 * 86_400_000;
 
 /**
  * The document that proves a commit landed: its first person's event, which carries the commit's id
- * (`cm`), or for a batch of bots, repeats and ended scans only, a mark `c~{commitId}` created with it.
+ * (`cm`), or for a batch of bots, repeats and ended scans only, a mark `scanCommits/{commitId}` created with it.
  * Either is a `create`, so a re-sent batch that already landed is refused whole (ALREADY_EXISTS) instead
  * of adding its rollup increments twice; and neither is ever deleted before its TTL (a rollup shard is
  * deleted by the fold at any time, so its absence would prove nothing).
@@ -257,7 +259,7 @@ const COMMIT_MARK_RETENTION_MS = 2 * 86_400_000;
 function proofOf(scans: PendingScan[], commitId: string): { ref: DocumentReference; mark: boolean } {
   const person = scans.find((s) => s.cls.kind === "human");
   if (person && person.cls.kind === "human") return { ref: scanEvents(person.facts.merchantId).doc(person.cls.eventId), mark: false };
-  return { ref: scanEvents(scans[0].facts.merchantId).doc(`c~${commitId}`), mark: true };
+  return { ref: scanCommitMarks(scans[0].facts.merchantId).doc(commitId), mark: true };
 }
 
 /**
