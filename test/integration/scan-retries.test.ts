@@ -16,7 +16,8 @@ import { foldCounts, readRollupDocs } from "../../functions/src/store/rollups";
 import { localMoment } from "../../functions/src/scans/localTime";
 import { COMMIT_RETRY_BUDGET_MS } from "../../functions/src/core/firebase";
 import { LEASE_GRACE_MS } from "../../functions/src/store/campaignCaps";
-import { SCAN_QUEUE_WAIT_MS } from "../../functions/src/store/scans";
+import { SCAN_QUEUE_WAIT_MS, scanBatches, scanNotWritten, writeScan, type ScanFacts } from "../../functions/src/store/scans";
+import { pastScanFacts } from "../helpers/scans";
 import { ensureLocalScanStream } from "../../scripts/lib/scanStream";
 
 const PHONE = (i: number) => `Mozilla/5.0 (iPhone; CPU iPhone OS 17_${i % 7} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.${i % 5} Mobile/15E148 Safari/604.1`;
@@ -68,6 +69,33 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
   it("bounds the commit's retries well inside a cap lease's grace", () => {
     // The latest a scan's allowance can still land: its wait in the queue, then the commit's retry budget.
     assert.ok(SCAN_QUEUE_WAIT_MS + COMMIT_RETRY_BUDGET_MS < LEASE_GRACE_MS / 2, `${SCAN_QUEUE_WAIT_MS} + ${COMMIT_RETRY_BUDGET_MS} ms against a grace of ${LEASE_GRACE_MS} ms`);
+  });
+
+  it("a failed commit the read back does not find: surely unwritten after Firestore's own answer, unknown after an attempt abandoned here", async () => {
+    const send = scanBatches.commit;
+    let sent = 0;
+    const facts = (): ScanFacts => ({ ...pastScanFacts(merchantId, { codeId: `rb${randomUUID().slice(0, 8)}`, uniqueQRCodeID: "UNUSED" }, null, localMoment(new Date(), "UTC").day, 12), at: new Date() });
+    try {
+      // Refused by Firestore (its own answer, nothing applied): known unwritten, its allowance may go back.
+      scanBatches.commit = async () => {
+        sent++;
+        throw Object.assign(new Error("14 UNAVAILABLE: injected"), { code: 14 });
+      };
+      const refused = await writeScan(facts(), { kind: "bot", reason: "crawler" }).then(() => null, (e: Error) => e);
+      assert.ok(refused && scanNotWritten(refused), String(refused));
+      // A deadline on this side: the attempt may still land, so a read back that finds nothing proves nothing.
+      scanBatches.commit = async () => {
+        sent++;
+        throw Object.assign(new Error("4 DEADLINE_EXCEEDED: injected"), { code: 4 });
+      };
+      const f = facts();
+      const abandoned = await writeScan(f, { kind: "human", unique: true, eventId: `u~${randomUUID()}~${f.day}~${f.codeId}` }).then(() => null, (e: Error & { code?: number }) => e);
+      assert.ok(abandoned && !scanNotWritten(abandoned), "its count is unknown, and an allowance it carried would stay spent");
+      assert.notEqual((abandoned as { code?: number }).code, 6, "never read as 'this event id is taken'");
+      assert.equal(sent, 2, "neither batch was sent again");
+    } finally {
+      scanBatches.commit = send;
+    }
   });
 
   it("a commit whose answer is lost is re-sent by the SDK, refused, read back, and every kind of scan counts once", async () => {

@@ -356,9 +356,15 @@ async function commitScans(scans: PendingScan[]): Promise<CommitFailure | null> 
   }
 }
 
-/** The document path an ALREADY_EXISTS names ("... documents/workspaces/m/scans/u~..."), relative to the database. */
+/**
+ * The document path an ALREADY_EXISTS names, relative to the database: Firestore says "Document already
+ * exists: projects/p/databases/(default)/documents/workspaces/m/scans/u~...", the emulator "entity already
+ * exists: EntityRef{..., path=/workspaces/m/scans/u~...}". Undefined when neither shape is found (the
+ * batch is then halved instead).
+ */
 function existingPath(error: Error): string | undefined {
-  return /\/documents\/(\S+?)["'.,;)]*(?:\s|$)/.exec(error.message ?? "")?.[1];
+  const message = error.message ?? "";
+  return /\/documents\/([^\s"',;)]+)/.exec(message)?.[1] ?? /\bpath=\/([^\s}]+)/.exec(message)?.[1];
 }
 
 /** The documents a scan creates: its event and its allowances' spends. */
