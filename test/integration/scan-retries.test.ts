@@ -201,6 +201,27 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     assert.ok(refused <= people / 8, `${refused} commits refused for ${people} returning visitors`);
   });
 
+  it("a commit Firestore keeps refusing is given up within the commit's retry budget, not after the SDK's 600 s", async () => {
+    const code = await createCode(merchantId, { title: "refused commits", destinationUrl: DESTINATION, dynamic: true });
+    instances = await startRedirectInstances(1, { FIRESTORE_EMULATOR_HOST: proxy.host });
+    const [instance] = instances;
+    assert.equal((await scan(instance, code.uniqueQRCodeID, "Twitterbot/1.0", "192.0.2.1")).status, 302);
+    const attempts: number[] = [];
+    proxy.rule = ({ method, body }) => (method === "commit" && scanCommit(body) ? (attempts.push(Date.now()), "refuse") : "pass");
+    const started = Date.now();
+    const answer = await scan(instance, code.uniqueQRCodeID, PHONE(3), "198.51.100.201");
+    assert.deepEqual([answer.status, answer.location, answer.counted], [302, DESTINATION, "unknown"], "the printed code still redirects");
+    // Past the budget (and a margin for the last attempt's back-off), the SDK has stopped sending it.
+    await new Promise((r) => setTimeout(r, COMMIT_RETRY_BUDGET_MS + 5_000 - (Date.now() - started)));
+    const seen = attempts.length;
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.ok(seen >= 2, `the SDK re-sent the commit (${seen} attempts)`);
+    assert.equal(attempts.length, seen, "no attempt after the budget");
+    assert.ok(attempts[attempts.length - 1] - attempts[0] <= COMMIT_RETRY_BUDGET_MS, `attempts over ${attempts[attempts.length - 1] - attempts[0]} ms`);
+    const counts = await codeDay(merchantId, code.codeId);
+    assert.equal(counts.n, undefined, "nothing of the refused scan was counted");
+  });
+
   it("a code's first link read that fails answers 503 with Retry-After, never 404; the printed code works once Firestore answers", async () => {
     const code = await createCode(merchantId, { title: "first read", destinationUrl: DESTINATION, dynamic: true });
     instances = await startRedirectInstances(1, { FIRESTORE_EMULATOR_HOST: proxy.host });
