@@ -41,10 +41,11 @@ export class Coalescer<I, O> {
     return this.queue.length;
   }
 
-  submit(item: I): Promise<O> {
+  /** `since`: when the item first waited (an item submitted again keeps its first wait under maxWaitMs). */
+  submit(item: I, since = Date.now()): Promise<O> {
     if (this.bounds && this.queue.length >= this.bounds.maxQueued) return Promise.reject(this.bounds.refuse("queue-full"));
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject, queuedAt: Date.now() });
+      this.queue.push({ item, resolve, reject, queuedAt: since });
       if (!this.draining) void this.drain();
     });
   }

@@ -35,8 +35,8 @@ export const LEASE_MS = 10_000;
 export const LEASE_SAFETY_MS = 2_000;
 /**
  * An unsettled lease is reclaimed by others this long after its expiry: a write in flight has landed or
- * failed for good by then (a scan's commit ends within SCAN_QUEUE_WAIT_MS + COMMIT_RETRY_BUDGET_MS + its
- * read back, about 25 s: store/scans.ts, core/firebase.ts; scan-retries.test.ts checks the margin).
+ * failed for good by then (a scan's last commit ends within SCAN_QUEUE_WAIT_MS + 2 COMMIT_RETRY_BUDGET_MS,
+ * about 40 s: store/scans.ts afterFailure, core/firebase.ts; scan-retries.test.ts checks the margin).
  */
 export const LEASE_GRACE_MS = 60_000;
 /** Open leases a shard holds at most (each about 40 bytes): the shard document stays under 4 KB. */

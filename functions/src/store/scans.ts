@@ -12,7 +12,7 @@
 // whose event was not written, on any instance.
 import { randomBytes } from "node:crypto";
 import { Timestamp, type DocumentData, type DocumentReference, type Transaction, type WriteBatch } from "firebase-admin/firestore";
-import { db, withTimeout } from "../core/firebase";
+import { COMMIT_RETRY_BUDGET_MS, db, withTimeout } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 import { Coalescer } from "../core/coalescer";
@@ -378,22 +378,39 @@ const notWritten = (error: Error) => new ScanWriteError(error.message, codeOf(er
 const mayBeWritten = (error: Error) => new ScanWriteError(`the scan's write may have landed: ${error.message}`, UNKNOWN, "unknown", error);
 
 /**
+ * Refusals that point at some of a batch's scans (a document that exists, one workspace's document refusing
+ * the write): the rest of the batch is worth sending again. Any other refusal (UNAVAILABLE, RESOURCE_EXHAUSTED,
+ * ABORTED after the SDK's own re-sends, ...) would refuse any part of it as well.
+ */
+const SCAN_SPECIFIC = new Set([
+  3, // INVALID_ARGUMENT
+  5, // NOT_FOUND
+  ALREADY_EXISTS,
+  7, // PERMISSION_DENIED
+  9, // FAILED_PRECONDITION
+  11, // OUT_OF_RANGE
+]);
+
+/**
  * After a batch of scans failed. A batch that may have been written is never sent again: each of its scans
  * gets an error whose write is "unknown" (the redirect answers with the count unknown and logs it; the
- * scan stream has every scan). A batch surely not written: refused for an existing document
- * (ALREADY_EXISTS naming it), the scans that create that document are answered so and the rest go again
- * as one batch; else its halves are committed (two commits at once), and a half that fails so is split in
- * turn, so one refused scan among n costs about 2 log2(n) commits and each scan ends with its own answer.
+ * scan stream has every scan). A batch surely not written, refused for some of its scans: refused for an
+ * existing document (ALREADY_EXISTS naming it), the scans that create that document are answered so and
+ * the rest go again as one batch; else its halves are committed (two commits at once), and a half that
+ * fails so is split in turn, so one refused scan among n costs about 2 log2(n) commits and each scan ends
+ * with its own answer. A batch refused whole for another reason, or anything still unsent at `until`
+ * (COMMIT_RETRY_BUDGET_MS after the first send: a late re-commit could land past a cap lease's grace), is
+ * answered "not written".
  */
-async function afterFailure(scans: PendingScan[], failure: CommitFailure): Promise<Array<Error | null>> {
+async function afterFailure(scans: PendingScan[], failure: CommitFailure, until: number): Promise<Array<Error | null>> {
   if (!failure.notApplied) return scans.map(() => mayBeWritten(failure.error));
-  if (scans.length === 1) return [notWritten(failure.error)];
+  if (scans.length === 1 || !SCAN_SPECIFIC.has(codeOf(failure.error)) || Date.now() > until) return scans.map(() => notWritten(failure.error));
   const path = isAlreadyExists(failure.error) ? existingPath(failure.error) : undefined;
   const conflicting = path ? scans.map((s) => createdPaths(s).includes(path)) : [];
   if (conflicting.some(Boolean) && !conflicting.every(Boolean)) {
     const rest = scans.filter((_, i) => !conflicting[i]);
     const again = await commitScans(rest);
-    const restResults = again ? await afterFailure(rest, again) : rest.map(() => null);
+    const restResults = again ? await afterFailure(rest, again, until) : rest.map(() => null);
     return scans.map((_, i) => (conflicting[i] ? notWritten(failure.error) : restResults.shift()!));
   }
   const halves = [scans.slice(0, scans.length >> 1), scans.slice(scans.length >> 1)];
@@ -401,7 +418,7 @@ async function afterFailure(scans: PendingScan[], failure: CommitFailure): Promi
   const results: Array<Error | null> = [];
   for (const [i, half] of halves.entries()) {
     const halfFailure = failures[i];
-    results.push(...(halfFailure ? await afterFailure(half, halfFailure) : half.map(() => null)));
+    results.push(...(halfFailure ? await afterFailure(half, halfFailure, until) : half.map(() => null)));
   }
   return results;
 }
@@ -459,8 +476,9 @@ const scanCommits = new Coalescer<PendingScan, Error | null>(
 );
 
 async function commitAndSettle(scans: PendingScan[]): Promise<Array<Error | null>> {
+  const until = Date.now() + COMMIT_RETRY_BUDGET_MS;
   const failure = await commitScans(scans);
-  return failure ? afterFailure(scans, failure) : scans.map(() => null);
+  return failure ? afterFailure(scans, failure, until) : scans.map(() => null);
 }
 
 /** The longest a commit waits for the guard reads of scans held back once already (a read that slow is in trouble). */
@@ -488,8 +506,9 @@ export async function writeScan(facts: ScanFacts, cls: ScanClass, options: { rea
     const read = guardTaken(scanEvents(facts.merchantId).doc(cls.eventId)).then((taken) => Object.assign(guard, { done: true, taken }));
     const guard: NonNullable<PendingScan["guard"]> = (scan.guard = { read, done: false });
   }
-  let error = await scanCommits.submit(scan);
-  while (error === HELD) error = await scanCommits.submit(scan);
+  const since = Date.now(); // a held scan's wait counts from here (SCAN_QUEUE_WAIT_MS)
+  let error = await scanCommits.submit(scan, since);
+  while (error === HELD) error = await scanCommits.submit(scan, since);
   if (error) throw error;
 }
 
