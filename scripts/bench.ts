@@ -41,6 +41,8 @@ async function main(): Promise<void> {
       sandbox: async () => (await import("./bench/sandbox")).benchSandbox(),
       redirect: async () => (await import("./bench/redirect")).benchRedirect(demo.merchantId),
       fold: async () => (await import("./bench/redirect")).benchFold(demo.merchantId),
+      // Commits per scan when visitors come back through another instance (issue 54).
+      returning: async () => (await import("./bench/returning")).benchReturningVisitors(demo.merchantId),
       // Beside the redirect's ratio: what evaluating a code's campaign rules adds to a scan (pure CPU, issue 38).
       rules: async () => (await import("./bench/rules")).benchRules(),
       webhooks: async () => (await import("./bench/webhooks")).benchWebhooks(info.urls, demo.apiKey),

@@ -2,10 +2,23 @@
 // submissions queue and go together in the next call. An idle instance pays no added latency; a busy
 // one (Cloud Functions v2 serves many concurrent requests per instance) makes far fewer RPCs.
 // Every caller still awaits its own result, so nothing is acknowledged before it is durable.
+// Optional bounds (the scan commits use them): how many items may wait, and how long an item may wait
+// before its turn; an item past either is refused (`refuse`) without being sent, so a stalled call never
+// builds an unbounded queue behind it.
 interface Pending<I, O> {
   item: I;
   resolve: (value: O) => void;
   reject: (reason: unknown) => void;
+  queuedAt: number;
+}
+
+export interface CoalescerBounds {
+  /** Items that may wait for the next call; a submission past it is refused at once. */
+  maxQueued: number;
+  /** An item still waiting this long when its call is made is refused instead of sent. */
+  maxWaitMs: number;
+  /** The error a refused item rejects with. */
+  refuse: (why: "queue-full" | "waited-too-long") => Error;
 }
 
 export class Coalescer<I, O> {
@@ -15,11 +28,24 @@ export class Coalescer<I, O> {
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
     private readonly maxBatch = 100,
+    private readonly bounds?: CoalescerBounds,
   ) {}
 
-  submit(item: I): Promise<O> {
+  /** Whether a call is in flight (a submission now waits for the next call). */
+  get busy(): boolean {
+    return this.draining;
+  }
+
+  /** Items waiting for the next call. */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** `since`: when the item first waited (an item submitted again keeps its first wait under maxWaitMs). */
+  submit(item: I, since = Date.now()): Promise<O> {
+    if (this.bounds && this.queue.length >= this.bounds.maxQueued) return Promise.reject(this.bounds.refuse("queue-full"));
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      this.queue.push({ item, resolve, reject, queuedAt: since });
       if (!this.draining) void this.drain();
     });
   }
@@ -28,7 +54,13 @@ export class Coalescer<I, O> {
     this.draining = true;
     try {
       while (this.queue.length) {
-        const batch = this.queue.splice(0, this.maxBatch);
+        let batch = this.queue.splice(0, this.maxBatch);
+        if (this.bounds) {
+          const oldest = Date.now() - this.bounds.maxWaitMs;
+          for (const p of batch) if (p.queuedAt < oldest) p.reject(this.bounds.refuse("waited-too-long"));
+          batch = batch.filter((p) => p.queuedAt >= oldest);
+          if (!batch.length) continue;
+        }
         try {
           const results = await this.run(batch.map((p) => p.item));
           batch.forEach((p, i) => p.resolve(results[i]));

@@ -42,8 +42,42 @@ export function db(): Firestore {
   // production runs (and no gRPC stack loads on cold start). The emulator takes the admin token "owner";
   // without a client that presents it, the REST client would look for Google credentials and fail.
   firestore = initializeFirestore(adminApp(), { preferRest: true });
+  boundCommitRetries();
   if (process.env.FIRESTORE_EMULATOR_HOST) firestore.settings({ authClient: emulatorAuthClient() } as FirebaseFirestore.Settings);
   return firestore;
+}
+
+/**
+ * The longest a commit (a batch, a create, a transaction's commit) keeps being sent: the SDK re-sends a
+ * commit by itself on ABORTED, RESOURCE_EXHAUSTED and UNAVAILABLE, by default for up to 600 s. A scan's
+ * commit must be over, one way or the other, well inside a cap lease's grace (store/campaignCaps.ts
+ * LEASE_GRACE_MS: after it other instances count the lease's spent allowances as final), and one stuck
+ * commit must not hold an instance's scans for minutes (docs/decisions.md, "A scan commit's retries").
+ */
+export const COMMIT_RETRY_BUDGET_MS = 15_000;
+/** One attempt of a commit is abandoned after this (the SDK's default: 60 s). */
+export const COMMIT_ATTEMPT_TIMEOUT_MS = 10_000;
+
+/**
+ * Bounds the SDK's own commit retries (COMMIT_RETRY_BUDGET_MS). WriteBatch.commit() takes no call options:
+ * the SDK builds every commit's retry settings from one shared object per method, which this changes in
+ * place. The object lives in the SDK's util module, outside its package exports, so it is loaded by file
+ * from the copy firebase-admin uses. If a future SDK moves it, this throws at the first db() rather than
+ * leaving commits unbounded without a word.
+ */
+function boundCommitRetries(): void {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { createRequire } = require("node:module") as typeof import("node:module");
+  const path = require("node:path") as typeof import("node:path");
+  const sdk = createRequire(require.resolve("firebase-admin/firestore")).resolve("@google-cloud/firestore");
+  const util = require(path.join(path.dirname(sdk), "util.js")) as { getRetryParams?: (method: string) => Record<string, number> };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const params = util.getRetryParams?.("commit");
+  if (!params || typeof params.totalTimeoutMillis !== "number") throw new Error("the Firestore SDK's commit retry settings were not found: commits would retry for 600 s");
+  params.totalTimeoutMillis = COMMIT_RETRY_BUDGET_MS;
+  params.initialRpcTimeoutMillis = COMMIT_ATTEMPT_TIMEOUT_MS;
+  params.maxRpcTimeoutMillis = COMMIT_ATTEMPT_TIMEOUT_MS;
+  params.maxRetryDelayMillis = Math.min(params.maxRetryDelayMillis, 2_000);
 }
 
 export function auth(): Auth {

@@ -14,6 +14,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Request, Response } from "express";
 import { logError } from "../core/log";
+import { withTimeout } from "../core/firebase";
 import { QR_ID_PATTERN } from "../core/ids";
 import { getConfig } from "../core/config";
 import { API_CSP, createRestApp, pageCsp } from "../http/rest";
@@ -28,7 +29,7 @@ import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
 import { recordScanSafely, scanCountedHeader, type CodeIdentity } from "../scans/record";
 import type { CampaignScan, RuleChoice, RuledLink } from "../campaigns/answer";
-import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage } from "./pages";
+import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage, UNAVAILABLE_RETRY_SECONDS, unavailablePage } from "./pages";
 import type { ScanPlace } from "../scans/classify";
 import { handlePasswordPost, sendPasswordPage } from "./password";
 
@@ -48,6 +49,28 @@ function sendNotFound(res: ServerResponse): void {
     .writeHead(404, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(NOT_FOUND_STYLE) })
     .end(notFoundPage());
 }
+
+/**
+ * 503 with Retry-After: the link could not be read (a failed read, or none within FIRST_READ_DEADLINE_MS)
+ * and this instance knows no last good answer. Never a 404: a printed code that exists must not say it
+ * does not; the page loads the code again by itself.
+ */
+function sendUnavailable(res: ServerResponse): void {
+  res.removeHeader("X-Powered-By");
+  res
+    .writeHead(503, {
+      ...SECURITY_HEADERS,
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      "Content-Security-Policy": pageCsp(ENDED_STYLE),
+      "Retry-After": String(UNAVAILABLE_RETRY_SECONDS),
+      "Referrer-Policy": "no-referrer",
+    })
+    .end(unavailablePage());
+}
+
+/** A link read that failed or passed FIRST_READ_DEADLINE_MS with no last good answer to serve instead. */
+class LinkUnavailable extends Error {}
 
 /** 410: the code exists but an operator took it down; nothing is recorded and nobody is redirected. */
 function sendTakenDown(res: ServerResponse): void {
@@ -120,6 +143,8 @@ const linkReads = new Coalescer<string, Link | undefined>(async (ids) => {
 
 /** How long a scan waits for its link read before a last-known-good answer may serve it. */
 export const LINK_READ_DEADLINE_MS = 300;
+/** How long a scan of a code this instance has no last known link for waits for the read before a 503. */
+export const FIRST_READ_DEADLINE_MS = 3_000;
 /** The newest link this instance read for each id: served only when a read passes its deadline. */
 const lastGood = new Map<string, Link>();
 
@@ -141,7 +166,17 @@ type ServedLink = { link: Link | undefined; servedFrom: "live" | "last-known-goo
 function readLinkInTime(id: string): Promise<ServedLink> {
   const read = linkReads.submit(id).then((link) => (rememberGood(id, link), link));
   const known = lastGood.get(id);
-  if (!known) return read.then((link) => ({ link, servedFrom: "live" }));
+  if (!known) {
+    // Nothing to fall back on: a failed read, or one slower than FIRST_READ_DEADLINE_MS (the SDK retries a
+    // read for minutes), is LinkUnavailable, answered 503, never "no such code".
+    return withTimeout(read, FIRST_READ_DEADLINE_MS, "link read").then(
+      (link) => ({ link, servedFrom: "live" }),
+      (error: unknown) => {
+        logError("redirect.link_read_failed", "link read failed with no last known link: answered 503", error, { uniqueQRCodeID: id });
+        throw new LinkUnavailable("link read failed");
+      },
+    );
+  }
   return new Promise<ServedLink>((resolve) => {
     const timer = setTimeout(() => resolve({ link: lastGood.get(id) ?? known, servedFrom: "last-known-good" }), LINK_READ_DEADLINE_MS);
     read.then(
@@ -260,7 +295,8 @@ export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
   const handled = req.method === "POST" ? handlePasswordPost(req, res, id, { headers: SECURITY_HEADERS, timeZoneOf, campaigns, sendNotFound }) : handleRedirect(req, res, id);
   handled.catch((error) => {
-    logError("redirect.failed", "redirect failed", error);
-    if (!res.headersSent) sendNotFound(res);
+    if (!(error instanceof LinkUnavailable)) logError("redirect.failed", "redirect failed", error);
+    // A failure is not an answer about the code: 503, which the scanner's browser tries again.
+    if (!res.headersSent) sendUnavailable(res);
   });
 }

@@ -72,13 +72,26 @@ export function endedPage(brand?: EndedPageBrand): string {
 /** Seconds after which the busy page loads the code again (its Refresh header and meta tag). */
 export const BUSY_RETRY_SECONDS = 1;
 
-/** A capped code's scan that got no allowance in time (200): it names no destination and loads the code again. */
-export function busyPage(): string {
+/** A "one moment" page: names no destination and loads the code again by itself after `seconds`. */
+function oneMomentPage(seconds: number, message: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><meta http-equiv="refresh" content="${BUSY_RETRY_SECONDS}"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>One moment</title>
+<meta name="robots" content="noindex"><meta http-equiv="refresh" content="${seconds}"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>One moment</title>
 <style>${ENDED_STYLE}</style></head>
-<body><h1>One moment</h1><p>Many people are scanning this code right now. This page tries again by itself in a second; if it does not, reload it.</p></body></html>`;
+<body><h1>One moment</h1><p>${message}</p></body></html>`;
+}
+
+/** A capped code's scan that got no allowance in time (200): it names no destination and loads the code again. */
+export function busyPage(): string {
+  return oneMomentPage(BUSY_RETRY_SECONDS, "Many people are scanning this code right now. This page tries again by itself in a second; if it does not, reload it.");
+}
+
+/** Seconds a scanner is asked to wait (Retry-After, and the page's own refresh) when a code's link could not be read. */
+export const UNAVAILABLE_RETRY_SECONDS = 2;
+
+/** 503: the code's link could not be read in time; the page loads the code again (not a 404: the code may well exist). */
+export function unavailablePage(): string {
+  return oneMomentPage(UNAVAILABLE_RETRY_SECONDS, "This QR code could not be looked up just now. This page tries again by itself in a moment; if it does not, reload it.");
 }
 
 export const PASSWORD_STYLE = `${NOT_FOUND_STYLE}label{display:block;margin:1rem 0 .3rem}input{font:inherit;padding:.5rem;width:100%;box-sizing:border-box}button{font:inherit;margin-top:1rem;padding:.5rem 1.2rem}.warn{border-left:4px solid #b91c1c;background:#fef2f2;padding:.6rem 1rem;border-radius:4px}`;

@@ -22,7 +22,7 @@ import { withTimeout } from "../core/firebase";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "../store/scanEvents";
-import { claimSlot, isAlreadyExists, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
+import { claimSlot, isAlreadyExists, scanNotWritten, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
 import type { DocumentReference } from "firebase-admin/firestore";
 import { loadOrCreateSecret } from "../store/scanSecrets";
 import { botReason } from "./classify";
@@ -318,6 +318,12 @@ function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequ
 }
 
 /**
+ * A person's first scan here is of a visitor this instance has not seen today (countScan): another instance
+ * may have counted them already, so the store reads the event id first when the scan waits for a commit.
+ */
+const READ_GUARD = { readGuardFirst: true };
+
+/**
  * Writes one scan's batch (store/scans.ts), the last step of counting it. For a code with rules it first
  * asks which rule answers the scan (once, whatever the retries) and tells the stream, so the rollups and
  * the event name the rule the answer follows; a closed campaign's scan names its reason instead.
@@ -337,12 +343,12 @@ class ScanWriter {
   async write(cls: ScanClass, options: { scanCount?: number; unanswered?: boolean } = {}): Promise<void> {
     if (cls.kind === "ended" || options.unanswered || !this.chooseRule) {
       this.answered(cls.kind === "ended" ? { endedReason: cls.reason } : {});
-      return writeScan(this.facts, cls);
+      return writeScan(this.facts, cls, READ_GUARD);
     }
     this.rule ??= this.chooseRule(options.scanCount ?? this.knownScanCount?.() ?? 0);
     const rule = await this.rule;
     this.answered({ rule });
-    return writeScan({ ...this.facts, rule }, cls);
+    return writeScan({ ...this.facts, rule }, cls, READ_GUARD);
   }
 }
 
@@ -490,7 +496,9 @@ async function countGated(writer: ScanWriter, reason: string | null, visitor: st
       try {
         await writer.write({ kind: "human", unique, eventId, spent: allowances.map((a) => a.spent) }, { scanCount });
       } catch (error) {
-        if (isAlreadyExists(error)) used = false; // the batch was refused whole: no `spent` was created
+        // Handed back only when surely not written (read back, or never sent): after a failure whose write may
+        // have landed the allowance stays spent, and the lease's settle counts what exists (store/scans.ts).
+        if (scanNotWritten(error)) used = false;
         throw error;
       }
     });

@@ -33,7 +33,11 @@ export const LEASE_BLOCK_MAX = 500;
 /** A lease is used until LEASE_SAFETY_MS before this, then settled. */
 export const LEASE_MS = 10_000;
 export const LEASE_SAFETY_MS = 2_000;
-/** An unsettled lease is reclaimed by others this long after its expiry (a write in flight has landed by then). */
+/**
+ * An unsettled lease is reclaimed by others this long after its expiry: a write in flight has landed or
+ * failed for good by then (a scan's last commit ends within SCAN_QUEUE_WAIT_MS + 2 COMMIT_RETRY_BUDGET_MS,
+ * about 40 s: store/scans.ts afterFailure, core/firebase.ts; scan-retries.test.ts checks the margin).
+ */
 export const LEASE_GRACE_MS = 60_000;
 /** Open leases a shard holds at most (each about 40 bytes): the shard document stays under 4 KB. */
 export const LEASES_MAX = 64;

@@ -2,15 +2,17 @@
 //  - an event   workspaces/{m}/scans/{eventId}     (people only: time, local day and hour, place, device)
 //  - its code's rollup change and its workspace's, each in this instance's shard of that day
 //    (store/rollups.ts: instance-owned shards, at most one write a second each, folded later)
-// Bots, previews and repeats write only the rollup changes. Nothing runs later per scan: no trigger.
+// Bots, previews and repeats write only the rollup changes (a batch of nothing else adds one commit mark
+// `scanCommits/{commitId}`: see proofOf). Nothing runs later per scan: no trigger.
 // The event id doubles as the guard for unique and repeat counting (scans/record.ts): the first scan of a
 // code by a visitor on a local day is created as `u~{visitor}~{day}~{codeId}`, later ones take one of a few
 // per-minute slots `m~{visitor}~{minute}~{codeId}~{k}` (the visitor hash leads: no increasing key range).
 // Newcomer slots `n~{address hash}~{window}~{codeId}~{k}` (claimSlot) live beside them, with no other field.
 // `create` fails when the id exists, failing the whole batch, so a rollup is never incremented for a scan
 // whose event was not written, on any instance.
+import { randomBytes } from "node:crypto";
 import { Timestamp, type DocumentData, type DocumentReference, type Transaction, type WriteBatch } from "firebase-admin/firestore";
-import { db } from "../core/firebase";
+import { COMMIT_RETRY_BUDGET_MS, db, withTimeout } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 import { Coalescer } from "../core/coalescer";
@@ -28,12 +30,39 @@ export function campaignFromKey(key: string): string | null {
 
 const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId);
 const scanEvents = (merchantId: string) => workspace(merchantId).collection("scans");
+/** Commit marks (proofOf): apart from the events, which are people's scans only. */
+const scanCommitMarks = (merchantId: string) => workspace(merchantId).collection("scanCommits");
 
 const ALREADY_EXISTS = 6; // gRPC status of a create() whose document exists
 
 export function isAlreadyExists(error: unknown): boolean {
   return (error as { code?: number }).code === ALREADY_EXISTS;
 }
+
+/**
+ * Why writeScan failed, and whether its scan was written: "no" only when that is known (the commit was
+ * read back and had not landed, or the scan was never sent); "unknown" when it may have landed (the read
+ * back failed, or an attempt may still land). Only a scan known unwritten keeps ALREADY_EXISTS as its
+ * code: that alone means "this event id is taken" to scans/record.ts.
+ */
+export class ScanWriteError extends Error {
+  constructor(
+    message: string,
+    readonly code: number,
+    readonly written: "no" | "unknown",
+    readonly cause?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether writeScan's error says surely nothing of the scan was written (an allowance it carried may be reused). */
+export function scanNotWritten(error: unknown): boolean {
+  return error instanceof ScanWriteError && error.written === "no";
+}
+
+const UNKNOWN = 2; // gRPC status UNKNOWN: what a scan whose write may have landed is failed with
+const RESOURCE_EXHAUSTED = 8;
 
 /** Where a scan came from, as recorded (scans/classify.ts and scans/geo.ts fill it). */
 export interface ScanPlace {
@@ -166,8 +195,10 @@ export function rollupChanges(facts: ScanFacts, cls: ScanClass): Array<{ target:
 export const SCAN_EVENT_LANES = 16;
 const ALL_LANES = Array.from({ length: SCAN_EVENT_LANES }, (_, i) => i);
 
-function eventData(facts: ScanFacts, unique: boolean): DocumentData {
+function eventData(facts: ScanFacts, unique: boolean, commitId?: string): DocumentData {
   return {
+    // The commit that wrote it: read back after a failed commit (commitLanded).
+    ...(commitId ? { cm: commitId } : {}),
     codeId: facts.codeId,
     lane: Math.floor(Math.random() * SCAN_EVENT_LANES),
     uniqueQRCodeID: facts.uniqueQRCodeID,
@@ -195,6 +226,8 @@ type Writer = Pick<WriteBatch, "create" | "set">;
 interface PendingScan {
   facts: ScanFacts;
   cls: ScanClass;
+  /** Whether the person's event id was found taken while the scan waited (writeScan); `taken` unset: not known (yet). */
+  guard?: { read: Promise<unknown>; done: boolean; taken?: boolean; heldOnce?: boolean };
 }
 
 type RollupChanges = Map<string, { target: RollupTarget; counts: Counts }>;
@@ -213,15 +246,39 @@ function mergedChanges(scans: PendingScan[]): RollupChanges {
   return changes;
 }
 
+/** How long a commit's mark (a batch without people's events) is kept (TTL): far past any read back of it. */
+const COMMIT_MARK_RETENTION_MS = 2 * 86_400_000;
+
+/**
+ * The document that proves a commit landed: its first person's event, which carries the commit's id
+ * (`cm`), or for a batch of bots, repeats and ended scans only, a mark `scanCommits/{commitId}` created with it.
+ * Either is a `create`, so a re-sent batch that already landed is refused whole (ALREADY_EXISTS) instead
+ * of adding its rollup increments twice; and neither is ever deleted before its TTL (a rollup shard is
+ * deleted by the fold at any time, so its absence would prove nothing).
+ */
+function proofOf(scans: PendingScan[], commitId: string): { ref: DocumentReference; mark: boolean } {
+  const person = scans.find((s) => s.cls.kind === "human");
+  if (person && person.cls.kind === "human") return { ref: scanEvents(person.facts.merchantId).doc(person.cls.eventId), mark: false };
+  return { ref: scanCommitMarks(scans[0].facts.merchantId).doc(commitId), mark: true };
+}
+
 /**
  * Adds the writes of several scans to one batch: each event, and each merged rollup change in a shard free
- * at `now` (called by whenShardsFree). Returns the write count.
+ * at `now` (called by whenShardsFree), and with a commit id, the mark that proves the batch landed
+ * (proofOf). Returns the write count.
  */
-function addScanWrites(writer: Writer, scans: PendingScan[], changes: RollupChanges, now: number): number {
+function addScanWrites(writer: Writer, scans: PendingScan[], changes: RollupChanges, now: number, commitId?: string): number {
   let events = 0;
+  if (commitId) {
+    const proof = proofOf(scans, commitId);
+    if (proof.mark) {
+      writer.create(proof.ref, { cm: commitId, expiresAt: Timestamp.fromMillis(now + COMMIT_MARK_RETENTION_MS) });
+      events++;
+    }
+  }
   for (const { facts, cls } of scans) {
     if (cls.kind !== "human") continue;
-    writer.create(scanEvents(facts.merchantId).doc(cls.eventId), eventData(facts, cls.unique));
+    writer.create(scanEvents(facts.merchantId).doc(cls.eventId), eventData(facts, cls.unique, commitId));
     events++;
     for (const spent of [cls.spent ?? []].flat()) {
       writer.create(spent, spentData(facts.at));
@@ -238,80 +295,220 @@ function addScanWrites(writer: Writer, scans: PendingScan[], changes: RollupChan
  */
 export const scanBatches = { commit: (batch: WriteBatch): Promise<unknown> => batch.commit() };
 
-// gRPC statuses (the REST transport maps its answers to the same numbers) after which a commit surely did
-// not apply: refused before or at the write. Any other failure (DEADLINE_EXCEEDED, UNAVAILABLE: also
-// a connection lost after sending, INTERNAL, UNKNOWN, CANCELLED, or none) may have been written.
-const NOT_APPLIED = new Set([
-  3, // INVALID_ARGUMENT
-  5, // NOT_FOUND
-  ALREADY_EXISTS,
-  7, // PERMISSION_DENIED
-  8, // RESOURCE_EXHAUSTED
-  9, // FAILED_PRECONDITION
-  10, // ABORTED
-  11, // OUT_OF_RANGE
-]);
+/** How long the read back of a failed commit may take; past it the commit's outcome stays unknown. */
+const READ_BACK_WAIT_MS = 5_000;
 
-/** One batch of scans: null when committed, else its error and whether the batch surely was not written. */
-async function commitScans(scans: PendingScan[]): Promise<{ error: Error; notApplied: boolean } | null> {
+/** Whether the commit `commitId` landed: its proof holds the id (true) or not (false); undefined when the read failed. */
+async function commitLanded(proof: DocumentReference, commitId: string): Promise<boolean | undefined> {
+  try {
+    const snap = await withTimeout(proof.get(), READ_BACK_WAIT_MS, "a failed scan commit's read back");
+    return snap.exists && snap.get("cm") === commitId;
+  } catch {
+    return undefined;
+  } finally {
+    countOps({ reads: 1 });
+  }
+}
+
+/**
+ * Failures after which an attempt of the commit was abandoned by this side, not answered by Firestore (a
+ * deadline, a cancel, a failure with no status): that attempt may still be applied after the read back,
+ * so a read back that finds nothing proves nothing.
+ */
+const mayLandLater = (error: unknown) => {
+  const code = (error as { code?: unknown }).code;
+  return typeof code !== "number" || code === 1 /* CANCELLED */ || code === 4 /* DEADLINE_EXCEEDED */;
+};
+
+interface CommitFailure {
+  error: Error;
+  /** True only when the batch surely was not written (read back, or never sent). */
+  notApplied: boolean;
+}
+
+/**
+ * One batch of scans: null when it landed, else its error and whether it surely was not written. Every
+ * commit carries a fresh id in its proof (proofOf). Any failed commit is read back before anything else
+ * happens: the SDK re-sends a commit by itself (UNAVAILABLE, RESOURCE_EXHAUSTED, ABORTED) and its last
+ * answer says nothing of the attempts before it; a batch that landed and whose answer was lost is refused
+ * when re-sent (ALREADY_EXISTS on its proof), and the read back finds it landed: it is answered as
+ * recorded, never split, re-sent or reported as not applied.
+ */
+async function commitScans(scans: PendingScan[]): Promise<CommitFailure | null> {
   let writes = 0;
+  const commitId = randomBytes(12).toString("base64url");
+  const batch = db().batch();
   try {
     const changes = mergedChanges(scans);
-    const batch = db().batch();
-    writes = await whenShardsFree([...changes.values()].map((c) => c.target), (now) => addScanWrites(batch, scans, changes, now));
-    try {
-      await scanBatches.commit(batch);
-      return null;
-    } catch (error) {
-      return { error: error as Error, notApplied: NOT_APPLIED.has((error as { code?: unknown }).code as number) };
-    }
+    writes = await whenShardsFree([...changes.values()].map((c) => c.target), (now) => addScanWrites(batch, scans, changes, now, commitId));
   } catch (error) {
     return { error: error as Error, notApplied: true }; // the batch could not be made: nothing was sent
   } finally {
     countOps({ writes });
   }
+  try {
+    await scanBatches.commit(batch);
+    return null;
+  } catch (error) {
+    const landed = await commitLanded(proofOf(scans, commitId).ref, commitId);
+    if (landed) return null;
+    return { error: error as Error, notApplied: landed === false && !mayLandLater(error) };
+  }
 }
 
 /**
- * After a batch of scans failed: when it surely was not written, its halves are committed (two commits at
- * once), and a half that fails so is split in turn, so one refused scan among n costs about 2 log2(n)
- * commits and each scan ends with its own answer. After a failure that may have been written (a deadline, a
- * lost connection) nothing is sent again: a batch that landed would count its bots and repeats twice and
- * its people as repeats, so each of its scans gets that error (the redirect answers with the count unknown
- * and logs it; the scan stream has every scan).
+ * The document path an ALREADY_EXISTS names, relative to the database: Firestore says "Document already
+ * exists: projects/p/databases/(default)/documents/workspaces/m/scans/u~...", the emulator "entity already
+ * exists: EntityRef{..., path=/workspaces/m/scans/u~...}". Undefined when neither shape is found (the
+ * batch is then halved instead).
  */
-async function afterFailure(scans: PendingScan[], failure: { error: Error; notApplied: boolean }): Promise<Array<Error | null>> {
-  if (scans.length === 1 || !failure.notApplied) return scans.map(() => failure.error);
+function existingPath(error: Error): string | undefined {
+  const message = error.message ?? "";
+  return /\/documents\/([^\s"',;)]+)/.exec(message)?.[1] ?? /\bpath=\/([^\s}]+)/.exec(message)?.[1];
+}
+
+/** The documents a scan creates: its event and its allowances' spends. */
+function createdPaths(scan: PendingScan): string[] {
+  if (scan.cls.kind !== "human") return [];
+  return [scanEvents(scan.facts.merchantId).doc(scan.cls.eventId).path, ...[scan.cls.spent ?? []].flat().map((r) => r.path)];
+}
+
+const codeOf = (error: Error) => ((error as { code?: unknown }).code as number | undefined) ?? UNKNOWN;
+const notWritten = (error: Error) => new ScanWriteError(error.message, codeOf(error), "no", error);
+const mayBeWritten = (error: Error) => new ScanWriteError(`the scan's write may have landed: ${error.message}`, UNKNOWN, "unknown", error);
+
+/**
+ * Refusals that point at some of a batch's scans (a document that exists, one workspace's document refusing
+ * the write): the rest of the batch is worth sending again. Any other refusal (UNAVAILABLE, RESOURCE_EXHAUSTED,
+ * ABORTED after the SDK's own re-sends, ...) would refuse any part of it as well.
+ */
+const SCAN_SPECIFIC = new Set([
+  3, // INVALID_ARGUMENT
+  5, // NOT_FOUND
+  ALREADY_EXISTS,
+  7, // PERMISSION_DENIED
+  9, // FAILED_PRECONDITION
+  11, // OUT_OF_RANGE
+]);
+
+/**
+ * After a batch of scans failed. A batch that may have been written is never sent again: each of its scans
+ * gets an error whose write is "unknown" (the redirect answers with the count unknown and logs it; the
+ * scan stream has every scan). A batch surely not written, refused for some of its scans: refused for an
+ * existing document (ALREADY_EXISTS naming it), the scans that create that document are answered so and
+ * the rest go again as one batch; else its halves are committed (two commits at once), and a half that
+ * fails so is split in turn, so one refused scan among n costs about 2 log2(n) commits and each scan ends
+ * with its own answer. A batch refused whole for another reason, or anything still unsent at `until`
+ * (COMMIT_RETRY_BUDGET_MS after the first send: a late re-commit could land past a cap lease's grace), is
+ * answered "not written".
+ */
+async function afterFailure(scans: PendingScan[], failure: CommitFailure, until: number): Promise<Array<Error | null>> {
+  if (!failure.notApplied) return scans.map(() => mayBeWritten(failure.error));
+  if (scans.length === 1 || !SCAN_SPECIFIC.has(codeOf(failure.error)) || Date.now() > until) return scans.map(() => notWritten(failure.error));
+  const path = isAlreadyExists(failure.error) ? existingPath(failure.error) : undefined;
+  const conflicting = path ? scans.map((s) => createdPaths(s).includes(path)) : [];
+  if (conflicting.some(Boolean) && !conflicting.every(Boolean)) {
+    const rest = scans.filter((_, i) => !conflicting[i]);
+    const again = await commitScans(rest);
+    const restResults = again ? await afterFailure(rest, again, until) : rest.map(() => null);
+    return scans.map((_, i) => (conflicting[i] ? notWritten(failure.error) : restResults.shift()!));
+  }
   const halves = [scans.slice(0, scans.length >> 1), scans.slice(scans.length >> 1)];
   const failures = await Promise.all(halves.map(commitScans));
   const results: Array<Error | null> = [];
   for (const [i, half] of halves.entries()) {
     const halfFailure = failures[i];
-    results.push(...(halfFailure ? await afterFailure(half, halfFailure) : half.map(() => null)));
+    results.push(...(halfFailure ? await afterFailure(half, halfFailure, until) : half.map(() => null)));
   }
   return results;
+}
+
+/** Scans that may wait for this instance's next commit; more are refused at once (ScanWriteError, "no"). */
+export const SCAN_QUEUE_MAX = 2_000;
+/**
+ * A scan still waiting for its commit this long is refused unsent: the redirect answered it long before
+ * (SCAN_WRITE_WAIT_MS), and a scan sent later than this could land after its cap lease's grace.
+ */
+export const SCAN_QUEUE_WAIT_MS = 10_000;
+
+/**
+ * Whether a person's first-scan event id (`u~`) exists already, read while the scan waits for a commit in
+ * flight: a visitor first counted today on another instance is then answered "taken" without failing the
+ * whole group's commit. Each read goes at once, not group-read behind another read: one in flight at a
+ * time would finish too late for the commit it waits for. Undefined when the read failed.
+ */
+async function guardTaken(ref: DocumentReference): Promise<boolean | undefined> {
+  try {
+    return (await ref.get()).exists;
+  } catch {
+    return undefined;
+  } finally {
+    countOps({ reads: 1 });
+  }
 }
 
 /**
  * Group commit: scans arriving while a commit is in flight on this instance go together in the next one
  * (their events, and one merged change per rollup), so a busy instance writes about one document per
- * scan. An idle instance commits at once. A batch refused (an event id taken, see record.ts, or one
- * workspace's document refusing the write) is re-committed in halves (afterFailure), so each scan learns
- * its own answer and one workspace's refusal never loses another's scans. Every commit, re-commits
- * included, writes each rollup in a shard free for a second (whenShardsFree).
+ * scan. An idle instance commits at once. A person's first scan that waits for the next commit has its
+ * event id read meanwhile (guardTaken): one found taken is answered ALREADY_EXISTS without being sent. A
+ * batch refused (an event id taken anyway, or one workspace's document refusing the write) goes again
+ * without the refused scans (afterFailure), so each scan learns its own answer and one workspace's refusal
+ * never loses another's scans. Every commit, re-commits included, writes each rollup in a shard free for a
+ * second (whenShardsFree). The queue is bounded (SCAN_QUEUE_MAX, SCAN_QUEUE_WAIT_MS) and so is each
+ * commit (core/firebase.ts COMMIT_RETRY_BUDGET_MS): one stuck commit never holds the instance for long.
  */
-const scanCommits = new Coalescer<PendingScan, Error | null>(async (scans) => {
+const scanCommits = new Coalescer<PendingScan, Error | null>(
+  async (scans) => {
+    // A commit does not wait for a guard read sent during the commit before it: that scan waits for the next
+    // commit instead. A read out for a whole commit already is waited for, at most GUARD_WAIT_MS (then the
+    // scan goes as it is, and a conflict it meets is dropped by afterFailure).
+    const held = scans.map((s) => !!s.guard && !s.guard.done && !s.guard.heldOnce && (s.guard.heldOnce = true));
+    const late = scans.filter((s, i) => !held[i] && s.guard && !s.guard.done).map((s) => s.guard!.read);
+    if (late.length) await withTimeout(Promise.all(late), GUARD_WAIT_MS, "guard reads").catch(() => undefined);
+    const taken = scans.map((s) => s.guard?.taken === true);
+    const send = scans.filter((_, i) => !taken[i] && !held[i]);
+    const sent = send.length ? await commitAndSettle(send) : [];
+    return scans.map((scan, i) => (held[i] ? HELD : taken[i] ? takenError(scan) : sent.shift()!));
+  },
+  200,
+  { maxQueued: SCAN_QUEUE_MAX, maxWaitMs: SCAN_QUEUE_WAIT_MS, refuse: (why) => new ScanWriteError(`scan not written: ${why === "queue-full" ? `${SCAN_QUEUE_MAX} scans already wait for this instance's commit` : `waited over ${SCAN_QUEUE_WAIT_MS} ms for its commit`}`, RESOURCE_EXHAUSTED, "no") },
+);
+
+async function commitAndSettle(scans: PendingScan[]): Promise<Array<Error | null>> {
+  const until = Date.now() + COMMIT_RETRY_BUDGET_MS;
   const failure = await commitScans(scans);
-  if (!failure) return scans.map(() => null);
-  return afterFailure(scans, failure);
-}, 200);
+  return failure ? afterFailure(scans, failure, until) : scans.map(() => null);
+}
+
+/** The longest a commit waits for the guard reads of scans held back once already (a read that slow is in trouble). */
+const GUARD_WAIT_MS = 250;
+
+/** A scan held back for the next commit while its guard read is out (never a caller's answer). */
+const HELD = new Error("held for the next commit");
+
+function takenError(scan: PendingScan): Error {
+  const id = scan.cls.kind === "human" ? scan.cls.eventId : "";
+  return new ScanWriteError(`event ${id} exists already (read before the commit)`, ALREADY_EXISTS, "no");
+}
 
 /**
- * Records one scan: its event (people only) and its rollup changes, atomically. Rejects with
- * ALREADY_EXISTS (see isAlreadyExists) when a person's event id is taken; nothing is written then.
+ * Records one scan: its event (people only) and its rollup changes, atomically. Rejects with a
+ * ScanWriteError: ALREADY_EXISTS (see isAlreadyExists) when a person's event id is taken, nothing written
+ * then; `written: "unknown"` when the write may have landed.
  */
-export async function writeScan(facts: ScanFacts, cls: ScanClass): Promise<void> {
-  const error = await scanCommits.submit({ facts, cls });
+export async function writeScan(facts: ScanFacts, cls: ScanClass, options: { readGuardFirst?: boolean } = {}): Promise<void> {
+  const scan: PendingScan = { facts, cls };
+  // `readGuardFirst`: the caller cannot tell whether the person's first-scan event exists (scans/record.ts:
+  // a visitor this instance has not seen today). Only a scan that will wait anyway is read first: an idle
+  // instance's scan goes straight to its commit (a conflict then costs its own re-commit, nobody else's).
+  if (options.readGuardFirst && cls.kind === "human" && cls.unique && scanCommits.busy) {
+    const read = guardTaken(scanEvents(facts.merchantId).doc(cls.eventId)).then((taken) => Object.assign(guard, { done: true, taken }));
+    const guard: NonNullable<PendingScan["guard"]> = (scan.guard = { read, done: false });
+  }
+  const since = Date.now(); // a held scan's wait counts from here (SCAN_QUEUE_WAIT_MS)
+  let error = await scanCommits.submit(scan, since);
+  while (error === HELD) error = await scanCommits.submit(scan, since);
   if (error) throw error;
 }
 

@@ -1,0 +1,244 @@
+// Scan counts under the Firestore SDK's own retries (issue 54): an HTTP proxy on loopback sits between the
+// redirect instances (the compiled function, each a process of its own, over the REST transport the
+// service uses) and the emulator. It forwards a scan's `:commit`, drops the emulator's answer and returns
+// 503 UNAVAILABLE, so the SDK itself sends the very same batch again: people, uniques, bots, repeats and
+// cap allowances must each count once, and a code's first link read that fails answers 503, never 404.
+// Needs only the Firestore and Pub/Sub emulators.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { firestore } from "../helpers/merchants";
+import { startRedirectInstances, stopRedirectInstances, type RedirectInstance } from "../helpers/redirectInstances";
+import { dropFirstCommits, resentCommits, startFirestoreProxy, type FirestoreProxy } from "../helpers/firestoreProxy";
+import { ensureWorkspaceForOwner } from "../../functions/src/store/workspaces";
+import { createCode } from "../../functions/src/codes/service";
+import { setCodeCampaign } from "../../functions/src/campaigns/service";
+import { foldCounts, readRollupDocs } from "../../functions/src/store/rollups";
+import { localMoment } from "../../functions/src/scans/localTime";
+import { COMMIT_RETRY_BUDGET_MS } from "../../functions/src/core/firebase";
+import { LEASE_GRACE_MS } from "../../functions/src/store/campaignCaps";
+import { SCAN_QUEUE_WAIT_MS, scanBatches, scanNotWritten, writeScan, type ScanFacts } from "../../functions/src/store/scans";
+import { pastScanFacts } from "../helpers/scans";
+import { ensureLocalScanStream } from "../../scripts/lib/scanStream";
+
+const PHONE = (i: number) => `Mozilla/5.0 (iPhone; CPU iPhone OS 17_${i % 7} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.${i % 5} Mobile/15E148 Safari/604.1`;
+const DESTINATION = "https://example.com/offer";
+const FALLBACK = "https://example.com/sold-out";
+
+interface Answer {
+  status: number;
+  location: string | null;
+  counted: string | null;
+  retryAfter: string | null;
+}
+
+async function scan(instance: RedirectInstance, id: string, userAgent: string, address: string): Promise<Answer> {
+  const res = await fetch(`${instance.origin}/qr/${id}`, { redirect: "manual", headers: { "User-Agent": userAgent, "X-Forwarded-For": address } });
+  await res.arrayBuffer();
+  return { status: res.status, location: res.headers.get("location"), counted: res.headers.get("x-scan-counted"), retryAfter: res.headers.get("retry-after") };
+}
+
+/** A code's day as its shards and folded document add up (read past the proxy). */
+async function codeDay(merchantId: string, codeId: string) {
+  const day = localMoment(new Date(), "UTC").day;
+  const { docs, more } = await readRollupDocs(merchantId, "codeDays", { codeId, first: day, last: day }, 1000);
+  assert.equal(more, false);
+  return foldCounts(docs);
+}
+
+/** A commit of a scan batch (it writes a code's rollup shard), as its REST body names documents. */
+const scanCommit = (body: string) => body.includes("/codeDays/");
+
+describe("scan counts under the SDK's own commit retries (issue 54)", function () {
+  this.timeout(180_000);
+  let proxy: FirestoreProxy;
+  let instances: RedirectInstance[] = [];
+  let merchantId: string;
+
+  before(async () => {
+    proxy = await startFirestoreProxy();
+    await ensureLocalScanStream(process.env.PUBSUB_EMULATOR_HOST!, process.env.GCLOUD_PROJECT!);
+    ({ merchantId } = (await ensureWorkspaceForOwner(`retries-${randomUUID()}`, "Retries")).workspace);
+  });
+  afterEach(async () => {
+    await stopRedirectInstances(instances);
+    instances = [];
+    proxy.rule = () => "pass";
+  });
+  after(async () => proxy.close());
+
+  it("bounds the commit's retries well inside a cap lease's grace", () => {
+    // The latest a scan's allowance can still land: its wait in the queue, then a re-commit started within
+    // the first commit's budget, itself bounded by the budget; 5 s to spare for the read backs.
+    const latest = SCAN_QUEUE_WAIT_MS + 2 * COMMIT_RETRY_BUDGET_MS;
+    assert.ok(latest + 5_000 < LEASE_GRACE_MS, `${latest} ms against a grace of ${LEASE_GRACE_MS} ms`);
+  });
+
+  it("a failed commit the read back does not find: surely unwritten after Firestore's own answer, unknown after an attempt abandoned here", async () => {
+    const send = scanBatches.commit;
+    let sent = 0;
+    const facts = (): ScanFacts => ({ ...pastScanFacts(merchantId, { codeId: `rb${randomUUID().slice(0, 8)}`, uniqueQRCodeID: "UNUSED" }, null, localMoment(new Date(), "UTC").day, 12), at: new Date() });
+    try {
+      // Refused by Firestore (its own answer, nothing applied): known unwritten, its allowance may go back.
+      scanBatches.commit = async () => {
+        sent++;
+        throw Object.assign(new Error("14 UNAVAILABLE: injected"), { code: 14 });
+      };
+      const refused = await writeScan(facts(), { kind: "bot", reason: "crawler" }).then(() => null, (e: Error) => e);
+      assert.ok(refused && scanNotWritten(refused), String(refused));
+      // A deadline on this side: the attempt may still land, so a read back that finds nothing proves nothing.
+      scanBatches.commit = async () => {
+        sent++;
+        throw Object.assign(new Error("4 DEADLINE_EXCEEDED: injected"), { code: 4 });
+      };
+      const f = facts();
+      const abandoned = await writeScan(f, { kind: "human", unique: true, eventId: `u~${randomUUID()}~${f.day}~${f.codeId}` }).then(() => null, (e: Error & { code?: number }) => e);
+      assert.ok(abandoned && !scanNotWritten(abandoned), "its count is unknown, and an allowance it carried would stay spent");
+      assert.notEqual((abandoned as { code?: number }).code, 6, "never read as 'this event id is taken'");
+      assert.equal(sent, 2, "neither batch was sent again");
+    } finally {
+      scanBatches.commit = send;
+    }
+  });
+
+  it("a commit whose answer is lost is re-sent by the SDK, refused, read back, and every kind of scan counts once", async () => {
+    const code = await createCode(merchantId, { title: "lost answers", destinationUrl: DESTINATION, dynamic: true });
+    [instances[0]] = instances = await startRedirectInstances(1, { FIRESTORE_EMULATOR_HOST: proxy.host });
+    const [instance] = instances;
+    // Warm: the instance learns the code, its workspace's time zone and the day's secret (a preview's scan).
+    assert.equal((await scan(instance, code.uniqueQRCodeID, "Twitterbot/1.0", "192.0.2.1")).status, 302);
+    const before = proxy.commits.length;
+    // Every scan commit's first answer is dropped from now on (the emulator applied it): the SDK re-sends each.
+    proxy.rule = dropFirstCommits(Infinity, scanCommit);
+    const people = Array.from({ length: 10 }, (_, i) => () => scan(instance, code.uniqueQRCodeID, PHONE(i), `198.51.100.${i + 1}`));
+    // One person scanning five times at once: a first scan (unique), three more this minute, then a repeat.
+    const returning = Array.from({ length: 5 }, () => () => scan(instance, code.uniqueQRCodeID, PHONE(99), "203.0.113.9"));
+    const bots = Array.from({ length: 4 }, (_, i) => () => scan(instance, code.uniqueQRCodeID, `curl/8.${i}`, `192.0.2.${10 + i}`));
+    const answers = await Promise.all([...people, ...returning, ...bots].map((f) => f()));
+    for (const a of answers) assert.equal(a.status, 302, JSON.stringify(a));
+    assert.deepEqual(answers.slice(0, 10).map((a) => a.counted), Array(10).fill("true"), "each person: counted, not unknown");
+    assert.deepEqual(answers.slice(10, 15).map((a) => a.counted).sort(), ["false; reason=repeat", "true", "true", "true", "true"]);
+    assert.deepEqual(answers.slice(15).map((a) => a.counted), Array(4).fill("false; reason=library"));
+
+    // A batch of machines only (nothing of it is a person's `create`) commits alone, its answer lost too.
+    const lone = await scan(instance, code.uniqueQRCodeID, "curl/8.9", "192.0.2.99");
+    assert.equal(lone.counted, "false; reason=library");
+
+    const sent = proxy.commits.slice(before);
+    assert.ok(resentCommits({ ...proxy, commits: sent }) >= 2, `the SDK re-sent identical commits (${sent.length} commits seen)`);
+    assert.ok((proxy.commitStatuses.get(409) ?? 0) >= 2, "each re-send of a batch that had landed was refused whole (ALREADY_EXISTS)");
+    const counts = await codeDay(merchantId, code.codeId);
+    assert.equal(counts.n, 14, "people's scans: 10 people and the returning person's four counted scans, once each");
+    assert.equal(counts.u, 11, "unique: 11 people");
+    assert.equal(counts.r, 1, "one repeat, once");
+    assert.deepEqual(counts.b, { preview: 1, library: 5 }, "each machine's scan once");
+    const events = await firestore().collection("workspaces").doc(merchantId).collection("scans").where("codeId", "==", code.codeId).count().get();
+    assert.equal(events.data().count, 14, "one event per counted person's scan");
+  });
+
+  it("200 concurrent people on a capped code, over 4 instances behind the proxy dropping every commit's first answer: exactly N admitted", async () => {
+    const N = 20;
+    const code = await createCode(merchantId, { title: "capped, lost answers", destinationUrl: DESTINATION, dynamic: true });
+    await setCodeCampaign(merchantId, { codeId: code.codeId }, { rules: [], humanScanCap: N, fallbackUrl: FALLBACK } as never);
+    instances = await startRedirectInstances(4, { FIRESTORE_EMULATOR_HOST: proxy.host });
+    // Warm each instance (a preview: it takes no allowance), then drop the first answer of every scan commit.
+    for (const instance of instances) assert.equal((await scan(instance, code.uniqueQRCodeID, "Twitterbot/1.0", "192.0.2.1")).status, 302);
+    const before = proxy.commits.length;
+    proxy.rule = dropFirstCommits(Infinity, scanCommit);
+    const person = async (i: number): Promise<{ answer: Answer; busy: number }> => {
+      // The one-moment page (200, Refresh) loads the code again, as the person's browser does.
+      for (let busy = 0; ; busy++) {
+        const answer = await scan(instances[i % 4], code.uniqueQRCodeID, PHONE(i), `198.51.${100 + (i >> 8)}.${i & 255}`);
+        if (answer.status !== 200 || busy >= 10) return { answer, busy };
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => person(i)));
+    for (const { answer } of results) assert.equal(answer.status, 302, JSON.stringify(answer));
+    const admitted = results.filter((r) => r.answer.location === DESTINATION).length;
+    const busy = results.reduce((sum, r) => sum + r.busy, 0);
+    console.log(`      ${proxy.commits.length - before} commits (${resentCommits({ ...proxy, commits: proxy.commits.slice(before) })} re-sent by the SDK), ${busy} one-moment reloads`);
+    assert.equal(admitted, N, "exactly N people reach the destination");
+    assert.equal(results.filter((r) => r.answer.location === FALLBACK).length, 200 - N);
+    assert.ok(resentCommits({ ...proxy, commits: proxy.commits.slice(before) }) >= 1, "the SDK re-sent commits");
+    const counts = await codeDay(merchantId, code.codeId);
+    assert.equal(counts.n, N, "N people's scans counted, once each");
+    // This workspace's only capped code: every capSpent document is one of its allowances.
+    const spent = (await firestore().collection("workspaces").doc(merchantId).collection("capSpent").count().get()).data().count;
+    assert.equal(spent, N, "one spent allowance per admitted person, none handed back and spent again");
+  });
+
+  it("returning visitors across 4 instances: counted exactly, and their first-scan guards found taken before the commit, not by a refused one", async () => {
+    const code = await createCode(merchantId, { title: "returning", destinationUrl: DESTINATION, dynamic: true });
+    instances = await startRedirectInstances(4, { FIRESTORE_EMULATOR_HOST: proxy.host });
+    for (const instance of instances) assert.equal((await scan(instance, code.uniqueQRCodeID, "Twitterbot/1.0", "192.0.2.1")).status, 302);
+    const people = 160;
+    /** Runs the visits 48 at a time (busy instances: a scan waits for a commit in flight); visit i is person i on instance `at(i)`. */
+    const run = async (at: (i: number) => number) => {
+      const answers: Answer[] = [];
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 48 }, async () => {
+          while (next < people) {
+            const i = next++;
+            answers[i] = await scan(instances[at(i)], code.uniqueQRCodeID, PHONE(i), `198.51.101.${i + 1}`);
+          }
+        }),
+      );
+      return answers;
+    };
+    const first = await run((i) => i % 4);
+    const refusedBefore = proxy.commitStatuses.get(409) ?? 0;
+    const commitsBefore = proxy.commits.length;
+    // Each person again, on another instance than the one that counted their first scan.
+    const again = await run((i) => (i + 1) % 4);
+    const refused = (proxy.commitStatuses.get(409) ?? 0) - refusedBefore;
+    console.log(`      ${people} returning visitors: ${proxy.commits.length - commitsBefore} commits, ${refused} refused`);
+    for (const a of [...first, ...again]) assert.deepEqual([a.status, a.counted], [302, "true"]);
+    const counts = await codeDay(merchantId, code.codeId);
+    assert.equal(counts.n, 2 * people, "every scan counted once");
+    assert.equal(counts.u, people, "each person unique once");
+    // Without the read, every returning visitor's scan fails its group's commit (ALREADY_EXISTS on `u~`). With
+    // it, only a scan that finds its instance idle (it commits at once, unread) or whose read is still out
+    // after a whole commit and GUARD_WAIT_MS more is refused, and costs a commit of its own.
+    assert.ok(refused <= people / 8, `${refused} commits refused for ${people} returning visitors`);
+  });
+
+  it("a commit Firestore keeps refusing is given up within the commit's retry budget, not after the SDK's 600 s", async () => {
+    const code = await createCode(merchantId, { title: "refused commits", destinationUrl: DESTINATION, dynamic: true });
+    instances = await startRedirectInstances(1, { FIRESTORE_EMULATOR_HOST: proxy.host });
+    const [instance] = instances;
+    assert.equal((await scan(instance, code.uniqueQRCodeID, "Twitterbot/1.0", "192.0.2.1")).status, 302);
+    const attempts: number[] = [];
+    proxy.rule = ({ method, body }) => (method === "commit" && scanCommit(body) ? (attempts.push(Date.now()), "refuse") : "pass");
+    const started = Date.now();
+    const answer = await scan(instance, code.uniqueQRCodeID, PHONE(3), "198.51.100.201");
+    assert.deepEqual([answer.status, answer.location, answer.counted], [302, DESTINATION, "unknown"], "the printed code still redirects");
+    // Past the budget (and a margin for the last attempt's back-off), the SDK has stopped sending it.
+    await new Promise((r) => setTimeout(r, COMMIT_RETRY_BUDGET_MS + 5_000 - (Date.now() - started)));
+    const seen = attempts.length;
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.ok(seen >= 2, `the SDK re-sent the commit (${seen} attempts)`);
+    assert.equal(attempts.length, seen, "no attempt after the budget");
+    assert.ok(attempts[attempts.length - 1] - attempts[0] <= COMMIT_RETRY_BUDGET_MS, `attempts over ${attempts[attempts.length - 1] - attempts[0]} ms`);
+    const counts = await codeDay(merchantId, code.codeId);
+    assert.equal(counts.n, undefined, "nothing of the refused scan was counted");
+  });
+
+  it("a code's first link read that fails answers 503 with Retry-After, never 404; the printed code works once Firestore answers", async () => {
+    const code = await createCode(merchantId, { title: "first read", destinationUrl: DESTINATION, dynamic: true });
+    instances = await startRedirectInstances(1, { FIRESTORE_EMULATOR_HOST: proxy.host });
+    const [instance] = instances;
+    proxy.rule = ({ method }) => (method === "batchGet" ? "refuse" : "pass");
+    const started = Date.now();
+    const failed = await scan(instance, code.uniqueQRCodeID, PHONE(1), "198.51.100.77");
+    assert.equal(failed.status, 503, JSON.stringify(failed));
+    assert.ok(Number(failed.retryAfter) >= 1, `Retry-After: ${failed.retryAfter}`);
+    assert.ok(Date.now() - started < 10_000, "answered within the first read's deadline, not after the SDK's retries");
+    proxy.rule = () => "pass";
+    const again = await scan(instance, code.uniqueQRCodeID, PHONE(1), "198.51.100.77");
+    assert.equal(again.status, 302);
+    assert.equal(again.location, DESTINATION);
+    // A code that does not exist is still a 404 when the read answers.
+    assert.equal((await scan(instance, "ZZZZZZZZZZZZ", PHONE(1), "198.51.100.77")).status, 404);
+  });
+});
