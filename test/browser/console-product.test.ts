@@ -140,7 +140,7 @@ describe("console as a product: dashboard, a list of thousands, every view at th
     console.log(`      code list with ${SEEDED + 1} codes: first page ${median(timings.firstPage)} ms, search ${median(timings.search)} ms (median of 3; all ${JSON.stringify(timings)})`);
     // No wall-clock bound: how long the emulator takes is the machine's (it answers array-contains by scanning
     // the collection; `npm run bench:catalogue` times it). The product's bound, a search page reading at most
-    // SEARCH_READ_BUDGET documents, is asserted in test/integration/code-list.test.ts. Here: what a person sees.
+    // SEARCH_READ_BUDGET documents, is asserted in test/service/code-list.test.ts. Here: what a person sees.
     await openView(page, "#/codes", "#code-rows");
     assert.match((await page.textContent("#codes-summary"))!, new RegExp(`of ${SEEDED + 1} codes`));
     assert.equal(await page.locator("#code-rows tr").count(), 50, "a full first page");

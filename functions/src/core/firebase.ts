@@ -66,12 +66,10 @@ export const COMMIT_ATTEMPT_TIMEOUT_MS = 10_000;
  * leaving commits unbounded without a word.
  */
 function boundCommitRetries(): void {
-  /* eslint-disable @typescript-eslint/no-require-imports */
   const { createRequire } = require("node:module") as typeof import("node:module");
   const path = require("node:path") as typeof import("node:path");
   const sdk = createRequire(require.resolve("firebase-admin/firestore")).resolve("@google-cloud/firestore");
   const util = require(path.join(path.dirname(sdk), "util.js")) as { getRetryParams?: (method: string) => Record<string, number> };
-  /* eslint-enable @typescript-eslint/no-require-imports */
   const params = util.getRetryParams?.("commit");
   if (!params || typeof params.totalTimeoutMillis !== "number") throw new Error("the Firestore SDK's commit retry settings were not found: commits would retry for 600 s");
   params.totalTimeoutMillis = COMMIT_RETRY_BUDGET_MS;

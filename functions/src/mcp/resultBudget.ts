@@ -2,7 +2,7 @@
 // that would not fit is cut to the items that do, says so (`truncated: true`), and its `nextCursor`
 // continues right after the last item given. 12,800 bytes of compact JSON and the summary beside it are at
 // most about 6,000 cl100k tokens for this service's results (measured in test/unit/mcp-result-budget.test.ts
-// and test/integration/mcp-lists.test.ts: ids and URLs tokenise at 2.3 to 2.7 bytes a token; real code lists
+// and test/service/mcp-lists.test.ts: ids and URLs tokenise at 2.3 to 2.7 bytes a token; real code lists
 // with tokenized image URLs are the densest).
 export const RESULT_MAX_BYTES = 12_800;
 

@@ -291,7 +291,7 @@ function addScanWrites(writer: Writer, scans: PendingScan[], changes: RollupChan
 
 /**
  * Sends a batch of scans. Store tests replace `commit` to fail the way the transport reports a failure
- * (test/integration/scan-commits.test.ts); nothing else does.
+ * (test/service/scan-commits.test.ts); nothing else does.
  */
 export const scanBatches = { commit: (batch: WriteBatch): Promise<unknown> => batch.commit() };
 
@@ -514,7 +514,7 @@ export async function writeScan(facts: ScanFacts, cls: ScanClass, options: { rea
 
 /**
  * Creates a guard document. Store tests replace `create` to fail the way the transport reports a failure
- * (test/integration/scan-truth.test.ts); nothing else does.
+ * (test/service/scan-truth.test.ts); nothing else does.
  */
 export const scanSlots = { create: (ref: DocumentReference, data: DocumentData): Promise<unknown> => ref.create(data) };
 
