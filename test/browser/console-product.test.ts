@@ -15,9 +15,10 @@ import { addNewCodes } from "../../functions/src/store/codes";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import type { QrCode } from "../../functions/src/codes/model";
 import { scaled } from "../helpers/scale";
-import { assertPhoneReadyAndAccessible, brokenWords, launch, newPage, openView, screenshot, signIn } from "./harness";
+import { assertPhoneReadyAndAccessible, brokenWords, launch, newPage, openView, screenshot, signIn, widths } from "./harness";
 
-const WIDTHS = [390, 768, 1280];
+// The phone width on every change; 768 and 1280 too under test:full (harness.ts widths).
+const WIDTHS = widths([390, 768, 1280]);
 // 5,000 at full size (TEST_SCALE=1); 600 is still past a small workspace's 500 (searched by the index, not
 // read whole) and gives several pages of published codes.
 const SEEDED = scaled(5000, 600);
@@ -182,7 +183,7 @@ describe("console as a product: dashboard, a list of thousands, every view at th
     await page.close();
   });
 
-  it("shows every view of a busy workspace at 390, 768 and 1280 px without a flaw", async () => {
+  it(`shows every view of a busy workspace at ${WIDTHS.join(", ")} px without a flaw`, async () => {
     for (const width of WIDTHS) {
       const page = await newPage(browser, { width, height: 900 });
       await signIn(page, busy);
