@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { firestore } from "../helpers/merchants";
+import { scaled } from "../helpers/scale";
 import { startRedirectInstances, stopRedirectInstances, type RedirectInstance } from "../helpers/redirectInstances";
 import { dropFirstCommits, resentCommits, startFirestoreProxy, type FirestoreProxy } from "../helpers/firestoreProxy";
 import { ensureWorkspaceForOwner } from "../../functions/src/store/workspaces";
@@ -20,6 +21,10 @@ import { SCAN_QUEUE_WAIT_MS, scanBatches, scanNotWritten, writeScan, type ScanFa
 import { pastScanFacts } from "../helpers/scans";
 import { ensureLocalScanStream } from "../../scripts/lib/scanStream";
 
+// 200 people at full size (TEST_SCALE=1); at least 60, three times the cap, so most are turned away.
+const CROWD = scaled(200, 60);
+// 160 returning visitors at full size; at least 96, two rounds of 48 at a time.
+const RETURNING = scaled(160, 96);
 const PHONE = (i: number) => `Mozilla/5.0 (iPhone; CPU iPhone OS 17_${i % 7} like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.${i % 5} Mobile/15E148 Safari/604.1`;
 const DESTINATION = "https://example.com/offer";
 const FALLBACK = "https://example.com/sold-out";
@@ -135,7 +140,7 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     assert.equal(events.data().count, 14, "one event per counted person's scan");
   });
 
-  it("200 concurrent people on a capped code, over 4 instances behind the proxy dropping every commit's first answer: exactly N admitted", async () => {
+  it(`${CROWD} concurrent people on a capped code, over 4 instances behind the proxy dropping every commit's first answer: exactly N admitted`, async () => {
     const N = 20;
     const code = await createCode(merchantId, { title: "capped, lost answers", destinationUrl: DESTINATION, dynamic: true });
     await setCodeCampaign(merchantId, { codeId: code.codeId }, { rules: [], humanScanCap: N, fallbackUrl: FALLBACK } as never);
@@ -152,13 +157,13 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
         await new Promise((r) => setTimeout(r, 200));
       }
     };
-    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => person(i)));
+    const results = await Promise.all(Array.from({ length: CROWD }, (_, i) => person(i)));
     for (const { answer } of results) assert.equal(answer.status, 302, JSON.stringify(answer));
     const admitted = results.filter((r) => r.answer.location === DESTINATION).length;
     const busy = results.reduce((sum, r) => sum + r.busy, 0);
     console.log(`      ${proxy.commits.length - before} commits (${resentCommits({ ...proxy, commits: proxy.commits.slice(before) })} re-sent by the SDK), ${busy} one-moment reloads`);
     assert.equal(admitted, N, "exactly N people reach the destination");
-    assert.equal(results.filter((r) => r.answer.location === FALLBACK).length, 200 - N);
+    assert.equal(results.filter((r) => r.answer.location === FALLBACK).length, CROWD - N);
     assert.ok(resentCommits({ ...proxy, commits: proxy.commits.slice(before) }) >= 1, "the SDK re-sent commits");
     const counts = await codeDay(merchantId, code.codeId);
     assert.equal(counts.n, N, "N people's scans counted, once each");
@@ -171,7 +176,7 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     const code = await createCode(merchantId, { title: "returning", destinationUrl: DESTINATION, dynamic: true });
     instances = await startRedirectInstances(4, { FIRESTORE_EMULATOR_HOST: proxy.host });
     for (const instance of instances) assert.equal((await scan(instance, code.uniqueQRCodeID, "Twitterbot/1.0", "192.0.2.1")).status, 302);
-    const people = 160;
+    const people = RETURNING;
     /** Runs the visits 48 at a time (busy instances: a scan waits for a commit in flight); visit i is person i on instance `at(i)`. */
     const run = async (at: (i: number) => number) => {
       const answers: Answer[] = [];
