@@ -68,6 +68,7 @@ describe("test tiers", () => {
     assert.deepEqual(summary([run(BUDGETS.unit * 1.4)], false).overBudget, []);
     assert.equal(summary([run(BUDGETS.unit * 1.6)], false).overBudget.length, 1);
     assert.deepEqual(summary([run(BUDGETS.unit * 3)], true).overBudget, []);
+    assert.deepEqual(summary([{ ...run(BUDGETS.unit * 3), label: "service (full size)" }], false).overBudget, []);
   });
 
   it("the map of full-size tests names files and paths that exist, and picks files by changed path", () => {
