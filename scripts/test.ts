@@ -235,14 +235,16 @@ async function main(): Promise<number> {
     TEST_STORAGE_EMULATOR: info.storageEmulator ? "1" : "",
     TEST_LOG_FILE: info.logFile,
   });
-  /** Starts `count` stacks side by side (shard 0 on the usual ports), runs, and stops them. */
-  const withStacks = async (serve: "in-process" | "emulators", count: 1 | 2, run: (envs: NodeJS.ProcessEnv[]) => Promise<void>) => {
+  /** Starts a stack per shard side by side (shard 0 on the usual ports), runs, and stops them. */
+  const withStacks = async (serve: "in-process" | "emulators", shards: Shard[], run: (envs: NodeJS.ProcessEnv[]) => Promise<void>) => {
     if (interrupted) return;
-    stacks = Array.from({ length: count }, () => new Stack());
     const started = Date.now();
+    const mine = shards.map(() => new Stack());
+    stacks.push(...mine);
     try {
-      const infos = await Promise.all(stacks.map((s, shard) => s.start({ functions: serve, shard: shard as Shard })));
+      const infos = await Promise.all(mine.map((s, i) => s.start({ functions: serve, shard: shards[i] })));
       const logs = infos.map((info) => path.relative(ROOT, info.logFile)).join(", ");
+      const count = shards.length;
       console.log(`${count > 1 ? `${count} stacks` : "stack"} (${serve}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s (mode: ${infos[0].mode}; log: ${logs})`);
       try {
         await run(infos.map((info) => testEnv(serve, info)));
@@ -250,10 +252,10 @@ async function main(): Promise<number> {
         if (results.some((r) => r.code)) for (const info of infos) console.log(`\n--- last lines of ${info.logFile} ---\n${tailOf(info.logFile)}`);
       }
     } finally {
-      await Promise.all(stacks.map((s) => s.stop()));
+      await Promise.all(mine.map((s) => s.stop()));
+      stacks = stacks.filter((s) => !mine.includes(s));
     }
   };
-  const withStack = (serve: "in-process" | "emulators", run: (env: NodeJS.ProcessEnv) => Promise<void>) => withStacks(serve, 1, ([env]) => run(env));
   try {
     // The unit tier alone needs no emulator, ports or browser.
     if (tiers.some((t) => t !== "unit")) await checkPrerequisites({ chromium: tiers.includes("browser") || tiers.includes("lifecycle") });
@@ -266,7 +268,7 @@ async function main(): Promise<number> {
     if (inProcess.length) {
       const files = inProcess.flatMap((tier) => tierFiles(tier, full));
       const count = files.length > 1 ? shardCount() : 1;
-      await withStacks("in-process", count, async (envs) => {
+      await withStacks("in-process", count > 1 ? [0, 1] : [0], async (envs) => {
         // The service and browser files, shared out over the stacks and run side by side; shard 0 prints as
         // it goes, the others' output follows it.
         const shares = shardFiles(files, count, recordedSeconds());
@@ -286,7 +288,7 @@ async function main(): Promise<number> {
     }
     const onEmulators = tiers.includes("stack") || (full && tiers.includes("service"));
     if (onEmulators) {
-      await withStack("emulators", async (env) => {
+      await withStacks("emulators", [0], async ([env]) => {
         if (tiers.includes("stack")) results.push(await timedRun("stack", ["stack"], mochaArgs(tierFiles("stack", full), extra, 120_000), env));
         // Under test:full the service files run again through firebase-tools' Hosting and Functions emulators.
         if (full && tiers.includes("service")) results.push(await timedRun("service on emulators", ["service"], [...mochaArgs(tierFiles("service", full), extra, 120_000), ...FRESH_DATA], env));
