@@ -1,8 +1,7 @@
 // `npm test`: run the tiers cheapest first and exit with the result; extra arguments go to mocha (e.g.
-// `npm test -- --grep sandbox`). The tiers that need ports share them: two stacks with the functions served
-// in process run the service and browser files side by side; when shard 0's share ends, its ports take a
-// stack on firebase-tools' emulators (stack), then lifecycle's own, while shard 1 finishes (each stack
-// started here from empty state; npm start's saved state is never read or written).
+// `npm test -- --grep sandbox`). The tiers that need ports share them in turn: one stack with the functions
+// served in process (service, browser), then one on firebase-tools' emulators (stack), then lifecycle's own
+// (each started here from empty state; npm start's saved state is never read or written).
 // `--tier <name>` (repeatable) runs only those tiers (TIERS below; `npm run test:<tier>`); `--full`
 // (`npm run test:full`) runs every file at full size, and the service files again on the emulators.
 // Each run prints its time and slowest files; a tier past 1.5x its budget (test/budgets.json) fails.
@@ -167,19 +166,16 @@ export const shardCount = (): 1 | 2 => (Number(process.env.TEST_SHARDS) === 1 ||
 /** Each file's seconds in the last recorded run (test/file-times.json), for sharing files out evenly. */
 const FILE_TIMES_FILE = path.join(ROOT, "test", "file-times.json");
 
-/** About how long firebase-tools' emulators take to start here, for sharing work out (scripts/lib/stack.ts). */
-const EMULATORS_START_SECONDS = 20;
-
 /**
  * Shares files out over shards, the longest first to the least loaded (a file not yet timed counts as
- * the median), each shard starting from `preload` seconds of other work (shard 0 runs the later tiers). The browser files stay on shard 0: the console's Firebase config names its Auth emulator.
+ * the median). The browser files stay on shard 0: the console's Firebase config names its Auth emulator.
  */
-export function shardFiles(files: string[], shards: number, seconds: Record<string, number>, preload: number[] = []): string[][] {
+export function shardFiles(files: string[], shards: number, seconds: Record<string, number>): string[][] {
   const known = Object.values(seconds).sort((a, b) => a - b);
   const median = known.length ? known[Math.floor(known.length / 2)] : 1;
   const weight = (f: string) => seconds[f] ?? median;
   const out = Array.from({ length: shards }, () => [] as string[]);
-  const load = out.map((_, i) => preload[i] ?? 0);
+  const load = out.map(() => 0);
   const pinned = files.filter((f) => f.startsWith("test/browser/"));
   for (const f of pinned) load[0] += weight(f);
   out[0].push(...pinned);
@@ -238,32 +234,25 @@ async function main(): Promise<number> {
     TEST_STORAGE_EMULATOR: info.storageEmulator ? "1" : "",
     TEST_LOG_FILE: info.logFile,
   });
-  /**
-   * Starts a stack per shard side by side (shard 0 on the usual ports), runs, and stops them; `run` may stop
-   * one early (`stop(i, failed)`, which shows the end of its log when its tests failed) to free its ports.
-   */
-  const withStacks = async (serve: "in-process" | "emulators", shards: Shard[], run: (envs: NodeJS.ProcessEnv[], stop: (i: number, failed: boolean) => Promise<void>) => Promise<void>) => {
+  /** Starts a stack per shard side by side (shard 0 on the usual ports), runs, and stops them. */
+  const withStacks = async (serve: "in-process" | "emulators", shards: Shard[], run: (envs: NodeJS.ProcessEnv[]) => Promise<void>) => {
     if (interrupted) return;
     const started = Date.now();
     const mine = shards.map(() => new Stack());
     stacks.push(...mine);
-    const logFiles: string[] = [];
-    const stopped = new Set<number>();
-    const stop = async (i: number, failed: boolean) => {
-      if (stopped.has(i)) return;
-      stopped.add(i);
-      if (failed && logFiles[i]) console.log(`\n--- last lines of ${logFiles[i]} ---\n${tailOf(logFiles[i])}`);
-      await mine[i].stop();
-      stacks = stacks.filter((s) => s !== mine[i]);
-    };
     try {
       const infos = await Promise.all(mine.map((s, i) => s.start({ functions: serve, shard: shards[i] })));
-      logFiles.push(...infos.map((info) => info.logFile));
+      const logs = infos.map((info) => path.relative(ROOT, info.logFile)).join(", ");
       const count = shards.length;
-      console.log(`${count > 1 ? `${count} stacks` : "stack"} (${serve}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s (mode: ${infos[0].mode}; log: ${logFiles.map((f) => path.relative(ROOT, f)).join(", ")})`);
-      await run(infos.map((info) => testEnv(serve, info)), stop);
+      console.log(`${count > 1 ? `${count} stacks` : "stack"} (${serve}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s (mode: ${infos[0].mode}; log: ${logs})`);
+      try {
+        await run(infos.map((info) => testEnv(serve, info)));
+      } finally {
+        if (results.some((r) => r.code)) for (const info of infos) console.log(`\n--- last lines of ${info.logFile} ---\n${tailOf(info.logFile)}`);
+      }
     } finally {
-      await Promise.all(mine.map((_, i) => stop(i, results.some((r) => r.code))));
+      await Promise.all(mine.map((s) => s.stop()));
+      stacks = stacks.filter((s) => !mine.includes(s));
     }
   };
   try {
@@ -275,53 +264,36 @@ async function main(): Promise<number> {
       results.push(await timedRun("unit", ["unit"], [...mochaArgs(tierFiles("unit", full), extra), "--parallel", "--jobs", String(jobs)], baseEnv));
     }
     const inProcess = tiers.filter((t) => TIERS[t].serve === "in-process");
-    const onEmulators = tiers.includes("stack") || (full && tiers.includes("service"));
-    /** What runs on shard 0's ports once its in-process stack has stopped: the emulators' tiers, then lifecycle. */
-    const afterShard0 = async () => {
-      if (onEmulators) {
-        await withStacks("emulators", [0], async ([env]) => {
-          if (tiers.includes("stack")) results.push(await timedRun("stack", ["stack"], mochaArgs(tierFiles("stack", full), extra, 120_000), env));
-          // Under test:full the service files run again through firebase-tools' Hosting and Functions emulators.
-          if (full && tiers.includes("service")) results.push(await timedRun("service on emulators", ["service"], [...mochaArgs(tierFiles("service", full), extra, 120_000), ...FRESH_DATA], env));
-        });
-      }
-      if (tiers.includes("lifecycle") && !interrupted) results.push(await timedRun("lifecycle", ["lifecycle"], mochaArgs(tierFiles("lifecycle", full), extra, 600_000), baseEnv));
-    };
     if (inProcess.length) {
       // The service and browser files, shared out over the stacks and run side by side; shard 0 prints as it
-      // goes, the others' output follows it. Shard 0 then runs what follows on its ports (afterShard0) while
-      // the other shard is still busy, so its share of files is that much smaller. A shard left with no file
-      // (the browser files alone all stay on shard 0) starts no stack.
-      const seconds = recordedSeconds();
-      const later = [...(onEmulators ? ["stack"] : []), ...(tiers.includes("lifecycle") ? ["lifecycle"] : [])] as Tier[];
-      const laterSeconds = (onEmulators ? EMULATORS_START_SECONDS : 0) + later.reduce((sum, tier) => sum + tierFiles(tier, full).reduce((s, f) => s + (seconds[f] ?? BUDGETS[tier]), 0), 0);
-      const shares = shardFiles(inProcess.flatMap((tier) => tierFiles(tier, full)), shardCount(), seconds, [laterSeconds]).filter((share) => share.length);
+      // goes, the others' output follows it. A shard left with no file (the browser files alone all stay on
+      // shard 0) starts no stack.
+      const shares = shardFiles(inProcess.flatMap((tier) => tierFiles(tier, full)), shardCount(), recordedSeconds()).filter((share) => share.length);
       const count = shares.length;
-      const label = (i: number) => (count > 1 ? `${inProcess.join(" + ")} ${i + 1}/${count}` : inProcess.join(" + "));
-      const outputs = shares.map((_, i) => (i ? path.join(ROOT, "test-artifacts", `shard${i + 1}.log`) : undefined));
-      const runs: TierResult[] = [];
-      await withStacks("in-process", count > 1 ? [0, 1] : [0], async (envs, stop) => {
-        await Promise.all(
-          shares.map(async (share, i) => {
-            try {
-              runs[i] = await timedRun(label(i), inProcess, [...mochaArgs(share, extra), ...FRESH_DATA], envs[i], outputs[i]);
-              // Full-size files whose guarded code this branch changed run again at full size (scripts/lib/fullSize.ts).
-              const guarded = full || i ? [] : fullSizeFilesFor(changedPaths()).filter((f) => inProcess.some((t) => f.startsWith(TIERS[t].spec.split("/**")[0])));
-              if (guarded.length) {
-                console.log(`\nchanged code that full-size tests guard: running ${guarded.join(", ")} at full size`);
-                results.push(await timedRun("service (full size)", ["service"], mochaArgs(guarded, extra, 600_000), { ...envs[0], TEST_SCALE: "1", TEST_FULL: "1" }));
-              }
-            } finally {
-              await stop(i, !runs[i] || runs[i].code !== 0 || results.some((r) => r.code));
-            }
-            if (i === 0) await afterShard0();
-          }),
-        );
+      await withStacks("in-process", count > 1 ? [0, 1] : [0], async (envs) => {
+        const label = (i: number) => (count > 1 ? `${inProcess.join(" + ")} ${i + 1}/${count}` : inProcess.join(" + "));
+        const outputs = shares.map((_, i) => (i ? path.join(ROOT, "test-artifacts", `shard${i + 1}.log`) : undefined));
+        const runs = await Promise.all(shares.map((share, i) => timedRun(label(i), inProcess, [...mochaArgs(share, extra), ...FRESH_DATA], envs[i], outputs[i])));
+        for (const [i, output] of outputs.entries()) if (output) console.log(`\n--- ${label(i)} ---\n${readFileSync(output, "utf8")}`);
+        results.push(...runs);
+        if (process.argv.includes("--save-times")) saveFileTimes(runs.map((r) => r.label));
+        // Full-size files whose guarded code this branch changed run again at full size (scripts/lib/fullSize.ts).
+        const guarded = full ? [] : fullSizeFilesFor(changedPaths()).filter((f) => inProcess.some((t) => f.startsWith(TIERS[t].spec.split("/**")[0])));
+        if (guarded.length) {
+          console.log(`\nchanged code that full-size tests guard: running ${guarded.join(", ")} at full size`);
+          results.push(await timedRun("service (full size)", ["service"], mochaArgs(guarded, extra, 600_000), { ...envs[0], TEST_SCALE: "1", TEST_FULL: "1" }));
+        }
       });
-      for (const [i, output] of outputs.entries()) if (output) console.log(`\n--- ${label(i)} ---\n${readFileSync(output, "utf8")}`);
-      results.unshift(...runs.filter(Boolean));
-      if (process.argv.includes("--save-times")) saveFileTimes(results.map((r) => r.label));
-    } else await afterShard0();
+    }
+    const onEmulators = tiers.includes("stack") || (full && tiers.includes("service"));
+    if (onEmulators) {
+      await withStacks("emulators", [0], async ([env]) => {
+        if (tiers.includes("stack")) results.push(await timedRun("stack", ["stack"], mochaArgs(tierFiles("stack", full), extra, 120_000), env));
+        // Under test:full the service files run again through firebase-tools' Hosting and Functions emulators.
+        if (full && tiers.includes("service")) results.push(await timedRun("service on emulators", ["service"], [...mochaArgs(tierFiles("service", full), extra, 120_000), ...FRESH_DATA], env));
+      });
+    }
+    if (tiers.includes("lifecycle")) results.push(await timedRun("lifecycle", ["lifecycle"], mochaArgs(tierFiles("lifecycle", full), extra, 600_000), baseEnv));
     // Full-size runs (test:full, or TEST_SCALE=1 as `npm run fuzz` sets it) have no budget.
     const { text, overBudget } = summary(results, full || process.env.TEST_SCALE === "1");
     console.log(text);
