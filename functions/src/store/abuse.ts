@@ -128,12 +128,17 @@ export async function listReports(status: ReportStatus, limit = 50): Promise<Abu
 
 /** Every open report of one subject (a code's scan id, or gs1_<itemId>) gets the operator's decision. */
 export async function decideReports(subject: string, status: Exclude<ReportStatus, "open">, by: string, now = new Date()): Promise<number> {
-  const open = await reports().where("subject", "==", subject).where("status", "==", "open").limit(500).get();
-  if (open.empty) return 0;
+  // Reports filed before `subject` existed name their code by uniqueQRCodeID only: closed with it.
+  const [current, legacy] = await Promise.all([
+    reports().where("subject", "==", subject).where("status", "==", "open").limit(500).get(),
+    reports().where("uniqueQRCodeID", "==", subject).where("status", "==", "open").limit(500).get(),
+  ]);
+  const open = [...new Map([...current.docs, ...legacy.docs].map((d) => [d.id, d.ref])).values()].slice(0, 500); // one batch
+  if (!open.length) return 0;
   const batch = db().batch();
-  for (const doc of open.docs) batch.update(doc.ref, { status, decidedAt: Timestamp.fromDate(now), decidedBy: by });
+  for (const ref of open) batch.update(ref, { status, decidedAt: Timestamp.fromDate(now), decidedBy: by });
   await batch.commit();
-  return open.size;
+  return open.length;
 }
 
 export async function decideReport(reportId: string, status: Exclude<ReportStatus, "open">, by: string, now = new Date()): Promise<void> {
