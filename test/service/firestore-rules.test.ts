@@ -65,6 +65,8 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   { path: "appScanMarks/0123abcd", readers: [], data: { countedAt: 1 } },
   // Abuse reports name the reported code's owner and may hold a reporter's email: operators only, through the console API.
   { path: "abuseReports/rep_0123456789abcdef0123", readers: [], data: { uniqueQRCodeID: "Ab12Cd34Ef56", merchantId: "ws-a", reason: "phishing", contact: "a@example.com" } },
+  // Destinations queued for a re-check name a workspace and its destination: server only.
+  { path: "destinationRechecks/0123abcd", readers: [], data: { merchantId: "ws-a", url: "https://example.com/" } },
   { path: "health/probe", readers: [], data: {} },
 ];
 

@@ -306,6 +306,37 @@ function oauthCase(rand: Rand, f: Fixtures): Case {
   }
 }
 
+/** JSON text of a list or object nested `depth` deep (built as text: JSON.stringify itself cannot go that deep). */
+function deepJson(rand: Rand, depth: number): string {
+  return rand() < 0.5 ? `${"[".repeat(depth)}1${"]".repeat(depth)}` : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+}
+
+/**
+ * Deeply nested JSON where each surface reads a value it checks against a list or a shape (campaign rule
+ * conditions, a scan's device, a report's address, bulk URLs, OAuth redirect URIs, a tool's arguments): a
+ * validation message that printed the value would throw RangeError at some depth, a 5xx.
+ */
+function nestingCase(rand: Rand, f: Fixtures): Case {
+  const deep = deepJson(rand, pick(rand, [64, 1_000, 20_000, 100_000]));
+  const rule = `{"rules":[{"when":{"${pick(rand, ["device", "os", "browser", "country"])}":[${deep}]},"then":{"type":"redirect","url":"https://example.com/"}}]}`;
+  const key = { Authorization: `Bearer ${f.merchant.apiKey}`, "Content-Type": "application/json" };
+  const session = { Authorization: `Bearer ${f.merchant.idToken}`, "Content-Type": "application/json" };
+  const json = { "Content-Type": "application/json" };
+  const localAddress = pick(rand, f.clients);
+  const cases: Case[] = [
+    { surface: "nesting", request: { method: "POST", path: `/api/console/codes/${f.codeId}/campaign`, headers: session, body: rule }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: `/api/console/codes/${f.codeId}/campaign/preview`, headers: session, body: `{"settings":${rule},"scan":{"device":${deep}}}` }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: `/api/codes/${f.codeId}/rules`, headers: key, body: rule }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: "/api/mcp", headers: { ...key, Accept: "application/json, text/event-stream" }, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc.qr.set_rules","arguments":{"codeId":"${f.codeId}","settings":${rule}}}}` }, expect: "json-rpc" },
+    { surface: "nesting", request: { method: "POST", path: "/api/mcp", headers: { ...key, Accept: "application/json, text/event-stream" }, body: deep }, expect: "json-rpc" },
+    { surface: "nesting", request: { method: "POST", path: "/api/reports", headers: json, body: `{"code":${deep},"reason":"spam"}`, localAddress }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: "/api/bulk-qr-codes", headers: key, body: `{"urls":[${deep}]}` }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: "/api/generate-qr-code", headers: json, body: `{"url":${deep}}`, localAddress }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: "/oauth/register", headers: json, body: `{"redirect_uris":[${deep}],"client_name":"x"}`, localAddress }, expect: "oauth" },
+  ];
+  return pick(rand, cases);
+}
+
 describe("fuzz: every surface", function () {
   this.timeout(600_000);
   let fixtures: Fixtures;
@@ -341,11 +372,12 @@ describe("fuzz: every surface", function () {
       [300, siteCase],
       [500, oauthCase],
       [400, gs1Case],
+      [200, nestingCase],
     ] as Array<[number, (r: Rand, f: Fixtures) => Case]>
   ).map(([n, make]) => [Math.max(20, Math.round(n * scale)), make]);
   const total = plan.reduce((sum, [n]) => sum + n, 0);
 
-  it(`answers ${total.toLocaleString("en-US")} seeded cases over ten surfaces with no 5xx and every error in its documented shape`, async () => {
+  it(`answers ${total.toLocaleString("en-US")} seeded cases over eleven surfaces with no 5xx and every error in its documented shape`, async () => {
     const rand = prng(SEED);
     const cases = plan.flatMap(([n, make]) => Array.from({ length: n }, () => make(rand, fixtures)));
     // Interleave the surfaces so each runs under the others' load.

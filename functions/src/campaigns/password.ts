@@ -3,6 +3,8 @@
 // action's URL. The password is never stored: its link carries a salted scrypt hash (node:crypto), and the
 // form's POST (redirect/password.ts) is checked against it, limited per client address.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
 
 /** scrypt's cost: N = 2^15, r = 8, p = 1 (32 MiB, tens of ms a check): a stolen hash costs as much a guess. */
@@ -10,7 +12,26 @@ const COST = { N: 32_768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 
-export const PASSWORD_MIN = 6;
+/**
+ * At least 8 characters, and none of the common ones (data/common-passwords.txt), checked when a password
+ * is set or changed. Passwords set before (6 or 7 characters) keep working: only their hash is checked.
+ */
+export const PASSWORD_MIN = 8;
+
+/** Where the build and the tests both find the list: functions/data, two levels above src/campaigns and lib/campaigns. */
+export const COMMON_PASSWORDS_PATH = join(__dirname, "..", "..", "data", "common-passwords.txt");
+let common: Set<string> | undefined;
+
+/** Whether `password` is on the list of common passwords (compared lowercased, NFC). Read once per process. */
+export function isCommonPassword(password: string): boolean {
+  common ??= new Set(
+    readFileSync(COMMON_PASSWORDS_PATH, "utf8")
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith("#")),
+  );
+  return common.has(password.normalize("NFC").toLowerCase());
+}
 export const PASSWORD_MAX = 128;
 
 /** What a link keeps of a code's password: the scrypt parameters, the salt and the derived key (base64url). */
@@ -27,7 +48,8 @@ export interface PasswordHash {
 export const passwordSchema = z
   .string({ error: "password is a string" })
   .min(PASSWORD_MIN, `password has at least ${PASSWORD_MIN} characters`)
-  .max(PASSWORD_MAX, `password has at most ${PASSWORD_MAX} characters`);
+  .max(PASSWORD_MAX, `password has at most ${PASSWORD_MAX} characters`)
+  .refine((p) => !isCommonPassword(p), "password is one of the most common passwords: choose one that is harder to guess");
 
 /** The password page's form, as its POST sends it (application/x-www-form-urlencoded). */
 export const passwordFormSchema = z.strictObject(

@@ -15,6 +15,8 @@ export const COLLECTIONS = {
   appScanMarks: "appScanMarks",
   /** Reports of abusive codes from the public report form: server only (abuse/service.ts). */
   abuseReports: "abuseReports",
+  /** Destinations to look up again after a failed Safe Browsing lookup: server only (store/rechecks.ts). */
+  destinationRechecks: "destinationRechecks",
   /** Progress of background passes (the catalogue backfill): server only. */
   maintenance: "maintenance",
   // OAuth for MCP clients (functions/src/oauth/).
