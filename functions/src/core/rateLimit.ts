@@ -225,7 +225,24 @@ export class RateLimiter {
     if (!bucket) {
       if (this.buckets.size >= this.maxBuckets) this.makeRoom(windowEnd - RATE_LIMITS[name as RateLimitName].windowSeconds * 1000);
       const key = windowKey(name, id, index);
-      bucket = { key, index, instance: this.instanceId, windowEnd, expiresAt: new Date(windowEnd + 3_600_000), granted: 0, used: 0, others: 0, readAt: 0, waiting: 0, chunk: 1, leasedAt: -Infinity };
+      // A subject busy in the window before starts where its leases had grown to, instead of doubling up
+      // from one call again (a dozen leases, each a write and a query, at every window's start); the caps
+      // in lease() still bound what one lease takes.
+      const before = this.buckets.get(`${name}|${id}|${index - 1}`);
+      bucket = {
+        key,
+        index,
+        instance: this.instanceId,
+        windowEnd,
+        expiresAt: new Date(windowEnd + 3_600_000),
+        granted: 0,
+        used: 0,
+        others: 0,
+        readAt: 0,
+        waiting: 0,
+        chunk: before?.chunk ?? 1,
+        leasedAt: before?.leasedAt ?? -Infinity,
+      };
       this.buckets.set(mapKey, bucket);
     }
     return bucket;
