@@ -3,8 +3,6 @@
 // action's URL. The password is never stored: its link carries a salted scrypt hash (node:crypto), and the
 // form's POST (redirect/password.ts) is checked against it, limited per client address.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { z } from "zod";
 
 /** scrypt's cost: N = 2^15, r = 8, p = 1 (32 MiB, tens of ms a check): a stolen hash costs as much a guess. */
@@ -13,23 +11,18 @@ const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 
 /**
- * At least 8 characters, and none of the common ones (data/common-passwords.txt), checked when a password
- * is set or changed. Passwords set before (6 or 7 characters) keep working: only their hash is checked.
+ * At least 8 characters, and none of the common ones (zxcvbn-ts's list of the passwords most often found in
+ * breach corpora), checked when a password is set or changed. Passwords set before (6 or 7 characters) keep
+ * working: only their hash is checked.
  */
 export const PASSWORD_MIN = 8;
 
-/** Where the build and the tests both find the list: functions/data, two levels above src/campaigns and lib/campaigns. */
-export const COMMON_PASSWORDS_PATH = join(__dirname, "..", "..", "data", "common-passwords.txt");
 let common: Set<string> | undefined;
 
-/** Whether `password` is on the list of common passwords (compared lowercased, NFC). Read once per process. */
+/** Whether `password` is on the list of common passwords (compared lowercased, NFC). Loaded at first use. */
 export function isCommonPassword(password: string): boolean {
-  common ??= new Set(
-    readFileSync(COMMON_PASSWORDS_PATH, "utf8")
-      .split(/\r?\n/)
-      .map((l) => l.trim())
-      .filter((l) => l && !l.startsWith("#")),
-  );
+  // Loaded here, not at the top: the list (49,000 entries) is needed only where a password is set.
+  common ??= new Set((require("@zxcvbn-ts/language-common") as typeof import("@zxcvbn-ts/language-common")).dictionary["passwords-common"]);
   return common.has(password.normalize("NFC").toLowerCase());
 }
 export const PASSWORD_MAX = 128;
