@@ -48,6 +48,8 @@ export function publicSurfaces(): Surface[] {
       description: "Keyless QR codes for trying the service: a few per address per UTC day, kept 7 days unless claimed." },
     { tag: "Bulk", host: app, routes: [...(require("../bulk/app") as typeof import("../bulk/app")).bulkRoutes, ...(require("../bulk/jobRoutes") as typeof import("../bulk/jobRoutes")).jobRoutes, ...(require("../bulk/campaignRoutes") as typeof import("../bulk/campaignRoutes")).campaignRoutes, ...(require("../bulk/gs1Routes") as typeof import("../bulk/gs1Routes")).gs1Routes],
       description: "Permanent codes in a workspace with an API key holding the qr:write scope: up to 50 per call, or up to 10,000 rows of JSON or CSV per background job (never a code twice for a row's external reference, optionally with a print-ready ZIP), a dynamic code's campaign rules, and GS1 items (GTINs and other GS1 keys with their links) served by the GS1-Conformant resolver." },
+    { tag: "Domains", host: app, routes: (require("../bulk/domainRoutes") as typeof import("../bulk/domainRoutes")).domainRoutes,
+      description: "Branded domains: a workspace's own hosts for its codes, proven by a DNS TXT record and checked hourly, with the records to create and what is wrong in sentences. Keys need domains:read or domains:write; changes are the owner's." },
     { tag: "App scans", host: app, routes: (require("../redirect/appScans") as typeof import("../redirect/appScans")).appScanRoutes,
       description: "Scans of a code read inside the service's own app, reported by its signed-in user." },
     { tag: "Files", host: app, routes: (require("../images/app") as typeof import("../images/app")).imageRoutes,
