@@ -174,7 +174,7 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
   const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${rand() < 0.9 ? f.merchant.apiKey : hostileId(rand).replace(/[^\x21-\x7e]/g, "")}` };
   if (rand() < 0.3) headers["Idempotency-Key"] = pick(rand, ["k", "x".repeat(300), "a/b", "..", "%E0%A4%A", `key-${int(rand, 50)}`]);
   if (rand() < 0.5) {
-    // The key's other REST routes: campaign rules, UTM templates, GS1 items and their figures.
+    // The key's other REST routes: campaign rules, UTM templates, GS1 items and their figures, domains.
     const id = rand() < 0.3 ? f.codeId : hostileId(rand);
     const routes: Array<[string, string, unknown?]> = [
       ["POST", `/api/codes/${encodeComponent(id)}/rules`, rand() < 0.5 ? { rules: [{ when: randomValue(rand), then: { type: "redirect", url: hostileUrl(rand) } }] } : randomValue(rand)],
@@ -183,6 +183,11 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
       ["GET", `/api/utm-templates?${segment(rand)}=${segment(rand)}`],
       ["POST", "/api/gs1/items", rand() < 0.5 ? { value: pick(rand, ["09506000134353", hostileId(rand), "1".repeat(14)]), links: [{ linkType: pick(rand, ["gs1:pip", hostileId(rand)]), href: hostileUrl(rand), title: hostileId(rand), isDefault: true }] } : randomValue(rand)],
       ["GET", `/api/gs1/items/${encodeComponent(hostileId(rand))}/analytics?days=${pick(rand, ["7", "0", "366", "x", "%E0%A4%A", "1e3"])}`],
+      // Branded domains: host names of every kind, ids that are not this workspace's (no check reaches DNS).
+      ["POST", "/api/domains", rand() < 0.7 ? { hostname: pick(rand, [`s${int(rand, 1e6)}.example.com`, hostileId(rand), "com", "127.0.0.1", "[::1]", "xn--zz.example", "bücher.example", "a".repeat(300), "domains.svc.test", ""]) } : randomValue(rand)],
+      ["GET", pick(rand, [`/api/domains/${encodeComponent(hostileId(rand))}`, `/api/domains?${segment(rand)}=${segment(rand)}`, "/api/domains", "/api/domains/dom_aaaaaaaaaaaaaaaaaaaa"])],
+      ["POST", `/api/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}/verify`, rand() < 0.5 ? {} : randomValue(rand)],
+      ["DELETE", `/api/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}`],
     ];
     const [method, path, value] = pick(rand, routes);
     return { surface: "bulk", request: { method, path, headers, body: value === undefined ? undefined : json(rand() < 0.1 ? randomValue(rand) : value) }, expect: "json" };

@@ -160,6 +160,17 @@ function shippedBlocklist(): Blocklist {
   return shipped;
 }
 
+/** The shipped list's entry covering a host name (lower-case ASCII) and so its sub-domains, or undefined. */
+export function blockedHost(hostname: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(`http://${hostname}/`);
+  } catch {
+    return undefined;
+  }
+  return matchBlocklist(shippedBlocklist(), url);
+}
+
 /**
  * Safe Browsing Lookup API v4 (threatMatches:find) for one URL, with one deadline over the request and
  * its answer. Errors never carry the API key (it is part of the request URL).

@@ -19,6 +19,8 @@ export const COLLECTIONS = {
   destinationRechecks: "destinationRechecks",
   /** Progress of background passes (the catalogue backfill): server only. */
   maintenance: "maintenance",
+  /** Which workspace's branded domain holds each host name (store/domains.ts): server only. */
+  domainHosts: "domainHosts",
   // OAuth for MCP clients (functions/src/oauth/).
   oauthClients: "oauthClients",
   oauthRequests: "oauthRequests",
