@@ -4,7 +4,7 @@
 // gcloud and bq commands built here: `firebase deploy` makes none of it (BigQuery subscriptions are not
 // among what it deploys).
 import path from "node:path";
-import { SCAN_STREAM, avroSchema, bigQuerySchema } from "../../functions/src/store/scanEvents";
+import { CONSUMER_BACKOFF, CONSUMER_MAX_ATTEMPTS, SCAN_STREAM, avroSchema, bigQuerySchema } from "../../functions/src/store/scanEvents";
 
 /** The files the commands read: the Avro schema and the table's schema, written by the deploy script. */
 export interface StreamFiles {
@@ -86,13 +86,31 @@ export function upgradeCommands(target: Pick<DeployTarget, "project">, files: St
   ];
 }
 
-/** Creates the schema and the topic on the local Pub/Sub emulator (both kept if they exist). */
-export async function ensureLocalScanStream(emulatorHost: string, project: string): Promise<void> {
+/**
+ * Creates the stream on the local Pub/Sub emulator (each kept if it exists): the schema and the stream
+ * topic; the arrivals topic, the dead-letter topic and a pull subscription keeping its messages; and the
+ * consumer's push subscription to `consumerEndpoint`, with the emulator's own redelivery (retry policy) and
+ * dead-letter policy (checked on the gcloud emulator 0.8.20: pushes, backs off, and after the attempts moves
+ * the message to the dead-letter topic with CloudPubSubDeadLetter* attributes).
+ */
+export async function ensureLocalScanStream(emulatorHost: string, project: string, consumerEndpoint?: string): Promise<void> {
   const base = `http://${emulatorHost}/v1/projects/${project}`;
   const call = async (method: string, url: string, body: unknown) => {
     const res = await fetch(url, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     if (!res.ok && res.status !== 409) throw new Error(`Pub/Sub emulator: ${method} ${url} answered ${res.status} ${await res.text()}`);
   };
+  const topic = (name: string) => `projects/${project}/topics/${name}`;
   await call("POST", `${base}/schemas?schemaId=${SCAN_STREAM.schema}`, { type: "AVRO", definition: streamFileContents().avro });
   await call("PUT", `${base}/topics/${SCAN_STREAM.topic}`, { schemaSettings: { schema: `projects/${project}/schemas/${SCAN_STREAM.schema}`, encoding: "JSON" } });
+  await call("PUT", `${base}/topics/${SCAN_STREAM.arrivals}`, {});
+  await call("PUT", `${base}/topics/${SCAN_STREAM.deadLetters}`, {});
+  await call("PUT", `${base}/subscriptions/${SCAN_STREAM.deadLetterSubscription}`, { topic: topic(SCAN_STREAM.deadLetters), ackDeadlineSeconds: 60 });
+  if (!consumerEndpoint) return; // the stack made it (a test that only makes sure the topics exist)
+  await call("PUT", `${base}/subscriptions/${SCAN_STREAM.consumer}`, {
+    topic: topic(SCAN_STREAM.arrivals),
+    ackDeadlineSeconds: 60,
+    pushConfig: { pushEndpoint: consumerEndpoint },
+    retryPolicy: { minimumBackoff: CONSUMER_BACKOFF.local.min, maximumBackoff: CONSUMER_BACKOFF.local.max },
+    deadLetterPolicy: { deadLetterTopic: topic(SCAN_STREAM.deadLetters), maxDeliveryAttempts: CONSUMER_MAX_ATTEMPTS },
+  });
 }

@@ -16,7 +16,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, readSync, existsSync, wri
 import { homedir } from "node:os";
 import { createConnection } from "node:net";
 import path from "node:path";
-import { LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/constants";
+import { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/constants";
 import { hostingHop, startFront, type RunningFront } from "./front";
 import { ensureLocalScanStream } from "./scanStream";
 import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
@@ -381,7 +381,7 @@ export class Stack {
     }
     this.stillStarting();
     step("emulators ready (the site API answers through Hosting)");
-    await ensureLocalScanStream(env.PUBSUB_EMULATOR_HOST, PROJECT_ID);
+    await ensureLocalScanStream(env.PUBSUB_EMULATOR_HOST, PROJECT_ID, `http://${host}:${ports.functions}/${PROJECT_ID}/${DEFAULT_REGION}/scanConsumer`);
     step(`scan stream ready: topic ${SCAN_STREAM.topic} with schema ${SCAN_STREAM.schema} on the Pub/Sub emulator`);
     this.front = await startFront({
       host,

@@ -2,13 +2,13 @@
 // topic's Avro schema and the BigQuery table agree; the deploy commands are what docs/scan-stream.md says
 // (checked, never run); the documented queries remove duplicates and count as the rollups do.
 import assert from "node:assert/strict";
-import { avroSchema, bigQuerySchema, BIGQUERY_METADATA_COLUMNS, SCAN_EVENT_FIELDS, SCAN_STREAM, ScanEventSchema, type ScanEvent } from "../../functions/src/store/scanEvents";
-import { encodeScanEvent } from "../../functions/src/store/scanStream";
+import { avroSchema, bigQuerySchema, BIGQUERY_METADATA_COLUMNS, SCAN_EVENT_FIELDS, SCAN_STREAM, ScanEventSchema, UNANSWERED, type ScanEvent } from "../../functions/src/store/scanEvents";
+import { decodeScanEvent, encodeScanEvent } from "../../functions/src/store/scanStream";
 import { deployCommands, streamFileContents, streamFilesIn, upgradeCommands } from "../../scripts/lib/scanStream";
 import { documentedQueries, streamDatabase, type StreamRow } from "../helpers/scanStreamSql";
 
 const event = (over: Partial<ScanEvent> = {}): ScanEvent => ({
-  schema_version: 2,
+  schema_version: 3,
   scan_id: "s".repeat(22),
   at: Date.UTC(2026, 10, 25, 12, 0, 0) * 1000,
   merchant_id: "m1",
@@ -29,12 +29,7 @@ const event = (over: Partial<ScanEvent> = {}): ScanEvent => ({
   browser: "Safari",
   source: "redirect",
   served_from: "live",
-  rule_index: null,
-  variant: null,
-  rule_answered: null,
-  ended_reason: null,
-  utm_source: null,
-  utm_medium: null,
+  ...UNANSWERED,
   ...over,
 });
 
@@ -62,21 +57,26 @@ describe("scan stream schema", () => {
 
   it("fields added after the first layout are nullable with a null default (older messages still read)", () => {
     const added = avroSchema().fields.filter((f) => "default" in f);
-    assert.deepEqual(added.map((f) => f.name), ["rule_index", "variant", "rule_answered", "ended_reason", "utm_source", "utm_medium"]);
+    assert.deepEqual(added.map((f) => f.name), ["rule_index", "variant", "rule_answered", "ended_reason", "utm_source", "utm_medium", "counted", "unique_scan", "not_counted_reason"]);
     for (const f of added) {
       assert.equal((f as { default: unknown }).default, null, f.name);
       assert.equal((f.type as unknown[])[0], "null", f.name);
     }
   });
 
-  it("encodes in Avro's JSON encoding (set nullable fields wrapped in their type) and refuses what the schema does not allow", () => {
+  it("encodes in Avro's JSON encoding (set nullable fields wrapped in their type) with no schema parse: only the schema's fields go out, strings cut to their bound, and what it writes passes the schema", () => {
     const wire = JSON.parse(encodeScanEvent(event({ campaign: "spring", bot_reason: null, rule_index: 2, variant: 0, rule_answered: 1 })).toString());
     assert.deepEqual(wire.campaign, { string: "spring" });
     assert.deepEqual([wire.rule_index, wire.variant, wire.rule_answered, wire.ended_reason], [{ long: 2 }, { long: 0 }, { long: 1 }, null]);
     assert.equal(wire.bot_reason, null);
     assert.equal(wire.scan_id, "s".repeat(22));
-    assert.throws(() => encodeScanEvent({ ...event(), extra: 1 } as ScanEvent));
-    assert.throws(() => encodeScanEvent(event({ city: "x".repeat(121) })));
+    const decoded = (e: ScanEvent) => decodeScanEvent(encodeScanEvent(e));
+    assert.ok(!("extra" in decoded({ ...event(), extra: 1 } as ScanEvent)), "a field the schema does not name never goes out");
+    assert.equal(decoded(event({ city: "x".repeat(121) })).city, "x".repeat(120), "a string is cut to its bound");
+    // Every event the publishers make (a person's, a machine's, a campaign's, a counted one) decodes to one the schema accepts.
+    for (const e of [event(), event({ kind: "bot", bot_reason: "crawler", visitor: null }), event({ campaign: "c", rule_index: 1, variant: 0, rule_answered: 1, utm_source: "s", utm_medium: "m" }), event({ counted: 1, unique_scan: 0, served_from: "arrival", merchant_id: "", day: "" })]) {
+      assert.deepEqual(ScanEventSchema.parse(decoded(e)), e);
+    }
   });
 
   it("the deploy commands create schema, topic, dataset, table, access and subscription from the same files", () => {

@@ -23,14 +23,14 @@ import { appScanRoutes } from "./appScans";
 import { clientAddressOf } from "../core/clientAddress";
 import { readLinks, type Link } from "../store/codes";
 import { Coalescer } from "../core/coalescer";
-import { workspaceTimeZone as timeZoneOf } from "../scans/timeZones";
+import { knownTimeZone, workspaceTimeZone as timeZoneOf } from "../scans/timeZones";
+import { arrivalOf, recordArrival } from "../scans/arrival";
 import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
-import { recordScanSafely, scanCountedHeader, type CodeIdentity } from "../scans/record";
-import type { CampaignScan, RuleChoice, RuledLink } from "../campaigns/answer";
+import { recordScanSafely, scanCountedHeader, type CodeIdentity, type ScanOutcome } from "../scans/record";
+import type { CampaignScan, RuledLink } from "../campaigns/answer";
 import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage, UNAVAILABLE_RETRY_SECONDS, unavailablePage } from "./pages";
-import type { ScanPlace } from "../scans/classify";
 import { handlePasswordPost, sendPasswordPage } from "./password";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
@@ -195,72 +195,51 @@ function readLinkInTime(id: string): Promise<ServedLink> {
 async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
   const at = new Date();
-  let place: ScanPlace | undefined;
-  let choice: RuleChoice | undefined;
-  /** The scan as campaign rules see it: described once, when its time zone is known, for the rule choice and the answer. */
-  let campaignScan: CampaignScan | undefined;
   const address = clientAddressOf(req);
-  const describe = (timeZone: string): CampaignScan => (campaignScan ??= { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone });
-  /** Records the scan; a code with rules (`ruled`) is recorded with its gate and the rule that answers it. */
-  const record = async (identity: Omit<CodeIdentity, "timeZone">, servedFrom: Promise<ServedLink["servedFrom"]>, ruled?: RuledLink) => {
-    let timeZone: string;
-    [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
-    const campaign = ruled ? campaigns() : undefined;
-    if (ruled && campaign) choice = new campaign.RuleChoice(ruled, describe(timeZone));
-    return recordScanSafely({ ...identity, timeZone }, id, {
-      method: req.method ?? "GET",
-      headers: req.headers,
-      address,
-      place,
-      at,
-      source: "redirect",
-      servedFrom,
-      // A code with campaign settings is recorded after its link is read: a schedule or a cap decides how its scan counts.
-      ...(ruled && campaign ? { gate: campaign.campaignGate(ruled, at), chooseRule: choice!.choose, utm: campaign.utmCounted(ruled) } : {}),
-    });
-  };
-  const ruledOf = (link: Link): RuledLink | undefined => (link.campaignRules ? { ...link, campaignRules: link.campaignRules } : undefined);
   // The fast path below needs the last link read as much as the identity: the two memories forget
   // separately, and a code whose rules or takedown this instance no longer holds must be read first.
-  const known = lastGood.has(id) ? identities.get(id) : undefined;
-  if (known && lastGood.get(id)?.takenDown) {
+  const last = lastGood.get(id);
+  const known = last ? identities.get(id) : undefined;
+  if (known && last?.takenDown) {
     // Taken down when this instance last read it: read again (a restore applies at once) before recording anything.
     const fresh = await readLinkInTime(id);
     if (!fresh.link || fresh.link.takenDown) return fresh.link ? sendTakenDown(res) : sendNotFound(res);
   }
-  let served: ServedLink;
-  let outcome: Awaited<ReturnType<typeof recordScanSafely>>;
-  let gated = true;
-  if (known && !lastGood.get(id)?.campaignRules) {
-    gated = false;
-    // The read and the scan's write go together; the scan's stream event learns how the link was served.
-    const reading = readLinkInTime(id);
-    [served, outcome] = await Promise.all([reading, record(known, reading.then((r) => r.servedFrom, () => "live" as const))]);
-  } else {
-    served = await readLinkInTime(id);
-    if (!served.link) return sendNotFound(res);
-    if (served.link.takenDown) return sendTakenDown(res);
-    outcome = await record(known ?? remember(id, served.link), Promise.resolve(served.servedFrom), ruledOf(served.link));
-  }
+  // A code this instance knows to have campaign rules is answered, and counted, after its read (ruledRedirect).
+  if (known && last?.campaignRules) return ruledRedirect(req, res, id, at, address, await readLinkInTime(id), known);
+  // Every other scan: its arrival is published beside the link read, and the scan is answered when both are
+  // done (scans/arrival.ts); the consumer counts it later. A code first seen here is published with the id in
+  // its address only.
+  const timeZone = known && knownTimeZone(known.merchantId, at.getTime());
+  const recorded = placeOfRequest(req).then((place) =>
+    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, ...(known && timeZone ? { known: { ...known, timeZone } } : {}) }).then((arrival) =>
+      recordArrival(arrival, known?.merchantId).then((outcome) => ({ outcome, place, botReason: arrival.botReason })),
+    ),
+  );
+  const reading = readLinkInTime(id);
+  const [served, arrival] = await Promise.all([reading, recorded]);
   const link = served.link;
-  if (!link) return sendNotFound(res); // links are never deleted; a remembered id always has one
-  // Taken down between scans: the read that found it went with a scan already written (counted, never redirected).
+  if (!link) return sendNotFound(res); // the consumer drops the arrival of an id that names no code
   if (link.takenDown) return sendTakenDown(res);
-  // Queued before the 302, like the scan itself, waiting at most WEBHOOK_QUEUE_WAIT_MS (a slower enqueue finishes after the answer).
-  if (link.webhookIds?.length && outcome && place) await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
-  const counted = scanCountedHeader(outcome);
+  if (!known) remember(id, link);
+  // First seen here and it has rules: its arrival is left to the consumer's drop (not known plain), and the
+  // scan is counted with its rules, as every scan of a code known to have them.
+  if (link.campaignRules && !(known && timeZone)) return ruledRedirect(req, res, id, at, address, served, known ?? remember(id, link));
+  const counted = arrival.outcome === "unknown" ? "unknown" : arrival.botReason ? `false; reason=${arrival.botReason}` : "recorded";
   let location = link.destinationUrl;
   if (link.campaignRules) {
-    // The rules came with the link just read: a change applies on the very next scan, and nothing more is read.
-    // Described already when the scan was recorded with its rules; else (the rules came with this read) now.
-    const scan = campaignScan ?? describe(await timeZoneOf(link.merchantId, at.getTime()));
-    const answer = await campaigns().campaignAnswer({ ...link, campaignRules: link.campaignRules }, scan, { outcome, gated, choice });
-    // The merchant's branding came with the link (copied when its rules were set): nothing more is read.
-    if (answer.type === "ended") return sendEnded(res, counted, (link.campaignRules as { brand?: EndedPageBrand }).brand);
-    if (answer.type === "busy") return sendBusy(res, counted);
-    if (answer.type === "password") return sendPasswordPage(res, SECURITY_HEADERS, { "X-Scan-Counted": counted });
+    // Rules added since this instance last read the code: its arrival was published as a plain code's (the
+    // consumer counts it so); the rules answer it, taking an allowance alone where they cap (campaigns/answer.ts).
+    const outcome: ScanOutcome = arrival.botReason ? { counted: false, reason: arrival.botReason } : { counted: true, unique: false };
+    const scan: CampaignScan = { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place: arrival.place, at, timeZone: await timeZoneOf(link.merchantId, at.getTime()) };
+    const answer = await campaigns().campaignAnswer({ ...link, campaignRules: link.campaignRules }, scan, { outcome, gated: false });
+    if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, link);
     location = answer.url;
   }
+  sendRedirect(res, location, counted, served.servedFrom);
+}
+
+function sendRedirect(res: ServerResponse, location: string, counted: string, servedFrom: ServedLink["servedFrom"]): void {
   res.removeHeader("X-Powered-By");
   res
     .writeHead(302, {
@@ -268,11 +247,55 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
       Location: location,
       "Cache-Control": "no-store",
       "X-Scan-Counted": counted,
-      ...(served.servedFrom === "last-known-good" ? { "X-Link-Served": "last-known-good" } : {}),
+      ...(servedFrom === "last-known-good" ? { "X-Link-Served": "last-known-good" } : {}),
       "Referrer-Policy": "no-referrer",
       "Content-Length": "0",
     })
     .end();
+}
+
+type CampaignAnswer = Awaited<ReturnType<ReturnType<typeof campaigns>["campaignAnswer"]>>;
+
+function sendCampaignPage(res: ServerResponse, answer: Exclude<CampaignAnswer, { type: "redirect" }>, counted: string, link: Link): void {
+  // The merchant's branding came with the link (copied when its rules were set): nothing more is read.
+  if (answer.type === "ended") return sendEnded(res, counted, (link.campaignRules as { brand?: EndedPageBrand }).brand);
+  if (answer.type === "busy") return sendBusy(res, counted);
+  return sendPasswordPage(res, SECURITY_HEADERS, { "X-Scan-Counted": counted });
+}
+
+/**
+ * A code with campaign rules, its link read: the scan is counted here, before its answer (a schedule or a
+ * cap decides how it counts: campaigns/answer.ts campaignGate; scans/record.ts), and published to the
+ * stream with the rule that answered it; then the rules pick the answer from what was read.
+ */
+async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: string, at: Date, address: string, served: ServedLink, identity: Omit<CodeIdentity, "timeZone">): Promise<void> {
+  const link = served.link;
+  if (!link) return sendNotFound(res);
+  if (link.takenDown) return sendTakenDown(res);
+  if (!link.campaignRules) return sendRedirect(res, link.destinationUrl, "unknown", served.servedFrom); // rules removed since: not counted here
+  const ruled: RuledLink = { ...link, campaignRules: link.campaignRules };
+  const [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
+  const campaign = campaigns();
+  const scan: CampaignScan = { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone };
+  const choice = new campaign.RuleChoice(ruled, scan);
+  const outcome = await recordScanSafely({ ...identity, timeZone }, id, {
+    method: req.method ?? "GET",
+    headers: req.headers,
+    address,
+    place,
+    at,
+    source: "redirect",
+    servedFrom: served.servedFrom,
+    gate: campaign.campaignGate(ruled, at),
+    chooseRule: choice.choose,
+    utm: campaign.utmCounted(ruled),
+  });
+  // Queued before the answer, like the scan itself, waiting at most WEBHOOK_QUEUE_WAIT_MS (a slower enqueue finishes after the answer).
+  if (link.webhookIds?.length && outcome) await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
+  const counted = scanCountedHeader(outcome);
+  const answer = await campaign.campaignAnswer(ruled, scan, { outcome, gated: true, choice });
+  if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, link);
+  sendRedirect(res, answer.url, counted, served.servedFrom);
 }
 
 export const appScansApp = createRestApp((app) => {

@@ -14,25 +14,22 @@
 // truncated to 96 bits. The address
 // and User-Agent are never stored; the secret of a date is destroyed 48 hours after the date begins (UTC),
 // after which no hash of that day can be recomputed or linked to another day's.
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
-import { rateLimitSubject } from "../core/clientAddress";
 import { withTimeout } from "../core/firebase";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "../store/scanEvents";
 import { claimSlot, isAlreadyExists, scanNotWritten, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
 import type { DocumentReference } from "firebase-admin/firestore";
-import { loadOrCreateSecret } from "../store/scanSecrets";
+import { clientHash, visitorHash, visitorKey } from "./visitors";
 import { botReason } from "./classify";
 import { agentOf } from "./device";
 import { localMoment } from "./localTime";
 
 /** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
 export const REPEATS_PER_MINUTE = 3;
-/** What stands in a visitor's identity for any User-Agent the parser cannot name (random strings included). */
-const UNRECOGNISED_AGENT = "\u0000unrecognised";
 
 export interface CodeIdentity {
   merchantId: string;
@@ -68,33 +65,7 @@ interface ScanRequest {
   utm?: { source: string; medium: string };
 }
 
-// ---- the daily secrets, cached per instance ----
-
-const secrets = new Map<string, Promise<Buffer>>();
-
-function secretOf(date: string): Promise<Buffer> {
-  let secret = secrets.get(date);
-  if (!secret) {
-    secret = loadOrCreateSecret(date);
-    secret.catch(() => secrets.delete(date)); // retry on the next scan
-    secrets.set(date, secret);
-    if (secrets.size > 4) secrets.delete(secrets.keys().next().value!);
-  }
-  return secret;
-}
-
-/**
- * Who a scan is from, before hashing: the client (an IPv4 address, or an IPv6 address's /64, which one
- * host can fill with addresses of its own choosing, as the rate limits treat it) and, when it reads as a
- * real browser, the User-Agent.
- */
-export function visitorKey(address: string, userAgent: string | undefined, recognised: boolean): string {
-  return `${rateLimitSubject(address)}\n${recognised ? (userAgent ?? "") : UNRECOGNISED_AGENT}`;
-}
-
-export async function visitorHash(date: string, codeId: string, who: string): Promise<string> {
-  return createHmac("sha256", await secretOf(date)).update(`${codeId}\n${who}`).digest("base64url").slice(0, 16);
-}
+export { visitorHash, visitorKey } from "./visitors";
 
 // ---- what this instance learnt about visitors (bounded, forgets after a day) ----
 
@@ -225,6 +196,10 @@ export function scanEventOf(facts: ScanFacts, scanId: string, who: { botReason: 
     ended_reason: answer.endedReason ?? null,
     utm_source: facts.utm?.source ?? null,
     utm_medium: facts.utm?.medium ?? null,
+    // Published beside its count (a campaign's scan): the stream's queries decide it from the fields above.
+    counted: null,
+    unique_scan: null,
+    not_counted_reason: null,
   };
 }
 
@@ -297,9 +272,9 @@ function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequ
     eventRetentionDays: getConfig().scanEventRetentionDays,
   };
   const reason = request.machineReason ?? botReason(request.method, request.headers);
-  const visitorOf = reason ? Promise.resolve(null) : visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, recognised));
+  const visitorOf = reason ? Promise.resolve(null) : visitorHash(day, uniqueQRCodeID, visitorKey(request.address, typeof ua === "string" ? ua : undefined, recognised));
   // Only real-looking browsers can be several people behind one address; the rest are one visitor already.
-  const newcomerFrom = !reason && recognised ? () => visitorHash(day, code.codeId, rateLimitSubject(request.address)) : null;
+  const newcomerFrom = !reason && recognised ? () => clientHash(day, uniqueQRCodeID, request.address) : null;
   const scanId = newScanId();
   // A campaign's scan is published once its answer is known (just before its write); any other at once.
   let answered!: (answer: ScanAnswer) => void;

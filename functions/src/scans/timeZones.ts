@@ -5,7 +5,7 @@ import { readWorkspaceTimeZone } from "../store/workspaces";
 
 const TIME_ZONE_TTL_MS = 60_000;
 const TIME_ZONES_MAX = 10_000;
-const timeZones = new Map<string, { value: Promise<string>; at: number }>();
+const timeZones = new Map<string, { value: Promise<string>; at: number; settled?: string }>();
 
 /** The workspace's time zone as of at most a minute ago; a failed read keeps the last known zone (or UTC). */
 export function workspaceTimeZone(merchantId: string, now: number): Promise<string> {
@@ -22,6 +22,19 @@ export function workspaceTimeZone(merchantId: string, now: number): Promise<stri
     },
   );
   if (timeZones.size > TIME_ZONES_MAX) timeZones.clear();
-  timeZones.set(merchantId, { value, at: now });
+  const entry: { value: Promise<string>; at: number; settled?: string } = { value, at: now };
+  void value.then((tz) => (entry.settled = tz));
+  timeZones.set(merchantId, entry);
   return value;
+}
+
+/**
+ * The workspace's zone if this instance holds one read within the minute, without waiting (a scan's
+ * arrival is published at once: scans/arrival.ts); else undefined, and a read starts for the next scan.
+ */
+export function knownTimeZone(merchantId: string, now: number): string | undefined {
+  const cached = timeZones.get(merchantId);
+  if (cached && now - cached.at < TIME_ZONE_TTL_MS) return cached.settled;
+  void workspaceTimeZone(merchantId, now);
+  return undefined;
 }

@@ -13,6 +13,10 @@ export const COLLECTIONS = {
   mail: "mail",
   rateLimits: "rateLimits",
   appScanMarks: "appScanMarks",
+  /** Arrivals whose publish failed or passed its bound: kept until the scan consumer counts them (TTL 7 days). */
+  scanOutbox: "scanOutbox",
+  /** One heartbeat per scan consumer instance: its watermark (scans/consume.ts). */
+  scanConsumers: "scanConsumers",
   /** Reports of abusive codes from the public report form: server only (abuse/service.ts). */
   abuseReports: "abuseReports",
   /** Progress of background passes (the catalogue backfill): server only. */

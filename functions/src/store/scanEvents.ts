@@ -1,7 +1,8 @@
-// The scan event stream's message: one message per scan (person, repeat or machine), published to Pub/Sub
-// before the redirect answers and written by a BigQuery subscription into one table.
-// A message says what arrived, not what was counted: which scans of a person count (the first of the day,
-// a few a minute) is decided by the same rules in Firestore's rollups and in the documented queries.
+// The scan event stream's message: one message per scan (person, repeat or machine). The redirect publishes
+// it to the arrivals topic before it answers (the scan's one durable record); the scan consumer
+// (scans/consume.ts) counts it and publishes it again, resolved and with its count decided (`counted`,
+// `unique_scan`), to the stream topic, which a BigQuery subscription writes into one table. A code with a
+// cap or scan-count thresholds is counted by its redirect (scans/record.ts) and published to the stream directly.
 // One field list is the single source of the message's zod schema (what the publisher checks), its Avro
 // schema (what the Pub/Sub topic enforces) and the BigQuery table's columns (what the subscription writes):
 // a test checks the three agree. A change that is not backward compatible gets a new SCAN_EVENT_VERSION,
@@ -9,9 +10,28 @@
 import { z } from "zod";
 
 /** Version of the message layout; every message carries it in `schema_version`. */
-export const SCAN_EVENT_VERSION = 2;
+export const SCAN_EVENT_VERSION = 3;
 /** Names of the stream's parts: the Pub/Sub schema and topic, and the BigQuery table. */
-export const SCAN_STREAM = { schema: "scan-event-v1", topic: "scan-events", dataset: "scan_stream", table: "scan_events", subscription: "scan-events-to-bigquery" } as const;
+export const SCAN_STREAM = {
+  schema: "scan-event-v1",
+  topic: "scan-events",
+  dataset: "scan_stream",
+  table: "scan_events",
+  subscription: "scan-events-to-bigquery",
+  /** Every scan's durable record, published by the redirect before its answer; the consumer's subscription reads it. */
+  arrivals: "scan-arrivals",
+  consumer: "scan-arrivals-to-consumer",
+  /** Where the consumer's subscription puts a message after CONSUMER_MAX_ATTEMPTS failed deliveries, and the subscription that keeps them. */
+  deadLetters: "scan-arrivals-dead",
+  deadLetterSubscription: "scan-arrivals-dead-kept",
+} as const;
+/**
+ * Deliveries of one arrival before Pub/Sub moves it to the dead-letter topic (Pub/Sub allows 5 to 100). With
+ * the subscription's backoff (CONSUMER_BACKOFF) that is how long a consumer outage may last before arrivals
+ * leave for the dead letters: about 3.5 hours deployed, about 45 s on the local emulator.
+ */
+export const CONSUMER_MAX_ATTEMPTS = 25;
+export const CONSUMER_BACKOFF = { deployed: { min: "10s", max: "600s" }, local: { min: "1s", max: "2s" } } as const;
 
 type FieldType = "string" | "int" | "timestamp";
 
@@ -26,8 +46,8 @@ interface FieldSpec {
 }
 
 const str = (max: number, description: string, nullable = false): FieldSpec => ({ type: "string", max, description, nullable });
-/** A field added by layout 2: nullable, absent (null) in older messages. */
-const added = (spec: FieldSpec): FieldSpec => ({ ...spec, nullable: true, since: 2 });
+/** A field added by a later layout: nullable, absent (null) in older messages. */
+const added = (spec: FieldSpec, since = 2): FieldSpec => ({ ...spec, nullable: true, since });
 
 /** The message's fields, in order. Names are snake_case, as BigQuery columns are. */
 export const SCAN_EVENT_FIELDS = {
@@ -51,13 +71,16 @@ export const SCAN_EVENT_FIELDS = {
   os: str(40, "Operating system from a closed list, Other, or unknown"),
   browser: str(40, "Browser from a closed list, Other, or unknown"),
   source: str(16, "redirect (a /qr/ scan), app (the service's own app) or gs1 (a GS1 Digital Link resolution; code_id gs1_<item id>)"),
-  served_from: str(24, "live (the link was read for this scan) or last-known-good (the read passed its deadline)"),
+  served_from: str(24, "arrival (published at arrival, beside the link read: layout 3's plain codes), live (the link was read before the scan was recorded) or last-known-good (that read passed its deadline)"),
   rule_index: added({ type: "int", description: "Position of the campaign rule that answered the scan (0 first); null when no rule did (the code's destination) or the code has no rules" }),
   variant: added({ type: "int", description: "The A/B variant (0 first) the rule's split sent the scan to, or null" }),
   rule_answered: added({ type: "int", description: "1 when the code's campaign rules chose the answer (rule_index null: none matched, the destination), null for codes without rules and closed campaigns" }),
   ended_reason: added(str(16, "Why a campaign's closed answer was given instead (not-started, ended, capped, cap-busy): such a scan is never a person's counted scan; null otherwise")),
   utm_source: added(str(100, "utm_source the code appends to its destinations (its UTM template), or null")),
   utm_medium: added(str(100, "utm_medium the code appends to its destinations, or null")),
+  counted: added({ type: "int", description: "1 when this is a person's counted scan (people, `n`), 0 when it is not (a machine, a repeat, a closed answer); null in layout 1-2 rows" }, 3),
+  unique_scan: added({ type: "int", description: "1 when the scan is its visitor's first counted scan of the code that local day (uniques, `u`), else 0; null in layout 1-2 rows" }, 3),
+  not_counted_reason: added(str(64, "Why a scan is not a person's counted one (a machine's reason, repeat, or a campaign's closed answer); null when counted"), 3),
 } satisfies Record<string, FieldSpec>;
 
 export type ScanEventField = keyof typeof SCAN_EVENT_FIELDS;
@@ -94,14 +117,20 @@ export type ScanEvent = {
   os: string;
   browser: string;
   source: "redirect" | "app" | "gs1";
-  served_from: "live" | "last-known-good";
+  served_from: "arrival" | "live" | "last-known-good";
   rule_index: number | null;
   variant: number | null;
   rule_answered: 1 | null;
   ended_reason: string | null;
   utm_source: string | null;
   utm_medium: string | null;
+  counted: 0 | 1 | null;
+  unique_scan: 0 | 1 | null;
+  not_counted_reason: string | null;
 };
+
+/** The fields a scan without campaign rules has no value for, and those its count fills in later: all null. */
+export const UNANSWERED = { rule_index: null, variant: null, rule_answered: null, ended_reason: null, utm_source: null, utm_medium: null, counted: null, unique_scan: null, not_counted_reason: null } as const;
 
 const AVRO_TYPES: Record<FieldType, unknown> = {
   string: "string",

@@ -29,7 +29,7 @@ export function campaignFromKey(key: string): string | null {
 }
 
 const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId);
-const scanEvents = (merchantId: string) => workspace(merchantId).collection("scans");
+export const scanEvents = (merchantId: string) => workspace(merchantId).collection("scans");
 /** Commit marks (proofOf): apart from the events, which are people's scans only. */
 const scanCommitMarks = (merchantId: string) => workspace(merchantId).collection("scanCommits");
 
@@ -195,7 +195,7 @@ export function rollupChanges(facts: ScanFacts, cls: ScanClass): Array<{ target:
 export const SCAN_EVENT_LANES = 16;
 const ALL_LANES = Array.from({ length: SCAN_EVENT_LANES }, (_, i) => i);
 
-function eventData(facts: ScanFacts, unique: boolean, commitId?: string): DocumentData {
+export function eventData(facts: ScanFacts, unique: boolean, commitId?: string): DocumentData {
   return {
     // The commit that wrote it: read back after a failed commit (commitLanded).
     ...(commitId ? { cm: commitId } : {}),
@@ -230,10 +230,10 @@ interface PendingScan {
   guard?: { read: Promise<unknown>; done: boolean; taken?: boolean; heldOnce?: boolean };
 }
 
-type RollupChanges = Map<string, { target: RollupTarget; counts: Counts }>;
+export type RollupChanges = Map<string, { target: RollupTarget; counts: Counts }>;
 
 /** The rollup changes of several scans, one merged change per rollup. */
-function mergedChanges(scans: PendingScan[]): RollupChanges {
+export function mergedChanges(scans: Array<Pick<PendingScan, "facts" | "cls">>): RollupChanges {
   const changes: RollupChanges = new Map();
   for (const { facts, cls } of scans) {
     for (const { target, counts } of rollupChanges(facts, cls)) {

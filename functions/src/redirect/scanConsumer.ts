@@ -1,0 +1,63 @@
+// The scan consumer's HTTPS function: Pub/Sub's push subscription to the arrivals topic POSTs each arrival
+// here (one message per request). The answer is the acknowledgement: 204 once the scan is counted (or
+// dropped: no such code), 422 for a message that can never be counted, 503 when counting failed this time.
+// Any answer but 2xx makes Pub/Sub deliver the message again, with its backoff, and after
+// CONSUMER_MAX_ATTEMPTS deliveries move it to the dead-letter topic (store/scanEvents.ts SCAN_STREAM).
+// Deployed so that only the subscription's service account may invoke it (docs/deploy.md).
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
+import { logError, logWarn } from "../core/log";
+import { consumeArrival, drainOutbox, PoisonArrival } from "../scans/consume";
+
+// Loaded on the first counted scan of a code with a subscription.
+let webhookScans: typeof import("../webhooks/scans") | undefined;
+const webhooks = () => (webhookScans ??= require("../webhooks/scans") as typeof import("../webhooks/scans"));
+
+/** A push request's body (Pub/Sub's wrapped payload). */
+const PushBody = z.object({
+  message: z.object({
+    data: z.string().max(100_000),
+    attributes: z.record(z.string(), z.string().max(2_000)).optional(),
+    messageId: z.string().max(200).optional(),
+    publishTime: z.string().max(64).optional(),
+  }),
+  subscription: z.string().max(300).optional(),
+  deliveryAttempt: z.number().optional(),
+});
+
+/** A consumer instance drains the outbox at most this often, while arrivals reach it. */
+const OUTBOX_DRAIN_INTERVAL_MS = 10_000;
+let lastDrain = 0;
+
+function answer(res: ServerResponse, status: number, body?: object): void {
+  res.writeHead(status, body ? { "Content-Type": "application/json" } : {}).end(body ? JSON.stringify(body) : undefined);
+}
+
+export async function scanConsumerApp(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
+  if (req.method !== "POST") return answer(res, 405, { error: "method_not_allowed", message: "POST a Pub/Sub push message" });
+  const parsed = PushBody.safeParse(req.body);
+  if (!parsed.success) return answer(res, 400, { error: "invalid_push", message: "not a Pub/Sub push message" });
+  const { message } = parsed.data;
+  const publishTime = message.publishTime ? new Date(message.publishTime) : undefined;
+  if (Date.now() - lastDrain > OUTBOX_DRAIN_INTERVAL_MS) {
+    lastDrain = Date.now();
+    void drainOutbox().catch((error: unknown) => logError("scan.outbox_drain_failed", "the outbox could not be read", error));
+  }
+  try {
+    const consumed = await consumeArrival({ data: Buffer.from(message.data, "base64"), attributes: message.attributes ?? {}, publishTime: publishTime && !isNaN(publishTime.getTime()) ? publishTime : undefined });
+    // Queued before the acknowledgement: a failed enqueue is answered 503 and the arrival comes again (counted
+    // once: its guard holds its id); the notice keeps the scan's id, so a subscriber sees one scan.
+    if (consumed.outcome !== "dropped" && "notice" in consumed && consumed.notice) {
+      const { link, uniqueQRCodeID, at, place, device, scanId } = consumed.notice;
+      await webhooks().queueScanNotice(link, uniqueQRCodeID, at, place, device, consumed.outcome, scanId);
+    }
+    answer(res, 204);
+  } catch (error) {
+    if (error instanceof PoisonArrival) {
+      logWarn("scan.arrival_poisoned", "an arrival that can never be counted: refused (it goes to the dead-letter topic)", { messageId: message.messageId, error: error.message });
+      return answer(res, 422, { error: "unprocessable_arrival", message: error.message });
+    }
+    logError("scan.consumer_failed", "an arrival was not counted: Pub/Sub delivers it again", error, { messageId: message.messageId });
+    answer(res, 503, { error: "not_counted", message: "counting failed; delivered again" });
+  }
+}

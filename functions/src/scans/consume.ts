@@ -1,0 +1,370 @@
+// The scan consumer: counts the arrivals the redirect published (scans/arrival.ts) with the rules the
+// redirect used to apply itself (people, uniques, repeats, newcomers per address, machines), off every
+// scan's answer. Pub/Sub pushes each arrival to the consumer's function (redirect/scanConsumer.ts); the
+// arrivals that reach one instance while a batch is being counted go together in the next batch (group
+// commit), counted in ONE transaction (store/scanCounts.ts):
+//  - a person's scan creates its guard: `u~{visitor}~{day}~{codeId}` for the visitor's first counted scan of
+//    the code that local day, else one of REPEATS_PER_MINUTE slots `m~{visitor}~{minute}~{codeId}~{k}`, else
+//    it is a repeat; each guard is the scan's event (the newest-scans list) and holds the scan's id;
+//  - a new person from a client (address or /64) with a real browser takes one of the code's NEWCOMER_SLOTS
+//    for that client and window, past the first NEWCOMERS_UNCHECKED an instance lets through unchecked;
+//  - the batch's rollup changes go to this instance's own shards (one merged change per rollup, each shard
+//    written at most once a second: store/rollups.ts), folded as before (scans/maintenance.ts).
+// Exact under redelivery for people and uniques: a redelivered scan finds its id in its guard and changes
+// nothing. Machines' and repeats' scans have no guard: a batch delivered again after its transaction landed
+// but before its answer reached Pub/Sub counts them twice (docs/scan-stream.md, "Reconciliation").
+// After the transaction: each scan's resolved event, with its count decided, goes to the stream topic
+// (BigQuery); the consumer's function then queues it for the code's webhook subscribers with the person
+// and unique flags decided (redirect/scanConsumer.ts). The answer (ack) follows; a failure is answered as one, and Pub/Sub delivers the arrival again, up to
+// CONSUMER_MAX_ATTEMPTS times, then moves it to the dead-letter topic.
+import type { DocumentReference } from "firebase-admin/firestore";
+import { z } from "zod";
+import { getConfig } from "../core/config";
+import { Coalescer } from "../core/coalescer";
+import { logError, logWarn } from "../core/log";
+import { readLinks, type Link } from "../store/codes";
+import { countInTransaction, guardKey, writeConsumerHeartbeat, type Guard } from "../store/scanCounts";
+import { decodeScanEvent, publishScanEvent } from "../store/scanStream";
+import { readOutbox } from "../store/scanOutbox";
+import { ScanEventSchema, type ScanEvent } from "../store/scanEvents";
+import { INSTANCE_ID } from "../store/rollups";
+import type { ScanClass, ScanFacts } from "../store/scans";
+import { localMoment } from "./localTime";
+import { workspaceTimeZone } from "./timeZones";
+import type { ScanOutcome } from "./record";
+
+/** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
+export const REPEATS_PER_MINUTE = 3;
+/** New people (real-looking User-Agents) one client may add to one code per window, across instances. */
+export const NEWCOMER_SLOTS = 150;
+export const NEWCOMER_WINDOW_MS = 10 * 60_000;
+/** New people from one client an instance counts per code and window without reading the shared budget. */
+export const NEWCOMERS_UNCHECKED = 2;
+
+/** An arrival as delivered: by Pub/Sub's push, or read from the outbox. */
+export interface Delivery {
+  data: Buffer;
+  attributes: Record<string, string>;
+  /** When Pub/Sub stored it (absent for the outbox's). */
+  publishTime?: Date;
+  /** The outbox document it came from: deleted in the transaction that counts it. */
+  outbox?: DocumentReference;
+}
+
+/** An arrival that can never be counted (undecodable or invalid): answered so, never retried into a count. */
+export class PoisonArrival extends Error {}
+
+/**
+ * What became of an arrival: counted (with what the code's webhook subscribers are told, when it has any:
+ * the surface queues it before answering) or dropped.
+ */
+export type Consumed = { outcome: "dropped" } | { outcome: ScanOutcome; notice?: { link: Link; uniqueQRCodeID: string; at: Date; place: ScanFacts["place"]; device: ScanFacts["device"]; scanId: string } };
+
+// ---- resolving: the code, its workspace's zone, the scan's local day and the visitor's hash of that day ----
+
+/** Links as read in the last LINK_TTL_MS (webhook subscriptions and rules change; which code a link is never does). */
+const LINK_TTL_MS = 10_000;
+const LINKS_MAX = 20_000;
+const links = new Map<string, { link: Link | undefined; at: number }>();
+
+async function linksOf(ids: string[], now: number): Promise<Map<string, Link | undefined>> {
+  const stale = [...new Set(ids)].filter((id) => !(now - (links.get(id)?.at ?? -Infinity) < LINK_TTL_MS));
+  if (stale.length) {
+    const read = await readLinks(stale);
+    stale.forEach((id, i) => {
+      links.delete(id); // re-inserted last: least recently read first
+      if (links.size >= LINKS_MAX) links.delete(links.keys().next().value!);
+      links.set(id, { link: read[i], at: now });
+    });
+  }
+  return new Map(ids.map((id) => [id, links.get(id)?.link]));
+}
+
+interface Resolved {
+  delivery: Delivery;
+  event: ScanEvent;
+  link: Link;
+  facts: ScanFacts;
+  visitor: string | null;
+  client: string | null;
+}
+
+function decode(delivery: Delivery): ScanEvent {
+  let raw: Record<string, unknown>;
+  try {
+    raw = decodeScanEvent(delivery.data);
+  } catch (error) {
+    throw new PoisonArrival(`undecodable arrival: ${String(error)}`);
+  }
+  const parsed = ScanEventSchema.safeParse(raw);
+  if (!parsed.success) throw new PoisonArrival(`invalid arrival: ${z.prettifyError(parsed.error).slice(0, 500)}`);
+  return parsed.data as ScanEvent;
+}
+
+/** The visitor's and client's hashes for the scan's local day: published resolved, or picked from the day candidates (`vd`). */
+function hashesFor(event: ScanEvent, attributes: Record<string, string>, day: string): { visitor: string | null; client: string | null } {
+  if (event.visitor) return { visitor: event.visitor, client: attributes.cl || null };
+  for (const entry of (attributes.vd ?? "").split(";")) {
+    const [d, visitor, client] = entry.split(",");
+    if (d === day) return { visitor: visitor || null, client: client || null };
+  }
+  return { visitor: null, client: null };
+}
+
+async function resolve(deliveries: Array<{ delivery: Delivery; event: ScanEvent }>, now: number): Promise<Array<Resolved | "dropped">> {
+  const byId = await linksOf(deliveries.map((d) => d.event.unique_qr_code_id), now);
+  return Promise.all(
+    deliveries.map(async ({ delivery, event }) => {
+      const link = byId.get(event.unique_qr_code_id);
+      // No such code (the redirect answered 404), or a code with campaign rules that the redirect did not know
+      // as a plain code: its redirect counted it with the rules (scans/record.ts) and published its own event.
+      if (!link || (link.campaignRules && delivery.attributes.plain !== "1")) return "dropped" as const;
+      const at = new Date(Math.floor(event.at / 1000));
+      const timeZone = event.time_zone || (await workspaceTimeZone(link.merchantId, now));
+      const { day, hour } = event.day ? event : localMoment(at, timeZone);
+      const { visitor, client } = event.kind === "person" ? hashesFor(event, delivery.attributes, day) : { visitor: null, client: null };
+      const resolved: ScanEvent = { ...event, merchant_id: link.merchantId, code_id: link.codeId, campaign: link.campaign ?? null, time_zone: timeZone, day, hour, visitor };
+      const facts: ScanFacts = {
+        merchantId: link.merchantId,
+        codeId: link.codeId,
+        uniqueQRCodeID: event.unique_qr_code_id,
+        campaign: link.campaign ?? null,
+        at,
+        day,
+        hour,
+        timeZone,
+        place: { country: event.country, state: event.region, city: event.city },
+        device: { device: event.device, os: event.os, browser: event.browser },
+        source: event.source,
+        retentionDays: getConfig().scanRetentionDays,
+        eventRetentionDays: getConfig().scanEventRetentionDays,
+      };
+      return { delivery, event: resolved, link, facts, visitor, client };
+    }),
+  );
+}
+
+// ---- counting: one transaction per batch ----
+
+export const uniqueEventId = (day: string, codeId: string, visitor: string) => `u~${visitor}~${day}~${codeId}`;
+export const minuteEventId = (minute: number, codeId: string, visitor: string, slot: number) => `m~${visitor}~${minute}~${codeId}~${slot}`;
+/** A code's newcomer budget for one client and window: `n~{client}~{window}~{codeId}`, holding how many it admitted (`k`). */
+export const newcomerCounterId = (client: string, window: number, codeId: string) => `n~${client}~${window}~${codeId}`;
+
+/** Newcomers this instance let through unchecked, per code, client and window (bounded; forgets the oldest). */
+const unchecked = new Map<string, number>();
+const UNCHECKED_MAX = 50_000;
+
+/** Decides each scan's class in order of arrival time, from the guards read in the transaction. */
+async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[0]>[0], scans: Resolved[], outcomes: ScanOutcome[], admittedUnchecked: string[]) {
+  const people = scans.map((s, i) => ({ s, i })).filter(({ s }) => s.visitor !== null);
+  const firstIds = people.map(({ s }) => ({ merchantId: s.facts.merchantId, id: uniqueEventId(s.facts.day, s.facts.codeId, s.visitor!) }));
+  const windowOf = (s: Resolved) => Math.floor(s.facts.at.getTime() / NEWCOMER_WINDOW_MS);
+  const uncheckedKey = (s: Resolved) => `${s.facts.codeId}~${s.client}~${windowOf(s)}`;
+  // A client's budget is read when this instance's unchecked few (with this batch's scans from it) may run out.
+  const inBatch = new Map<string, number>();
+  for (const { s } of people) if (s.client) inBatch.set(uncheckedKey(s), (inBatch.get(uncheckedKey(s)) ?? 0) + 1);
+  const counterIds = people.filter(({ s }) => s.client && (unchecked.get(uncheckedKey(s)) ?? 0) + inBatch.get(uncheckedKey(s))! > NEWCOMERS_UNCHECKED).map(({ s }) => ({ merchantId: s.facts.merchantId, id: newcomerCounterId(s.client!, windowOf(s), s.facts.codeId) }));
+  const guards = await tx.read([...firstIds, ...counterIds]);
+  // Scans whose first-scan guard is another scan's (or goes to an earlier scan of this batch) need their minute slots.
+  const firstTaken = new Set<string>();
+  const slotIds: Array<{ merchantId: string; id: string }> = [];
+  for (const [n, { s }] of people.entries()) {
+    const key = guardKey(s.facts.merchantId, firstIds[n].id);
+    const guard = guards.get(key);
+    if ((guard && guard.sid !== s.event.scan_id) || firstTaken.has(key)) {
+      const minute = Math.floor(s.facts.at.getTime() / 60_000);
+      for (let k = 0; k < REPEATS_PER_MINUTE; k++) slotIds.push({ merchantId: s.facts.merchantId, id: minuteEventId(minute, s.facts.codeId, s.visitor!, k) });
+    }
+    firstTaken.add(key);
+  }
+  for (const [k, v] of await tx.read(slotIds)) guards.set(k, v);
+  const taken = new Set<string>();
+  const counters = new Map<string, { merchantId: string; id: string; k: number; expiresAt: Date }>();
+  const counted: Array<{ facts: ScanFacts; cls: ScanClass }> = [];
+  const localUnchecked = new Map<string, number>();
+  const mine = (key: string, s: Resolved) => (guards.get(key) as Guard | null | undefined)?.sid === s.event.scan_id;
+  const free = (key: string) => !guards.get(key) && !taken.has(key);
+  for (const [i, s] of scans.entries()) {
+    const { facts } = s;
+    if (s.visitor === null) {
+      const reason = s.event.bot_reason ?? "unknown";
+      counted.push({ facts, cls: { kind: "bot", reason } });
+      outcomes[i] = { counted: false, reason };
+      continue;
+    }
+    const firstId = uniqueEventId(facts.day, facts.codeId, s.visitor);
+    const minute = Math.floor(facts.at.getTime() / 60_000);
+    const slots = Array.from({ length: REPEATS_PER_MINUTE }, (_, k) => minuteEventId(minute, facts.codeId, s.visitor!, k));
+    const key = (id: string) => guardKey(facts.merchantId, id);
+    // Counted already (a redelivery): its own id is in its guard.
+    if (mine(key(firstId), s)) {
+      outcomes[i] = { counted: true, unique: true };
+      continue;
+    }
+    const ownSlot = slots.find((id) => mine(key(id), s));
+    if (ownSlot) {
+      outcomes[i] = { counted: true, unique: false };
+      continue;
+    }
+    if (free(key(firstId)) && admitNewcomer(s)) {
+      taken.add(key(firstId));
+      tx.createEvent(facts, firstId, true, s.event.scan_id);
+      counted.push({ facts, cls: { kind: "human", unique: true, eventId: firstId } });
+      outcomes[i] = { counted: true, unique: true };
+      continue;
+    }
+    const slot = free(key(firstId)) ? undefined : slots.find((id) => free(key(id)));
+    if (slot) {
+      taken.add(key(slot));
+      tx.createEvent(facts, slot, false, s.event.scan_id);
+      counted.push({ facts, cls: { kind: "human", unique: false, eventId: slot } });
+      outcomes[i] = { counted: true, unique: false };
+      continue;
+    }
+    counted.push({ facts, cls: { kind: "repeat" } });
+    outcomes[i] = { counted: false, reason: "repeat" };
+  }
+  for (const c of counters.values()) tx.setCounter(c.merchantId, c.id, c.k, c.expiresAt);
+  return counted;
+
+  /** Whether a new person from this client may count for this code now (past the unchecked few, the shared budget decides). */
+  function admitNewcomer(s: Resolved): boolean {
+    if (!s.client) return true; // only real-looking browsers can be several people behind one client
+    const uk = uncheckedKey(s);
+    const seen = (unchecked.get(uk) ?? 0) + (localUnchecked.get(uk) ?? 0);
+    if (seen < NEWCOMERS_UNCHECKED) {
+      localUnchecked.set(uk, (localUnchecked.get(uk) ?? 0) + 1);
+      admittedUnchecked.push(uk);
+      return true;
+    }
+    const id = newcomerCounterId(s.client, windowOf(s), s.facts.codeId);
+    const ck = guardKey(s.facts.merchantId, id);
+    const counter = counters.get(ck) ?? { merchantId: s.facts.merchantId, id, k: guards.get(ck)?.k ?? 0, expiresAt: new Date((windowOf(s) + 1) * NEWCOMER_WINDOW_MS + 86_400_000) };
+    counters.set(ck, counter);
+    if (counter.k >= NEWCOMER_SLOTS) return false;
+    counter.k++;
+    return true;
+  }
+}
+
+async function countBatch(resolved: Resolved[]): Promise<ScanOutcome[]> {
+  const scans = [...resolved].sort((a, b) => a.event.at - b.event.at);
+  let outcomes: ScanOutcome[] = [];
+  let admittedUnchecked: string[] = [];
+  await countInTransaction(async (tx) => {
+    outcomes = new Array<ScanOutcome>(scans.length);
+    admittedUnchecked = [];
+    const counted = await decideBatch(tx, scans, outcomes, admittedUnchecked);
+    for (const s of scans) if (s.delivery.outbox) tx.deleteOutbox(s.delivery.outbox);
+    return counted;
+  });
+  for (const key of admittedUnchecked) {
+    const seen = (unchecked.get(key) ?? 0) + 1;
+    unchecked.delete(key); // re-inserted last: least recently used first
+    if (unchecked.size >= UNCHECKED_MAX) unchecked.delete(unchecked.keys().next().value!);
+    unchecked.set(key, seen);
+  }
+  const byScan = new Map(scans.map((s, i) => [s, outcomes[i]]));
+  return resolved.map((s) => byScan.get(s)!);
+}
+
+// ---- after counting: the stream, the webhooks ----
+
+function countedEvent(s: Resolved, outcome: ScanOutcome): ScanEvent {
+  return {
+    ...s.event,
+    counted: outcome.counted ? 1 : 0,
+    unique_scan: outcome.counted && outcome.unique ? 1 : 0,
+    not_counted_reason: outcome.counted ? null : outcome.reason,
+  };
+}
+
+// ---- the batches ----
+
+/** Arrivals one transaction counts at most (each writes at most an event, a counter, two rollups and an outbox delete). */
+const BATCH_MAX = 90;
+
+/** Deliveries this instance holds (not yet answered), with when Pub/Sub stored each: the watermark. */
+const inFlight = new Map<Delivery, number>();
+
+const batches = new Coalescer<Delivery, Consumed | Error>(async (deliveries) => {
+  const results: Array<Consumed | Error> = new Array(deliveries.length);
+  const decoded: Array<{ delivery: Delivery; event: ScanEvent; at: number }> = [];
+  deliveries.forEach((delivery, i) => {
+    try {
+      decoded.push({ delivery, event: decode(delivery), at: i });
+    } catch (error) {
+      results[i] = error as Error;
+    }
+  });
+  const now = Date.now();
+  const attempt = async (group: typeof decoded) => {
+    const resolved = await resolve(group, now);
+    const countable = resolved.filter((r): r is Resolved => r !== "dropped");
+    const outcomes = countable.length ? await countBatch(countable) : [];
+    await Promise.all(countable.map((s, k) => publishScanEvent(countedEvent(s, outcomes[k]))));
+    let k = 0;
+    resolved.forEach((r, j) => {
+      if (r === "dropped") return void (results[group[j].at] = { outcome: "dropped" });
+      const outcome = outcomes[k++];
+      const notice = r.link.webhookIds?.length ? { link: r.link, uniqueQRCodeID: r.event.unique_qr_code_id, at: r.facts.at, place: r.facts.place, device: r.facts.device, scanId: r.event.scan_id } : undefined;
+      results[group[j].at] = { outcome, ...(notice ? { notice } : {}) };
+    });
+  };
+  try {
+    await attempt(decoded);
+  } catch (error) {
+    // One arrival may be what fails the batch: each is tried alone, so the others are not held back with it.
+    if (decoded.length === 1) results[decoded[0].at] = error as Error;
+    else await Promise.all(decoded.map((d) => attempt([d]).catch((e: unknown) => (results[d.at] = e as Error))));
+  }
+  heartbeat();
+  return results;
+}, BATCH_MAX);
+
+/** Counts one arrival with whatever else reaches this instance meanwhile; resolves once it is counted (or dropped). */
+export async function consumeArrival(delivery: Delivery): Promise<Consumed> {
+  inFlight.set(delivery, delivery.publishTime?.getTime() ?? Date.now());
+  try {
+    const result = await batches.submit(delivery);
+    if (result instanceof Error) throw result;
+    return result;
+  } finally {
+    inFlight.delete(delivery);
+  }
+}
+
+let lastBeat = 0;
+let beating = false;
+
+/** Writes this instance's watermark, at most once a second: the oldest arrival it holds, or now when it holds none. */
+function heartbeat(): void {
+  const now = Date.now();
+  if (beating || now - lastBeat < 1_000) return;
+  beating = true;
+  lastBeat = now;
+  let oldest = now;
+  for (const t of inFlight.values()) oldest = Math.min(oldest, t);
+  writeConsumerHeartbeat(INSTANCE_ID, { watermark: new Date(oldest), inFlight: inFlight.size })
+    .catch((error: unknown) => logWarn("scan.consumer_heartbeat_failed", "the scan consumer's heartbeat was not written", { error: String(error) }))
+    .finally(() => (beating = false));
+}
+
+/**
+ * Counts what waits in the outbox (arrivals whose publish failed): called by the maintenance job and by a
+ * consumer instance at most every OUTBOX_DRAIN_INTERVAL_MS. Returns how many were counted or dropped.
+ */
+export async function drainOutbox(limit = 200): Promise<number> {
+  const entries = await readOutbox(limit);
+  let done = 0;
+  await Promise.all(
+    entries.map((entry) =>
+      consumeArrival({ data: entry.data, attributes: entry.attributes, outbox: entry.ref }).then(
+        () => done++,
+        (error: unknown) => logError("scan.outbox_drain_failed", "an outbox arrival was not counted", error, { scanId: entry.ref.id }),
+      ),
+    ),
+  );
+  return done;
+}

@@ -1,0 +1,104 @@
+// The scan consumer's writes (scans/consume.ts): one transaction per batch of arrivals reads the guard
+// documents of its people's scans and writes, atomically, the counted scans' events (each the guard of its
+// visitor's day or minute slot, holding the scan's id `sid`), the newcomer counters, the batch's rollup
+// changes (one merged change per rollup, in the consumer instance's own shards: store/rollups.ts) and the
+// deletion of the outbox documents it drained. A redelivered scan finds its own id in a guard and is not
+// counted again; a transaction that meets another instance's writes is retried by Firestore from its reads.
+import { Timestamp, type DocumentReference, type Transaction } from "firebase-admin/firestore";
+import { db } from "../core/firebase";
+import { COLLECTIONS } from "./collections";
+import { countOps } from "./opCounter";
+import { whenShardsFree, addRollupWrite } from "./rollups";
+import { eventData, mergedChanges, scanEvents, type ScanClass, type ScanFacts } from "./scans";
+
+/** What a guard document holds: the id of the scan it counted (`sid`), or a newcomer counter's count (`k`). */
+export interface Guard {
+  sid?: string;
+  k?: number;
+}
+
+export interface CountTransaction {
+  /** Reads guard documents among a workspace's scan events, by id; absent ones map to null. */
+  read(wanted: Array<{ merchantId: string; id: string }>): Promise<Map<string, Guard | null>>;
+  /** Creates a counted person's event (its guard). */
+  createEvent(facts: ScanFacts, eventId: string, unique: boolean, scanId: string): void;
+  /** Sets a newcomer counter to `k`. */
+  setCounter(merchantId: string, id: string, k: number, expiresAt: Date): void;
+  deleteOutbox(ref: DocumentReference): void;
+}
+
+/** The key of a guard in `read`'s answer. */
+export const guardKey = (merchantId: string, id: string) => `${merchantId}/${id}`;
+
+/** Transaction attempts before a batch is failed (its arrivals are delivered again by Pub/Sub). */
+const ATTEMPTS = 10;
+
+/**
+ * Runs `decide` in a transaction, then writes the rollup changes of the scans it returns (bots, repeats and
+ * people alike) in this instance's free shards.
+ */
+export async function countInTransaction(decide: (tx: CountTransaction) => Promise<Array<{ facts: ScanFacts; cls: ScanClass }>>): Promise<void> {
+  await db().runTransaction(
+    async (tx: Transaction) => {
+      let reads = 0;
+      let writes = 0;
+      const api: CountTransaction = {
+        async read(wanted) {
+          const found = new Map<string, Guard | null>();
+          if (!wanted.length) return found;
+          const refs = wanted.map((w) => scanEvents(w.merchantId).doc(w.id));
+          const snaps = await tx.getAll(...refs);
+          reads += refs.length;
+          snaps.forEach((snap, i) => found.set(guardKey(wanted[i].merchantId, wanted[i].id), snap.exists ? { sid: snap.get("sid") as string | undefined, k: snap.get("k") as number | undefined } : null));
+          return found;
+        },
+        createEvent(facts, eventId, unique, scanId) {
+          tx.create(scanEvents(facts.merchantId).doc(eventId), { ...eventData(facts, unique), sid: scanId });
+          writes++;
+        },
+        setCounter(merchantId, id, k, expiresAt) {
+          tx.set(scanEvents(merchantId).doc(id), { k, expiresAt: Timestamp.fromDate(expiresAt) });
+          writes++;
+        },
+        deleteOutbox(ref) {
+          tx.delete(ref);
+          writes++;
+        },
+      };
+      const counted = await decide(api);
+      const changes = mergedChanges(counted);
+      await whenShardsFree([...changes.values()].map((c) => c.target), (now) => {
+        for (const { target, counts } of changes.values()) addRollupWrite(tx, target, counts, now);
+      });
+      countOps({ reads, writes: writes + changes.size });
+    },
+    { maxAttempts: ATTEMPTS },
+  );
+}
+
+/** One scan consumer instance's heartbeat: its watermark and when it wrote it (at most once a second). */
+export async function writeConsumerHeartbeat(instance: string, beat: { watermark: Date; inFlight: number; deadLetters?: number }): Promise<void> {
+  const now = Date.now();
+  await db()
+    .collection(COLLECTIONS.scanConsumers)
+    .doc(instance)
+    .set({ watermark: Timestamp.fromDate(beat.watermark), inFlight: beat.inFlight, updatedAt: Timestamp.fromMillis(now), expiresAt: Timestamp.fromMillis(now + 86_400_000) });
+  countOps({ writes: 1 });
+}
+
+export interface ConsumerHeartbeat {
+  instance: string;
+  watermark: Date;
+  inFlight: number;
+  updatedAt: Date;
+}
+
+/** The consumer instances' heartbeats of the last `withinMs` (a handful of documents). */
+export async function readConsumerHeartbeats(now: number, withinMs: number): Promise<ConsumerHeartbeat[]> {
+  const snap = await db()
+    .collection(COLLECTIONS.scanConsumers)
+    .where("updatedAt", ">=", Timestamp.fromMillis(now - withinMs))
+    .get();
+  countOps({ reads: Math.max(1, snap.size) });
+  return snap.docs.map((d) => ({ instance: d.id, watermark: (d.get("watermark") as Timestamp).toDate(), inFlight: d.get("inFlight") as number, updatedAt: (d.get("updatedAt") as Timestamp).toDate() }));
+}
