@@ -1,0 +1,92 @@
+// The scan consumer (functions/src/scans/consume.ts) behind the Pub/Sub emulator's own push, redelivery and
+// dead-letter policy: an arrival published twice counts once, an arrival whose publish fails is kept in the
+// outbox and counted from there, and a message that can never be counted reaches the dead-letter topic.
+import assert from "node:assert/strict";
+import { callTool, toolResult } from "../helpers/rpc";
+import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { arrivalCounts, arrivalOf, recordArrival } from "../../functions/src/scans/arrival";
+import { drainOutbox } from "../../functions/src/scans/consume";
+import { arrivalPublishes } from "../../functions/src/store/scanStream";
+import { outboxWrites } from "../../functions/src/store/scanOutbox";
+import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
+import { countedAnalytics } from "../helpers/scans";
+import { eventually } from "../helpers/poll";
+import { projectId } from "../helpers/env";
+
+const PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1";
+const emulator = () => `http://${process.env.PUBSUB_EMULATOR_HOST}/v1/projects/${projectId()}`;
+
+async function pubsub(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${emulator()}${path}`, { method, headers: { "Content-Type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(`Pub/Sub emulator ${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+describe("scan consumer: redelivery, outbox and dead letters", function () {
+  this.timeout(180_000);
+  let merchant: TestMerchant;
+  let code: { codeId: string; uniqueQRCodeID: string };
+  const analytics = async () => toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, merchant.apiKey));
+  const arrival = (address: string) =>
+    arrivalOf({ method: "GET", headers: { "user-agent": PHONE }, address, place: { country: "US", state: "Oregon", city: "Portland" }, at: new Date(), uniqueQRCodeID: code.uniqueQRCodeID, known: { merchantId: merchant.merchantId, codeId: code.codeId, campaign: null, timeZone: "UTC" } });
+
+  before(async () => {
+    merchant = await createMerchant();
+    code = toolResult(await callTool("svc.qr.create", { title: "c", destinationUrl: "https://example.com/consumer", dynamic: true }, merchant.apiKey));
+  });
+
+  it("an arrival delivered twice by Pub/Sub (published twice, one scan id) counts one person, one unique", async () => {
+    const a = await arrival("198.51.100.20");
+    const message = { data: a.data.toString("base64"), attributes: a.attributes };
+    await pubsub("POST", `/topics/${SCAN_STREAM.arrivals}:publish`, { messages: [message, message] });
+    const b = await arrival("198.51.100.21");
+    await pubsub("POST", `/topics/${SCAN_STREAM.arrivals}:publish`, { messages: [{ data: b.data.toString("base64"), attributes: b.attributes }] });
+    const counted = await countedAnalytics(analytics, 2);
+    // The duplicate is delivered too: once every arrival is acknowledged nothing more comes.
+    await eventually(async () => (await firestore().collection("workspaces").doc(merchant.merchantId).collection("scans").get()).size, (n) => n === 2, { what: "two guards" });
+    const again = await analytics();
+    assert.equal(again.totalScans, 2, JSON.stringify(counted));
+    assert.equal(again.uniqueScanners, 2);
+  });
+
+  it("an arrival whose publish fails is written to the outbox, answered recorded, and counted from there; with the outbox failing too it is unknown", async () => {
+    const publish = arrivalPublishes.publish;
+    const create = outboxWrites.create;
+    arrivalPublishes.publish = () => Promise.reject(Object.assign(new Error("14 UNAVAILABLE: Pub/Sub is away"), { code: 14 }));
+    const before = { ...arrivalCounts };
+    try {
+      const a = await arrival("198.51.100.30");
+      assert.equal(await recordArrival(a, merchant.merchantId), "recorded");
+      assert.equal(arrivalCounts.outbox, before.outbox + 1);
+      assert.equal((await firestore().collection("scanOutbox").doc(a.scanId).get()).exists, true);
+      outboxWrites.create = () => Promise.reject(new Error("14 UNAVAILABLE: Firestore is away too"));
+      assert.equal(await recordArrival(await arrival("198.51.100.31"), merchant.merchantId), "unknown");
+      assert.equal(arrivalCounts.unknown, before.unknown + 1);
+      outboxWrites.create = create;
+      assert.ok((await drainOutbox()) >= 1);
+      assert.equal((await firestore().collection("scanOutbox").doc(a.scanId).get()).exists, false, "deleted in the transaction that counted it");
+      const figures = await analytics();
+      assert.equal(figures.totalScans, 3);
+      assert.equal(figures.uniqueScanners, 3);
+    } finally {
+      arrivalPublishes.publish = publish;
+      outboxWrites.create = create;
+    }
+  });
+
+  it("a message that can never be counted is delivered again by the emulator, then reaches the dead-letter topic", async () => {
+    const poison = Buffer.from(`not an arrival ${Date.now()}`).toString("base64");
+    await pubsub("POST", `/topics/${SCAN_STREAM.arrivals}:publish`, { messages: [{ data: poison }] });
+    const dead = await eventually<any>(
+      async () => {
+        const { receivedMessages = [] } = await pubsub("POST", `/subscriptions/${SCAN_STREAM.deadLetterSubscription}:pull`, { maxMessages: 100 });
+        if (receivedMessages.length) await pubsub("POST", `/subscriptions/${SCAN_STREAM.deadLetterSubscription}:acknowledge`, { ackIds: receivedMessages.map((m: any) => m.ackId) });
+        return receivedMessages.find((m: any) => m.message.data === poison);
+      },
+      Boolean,
+      { timeoutMs: 150_000, intervalMs: 1_000, what: "the poisoned message on the dead-letter topic" },
+    );
+    assert.equal(dead.message.attributes.CloudPubSubDeadLetterSourceSubscription, SCAN_STREAM.consumer);
+    assert.ok(Number(dead.message.attributes.CloudPubSubDeadLetterSourceDeliveryCount) >= 5);
+  });
+});
