@@ -7,12 +7,12 @@
 // Each run prints its time and slowest files; a tier past 1.5x its budget (test/budgets.json) fails.
 // Ctrl-C at any moment stops everything this started.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { availableParallelism } from "node:os";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { changedPaths, fullSizeFilesFor } from "./lib/fullSize";
-import { checkPrerequisites, PrerequisiteError, ROOT, Stack, tailOf, LOG_FILE } from "./lib/stack";
+import { checkPrerequisites, PrerequisiteError, ROOT, Stack, tailOf, LOG_FILE, type Shard, type StackInfo } from "./lib/stack";
 
 const mocha = path.join(ROOT, "node_modules", "mocha", "bin", "mocha.js");
 
@@ -44,12 +44,16 @@ const ORDER: Tier[] = ["unit", "service", "browser", "stack", "lifecycle"];
 export const BUDGETS = JSON.parse(readFileSync(path.join(ROOT, "test", "budgets.json"), "utf8")) as Record<Tier, number>;
 export const OVER_BUDGET = 1.5;
 
-/** Splits `--tier a --tier b` and `--full` out of the arguments; no tier named means every tier. */
+/**
+ * Splits `--tier a --tier b`, `--full` and `--save-times` (record each service and browser file's time in
+ * test/file-times.json, which shares files out over shards) out of the arguments; no tier named means every tier.
+ */
 export function tiersOf(args: string[]): { tiers: Tier[]; rest: string[]; full: boolean } {
   const tiers: Tier[] = [];
   const rest: string[] = [];
   let full = false;
   for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--save-times") continue;
     if (args[i] === "--full") {
       full = true;
       continue;
@@ -97,42 +101,90 @@ const mochaArgs = (files: string[], extra: string[], timeout = 30_000) => [
 /** Each file of the tiers that share a stack starts on an empty Firestore (test/helpers/freshData.ts). */
 const FRESH_DATA = ["--require", path.join(ROOT, "test", "helpers", "freshData.ts")];
 
-let running: ChildProcess | undefined;
+const running = new Set<ChildProcess>();
 
-function runMocha(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+/** Runs mocha; its output goes to ours, or to `outputFile` (a shard that runs beside another). */
+function runMocha(args: string[], env: NodeJS.ProcessEnv, outputFile?: string): Promise<number> {
   return new Promise<number>((resolve) => {
+    const output = outputFile ? createWriteStream(outputFile) : undefined;
     // Its own process group: a test that interrupts a stack of its own signals only what it started.
-    running = spawn(process.execPath, [mocha, ...args], { cwd: ROOT, stdio: "inherit", env, detached: true });
-    running.on("exit", (c, signal) => resolve(c ?? (signal ? 1 : 0)));
+    const child = spawn(process.execPath, [mocha, ...args], { cwd: ROOT, stdio: output ? ["ignore", "pipe", "pipe"] : "inherit", env, detached: true });
+    child.stdout?.pipe(output!);
+    child.stderr?.pipe(output!);
+    running.add(child);
+    child.on("close", (c, signal) => {
+      running.delete(child);
+      output?.end(() => resolve(c ?? (signal ? 1 : 0)));
+      if (!output) resolve(c ?? (signal ? 1 : 0));
+    });
   });
 }
 
 interface TierResult {
   label: string;
-  tier: Tier;
+  /** The tiers whose files the run held: its budget is theirs together. */
+  tiers: Tier[];
   seconds: number;
   code: number;
   slowest: [string, number][];
 }
 
-/** Runs files with mocha, timing the run and its files; a run that fails keeps its code. */
-async function timedRun(label: string, tier: Tier, args: string[], env: NodeJS.ProcessEnv): Promise<TierResult> {
-  const timesFile = path.join(tmpdir(), `svc-test-times-${process.pid}-${label.replace(/\W+/g, "_")}.json`);
-  const started = Date.now();
-  const code = await runMocha(args, { ...env, TEST_TIMES_FILE: timesFile });
-  const seconds = (Date.now() - started) / 1000;
-  let times: Record<string, number> = {};
+/** Every file's time stays in test-artifacts/times/, for a look past the five slowest printed. */
+const timesFileOf = (label: string) => path.join(ROOT, "test-artifacts", "times", `${label.replace(/\W+/g, "_")}.json`);
+
+function readTimes(label: string): Record<string, number> {
   try {
-    times = JSON.parse(readFileSync(timesFile, "utf8")) as Record<string, number>;
-    rmSync(timesFile, { force: true });
+    return JSON.parse(readFileSync(timesFileOf(label), "utf8")) as Record<string, number>;
   } catch {
-    // the run ended before its reporter wrote (a crash): no file times
+    return {}; // the run ended before its reporter wrote (a crash): no file times
   }
-  const slowest = Object.entries(times)
+}
+
+const slowestOf = (times: Record<string, number>) =>
+  Object.entries(times)
     .sort((a, b) => b[1] - a[1])
     .slice(0, 5)
     .map(([f, ms]) => [path.relative(ROOT, f), ms / 1000] as [string, number]);
-  return { label, tier, seconds, code, slowest };
+
+/** Runs files with mocha, timing the run and its files; a run that fails keeps its code. */
+async function timedRun(label: string, tiers: Tier[], args: string[], env: NodeJS.ProcessEnv, outputFile?: string): Promise<TierResult> {
+  const timesFile = timesFileOf(label);
+  mkdirSync(path.dirname(timesFile), { recursive: true });
+  rmSync(timesFile, { force: true });
+  const started = Date.now();
+  const code = await runMocha(args, { ...env, TEST_TIMES_FILE: timesFile }, outputFile);
+  const seconds = (Date.now() - started) / 1000;
+  return { label, tiers, seconds, code, slowest: slowestOf(readTimes(label)) };
+}
+
+/**
+ * How many stacks the service and browser files share out: two where there are two cores (one shard's
+ * tests wait on I/O about half the time, and the other's fill it), TEST_SHARDS=1 for one.
+ */
+export const shardCount = (): 1 | 2 => (Number(process.env.TEST_SHARDS) === 1 || availableParallelism() < 2 ? 1 : 2);
+
+/** Each file's seconds in the last recorded run (test/file-times.json), for sharing files out evenly. */
+const FILE_TIMES_FILE = path.join(ROOT, "test", "file-times.json");
+
+/**
+ * Shares files out over shards, the longest first to the least loaded (a file not yet timed counts as
+ * the median). The browser files stay on shard 0: the console's Firebase config names its Auth emulator.
+ */
+export function shardFiles(files: string[], shards: number, seconds: Record<string, number>): string[][] {
+  const known = Object.values(seconds).sort((a, b) => a - b);
+  const median = known.length ? known[Math.floor(known.length / 2)] : 1;
+  const weight = (f: string) => seconds[f] ?? median;
+  const out = Array.from({ length: shards }, () => [] as string[]);
+  const load = out.map(() => 0);
+  const pinned = files.filter((f) => f.startsWith("test/browser/"));
+  for (const f of pinned) load[0] += weight(f);
+  out[0].push(...pinned);
+  for (const f of files.filter((f) => !pinned.includes(f)).sort((a, b) => weight(b) - weight(a) || a.localeCompare(b))) {
+    const least = load.indexOf(Math.min(...load));
+    out[least].push(f);
+    load[least] += weight(f);
+  }
+  return out;
 }
 
 /** The summary at the end: each run's time against its tier's budget, and its slowest files. */
@@ -140,7 +192,7 @@ export function summary(results: TierResult[], full: boolean): { text: string; o
   const lines = ["", "tier times (budget; fails above " + OVER_BUDGET + "x):"];
   const overBudget: string[] = [];
   for (const r of results) {
-    const budget = BUDGETS[r.tier];
+    const budget = r.tiers.reduce((sum, tier) => sum + BUDGETS[tier], 0);
     // Full-size runs have no budget: they are the nightly and pre-resolve check, or a branch's guarded files.
     const over = !full && !r.label.endsWith("(full size)") && r.seconds > budget * OVER_BUDGET;
     if (over) overBudget.push(`${r.label}: ${r.seconds.toFixed(0)} s > ${OVER_BUDGET} x ${budget} s`);
@@ -156,41 +208,52 @@ async function main(): Promise<number> {
   const scaleEnv: NodeJS.ProcessEnv = full ? { TEST_FULL: "1", TEST_SCALE: "1" } : {};
   const baseEnv = { ...process.env, ...scaleEnv };
   const results: TierResult[] = [];
-  let stack: Stack | undefined;
+  let stacks: Stack[] = [];
   let interrupted = false;
   const onSignal = () => {
     if (interrupted) return;
     interrupted = true;
-    if (running?.pid) {
+    for (const child of running) {
       try {
-        process.kill(-running.pid, "SIGINT");
+        process.kill(-child.pid!, "SIGINT");
       } catch {
         // already gone
       }
     }
-    void (stack?.stop() ?? Promise.resolve()).then(() => process.exit(130));
+    void Promise.all(stacks.map((s) => s.stop())).then(() => process.exit(130));
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
-  const withStack = async (serve: "in-process" | "emulators", run: (env: NodeJS.ProcessEnv) => Promise<void>) => {
+  const testEnv = (serve: "in-process" | "emulators", info: StackInfo): NodeJS.ProcessEnv => ({
+    ...baseEnv,
+    ...info.env,
+    TEST_TARGET: serve === "emulators" ? "stack" : "service",
+    TEST_BASE_URL: info.urls.base,
+    TEST_APP_URL: info.urls.app,
+    TEST_FUNCTIONS_URL: info.urls.functions,
+    // The functions' own port, behind the front (a test standing in for Google's front end calls it).
+    TEST_FUNCTIONS_DIRECT_URL: info.urls.functions.replace(/:\d+\//, `:${info.ports.functions}/`),
+    TEST_STORAGE_EMULATOR: info.storageEmulator ? "1" : "",
+    TEST_LOG_FILE: info.logFile,
+  });
+  /** Starts a stack per shard side by side (shard 0 on the usual ports), runs, and stops them. */
+  const withStacks = async (serve: "in-process" | "emulators", shards: Shard[], run: (envs: NodeJS.ProcessEnv[]) => Promise<void>) => {
     if (interrupted) return;
-    stack = new Stack();
     const started = Date.now();
-    const info = await stack.start({ functions: serve });
-    console.log(`stack (${serve}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s (mode: ${info.mode}; log: ${path.relative(ROOT, info.logFile)})`);
-    const env = {
-      ...baseEnv,
-      ...info.env,
-      TEST_TARGET: serve === "emulators" ? "stack" : "service",
-      TEST_BASE_URL: info.urls.base,
-      TEST_APP_URL: info.urls.app,
-      TEST_FUNCTIONS_URL: info.urls.functions,
-      TEST_STORAGE_EMULATOR: info.storageEmulator ? "1" : "",
-    };
+    const mine = shards.map(() => new Stack());
+    stacks.push(...mine);
     try {
-      await run(env);
+      const infos = await Promise.all(mine.map((s, i) => s.start({ functions: serve, shard: shards[i] })));
+      const logs = infos.map((info) => path.relative(ROOT, info.logFile)).join(", ");
+      const count = shards.length;
+      console.log(`${count > 1 ? `${count} stacks` : "stack"} (${serve}) ready in ${((Date.now() - started) / 1000).toFixed(1)} s (mode: ${infos[0].mode}; log: ${logs})`);
+      try {
+        await run(infos.map((info) => testEnv(serve, info)));
+      } finally {
+        if (results.some((r) => r.code)) for (const info of infos) console.log(`\n--- last lines of ${info.logFile} ---\n${tailOf(info.logFile)}`);
+      }
     } finally {
-      if (results.some((r) => r.code)) console.log(`\n--- last lines of ${info.logFile} ---\n${tailOf(info.logFile)}`);
-      await stack.stop();
+      await Promise.all(mine.map((s) => s.stop()));
+      stacks = stacks.filter((s) => !mine.includes(s));
     }
   };
   try {
@@ -199,29 +262,39 @@ async function main(): Promise<number> {
     if (tiers.includes("unit")) {
       // One worker per core, at least two and at most four: each worker holds its own copy of the modules.
       const jobs = Number(process.env.UNIT_JOBS) || Math.min(4, Math.max(2, availableParallelism()));
-      results.push(await timedRun("unit", "unit", [...mochaArgs(tierFiles("unit", full), extra), "--parallel", "--jobs", String(jobs)], baseEnv));
+      results.push(await timedRun("unit", ["unit"], [...mochaArgs(tierFiles("unit", full), extra), "--parallel", "--jobs", String(jobs)], baseEnv));
     }
     const inProcess = tiers.filter((t) => TIERS[t].serve === "in-process");
     if (inProcess.length) {
-      await withStack("in-process", async (env) => {
-        for (const tier of inProcess) results.push(await timedRun(tier, tier, [...mochaArgs(tierFiles(tier, full), extra), ...FRESH_DATA], env));
+      const files = inProcess.flatMap((tier) => tierFiles(tier, full));
+      const count = files.length > 1 ? shardCount() : 1;
+      await withStacks("in-process", count > 1 ? [0, 1] : [0], async (envs) => {
+        // The service and browser files, shared out over the stacks and run side by side; shard 0 prints as
+        // it goes, the others' output follows it.
+        const shares = shardFiles(files, count, recordedSeconds());
+        const label = (i: number) => (count > 1 ? `${inProcess.join(" + ")} ${i + 1}/${count}` : inProcess.join(" + "));
+        const outputs = shares.map((_, i) => (i ? path.join(ROOT, "test-artifacts", `shard${i + 1}.log`) : undefined));
+        const runs = await Promise.all(shares.map((share, i) => timedRun(label(i), inProcess, [...mochaArgs(share, extra), ...FRESH_DATA], envs[i], outputs[i])));
+        for (const [i, output] of outputs.entries()) if (output) console.log(`\n--- ${label(i)} ---\n${readFileSync(output, "utf8")}`);
+        results.push(...runs);
+        if (process.argv.includes("--save-times")) saveFileTimes(runs.map((r) => r.label));
         // Full-size files whose guarded code this branch changed run again at full size (scripts/lib/fullSize.ts).
         const guarded = full ? [] : fullSizeFilesFor(changedPaths()).filter((f) => inProcess.some((t) => f.startsWith(TIERS[t].spec.split("/**")[0])));
         if (guarded.length) {
           console.log(`\nchanged code that full-size tests guard: running ${guarded.join(", ")} at full size`);
-          results.push(await timedRun("service (full size)", "service", mochaArgs(guarded, extra, 600_000), { ...env, TEST_SCALE: "1", TEST_FULL: "1" }));
+          results.push(await timedRun("service (full size)", ["service"], mochaArgs(guarded, extra, 600_000), { ...envs[0], TEST_SCALE: "1", TEST_FULL: "1" }));
         }
       });
     }
     const onEmulators = tiers.includes("stack") || (full && tiers.includes("service"));
     if (onEmulators) {
-      await withStack("emulators", async (env) => {
-        if (tiers.includes("stack")) results.push(await timedRun("stack", "stack", mochaArgs(tierFiles("stack", full), extra, 120_000), env));
+      await withStacks("emulators", [0], async ([env]) => {
+        if (tiers.includes("stack")) results.push(await timedRun("stack", ["stack"], mochaArgs(tierFiles("stack", full), extra, 120_000), env));
         // Under test:full the service files run again through firebase-tools' Hosting and Functions emulators.
-        if (full && tiers.includes("service")) results.push(await timedRun("service on emulators", "service", [...mochaArgs(tierFiles("service", full), extra, 120_000), ...FRESH_DATA], env));
+        if (full && tiers.includes("service")) results.push(await timedRun("service on emulators", ["service"], [...mochaArgs(tierFiles("service", full), extra, 120_000), ...FRESH_DATA], env));
       });
     }
-    if (tiers.includes("lifecycle")) results.push(await timedRun("lifecycle", "lifecycle", mochaArgs(tierFiles("lifecycle", full), extra, 600_000), baseEnv));
+    if (tiers.includes("lifecycle")) results.push(await timedRun("lifecycle", ["lifecycle"], mochaArgs(tierFiles("lifecycle", full), extra, 600_000), baseEnv));
     // Full-size runs (test:full, or TEST_SCALE=1 as `npm run fuzz` sets it) have no budget.
     const { text, overBudget } = summary(results, full || process.env.TEST_SCALE === "1");
     console.log(text);
@@ -236,8 +309,24 @@ async function main(): Promise<number> {
     }
     return 1;
   } finally {
-    await stack?.stop();
+    await Promise.all(stacks.map((s) => s.stop()));
   }
+}
+
+/** test/file-times.json: the seconds each file took when last recorded (`npm test -- --save-times`). */
+function recordedSeconds(): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(FILE_TIMES_FILE, "utf8")) as Record<string, number>;
+  } catch {
+    return {};
+  }
+}
+
+function saveFileTimes(labels: string[]): void {
+  const seconds = recordedSeconds();
+  for (const label of labels) for (const [file, ms] of Object.entries(readTimes(label))) seconds[path.relative(ROOT, file)] = Math.round(ms / 100) / 10;
+  const sorted = Object.fromEntries(Object.entries(seconds).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(FILE_TIMES_FILE, JSON.stringify(sorted, null, 2) + "\n");
 }
 
 /**

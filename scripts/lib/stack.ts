@@ -67,21 +67,36 @@ interface EmulatorPorts {
   ui: number;
 }
 
-export function emulatorPorts(): EmulatorPorts {
+/**
+ * A test run may start a second stack beside the first (scripts/test.ts shards the service and browser
+ * files over two): the same emulators and project on ports this much higher, with data of its own. The
+ * ports stay below Linux's ephemeral range (32768 and up), so no outgoing connection can hold one.
+ */
+export const SHARD_PORT_OFFSET = 20_000;
+export type Shard = 0 | 1;
+
+export function emulatorPorts(shard: Shard = 0): EmulatorPorts {
   const config = JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8"));
   const e = config.emulators;
+  const at = (port: number) => port + shard * SHARD_PORT_OFFSET;
   return {
-    hosting: e.hosting.port,
-    functions: e.functions.port,
-    firestore: e.firestore.port,
-    auth: e.auth.port,
-    storage: e.storage.port,
-    pubsub: e.pubsub.port,
-    hub: e.hub.port,
-    logging: e.logging.port,
-    ui: e.ui.port,
+    hosting: at(e.hosting.port),
+    functions: at(e.functions.port),
+    firestore: at(e.firestore.port),
+    auth: at(e.auth.port),
+    storage: at(e.storage.port),
+    pubsub: at(e.pubsub.port),
+    hub: at(e.hub.port),
+    logging: at(e.logging.port),
+    ui: at(e.ui.port),
   };
 }
+
+/** The front's public ports (what a browser or client calls) of a stack. */
+export const frontPorts = (shard: Shard = 0) => ({ site: LOCAL_FRONT_PORTS.site + shard * SHARD_PORT_OFFSET, functions: LOCAL_FRONT_PORTS.functions + shard * SHARD_PORT_OFFSET });
+
+/** The functions' log of a stack: shard 0's is the one `npm start` and `npm run logs` use. */
+export const logFileOf = (shard: Shard = 0) => (shard ? path.join(LOG_DIR, `emulators-shard${shard}.log`) : LOG_FILE);
 
 export interface StackInfo {
   mode: "firebase" | "gcloud";
@@ -176,7 +191,7 @@ export class PrerequisiteError extends Error {
  * Checks what the stack needs before starting anything: Node 22, Java and a Firestore emulator, free
  * ports and (for tests) Chromium. Throws a PrerequisiteError listing every problem found.
  */
-export async function checkPrerequisites(options: { chromium?: boolean; ui?: boolean } = {}): Promise<"firebase" | "gcloud"> {
+export async function checkPrerequisites(options: { chromium?: boolean; ui?: boolean; shard?: Shard } = {}): Promise<"firebase" | "gcloud"> {
   const problems: string[] = [];
   if (!FOUND_NODE22) {
     problems.push(
@@ -195,11 +210,12 @@ export async function checkPrerequisites(options: { chromium?: boolean; ui?: boo
     }
   }
   if (mode === "gcloud" && java !== 0 && !gcloudPubSubEmulator()) problems.push(PUBSUB_MISSING);
-  const ports = emulatorPorts();
+  const ports = emulatorPorts(options.shard);
+  const front = frontPorts(options.shard);
   const wanted: [string, number][] = [
     ...Object.entries(ports).filter(([name]) => !(mode === "gcloud" && name === "storage") && (name !== "ui" || options.ui)),
-    ["front site", LOCAL_FRONT_PORTS.site],
-    ["front functions", LOCAL_FRONT_PORTS.functions],
+    ["front site", front.site],
+    ["front functions", front.functions],
   ];
   for (const [name, port] of wanted) {
     if (await portOpen(port)) problems.push(`Port ${port} (${name}) is in use: stop whatever listens there (an earlier stack? \`lsof -i :${port}\`) and retry.`);
@@ -267,6 +283,8 @@ export interface StartOptions {
    * the service tier), with Auth, Firestore and Pub/Sub still firebase-tools' emulators.
    */
   functions?: "emulators" | "in-process";
+  /** 1: a second stack beside the first, on ports SHARD_PORT_OFFSET higher, with its own data (tests only). */
+  shard?: Shard;
 }
 
 export class Stack {
@@ -278,6 +296,7 @@ export class Stack {
   private stopping?: Promise<void>;
   /** In the environment of every process the stack starts, so that even orphans can be found and ended. */
   private readonly marker = `SVC_STACK_RUN=${randomBytes(8).toString("hex")}`;
+  private shard: Shard = 0;
   info!: StackInfo;
 
   /** Throws once stop() has begun, so an interrupted start() goes no further. */
@@ -287,13 +306,15 @@ export class Stack {
 
   async start(options: StartOptions = {}): Promise<StackInfo> {
     const step = options.onStep ?? (() => undefined);
-    const ports = emulatorPorts();
-    const mode = await checkPrerequisites({ ui: options.ui });
+    const shard = options.shard ?? 0;
+    this.shard = shard;
+    const ports = emulatorPorts(shard);
+    const mode = await checkPrerequisites({ ui: options.ui, shard });
     this.stillStarting();
-    const publicPorts = { site: LOCAL_FRONT_PORTS.site, functions: LOCAL_FRONT_PORTS.functions };
+    const publicPorts = frontPorts(shard);
     writeLocalSecrets();
     mkdirSync(LOG_DIR, { recursive: true });
-    const logFile = LOG_FILE;
+    const logFile = logFileOf(shard);
     const log = openSync(logFile, "w");
     const host = "127.0.0.1";
     const env: Record<string, string> = {
@@ -301,7 +322,7 @@ export class Stack {
       // The address the front appends as the Hosting hop (scripts/lib/front.ts); tests read it from here.
       FRONT_HOSTING_HOP: hostingHop(),
       // With saved state, the local image store's files are part of it (and go with `npm run reset`).
-      LOCAL_IMAGE_DIR: options.persist ? path.join(SAVED_DIR, "images") : path.join(ROOT, ".local-images"),
+      LOCAL_IMAGE_DIR: options.persist ? path.join(SAVED_DIR, "images") : shard ? path.join(LOG_DIR, `local-images-shard${shard}`) : path.join(ROOT, ".local-images"),
       // As in deployed functions: the HTTP layer's own error pages (e.g. for unparseable JSON) carry no stack.
       NODE_ENV: "production",
       // Not on GCE: skip google-auth-library's metadata-server probe (a warning and a delay otherwise).
@@ -312,6 +333,13 @@ export class Stack {
     };
     const storageEmulator = mode === "firebase";
     if (storageEmulator) env.FIREBASE_STORAGE_EMULATOR_HOST = `${host}:${ports.storage}`;
+    if (shard) {
+      // The functions' own addresses, which are the default ones' only for shard 0 (core/config.ts).
+      const origins = [publicPorts.site, publicPorts.functions, ports.hosting, ports.functions].flatMap((port) => [`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+      env.BASE_URL = `http://${host}:${publicPorts.site}`;
+      env.ALLOWED_HOSTS = origins.map((o) => o.slice("http://".length)).join(",");
+      env.ALLOWED_ORIGINS = origins.join(",");
+    }
 
     const [markerName, markerValue] = this.marker.split("=");
     const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, FIREBASE_CLI_DISABLE_UPDATE_CHECK: "true", [markerName]: markerValue };
@@ -332,6 +360,12 @@ export class Stack {
     const args = [firebaseBin, "emulators:start", "--project", PROJECT_ID, "--only", only];
     const ui = options.ui && emulatorUiAvailable(mode);
     if (ui) args.push("--config", writeConfigWithUi());
+    if (shard) {
+      args.push("--config", writeShardConfig(shard, ports));
+      // firebase-tools notes its running hub in a file named by project under the temporary directory.
+      childEnv.TMPDIR = path.join(LOG_DIR, `tmp-shard${shard}`);
+      mkdirSync(childEnv.TMPDIR, { recursive: true });
+    }
     if (options.persist) {
       mkdirSync(STATE_DIR, { recursive: true });
       if (existsSync(path.join(STATE_DIR, "firebase-export-metadata.json"))) {
@@ -419,7 +453,7 @@ export class Stack {
   /** The service tier's Hosting, functions and Cloud Tasks: one Node 22 process on the emulators' ports. */
   private startServiceHost(env: Record<string, string>, childEnv: NodeJS.ProcessEnv, host: string, ports: EmulatorPorts, logFile: string): void {
     const log = openSync(logFile, "a");
-    const options = { projectId: PROJECT_ID, host, hostingPort: ports.hosting, functionsPort: ports.functions, tasksPort: TASKS_PORT };
+    const options = { projectId: PROJECT_ID, host, hostingPort: ports.hosting, functionsPort: ports.functions, tasksPort: TASKS_PORT + this.shard * SHARD_PORT_OFFSET };
     const child = spawn(NODE22, ["--import", "tsx", path.join(__dirname, "serviceHost.ts")], {
       cwd: ROOT,
       detached: true,
@@ -471,8 +505,7 @@ export class Stack {
         for (const pid of marked) kill(pid, "SIGKILL");
         await sleep(100);
       }
-      const ports = emulatorPorts();
-      const all = [...Object.values(ports), LOCAL_FRONT_PORTS.site, LOCAL_FRONT_PORTS.functions];
+      const all = [...Object.values(emulatorPorts(this.shard)), ...Object.values(frontPorts(this.shard))];
       const freeBy = Date.now() + 10_000;
       while (Date.now() < freeBy && (await Promise.all(all.map(portOpen))).some(Boolean) && this.children.length) await sleep(200);
     })();
@@ -576,6 +609,16 @@ function watchLog(file: string, pattern: RegExp, onMatch: (m: RegExpExecArray) =
 }
 
 /** firebase.json with the Emulator UI on, beside it (paths in it are relative to its directory). */
+/** firebase.json with a shard's emulator ports (git-ignored, beside it, so its relative paths still hold). */
+function writeShardConfig(shard: Shard, ports: EmulatorPorts): string {
+  const config = JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8"));
+  for (const [name, port] of Object.entries(ports)) config.emulators[name] = { ...config.emulators[name], port };
+  config.emulators.tasks = { ...config.emulators.tasks, port: TASKS_PORT + shard * SHARD_PORT_OFFSET };
+  const file = path.join(ROOT, `firebase.shard${shard}.json`);
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
 function writeConfigWithUi(): string {
   const config = JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8"));
   config.emulators.ui = { ...config.emulators.ui, enabled: true };

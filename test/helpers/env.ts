@@ -10,3 +10,5 @@ export const appUrl = () => required("TEST_APP_URL");
 export const mcpUrl = () => `${appUrl()}/api/mcp`;
 export const projectId = () => required("GCLOUD_PROJECT");
 export const functionsUrl = () => required("TEST_FUNCTIONS_URL");
+/** The functions' URLs on the functions' own port, behind the front (as Google's front end calls them). */
+export const functionsDirectUrl = () => required("TEST_FUNCTIONS_DIRECT_URL");

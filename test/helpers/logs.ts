@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 
-const LOG = () => path.join(process.cwd(), ".emulator-data", "emulators.log");
+/** The log of the stack this test process was given (scripts/test.ts sets TEST_LOG_FILE; shard 0's by default). */
+export const LOG = () => process.env.TEST_LOG_FILE || path.join(process.cwd(), ".emulator-data", "emulators.log");
 
 /** The log lines containing every one of `parts`, once at least one is there (or [] after `timeoutMs`). */
 export async function logLinesWith(parts: readonly string[], timeoutMs = 10_000): Promise<string[]> {

@@ -9,6 +9,7 @@ import { createMerchant, firestore, mintKey, signUp, tokenSignedInAgo, type Test
 import { newClient } from "../helpers/clients";
 import { decodePng, fetchPng } from "../helpers/qr";
 import { eventually } from "../helpers/poll";
+import { LOG } from "../helpers/logs";
 import { addMember, removeMember } from "../../functions/src/store/workspaces";
 import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { auth } from "../../functions/src/core/firebase";
@@ -347,9 +348,8 @@ describe("hardening (issue 12 probes)", function () {
       const res = await callTool("svc.ping", {}, bogus);
       assert.equal(res.status, 401);
       const { readFileSync } = await import("node:fs");
-      const path = await import("node:path");
       const lines = await eventually(
-        () => readFileSync(path.join(process.cwd(), ".emulator-data", "emulators.log"), "utf8").split("\n").filter((l) => l.includes("auth.failed") && l.includes("INVALID_API_KEY")),
+        () => readFileSync(LOG(), "utf8").split("\n").filter((l) => l.includes("auth.failed") && l.includes("INVALID_API_KEY")),
         (found) => found.length > 0,
         { timeoutMs: 10_000, what: "an auth.failed line" },
       ).catch(() => [] as string[]);

@@ -5,8 +5,7 @@ import { callTool, toolResult } from "../helpers/rpc";
 import { firestore, signUp } from "../helpers/merchants";
 import { decodePng, fetchPng } from "../helpers/qr";
 import { hostingHop, newClient, type TestClient } from "../helpers/clients";
-import { functionsUrl, projectId } from "../helpers/env";
-import { LOCAL_PORTS } from "../../functions/src/core/constants";
+import { functionsDirectUrl, functionsUrl } from "../helpers/env";
 import { googleAll, googleNotCloud } from "../../functions/src/core/addressRanges";
 
 /** Clients differ only by the address they connect from; `forgedFor` is what a client may write itself. */
@@ -123,7 +122,7 @@ describe("keyless sandbox", function () {
   it("clients resolved to a Google address share a generous bucket per /24 instead of one visitor's", async () => {
     // Straight to the Functions emulator, standing in for Google's front end: a chain of nothing but
     // Google hops, as when Hosting's hop is trusted but no visitor entry reached the function.
-    const direct = `http://127.0.0.1:${LOCAL_PORTS.functions}/${projectId()}/us-central1/sandbox/api/generate-qr-code`;
+    const direct = `${functionsDirectUrl()}/sandbox/api/generate-qr-code`;
     const asGoogle = (xff: string) => ({ url: direct, forgedFor: xff });
     const standing = async (xff: string) => {
       const res = await fetch(direct, { headers: { "X-Forwarded-For": xff } });

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { BUDGETS, summary, TIERS, tierFiles, tiersOf, unitTierFiles } from "../../scripts/test";
+import { BUDGETS, shardFiles, summary, TIERS, tierFiles, tiersOf, unitTierFiles } from "../../scripts/test";
 import { FULL_SIZE_GUARDS, fullSizeFilesFor } from "../../scripts/lib/fullSize";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -64,11 +64,27 @@ describe("test tiers", () => {
   });
 
   it("a run past 1.5 times its tier's budget fails the run; full-size runs have no budget", () => {
-    const run = (seconds: number) => ({ label: "unit", tier: "unit" as const, seconds, code: 0, slowest: [] });
+    const run = (seconds: number) => ({ label: "unit", tiers: ["unit" as const], seconds, code: 0, slowest: [] });
     assert.deepEqual(summary([run(BUDGETS.unit * 1.4)], false).overBudget, []);
     assert.equal(summary([run(BUDGETS.unit * 1.6)], false).overBudget.length, 1);
     assert.deepEqual(summary([run(BUDGETS.unit * 3)], true).overBudget, []);
     assert.deepEqual(summary([{ ...run(BUDGETS.unit * 3), label: "service (full size)" }], false).overBudget, []);
+    // A shard that runs the service and browser files together has their budgets together.
+    const both = BUDGETS.service + BUDGETS.browser;
+    const shard = (seconds: number) => ({ label: "service + browser 1/2", tiers: ["service" as const, "browser" as const], seconds, code: 0, slowest: [] });
+    assert.deepEqual(summary([shard(both * 1.4)], false).overBudget, []);
+    assert.match(summary([shard(both * 1.6)], false).overBudget[0], new RegExp(`> 1.5 x ${both} s`));
+  });
+
+  it("shares the service and browser files out evenly over two shards, browser files on the first, an untimed file at the median", () => {
+    const files = ["test/browser/a.test.ts", "test/service/b.test.ts", "test/service/c.test.ts", "test/service/d.test.ts", "test/service/new.test.ts"];
+    const seconds = { "test/browser/a.test.ts": 30, "test/service/b.test.ts": 40, "test/service/c.test.ts": 20, "test/service/d.test.ts": 10 };
+    const [first, second] = shardFiles(files, 2, seconds);
+    assert.ok(first.includes("test/browser/a.test.ts"));
+    assert.deepEqual([...first, ...second].sort(), [...files].sort(), "every file once");
+    const load = (share: string[]) => share.reduce((sum, f) => sum + ((seconds as Record<string, number>)[f] ?? 30), 0);
+    assert.ok(Math.abs(load(first) - load(second)) <= 20, `${load(first)} s against ${load(second)} s`);
+    assert.deepEqual(shardFiles(files, 1, seconds), [files.filter((f) => f.startsWith("test/browser/")).concat(["test/service/b.test.ts", "test/service/new.test.ts", "test/service/c.test.ts", "test/service/d.test.ts"])]);
   });
 
   it("the map of full-size tests names files and paths that exist, and picks files by changed path", () => {
