@@ -38,7 +38,7 @@ export const bulk = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB", timeo
 export const redirect = onRequest({ ...PUBLIC, memory: "512MiB", concurrency: 80, secrets: secretsOf("redirect") }, lazy(() => require("./redirect/app").redirectApp));
 // The scan consumer (scans/consume.ts): Pub/Sub pushes the arrivals here. Not public: deployed with the push
 // subscription's service account as its only invoker (docs/deploy.md).
-export const scanConsumer = onRequest({ invoker: process.env.SCAN_CONSUMER_INVOKER ?? "private", cors: false, memory: "512MiB", concurrency: 250, timeoutSeconds: 60 }, lazy(() => require("./redirect/scanConsumer").scanConsumerApp));
+export const scanConsumer = onRequest({ invoker: process.env.SCAN_CONSUMER_INVOKER ?? "private", cors: false, memory: "512MiB", concurrency: 250, timeoutSeconds: 60, secrets: secretsOf("scanConsumer") }, lazy(() => require("./redirect/scanConsumer").scanConsumerApp));
 export const sandbox = onRequest({ ...PUBLIC, memory: "256MiB", secrets: secretsOf("sandbox") }, lazy(() => require("./sandbox/app").sandboxApp));
 export const oauth = onRequest({ ...PUBLIC, memory: "256MiB", secrets: secretsOf("oauth") }, lazy(() => require("./oauth/app").oauthApp));
 export const pages = onRequest({ ...PUBLIC, memory: "256MiB" }, lazy(() => require("./listings/app").pagesApp));

@@ -4,7 +4,7 @@
 // gcloud and bq commands built here: `firebase deploy` makes none of it (BigQuery subscriptions are not
 // among what it deploys).
 import path from "node:path";
-import { CONSUMER_BACKOFF, CONSUMER_MAX_ATTEMPTS, SCAN_STREAM, avroSchema, bigQuerySchema } from "../../functions/src/store/scanEvents";
+import { CONSUMER_DELIVERY, SCAN_STREAM, avroSchema, bigQuerySchema } from "../../functions/src/store/scanEvents";
 
 /** The files the commands read: the Avro schema and the table's schema, written by the deploy script. */
 export interface StreamFiles {
@@ -110,7 +110,7 @@ export async function ensureLocalScanStream(emulatorHost: string, project: strin
     topic: topic(SCAN_STREAM.arrivals),
     ackDeadlineSeconds: 60,
     pushConfig: { pushEndpoint: consumerEndpoint },
-    retryPolicy: { minimumBackoff: CONSUMER_BACKOFF.local.min, maximumBackoff: CONSUMER_BACKOFF.local.max },
-    deadLetterPolicy: { deadLetterTopic: topic(SCAN_STREAM.deadLetters), maxDeliveryAttempts: CONSUMER_MAX_ATTEMPTS },
+    retryPolicy: { minimumBackoff: CONSUMER_DELIVERY.local.minBackoff, maximumBackoff: CONSUMER_DELIVERY.local.maxBackoff },
+    deadLetterPolicy: { deadLetterTopic: topic(SCAN_STREAM.deadLetters), maxDeliveryAttempts: CONSUMER_DELIVERY.local.maxAttempts },
   });
 }

@@ -30,6 +30,7 @@ import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
 import { recordScanSafely, scanCountedHeader, type CodeIdentity, type ScanOutcome } from "../scans/record";
 import type { CampaignScan, RuledLink } from "../campaigns/answer";
+import type { ScanPlace } from "../scans/classify";
 import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage, UNAVAILABLE_RETRY_SECONDS, unavailablePage } from "./pages";
 import { handlePasswordPost, sendPasswordPage } from "./password";
 
@@ -205,7 +206,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     const fresh = await readLinkInTime(id);
     if (!fresh.link || fresh.link.takenDown) return fresh.link ? sendTakenDown(res) : sendNotFound(res);
   }
-  // A code this instance knows to have campaign rules is answered, and counted, after its read (ruledRedirect).
+  // A code this instance knows to have campaign rules is answered after its read (ruledRedirect).
   if (known && last?.campaignRules) return ruledRedirect(req, res, id, at, address, await readLinkInTime(id), known);
   // Every other scan: its arrival is published beside the link read, and the scan is answered when both are
   // done (scans/arrival.ts); the consumer counts it later. A code first seen here is published with the id in
@@ -213,7 +214,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   const timeZone = known && knownTimeZone(known.merchantId, at.getTime());
   const recorded = placeOfRequest(req).then((place) =>
     arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, ...(known && timeZone ? { known: { ...known, timeZone } } : {}) }).then((arrival) =>
-      recordArrival(arrival, known?.merchantId).then((outcome) => ({ outcome, place, botReason: arrival.botReason })),
+      recordArrival(arrival, known?.merchantId).then((outcome) => ({ outcome, place, botReason: arrival.botReason, scanId: arrival.scanId })),
     ),
   );
   const reading = readLinkInTime(id);
@@ -221,22 +222,34 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   const link = served.link;
   if (!link) return sendNotFound(res); // the consumer drops the arrival of an id that names no code
   if (link.takenDown) return sendTakenDown(res);
-  if (!known) remember(id, link);
-  // First seen here and it has rules: its arrival is left to the consumer's drop (not known plain), and the
-  // scan is counted with its rules, as every scan of a code known to have them.
-  if (link.campaignRules && !(known && timeZone)) return ruledRedirect(req, res, id, at, address, served, known ?? remember(id, link));
-  const counted = arrival.outcome === "unknown" ? "unknown" : arrival.botReason ? `false; reason=${arrival.botReason}` : "recorded";
-  let location = link.destinationUrl;
-  if (link.campaignRules) {
-    // Rules added since this instance last read the code: its arrival was published as a plain code's (the
-    // consumer counts it so); the rules answer it, taking an allowance alone where they cap (campaigns/answer.ts).
-    const outcome: ScanOutcome = arrival.botReason ? { counted: false, reason: arrival.botReason } : { counted: true, unique: false };
-    const scan: CampaignScan = { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place: arrival.place, at, timeZone: await timeZoneOf(link.merchantId, at.getTime()) };
-    const answer = await campaigns().campaignAnswer({ ...link, campaignRules: link.campaignRules }, scan, { outcome, gated: false });
-    if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, link);
-    location = answer.url;
-  }
-  sendRedirect(res, location, counted, served.servedFrom);
+  const identity = known ?? remember(id, link);
+  const counted = countedHeader(arrival.outcome, arrival.botReason);
+  if (!link.campaignRules) return sendRedirect(res, link.destinationUrl, counted, served.servedFrom);
+  // Rules added since this instance last read the code: its arrival was published as a plain code's (the
+  // consumer counts it so), and the rules answer it, taking an allowance alone where they cap (campaigns/answer.ts).
+  if (known && timeZone) return answerByRules(res, { ...link, campaignRules: link.campaignRules }, campaignScanOf(req, address, arrival.place, at, timeZone), served.servedFrom, counted, { outcome: arrivalOutcome(arrival.botReason), gated: false });
+  // First seen here and it has rules: its arrival is left to the consumer's drop (a ruled code's arrival
+  // published before the read), and the scan is counted with the rules' answer under the same scan id.
+  return ruledRedirect(req, res, id, at, address, served, identity, { scanId: arrival.scanId, place: arrival.place });
+}
+
+/** X-Scan-Counted for a scan whose arrival was recorded (or not): a machine's keeps its reason, a closed code's person its own. */
+function countedHeader(outcome: "recorded" | "unknown", reason: string | null): string {
+  return outcome === "unknown" ? "unknown" : reason ? `false; reason=${reason}` : "recorded";
+}
+
+/** How the rules see a scan counted by the consumer (a machine's, or a person's not yet decided: never a unique here). */
+const arrivalOutcome = (botReason: string | null): ScanOutcome => (botReason ? { counted: false, reason: botReason } : { counted: true, unique: false });
+
+function campaignScanOf(req: IncomingMessage, address: string, place: ScanPlace | undefined, at: Date, timeZone: string): CampaignScan {
+  return { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone };
+}
+
+/** The rules' answer to a scan already recorded (`recorded`: how it counted), sent. */
+async function answerByRules(res: ServerResponse, ruled: RuledLink, scan: CampaignScan, servedFrom: ServedLink["servedFrom"], counted: string, recorded: Parameters<ReturnType<typeof campaigns>["campaignAnswer"]>[2]): Promise<void> {
+  const answer = await campaigns().campaignAnswer(ruled, scan, recorded);
+  if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, ruled);
+  sendRedirect(res, answer.url, counted, servedFrom);
 }
 
 function sendRedirect(res: ServerResponse, location: string, counted: string, servedFrom: ServedLink["servedFrom"]): void {
@@ -264,21 +277,38 @@ function sendCampaignPage(res: ServerResponse, answer: Exclude<CampaignAnswer, {
 }
 
 /**
- * A code with campaign rules, its link read: the scan is counted here, before its answer (a schedule or a
- * cap decides how it counts: campaigns/answer.ts campaignGate; scans/record.ts), and published to the
- * stream with the rule that answered it; then the rules pick the answer from what was read.
+ * A code with campaign rules, its link read. A cap or scan-count thresholds admit a person's scan before its
+ * answer, so such a scan is counted here (campaigns/answer.ts campaignGate; scans/record.ts) and published
+ * to the stream with the rule that answered it. Any other rules answer first, reading nothing, and the
+ * scan's arrival carries their answer to the consumer (scans/arrival.ts `answered`); `first` is the arrival
+ * a code first seen here was published with before its read (its scan id is kept: one scan).
  */
-async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: string, at: Date, address: string, served: ServedLink, identity: Omit<CodeIdentity, "timeZone">): Promise<void> {
+async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: string, at: Date, address: string, served: ServedLink, identity: Omit<CodeIdentity, "timeZone">, first?: { scanId: string; place: ScanPlace }): Promise<void> {
   const link = served.link;
   if (!link) return sendNotFound(res);
   if (link.takenDown) return sendTakenDown(res);
-  if (!link.campaignRules) return sendRedirect(res, link.destinationUrl, "unknown", served.servedFrom); // rules removed since: not counted here
+  const [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), first?.place ?? placeOfRequest(req)]);
+  const known = { ...identity, timeZone };
+  const arrive = (answered?: Parameters<typeof arrivalOf>[0]["answered"]) =>
+    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, known, ...(answered ? { answered } : {}) }).then(async (arrival) => ({ arrival, outcome: await recordArrival(arrival, identity.merchantId) }));
+  if (!link.campaignRules) {
+    // Rules removed since this instance read them: a plain code's scan (a first arrival is counted as one already).
+    const counted = first ? "recorded" : await arrive().then(({ arrival, outcome }) => countedHeader(outcome, arrival.botReason));
+    return sendRedirect(res, link.destinationUrl, counted, served.servedFrom);
+  }
   const ruled: RuledLink = { ...link, campaignRules: link.campaignRules };
-  const [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
   const campaign = campaigns();
-  const scan: CampaignScan = { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone };
+  const scan = campaignScanOf(req, address, place, at, timeZone);
+  if (!campaign.admitsBeforeAnswer(ruled)) {
+    const answer = await campaign.campaignAnswer(ruled, scan);
+    const answered = campaign.answeredOf(ruled, answer, at);
+    const { arrival, outcome } = await arrive({ ...answered, ...(first ? { scanId: first.scanId } : {}) });
+    const counted = countedHeader(outcome, arrival.botReason ?? answered.endedReason ?? null);
+    if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, link);
+    return sendRedirect(res, answer.url, counted, served.servedFrom);
+  }
   const choice = new campaign.RuleChoice(ruled, scan);
-  const outcome = await recordScanSafely({ ...identity, timeZone }, id, {
+  const outcome = await recordScanSafely(known, id, {
     method: req.method ?? "GET",
     headers: req.headers,
     address,

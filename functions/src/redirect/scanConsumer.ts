@@ -1,13 +1,14 @@
 // The scan consumer's HTTPS function: Pub/Sub's push subscription to the arrivals topic POSTs each arrival
 // here (one message per request). The answer is the acknowledgement: 204 once the scan is counted (or
-// dropped: no such code), 422 for a message that can never be counted, 503 when counting failed this time.
+// dropped: no such code), 422 for a message that can never be counted, 503 when counting still failed after
+// the push was held CONSUMER_HOLD_MS (scans/consume.ts consumeHeld: a shorter Firestore outage costs no delivery).
 // Any answer but 2xx makes Pub/Sub deliver the message again, with its backoff, and after
-// CONSUMER_MAX_ATTEMPTS deliveries move it to the dead-letter topic (store/scanEvents.ts SCAN_STREAM).
+// CONSUMER_DELIVERY.maxAttempts deliveries move it to the dead-letter topic (store/scanEvents.ts SCAN_STREAM).
 // Deployed so that only the subscription's service account may invoke it (docs/deploy.md).
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { logError, logWarn } from "../core/log";
-import { consumeArrival, drainOutbox, PoisonArrival } from "../scans/consume";
+import { consumeHeld, drainOutbox, PoisonArrival } from "../scans/consume";
 
 // Loaded on the first counted scan of a code with a subscription.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
@@ -44,7 +45,7 @@ export async function scanConsumerApp(req: IncomingMessage & { body?: unknown },
     void drainOutbox().catch((error: unknown) => logError("scan.outbox_drain_failed", "the outbox could not be read", error));
   }
   try {
-    const consumed = await consumeArrival({ data: Buffer.from(message.data, "base64"), attributes: message.attributes ?? {}, publishTime: publishTime && !isNaN(publishTime.getTime()) ? publishTime : undefined });
+    const consumed = await consumeHeld({ data: Buffer.from(message.data, "base64"), attributes: message.attributes ?? {}, publishTime: publishTime && !isNaN(publishTime.getTime()) ? publishTime : undefined });
     // Queued before the acknowledgement: a failed enqueue is answered 503 and the arrival comes again (counted
     // once: its guard holds its id); the notice keeps the scan's id, so a subscriber sees one scan.
     if (consumed.outcome !== "dropped" && "notice" in consumed && consumed.notice) {

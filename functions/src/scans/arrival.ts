@@ -17,7 +17,7 @@ import { logScanNotRecorded, logWarn } from "../core/log";
 import { encodeScanEvent, publishArrival } from "../store/scanStream";
 import { writeOutbox } from "../store/scanOutbox";
 import { SCAN_EVENT_VERSION, UNANSWERED, type ScanEvent } from "../store/scanEvents";
-import type { ScanPlace } from "../store/scans";
+import type { ScanPlace, ScanRule } from "../store/scans";
 import { botReason } from "./classify";
 import { agentOf } from "./device";
 import { isTimeZone, localMoment } from "./localTime";
@@ -50,6 +50,12 @@ export interface ArrivalRequest {
   uniqueQRCodeID: string;
   /** Set when the instance knows the code and that it has no campaign rules: the consumer counts it whatever the code's rules are by then. */
   known?: KnownCode;
+  /**
+   * A code whose campaign rules answered the scan here (rules without a cap or scan-count thresholds, read
+   * first): what they answered, counted so by the consumer whatever the rules are by then. `scanId` reuses
+   * the id of the scan's first arrival (published before its read, as a code first seen here is).
+   */
+  answered?: { rule?: ScanRule; endedReason?: string; utm?: { source: string; medium: string }; scanId?: string };
 }
 
 export interface Arrival {
@@ -87,7 +93,8 @@ export async function arrivalOf(request: ArrivalRequest): Promise<Arrival> {
   const hashes = (day: string) => Promise.all([who ? visitorHash(day, id, who) : null, who && recognised ? clientHash(day, id, request.address) : null]);
   // A stored zone this runtime cannot use is left to the consumer (which cannot count it either: it goes to the dead letters).
   const known = request.known && isTimeZone(request.known.timeZone) ? request.known : undefined;
-  const scanId = newScanId();
+  const answered = request.answered;
+  const scanId = answered?.scanId ?? newScanId();
   const attributes: Record<string, string> = { scan_id: scanId, schema_version: String(SCAN_EVENT_VERSION) };
   let visitor: string | null = null;
   let moment = { day: "", hour: 0 };
@@ -95,7 +102,7 @@ export async function arrivalOf(request: ArrivalRequest): Promise<Arrival> {
     moment = localMoment(request.at, known.timeZone);
     const [v, c] = await hashes(moment.day);
     visitor = v;
-    attributes.plain = "1";
+    attributes[answered ? "ruled" : "plain"] = "1";
     if (c) attributes.cl = c;
   } else if (who) {
     const days = candidateDays(request.at);
@@ -125,6 +132,16 @@ export async function arrivalOf(request: ArrivalRequest): Promise<Arrival> {
     source: "redirect",
     served_from: "arrival",
     ...UNANSWERED,
+    ...(answered
+      ? {
+          rule_index: answered.rule?.index ?? null,
+          variant: answered.rule?.variant ?? null,
+          rule_answered: answered.rule ? 1 : null,
+          ended_reason: answered.endedReason ?? null,
+          utm_source: answered.utm?.source ?? null,
+          utm_medium: answered.utm?.medium ?? null,
+        }
+      : {}),
   };
   return { scanId, data: encodeScanEvent(event), attributes, botReason: reason };
 }

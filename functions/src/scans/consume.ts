@@ -16,7 +16,7 @@
 // After the transaction: each scan's resolved event, with its count decided, goes to the stream topic
 // (BigQuery); the consumer's function then queues it for the code's webhook subscribers with the person
 // and unique flags decided (redirect/scanConsumer.ts). The answer (ack) follows; a failure is answered as one, and Pub/Sub delivers the arrival again, up to
-// CONSUMER_MAX_ATTEMPTS times, then moves it to the dead-letter topic.
+// CONSUMER_DELIVERY.maxAttempts times, then moves it to the dead-letter topic.
 import type { DocumentReference } from "firebase-admin/firestore";
 import { z } from "zod";
 import { getConfig } from "../core/config";
@@ -62,22 +62,14 @@ export type Consumed = { outcome: "dropped" } | { outcome: ScanOutcome; notice?:
 
 // ---- resolving: the code, its workspace's zone, the scan's local day and the visitor's hash of that day ----
 
-/** Links as read in the last LINK_TTL_MS (webhook subscriptions and rules change; which code a link is never does). */
-const LINK_TTL_MS = 10_000;
-const LINKS_MAX = 20_000;
-const links = new Map<string, { link: Link | undefined; at: number }>();
-
-async function linksOf(ids: string[], now: number): Promise<Map<string, Link | undefined>> {
-  const stale = [...new Set(ids)].filter((id) => !(now - (links.get(id)?.at ?? -Infinity) < LINK_TTL_MS));
-  if (stale.length) {
-    const read = await readLinks(stale);
-    stale.forEach((id, i) => {
-      links.delete(id); // re-inserted last: least recently read first
-      if (links.size >= LINKS_MAX) links.delete(links.keys().next().value!);
-      links.set(id, { link: read[i], at: now });
-    });
-  }
-  return new Map(ids.map((id) => [id, links.get(id)?.link]));
+/**
+ * The batch's links, each code read once per batch (its webhook subscriptions and rules as they are now: a
+ * subscription added before a scan's arrival is counted hears of it; which code a link is never changes).
+ */
+async function linksOf(ids: string[]): Promise<Map<string, Link | undefined>> {
+  const unique = [...new Set(ids)];
+  const read = await readLinks(unique);
+  return new Map(unique.map((id, i) => [id, read[i]]));
 }
 
 interface Resolved {
@@ -112,13 +104,15 @@ function hashesFor(event: ScanEvent, attributes: Record<string, string>, day: st
 }
 
 async function resolve(deliveries: Array<{ delivery: Delivery; event: ScanEvent }>, now: number): Promise<Array<Resolved | "dropped">> {
-  const byId = await linksOf(deliveries.map((d) => d.event.unique_qr_code_id), now);
+  const byId = await linksOf(deliveries.map((d) => d.event.unique_qr_code_id));
   return Promise.all(
     deliveries.map(async ({ delivery, event }) => {
       const link = byId.get(event.unique_qr_code_id);
-      // No such code (the redirect answered 404), or a code with campaign rules that the redirect did not know
-      // as a plain code: its redirect counted it with the rules (scans/record.ts) and published its own event.
-      if (!link || (link.campaignRules && delivery.attributes.plain !== "1")) return "dropped" as const;
+      // No such code (the redirect answered 404), or a code with campaign rules published before its read
+      // (first seen there): its redirect published the rules' answer as an arrival of its own, with the same
+      // scan id (`ruled`), or counted it itself where a cap or thresholds admit it (scans/record.ts).
+      const ruled = delivery.attributes.ruled === "1";
+      if (!link || (link.campaignRules && delivery.attributes.plain !== "1" && !ruled)) return "dropped" as const;
       const at = new Date(Math.floor(event.at / 1000));
       const timeZone = event.time_zone || (await workspaceTimeZone(link.merchantId, now));
       const { day, hour } = event.day ? event : localMoment(at, timeZone);
@@ -138,6 +132,9 @@ async function resolve(deliveries: Array<{ delivery: Delivery; event: ScanEvent 
         source: event.source,
         retentionDays: getConfig().scanRetentionDays,
         eventRetentionDays: getConfig().scanEventRetentionDays,
+        // What the code's rules answered, as the redirect decided it (a ruled arrival): counted per rule and per UTM pair.
+        ...(event.rule_answered === 1 ? { rule: { index: event.rule_index, ...(event.variant === null ? {} : { variant: event.variant }) } } : {}),
+        ...(event.utm_source !== null && event.utm_medium !== null ? { utm: { source: event.utm_source, medium: event.utm_medium } } : {}),
       };
       return { delivery, event: resolved, link, facts, visitor, client };
     }),
@@ -191,6 +188,12 @@ async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[
       const reason = s.event.bot_reason ?? "unknown";
       counted.push({ facts, cls: { kind: "bot", reason } });
       outcomes[i] = { counted: false, reason };
+      continue;
+    }
+    if (s.event.ended_reason) {
+      // A person's scan of a code its schedule had closed: counted apart with the reason, never as a person's.
+      counted.push({ facts, cls: { kind: "ended", reason: s.event.ended_reason } });
+      outcomes[i] = { counted: false, reason: s.event.ended_reason };
       continue;
     }
     const firstId = uniqueEventId(facts.day, facts.codeId, s.visitor);
@@ -332,6 +335,30 @@ export async function consumeArrival(delivery: Delivery): Promise<Consumed> {
     return result;
   } finally {
     inFlight.delete(delivery);
+  }
+}
+
+/**
+ * How long the consumer holds one push whose counting fails for a reason that may pass (Firestore
+ * unavailable, a transaction that keeps meeting others), trying it again, before it answers the failure and
+ * lets Pub/Sub deliver it again: an outage shorter than this costs no delivery attempt at all, so none of
+ * the subscription's attempts (CONSUMER_DELIVERY) are spent and nothing reaches the dead letters. Within the
+ * function's timeout and the subscription's acknowledgement deadline (60 s).
+ */
+export const CONSUMER_HOLD_MS = 45_000;
+/** The longest pause between two tries of a held push: how long after an outage ends the consumer catches up. */
+const HOLD_RETRY_MAX_MS = 1_000;
+
+/** consumeArrival, tried again for up to `holdMs` while it fails for a reason that may pass (never a poisoned arrival). */
+export async function consumeHeld(delivery: Delivery, holdMs = CONSUMER_HOLD_MS): Promise<Consumed> {
+  const until = Date.now() + holdMs;
+  for (let pause = 100; ; pause = Math.min(pause * 2, HOLD_RETRY_MAX_MS)) {
+    try {
+      return await consumeArrival(delivery);
+    } catch (error) {
+      if (error instanceof PoisonArrival || Date.now() + pause > until) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 }
 

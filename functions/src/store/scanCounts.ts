@@ -30,8 +30,13 @@ export interface CountTransaction {
 /** The key of a guard in `read`'s answer. */
 export const guardKey = (merchantId: string, id: string) => `${merchantId}/${id}`;
 
-/** Transaction attempts before a batch is failed (its arrivals are delivered again by Pub/Sub). */
-const ATTEMPTS = 10;
+/**
+ * Transaction attempts before a batch is failed. Few: consumer instances rarely meet (their shards are their
+ * own, guards are per visitor), and the SDK's backoff between attempts grows by half each time, so with ten
+ * a batch met by a Firestore outage would still be backing off long after it ended. The consumer holds the
+ * push and tries the batch again itself, at most a second apart (scans/consume.ts consumeHeld).
+ */
+const ATTEMPTS = 3;
 
 /**
  * Runs `decide` in a transaction, then writes the rollup changes of the scans it returns (bots, repeats and

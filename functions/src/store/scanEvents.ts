@@ -21,17 +21,24 @@ export const SCAN_STREAM = {
   /** Every scan's durable record, published by the redirect before its answer; the consumer's subscription reads it. */
   arrivals: "scan-arrivals",
   consumer: "scan-arrivals-to-consumer",
-  /** Where the consumer's subscription puts a message after CONSUMER_MAX_ATTEMPTS failed deliveries, and the subscription that keeps them. */
+  /** Where the consumer's subscription puts a message after CONSUMER_DELIVERY.*.maxAttempts failed deliveries, and the subscription that keeps them. */
   deadLetters: "scan-arrivals-dead",
   deadLetterSubscription: "scan-arrivals-dead-kept",
 } as const;
 /**
- * Deliveries of one arrival before Pub/Sub moves it to the dead-letter topic (Pub/Sub allows 5 to 100). With
- * the subscription's backoff (CONSUMER_BACKOFF) that is how long a consumer outage may last before arrivals
- * leave for the dead letters: about 3.5 hours deployed, about 45 s on the local emulator.
+ * The consumer subscription's delivery policy: deliveries of one arrival before Pub/Sub moves it to the
+ * dead-letter topic (Pub/Sub accepts 5 to 100) and the backoff between them (0 to 600 s).
+ *  - deployed: 25 deliveries at 10 s to 600 s, so a consumer that answers errors for about 3.5 hours loses
+ *    nothing to the dead letters (a Firestore outage shorter than CONSUMER_HOLD_MS costs no delivery at all:
+ *    the consumer holds the push and retries its own transaction; scans/consume.ts);
+ *  - local (the emulator of `npm start` and the tests): the fewest Pub/Sub accepts, 5, at the shortest backoff
+ *    the emulator keeps (it raises anything below 1 s to 1 s), so a poisoned arrival reaches the dead letters
+ *    within about ten seconds.
  */
-export const CONSUMER_MAX_ATTEMPTS = 25;
-export const CONSUMER_BACKOFF = { deployed: { min: "10s", max: "600s" }, local: { min: "1s", max: "2s" } } as const;
+export const CONSUMER_DELIVERY = {
+  deployed: { maxAttempts: 25, minBackoff: "10s", maxBackoff: "600s" },
+  local: { maxAttempts: 5, minBackoff: "1s", maxBackoff: "1s" },
+} as const;
 
 type FieldType = "string" | "int" | "timestamp";
 
