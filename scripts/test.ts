@@ -266,12 +266,12 @@ async function main(): Promise<number> {
     }
     const inProcess = tiers.filter((t) => TIERS[t].serve === "in-process");
     if (inProcess.length) {
-      const files = inProcess.flatMap((tier) => tierFiles(tier, full));
-      const count = files.length > 1 ? shardCount() : 1;
+      // The service and browser files, shared out over the stacks and run side by side; shard 0 prints as it
+      // goes, the others' output follows it. A shard left with no file (the browser files alone all stay on
+      // shard 0) starts no stack.
+      const shares = shardFiles(inProcess.flatMap((tier) => tierFiles(tier, full)), shardCount(), recordedSeconds()).filter((share) => share.length);
+      const count = shares.length;
       await withStacks("in-process", count > 1 ? [0, 1] : [0], async (envs) => {
-        // The service and browser files, shared out over the stacks and run side by side; shard 0 prints as
-        // it goes, the others' output follows it.
-        const shares = shardFiles(files, count, recordedSeconds());
         const label = (i: number) => (count > 1 ? `${inProcess.join(" + ")} ${i + 1}/${count}` : inProcess.join(" + "));
         const outputs = shares.map((_, i) => (i ? path.join(ROOT, "test-artifacts", `shard${i + 1}.log`) : undefined));
         const runs = await Promise.all(shares.map((share, i) => timedRun(label(i), inProcess, [...mochaArgs(share, extra), ...FRESH_DATA], envs[i], outputs[i])));

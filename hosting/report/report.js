@@ -41,3 +41,6 @@ form.addEventListener("submit", async (event) => {
     send.disabled = false;
   }
 });
+
+// The button starts disabled: a form sent before this script ran would go nowhere (a plain GET of this page).
+send.disabled = false;

@@ -15,6 +15,7 @@ export const FULL_SIZE_GUARDS: Record<string, string[]> = {
   "test/service/mcp-fuzz.test.ts": ["functions/src/mcp/"],
   "test/service/oauth-fuzz.test.ts": ["functions/src/oauth/"],
   "test/service/scan-truth.test.ts": ["functions/src/scans/", "functions/src/store/scans.ts", "functions/src/store/rollups.ts", "functions/src/redirect/"],
+  "test/service/scan-durability.test.ts": ["functions/src/redirect/", "functions/src/scans/", "functions/src/store/scans.ts", "functions/src/store/scanStream.ts"],
   "test/service/campaign-caps.test.ts": ["functions/src/campaigns/caps.ts", "functions/src/scans/record.ts"],
 };
 

@@ -7,6 +7,7 @@ import { newClient } from "../helpers/clients";
 import { eventually } from "../helpers/poll";
 import { NODE22 } from "../../scripts/lib/stack";
 import { pullScans, subscribeToScans } from "../helpers/pubsub";
+import { scaled } from "../helpers/scale";
 
 const ROOT = path.resolve(__dirname, "..", "..");
 const FIXTURE = path.join(ROOT, "test", "fixtures", "dying-redirect.ts");
@@ -24,15 +25,16 @@ function dyingInstance(): Promise<{ port: number; ended: Promise<NodeJS.Signals 
 describe("scan durability", function () {
   this.timeout(180_000);
 
-  it("loses no scan when the serving process dies right after each of 20 redirect responses", async () => {
+  it(`loses no scan when the serving process dies right after each of ${scaled(20, 5)} redirect responses`, async () => {
     const merchant = await createMerchant();
     const code = toolResult(await callTool("svc.qr.create", { title: "d", destinationUrl: "https://example.com/durable", dynamic: true }, merchant.apiKey));
-    const rounds = 20;
+    // 20 deaths at full size; 5 on every change (one round of five instances at once).
+    const rounds = scaled(20, 5);
     const subscription = await subscribeToScans();
     for (let i = 0; i < rounds; i += 5) {
       await Promise.all(
         Array.from({ length: 5 }, async () => {
-          const client = newClient(); // 20 people: one person's scans beyond a few a minute would be repeats
+          const client = newClient(); // a person each: one person's scans beyond a few a minute would be repeats
           const instance = await dyingInstance();
           const res = await client.fetch(`http://127.0.0.1:${instance.port}/qr/${code.uniqueQRCodeID}`, {
             redirect: "manual",
@@ -53,7 +55,7 @@ describe("scan durability", function () {
     );
     assert.equal(settled.totalScans, rounds, "every answered scan was counted, and none twice");
     assert.equal(settled.scans.length, rounds);
-    // Each scan's stream event was published before its 302 too: all 20 are on the topic, though every
+    // Each scan's stream event was published before its 302 too: all of them are on the topic, though every
     // instance died the moment it answered.
     const messages = await pullScans(subscription, rounds);
     assert.equal(new Set(messages.map((m) => m.event.scan_id)).size, rounds);

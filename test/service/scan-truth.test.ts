@@ -455,7 +455,10 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     const m = await createMerchant();
     const code = await dynamicCode(m, "year");
     const ws = firestore().collection("workspaces").doc(m.merchantId);
-    // A year of folded days for this code, 200 other codes' days, and full workspace days beside them.
+    // A year of folded days for this code, other codes' days, and full workspace days beside them (200 codes
+    // and days of 1,000 codes at full size; what is read does not depend on how much is beside it).
+    const OTHER_CODES = scaled(200, 20);
+    const OTHER_CODES_PER_DAY = scaled(1000, 100);
     const today = localMoment(new Date(), "UTC").day;
     const dayOf = (back: number) => new Date(Date.parse(`${today}T12:00:00Z`) - back * 86_400_000).toISOString().slice(0, 10);
     // A shop's code: scanned from 20 cities a day (a code seen in 200 cities every day of a year would
@@ -465,9 +468,9 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     for (let back = 0; back < 365; back++) {
       const day = dayOf(back);
       void writer.set(ws.collection("codeDays").doc(`${code.codeId}~${day}`), { codeId: code.codeId, day, shard: false, timeZone: "UTC", n: 2, u: 1, ci: cities });
-      void writer.set(ws.collection("scanDays").doc(day), { day, shard: false, timeZone: "UTC", n: 400, c: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`other-${i}`, { n: 1 }])) });
+      void writer.set(ws.collection("scanDays").doc(day), { day, shard: false, timeZone: "UTC", n: 400, c: Object.fromEntries(Array.from({ length: OTHER_CODES_PER_DAY }, (_, i) => [`other-${i}`, { n: 1 }])) });
     }
-    for (let other = 0; other < 200; other++) for (let back = 0; back < 5; back++) {
+    for (let other = 0; other < OTHER_CODES; other++) for (let back = 0; back < 5; back++) {
       const day = dayOf(back);
       void writer.set(ws.collection("codeDays").doc(`other-${other}~${day}`), { codeId: `other-${other}`, day, shard: false, timeZone: "UTC", n: 1, ci: cities });
     }

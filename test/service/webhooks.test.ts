@@ -380,11 +380,12 @@ describe("signed scan webhooks", function () {
     try {
       const created = await tool(merchant, "svc.webhook.create", { url, events: ["code.updated"] });
       receiver.secrets = [created.secret];
-      // Six events: the workspace's minute admits three attempts; the rest are logged and wait.
-      const sent: any[] = [];
-      for (let i = 0; i < 6; i++) sent.push(await tool(merchant, "svc.webhook.test", { webhookId: created.webhookId }));
+      // Six events: the workspace's minute admits three attempts; the rest are logged and wait. The minute is
+      // taken before the first event, so "still the same minute" below means every attempt fell in it.
       const window = () => Math.floor(Date.now() / 60_000);
       const started = window();
+      const sent: any[] = [];
+      for (let i = 0; i < 6; i++) sent.push(await tool(merchant, "svc.webhook.test", { webhookId: created.webhookId }));
       await receiver.until("the workspace's share", () => receiver.requests.length >= share);
       const other = await createMerchant();
       const otherReceiver = new Receiver();

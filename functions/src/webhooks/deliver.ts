@@ -50,6 +50,7 @@ function signedHeaders(webhook: Webhook, deliveryId: string, body: string, now: 
  * so a delivery handed back comes round again about when the next probe may go).
  */
 export async function attemptDelivery(task: DeliveryTask, probeIntervalMs: number, guards: TargetGuards = targetGuards(getConfig().isEmulator), now = new Date()): Promise<AttemptResult> {
+  const startedAt = Date.now();
   const webhook = await readWebhook(task.merchantId, task.webhookId);
   if (!webhook) return "dropped"; // deleted since: nothing to send, nothing to keep
   if (webhook.status !== "active") {
@@ -70,8 +71,11 @@ export async function attemptDelivery(task: DeliveryTask, probeIntervalMs: numbe
   if (!delivery) return "dropped"; // a redelivery of a log entry that expired
   if (delivery.status === "succeeded" && task.body) return "delivered"; // the queue ran a finished task again
   // The claim covers the attempt itself (its deadline) and one interval after: one attempt in flight at a time.
-  const claimUntil = new Date(now.getTime() + guards.deadlineMs + probeIntervalMs);
-  if (webhook.failingSince && !(await claimProbe(task.merchantId, task.webhookId, now, claimUntil))) return "deferred";
+  // It runs from when the attempt starts, not from the task's arrival: the reads above can take seconds on a
+  // busy instance, and a claim spent on them would let a second attempt start beside this one.
+  const claimFrom = new Date(now.getTime() + (Date.now() - startedAt));
+  const claimUntil = new Date(claimFrom.getTime() + guards.deadlineMs + probeIntervalMs);
+  if (webhook.failingSince && !(await claimProbe(task.merchantId, task.webhookId, claimFrom, claimUntil))) return "deferred";
   limiter ??= new RateLimiter(firestoreQuotaStore);
   if (!(await limiter.take("webhookAttempts", { merchantId: task.merchantId }, now.getTime())).allowed) return "deferred";
 
@@ -90,7 +94,7 @@ export async function attemptDelivery(task: DeliveryTask, probeIntervalMs: numbe
     }
     return "dropped";
   }
-  await Promise.all([recordAttempt(task.merchantId, delivery, attempt, "retrying"), noteAttemptOutcome(task.merchantId, task.webhookId, false, now, webhook.failingSince, new Date(now.getTime() + outcome.latencyMs + probeIntervalMs))]);
+  await Promise.all([recordAttempt(task.merchantId, delivery, attempt, "retrying"), noteAttemptOutcome(task.merchantId, task.webhookId, false, now, webhook.failingSince, new Date(claimFrom.getTime() + outcome.latencyMs + probeIntervalMs))]);
   return "retry";
 }
 
