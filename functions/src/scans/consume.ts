@@ -349,14 +349,25 @@ export const CONSUMER_HOLD_MS = 45_000;
 /** The longest pause between two tries of a held push: how long after an outage ends the consumer catches up. */
 const HOLD_RETRY_MAX_MS = 1_000;
 
-/** consumeArrival, tried again for up to `holdMs` while it fails for a reason that may pass (never a poisoned arrival). */
+/**
+ * Whether a failure may pass by itself: Firestore unavailable, out of time, aborted or out of quota (gRPC
+ * codes 14, 4, 10, 8, or their HTTP 503/429). Any other (an arrival or a workspace Firestore refuses) is
+ * answered at once and left to Pub/Sub's backoff, so it never holds the batches of other scans.
+ */
+function mayPass(error: unknown): boolean {
+  if (error instanceof PoisonArrival) return false;
+  const { code, httpStatusCode } = (error ?? {}) as { code?: unknown; httpStatusCode?: unknown };
+  return code === 14 || code === 4 || code === 10 || code === 8 || httpStatusCode === 503 || httpStatusCode === 429;
+}
+
+/** consumeArrival, tried again for up to `holdMs` while it fails for a reason that may pass (mayPass). */
 export async function consumeHeld(delivery: Delivery, holdMs = CONSUMER_HOLD_MS): Promise<Consumed> {
   const until = Date.now() + holdMs;
   for (let pause = 100; ; pause = Math.min(pause * 2, HOLD_RETRY_MAX_MS)) {
     try {
       return await consumeArrival(delivery);
     } catch (error) {
-      if (error instanceof PoisonArrival || Date.now() + pause > until) throw error;
+      if (!mayPass(error) || Date.now() + pause > until) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
