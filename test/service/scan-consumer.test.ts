@@ -1,6 +1,7 @@
 // The scan consumer (functions/src/scans/consume.ts) behind the Pub/Sub emulator's own push, redelivery and
 // dead-letter policy: an arrival published twice counts once, an arrival whose publish fails is kept in the
-// outbox and counted from there, and a message that can never be counted reaches the dead-letter topic.
+// outbox and counted from there, a message that can never be counted reaches the dead-letter topic, and a
+// consumer whose Firestore writes fail for a while loses nothing and catches up.
 import assert from "node:assert/strict";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
@@ -12,6 +13,9 @@ import { CONSUMER_DELIVERY, SCAN_STREAM } from "../../functions/src/store/scanEv
 import { countedAnalytics } from "../helpers/scans";
 import { eventually } from "../helpers/poll";
 import { projectId } from "../helpers/env";
+import { scaled } from "../helpers/scale";
+import { startFirestoreProxy } from "../helpers/firestoreProxy";
+import { startConsumerInstance } from "../helpers/consumerInstance";
 
 const PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1";
 const emulator = () => `http://${process.env.PUBSUB_EMULATOR_HOST}/v1/projects/${projectId()}`;
@@ -88,5 +92,43 @@ describe("scan consumer: redelivery, outbox and dead letters", function () {
     );
     assert.equal(dead.message.attributes.CloudPubSubDeadLetterSourceSubscription, SCAN_STREAM.consumer);
     assert.equal(Number(dead.message.attributes.CloudPubSubDeadLetterSourceDeliveryCount), CONSUMER_DELIVERY.local.maxAttempts);
+  });
+
+  // 30 s at full size; at the reduced size still longer than the subscription's own redelivery survives
+  // locally (5 deliveries about 2.5 s apart): so only the consumer's hold (scans/consume.ts consumeHeld) can
+  // keep the arrivals from the dead letters.
+  const OUTAGE_MS = scaled(30_000, 12_000);
+  it(`a consumer whose writes fail for ${OUTAGE_MS / 1000} s loses nothing to the dead letters, and catches up within seconds`, async function () {
+    this.timeout(OUTAGE_MS + 60_000);
+    const proxy = await startFirestoreProxy();
+    const consumer = await startConsumerInstance({ FIRESTORE_EMULATOR_HOST: proxy.host });
+    try {
+      const outage = toolResult(await callTool("svc.qr.create", { title: "outage", destinationUrl: "https://example.com/outage", dynamic: true }, merchant.apiKey));
+      const scanOf = (address: string, ua = PHONE) =>
+        arrivalOf({ method: "GET", headers: { "user-agent": ua }, address, place: { country: "US", state: "Oregon", city: "Portland" }, at: new Date(), uniqueQRCodeID: outage.uniqueQRCodeID, known: { merchantId: merchant.merchantId, codeId: outage.codeId, campaign: null, timeZone: "UTC" } });
+      const people = scaled(40, 8);
+      let refused = 0;
+      proxy.rule = (r) => (r.method === "commit" ? (refused++, "refuse") : "pass");
+      const started = Date.now();
+      // Half the arrivals come as the writes start failing, half midway through the outage.
+      const half = Math.floor(people / 2);
+      await consumer.publish([...(await Promise.all(Array.from({ length: half }, (_, i) => scanOf(`198.51.100.${100 + i}`)))), await scanOf("198.51.100.99", "facebookexternalhit/1.1")]);
+      await eventually(async () => Date.now() - started, (ms) => ms >= OUTAGE_MS / 2, { timeoutMs: OUTAGE_MS, intervalMs: 250, what: "midway through the outage" });
+      await consumer.publish([...(await Promise.all(Array.from({ length: people - half }, (_, i) => scanOf(`198.51.100.${100 + half + i}`)))), await scanOf("198.51.100.98", "facebookexternalhit/1.1")]);
+      await eventually(async () => Date.now() - started, (ms) => ms >= OUTAGE_MS, { timeoutMs: OUTAGE_MS, intervalMs: 250, what: "the end of the outage" });
+      assert.ok(refused > 0, "the consumer tried to write during the outage");
+      proxy.rule = () => "pass";
+      const ended = Date.now();
+      const figures = await countedAnalytics(async () => toolResult(await callTool("svc.qr.get_analytics", { codeId: outage.codeId, days: 1 }, merchant.apiKey)), people + 2);
+      const catchUp = Date.now() - ended;
+      assert.equal(figures.totalScans, people);
+      assert.equal(figures.uniqueScanners, people);
+      assert.equal(figures.botScans.total, 2);
+      assert.equal(await consumer.deadLetters(), 0, "nothing reached the dead letters");
+      assert.ok(catchUp < 10_000, `caught up ${catchUp} ms after the outage ended`);
+    } finally {
+      await consumer.stop();
+      await proxy.close();
+    }
   });
 });
