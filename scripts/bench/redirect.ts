@@ -249,5 +249,5 @@ export async function benchFold(merchantId: string) {
   const started = performance.now();
   const result = await runScanMaintenance();
   const seconds = (performance.now() - started) / 1000;
-  console.log(`  ${result.rollupsFolded} rollups (${result.shardsFolded} shards) folded in ${fmt(seconds, 1)} s: ${fmt(result.rollupsFolded / seconds, 0)} rollups/s, with the codes' stored counts recounted (${result.codesRecounted})`);
+  console.log(`  ${result.rollupsFolded} rollups (${result.shardsFolded} shards) folded in ${fmt(seconds, 1)} s: ${fmt(result.rollupsFolded / seconds, 0)} rollups/s, with the codes' stored counts moved (${result.ledgersMoved}; ${result.ledgersSeeded} seeded)`);
 }

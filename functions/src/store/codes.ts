@@ -7,7 +7,7 @@ import { AppError } from "../core/errors";
 import type { BoostFrame, ScanBeepSound, Template } from "../core/constants";
 import type { StoredDesign } from "./designRecord";
 import { COLLECTIONS } from "./collections";
-import { addNewCodesToCatalogue, catalogueFields, NEW_CODE_SCAN_FIELDS } from "./catalogue";
+import { addNewCodesToCatalogue, catalogueFields, NEW_CODE_SCAN_FIELDS, UNCOUNTED_SCAN_FIELDS } from "./catalogue";
 import { dateOf, listOf, readRecords, recordConverter } from "./records";
 
 export type CodeSource = "tool" | "bulk" | "sandbox-claim" | "console";
@@ -105,7 +105,7 @@ export function newCodeId(merchantId: string): string {
 }
 
 /** Fields of a code document that belong to the catalogue (store/catalogue.ts), not to the code. */
-const SCAN_COUNT_FIELDS = ["scans7", "scans30", "scansStaleAt"];
+const SCAN_COUNT_FIELDS = ["scans7", "scans30", "scansStaleAt", "scansByDay"];
 const CATALOGUE_ONLY = ["titleKey", "searchTokens", "catalogue", ...SCAN_COUNT_FIELDS];
 /** The fields a code document names: the code's (every field of QrCode, checked by `satisfies`) and the catalogue's. */
 const NAMED_FIELDS = new Set([
@@ -239,7 +239,7 @@ export async function findCodeRecord(merchantId: string, lookup: CodeLookup, tx?
  * the code's (a field of the code left out of `code`, such as campaignRules, is removed).
  */
 export function updateCodeInTransaction(tx: Transaction, code: QrCode, stored: StoredCodeFields): void {
-  const scans = stored.catalogued ? stored.scanCounts : NEW_CODE_SCAN_FIELDS;
+  const scans = stored.catalogued ? stored.scanCounts : UNCOUNTED_SCAN_FIELDS;
   tx.set(codesOf(code.merchantId).doc(code.codeId), { ...stored.other, ...codeData(code), ...catalogueFields(code), ...scans });
   tx.set(linkDoc(code.uniqueQRCodeID), linkData(code), { merge: true });
   if (!stored.catalogued) addNewCodesToCatalogue(tx, code.merchantId, [code]);

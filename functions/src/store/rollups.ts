@@ -20,6 +20,7 @@ import { FieldValue, Timestamp, type DocumentData, type DocumentReference, type 
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps, countDocumentWrite } from "./opCounter";
+import { codeDocRef, foldIntoLedger, type ScanWindow } from "./scanLedger";
 
 /** Where a capped map puts the keys beyond its cap. */
 export const OTHER_KEY = "Other";
@@ -223,50 +224,62 @@ export async function readRollupDocs(merchantId: string, kind: RollupKind, where
 export const FOLD_SHARDS_MAX = 400;
 
 /**
- * One page of the shards (of one kind, any workspace and day) waiting to be folded, grouped by rollup, in
- * document order from `after` (the previous page's cursor); `next` is undefined on the last page. A
- * rollup's shards may continue on the next page.
+ * One page of the shards (of one kind, any workspace and day) waiting to be folded, grouped by rollup (its
+ * `codeId` and `day` fields, not its id), in document order from `after` (the previous page's cursor);
+ * `next` is undefined on the last page. A rollup's shards may continue on the next page.
  */
-export async function rollupsWithShards(kind: RollupKind, after?: DocumentSnapshot, limit = FOLD_SHARDS_MAX): Promise<{ rollups: Array<{ merchantId: string; baseId: string; shards: DocumentReference[] }>; next?: DocumentSnapshot }> {
-  let q = db().collectionGroup(kind).where("shard", "==", true).orderBy("__name__").limit(limit);
+export async function rollupsWithShards(kind: RollupKind, after?: DocumentSnapshot, limit = FOLD_SHARDS_MAX): Promise<{ rollups: Array<{ merchantId: string; baseId: string; codeId?: string; shards: DocumentReference[] }>; next?: DocumentSnapshot }> {
+  let q = db().collectionGroup(kind).where("shard", "==", true).orderBy("__name__").select("codeId", "day").limit(limit);
   if (after) q = q.startAfter(after);
   const snap = await q.get();
   countOps({ reads: Math.max(1, snap.size) });
-  const found = new Map<string, { merchantId: string; baseId: string; shards: DocumentReference[] }>();
+  const found = new Map<string, { merchantId: string; baseId: string; codeId?: string; shards: DocumentReference[] }>();
   for (const doc of snap.docs) {
     const merchantId = doc.ref.parent.parent!.id;
-    const baseId = doc.id.split("~").slice(0, kind === "codeDays" ? 2 : 1).join("~");
+    const codeId = kind === "codeDays" ? String(doc.get("codeId")) : undefined;
+    const baseId = codeId === undefined ? String(doc.get("day")) : `${codeId}~${String(doc.get("day"))}`;
     const key = `${merchantId}/${baseId}`;
-    const rollup = found.get(key) ?? { merchantId, baseId, shards: [] };
+    const rollup = found.get(key) ?? { merchantId, baseId, ...(codeId === undefined ? {} : { codeId }), shards: [] };
     rollup.shards.push(doc.ref);
     found.set(key, rollup);
   }
   return { rollups: [...found.values()], next: snap.size === limit ? snap.docs[snap.size - 1] : undefined };
 }
 
+/** What one fold did: the shards it folded, and for a code's day, what became of the code's ledger (store/scanLedger.ts). */
+export interface Folded {
+  shards: number;
+  ledger?: "written" | "unseeded" | "gone";
+}
+
 /**
  * Folds the given shards of a rollup (at most FOLD_SHARDS_MAX, found by rollupsWithShards) into its folded
  * document, in one transaction that reads them by reference: it locks only those documents, so folds of
  * different rollups run side by side, and a shard written again since it was found is folded as it now
- * is. A shard already folded (gone) is skipped. Returns how many were folded.
+ * is. A shard already folded (gone) is skipped. A code's day (`code` given) also sets that day in the
+ * code's scans ledger, in the same transaction, so the list's 7- and 30-day figures move with the fold.
  */
-export async function foldRollup(merchantId: string, kind: RollupKind, baseId: string, shardRefs: DocumentReference[]): Promise<number> {
+export async function foldRollup(merchantId: string, kind: RollupKind, baseId: string, shardRefs: DocumentReference[], code?: { codeId: string; window: ScanWindow }): Promise<Folded> {
   if (shardRefs.length > FOLD_SHARDS_MAX) throw new Error(`at most ${FOLD_SHARDS_MAX} shards per fold, not ${shardRefs.length}`);
   const base = rollups(merchantId, kind).doc(baseId);
+  const codeRef = code && kind === "codeDays" ? codeDocRef(merchantId, code.codeId) : undefined;
   return db().runTransaction(async (tx: Transaction) => {
-    const [baseSnap, ...shardSnaps] = await tx.getAll(base, ...shardRefs);
-    const shards = shardSnaps.filter((d) => d.exists && d.get("shard") === true);
-    countOps({ reads: 1 + shardRefs.length });
-    if (!shards.length) return 0;
+    const [baseSnap, ...rest] = await tx.getAll(base, ...(codeRef ? [codeRef] : []), ...shardRefs);
+    const codeSnap = codeRef ? rest.shift() : undefined;
+    const shards = rest.filter((d) => d.exists && d.get("shard") === true);
+    countOps({ reads: 1 + (codeRef ? 1 : 0) + shardRefs.length });
+    if (!shards.length) return { shards: 0 };
     // Rollup documents are open maps of counts (their keys are the breakdowns' own), so they are read as
     // document data, not through a record converter.
     const folded = baseSnap.data();
     const docs = [...(folded ? [folded] : []), ...shards.map((s) => s.data()!)];
     const meta = folded ?? shards[0].data()!;
     const keep = Object.fromEntries(Object.entries(meta).filter(([k]) => !COUNT_FIELDS.includes(k) && k !== "shard"));
-    tx.set(base, { ...keep, ...foldCounts(docs), shard: false });
+    const counts = foldCounts(docs);
+    tx.set(base, { ...keep, ...counts, shard: false });
     for (const s of shards) tx.delete(s.ref);
-    countOps({ writes: 1, deletes: shards.length });
-    return shards.length;
+    const ledger = codeSnap && code ? foldIntoLedger(tx, codeSnap, String(meta.day), typeof counts.n === "number" ? counts.n : 0, code.window) : undefined;
+    countOps({ writes: 1 + (ledger === "written" ? 1 : 0), deletes: shards.length });
+    return { shards: shards.length, ...(ledger ? { ledger } : {}) };
   });
 }
