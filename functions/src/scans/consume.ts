@@ -322,19 +322,20 @@ const batches = new Coalescer<Delivery, Consumed | Error>(async (deliveries) => 
     if (decoded.length === 1) results[decoded[0].at] = error as Error;
     else await Promise.all(decoded.map((d) => attempt([d]).catch((e: unknown) => (results[d.at] = e as Error))));
   }
-  heartbeat();
   return results;
 }, BATCH_MAX);
 
 /** Counts one arrival with whatever else reaches this instance meanwhile; resolves once it is counted (or dropped). */
 export async function consumeArrival(delivery: Delivery): Promise<Consumed> {
   inFlight.set(delivery, delivery.publishTime?.getTime() ?? Date.now());
+  heartbeat();
   try {
     const result = await batches.submit(delivery);
     if (result instanceof Error) throw result;
     return result;
   } finally {
     inFlight.delete(delivery);
+    heartbeat();
   }
 }
 
@@ -375,18 +376,34 @@ export async function consumeHeld(delivery: Delivery, holdMs = CONSUMER_HOLD_MS)
 
 let lastBeat = 0;
 let beating = false;
+let changed = false;
+let trailing: NodeJS.Timeout | undefined;
 
-/** Writes this instance's watermark, at most once a second: the oldest arrival it holds, or now when it holds none. */
+/**
+ * Writes this instance's watermark, at most once a second: the oldest arrival it holds, or now when it holds
+ * none. A change within the second is written when the second is over (so an instance that went idle says
+ * so), and an instance holding a push beats every second while it holds it (its lag grows where seen).
+ */
 function heartbeat(): void {
-  const now = Date.now();
-  if (beating || now - lastBeat < 1_000) return;
+  changed = true;
+  if (beating || trailing) return;
+  const wait = lastBeat + 1_000 - Date.now();
+  if (wait > 0) trailing = setTimeout(() => ((trailing = undefined), heartbeat()), wait).unref();
+  else beat();
+}
+
+function beat(): void {
   beating = true;
-  lastBeat = now;
-  let oldest = now;
+  changed = false;
+  lastBeat = Date.now();
+  let oldest = lastBeat;
   for (const t of inFlight.values()) oldest = Math.min(oldest, t);
   writeConsumerHeartbeat(INSTANCE_ID, { watermark: new Date(oldest), inFlight: inFlight.size })
     .catch((error: unknown) => logWarn("scan.consumer_heartbeat_failed", "the scan consumer's heartbeat was not written", { error: String(error) }))
-    .finally(() => (beating = false));
+    .finally(() => {
+      beating = false;
+      if (changed || inFlight.size) heartbeat();
+    });
 }
 
 /**

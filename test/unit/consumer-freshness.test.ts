@@ -1,0 +1,26 @@
+// The scan consumer's lag from its instances' heartbeats (scans/freshness.ts): what every analytics answer
+// says as `lagSeconds` and `pending`. Time is passed in.
+import assert from "node:assert/strict";
+import { consumerLag, PENDING_LAG_MS } from "../../functions/src/scans/freshness";
+
+const NOW = Date.parse("2026-11-29T12:00:00Z");
+const beat = (instance: string, watermarkAgo: number, beatAgo: number, inFlight: number) => ({ instance, watermark: new Date(NOW - watermarkAgo), updatedAt: new Date(NOW - beatAgo), inFlight });
+
+describe("scan consumer freshness", () => {
+  it("no instance seen, or idle ones caught up when they last beat: no lag, not pending", () => {
+    assert.deepEqual(consumerLag([], NOW), { lagging: false, lagSeconds: 0 });
+    // Idle for five minutes: its watermark was its beat; the time since is not lag.
+    assert.deepEqual(consumerLag([beat("a", 300_000, 300_000, 0)], NOW), { lagging: false, lagSeconds: 0 });
+  });
+
+  it("an instance holding arrivals is as far behind as the oldest, and falls further behind while it holds them", () => {
+    assert.deepEqual(consumerLag([beat("a", 1_500, 500, 3)], NOW), { lagging: false, lagSeconds: 1 }, "its ordinary batching");
+    assert.deepEqual(consumerLag([beat("a", PENDING_LAG_MS + 1, 0, 3)], NOW).lagging, true);
+    // Died holding arrivals 40 s old, 60 s ago: 100 s behind now.
+    assert.deepEqual(consumerLag([beat("a", 100_000, 60_000, 7)], NOW), { lagging: true, lagSeconds: 100 });
+  });
+
+  it("the consumer is as far behind as its furthest instance", () => {
+    assert.deepEqual(consumerLag([beat("a", 0, 0, 0), beat("b", 12_400, 1_000, 2), beat("c", 5_000, 4_000, 0)], NOW), { lagging: true, lagSeconds: 12 });
+  });
+});
