@@ -19,12 +19,12 @@ export function pastScanFacts(merchantId: string, code: { codeId: string; unique
 }
 
 /**
- * An instance's shard of a code's day (`{codeId}~{day}~{instance}~{slot}`) holding one person's first scan
+ * An instance's shard of a code's day (`{instance}~{slot}~{codeId}~{day}`) holding one person's first scan
  * at 9:00, as the redirect would leave it: for tests and benches of the fold that need many shards fast.
  */
 export function oneScanShard(codeId: string, day: string, instance: string, slot: number) {
   return {
-    id: `${codeId}~${day}~${instance}~${slot}`,
+    id: `${instance}~${slot}~${codeId}~${day}`,
     data: { codeId, day, k: "none", shard: true, timeZone: "UTC", expiresAt: new Date(Date.parse(day) + 400 * 86_400_000), n: 1, u: 1, h: { "9": 1 } },
   };
 }

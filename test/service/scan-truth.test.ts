@@ -197,9 +197,9 @@ describe("scan truth: people, machines, uniques, device, place and time", functi
     assert.equal(a.totalScans + a.repeatScans, 200, "every scan is recorded");
     assert.equal(a.uniqueScanners, a.totalScans, "each counted scan is a new person");
     // The budget: 150 slots, plus the unchecked few of each consumer instance that counted the crowd. Each
-    // instance writes its own rollup shards (`{codeId}~{day}~{instance}~{slot}`), so they name the instances.
+    // instance writes its own rollup shards (`{instance}~{slot}~{codeId}~{day}`), so they name the instances.
     const shards = await firestore().collection("workspaces").doc(merchant.merchantId).collection("codeDays").where("codeId", "==", code.codeId).where("shard", "==", true).get();
-    const instances = new Set(shards.docs.map((d) => d.id.split("~")[2])).size;
+    const instances = new Set(shards.docs.map((d) => d.id.split("~")[0])).size;
     assert.ok(instances >= 1, "the crowd's shards are not folded yet");
     assert.ok(a.uniqueScanners >= 150, `${a.uniqueScanners} people counted`);
     const budget = NEWCOMER_SLOTS + NEWCOMERS_UNCHECKED * instances;

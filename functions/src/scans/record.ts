@@ -14,10 +14,11 @@
 // truncated to 96 bits. The address
 // and User-Agent are never stored; the secret of a date is destroyed 48 hours after the date begins (UTC),
 // after which no hash of that day can be recomputed or linked to another day's.
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomInt } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
 import { withTimeout } from "../core/firebase";
+import { LruMap } from "../core/lru";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "../store/scanEvents";
@@ -78,13 +79,12 @@ interface VisitorState {
 }
 
 const VISITORS_MAX = 50_000;
-const visitors = new Map<string, VisitorState>();
+const visitors = new LruMap<string, VisitorState>(VISITORS_MAX);
 
 function stateOf(key: string): VisitorState {
   let state = visitors.get(key);
   if (!state) {
     state = { minute: -1, nextSlot: 0 };
-    if (visitors.size >= VISITORS_MAX) visitors.delete(visitors.keys().next().value!);
     visitors.set(key, state);
   }
   return state;
@@ -101,22 +101,26 @@ export const NEWCOMER_WINDOW_MS = 10 * 60_000;
  */
 export const NEWCOMERS_UNCHECKED = 2;
 
+/**
+ * Random slots one newcomer tries before the address counts as full for the window: instances that meet the
+ * same busy address spread over the slots instead of all walking them from 0, one round trip each.
+ */
+export const NEWCOMER_PROBES = 6;
+
 interface AddressState {
   window: number;
   /** Newcomers this instance saw from the address for the code in the window. */
   seen: number;
-  /** Slots below this are known taken. */
-  nextSlot: number;
+  /** Slots known taken (by this instance or, found on a probe, by another). */
+  taken: Set<number>;
 }
 
-const addresses = new Map<string, AddressState>();
+const addresses = new LruMap<string, AddressState>(VISITORS_MAX);
 
 function addressStateOf(key: string, window: number): AddressState {
   let state = addresses.get(key);
   if (!state || state.window !== window) {
-    addresses.delete(key);
-    state = { window, seen: 0, nextSlot: 0 };
-    if (addresses.size >= VISITORS_MAX) addresses.delete(addresses.keys().next().value!);
+    state = { window, seen: 0, taken: new Set() };
     addresses.set(key, state);
   }
   return state;
@@ -127,16 +131,22 @@ export const newcomerSlotId = (addressHash: string, window: number, codeId: stri
 
 /**
  * Whether one more new person from this address may count for this code now. Past the unchecked few,
- * each takes a slot document (`create`, so two instances never take the same one); when all are taken the
- * scan is recorded as a repeat, not lost.
+ * each takes a slot document (`create`, so two instances never take the same one), tried at random among
+ * those this instance does not know taken; NEWCOMER_PROBES taken ones in a row, or all known taken, and the
+ * scan is recorded as a repeat, not lost (an address near its 150 may so stop a few newcomers short).
  */
 async function newcomerAdmitted(facts: ScanFacts, addressHash: string): Promise<boolean> {
   const window = Math.floor(facts.at.getTime() / NEWCOMER_WINDOW_MS);
   const state = addressStateOf(`${facts.codeId}~${addressHash}`, window);
   if (++state.seen <= NEWCOMERS_UNCHECKED) return true;
   const expiresAt = new Date((window + 1) * NEWCOMER_WINDOW_MS + 86_400_000);
-  while (state.nextSlot < NEWCOMER_SLOTS) {
-    const slot = state.nextSlot++;
+  for (let probe = 0; probe < NEWCOMER_PROBES && state.taken.size < NEWCOMER_SLOTS; probe++) {
+    const free = NEWCOMER_SLOTS - state.taken.size;
+    // The k-th slot not known taken, k drawn at random.
+    let k = randomInt(free);
+    let slot = 0;
+    for (; ; slot++) if (!state.taken.has(slot) && k-- === 0) break;
+    state.taken.add(slot);
     if (await claimSlot(facts.merchantId, newcomerSlotId(addressHash, window, facts.codeId, slot), expiresAt)) return true;
   }
   return false;

@@ -2,9 +2,9 @@
 // one document per day. Every bound here is stated in docs/data-model.md ("Scan rollups").
 //
 //   workspaces/{m}/codeDays/{codeId}~{day}                  a code's day, folded (written only by the fold)
-//   workspaces/{m}/codeDays/{codeId}~{day}~{inst}~{slot}    a shard: written by ONE instance only
+//   workspaces/{m}/codeDays/{inst}~{slot}~{codeId}~{day}    a shard: written by ONE instance only
 //   workspaces/{m}/scanDays/{day}                           the workspace's day, folded
-//   workspaces/{m}/scanDays/{day}~{inst}~{slot}             its shards
+//   workspaces/{m}/scanDays/{inst}~{slot}~{day}             its shards (the fold groups shards by their fields)
 //
 // Write rate: an instance writes a shard at most once a second (it moves on to its next slot while one
 // was written in the last second; when all MAX_SLOTS were, its writers wait for the first to come free,
@@ -21,6 +21,7 @@ import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps, countDocumentWrite } from "./opCounter";
 import { codeDocRef, foldIntoLedger, type ScanWindow } from "./scanLedger";
+import { LruMap } from "../core/lru";
 
 /** Where a capped map puts the keys beyond its cap. */
 export const OTHER_KEY = "Other";
@@ -81,7 +82,8 @@ interface Slot {
 }
 
 const SLOTS_MAX_ROLLUPS = 20_000;
-const slots = new Map<string, Slot[]>();
+/** Least recently used rollups are forgotten first: a hot rollup's slots (and the keys they hold) stay known. */
+const slots = new LruMap<string, Slot[]>(SLOTS_MAX_ROLLUPS);
 /** A rollup (its merchant, kind and base id): the key its instance shards are kept under, and scans merged by. */
 export const slotKey = (target: Pick<RollupTarget, "merchantId" | "kind" | "baseId">) => `${target.merchantId}/${target.kind}/${target.baseId}`;
 
@@ -116,13 +118,14 @@ function slotFor(target: RollupTarget, now: number): Slot {
   const key = slotKey(target);
   let list = slots.get(key);
   if (!list) {
-    if (slots.size >= SLOTS_MAX_ROLLUPS) slots.delete(slots.keys().next().value!);
     list = [];
     slots.set(key, list);
   }
   let slot = list.find((s) => now - s.lastWrite >= SHARD_WRITE_INTERVAL_MS);
   if (!slot && list.length < MAX_SLOTS) {
-    slot = { id: `${target.baseId}~${INSTANCE_ID}~${list.length}`, lastWrite: 0, keys: new Map() };
+    // The instance leads: at local midnight the instances' new shards spread over their own key ranges
+    // instead of all starting one new range of ids that begin with the day.
+    slot = { id: `${INSTANCE_ID}~${list.length}~${target.baseId}`, lastWrite: 0, keys: new Map() };
     list.push(slot);
   }
   // Only for a writer that did not wait (whenShardsFree): the least recently written.
@@ -212,9 +215,17 @@ export function foldCounts(docs: DocumentData[]): DocumentData {
 export async function readRollupDocs(merchantId: string, kind: RollupKind, where: { codeId?: string; first: string; last: string }, budget: number): Promise<{ docs: DocumentData[]; more: boolean }> {
   let q = rollups(merchantId, kind).where("day", ">=", where.first).where("day", "<=", where.last);
   if (where.codeId) q = q.where("codeId", "==", where.codeId);
-  const folded = await q.where("shard", "==", false).limit(budget).get();
+  // One snapshot for both queries (a read-only transaction): a fold committed between them would otherwise
+  // be missed by both, its shards gone from the second and its sum not yet in the first.
+  const { folded, shards } = await db().runTransaction(
+    async (tx) => {
+      const folded = await tx.get(q.where("shard", "==", false).limit(budget));
+      const left = budget - folded.size;
+      return { folded, shards: left > 0 ? await tx.get(q.where("shard", "==", true).limit(left + 1)) : undefined };
+    },
+    { readOnly: true },
+  );
   const left = budget - folded.size;
-  const shards = left > 0 ? await q.where("shard", "==", true).limit(left + 1).get() : undefined;
   const shardDocs = shards?.docs.slice(0, Math.max(0, left)) ?? [];
   countOps({ reads: Math.max(1, folded.size) + (shards ? Math.max(1, shardDocs.length) : 0) });
   return { docs: [...folded.docs, ...shardDocs].map((d) => d.data()), more: (shards?.size ?? 1) > left };
