@@ -230,7 +230,12 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
         Array.from({ length: 48 }, async () => {
           while (next < people) {
             const i = next++;
-            answers[i] = await scan(instances[at(i)], code.uniqueQRCodeID, PHONE(i), `198.51.101.${i + 1}`);
+            // A scan whose allowance did not come in time gets the one-moment page (200), which loads the code again.
+            for (let busy = 0; ; busy++) {
+              answers[i] = await scan(instances[at(i)], code.uniqueQRCodeID, PHONE(i), `198.51.101.${i + 1}`);
+              if (answers[i].status !== 200 || busy >= 10) break;
+              await new Promise((r) => setTimeout(r, 200));
+            }
           }
         }),
       );
