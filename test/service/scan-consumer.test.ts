@@ -94,21 +94,23 @@ describe("scan consumer: redelivery, outbox and dead letters", function () {
     assert.equal(Number(dead.message.attributes.CloudPubSubDeadLetterSourceDeliveryCount), CONSUMER_DELIVERY.local.maxAttempts);
   });
 
-  // 30 s at full size; at the reduced size still longer than the subscription's own redelivery survives
-  // locally (5 deliveries about 2.5 s apart): so only the consumer's hold (scans/consume.ts consumeHeld) can
-  // keep the arrivals from the dead letters.
+  // 30 s at full size. Each commit times out (DEADLINE_EXCEEDED: the SDK does not re-send it; a refused one,
+  // UNAVAILABLE, it re-sends for as long as the outage lasts, holding the push). The instance holds a failing
+  // push a quarter of the outage (deployed: 45 s, which would outlast it), so its pushes are answered as
+  // failures and Pub/Sub delivers them again (about 3 times each, below the local dead-letter policy's 5):
+  // only Pub/Sub's redelivery carries the arrivals through.
   const OUTAGE_MS = scaled(30_000, 12_000);
-  it(`a consumer whose writes fail for ${OUTAGE_MS / 1000} s loses nothing to the dead letters, and catches up within seconds`, async function () {
+  it(`a consumer whose writes fail for ${OUTAGE_MS / 1000} s loses nothing to the dead letters, is delivered again by Pub/Sub, and catches up within seconds`, async function () {
     this.timeout(OUTAGE_MS + 60_000);
     const proxy = await startFirestoreProxy();
-    const consumer = await startConsumerInstance({ FIRESTORE_EMULATOR_HOST: proxy.host });
+    const consumer = await startConsumerInstance({ FIRESTORE_EMULATOR_HOST: proxy.host, CONSUMER_HOLD_MS: String(OUTAGE_MS / 4) });
     try {
       const outage = toolResult(await callTool("svc.qr.create", { title: "outage", destinationUrl: "https://example.com/outage", dynamic: true }, merchant.apiKey));
       const scanOf = (address: string, ua = PHONE) =>
         arrivalOf({ method: "GET", headers: { "user-agent": ua }, address, place: { country: "US", state: "Oregon", city: "Portland" }, at: new Date(), uniqueQRCodeID: outage.uniqueQRCodeID, known: { merchantId: merchant.merchantId, codeId: outage.codeId, campaign: null, timeZone: "UTC" } });
       const people = scaled(40, 8);
       let refused = 0;
-      proxy.rule = (r) => (r.method === "commit" ? (refused++, "refuse") : "pass");
+      proxy.rule = (r) => (r.method === "commit" ? (refused++, "time-out") : "pass");
       const started = Date.now();
       // Half the arrivals come as the writes start failing, half midway through the outage.
       const half = Math.floor(people / 2);
@@ -125,6 +127,8 @@ describe("scan consumer: redelivery, outbox and dead letters", function () {
       assert.equal(figures.uniqueScanners, people);
       assert.equal(figures.botScans.total, 2);
       assert.equal(await consumer.deadLetters(), 0, "nothing reached the dead letters");
+      const { pushes, redeliveries, answers } = await consumer.stats();
+      assert.ok(redeliveries > 0 && (answers[503] ?? 0) > 0, `pushes answered as failures and delivered again by Pub/Sub (${pushes} pushes, ${redeliveries} redeliveries, answers ${JSON.stringify(answers)})`);
       assert.ok(catchUp < 10_000, `caught up ${catchUp} ms after the outage ended`);
     } finally {
       await consumer.stop();

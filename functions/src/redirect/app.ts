@@ -24,7 +24,7 @@ import { clientAddressOf } from "../core/clientAddress";
 import { readLinks, type Link } from "../store/codes";
 import { Coalescer } from "../core/coalescer";
 import { knownTimeZone, workspaceTimeZone as timeZoneOf } from "../scans/timeZones";
-import { arrivalOf, recordArrival } from "../scans/arrival";
+import { arrivalOf, markServedLastKnownGood, recordArrival } from "../scans/arrival";
 import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
@@ -129,6 +129,11 @@ function remember(id: string, link: Link): Omit<CodeIdentity, "timeZone"> {
   return identity;
 }
 
+/** How long a scan waits for its link read before a last-known-good answer may serve it. */
+export const LINK_READ_DEADLINE_MS = 300;
+/** How long a scan of a code this instance has no last known link for waits for the read before a 503. */
+export const FIRST_READ_DEADLINE_MS = 3_000;
+
 /**
  * Link reads, group-committed: requests that arrive while a read is in flight share the next one (one
  * getAll for every id waiting, each id read once). Every request's read is sent after it arrived, so a
@@ -136,16 +141,14 @@ function remember(id: string, link: Link): Omit<CodeIdentity, "timeZone"> {
  */
 const linkReads = new Coalescer<string, Link | undefined>(async (ids) => {
   const unique = [...new Set(ids)];
-  const links = await readLinks(unique);
+  // Given up at the first read's deadline: the SDK retries a refused read for up to a minute, and every scan
+  // after it would wait for it; given up, the next scan sends a read of its own, answered once Firestore is.
+  const links = await withTimeout(readLinks(unique), FIRST_READ_DEADLINE_MS, "link read");
   countOps({ reads: unique.length });
   const byId = new Map(unique.map((id, i) => [id, links[i]]));
   return ids.map((id) => byId.get(id));
 }, 100);
 
-/** How long a scan waits for its link read before a last-known-good answer may serve it. */
-export const LINK_READ_DEADLINE_MS = 300;
-/** How long a scan of a code this instance has no last known link for waits for the read before a 503. */
-export const FIRST_READ_DEADLINE_MS = 3_000;
 /** The newest link this instance read for each id: served only when a read passes its deadline. */
 const lastGood = new Map<string, Link>();
 
@@ -214,7 +217,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   const timeZone = known && knownTimeZone(known.merchantId, at.getTime());
   const recorded = placeOfRequest(req).then((place) =>
     arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, ...(known && timeZone ? { known: { ...known, timeZone } } : {}) }).then((arrival) =>
-      recordArrival(arrival, known?.merchantId).then((outcome) => ({ outcome, place, botReason: arrival.botReason, scanId: arrival.scanId })),
+      recordArrival(arrival, known?.merchantId).then((outcome) => ({ outcome, place, botReason: arrival.botReason, scanId: arrival.scanId, arrival })),
     ),
   );
   const reading = readLinkInTime(id);
@@ -224,6 +227,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   if (link.takenDown) return sendTakenDown(res);
   const identity = known ?? remember(id, link);
   const counted = countedHeader(arrival.outcome, arrival.botReason);
+  if (served.servedFrom === "last-known-good" && arrival.outcome === "recorded") await markServedLastKnownGood(arrival.arrival);
   if (!link.campaignRules) return sendRedirect(res, link.destinationUrl, counted, served.servedFrom);
   // Rules added since this instance last read the code: its arrival was published as a plain code's (the
   // consumer counts it so), and the rules answer it, taking an allowance alone where they cap (campaigns/answer.ts).

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { logError, logWarn } from "../core/log";
-import { consumeHeld, drainOutbox, PoisonArrival } from "../scans/consume";
+import { CONSUMER_HOLD_MS, consumeHeld, drainOutbox, PoisonArrival } from "../scans/consume";
 
 // Loaded on the first counted scan of a code with a subscription.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
@@ -25,6 +25,13 @@ const PushBody = z.object({
   subscription: z.string().max(300).optional(),
   deliveryAttempt: z.number().optional(),
 });
+
+/**
+ * How long this instance holds a push whose counting fails for a reason that may pass (scans/consume.ts
+ * consumeHeld). A test fixture (test/fixtures/scan-consumer-server.ts) shortens it, so that an outage
+ * outlasts it and Pub/Sub's own redelivery carries the arrivals through; nothing else changes it.
+ */
+export const consumerHold = { ms: CONSUMER_HOLD_MS };
 
 /** A consumer instance drains the outbox at most this often, while arrivals reach it. */
 const OUTBOX_DRAIN_INTERVAL_MS = 10_000;
@@ -45,7 +52,7 @@ export async function scanConsumerApp(req: IncomingMessage & { body?: unknown },
     void drainOutbox().catch((error: unknown) => logError("scan.outbox_drain_failed", "the outbox could not be read", error));
   }
   try {
-    const consumed = await consumeHeld({ data: Buffer.from(message.data, "base64"), attributes: message.attributes ?? {}, publishTime: publishTime && !isNaN(publishTime.getTime()) ? publishTime : undefined });
+    const consumed = await consumeHeld({ data: Buffer.from(message.data, "base64"), attributes: message.attributes ?? {}, publishTime: publishTime && !isNaN(publishTime.getTime()) ? publishTime : undefined }, consumerHold.ms);
     // Queued before the acknowledgement: a failed enqueue is answered 503 and the arrival comes again (counted
     // once: its guard holds its id); the notice keeps the scan's id, so a subscriber sees one scan.
     if (consumed.outcome !== "dropped" && "notice" in consumed && consumed.notice) {

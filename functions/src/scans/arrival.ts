@@ -14,7 +14,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { randomBytes } from "node:crypto";
 import { withTimeout } from "../core/firebase";
 import { logScanNotRecorded, logWarn } from "../core/log";
-import { encodeScanEvent, publishArrival } from "../store/scanStream";
+import { decodeScanEvent, encodeScanEvent, publishArrival, publishScanEvent } from "../store/scanStream";
 import { writeOutbox } from "../store/scanOutbox";
 import { SCAN_EVENT_VERSION, UNANSWERED, type ScanEvent } from "../store/scanEvents";
 import type { ScanPlace, ScanRule } from "../store/scans";
@@ -180,4 +180,17 @@ function unknown(arrival: Arrival, merchantId: string, error: unknown): "unknown
   arrivalCounts.unknown++;
   logScanNotRecorded({ merchantId, codeId: "", scanId: arrival.scanId }, error);
   return "unknown";
+}
+
+/**
+ * A scan answered from the instance's last-known-good link (its read passed its deadline or failed, after
+ * the arrival was published): a copy of its event goes to the stream marked so, beside the row the consumer
+ * publishes once it counted the scan; the stream's "each scan once" view keeps the marked copy
+ * (docs/scan-stream.md). Counting is untouched. Rare, so it may decode what it just encoded.
+ */
+export async function markServedLastKnownGood(arrival: Arrival): Promise<void> {
+  const event = decodeScanEvent(arrival.data) as unknown as ScanEvent;
+  await withTimeout(publishScanEvent({ ...event, served_from: "last-known-good" }), PUBLISH_WAIT_MS, "a last-known-good scan's marked copy").catch((error: unknown) =>
+    logWarn("scan.mark_not_streamed", "a scan answered from last-known-good was not marked in the stream", { scanId: arrival.scanId, error: String(error) }),
+  );
 }

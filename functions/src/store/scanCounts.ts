@@ -4,12 +4,13 @@
 // changes (one merged change per rollup, in the consumer instance's own shards: store/rollups.ts) and the
 // deletion of the outbox documents it drained. A redelivered scan finds its own id in a guard and is not
 // counted again; a transaction that meets another instance's writes is retried by Firestore from its reads.
+import { randomBytes } from "node:crypto";
 import { Timestamp, type DocumentReference, type Transaction } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 import { whenShardsFree, addRollupWrite } from "./rollups";
-import { eventData, mergedChanges, scanEvents, type ScanClass, type ScanFacts } from "./scans";
+import { COMMIT_MARK_RETENTION_MS, commitLanded, eventData, mergedChanges, scanCommitMarks, scanEvents, type ScanClass, type ScanFacts } from "./scans";
 
 /** What a guard document holds: the id of the scan it counted (`sid`), or a newcomer counter's count (`k`). */
 export interface Guard {
@@ -40,45 +41,72 @@ const ATTEMPTS = 3;
 
 /**
  * Runs `decide` in a transaction, then writes the rollup changes of the scans it returns (bots, repeats and
- * people alike) in this instance's free shards.
+ * people alike) in this instance's free shards. Each batch proves its commit as the redirect's batches do
+ * (store/scans.ts proofOf): its first person's event carries the batch's id (`cm`), or a batch without one
+ * creates a mark `scanCommits/{id}`. A commit whose answer was lost (the SDK re-sends it and the closed
+ * transaction refuses it, or Firestore aborts it after it landed) is read back: found, the batch is counted,
+ * not failed, so Pub/Sub does not deliver it again and its machines and repeats count once.
  */
 export async function countInTransaction(decide: (tx: CountTransaction) => Promise<Array<{ facts: ScanFacts; cls: ScanClass }>>): Promise<void> {
-  await db().runTransaction(
-    async (tx: Transaction) => {
-      let reads = 0;
-      let writes = 0;
-      const api: CountTransaction = {
-        async read(wanted) {
-          const found = new Map<string, Guard | null>();
-          if (!wanted.length) return found;
-          const refs = wanted.map((w) => scanEvents(w.merchantId).doc(w.id));
-          const snaps = await tx.getAll(...refs);
-          reads += refs.length;
-          snaps.forEach((snap, i) => found.set(guardKey(wanted[i].merchantId, wanted[i].id), snap.exists ? { sid: snap.get("sid") as string | undefined, k: snap.get("k") as number | undefined } : null));
-          return found;
-        },
-        createEvent(facts, eventId, unique, scanId) {
-          tx.create(scanEvents(facts.merchantId).doc(eventId), { ...eventData(facts, unique), sid: scanId });
+  const commitId = randomBytes(12).toString("base64url");
+  let proof: DocumentReference | undefined;
+  try {
+    await db().runTransaction(
+      async (tx: Transaction) => {
+        // An attempt after a failed commit: if that commit landed, there is nothing left to write (and
+        // `decide` is not run again, so its caller keeps the outcomes of the attempt that landed).
+        if (proof) {
+          const landed = await tx.get(proof);
+          countOps({ reads: 1 });
+          if (landed.exists && landed.get("cm") === commitId) return;
+        }
+        proof = undefined;
+        let reads = 0;
+        let writes = 0;
+        const api: CountTransaction = {
+          async read(wanted) {
+            const found = new Map<string, Guard | null>();
+            if (!wanted.length) return found;
+            const refs = wanted.map((w) => scanEvents(w.merchantId).doc(w.id));
+            const snaps = await tx.getAll(...refs);
+            reads += refs.length;
+            snaps.forEach((snap, i) => found.set(guardKey(wanted[i].merchantId, wanted[i].id), snap.exists ? { sid: snap.get("sid") as string | undefined, k: snap.get("k") as number | undefined } : null));
+            return found;
+          },
+          createEvent(facts, eventId, unique, scanId) {
+            const ref = scanEvents(facts.merchantId).doc(eventId);
+            tx.create(ref, { ...eventData(facts, unique, commitId), sid: scanId });
+            proof ??= ref;
+            writes++;
+          },
+          setCounter(merchantId, id, k, expiresAt) {
+            tx.set(scanEvents(merchantId).doc(id), { k, expiresAt: Timestamp.fromDate(expiresAt) });
+            writes++;
+          },
+          deleteOutbox(ref) {
+            tx.delete(ref);
+            writes++;
+          },
+        };
+        const counted = await decide(api);
+        const changes = mergedChanges(counted);
+        if (!proof && changes.size) {
+          // Only rollup increments would double if applied twice; counters are set, outbox deletes repeat harmlessly.
+          proof = scanCommitMarks(counted[0].facts.merchantId).doc(commitId);
+          tx.create(proof, { cm: commitId, expiresAt: Timestamp.fromMillis(Date.now() + COMMIT_MARK_RETENTION_MS) });
           writes++;
-        },
-        setCounter(merchantId, id, k, expiresAt) {
-          tx.set(scanEvents(merchantId).doc(id), { k, expiresAt: Timestamp.fromDate(expiresAt) });
-          writes++;
-        },
-        deleteOutbox(ref) {
-          tx.delete(ref);
-          writes++;
-        },
-      };
-      const counted = await decide(api);
-      const changes = mergedChanges(counted);
-      await whenShardsFree([...changes.values()].map((c) => c.target), (now) => {
-        for (const { target, counts } of changes.values()) addRollupWrite(tx, target, counts, now);
-      });
-      countOps({ reads, writes: writes + changes.size });
-    },
-    { maxAttempts: ATTEMPTS },
-  );
+        }
+        await whenShardsFree([...changes.values()].map((c) => c.target), (now) => {
+          for (const { target, counts } of changes.values()) addRollupWrite(tx, target, counts, now);
+        });
+        countOps({ reads, writes: writes + changes.size });
+      },
+      { maxAttempts: ATTEMPTS },
+    );
+  } catch (error) {
+    if (proof && (await commitLanded(proof, commitId))) return;
+    throw error;
+  }
 }
 
 /** One scan consumer instance's heartbeat: its watermark and when it wrote it (at most once a second). */

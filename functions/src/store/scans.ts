@@ -31,7 +31,7 @@ export function campaignFromKey(key: string): string | null {
 const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId);
 export const scanEvents = (merchantId: string) => workspace(merchantId).collection("scans");
 /** Commit marks (proofOf): apart from the events, which are people's scans only. */
-const scanCommitMarks = (merchantId: string) => workspace(merchantId).collection("scanCommits");
+export const scanCommitMarks = (merchantId: string) => workspace(merchantId).collection("scanCommits");
 
 const ALREADY_EXISTS = 6; // gRPC status of a create() whose document exists
 
@@ -247,7 +247,7 @@ export function mergedChanges(scans: Array<Pick<PendingScan, "facts" | "cls">>):
 }
 
 /** How long a commit's mark (a batch without people's events) is kept (TTL): far past any read back of it. */
-const COMMIT_MARK_RETENTION_MS = 2 * 86_400_000;
+export const COMMIT_MARK_RETENTION_MS = 2 * 86_400_000;
 
 /**
  * The document that proves a commit landed: its first person's event, which carries the commit's id
@@ -299,7 +299,7 @@ export const scanBatches = { commit: (batch: WriteBatch): Promise<unknown> => ba
 const READ_BACK_WAIT_MS = 5_000;
 
 /** Whether the commit `commitId` landed: its proof holds the id (true) or not (false); undefined when the read failed. */
-async function commitLanded(proof: DocumentReference, commitId: string): Promise<boolean | undefined> {
+export async function commitLanded(proof: DocumentReference, commitId: string): Promise<boolean | undefined> {
   try {
     const snap = await withTimeout(proof.get(), READ_BACK_WAIT_MS, "a failed scan commit's read back");
     return snap.exists && snap.get("cm") === commitId;
