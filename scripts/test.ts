@@ -7,9 +7,8 @@
 // Each run prints its time and slowest files; a tier past 1.5x its budget (test/budgets.json) fails.
 // Ctrl-C at any moment stops everything this started.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { changedPaths, fullSizeFilesFor } from "./lib/fullSize";
 import { checkPrerequisites, PrerequisiteError, ROOT, Stack, tailOf, LOG_FILE, type Shard, type StackInfo } from "./lib/stack";
@@ -35,7 +34,7 @@ export const TIERS = {
   service: { spec: "test/service/**/*.test.ts", serve: "in-process", fullOnly: [] },
   browser: { spec: "test/browser/**/*.test.ts", serve: "in-process", fullOnly: [] },
   stack: { spec: "test/stack/**/*.test.ts", serve: "emulators", fullOnly: ["job-kill"] },
-  lifecycle: { spec: "test/lifecycle/**/*.test.ts", serve: "own", fullOnly: ["start-interrupt"] },
+  lifecycle: { spec: "test/lifecycle/**/*.test.ts", serve: "own", fullOnly: ["start-interrupt", "restart"] },
 } as const satisfies Record<string, { spec: string; serve: Serve; fullOnly: readonly string[]; slowFirst?: readonly string[] }>;
 export type Tier = keyof typeof TIERS;
 const ORDER: Tier[] = ["unit", "service", "browser", "stack", "lifecycle"];
@@ -114,8 +113,9 @@ function runMocha(args: string[], env: NodeJS.ProcessEnv, outputFile?: string): 
     running.add(child);
     child.on("close", (c, signal) => {
       running.delete(child);
-      output?.end(() => resolve(c ?? (signal ? 1 : 0)));
-      if (!output) resolve(c ?? (signal ? 1 : 0));
+      const code = c ?? (signal ? 1 : 0);
+      if (output) output.end(() => resolve(code));
+      else resolve(code);
     });
   });
 }
@@ -230,8 +230,7 @@ async function main(): Promise<number> {
     TEST_BASE_URL: info.urls.base,
     TEST_APP_URL: info.urls.app,
     TEST_FUNCTIONS_URL: info.urls.functions,
-    // The functions' own port, behind the front (a test standing in for Google's front end calls it).
-    TEST_FUNCTIONS_DIRECT_URL: info.urls.functions.replace(/:\d+\//, `:${info.ports.functions}/`),
+    TEST_FUNCTIONS_DIRECT_URL: info.urls.functionsDirect,
     TEST_STORAGE_EMULATOR: info.storageEmulator ? "1" : "",
     TEST_LOG_FILE: info.logFile,
   });

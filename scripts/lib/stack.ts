@@ -74,11 +74,12 @@ interface EmulatorPorts {
  */
 export const SHARD_PORT_OFFSET = 20_000;
 export type Shard = 0 | 1;
+const shifted = (port: number, shard: Shard) => port + shard * SHARD_PORT_OFFSET;
 
 export function emulatorPorts(shard: Shard = 0): EmulatorPorts {
   const config = JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8"));
   const e = config.emulators;
-  const at = (port: number) => port + shard * SHARD_PORT_OFFSET;
+  const at = (port: number) => shifted(port, shard);
   return {
     hosting: at(e.hosting.port),
     functions: at(e.functions.port),
@@ -93,7 +94,7 @@ export function emulatorPorts(shard: Shard = 0): EmulatorPorts {
 }
 
 /** The front's public ports (what a browser or client calls) of a stack. */
-export const frontPorts = (shard: Shard = 0) => ({ site: LOCAL_FRONT_PORTS.site + shard * SHARD_PORT_OFFSET, functions: LOCAL_FRONT_PORTS.functions + shard * SHARD_PORT_OFFSET });
+export const frontPorts = (shard: Shard = 0) => ({ site: shifted(LOCAL_FRONT_PORTS.site, shard), functions: shifted(LOCAL_FRONT_PORTS.functions, shard) });
 
 /** The functions' log of a stack: shard 0's is the one `npm start` and `npm run logs` use. */
 export const logFileOf = (shard: Shard = 0) => (shard ? path.join(LOG_DIR, `emulators-shard${shard}.log`) : LOG_FILE);
@@ -104,7 +105,8 @@ export interface StackInfo {
   ports: EmulatorPorts;
   env: Record<string, string>;
   logFile: string;
-  urls: { base: string; app: string; mcp: string; console: string; functions: string; emulatorUi?: string };
+  /** `functionsDirect`: the functions' own port, behind the front (as Google's front end calls them). */
+  urls: { base: string; app: string; mcp: string; console: string; functions: string; functionsDirect: string; emulatorUi?: string };
   /** Why the Emulator UI is off, when it was asked for. */
   uiOff?: string;
   /** Loopback address the stack's own clients use; tests connect from others to be other clients. */
@@ -443,6 +445,7 @@ export class Stack {
         mcp: `${base}/api/mcp`,
         console: `${base}/console`,
         functions: `http://${host}:${publicPorts.functions}/${PROJECT_ID}/us-central1`,
+        functionsDirect: `http://${host}:${ports.functions}/${PROJECT_ID}/us-central1`,
         ...(ui ? { emulatorUi: `http://${host}:${ports.ui}` } : {}),
       },
       ...(options.ui && !ui ? { uiOff: "off: firebase-tools downloads it on its first start with Java 21 and internet access" } : {}),
@@ -453,7 +456,7 @@ export class Stack {
   /** The service tier's Hosting, functions and Cloud Tasks: one Node 22 process on the emulators' ports. */
   private startServiceHost(env: Record<string, string>, childEnv: NodeJS.ProcessEnv, host: string, ports: EmulatorPorts, logFile: string): void {
     const log = openSync(logFile, "a");
-    const options = { projectId: PROJECT_ID, host, hostingPort: ports.hosting, functionsPort: ports.functions, tasksPort: TASKS_PORT + this.shard * SHARD_PORT_OFFSET };
+    const options = { projectId: PROJECT_ID, host, hostingPort: ports.hosting, functionsPort: ports.functions, tasksPort: shifted(TASKS_PORT, this.shard) };
     const child = spawn(NODE22, ["--import", "tsx", path.join(__dirname, "serviceHost.ts")], {
       cwd: ROOT,
       detached: true,
@@ -613,7 +616,7 @@ function watchLog(file: string, pattern: RegExp, onMatch: (m: RegExpExecArray) =
 function writeShardConfig(shard: Shard, ports: EmulatorPorts): string {
   const config = JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8"));
   for (const [name, port] of Object.entries(ports)) config.emulators[name] = { ...config.emulators[name], port };
-  config.emulators.tasks = { ...config.emulators.tasks, port: TASKS_PORT + shard * SHARD_PORT_OFFSET };
+  config.emulators.tasks = { ...config.emulators.tasks, port: shifted(TASKS_PORT, shard) };
   const file = path.join(ROOT, `firebase.shard${shard}.json`);
   writeFileSync(file, JSON.stringify(config, null, 2));
   return file;
