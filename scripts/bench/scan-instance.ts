@@ -3,7 +3,7 @@
 // elsewhere, so that today's design runs beside the branch's), served on a loopback port. Prints
 // `{"port": N}` once listening. Beside the function it answers GET /__stats with what the bench prices:
 // the store layer's operation counters, this process's CPU, the time it had a request in flight (what Cloud
-// Run bills), and for a consumer how long each counted arrival waited since its scan (the consumer's lag).
+// Run bills) and the most at once, and for a consumer how long each counted arrival waited since its scan (the consumer's lag).
 // POST /__stats starts a new window. Arguments: `redirect` or `consumer`, and the functions/lib directory.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -25,14 +25,14 @@ const arrivals = (): unknown => {
   }
 };
 
-let window = { started: performance.now(), busyMs: 0, requests: 0, answered: new Map<number, number>(), lags: [] as number[] };
+let window = { started: performance.now(), busyMs: 0, requests: 0, maxInFlight: 0, answered: new Map<number, number>(), lags: [] as number[] };
 let inFlight = 0;
 let busySince = 0;
 
 function stats() {
   const busyMs = window.busyMs + (inFlight ? performance.now() - busySince : 0);
   const lags = [...window.lags].sort((a, b) => a - b);
-  return { ops: opCounts(), cpu: process.cpuUsage(), busyMs, windowMs: performance.now() - window.started, requests: window.requests, answered: Object.fromEntries(window.answered), lags, arrivals: arrivals() };
+  return { ops: opCounts(), cpu: process.cpuUsage(), busyMs, windowMs: performance.now() - window.started, requests: window.requests, maxInFlight: window.maxInFlight, answered: Object.fromEntries(window.answered), lags, arrivals: arrivals() };
 }
 
 /** The time the scan was made, from a push's message (its event's `at`, microseconds), if readable. */
@@ -48,6 +48,7 @@ function scannedAt(body: unknown): number | undefined {
 
 function serve(req: http.IncomingMessage & { body?: unknown }, res: http.ServerResponse): void {
   if (inFlight++ === 0) busySince = performance.now();
+  window.maxInFlight = Math.max(window.maxInFlight, inFlight);
   window.requests++;
   const current = window;
   res.once("finish", () => {
@@ -61,7 +62,7 @@ function serve(req: http.IncomingMessage & { body?: unknown }, res: http.ServerR
 
 const server = http.createServer((req, res) => {
   if (req.url === "/__stats") {
-    if (req.method === "POST") window = { started: performance.now(), busyMs: 0, requests: 0, answered: new Map(), lags: [] };
+    if (req.method === "POST") window = { started: performance.now(), busyMs: 0, requests: 0, maxInFlight: inFlight, answered: new Map(), lags: [] };
     if (req.method === "POST" && inFlight) busySince = performance.now();
     res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify(stats()));
     return;

@@ -17,7 +17,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { NODE22 } from "../lib/stack";
+import { gcloudPubSubEmulator, NODE22 } from "../lib/stack";
 import { redirectApp } from "../../functions/src/redirect/app";
 import { createCode, createCodes } from "../../functions/src/codes/service";
 import { codeAnalytics } from "../../functions/src/scans/analytics";
@@ -38,6 +38,9 @@ const PREVIEW = "Twitterbot/1.0";
 const BRANCH_LIB = path.resolve(__dirname, "../../functions/lib");
 const MAIN_LIB = process.env.MAIN_FUNCTIONS_LIB ?? "/work/wt-56c-main/functions/lib";
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+/** How arrivals reach the consumer: relayed with many pushes outstanding, as Pub/Sub delivers (relayPushes), or by the emulator's own push, one at a time. */
+const DELIVERY = process.env.BENCH_DELIVERY === "emulator" ? "emulator" : "relay";
+const RELAY_OUTSTANDING = num("BENCH_PUSHES_OUTSTANDING", 1_000);
 
 // ---- instances in processes of their own ----
 
@@ -49,6 +52,7 @@ interface Stats {
   requests: number;
   answered: Record<string, number>;
   lags: number[];
+  maxInFlight: number;
   arrivals?: { published: number; outbox: number; unknown: number };
 }
 
@@ -100,6 +104,99 @@ async function pushTo(endpoint: string): Promise<string> {
   const before = ((await pubsub("GET", route)) as { pushConfig?: { pushEndpoint?: string } }).pushConfig?.pushEndpoint ?? "";
   await pubsub("POST", `${route}:modifyPushConfig`, { pushConfig: { pushEndpoint: endpoint } });
   return before;
+}
+
+/**
+ * A Pub/Sub emulator of its own for today's design: its stream topic enforces main's schema (layout 2),
+ * which the branch's topic refuses, so its instance publishes as it does today instead of failing each
+ * publish. The gcloud emulator, in a process group of its own (its java child ends with it).
+ */
+async function startPubSubForMain(): Promise<{ host: string; stop(): void }> {
+  const bin = gcloudPubSubEmulator();
+  if (!bin) throw new Error("no Pub/Sub emulator in the Google Cloud CLI");
+  const port = await new Promise<number>((resolve) => {
+    const probe = http.createServer().listen(0, "127.0.0.1", () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const child = spawn(bin, ["--host=127.0.0.1", `--port=${port}`], { detached: true, stdio: "ignore" });
+  const stop = () => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
+  const host = `127.0.0.1:${port}`;
+  const project = `http://${host}/v1/projects/${projectId()}`;
+  const started = performance.now();
+  while (!(await fetch(`${project}/topics`).then((r) => r.ok, () => false))) {
+    if (performance.now() - started > 90_000) throw (stop(), new Error("the second Pub/Sub emulator did not start"));
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- main's compiled schema, at a path the bench is given
+  const events = require(path.join(MAIN_LIB, "store/scanEvents")) as { SCAN_STREAM: { schema: string; topic: string }; avroSchema: () => object };
+  const call = async (method: string, url: string, body: unknown) => {
+    const res = await fetch(url, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`second Pub/Sub emulator: ${method} ${url} answered ${res.status} ${await res.text()}`);
+  };
+  await call("POST", `${project}/schemas?schemaId=${events.SCAN_STREAM.schema}`, { type: "AVRO", definition: JSON.stringify(events.avroSchema()) });
+  await call("PUT", `${project}/topics/${events.SCAN_STREAM.topic}`, { schemaSettings: { schema: `projects/${projectId()}/schemas/${events.SCAN_STREAM.schema}`, encoding: "JSON" } });
+  return { host, stop };
+}
+
+/**
+ * Production's push delivery, relayed: the local emulator pushes one message at a time and waits for its
+ * answer, so a consumer behind it counts one arrival per transaction whatever the rate. Pub/Sub itself keeps
+ * many pushes outstanding (it raises the number while the endpoint answers 2xx). The relay turns the
+ * consumer's subscription into a pull subscription for the run, pulls, and POSTs each message as a push
+ * (the same body) with up to `outstanding` in flight, acknowledging a 2xx and handing anything else back at
+ * once (the emulator redelivers it, and counts the delivery towards the dead letters as a push would).
+ */
+async function relayPushes(endpoint: string, outstanding: number): Promise<{ stop(): Promise<void> }> {
+  const route = `/subscriptions/${SCAN_STREAM.consumer}`;
+  await pubsub("POST", `${route}:modifyPushConfig`, { pushConfig: {} });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: outstanding });
+  let inFlight = 0;
+  let running = true;
+  const acks: string[] = [];
+  const nacks: string[] = [];
+  const push = (m: { ackId: string; message: object; deliveryAttempt?: number }) =>
+    new Promise<void>((resolve) => {
+      const body = JSON.stringify({ message: m.message, subscription: `projects/${projectId()}${route}`, deliveryAttempt: m.deliveryAttempt ?? 1 });
+      const req = http.request(endpoint, { method: "POST", agent, headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        res.on("end", () => ((res.statusCode ?? 0) < 300 ? acks : nacks).push(m.ackId) && resolve());
+      });
+      req.on("error", () => (nacks.push(m.ackId), resolve()));
+      req.end(body);
+    });
+  const settle = async () => {
+    if (acks.length) await pubsub("POST", `${route}:acknowledge`, { ackIds: acks.splice(0) });
+    if (nacks.length) await pubsub("POST", `${route}:modifyAckDeadline`, { ackIds: nacks.splice(0), ackDeadlineSeconds: 0 });
+  };
+  const loop = (async () => {
+    while (running) {
+      await settle();
+      const room = Math.min(100, outstanding - inFlight);
+      const { receivedMessages = [] } = room > 0 ? ((await pubsub("POST", `${route}:pull`, { maxMessages: room, returnImmediately: true })) as { receivedMessages?: Array<{ ackId: string; message: object; deliveryAttempt?: number }> }) : {};
+      for (const m of receivedMessages) {
+        inFlight++;
+        void push(m).finally(() => inFlight--);
+      }
+      if (!receivedMessages.length) await new Promise((r) => setTimeout(r, 10));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      while (inFlight) await new Promise((r) => setTimeout(r, 20));
+      await settle();
+      agent.destroy();
+    },
+  };
 }
 
 // ---- clients ----
@@ -224,15 +321,26 @@ async function hotRun(merchantId: string, instance: Instance, consumer: Instance
 
 async function benchHotCode(merchantId: string, consumer: Instance): Promise<number> {
   const scans = num("BENCH_SCANS", 3_000);
-  console.log(`\n[scan path: one hot code] ${scans} scans at concurrency 64 on one redirect instance each (compiled functions, Firestore over REST), every scan a new person; rounds alternate`);
+  console.log(
+    `\n[scan path: one hot code] ${scans} scans at concurrency 64 on one redirect instance each (compiled functions, Firestore over REST), every scan a new person; rounds alternate;` +
+      ` the branch's arrivals delivered ${DELIVERY === "relay" ? `with up to ${RELAY_OUTSTANDING} pushes outstanding (relayed, as Pub/Sub delivers)` : "by the emulator's push, one at a time"}`,
+  );
   if (!existsSync(path.join(MAIN_LIB, "redirect/app.js"))) {
     console.log(`  today's design not built at ${MAIN_LIB} (MAIN_FUNCTIONS_LIB): skipped`);
     return 0;
   }
+  const mainPubSub = await startPubSubForMain();
   const branch = await startInstance("redirect", BRANCH_LIB);
-  const today = await startInstance("redirect", MAIN_LIB);
+  const today = await startInstance("redirect", MAIN_LIB, { PUBSUB_EMULATOR_HOST: mainPubSub.host });
   const rates = { branch: [] as number[], today: [] as number[] };
   try {
+    // Both instances warm (modules, clients, the geolocation database) before anything is timed; the consumer then catches up.
+    for (const instance of [today, branch]) {
+      const warm = await createCode(merchantId, { title: "warm", destinationUrl: "https://example.com/warm", dynamic: true });
+      await consumer.stats(true);
+      await runLoad(300, 64, async () => (await scan(instance.origin, warm.uniqueQRCodeID)).status === 302);
+      if (instance === branch) await consumerCatchUp(consumer, 300);
+    }
     for (const round of [0, 1]) {
       const order = round === 0 ? (["today", "branch"] as const) : (["branch", "today"] as const);
       for (const design of order) {
@@ -261,15 +369,16 @@ async function benchHotCode(merchantId: string, consumer: Instance): Promise<num
       });
       const achieved = answered / ((performance.now() - start) / 1000);
       const caughtUp = await consumerCatchUp(consumer, answered);
-      const { lags, answered: pushes } = await consumer.stats();
+      const { lags, answered: pushes, maxInFlight, windowMs } = await consumer.stats();
       console.log(
         `    ${String(share * 100).padStart(3)}% (${rate}/s asked, ${fmt(achieved, 0)}/s answered): lag p50 ${fmt(percentile(lags, 50) / 1000, 2)} s, p99 ${fmt(percentile(lags, 99) / 1000, 2)} s over ${lags.length} counted;` +
-          ` caught up ${fmt(caughtUp / 1000, 1)} s after the load; pushes answered ${JSON.stringify(pushes)}`,
+          ` caught up ${fmt(caughtUp / 1000, 1)} s after the load (the consumer counted ${fmt(lags.length / (windowMs / 1000), 0)}/s, at most ${maxInFlight} pushes at once); pushes answered ${JSON.stringify(pushes)}`,
       );
     }
   } finally {
     await branch.stop();
     await today.stop();
+    mainPubSub.stop();
   }
   return Math.max(...rates.branch);
 }
@@ -388,11 +497,12 @@ async function costPhase(merchantId: string, redirect: Instance, consumer: Insta
     fold: { reads: f1.reads - f0.reads, writes: f1.writes - f0.writes, deletes: f1.deletes - f0.deletes, sharedBy },
   };
   const cost = scanPathCost(spend);
+  const commits = (b1.calls.commit ?? 0) - (b0.calls.commit ?? 0);
   const each = (n: number) => fmt(n / answered, 3);
   console.log(`  ${label}: ${answered} scans at ${fmt(achieved, 0)}/s (asked ${rate}/s), the consumer caught up ${fmt(caughtUp / 1000, 1)} s after the load; lag p50 ${fmt(percentile(c1.lags, 50) / 1000, 2)} s`);
   console.log(
     `    per scan: redirect ${each(spend.redirect.reads)} reads, ${each(spend.redirect.outbox)} to the outbox, instance busy ${each(spend.redirect.busyMs)} ms (CPU ${each(spend.redirect.cpuMs)} ms);` +
-      ` consumer ${each(spend.consumer.pushes)} pushes, ${each(spend.consumer.reads)} reads, ${each(spend.consumer.writes)} writes, ${each(spend.consumer.deletes)} deletes, busy ${each(spend.consumer.busyMs)} ms (CPU ${each(spend.consumer.cpuMs)} ms);` +
+      ` consumer ${each(spend.consumer.pushes)} pushes (at most ${c1.maxInFlight} at once), ${each(spend.consumer.reads)} reads, ${each(spend.consumer.writes)} writes, ${each(spend.consumer.deletes)} deletes in ${commits} commits (${fmt(answered / Math.max(1, commits), 1)} scans each), busy ${each(spend.consumer.busyMs)} ms (CPU ${each(spend.consumer.cpuMs)} ms);` +
       ` ${each(spend.expiring)} documents expiring by TTL; the fold ${spend.fold.reads} reads, ${spend.fold.writes} writes, ${spend.fold.deletes} deletes, shared by ${fmt(sharedBy, 0)} scans`,
   );
   console.log(`    $${fmt(cost.all)} per million all-in: ${costSplit(cost)}`);
@@ -403,11 +513,13 @@ async function benchCost(merchantId: string, sparseCodes: Array<{ id: string; co
   const mix: Mix = { newPeople: 0.7, returning: 0.25, previews: 0.05 };
   console.log(
     `\n[scan path: cost] all-in list price per million scans on one redirect instance and one consumer (each a process of its own, the consumer's Firestore traffic counted by a billing proxy);` +
+      ` arrivals delivered ${DELIVERY === "relay" ? `with up to ${RELAY_OUTSTANDING} pushes outstanding (relayed, as Pub/Sub delivers)` : "by the emulator's push, one at a time"};` +
       ` mix: ${mix.newPeople * 100}% new people, ${mix.returning * 100}% returning people (the same address and phone again, same day), ${mix.previews * 100}% link previews`,
   );
   const proxy = await startBillingProxy();
   const consumer = await startInstance("consumer", BRANCH_LIB, { FIRESTORE_EMULATOR_HOST: proxy.host });
   const given = await pushTo(`${consumer.origin}/`);
+  const relay = DELIVERY === "relay" ? await relayPushes(`${consumer.origin}/`, RELAY_OUTSTANDING) : undefined;
   const redirect = await startInstance("redirect", BRANCH_LIB);
   try {
     const codeCount = num("BENCH_COST_CODES", 20);
@@ -422,6 +534,7 @@ async function benchCost(merchantId: string, sparseCodes: Array<{ id: string; co
     console.log(`  goals: $${fmt(at100.all)} at 100/s (goal <= $3), $${fmt(at1000.all)} at 1,000/s (goal <= $2); sparse codes $${fmt(sparse.all)}`);
     if (redirect.warnings.length || consumer.warnings.length) console.log(`  warnings or errors logged: redirect ${redirect.warnings.length}, consumer ${consumer.warnings.length}; first: ${[...redirect.warnings, ...consumer.warnings][0]}`);
   } finally {
+    await relay?.stop();
     await pushTo(given);
     await redirect.stop();
     await consumer.stop();
@@ -435,11 +548,13 @@ export async function benchScanPath(merchantId: string): Promise<void> {
   // The consumer: the branch's compiled function in a process of its own, given the stack's push subscription.
   const consumer = await startInstance("consumer", BRANCH_LIB);
   const given = await pushTo(`${consumer.origin}/`);
+  const relay = DELIVERY === "relay" ? await relayPushes(`${consumer.origin}/`, RELAY_OUTSTANDING) : undefined;
   try {
     const only = process.env.BENCH_SCANPATH_ONLY;
     if (!only || only === "latency") await benchLatency(merchantId, fresh.map((c) => c.uniqueQRCodeID));
     if (!only || only === "hot") await benchHotCode(merchantId, consumer);
   } finally {
+    await relay?.stop();
     await pushTo(given);
     await consumer.stop();
   }
