@@ -21,6 +21,8 @@ export type Group = (typeof GROUPS)[number];
 export interface PathFile {
   group: Group;
   plain: true | { not: string };
+  /** On a plain code's path only through the consumer (the redirect never calls it for such a code). */
+  consumerOnly?: true;
 }
 
 const notPlain = (why: string) => ({ not: why });
@@ -45,8 +47,8 @@ export const SCAN_PATH: Record<string, PathFile> = {
   "scans/record.ts": { group: "record", plain: CAPPED },
   "store/scanSecrets.ts": { group: "scan store", plain: true },
   "store/scanOutbox.ts": { group: "scan store", plain: true },
-  "store/scans.ts": { group: "scan store", plain: true },
-  "store/rollups.ts": { group: "rollups", plain: true },
+  "store/scans.ts": { group: "scan store", plain: true, consumerOnly: true },
+  "store/rollups.ts": { group: "rollups", plain: true, consumerOnly: true },
   "scans/maintenance.ts": { group: "rollups", plain: notPlain("the fold, every 10 minutes: counted apart (148 lines with the recount in the issue)") },
   "scans/codeScanCounts.ts": { group: "rollups", plain: notPlain("the fold's recount") },
   "store/scanEvents.ts": { group: "stream", plain: true },
@@ -215,9 +217,9 @@ function main(): void {
   }
   console.log(`${"all groups".padEnd(12)}${cell(total)}${before ? cell(totalBefore) : ""}`);
   console.log(`${"plain code".padEnd(12)}${cell(here.plain)}${before ? cell(before.plain) : ""}`);
-  const redirectSide = here.plain.files.filter((f) => SCAN_PATH[f].group !== "consumer");
+  const redirectSide = here.plain.files.filter((f) => SCAN_PATH[f].group !== "consumer" && !SCAN_PATH[f].consumerOnly);
   const sum = (files: string[]) => files.reduce((n, f) => n + countLines(workingTree()(f)!).code, 0);
-  console.log(`  of which the redirect's side ${sum(redirectSide)}, the consumer's ${here.plain.code - sum(redirectSide)}`);
+  console.log(`  of which the redirect's side ${sum(redirectSide)} non-comment lines; the consumer's files and the scan store and rollups it writes through ${here.plain.code - sum(redirectSide)}`);
   const goal = Math.floor(2259 / 2);
   console.log(`goal (issue 56): a plain code's path at most half of 2,259 lines (all lines, as the issue counted): ${goal}; here ${here.plain.all} (${here.plain.all <= goal ? "met" : `${here.plain.all - goal} over`})`);
   if (before) console.log(`half of ${mainRev}'s own plain path today: ${Math.floor(before.plain.code / 2)} non-comment lines (${Math.floor(before.plain.all / 2)} all); here ${here.plain.code} (${here.plain.all})`);
