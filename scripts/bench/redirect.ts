@@ -29,6 +29,9 @@ import { costLine, costPerMillion, fmt, paced, percentile, PRICE, printLoad, req
 import { getConfig } from "../../functions/src/core/config";
 import { oneScanShard } from "../../test/helpers/scans";
 
+/** A scan recorded before its 302: counted there (a capped code's, and every scan before issue 56) or published for the consumer (`recorded`; scanPath.ts waits for its count). */
+const recordedAt302 = (header: string | string[] | undefined) => header === "true" || header === "recorded";
+
 /**
  * Latencies of several operations measured in turns (a, b, c, a, b, c, ...), so that each sees the same
  * background load on the same cores and emulator.
@@ -130,7 +133,7 @@ export async function benchRedirect(merchantId: string) {
   const cpuBefore = process.cpuUsage();
   const result = await runLoad(scans, 64, async () => {
     const res = await request("GET", `${origin}/qr/${hot.uniqueQRCodeID}`, undefined, { "User-Agent": PHONE, "X-Forwarded-For": nextClient() });
-    return res.status === 302 && res.headers["x-scan-counted"] === "true";
+    return res.status === 302 && recordedAt302(res.headers["x-scan-counted"]);
   });
   const opsLoad = opCounts();
   const cpu = process.cpuUsage(cpuBefore);
@@ -182,7 +185,7 @@ export async function benchRedirect(merchantId: string) {
       const t = performance.now();
       const res = await request("GET", `${origin}/qr/${share.uniqueQRCodeID}`, undefined, { "User-Agent": PHONE, "X-Forwarded-For": nextClient() });
       latencies.push(performance.now() - t);
-      if (res.status === 302 && res.headers["x-scan-counted"] === "true") countedNow++;
+      if (res.status === 302 && recordedAt302(res.headers["x-scan-counted"])) countedNow++;
     });
     const achieved = latencies.length / ((performance.now() - start) / 1000);
     const opsLoadEnd = opCounts();
