@@ -14,10 +14,11 @@ export interface ProxiedRequest {
 
 /**
  * What to do with one request: pass it, forward it and drop the answer, refuse it without forwarding (503
- * UNAVAILABLE, which the SDK re-sends), or time it out without forwarding (504 DEADLINE_EXCEEDED, which the
- * SDK does not re-send a commit on: the caller's own retries decide).
+ * UNAVAILABLE, which the SDK re-sends), time it out without forwarding (504 DEADLINE_EXCEEDED, which the
+ * SDK does not re-send a commit on: the caller's own retries decide), or never answer it (a Firestore that
+ * hangs; the connection is closed with the proxy).
  */
-export type ProxyAction = "pass" | "drop-answer" | "refuse" | "time-out";
+export type ProxyAction = "pass" | "drop-answer" | "refuse" | "time-out" | "hang";
 
 export interface FirestoreProxy {
   /** host:port, for FIRESTORE_EMULATOR_HOST of the code under test. */
@@ -56,6 +57,7 @@ export async function startFirestoreProxy(target = process.env.FIRESTORE_EMULATO
       const unavailable = () => res.writeHead(503, { "Content-Type": "application/json" }).end(UNAVAILABLE);
       if (action === "refuse") return unavailable();
       if (action === "time-out") return void res.writeHead(504, { "Content-Type": "application/json" }).end(DEADLINE_EXCEEDED);
+      if (action === "hang") return;
       const upstream = http.request({ host: targetHost, port: Number(targetPort), method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
         if (method === "commit") proxy.commitStatuses.set(answer.statusCode ?? 0, (proxy.commitStatuses.get(answer.statusCode ?? 0) ?? 0) + 1);
         if (action === "drop-answer") {
