@@ -31,6 +31,7 @@ const CAPPED = notPlain("codes with a cap or scan-count thresholds only (their s
 /** The scan path's files on this branch, under functions/src. */
 export const SCAN_PATH: Record<string, PathFile> = {
   "redirect/app.ts": { group: "redirect", plain: true },
+  "redirect/memory.ts": { group: "redirect", plain: true },
   "core/clientAddress.ts": { group: "redirect", plain: true },
   "core/coalescer.ts": { group: "redirect", plain: true },
   "redirect/appScans.ts": { group: "redirect", plain: notPlain("POST /api/scans: the service's own app, not a scan of a printed code") },

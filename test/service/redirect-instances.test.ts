@@ -89,9 +89,9 @@ describe("redirect instances: re-points and last-known-good", function () {
     assert.equal(a.totalScans, 2, "the scan answered from last-known-good is counted");
   });
 
-  it("an instance that remembers a code but has forgotten its last link reads it before recording: an ended campaign's scan is not counted as a person's", async () => {
-    // An instance that remembers two codes: its identities forget the oldest code learnt, its last links
-    // the least recently read, so the two can part.
+  it("an instance that has forgotten a code reads it before recording: an ended campaign's scan is not counted as a person's", async () => {
+    // An instance that remembers two codes: both its memories (identities, last links) forget the code used
+    // longest ago (redirect/memory.ts). The fast path needs both, so a code either one forgot is read first.
     const [small] = await startRedirectInstances(1, { REDIRECT_MEMORY_ENTRIES: "2" });
     try {
       const create = async (title: string) => toolResult(await callTool("svc.qr.create", { title, destinationUrl: `https://example.com/${title}`, dynamic: true }, merchant.apiKey));
@@ -100,8 +100,8 @@ describe("redirect instances: re-points and last-known-good", function () {
       assert.equal((await scanAt(small, a.uniqueQRCodeID)).status, 302); // learns a
       const first = await scanAt(small, ended.uniqueQRCodeID); // learns the ended code, with its rules
       assert.deepEqual([first.status, first.counted], [200, "false; reason=ended"]);
-      assert.equal((await scanAt(small, a.uniqueQRCodeID)).status, 302); // a read again: the ended code's link is now the least recently read
-      assert.equal((await scanAt(small, b.uniqueQRCodeID)).status, 302); // learns b: the identities forget a, the last links the ended code
+      assert.equal((await scanAt(small, a.uniqueQRCodeID)).status, 302); // a used again: the ended code is now the one used longest ago
+      assert.equal((await scanAt(small, b.uniqueQRCodeID)).status, 302); // learns b: both memories forget the ended code
       const again = await scanAt(small, ended.uniqueQRCodeID);
       assert.deepEqual([again.status, again.counted], [200, "false; reason=ended"]);
       const figures = toolResult(await callTool("svc.qr.get_analytics", { codeId: ended.codeId, days: 1 }, merchant.apiKey));

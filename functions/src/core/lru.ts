@@ -5,7 +5,8 @@
 export class LruMap<K, V> {
   private readonly entries = new Map<K, V>();
 
-  constructor(readonly max: number) {}
+  /** The bound; lowered, the map forgets down to it as entries are set (a test's small memory). */
+  constructor(public max: number) {}
 
   get size(): number {
     return this.entries.size;
@@ -28,7 +29,7 @@ export class LruMap<K, V> {
   /** Sets the value as just used, forgetting the least recently used entry when full. */
   set(key: K, value: V): this {
     this.entries.delete(key);
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
+    while (this.entries.size >= Math.max(1, this.max)) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(key, value);
     return this;
   }

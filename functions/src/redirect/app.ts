@@ -28,11 +28,12 @@ import { arrivalOf, markServedLastKnownGood, recordArrival } from "../scans/arri
 import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
-import { recordScanSafely, scanCountedHeader, type CodeIdentity, type ScanOutcome } from "../scans/record";
+import { recordScanSafely, scanCountedHeader, type ScanOutcome } from "../scans/record";
 import type { CampaignScan, RuledLink } from "../campaigns/answer";
 import type { ScanPlace } from "../scans/classify";
 import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage, UNAVAILABLE_RETRY_SECONDS, unavailablePage } from "./pages";
 import { handlePasswordPost, sendPasswordPage } from "./password";
+import { knownCode, lastGoodLink, remember, rememberGood, type Identity } from "./memory";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
@@ -113,21 +114,9 @@ const SECURITY_HEADERS: Record<string, string> = {
   ...(getConfig().isEmulator ? {} : { "Strict-Transport-Security": "max-age=63072000; includeSubDomains" }),
 };
 
-// ---- per-instance memory: which code a link is (immutable); time zones: scans/timeZones.ts ----
+// ---- per-instance memory: which code a link is and its last link (redirect/memory.ts); time zones: scans/timeZones.ts ----
 
-/**
- * How many codes each of the instance's memories (identities, last-known-good links) holds. A test
- * fixture (test/fixtures/redirect-instance-server.ts) makes it small to see them forget; nothing else
- * changes it.
- */
-export const instanceMemory = { entries: 20_000 };
-const identities = new Map<string, Omit<CodeIdentity, "timeZone">>();
-function remember(id: string, link: Link): Omit<CodeIdentity, "timeZone"> {
-  const identity = { merchantId: link.merchantId, codeId: link.codeId, campaign: link.campaign ?? null };
-  if (identities.size >= instanceMemory.entries) identities.delete(identities.keys().next().value!);
-  identities.set(id, identity);
-  return identity;
-}
+export { instanceMemory } from "./memory";
 
 /** How long a scan waits for its link read before a last-known-good answer may serve it. */
 export const LINK_READ_DEADLINE_MS = 300;
@@ -141,23 +130,14 @@ export const FIRST_READ_DEADLINE_MS = 3_000;
  */
 const linkReads = new Coalescer<string, Link | undefined>(async (ids) => {
   const unique = [...new Set(ids)];
-  // Given up at the first read's deadline: the SDK retries a refused read for up to a minute, and every scan
-  // after it would wait for it; given up, the next scan sends a read of its own, answered once Firestore is.
+  // Given up at the first read's deadline: the SDK re-sends a refused read for seconds and keeps one Firestore
+  // never answers open (core/firebase.ts), and every scan after it would wait for it; given up, the next scan
+  // sends a read of its own, answered once Firestore is.
   const links = await withTimeout(readLinks(unique), FIRST_READ_DEADLINE_MS, "link read");
   countOps({ reads: unique.length });
   const byId = new Map(unique.map((id, i) => [id, links[i]]));
   return ids.map((id) => byId.get(id));
 }, 100);
-
-/** The newest link this instance read for each id: served only when a read passes its deadline. */
-const lastGood = new Map<string, Link>();
-
-function rememberGood(id: string, link: Link | undefined): void {
-  if (!link) return;
-  lastGood.delete(id); // re-inserted last: the map's order is least recently read first
-  if (lastGood.size >= instanceMemory.entries) lastGood.delete(lastGood.keys().next().value!);
-  lastGood.set(id, link);
-}
 
 type ServedLink = { link: Link | undefined; servedFrom: "live" | "last-known-good" };
 
@@ -169,7 +149,7 @@ type ServedLink = { link: Link | undefined; servedFrom: "live" | "last-known-goo
  */
 function readLinkInTime(id: string): Promise<ServedLink> {
   const read = linkReads.submit(id).then((link) => (rememberGood(id, link), link));
-  const known = lastGood.get(id);
+  const known = lastGoodLink(id);
   if (!known) {
     // Nothing to fall back on: a failed read, or one slower than FIRST_READ_DEADLINE_MS (the SDK retries a
     // read for minutes), is LinkUnavailable, answered 503, never "no such code".
@@ -182,14 +162,14 @@ function readLinkInTime(id: string): Promise<ServedLink> {
     );
   }
   return new Promise<ServedLink>((resolve) => {
-    const timer = setTimeout(() => resolve({ link: lastGood.get(id) ?? known, servedFrom: "last-known-good" }), LINK_READ_DEADLINE_MS);
+    const timer = setTimeout(() => resolve({ link: lastGoodLink(id) ?? known, servedFrom: "last-known-good" }), LINK_READ_DEADLINE_MS);
     read.then(
       (link) => (clearTimeout(timer), resolve({ link, servedFrom: "live" })),
       // A failed read is answered like a late one: the scanner gets the code's last known link, not a 404.
       (error: unknown) => {
         clearTimeout(timer);
         logError("redirect.link_read_failed", "link read failed: answered from the last known link", error, { uniqueQRCodeID: id });
-        resolve({ link: lastGood.get(id) ?? known, servedFrom: "last-known-good" });
+        resolve({ link: lastGoodLink(id) ?? known, servedFrom: "last-known-good" });
       },
     );
   });
@@ -202,8 +182,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   const address = clientAddressOf(req);
   // The fast path below needs the last link read as much as the identity: the two memories forget
   // separately, and a code whose rules or takedown this instance no longer holds must be read first.
-  const last = lastGood.get(id);
-  const known = last ? identities.get(id) : undefined;
+  const { last, known } = knownCode(id);
   if (known && last?.takenDown) {
     // Taken down when this instance last read it: read again (a restore applies at once) before recording anything.
     const fresh = await readLinkInTime(id);
@@ -287,7 +266,7 @@ function sendCampaignPage(res: ServerResponse, answer: Exclude<CampaignAnswer, {
  * scan's arrival carries their answer to the consumer (scans/arrival.ts `answered`); `first` is the arrival
  * a code first seen here was published with before its read (its scan id is kept: one scan).
  */
-async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: string, at: Date, address: string, served: ServedLink, identity: Omit<CodeIdentity, "timeZone">, first?: { scanId: string; place: ScanPlace }): Promise<void> {
+async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: string, at: Date, address: string, served: ServedLink, identity: Identity, first?: { scanId: string; place: ScanPlace }): Promise<void> {
   const link = served.link;
   if (!link) return sendNotFound(res);
   if (link.takenDown) return sendTakenDown(res);
