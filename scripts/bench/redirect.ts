@@ -13,7 +13,7 @@ import { FieldValue } from "firebase-admin/firestore";
 import { db } from "../../functions/src/core/firebase";
 import { opCounts } from "../../functions/src/store/opCounter";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
-import { newScanId } from "../../functions/src/scans/record";
+import { newScanId } from "../../functions/src/scans/arrival";
 import { publishScanEvent } from "../../functions/src/store/scanStream";
 import { SCAN_EVENT_FIELDS, SCAN_EVENT_VERSION, type ScanEvent } from "../../functions/src/store/scanEvents";
 

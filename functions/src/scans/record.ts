@@ -14,7 +14,7 @@
 // truncated to 96 bits. The address
 // and User-Agent are never stored; the secret of a date is destroyed 48 hours after the date begins (UTC),
 // after which no hash of that day can be recomputed or linked to another day's.
-import { randomBytes, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
 import { withTimeout } from "../core/firebase";
@@ -28,6 +28,7 @@ import { clientHash, visitorHash, visitorKey } from "./visitors";
 import { botReason } from "./classify";
 import { agentOf } from "./device";
 import { localMoment } from "./localTime";
+import { newScanId } from "./arrival";
 
 /** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
 export const REPEATS_PER_MINUTE = 3;
@@ -51,8 +52,8 @@ interface ScanRequest {
   linkType?: string;
   /** Set when the answer itself was for machines (a GS1 linkset): the scan is a machine's with this reason, whoever sent it. */
   machineReason?: string;
-  /** Whether the link was read for this scan or answered from last-known-good (redirect/app.ts); may settle later. */
-  servedFrom: ScanEvent["served_from"] | Promise<ScanEvent["served_from"]>;
+  /** Whether the link was read for this scan or answered from last-known-good (redirect/app.ts). */
+  servedFrom: ScanEvent["served_from"];
   /** A closed or capped campaign's terms (campaigns/, through the redirect); see countGated. */
   gate?: ScanGate;
   /**
@@ -171,11 +172,6 @@ export function scanCountedHeader(outcome: ScanOutcome | undefined): string {
  */
 export const STREAM_WAIT_MS = 5_000;
 
-/** A new scan's stable id: random, so ids never form an increasing range; a retried publish reuses it. */
-export function newScanId(): string {
-  return randomBytes(16).toString("base64url");
-}
-
 /** The stream's message for a scan (store/scanEvents.ts). */
 export function scanEventOf(facts: ScanFacts, scanId: string, who: { botReason: string | null; visitor: string | null }, servedFrom: ScanEvent["served_from"], answer: ScanAnswer = {}): ScanEvent {
   return {
@@ -234,32 +230,6 @@ export async function streamScan(event: ScanEvent): Promise<void> {
 }
 
 /**
- * Publishes a scan's event without waiting for its link read: the read is nearly always live, and
- * waiting would put the publish after the read instead of beside it (the redirect would wait for the
- * sum). When the read passes its deadline and the last-known-good link answers, the event is published
- * again, marked; the stream keeps the marked copy of a scan id (docs/scan-stream.md, "Each scan once").
- * `known` is how the link was served if that was settled when the event was ready (GS1, the app, a code
- * with rules, whose link is read first): then the event goes out once.
- */
-async function publishServed(event: ScanEvent, known: ScanEvent["served_from"] | undefined, final: ScanRequest["servedFrom"]): Promise<void> {
-  if (known) return streamScan({ ...event, served_from: known });
-  // The marked copy goes out as soon as the deadline passes, beside the first copy's publish, not after it:
-  // the redirect waits for the longer of the two, as it waited for one publish before.
-  const marked = Promise.resolve(final).then((servedFrom) => (servedFrom !== event.served_from ? streamScan({ ...event, served_from: servedFrom }) : undefined));
-  await Promise.all([streamScan(event), marked]);
-}
-
-/**
- * Classifies and records one scan of a known code; resolves once it is durable in Firestore and its event
- * is in the stream (both at once: the publish adds no wait of its own).
- */
-export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): Promise<ScanOutcome> {
-  const { counting, streamed } = startScan(code, uniqueQRCodeID, request);
-  const [outcome] = await Promise.all([counting, streamed]);
-  return outcome;
-}
-
-/**
  * A scan under way: its Firestore side (the outcome) and its publish (never rejects; bounded by
  * STREAM_WAIT_MS once the scan's answer is known). `giveUp` lets the publish go without the answer (a
  * campaign's rule) when the write is no longer waited for.
@@ -291,10 +261,8 @@ function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequ
   const answer = new Promise<ScanAnswer>((resolve) => (answered = resolve));
   if (!request.chooseRule && !request.gate) answered({});
   const recorded = request.utm ? { ...facts, utm: request.utm } : facts;
-  let servedKnown = typeof request.servedFrom === "string" ? request.servedFrom : undefined;
-  if (typeof request.servedFrom !== "string") request.servedFrom.then((v) => (servedKnown = v), () => undefined);
   // A failed secret load fails the count (logged by the caller); the event then goes out without a visitor.
-  const streamed = Promise.all([answer, visitorOf.catch(() => null)]).then(([a, visitor]) => publishServed(scanEventOf(recorded, scanId, { botReason: reason, visitor }, "live", a), servedKnown, request.servedFrom));
+  const streamed = Promise.all([answer, visitorOf.catch(() => null)]).then(([a, visitor]) => streamScan(scanEventOf(recorded, scanId, { botReason: reason, visitor }, request.servedFrom, a)));
   const writer = new ScanWriter(recorded, request.chooseRule, answered);
   const counting = visitorOf
     .then((visitor) => (request.gate ? countGated(writer, reason, visitor, newcomerFrom, request.gate) : countScan(writer, reason, visitor, newcomerFrom)))
@@ -504,8 +472,10 @@ async function countGated(writer: ScanWriter, reason: string | null, visitor: st
 export const SCAN_WRITE_WAIT_MS = 5_000;
 
 /**
- * recordScan for the redirect: a failure or a write past SCAN_WRITE_WAIT_MS is logged, never a failed
- * redirect. Only the write is held to that bound; the publish has its own (STREAM_WAIT_MS, from when the
+ * Classifies and records one scan of a known code (a capped or threshold code's, through the redirect; a
+ * GS1 resolution's): resolves once it is durable in Firestore and its event is in the stream, both at once.
+ * A failure or a write past SCAN_WRITE_WAIT_MS is logged and resolves undefined (the count unknown), never a
+ * failed redirect. Only the write is held to that bound; the publish has its own (STREAM_WAIT_MS, from when the
  * scan's answer is known), so a slow publish never makes a recorded scan's count unknown.
  */
 export async function recordScanSafely(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): Promise<ScanOutcome | undefined> {

@@ -9,7 +9,6 @@ import { projectId } from "../core/config";
 import { SCAN_STREAM, SCAN_EVENT_FIELDS, type ScanEvent, type ScanEventField } from "./scanEvents";
 
 const topics = new Map<string, Topic>();
-let publishes = 0;
 
 /**
  * `waitMs`: how long the publisher gathers messages before a request. An arrival's redirect waits for it,
@@ -67,17 +66,10 @@ export const arrivalPublishes = { publish: (data: Buffer, attributes: ArrivalAtt
 
 /** Publishes a scan's arrival; resolves with the message id once Pub/Sub has stored it. */
 export function publishArrival(data: Buffer, attributes: ArrivalAttributes): Promise<string> {
-  publishes++;
   return arrivalPublishes.publish(data, attributes);
 }
 
 /** Publishes a resolved, counted event to the stream topic (BigQuery's). */
 export function publishScanEvent(event: ScanEvent): Promise<string> {
-  publishes++;
   return topicOf(SCAN_STREAM.topic, 10).publishMessage({ data: encodeScanEvent(event), attributes: { schema_version: String(event.schema_version), scan_id: event.scan_id, merchant_id: event.merchant_id } });
-}
-
-/** Messages this instance has published (the bench prints them per scan). */
-export function publishCount(): number {
-  return publishes;
 }
