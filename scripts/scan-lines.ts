@@ -52,6 +52,7 @@ export const SCAN_PATH: Record<string, PathFile> = {
   "store/rollups.ts": { group: "rollups", plain: true, consumerOnly: true },
   "scans/maintenance.ts": { group: "rollups", plain: notPlain("the fold, every 10 minutes: counted apart (148 lines with the recount in the issue)") },
   "scans/codeScanCounts.ts": { group: "rollups", plain: notPlain("the fold's recount") },
+  "store/scanLedger.ts": { group: "rollups", plain: notPlain("each code's per-day ledger of its 7- and 30-day scans, kept by the fold, never by a scan") },
   "store/scanEvents.ts": { group: "stream", plain: true },
   "store/scanStream.ts": { group: "stream", plain: true },
   "redirect/scanConsumer.ts": { group: "consumer", plain: true },
