@@ -102,22 +102,37 @@ const FRESH_DATA = ["--require", path.join(ROOT, "test", "helpers", "freshData.t
 
 const running = new Set<ChildProcess>();
 
-/** Runs mocha; its output goes to ours, or to `outputFile` (a shard that runs beside another). */
-function runMocha(args: string[], env: NodeJS.ProcessEnv, outputFile?: string): Promise<number> {
+/**
+ * Runs mocha; its output goes to `logFile` and, unless `quiet` (a shard that runs beside another), to ours as
+ * it comes. The log lets the end of the run repeat each failure (CI shows a run's last lines).
+ */
+function runMocha(args: string[], env: NodeJS.ProcessEnv, logFile: string, quiet: boolean): Promise<number> {
   return new Promise<number>((resolve) => {
-    const output = outputFile ? createWriteStream(outputFile) : undefined;
+    const log = createWriteStream(logFile);
     // Its own process group: a test that interrupts a stack of its own signals only what it started.
-    const child = spawn(process.execPath, [mocha, ...args], { cwd: ROOT, stdio: output ? ["ignore", "pipe", "pipe"] : "inherit", env, detached: true });
-    child.stdout?.pipe(output!);
-    child.stderr?.pipe(output!);
+    const colour = !quiet && process.stdout.isTTY ? ["--color"] : [];
+    const child = spawn(process.execPath, [mocha, ...args, ...colour], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], env, detached: true });
+    for (const [from, to] of [[child.stdout!, process.stdout], [child.stderr!, process.stderr]] as const) {
+      from.on("data", (chunk: Buffer) => {
+        log.write(chunk);
+        if (!quiet) to.write(chunk);
+      });
+    }
     running.add(child);
     child.on("close", (c, signal) => {
       running.delete(child);
       const code = c ?? (signal ? 1 : 0);
-      if (output) output.end(() => resolve(code));
-      else resolve(code);
+      log.end(() => resolve(code));
     });
   });
+}
+
+/** Mocha's account of a failed run: from its "N failing" line on (the failures, each with its stack). */
+export function failuresOf(log: string): string {
+  // eslint-disable-next-line no-control-regex -- colour codes in a terminal's log
+  const plain = log.replace(/\u001b\[[0-9;]*m/g, "");
+  const at = plain.search(/^ {2}\d+ failing/m);
+  return at < 0 ? plain.split("\n").slice(-40).join("\n") : plain.slice(at);
 }
 
 interface TierResult {
@@ -127,6 +142,8 @@ interface TierResult {
   seconds: number;
   code: number;
   slowest: [string, number][];
+  /** Where its output was kept (test-artifacts/logs/). */
+  logFile: string;
 }
 
 /** Every file's time stays in test-artifacts/times/, for a look past the five slowest printed. */
@@ -147,14 +164,17 @@ const slowestOf = (times: Record<string, number>) =>
     .map(([f, ms]) => [path.relative(ROOT, f), ms / 1000] as [string, number]);
 
 /** Runs files with mocha, timing the run and its files; a run that fails keeps its code. */
-async function timedRun(label: string, tiers: Tier[], args: string[], env: NodeJS.ProcessEnv, outputFile?: string): Promise<TierResult> {
+async function timedRun(label: string, tiers: Tier[], args: string[], env: NodeJS.ProcessEnv, quiet = false): Promise<TierResult> {
   const timesFile = timesFileOf(label);
-  mkdirSync(path.dirname(timesFile), { recursive: true });
-  rmSync(timesFile, { force: true });
+  const logFile = path.join(ROOT, "test-artifacts", "logs", `${label.replace(/\W+/g, "_")}.log`);
+  for (const file of [timesFile, logFile]) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    rmSync(file, { force: true });
+  }
   const started = Date.now();
-  const code = await runMocha(args, { ...env, TEST_TIMES_FILE: timesFile }, outputFile);
+  const code = await runMocha(args, { ...env, TEST_TIMES_FILE: timesFile }, logFile, quiet);
   const seconds = (Date.now() - started) / 1000;
-  return { label, tiers, seconds, code, slowest: slowestOf(readTimes(label)) };
+  return { label, tiers, seconds, code, slowest: slowestOf(readTimes(label)), logFile };
 }
 
 /**
@@ -272,9 +292,8 @@ async function main(): Promise<number> {
       const count = shares.length;
       await withStacks("in-process", count > 1 ? [0, 1] : [0], async (envs) => {
         const label = (i: number) => (count > 1 ? `${inProcess.join(" + ")} ${i + 1}/${count}` : inProcess.join(" + "));
-        const outputs = shares.map((_, i) => (i ? path.join(ROOT, "test-artifacts", `shard${i + 1}.log`) : undefined));
-        const runs = await Promise.all(shares.map((share, i) => timedRun(label(i), inProcess, [...mochaArgs(share, extra), ...FRESH_DATA], envs[i], outputs[i])));
-        for (const [i, output] of outputs.entries()) if (output) console.log(`\n--- ${label(i)} ---\n${readFileSync(output, "utf8")}`);
+        const runs = await Promise.all(shares.map((share, i) => timedRun(label(i), inProcess, [...mochaArgs(share, extra), ...FRESH_DATA], envs[i], i > 0)));
+        for (const run of runs.slice(1)) console.log(`\n--- ${run.label} ---\n${readFileSync(run.logFile, "utf8")}`);
         results.push(...runs);
         if (process.argv.includes("--save-times")) saveFileTimes(runs.map((r) => r.label));
         // Full-size files whose guarded code this branch changed run again at full size (scripts/lib/fullSize.ts).
@@ -296,6 +315,8 @@ async function main(): Promise<number> {
     if (tiers.includes("lifecycle")) results.push(await timedRun("lifecycle", ["lifecycle"], mochaArgs(tierFiles("lifecycle", full), extra, 600_000), baseEnv));
     // Full-size runs (test:full, or TEST_SCALE=1 as `npm run fuzz` sets it) have no budget.
     const { text, overBudget } = summary(results, full || process.env.TEST_SCALE === "1");
+    // Each failure again, last: a long run's failures are otherwise far above where its output ends.
+    for (const run of results.filter((r) => r.code)) console.log(`\n=== failed: ${run.label} (${path.relative(ROOT, run.logFile)}) ===\n${failuresOf(readFileSync(run.logFile, "utf8"))}`);
     console.log(text);
     for (const line of overBudget) console.log(`over budget: ${line} (test/budgets.json)`);
     const failed = results.find((r) => r.code);

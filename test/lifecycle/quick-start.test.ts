@@ -1,6 +1,6 @@
-// The README's quick start, word for word, on a fresh clone: `npm install`, `npm start`, a code made through
-// the printed demo key, Ctrl-C. Runs on every change, before npm test's own stack (scripts/test.ts); the
-// second start that keeps the key and codes is restart.test.ts (test:full).
+// The README's quick start on a fresh clone: `npm install` (over packages linked from this checkout, see
+// quickStart.ts), `npm start`, a code made through the printed demo key, Ctrl-C. Runs on every change; the
+// install from scratch and the second start that keeps the key and codes are restart.test.ts (test:full).
 import assert from "node:assert/strict";
 import { installedClone, startRound, tool } from "./quickStart";
 
@@ -10,7 +10,7 @@ describe("the README's quick start on a fresh clone", function () {
   after(() => clone?.remove());
 
   it("installs, starts with a demo key that makes a code, and stops on Ctrl-C leaving nothing behind", async () => {
-    clone = installedClone();
+    clone = installedClone("linked");
     await startRound(clone.dir, "start", async (key) => {
       const { codeId } = await tool(key, "svc.qr.create", { destinationUrl: "https://example.com/quick-start", title: "Quick start" });
       assert.ok(codeId);

@@ -10,7 +10,7 @@ describe("the README's quick start started again", function () {
   after(() => clone?.remove());
 
   it("installs, starts, stops, and starts again with the same demo key and codes", async () => {
-    clone = installedClone();
+    clone = installedClone("scratch");
     let codeId = "";
     const first = await startRound(clone.dir, "start 1", async (key) => {
       codeId = (await tool(key, "svc.qr.create", { destinationUrl: "https://example.com/quick-start", title: "Quick start" })).codeId;

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { BUDGETS, shardFiles, summary, TIERS, tierFiles, tiersOf, unitTierFiles } from "../../scripts/test";
+import { BUDGETS, failuresOf, shardFiles, summary, TIERS, tierFiles, tiersOf, unitTierFiles } from "../../scripts/test";
 import { FULL_SIZE_GUARDS, fullSizeFilesFor } from "../../scripts/lib/fullSize";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -94,5 +94,12 @@ describe("test tiers", () => {
     }
     assert.deepEqual(fullSizeFilesFor(["functions/src/jobs/task.ts"]), ["test/service/workloads/jobs.test.ts"]);
     assert.deepEqual(fullSizeFilesFor(["README.md"]), []);
+  });
+
+  it("repeats a failed run's failures from mocha's own account, colour codes removed, or its last lines after a crash", () => {
+    const log = "  ok\n    \u001b[32m✔\u001b[0m passes\n\n  3 passing (2s)\n  1 failing\n\n  1) a suite\n       fails:\n     AssertionError: 1 !== 2\n";
+    assert.equal(failuresOf(log), "  1 failing\n\n  1) a suite\n       fails:\n     AssertionError: 1 !== 2\n");
+    const crash = Array.from({ length: 60 }, (_, i) => `line ${i}`).join("\n");
+    assert.equal(failuresOf(crash), Array.from({ length: 40 }, (_, i) => `line ${i + 20}`).join("\n"));
   });
 });
