@@ -64,14 +64,14 @@ describe("test tiers", () => {
   });
 
   it("a run past 1.5 times its tier's budget fails the run; full-size runs have no budget", () => {
-    const run = (seconds: number) => ({ label: "unit", tiers: ["unit" as const], seconds, code: 0, slowest: [] });
+    const run = (seconds: number) => ({ label: "unit", tiers: ["unit" as const], seconds, code: 0, slowest: [], logFile: "unit.log" });
     assert.deepEqual(summary([run(BUDGETS.unit * 1.4)], false).overBudget, []);
     assert.equal(summary([run(BUDGETS.unit * 1.6)], false).overBudget.length, 1);
     assert.deepEqual(summary([run(BUDGETS.unit * 3)], true).overBudget, []);
     assert.deepEqual(summary([{ ...run(BUDGETS.unit * 3), label: "service (full size)" }], false).overBudget, []);
     // A shard that runs the service and browser files together has their budgets together.
     const both = BUDGETS.service + BUDGETS.browser;
-    const shard = (seconds: number) => ({ label: "service + browser 1/2", tiers: ["service" as const, "browser" as const], seconds, code: 0, slowest: [] });
+    const shard = (seconds: number) => ({ label: "service + browser 1/2", tiers: ["service" as const, "browser" as const], seconds, code: 0, slowest: [], logFile: "shard.log" });
     assert.deepEqual(summary([shard(both * 1.4)], false).overBudget, []);
     assert.match(summary([shard(both * 1.6)], false).overBudget[0], new RegExp(`> 1.5 x ${both} s`));
   });
