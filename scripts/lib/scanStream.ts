@@ -28,6 +28,10 @@ export interface DeployTarget {
   location: string;
   /** Days rows are kept: the table's partitions expire after it (the service's scan retention). */
   retentionDays: number;
+  /** The deployed `scanConsumer` function's HTTPS URL, which the arrivals subscription pushes to. */
+  consumerUrl: string;
+  /** The service account whose OIDC token each push carries (`roles/run.invoker` on scanConsumer only). */
+  invoker: string;
 }
 
 /**
@@ -69,6 +73,41 @@ export function deployCommands(target: DeployTarget, files: StreamFiles): string
       "--write-metadata",
       `--project=${project}`,
     ],
+    ...consumerCommands(target),
+  ];
+}
+
+/**
+ * The scan consumer's part (issue 56): the arrivals topic (the scan's one durable record), its dead letters
+ * and a subscription keeping them for the repair, the push subscription to scanConsumer with the deployed
+ * delivery policy (CONSUMER_DELIVERY), and the rights Pub/Sub's service agent needs to move a message to the
+ * dead letters.
+ */
+function consumerCommands(target: DeployTarget): string[][] {
+  const { project } = target;
+  const agent = `serviceAccount:service-${target.projectNumber}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+  const policy = CONSUMER_DELIVERY.deployed;
+  return [
+    ["gcloud", "pubsub", "topics", "create", SCAN_STREAM.arrivals, SCAN_STREAM.deadLetters, `--project=${project}`],
+    ["gcloud", "pubsub", "subscriptions", "create", SCAN_STREAM.deadLetterSubscription, `--topic=${SCAN_STREAM.deadLetters}`, `--project=${project}`],
+    [
+      "gcloud",
+      "pubsub",
+      "subscriptions",
+      "create",
+      SCAN_STREAM.consumer,
+      `--topic=${SCAN_STREAM.arrivals}`,
+      `--push-endpoint=${target.consumerUrl}`,
+      `--push-auth-service-account=${target.invoker}`,
+      "--ack-deadline=60",
+      `--min-retry-delay=${policy.minBackoff}`,
+      `--max-retry-delay=${policy.maxBackoff}`,
+      `--dead-letter-topic=${SCAN_STREAM.deadLetters}`,
+      `--max-delivery-attempts=${policy.maxAttempts}`,
+      `--project=${project}`,
+    ],
+    ["gcloud", "pubsub", "topics", "add-iam-policy-binding", SCAN_STREAM.deadLetters, `--member=${agent}`, "--role=roles/pubsub.publisher", `--project=${project}`],
+    ["gcloud", "pubsub", "subscriptions", "add-iam-policy-binding", SCAN_STREAM.consumer, `--member=${agent}`, "--role=roles/pubsub.subscriber", `--project=${project}`],
   ];
 }
 

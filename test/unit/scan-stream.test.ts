@@ -81,9 +81,11 @@ describe("scan stream schema", () => {
 
   it("the deploy commands create schema, topic, dataset, table, access and subscription from the same files", () => {
     const files = streamFilesIn("/tmp/x");
-    const commands = deployCommands({ project: "shop-prod", projectNumber: "123456", location: "EU", retentionDays: 400 }, files);
+    const consumerUrl = "https://scanconsumer-abc-uc.a.run.app";
+    const invoker = "pusher@shop-prod.iam.gserviceaccount.com";
+    const commands = deployCommands({ project: "shop-prod", projectNumber: "123456", location: "EU", retentionDays: 400, consumerUrl, invoker }, files);
     const lines = commands.map((c) => c.join(" "));
-    assert.equal(commands.length, 6);
+    assert.equal(commands.length, 11);
     assert.match(lines[0], new RegExp(`^gcloud pubsub schemas create ${SCAN_STREAM.schema} --type=avro --definition-file=${files.avroSchemaFile} --project=shop-prod$`));
     assert.match(lines[1], new RegExp(`^gcloud pubsub topics create ${SCAN_STREAM.topic} --schema=${SCAN_STREAM.schema} --message-encoding=json`));
     assert.match(lines[2], /^bq --project_id=shop-prod mk --dataset --location=EU .* shop-prod:scan_stream$/);
@@ -91,6 +93,18 @@ describe("scan stream schema", () => {
     assert.ok(lines[3].endsWith("shop-prod:scan_stream.scan_events"));
     assert.equal(lines[4], "bq --project_id=shop-prod add-iam-policy-binding --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/bigquery.dataEditor shop-prod:scan_stream.scan_events");
     assert.ok(["--use-topic-schema", "--write-metadata", "--bigquery-table=shop-prod.scan_stream.scan_events", `--topic=${SCAN_STREAM.topic}`].every((f) => commands[5].includes(f)));
+    // The consumer's part: arrivals and dead letters, the kept dead letters, the push subscription with the
+    // deployed delivery policy, and the service agent's rights to move a message to the dead letters.
+    assert.deepEqual(lines.slice(6, 8), [
+      `gcloud pubsub topics create ${SCAN_STREAM.arrivals} ${SCAN_STREAM.deadLetters} --project=shop-prod`,
+      `gcloud pubsub subscriptions create ${SCAN_STREAM.deadLetterSubscription} --topic=${SCAN_STREAM.deadLetters} --project=shop-prod`,
+    ]);
+    assert.equal(
+      lines[8],
+      `gcloud pubsub subscriptions create ${SCAN_STREAM.consumer} --topic=${SCAN_STREAM.arrivals} --push-endpoint=${consumerUrl} --push-auth-service-account=${invoker} --ack-deadline=60 --min-retry-delay=10s --max-retry-delay=600s --dead-letter-topic=${SCAN_STREAM.deadLetters} --max-delivery-attempts=25 --project=shop-prod`,
+    );
+    assert.match(lines[9], new RegExp(`^gcloud pubsub topics add-iam-policy-binding ${SCAN_STREAM.deadLetters} --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/pubsub.publisher`));
+    assert.match(lines[10], new RegExp(`^gcloud pubsub subscriptions add-iam-policy-binding ${SCAN_STREAM.consumer} --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/pubsub.subscriber`));
     // A stream made before layout 2: the table gains the new columns, then the schema its new revision.
     const upgrade = upgradeCommands({ project: "shop-prod" }, files).map((c) => c.join(" "));
     assert.deepEqual(upgrade, [
