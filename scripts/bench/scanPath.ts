@@ -426,6 +426,23 @@ export function scanPathCost(s: PhaseSpend) {
   return { ...cost, all: Object.values(cost).reduce((a, b) => a + b, 0) };
 }
 
+/** Cloud Run's instance-based billing (CPU always allocated), per vCPU-second and GiB-second: what a pull worker pays. */
+const ALWAYS_ON = { vcpuSecond: 0.000018, gibSecond: 0.000002 };
+
+/**
+ * The same spend with the consumer as a pull worker (docs/deploy.md, "A pull worker instead of the push"):
+ * a modelled figure, not a measured one. The counting is the same code, so the Firestore operations are
+ * the measured ones; no invocation per arrival; the worker's instances are billed all the time, as many as
+ * the measured consumer CPU per scan needs at the phase's rate (at least one).
+ */
+export function pulledCost(s: PhaseSpend, rate: number) {
+  const pushed = scanPathCost(s);
+  const instances = Math.max(1, Math.ceil((s.consumer.cpuMs / s.scans) * rate / 1000));
+  const consumerInstance = ((instances * 1e6) / rate) * (ALWAYS_ON.vcpuSecond + 0.5 * ALWAYS_ON.gibSecond);
+  const cost = { ...pushed, consumerInvocations: 0, consumerInstance };
+  return { ...cost, all: pushed.all - pushed.consumerInvocations - pushed.consumerInstance + consumerInstance, instances };
+}
+
 function costSplit(cost: ReturnType<typeof scanPathCost>): string {
   const parts = Object.entries(cost).filter(([k]) => k !== "all");
   return parts.map(([k, v]) => `${k} $${fmt(v, 3)}`).join(", ");
@@ -506,7 +523,9 @@ async function costPhase(merchantId: string, redirect: Instance, consumer: Insta
       ` ${each(spend.expiring)} documents expiring by TTL; the fold ${spend.fold.reads} reads, ${spend.fold.writes} writes, ${spend.fold.deletes} deletes, shared by ${fmt(sharedBy, 0)} scans`,
   );
   console.log(`    $${fmt(cost.all)} per million all-in: ${costSplit(cost)}`);
-  return cost;
+  const pulled = pulledCost(spend, achieved);
+  console.log(`    with a pull worker instead of the push (modelled: no invocation per arrival, ${pulled.instances} instance(s) always on): $${fmt(pulled.all)} per million (consumer instance $${fmt(pulled.consumerInstance, 3)})`);
+  return { ...cost, pulled: pulled.all };
 }
 
 async function benchCost(merchantId: string, sparseCodes: Array<{ id: string; codeId: string }>): Promise<void> {
@@ -532,6 +551,7 @@ async function benchCost(merchantId: string, sparseCodes: Array<{ id: string; co
     const at1000 = await costPhase(merchantId, redirect, consumer, proxy, "1,000 scans/s", 1_000, Math.max(5, seconds / 2), codes, mix, false);
     const sparse = await costPhase(merchantId, redirect, consumer, proxy, `10 scans/s over ${sparseCodes.length} sparse codes (one scan each, first seen by the instance, no history)`, 10, sparseCodes.length / 10, sparseCodes, mix, true);
     console.log(`  goals: $${fmt(at100.all)} at 100/s (goal <= $3), $${fmt(at1000.all)} at 1,000/s (goal <= $2); sparse codes $${fmt(sparse.all)}`);
+    console.log(`  with a pull worker (modelled): $${fmt(at100.pulled)} at 100/s, $${fmt(at1000.pulled)} at 1,000/s; sparse codes $${fmt(sparse.pulled)}`);
     if (redirect.warnings.length || consumer.warnings.length) console.log(`  warnings or errors logged: redirect ${redirect.warnings.length}, consumer ${consumer.warnings.length}; first: ${[...redirect.warnings, ...consumer.warnings][0]}`);
   } finally {
     await relay?.stop();

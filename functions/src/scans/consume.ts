@@ -10,6 +10,8 @@
 //    for that client and window, past the first NEWCOMERS_UNCHECKED an instance lets through unchecked;
 //  - the batch's rollup changes go to this instance's own shards (one merged change per rollup, each shard
 //    written at most once a second: store/rollups.ts), folded as before (scans/maintenance.ts).
+// A batch reads each visitor-minute's slots lowest first, only as far as its scans need (decideBatch), and
+// takes the links it counts with from this instance's memory of the last LINK_TTL_MS (linksOf).
 // Exact under redelivery for people and uniques: a redelivered scan finds its id in its guard and changes
 // nothing. Machines' and repeats' scans have no guard: a batch delivered again after its transaction landed
 // but before its answer reached Pub/Sub counts them twice (docs/scan-stream.md, "Reconciliation").
@@ -21,6 +23,9 @@ import type { DocumentReference } from "firebase-admin/firestore";
 import { z } from "zod";
 import { getConfig } from "../core/config";
 import { Coalescer } from "../core/coalescer";
+import { AppError } from "../core/errors";
+import { withTimeout } from "../core/firebase";
+import { LruMap } from "../core/lru";
 import { logError, logWarn } from "../core/log";
 import { readLinks, type Link } from "../store/codes";
 import { countInTransaction, guardKey, writeConsumerHeartbeat, type Guard } from "../store/scanCounts";
@@ -28,9 +33,10 @@ import { decodeScanEvent, publishScanEvent } from "../store/scanStream";
 import { readOutbox } from "../store/scanOutbox";
 import { ScanEventSchema, type ScanEvent } from "../store/scanEvents";
 import { INSTANCE_ID } from "../store/rollups";
+import { countOps } from "../store/opCounter";
+import { readWorkspaceTimeZone } from "../store/workspaces";
 import type { ScanClass, ScanFacts } from "../store/scans";
 import { localMoment } from "./localTime";
-import { workspaceTimeZone } from "./timeZones";
 import type { ScanOutcome } from "./record";
 
 /** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
@@ -63,14 +69,56 @@ export type Consumed = { outcome: "dropped" } | { outcome: ScanOutcome; notice?:
 // ---- resolving: the code, its workspace's zone, the scan's local day and the visitor's hash of that day ----
 
 /**
- * The batch's links, each code read once per batch (its webhook subscriptions and rules as they are now: a
- * subscription added before a scan's arrival is counted hears of it; which code a link is never changes).
+ * How long the consumer counts with a link it read. What counting takes from a link: its workspace and code
+ * (which never change for an id), its campaign (the label a scan is counted under) and its webhook
+ * subscriptions (who hears of a scan). So a campaign renamed, or a subscription added, applies to the scans
+ * counted from at most this long after (a removed subscription is checked again at delivery:
+ * webhooks/deliver.ts). That is of the order of the consumer's own lag, and under the minute a workspace's
+ * zone change takes (scans/timeZones.ts). Rules are never taken from memory: an arrival published before
+ * its redirect read the code (neither `plain` nor `ruled`) is counted by what the code is now, read afresh.
  */
-async function linksOf(ids: string[]): Promise<Map<string, Link | undefined>> {
-  const unique = [...new Set(ids)];
-  const read = await readLinks(unique);
-  return new Map(unique.map((id, i) => [id, read[i]]));
+export const LINK_TTL_MS = 10_000;
+/** A workspace's zone, for arrivals published without it: a change applies within the minute, as on the redirect. */
+const ZONE_TTL_MS = 60_000;
+/** Codes (and workspaces) one consumer instance remembers. */
+const REMEMBERED_MAX = 10_000;
+/**
+ * The longest the consumer waits for a read of its own (links, zones): past it the batch fails and is tried
+ * again (consumeHeld, then Pub/Sub's redelivery), where the SDK alone would keep retrying a read for minutes.
+ */
+export const CONSUMER_READ_MS = 5_000;
+
+/**
+ * Values read by key, each kept `ttlMs` (the least recently used forgotten first), shared by the batches that
+ * want them meanwhile. Neither a failed read nor one that found nothing is kept: a code created just after a
+ * scan of its id was refused is counted from its first scan.
+ */
+function remembered<V>(ttlMs: number, what: string, read: (keys: string[]) => Promise<Array<V | undefined>>) {
+  const memory = new LruMap<string, { value: Promise<V | undefined>; at: number }>(REMEMBERED_MAX);
+  return async (keys: string[], now: number, afresh = false): Promise<Map<string, V | undefined>> => {
+    const wanted = [...new Set(keys)];
+    const entries = new Map(wanted.map((k) => [k, memory.get(k)]));
+    const missing = wanted.filter((k) => afresh || !entries.get(k) || now - entries.get(k)!.at >= ttlMs);
+    if (missing.length) {
+      const values = withTimeout(read(missing), CONSUMER_READ_MS, what);
+      missing.forEach((k, i) => {
+        const entry = { value: values.then((v) => v[i]), at: now };
+        const forget = () => void (memory.get(k) === entry && memory.delete(k));
+        entry.value.then((v) => v === undefined && forget(), forget);
+        memory.set(k, entry);
+        entries.set(k, entry);
+      });
+    }
+    const values = await Promise.all(wanted.map((k) => entries.get(k)!.value));
+    return new Map(wanted.map((k, i) => [k, values[i]]));
+  };
 }
+
+const linksOf = remembered<Link>(LINK_TTL_MS, "the consumer's link read", readLinks);
+const zonesOf = remembered<string>(ZONE_TTL_MS, "the consumer's zone read", (merchants) => {
+  countOps({ reads: merchants.length });
+  return Promise.all(merchants.map(readWorkspaceTimeZone));
+});
 
 interface Resolved {
   delivery: Delivery;
@@ -104,41 +152,43 @@ function hashesFor(event: ScanEvent, attributes: Record<string, string>, day: st
 }
 
 async function resolve(deliveries: Array<{ delivery: Delivery; event: ScanEvent }>, now: number): Promise<Array<Resolved | "dropped">> {
-  const byId = await linksOf(deliveries.map((d) => d.event.unique_qr_code_id));
-  return Promise.all(
-    deliveries.map(async ({ delivery, event }) => {
-      const link = byId.get(event.unique_qr_code_id);
-      // No such code (the redirect answered 404), or a code with campaign rules published before its read
-      // (first seen there): its redirect published the rules' answer as an arrival of its own, with the same
-      // scan id (`ruled`), or counted it itself where a cap or thresholds admit it (scans/record.ts).
-      const ruled = delivery.attributes.ruled === "1";
-      if (!link || (link.campaignRules && delivery.attributes.plain !== "1" && !ruled)) return "dropped" as const;
-      const at = new Date(Math.floor(event.at / 1000));
-      const timeZone = event.time_zone || (await workspaceTimeZone(link.merchantId, now));
-      const { day, hour } = event.day ? event : localMoment(at, timeZone);
-      const { visitor, client } = event.kind === "person" ? hashesFor(event, delivery.attributes, day) : { visitor: null, client: null };
-      const resolved: ScanEvent = { ...event, merchant_id: link.merchantId, code_id: link.codeId, campaign: link.campaign ?? null, time_zone: timeZone, day, hour, visitor };
-      const facts: ScanFacts = {
-        merchantId: link.merchantId,
-        codeId: link.codeId,
-        uniqueQRCodeID: event.unique_qr_code_id,
-        campaign: link.campaign ?? null,
-        at,
-        day,
-        hour,
-        timeZone,
-        place: { country: event.country, state: event.region, city: event.city },
-        device: { device: event.device, os: event.os, browser: event.browser },
-        source: event.source,
-        retentionDays: getConfig().scanRetentionDays,
-        eventRetentionDays: getConfig().scanEventRetentionDays,
-        // What the code's rules answered, as the redirect decided it (a ruled arrival): counted per rule and per UTM pair.
-        ...(event.rule_answered === 1 ? { rule: { index: event.rule_index, ...(event.variant === null ? {} : { variant: event.variant }) } } : {}),
-        ...(event.utm_source !== null && event.utm_medium !== null ? { utm: { source: event.utm_source, medium: event.utm_medium } } : {}),
-      };
-      return { delivery, event: resolved, link, facts, visitor, client };
-    }),
-  );
+  const resolvedByRedirect = ({ delivery }: { delivery: Delivery }) => delivery.attributes.plain === "1" || delivery.attributes.ruled === "1";
+  const ids = (ds: typeof deliveries) => ds.map((d) => d.event.unique_qr_code_id);
+  const [known, afresh] = await Promise.all([linksOf(ids(deliveries.filter(resolvedByRedirect)), now), linksOf(ids(deliveries.filter((d) => !resolvedByRedirect(d))), now, true)]);
+  const linkOf = (d: (typeof deliveries)[number]) => (resolvedByRedirect(d) ? known : afresh).get(d.event.unique_qr_code_id);
+  const zones = await zonesOf(deliveries.flatMap((d) => (!d.event.time_zone && linkOf(d) ? [linkOf(d)!.merchantId] : [])), now);
+  return deliveries.map(({ delivery, event }) => {
+    const link = linkOf({ delivery, event });
+    // No such code (the redirect answered 404), or a code with campaign rules published before its read
+    // (first seen there): its redirect published the rules' answer as an arrival of its own, with the same
+    // scan id (`ruled`), or counted it itself where a cap or thresholds admit it (scans/record.ts).
+    const ruled = delivery.attributes.ruled === "1";
+    if (!link || (link.campaignRules && delivery.attributes.plain !== "1" && !ruled)) return "dropped" as const;
+    const at = new Date(Math.floor(event.at / 1000));
+    const timeZone = event.time_zone || zones.get(link.merchantId)!;
+    const { day, hour } = event.day ? event : localMoment(at, timeZone);
+    const { visitor, client } = event.kind === "person" ? hashesFor(event, delivery.attributes, day) : { visitor: null, client: null };
+    const resolved: ScanEvent = { ...event, merchant_id: link.merchantId, code_id: link.codeId, campaign: link.campaign ?? null, time_zone: timeZone, day, hour, visitor };
+    const facts: ScanFacts = {
+      merchantId: link.merchantId,
+      codeId: link.codeId,
+      uniqueQRCodeID: event.unique_qr_code_id,
+      campaign: link.campaign ?? null,
+      at,
+      day,
+      hour,
+      timeZone,
+      place: { country: event.country, state: event.region, city: event.city },
+      device: { device: event.device, os: event.os, browser: event.browser },
+      source: event.source,
+      retentionDays: getConfig().scanRetentionDays,
+      eventRetentionDays: getConfig().scanEventRetentionDays,
+      // What the code's rules answered, as the redirect decided it (a ruled arrival): counted per rule and per UTM pair.
+      ...(event.rule_answered === 1 ? { rule: { index: event.rule_index, ...(event.variant === null ? {} : { variant: event.variant }) } } : {}),
+      ...(event.utm_source !== null && event.utm_medium !== null ? { utm: { source: event.utm_source, medium: event.utm_medium } } : {}),
+    };
+    return { delivery, event: resolved, link, facts, visitor, client };
+  });
 }
 
 // ---- counting: one transaction per batch ----
@@ -163,26 +213,52 @@ async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[
   for (const { s } of people) if (s.client) inBatch.set(uncheckedKey(s), (inBatch.get(uncheckedKey(s)) ?? 0) + 1);
   const counterIds = people.filter(({ s }) => s.client && (unchecked.get(uncheckedKey(s)) ?? 0) + inBatch.get(uncheckedKey(s))! > NEWCOMERS_UNCHECKED).map(({ s }) => ({ merchantId: s.facts.merchantId, id: newcomerCounterId(s.client!, windowOf(s), s.facts.codeId) }));
   const guards = await tx.read([...firstIds, ...counterIds]);
-  // Scans whose first-scan guard is another scan's (or goes to an earlier scan of this batch) need their minute slots.
+  // Scans whose first-scan guard is another scan's (or goes to an earlier scan of this batch) need their
+  // visitor-minute's slots. Slots are taken lowest first and none is freed before it expires, so a scan's own
+  // slot never lies past a free one: they are read one index at a time, and only for the visitor-minutes
+  // whose slots read so far neither hold nor can seat this batch's scans of them. A returning visitor's
+  // scan, most often the first of its minute, reads one slot.
   const firstTaken = new Set<string>();
-  const slotIds: Array<{ merchantId: string; id: string }> = [];
+  const minutes = new Map<string, { merchantId: string; codeId: string; visitor: string; minute: number; scans: Set<string>; seats: number }>();
   for (const [n, { s }] of people.entries()) {
     const key = guardKey(s.facts.merchantId, firstIds[n].id);
     const guard = guards.get(key);
     if ((guard && guard.sid !== s.event.scan_id) || firstTaken.has(key)) {
       const minute = Math.floor(s.facts.at.getTime() / 60_000);
-      for (let k = 0; k < REPEATS_PER_MINUTE; k++) slotIds.push({ merchantId: s.facts.merchantId, id: minuteEventId(minute, s.facts.codeId, s.visitor!, k) });
+      const group = `${key}~${minute}`;
+      if (!minutes.has(group)) minutes.set(group, { merchantId: s.facts.merchantId, codeId: s.facts.codeId, visitor: s.visitor!, minute, scans: new Set(), seats: 0 });
+      minutes.get(group)!.scans.add(s.event.scan_id);
     }
     firstTaken.add(key);
   }
-  for (const [k, v] of await tx.read(slotIds)) guards.set(k, v);
+  for (let k = 0; k < REPEATS_PER_MINUTE; k++) {
+    const open = [...minutes.values()].filter((m) => m.seats < m.scans.size);
+    if (!open.length) break;
+    const ids = open.map((m) => ({ merchantId: m.merchantId, id: minuteEventId(m.minute, m.codeId, m.visitor, k) }));
+    const slots = await tx.read(ids);
+    open.forEach((m, n) => {
+      const slot = slots.get(guardKey(ids[n].merchantId, ids[n].id));
+      guards.set(guardKey(ids[n].merchantId, ids[n].id), slot ?? null);
+      // A free slot seats one scan; one holding a scan of this batch seats that one (counted already).
+      if (!slot || m.scans.has(slot.sid ?? "")) m.seats++;
+    });
+  }
   const taken = new Set<string>();
   const counters = new Map<string, { merchantId: string; id: string; k: number; expiresAt: Date }>();
   const counted: Array<{ facts: ScanFacts; cls: ScanClass }> = [];
   const localUnchecked = new Map<string, number>();
   const mine = (key: string, s: Resolved) => (guards.get(key) as Guard | null | undefined)?.sid === s.event.scan_id;
-  const free = (key: string) => !guards.get(key) && !taken.has(key);
+  // Read and found empty (a slot past the ones read is not free: it is not needed).
+  const free = (key: string) => guards.get(key) === null && !taken.has(key);
+  const decided = new Map<string, number>();
   for (const [i, s] of scans.entries()) {
+    // The same arrival twice in one batch (published twice with its id): decided once, counted once.
+    const twin = decided.get(s.event.scan_id);
+    if (twin !== undefined) {
+      outcomes[i] = outcomes[twin];
+      continue;
+    }
+    decided.set(s.event.scan_id, i);
     const { facts } = s;
     if (s.visitor === null) {
       const reason = s.event.bot_reason ?? "unknown";
@@ -287,6 +363,13 @@ function countedEvent(s: Resolved, outcome: ScanOutcome): ScanEvent {
 
 /** Arrivals one transaction counts at most (each writes at most an event, a counter, two rollups and an outbox delete). */
 const BATCH_MAX = 90;
+/**
+ * A busy instance (its last batch held more than one arrival) starts a batch at most this often, or when
+ * BATCH_MAX arrivals wait: each of its rollups then takes one write for a second's scans (one shard a
+ * second: store/rollups.ts) instead of one for every few scans, and the fold reads as few shards. An idle
+ * instance, or one fed one arrival at a time (the emulator's push), counts each at once (core/coalescer.ts).
+ */
+export const CONSUMER_GATHER_MS = 1_000;
 
 /** Deliveries this instance holds (not yet answered), with when Pub/Sub stored each: the watermark. */
 const inFlight = new Map<Delivery, number>();
@@ -323,7 +406,7 @@ const batches = new Coalescer<Delivery, Consumed | Error>(async (deliveries) => 
     else await Promise.all(decoded.map((d) => attempt([d]).catch((e: unknown) => (results[d.at] = e as Error))));
   }
   return results;
-}, BATCH_MAX);
+}, BATCH_MAX, undefined, CONSUMER_GATHER_MS);
 
 /** Counts one arrival with whatever else reaches this instance meanwhile; resolves once it is counted (or dropped). */
 export async function consumeArrival(delivery: Delivery): Promise<Consumed> {
@@ -352,11 +435,13 @@ const HOLD_RETRY_MAX_MS = 1_000;
 
 /**
  * Whether a failure may pass by itself: Firestore unavailable, out of time, aborted or out of quota (gRPC
- * codes 14, 4, 10, 8, or their HTTP 503/429). Any other (an arrival or a workspace Firestore refuses) is
- * answered at once and left to Pub/Sub's backoff, so it never holds the batches of other scans.
+ * codes 14, 4, 10, 8, or their HTTP 503/429), or a read of the consumer's own that did not answer in time.
+ * Any other (an arrival or a workspace Firestore refuses) is answered at once and left to Pub/Sub's
+ * backoff, so it never holds the batches of other scans.
  */
 function mayPass(error: unknown): boolean {
   if (error instanceof PoisonArrival) return false;
+  if (error instanceof AppError) return error.code === "UNAVAILABLE"; // a read of ours past CONSUMER_READ_MS
   const { code, httpStatusCode } = (error ?? {}) as { code?: unknown; httpStatusCode?: unknown };
   return code === 14 || code === 4 || code === 10 || code === 8 || httpStatusCode === 503 || httpStatusCode === 429;
 }
