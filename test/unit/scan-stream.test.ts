@@ -2,7 +2,7 @@
 // topic's Avro schema and the BigQuery table agree; the deploy commands are what docs/scan-stream.md says
 // (checked, never run); the documented queries remove duplicates and count as the rollups do.
 import assert from "node:assert/strict";
-import { avroSchema, bigQuerySchema, BIGQUERY_METADATA_COLUMNS, SCAN_EVENT_FIELDS, SCAN_STREAM, ScanEventSchema, UNANSWERED, type ScanEvent } from "../../functions/src/store/scanEvents";
+import { ArrivalEventSchema, avroSchema, bigQuerySchema, BIGQUERY_METADATA_COLUMNS, parseArrival, SCAN_EVENT_FIELDS, SCAN_STREAM, ScanEventSchema, UNANSWERED, type ScanEvent } from "../../functions/src/store/scanEvents";
 import { decodeScanEvent, encodeScanEvent } from "../../functions/src/store/scanStream";
 import { deployCommands, streamFileContents, streamFilesIn, upgradeCommands } from "../../scripts/lib/scanStream";
 import { documentedQueries, streamDatabase, type StreamRow } from "../helpers/scanStreamSql";
@@ -17,7 +17,7 @@ const event = (over: Partial<ScanEvent> = {}): ScanEvent => ({
   campaign: null,
   kind: "person",
   bot_reason: null,
-  visitor: "v1",
+  visitor: "vIsItOr_hash-016",
   day: "2026-11-25",
   hour: 12,
   time_zone: "UTC",
@@ -79,13 +79,66 @@ describe("scan stream schema", () => {
     }
   });
 
+  it("an arrival's ids, day and zone have their exact shape: a hostile value is refused (the consumer answers it poisoned), never made into a path", () => {
+    const hash = "aBcD_-0123456789";
+    const arrival = event({ served_from: "arrival", merchant_id: "", code_id: "", day: "", time_zone: "", visitor: null });
+    const attributes = { scan_id: arrival.scan_id, schema_version: "3", vd: `2026-11-24,${hash},;2026-11-25,${hash},${hash}` };
+    assert.deepEqual(parseArrival({ ...arrival }, attributes), { event: arrival, attributes }, "an unresolved arrival as the redirect makes it");
+    const resolved = event({ served_from: "arrival", time_zone: "America/Los_Angeles" });
+    assert.ok("event" in parseArrival({ ...resolved }, { scan_id: resolved.scan_id, schema_version: "3", plain: "1", cl: hash }));
+    const hostile = ["a/b", "..", ".", "x".repeat(1500), "", " ", "a\u0000b", "__x__"];
+    const refusedEvent: Array<[keyof ScanEvent, unknown[]]> = [
+      ["scan_id", [...hostile, "s".repeat(21), "s".repeat(23), "s".repeat(21) + "/"]],
+      ["visitor", [...hostile, hash + "a", hash.slice(1) + "/"]],
+      ["day", ["2026/11/25", "2026-13-01", "2026-11-25/x", "..", "26-11-25", "2026-11-25 "]],
+      ["time_zone", ["Mars/Olympus", "../../etc", "Europe/../UTC", "x".repeat(65), "America/Los Angeles"]],
+      ["unique_qr_code_id", [...hostile, "aB3dE5gH7jK", "aB3dE5gH7jK9/", "aB3dE5gH7jK_"]],
+    ];
+    for (const [field, values] of refusedEvent) {
+      for (const value of values) {
+        const refused = parseArrival({ ...resolved, [field]: value }, { scan_id: field === "scan_id" ? String(value) : resolved.scan_id, schema_version: "3" });
+        assert.ok("error" in refused, `${field} ${JSON.stringify(value).slice(0, 40)} is refused`);
+      }
+    }
+    const refusedAttributes: Array<[string, string[]]> = [
+      ["cl", ["a/b", "..", hash + "x", ""]],
+      ["vd", [`2026-11-25,a/b,`, `2026-11-25,${hash},..`, `../x,${hash},`, `2026-11-25,${hash},;`.repeat(4), `2026-11-25,${hash}`, ""]],
+      ["plain", ["0", "yes"]],
+      ["scan_id", ["s".repeat(22).replace("s", "t")]],
+    ];
+    for (const [name, values] of refusedAttributes) {
+      for (const value of values) assert.ok("error" in parseArrival({ ...resolved }, { scan_id: resolved.scan_id, schema_version: "3", [name]: value }), `${name} ${JSON.stringify(value).slice(0, 40)} is refused`);
+    }
+    // The stream's own rows keep their other publishers: a GS1 resolution carries its item's id.
+    assert.ok(ScanEventSchema.safeParse(event({ source: "gs1", unique_qr_code_id: "A".repeat(32) })).success);
+    assert.ok(!ArrivalEventSchema.safeParse(event({ unique_qr_code_id: "A".repeat(32) })).success, "an arrival is a /qr/ scan");
+  });
+
+  it("scanConsumer is private whatever the environment says (Pub/Sub's push account is granted its invoker role)", () => {
+    const saved = process.env.SCAN_CONSUMER_INVOKER;
+    process.env.SCAN_CONSUMER_INVOKER = "public";
+    const path = require.resolve("../../functions/src/index");
+    const cached = require.cache[path];
+    delete require.cache[path];
+    try {
+      const functions = require(path) as Record<string, { __endpoint?: { httpsTrigger?: { invoker?: string[] } } }>;
+      assert.deepEqual(functions.scanConsumer.__endpoint?.httpsTrigger?.invoker, ["private"]);
+      assert.deepEqual(functions.redirect.__endpoint?.httpsTrigger?.invoker, ["public"], "the check reads the deployed setting");
+    } finally {
+      if (cached) require.cache[path] = cached;
+      else delete require.cache[path];
+      if (saved === undefined) delete process.env.SCAN_CONSUMER_INVOKER;
+      else process.env.SCAN_CONSUMER_INVOKER = saved;
+    }
+  });
+
   it("the deploy commands create schema, topic, dataset, table, access and subscription from the same files", () => {
     const files = streamFilesIn("/tmp/x");
     const consumerUrl = "https://scanconsumer-abc-uc.a.run.app";
     const invoker = "pusher@shop-prod.iam.gserviceaccount.com";
-    const commands = deployCommands({ project: "shop-prod", projectNumber: "123456", location: "EU", retentionDays: 400, consumerUrl, invoker }, files);
+    const commands = deployCommands({ project: "shop-prod", projectNumber: "123456", location: "EU", retentionDays: 400, consumerUrl, invoker, region: "europe-west1" }, files);
     const lines = commands.map((c) => c.join(" "));
-    assert.equal(commands.length, 11);
+    assert.equal(commands.length, 12);
     assert.match(lines[0], new RegExp(`^gcloud pubsub schemas create ${SCAN_STREAM.schema} --type=avro --definition-file=${files.avroSchemaFile} --project=shop-prod$`));
     assert.match(lines[1], new RegExp(`^gcloud pubsub topics create ${SCAN_STREAM.topic} --schema=${SCAN_STREAM.schema} --message-encoding=json`));
     assert.match(lines[2], /^bq --project_id=shop-prod mk --dataset --location=EU .* shop-prod:scan_stream$/);
@@ -93,18 +146,21 @@ describe("scan stream schema", () => {
     assert.ok(lines[3].endsWith("shop-prod:scan_stream.scan_events"));
     assert.equal(lines[4], "bq --project_id=shop-prod add-iam-policy-binding --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/bigquery.dataEditor shop-prod:scan_stream.scan_events");
     assert.ok(["--use-topic-schema", "--write-metadata", "--bigquery-table=shop-prod.scan_stream.scan_events", `--topic=${SCAN_STREAM.topic}`].every((f) => commands[5].includes(f)));
-    // The consumer's part: arrivals and dead letters, the kept dead letters, the push subscription with the
-    // deployed delivery policy, and the service agent's rights to move a message to the dead letters.
-    assert.deepEqual(lines.slice(6, 8), [
+    // The consumer's part: the push's account is the private scanConsumer's one invoker (before any push),
+    // arrivals and dead letters, the kept dead letters, the push subscription with the deployed delivery
+    // policy, and the service agent's rights to move a message to the dead letters.
+    assert.equal(lines[6], `gcloud run services add-iam-policy-binding scanconsumer --region=europe-west1 --member=serviceAccount:${invoker} --role=roles/run.invoker --project=shop-prod`);
+    assert.equal(lines.filter((l) => l.includes("roles/run.invoker")).length, 1, "no other grant of the invoker role");
+    assert.deepEqual(lines.slice(7, 9), [
       `gcloud pubsub topics create ${SCAN_STREAM.arrivals} ${SCAN_STREAM.deadLetters} --project=shop-prod`,
       `gcloud pubsub subscriptions create ${SCAN_STREAM.deadLetterSubscription} --topic=${SCAN_STREAM.deadLetters} --project=shop-prod`,
     ]);
     assert.equal(
-      lines[8],
+      lines[9],
       `gcloud pubsub subscriptions create ${SCAN_STREAM.consumer} --topic=${SCAN_STREAM.arrivals} --push-endpoint=${consumerUrl} --push-auth-service-account=${invoker} --ack-deadline=60 --min-retry-delay=10s --max-retry-delay=600s --dead-letter-topic=${SCAN_STREAM.deadLetters} --max-delivery-attempts=25 --project=shop-prod`,
     );
-    assert.match(lines[9], new RegExp(`^gcloud pubsub topics add-iam-policy-binding ${SCAN_STREAM.deadLetters} --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/pubsub.publisher`));
-    assert.match(lines[10], new RegExp(`^gcloud pubsub subscriptions add-iam-policy-binding ${SCAN_STREAM.consumer} --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/pubsub.subscriber`));
+    assert.match(lines[10], new RegExp(`^gcloud pubsub topics add-iam-policy-binding ${SCAN_STREAM.deadLetters} --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/pubsub.publisher`));
+    assert.match(lines[11], new RegExp(`^gcloud pubsub subscriptions add-iam-policy-binding ${SCAN_STREAM.consumer} --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/pubsub.subscriber`));
     // A stream made before layout 2: the table gains the new columns, then the schema its new revision.
     const upgrade = upgradeCommands({ project: "shop-prod" }, files).map((c) => c.join(" "));
     assert.deepEqual(upgrade, [
