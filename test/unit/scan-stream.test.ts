@@ -153,7 +153,8 @@ describe("scan stream schema", () => {
     assert.equal(lines.filter((l) => l.includes("roles/run.invoker")).length, 1, "no other grant of the invoker role");
     assert.deepEqual(lines.slice(7, 9), [
       `gcloud pubsub topics create ${SCAN_STREAM.arrivals} ${SCAN_STREAM.deadLetters} --project=shop-prod`,
-      `gcloud pubsub subscriptions create ${SCAN_STREAM.deadLetterSubscription} --topic=${SCAN_STREAM.deadLetters} --project=shop-prod`,
+      // Kept for Pub/Sub's longest retention, and never deleted for having no subscriber while nothing fails.
+      `gcloud pubsub subscriptions create ${SCAN_STREAM.deadLetterSubscription} --topic=${SCAN_STREAM.deadLetters} --message-retention-duration=31d --expiration-period=never --ack-deadline=60 --project=shop-prod`,
     ]);
     assert.equal(
       lines[9],
@@ -182,8 +183,26 @@ describe("scan stream queries (docs/scan-stream.md, on SQLite)", () => {
     return { ...e, message_id: `${e.scan_id}-${copy}`, publish_time: e.at + copy };
   };
 
-  it("the documentation holds the six queries the tests run", () => {
-    assert.equal(documentedQueries().length, 6);
+  it("the documentation holds the seven queries the tests run", () => {
+    assert.equal(documentedQueries().length, 7);
+  });
+
+  it("the reconciliation sets the stream's machines and repeats beside the most the consumer can have counted twice (its rows beyond a scan's first)", async () => {
+    const counted = (over: Partial<ScanEvent>) => ({ served_from: "arrival" as const, ...over });
+    const bot = row(counted({ kind: "bot", visitor: null, bot_reason: "crawler", at: t0, counted: 0, unique_scan: 0 }));
+    const first = row(counted({ visitor: "v1", at: t0, counted: 1, unique_scan: 1 }));
+    const repeat = row(counted({ visitor: "v1", at: t0 + 1000, counted: 0, unique_scan: 0, not_counted_reason: "repeat" }));
+    const rows: StreamRow[] = [
+      // The bot's batch delivered again after its commit: counted twice, two consumer rows.
+      bot, { ...bot, message_id: "again", publish_time: bot.publish_time + 7 },
+      // The person's scan delivered again finds its guard: two rows, counted once; never an excess.
+      first, { ...first, message_id: "again", publish_time: first.publish_time + 7 },
+      // The repeat counted three times.
+      repeat, { ...repeat, message_id: "again", publish_time: repeat.publish_time + 7 }, { ...repeat, message_id: "third", publish_time: repeat.publish_time + 9 },
+    ];
+    const { query } = await streamDatabase(rows);
+    const reconcile = documentedQueries()[6];
+    assert.deepEqual(query(reconcile), [{ merchant_id: "m1", code_id: "c1", day: "2026-11-25", bot_scans: 1, repeat_scans: 1, ended_scans: 0, counted_again_at_most: 3 }]);
   });
 
   it("a scan published twice (a retried publish) is one row; counts follow the rollups' rules", async () => {

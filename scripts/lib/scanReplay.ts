@@ -1,0 +1,67 @@
+// The dead letters' replay (`npm run admin -- scan-consumer --replay`): once the cause that sent arrivals to
+// the dead letters is repaired (a bug fixed, a zone restored), their messages go back to the arrivals topic
+// and the consumer counts them (docs/scan-stream.md, "Reconciliation"). Each message is pulled from the kept
+// dead letters, published again with its data and its own attributes (Pub/Sub's CloudPubSubDeadLetter* ones
+// dropped), and acknowledged only once that publish succeeded: a failed publish hands its messages back, so a
+// replay stopped half way loses nothing. A message replayed twice (its ack lost) is one person to the
+// consumer (guards keyed by scan id); a machine's or repeat's scan would count twice, as any redelivery.
+import { v1 } from "@google-cloud/pubsub";
+import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
+import { gapicConfig } from "./scanConsumerStatus";
+
+/** Messages per pull and per publish: one publish request, well under Pub/Sub's 10 MB and 1,000 messages. */
+const BATCH = 100;
+/** One publish's bound, inside the kept dead letters' acknowledgement deadline (60 s: DEAD_LETTERS_KEPT). */
+const PUBLISH_TIMEOUT_MS = 20_000;
+
+export interface ReplayResult {
+  /** Published again to the arrivals topic and acknowledged. */
+  replayed: number;
+  /** Pulled but not replayed (their publish failed): handed back, still in the dead letters. */
+  failed: number;
+  /** Why the replay stopped early, when it did. */
+  error?: string;
+}
+
+/** Where to replay from and to: the kept dead letters and the arrivals topic, unless a test names its own. */
+export interface ReplayRoute {
+  subscription: string;
+  topic: string;
+}
+
+const DEAD_LETTER_ATTRIBUTE = /^CloudPubSubDeadLetter/;
+
+/** Replays up to `max` dead letters; stops at the first failed publish, or when a pull finds none. */
+export async function replayDeadLetters(project: string, max = 10_000, route: ReplayRoute = { subscription: SCAN_STREAM.deadLetterSubscription, topic: SCAN_STREAM.arrivals }): Promise<ReplayResult> {
+  const config = await gapicConfig(project);
+  const subscriber = new v1.SubscriberClient(config);
+  const publisher = new v1.PublisherClient(config);
+  const subscription = `projects/${project}/subscriptions/${route.subscription}`;
+  const topic = `projects/${project}/topics/${route.topic}`;
+  const result: ReplayResult = { replayed: 0, failed: 0 };
+  try {
+    while (result.replayed < max) {
+      const [answer] = await subscriber.pull({ subscription, maxMessages: Math.min(BATCH, max - result.replayed) }, { timeout: 10_000 });
+      const received = (answer.receivedMessages ?? []).filter((m) => m.ackId && m.message);
+      if (!received.length) break;
+      const messages = received.map(({ message }) => ({
+        data: message!.data,
+        attributes: Object.fromEntries(Object.entries(message!.attributes ?? {}).filter(([name]) => !DEAD_LETTER_ATTRIBUTE.test(name))),
+      }));
+      const ackIds = received.map((m) => m.ackId!);
+      try {
+        await publisher.publish({ topic, messages }, { timeout: PUBLISH_TIMEOUT_MS, retry: null });
+      } catch (error) {
+        result.failed += received.length;
+        result.error = String(error);
+        await subscriber.modifyAckDeadline({ subscription, ackIds, ackDeadlineSeconds: 0 }).catch(() => undefined);
+        break;
+      }
+      await subscriber.acknowledge({ subscription, ackIds });
+      result.replayed += received.length;
+    }
+    return result;
+  } finally {
+    await Promise.all([subscriber.close(), publisher.close()]);
+  }
+}
