@@ -197,8 +197,9 @@ describe("scan stream queries (docs/scan-stream.md, on SQLite)", () => {
       bot, { ...bot, message_id: "again", publish_time: bot.publish_time + 7 },
       // The person's scan delivered again finds its guard: two rows, counted once; never an excess.
       first, { ...first, message_id: "again", publish_time: first.publish_time + 7 },
-      // The repeat counted three times.
+      // The repeat counted three times; its redirect's last-known-good copy is not a counting (and not the row kept).
       repeat, { ...repeat, message_id: "again", publish_time: repeat.publish_time + 7 }, { ...repeat, message_id: "third", publish_time: repeat.publish_time + 9 },
+      { ...repeat, served_from: "last-known-good", counted: null, unique_scan: null, not_counted_reason: null, message_id: "marked", publish_time: repeat.publish_time - 1 },
     ];
     const { query } = await streamDatabase(rows);
     const reconcile = documentedQueries()[6];
@@ -228,10 +229,32 @@ describe("scan stream queries (docs/scan-stream.md, on SQLite)", () => {
     const other = row({ visitor: "v2", at: t0 });
     for (const order of [[live, { ...marked, publish_time: live.publish_time + 3 }], [{ ...marked, publish_time: live.publish_time - 3 }, live]]) {
       const { query } = await streamDatabase([...order, other]);
-      assert.deepEqual(query("SELECT scan_id, served_from FROM scan_events_once ORDER BY scan_id"), [
-        { scan_id: live.scan_id, served_from: "last-known-good" },
-        { scan_id: other.scan_id, served_from: "live" },
+      assert.deepEqual(query("SELECT scan_id, served_from, last_known_good FROM scan_events_once ORDER BY scan_id"), [
+        { scan_id: live.scan_id, served_from: "last-known-good", last_known_good: 1 },
+        { scan_id: other.scan_id, served_from: "live", last_known_good: 0 },
       ]);
+    }
+  });
+
+  it("a plain code's scan is the consumer's row (resolved, its count decided) with the redirect's last-known-good mark ORed in, whichever copy was stored first", async () => {
+    // The consumer's rows: counted (a unique), and one its newcomer budget made a repeat (the rules alone would count it).
+    const consumers = row({ visitor: "v1", at: t0, served_from: "arrival", counted: 1, unique_scan: 1 });
+    const budgeted = row({ visitor: "v2", at: t0, served_from: "arrival", counted: 0, unique_scan: 0, not_counted_reason: "newcomers" });
+    // The redirect's marked copy of the arrival it had not resolved: no workspace, code, day, visitor or count.
+    const marked = { ...consumers, served_from: "last-known-good" as const, merchant_id: "", code_id: "", day: "", visitor: null, counted: null, unique_scan: null, message_id: "marked" };
+    for (const order of [[consumers, { ...marked, publish_time: consumers.publish_time - 5 }], [{ ...marked, publish_time: consumers.publish_time + 5 }, consumers]]) {
+      const { query } = await streamDatabase([...order, budgeted]);
+      assert.deepEqual(query("SELECT scan_id, merchant_id, code_id, day, served_from, consumer_counted, consumer_unique_scan, last_known_good FROM scan_events_once ORDER BY scan_id"), [
+        { scan_id: consumers.scan_id, merchant_id: "m1", code_id: "c1", day: "2026-11-25", served_from: "arrival", consumer_counted: 1, consumer_unique_scan: 1, last_known_good: 1 },
+        { scan_id: budgeted.scan_id, merchant_id: "m1", code_id: "c1", day: "2026-11-25", served_from: "arrival", consumer_counted: 0, consumer_unique_scan: 0, last_known_good: 0 },
+      ]);
+      const [, , summary] = documentedQueries();
+      assert.deepEqual(query(summary), [{ merchant_id: "m1", code_id: "c1", day: "2026-11-25", scans: 1, unique_scanners: 1, repeat_scans: 1, bot_scans: 0, ended_scans: 0 }]);
+      // scan_counts keeps its BOOL `counted` (queries written `WHERE counted` still run); the consumer's INT has its own name.
+      assert.deepEqual(query("SELECT scan_id, counted, is_unique FROM scan_counts WHERE counted"), [{ scan_id: consumers.scan_id, counted: 1, is_unique: 1 }]);
+      const columns = query("SELECT * FROM scan_counts LIMIT 1").length ? Object.keys(query("SELECT * FROM scan_counts LIMIT 1")[0]) : [];
+      assert.equal(columns.filter((c) => c === "counted").length, 1, "one column named counted");
+      assert.ok(columns.includes("consumer_counted") && columns.includes("consumer_unique_scan") && !columns.includes("unique_scan"));
     }
   });
 
