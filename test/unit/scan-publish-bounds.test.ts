@@ -2,8 +2,7 @@
 // loopback socket that accepts and stays silent), a publish gives up within its total budget instead of the
 // library's 10 minutes, releases what it held, and past its in-flight bound a publish is refused at once.
 import assert from "node:assert/strict";
-import net from "node:net";
-import type { AddressInfo } from "node:net";
+import net, { type AddressInfo } from "node:net";
 import { PubSub } from "@google-cloud/pubsub";
 import { boundedPublisher, PUBLISH_BOUNDS } from "../../functions/src/store/scanStream";
 import { PUBLISH_WAIT_MS } from "../../functions/src/scans/arrival";
@@ -17,7 +16,10 @@ describe("scan publishers: bounded retries and messages in flight", function () 
 
   before(async () => {
     // A black hole: connections are accepted and never answered (no HTTP/2 settings, no response).
-    server = net.createServer((socket) => (sockets.add(socket), socket.on("close", () => sockets.delete(socket))));
+    server = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on("close", () => sockets.delete(socket));
+    });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     client = new PubSub({ projectId: "demo-bounds", apiEndpoint: `127.0.0.1:${(server.address() as AddressInfo).port}` });
   });

@@ -121,7 +121,7 @@ describe("scan stream schema", () => {
     const cached = require.cache[path];
     delete require.cache[path];
     try {
-      const functions = require(path) as Record<string, { __endpoint?: { httpsTrigger?: { invoker?: string[] } } }>;
+      const functions = require("../../functions/src/index") as Record<string, { __endpoint?: { httpsTrigger?: { invoker?: string[] } } }>;
       assert.deepEqual(functions.scanConsumer.__endpoint?.httpsTrigger?.invoker, ["private"]);
       assert.deepEqual(functions.redirect.__endpoint?.httpsTrigger?.invoker, ["public"], "the check reads the deployed setting");
     } finally {

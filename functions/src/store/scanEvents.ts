@@ -156,7 +156,7 @@ export function parseArrival(event: Record<string, unknown>, attributes: Record<
   const a = ArrivalAttributesSchema.safeParse(attributes);
   if (!a.success) return { error: a.error };
   if (a.data.scan_id !== e.data.scan_id) return { error: "the attributes' scan_id is not the event's" };
-  return { event: e.data as ScanEvent, attributes: a.data as Record<string, string> };
+  return { event: e.data as ScanEvent, attributes };
 }
 
 export type ScanEvent = {
