@@ -17,7 +17,7 @@ export interface DeadLetterPeek {
 }
 
 /** Settings for Pub/Sub's generated clients: the PubSub client's, which carry the emulator's (PUBSUB_EMULATOR_HOST) when one is named. */
-export async function gapicConfig(project: string): Promise<Record<string, unknown>> {
+export async function gapicConfig(project: string) {
   const { port, ...config } = await new PubSub({ projectId: project }).getClientConfig();
   return { ...config, ...(port === undefined ? {} : { port: Number(port) }) };
 }

@@ -5,7 +5,7 @@
 // dropped), and acknowledged only once that publish succeeded: a failed publish hands its messages back, so a
 // replay stopped half way loses nothing. A message replayed twice (its ack lost) is one person to the
 // consumer (guards keyed by scan id); a machine's or repeat's scan would count twice, as any redelivery.
-import { v1 } from "@google-cloud/pubsub";
+import { PubSub, v1 } from "@google-cloud/pubsub";
 import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
 import { gapicConfig } from "./scanConsumerStatus";
 
@@ -31,26 +31,38 @@ export interface ReplayRoute {
 
 const DEAD_LETTER_ATTRIBUTE = /^CloudPubSubDeadLetter/;
 
+/** A pulled message's data (gRPC gives bytes; the JSON form, base64). */
+const bytes = (data: Uint8Array | string | null | undefined): Buffer => (typeof data === "string" ? Buffer.from(data, "base64") : Buffer.from(data ?? new Uint8Array()));
+
 /** Replays up to `max` dead letters; stops at the first failed publish, or when a pull finds none. */
 export async function replayDeadLetters(project: string, max = 10_000, route: ReplayRoute = { subscription: SCAN_STREAM.deadLetterSubscription, topic: SCAN_STREAM.arrivals }): Promise<ReplayResult> {
-  const config = await gapicConfig(project);
-  const subscriber = new v1.SubscriberClient(config);
-  const publisher = new v1.PublisherClient(config);
+  const subscriber = new v1.SubscriberClient(await gapicConfig(project));
+  const pubsub = new PubSub({ projectId: project });
+  // One request per pulled batch, not retried: a failure hands the batch back instead.
+  const topic = pubsub.topic(route.topic, { batching: { maxMessages: BATCH, maxMilliseconds: 10 }, gaxOpts: { timeout: PUBLISH_TIMEOUT_MS, retry: null } });
   const subscription = `projects/${project}/subscriptions/${route.subscription}`;
-  const topic = `projects/${project}/topics/${route.topic}`;
   const result: ReplayResult = { replayed: 0, failed: 0 };
   try {
     while (result.replayed < max) {
-      const [answer] = await subscriber.pull({ subscription, maxMessages: Math.min(BATCH, max - result.replayed) }, { timeout: 10_000 });
-      const received = (answer.receivedMessages ?? []).filter((m) => m.ackId && m.message);
+      // returnImmediately: an empty subscription answers at once (else a pull waits for messages to come).
+      const received = await subscriber.pull({ subscription, maxMessages: Math.min(BATCH, max - result.replayed), returnImmediately: true }, { timeout: 10_000 }).then(
+        ([answer]) => (answer.receivedMessages ?? []).filter((m) => m.ackId && m.message),
+        (error: { code?: number }) => {
+          if (error.code === 4) return []; // DEADLINE_EXCEEDED: nothing came within the pull's wait
+          throw error;
+        },
+      );
       if (!received.length) break;
-      const messages = received.map(({ message }) => ({
-        data: message!.data,
-        attributes: Object.fromEntries(Object.entries(message!.attributes ?? {}).filter(([name]) => !DEAD_LETTER_ATTRIBUTE.test(name))),
-      }));
       const ackIds = received.map((m) => m.ackId!);
       try {
-        await publisher.publish({ topic, messages }, { timeout: PUBLISH_TIMEOUT_MS, retry: null });
+        await Promise.all(
+          received.map(({ message }) =>
+            topic.publishMessage({
+              data: bytes(message!.data),
+              attributes: Object.fromEntries(Object.entries(message!.attributes ?? {}).filter(([name]) => !DEAD_LETTER_ATTRIBUTE.test(name))),
+            }),
+          ),
+        );
       } catch (error) {
         result.failed += received.length;
         result.error = String(error);
@@ -62,6 +74,6 @@ export async function replayDeadLetters(project: string, max = 10_000, route: Re
     }
     return result;
   } finally {
-    await Promise.all([subscriber.close(), publisher.close()]);
+    await Promise.all([subscriber.close(), pubsub.close()]);
   }
 }

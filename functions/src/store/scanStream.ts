@@ -39,18 +39,22 @@ export interface PublishBounds {
 export interface BoundedPublisher {
   publish(data: Buffer, attributes: Record<string, string>): Promise<string>;
   readonly inFlight: { messages: number; bytes: number };
+  close(): Promise<void>;
 }
 
 /** Pub/Sub's codes a publish is retried on (the library's own list), within the bounds' total. */
 const RETRIED = [1, 2, 4, 8, 10, 13, 14]; // CANCELLED, UNKNOWN, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ABORTED, INTERNAL, UNAVAILABLE
 
 /**
- * One topic's publisher with `bounds`. `waitMs`: how long the publisher gathers messages before a request.
- * An arrival's redirect waits for it, so 1 ms (concurrent scans still share a request); the consumer's
- * republish is off every answer's path.
+ * One topic's publisher with `bounds`, on a client of its own (`apiEndpoint`: where a test's Pub/Sub is;
+ * else PUBSUB_EMULATOR_HOST's or Google's). `waitMs`: how long the publisher gathers messages before a
+ * request. An arrival's redirect waits for it, so 1 ms (concurrent scans still share a request); the
+ * consumer's republish is off every answer's path.
  */
-export function boundedPublisher(client: PubSub, name: string, waitMs: number, bounds: PublishBounds): BoundedPublisher {
-  const topic: Topic = client.topic(name, {
+export function boundedPublisher(name: string, waitMs: number, bounds: PublishBounds, client: { apiEndpoint?: string } = {}): BoundedPublisher {
+  const { PubSub: Client } = require("@google-cloud/pubsub") as { PubSub: new (options: object) => PubSub };
+  const pubsub = new Client({ projectId: projectId(), ...client });
+  const topic: Topic = pubsub.topic(name, {
     batching: { maxMessages: 500, maxMilliseconds: waitMs },
     gaxOpts: {
       timeout: bounds.totalMs,
@@ -71,6 +75,7 @@ export function boundedPublisher(client: PubSub, name: string, waitMs: number, b
   const inFlight = { messages: 0, bytes: 0 };
   return {
     inFlight,
+    close: () => pubsub.close(),
     publish(data, attributes) {
       const bytes = data.length + Object.entries(attributes).reduce((n, [k, v]) => n + k.length + v.length, 0);
       if (inFlight.messages + 1 > bounds.maxMessages || inFlight.bytes + bytes > bounds.maxBytes) {
@@ -87,14 +92,11 @@ export function boundedPublisher(client: PubSub, name: string, waitMs: number, b
 }
 
 const publishers = new Map<string, BoundedPublisher>();
-let client: PubSub | undefined;
 
 function publisherOf(name: string, waitMs: number, bounds: PublishBounds): BoundedPublisher {
   let publisher = publishers.get(name);
   if (!publisher) {
-    const { PubSub: Client } = require("@google-cloud/pubsub") as { PubSub: new (options: object) => PubSub };
-    client ??= new Client({ projectId: projectId() });
-    publisher = boundedPublisher(client, name, waitMs, bounds);
+    publisher = boundedPublisher(name, waitMs, bounds);
     publishers.set(name, publisher);
   }
   return publisher;
