@@ -24,7 +24,8 @@ async function pubsub(method: string, path: string, body?: unknown): Promise<any
 
 /** What a subscription holds now: pulled and handed straight back (or acknowledged, with `take`). */
 async function held(subscription: string, take = false): Promise<any[]> {
-  const { receivedMessages = [] } = await pubsub("POST", `/subscriptions/${subscription}:pull`, { maxMessages: 100 });
+  // returnImmediately: an empty subscription answers at once (the emulator otherwise holds the pull open).
+  const { receivedMessages = [] } = await pubsub("POST", `/subscriptions/${subscription}:pull`, { maxMessages: 100, returnImmediately: true });
   const ackIds = receivedMessages.map((m: any) => m.ackId);
   if (ackIds.length) await pubsub("POST", `/subscriptions/${subscription}:${take ? "acknowledge" : "modifyAckDeadline"}`, take ? { ackIds } : { ackIds, ackDeadlineSeconds: 0 });
   return receivedMessages.map((m: any) => m.message);
