@@ -33,6 +33,8 @@ commands:
                   the previous owner's items of the key, every lot and serial, are deleted; audited in both workspaces)
   scan-maintenance (folds the rollup shards, destroys expired daily secrets; every 10 minutes when deployed)
   scan-consumer   (the scan consumer's lag and instances, and its dead letters, peeked: left unacknowledged)
+                  [--replay]  (publishes the dead letters to scan-arrivals again, each acknowledged once
+                  published: run it once their cause is repaired; docs/scan-stream.md, "Reconciliation")
 
 options:
   --project <id>  Firebase project (default ${LOCAL_PROJECT_ID}: the local emulators)
@@ -68,6 +70,7 @@ export async function runAdmin(argv: string[], print: (text: string) => void = (
       reason: { type: "string", default: "" },
       password: { type: "string" },
       json: { type: "boolean", default: false },
+      replay: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -184,6 +187,15 @@ export async function runAdmin(argv: string[], print: (text: string) => void = (
       break;
     }
     case "scan-consumer": {
+      if (values.replay) {
+        const { replayDeadLetters } = await import("./lib/scanReplay");
+        const replay = await replayDeadLetters(values.project!);
+        const done = `replayed ${replay.replayed} dead letter(s) to the arrivals topic`;
+        // A failed publish is an error (exit status 1): what was replayed is said with it.
+        if (replay.failed) throw new Error(`${done}; ${replay.failed} not replayed, still in the dead letters: ${replay.error}`);
+        out(done, replay);
+        break;
+      }
       const { scanConsumerStatus } = await import("./lib/scanConsumerStatus");
       const status = await scanConsumerStatus(values.project!);
       const dead = status.deadLetters;

@@ -16,11 +16,15 @@ export interface DeadLetterPeek {
   oldest: { publishTime: string; scanId: string | null } | null;
 }
 
+/** Settings for Pub/Sub's generated clients: the PubSub client's, which carry the emulator's (PUBSUB_EMULATOR_HOST) when one is named. */
+export async function gapicConfig(project: string) {
+  const { port, ...config } = await new PubSub({ projectId: project }).getClientConfig();
+  return { ...config, ...(port === undefined ? {} : { port: Number(port) }) };
+}
+
 /** Peeks the dead-letter subscription: pulls up to `max` messages and hands them straight back, unacknowledged. */
 export async function peekDeadLetters(project: string, max = 1000): Promise<DeadLetterPeek> {
-  // The PubSub client's settings carry the emulator's (PUBSUB_EMULATOR_HOST) when one is named.
-  const { port, ...config } = await new PubSub({ projectId: project }).getClientConfig();
-  const client = new v1.SubscriberClient({ ...config, ...(port === undefined ? {} : { port: Number(port) }) });
+  const client = new v1.SubscriberClient(await gapicConfig(project));
   const subscription = `projects/${project}/subscriptions/${SCAN_STREAM.deadLetterSubscription}`;
   try {
     const seen = new Map<string, { publishTime: string; scanId: string | null }>();

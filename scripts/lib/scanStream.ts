@@ -32,7 +32,19 @@ export interface DeployTarget {
   consumerUrl: string;
   /** The service account whose OIDC token each push carries (`roles/run.invoker` on scanConsumer only). */
   invoker: string;
+  /** The functions' region (scanConsumer's Cloud Run service is there): DEFAULT_REGION unless deployed elsewhere. */
+  region: string;
 }
+
+/**
+ * The kept dead letters: held Pub/Sub's longest (31 days; the default is 7) and never deleted for want of
+ * a subscriber (the default deletes a subscription idle for 31 days). A replay (scripts/lib/scanReplay.ts)
+ * acknowledges a message only once it is published again: the deadline covers that publish's bound.
+ */
+export const DEAD_LETTERS_KEPT = { retention: "31d", ackDeadlineSeconds: 60 } as const;
+
+/** The Cloud Run service behind a v2 function: its name in lower case. */
+const CONSUMER_SERVICE = "scanconsumer";
 
 /**
  * The commands that create the stream in a project, in order: schema, topic enforcing it, dataset, table
@@ -78,18 +90,31 @@ export function deployCommands(target: DeployTarget, files: StreamFiles): string
 }
 
 /**
- * The scan consumer's part (issue 56): the arrivals topic (the scan's one durable record), its dead letters
- * and a subscription keeping them for the repair, the push subscription to scanConsumer with the deployed
- * delivery policy (CONSUMER_DELIVERY), and the rights Pub/Sub's service agent needs to move a message to the
- * dead letters.
+ * The scan consumer's part (issue 56): the push's service account made scanConsumer's one invoker (the
+ * function is deployed private; granted first so the first push is let in), the arrivals topic (the scan's
+ * one durable record), its dead letters and a subscription keeping them for the repair (DEAD_LETTERS_KEPT), the push
+ * subscription to scanConsumer with the deployed delivery policy (CONSUMER_DELIVERY), and the rights
+ * Pub/Sub's service agent needs to move a message to the dead letters.
  */
 function consumerCommands(target: DeployTarget): string[][] {
   const { project } = target;
   const agent = `serviceAccount:service-${target.projectNumber}@gcp-sa-pubsub.iam.gserviceaccount.com`;
   const policy = CONSUMER_DELIVERY.deployed;
   return [
+    ["gcloud", "run", "services", "add-iam-policy-binding", CONSUMER_SERVICE, `--region=${target.region}`, `--member=serviceAccount:${target.invoker}`, "--role=roles/run.invoker", `--project=${project}`],
     ["gcloud", "pubsub", "topics", "create", SCAN_STREAM.arrivals, SCAN_STREAM.deadLetters, `--project=${project}`],
-    ["gcloud", "pubsub", "subscriptions", "create", SCAN_STREAM.deadLetterSubscription, `--topic=${SCAN_STREAM.deadLetters}`, `--project=${project}`],
+    [
+      "gcloud",
+      "pubsub",
+      "subscriptions",
+      "create",
+      SCAN_STREAM.deadLetterSubscription,
+      `--topic=${SCAN_STREAM.deadLetters}`,
+      `--message-retention-duration=${DEAD_LETTERS_KEPT.retention}`,
+      "--expiration-period=never",
+      `--ack-deadline=${DEAD_LETTERS_KEPT.ackDeadlineSeconds}`,
+      `--project=${project}`,
+    ],
     [
       "gcloud",
       "pubsub",
@@ -143,7 +168,7 @@ export async function ensureLocalScanStream(emulatorHost: string, project: strin
   await call("PUT", `${base}/topics/${SCAN_STREAM.topic}`, { schemaSettings: { schema: `projects/${project}/schemas/${SCAN_STREAM.schema}`, encoding: "JSON" } });
   await call("PUT", `${base}/topics/${SCAN_STREAM.arrivals}`, {});
   await call("PUT", `${base}/topics/${SCAN_STREAM.deadLetters}`, {});
-  await call("PUT", `${base}/subscriptions/${SCAN_STREAM.deadLetterSubscription}`, { topic: topic(SCAN_STREAM.deadLetters), ackDeadlineSeconds: 60 });
+  await call("PUT", `${base}/subscriptions/${SCAN_STREAM.deadLetterSubscription}`, { topic: topic(SCAN_STREAM.deadLetters), ackDeadlineSeconds: DEAD_LETTERS_KEPT.ackDeadlineSeconds });
   if (!consumerEndpoint) return; // the stack made it (a test that only makes sure the topics exist)
   await call("PUT", `${base}/subscriptions/${SCAN_STREAM.consumer}`, {
     topic: topic(SCAN_STREAM.arrivals),

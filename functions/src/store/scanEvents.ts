@@ -8,6 +8,8 @@
 // a test checks the three agree. A change that is not backward compatible gets a new SCAN_EVENT_VERSION,
 // a new schema revision and new table columns, never a reused name with a new meaning.
 import { z } from "zod";
+import { QR_ID_PATTERN } from "../core/ids";
+import { isTimeZone } from "../core/timeZone";
 
 /** Version of the message layout; every message carries it in `schema_version`. */
 export const SCAN_EVENT_VERSION = 3;
@@ -97,10 +99,65 @@ function zodOf(spec: FieldSpec): z.ZodType {
   return spec.nullable ? base.nullable() : base;
 }
 
-/** The message as the publisher checks it before sending. */
-export const ScanEventSchema = z
-  .object(Object.fromEntries(Object.entries(SCAN_EVENT_FIELDS).map(([name, spec]) => [name, zodOf(spec)])) as Record<ScanEventField, z.ZodType>)
-  .strict();
+/** A scan's id as newScanId makes it: 128 bits in base64url. */
+export const SCAN_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
+/** A visitor's or client's hash as scans/visitors.ts makes it: 16 base64url characters. */
+export const HASH_PATTERN = /^[A-Za-z0-9_-]{16}$/;
+const DAY = String.raw`\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])`;
+/** A local day, YYYY-MM-DD. */
+export const DAY_PATTERN = new RegExp(`^${DAY}$`);
+/** A GS1 item's id (gs1/model.ts), which a GS1 resolution's event carries in place of a /qr/ id. */
+const GS1_ITEM_ID = /^[A-Za-z0-9_-]{32}$/;
+/** An arrival's `vd`: for each local day (2 or 3) its visitor's hash and its client's (empty for an unrecognised browser). */
+export const DAY_HASHES_PATTERN = new RegExp(`^${DAY},[A-Za-z0-9_-]{16},(?:[A-Za-z0-9_-]{16})?(?:;${DAY},[A-Za-z0-9_-]{16},(?:[A-Za-z0-9_-]{16})?){0,2}$`);
+
+/**
+ * Fields the consumer turns into document ids (scan, visitor, day, the code's id) or uses as a zone get their
+ * exact shape, not only a length: a "/" or ".." would name another document, and a zone no runtime knows
+ * would fail every delivery instead of being refused once. Day and zone are empty in an arrival the
+ * redirect could not resolve (the consumer fills them in).
+ */
+const FORMATS: Partial<Record<ScanEventField, z.ZodType>> = {
+  scan_id: z.string().regex(SCAN_ID_PATTERN, "a scan id: 22 base64url characters"),
+  visitor: z.string().regex(HASH_PATTERN, "a visitor's hash: 16 base64url characters").nullable(),
+  day: z.string().regex(DAY_PATTERN, "a day: YYYY-MM-DD").or(z.literal("")),
+  time_zone: z.string().refine(isTimeZone, "an IANA time zone this runtime knows").or(z.literal("")),
+  unique_qr_code_id: z.string().refine((id) => QR_ID_PATTERN.test(id) || GS1_ITEM_ID.test(id), "a uniqueQRCodeID or a GS1 item id"),
+};
+
+const shape = Object.fromEntries(Object.entries(SCAN_EVENT_FIELDS).map(([name, spec]) => [name, FORMATS[name as ScanEventField] ?? zodOf(spec)])) as Record<ScanEventField, z.ZodType>;
+
+/** A scan event, from any of its publishers (the redirect's arrival, the consumer's counted row, a GS1 resolution's, the app's). */
+export const ScanEventSchema = z.object(shape).strict();
+
+/** What the redirect publishes of a scan (scans/arrival.ts): an event of a /qr/ address. */
+export const ArrivalEventSchema = z.object({ ...shape, unique_qr_code_id: z.string().regex(QR_ID_PATTERN, "a uniqueQRCodeID: 12 letters and digits") }).strict();
+
+/**
+ * An arrival's attributes (scans/arrival.ts): the ones the consumer reads get their exact shape. Others are
+ * let through (a dead letter carries Pub/Sub's CloudPubSubDeadLetter* attributes).
+ */
+export const ArrivalAttributesSchema = z.looseObject({
+  scan_id: z.string().regex(SCAN_ID_PATTERN, "a scan id: 22 base64url characters"),
+  schema_version: z.string().regex(/^[1-9]\d{0,2}$/, "a layout version"),
+  plain: z.literal("1").optional(),
+  ruled: z.literal("1").optional(),
+  cl: z.string().regex(HASH_PATTERN, "a client's hash: 16 base64url characters").optional(),
+  vd: z.string().regex(DAY_HASHES_PATTERN, "day,visitor,client entries, ; between them").optional(),
+});
+
+/**
+ * An arrival as delivered, checked whole: its event (Avro wrappers off) and its attributes, the scan id the
+ * same in both. An error names what is wrong (the consumer refuses the arrival as poisoned: dead letters).
+ */
+export function parseArrival(event: Record<string, unknown>, attributes: Record<string, string>): { event: ScanEvent; attributes: Record<string, string> } | { error: z.ZodError | string } {
+  const e = ArrivalEventSchema.safeParse(event);
+  if (!e.success) return { error: e.error };
+  const a = ArrivalAttributesSchema.safeParse(attributes);
+  if (!a.success) return { error: a.error };
+  if (a.data.scan_id !== e.data.scan_id) return { error: "the attributes' scan_id is not the event's" };
+  return { event: e.data as ScanEvent, attributes };
+}
 
 export type ScanEvent = {
   schema_version: number;
