@@ -8,11 +8,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { logError, logWarn } from "../core/log";
-import { CONSUMER_HOLD_MS, consumeHeld, drainOutbox, PoisonArrival } from "../scans/consume";
+import { CONSUMER_HOLD_MS, consumeHeld, drainOutbox, PoisonArrival, scanNotices } from "../scans/consume";
 
 // Loaded on the first counted scan of a code with a subscription.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
 const webhooks = () => (webhookScans ??= require("../webhooks/scans") as typeof import("../webhooks/scans"));
+// The consumer queues each scan it counts for the code's subscribers before the scan's push is answered
+// (pushed or drained from the outbox): a failed enqueue fails the push and only the enqueue is tried again
+// (scans/consume.ts finish); the notice keeps the scan's id, so a subscriber sees one scan.
+scanNotices.queue = (notice, outcome, queued) => webhooks().queueScanNotice(notice.link, notice.uniqueQRCodeID, notice.at, notice.place, notice.device, outcome, notice.scanId, queued);
 
 /** A push request's body (Pub/Sub's wrapped payload). */
 const PushBody = z.object({
@@ -52,13 +56,7 @@ export async function scanConsumerApp(req: IncomingMessage & { body?: unknown },
     void drainOutbox().catch((error: unknown) => logError("scan.outbox_drain_failed", "the outbox could not be read", error));
   }
   try {
-    const consumed = await consumeHeld({ data: Buffer.from(message.data, "base64"), attributes: message.attributes ?? {}, publishTime: publishTime && !isNaN(publishTime.getTime()) ? publishTime : undefined }, consumerHold.ms);
-    // Queued before the acknowledgement: a failed enqueue is answered 503 and the arrival comes again (counted
-    // once: its guard holds its id); the notice keeps the scan's id, so a subscriber sees one scan.
-    if (consumed.outcome !== "dropped" && "notice" in consumed && consumed.notice) {
-      const { link, uniqueQRCodeID, at, place, device, scanId } = consumed.notice;
-      await webhooks().queueScanNotice(link, uniqueQRCodeID, at, place, device, consumed.outcome, scanId);
-    }
+    await consumeHeld({ data: Buffer.from(message.data, "base64"), attributes: message.attributes ?? {}, publishTime: publishTime && !isNaN(publishTime.getTime()) ? publishTime : undefined }, consumerHold.ms);
     answer(res, 204);
   } catch (error) {
     if (error instanceof PoisonArrival) {

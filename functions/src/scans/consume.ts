@@ -30,7 +30,7 @@ import { logError, logWarn } from "../core/log";
 import { readLinks, type Link } from "../store/codes";
 import { countInTransaction, guardKey, writeConsumerHeartbeat, type Guard } from "../store/scanCounts";
 import { decodeScanEvent, publishScanEvent } from "../store/scanStream";
-import { readOutbox } from "../store/scanOutbox";
+import { deleteOutbox, readOutbox } from "../store/scanOutbox";
 import { ScanEventSchema, type ScanEvent } from "../store/scanEvents";
 import { INSTANCE_ID } from "../store/rollups";
 import { countOps } from "../store/opCounter";
@@ -64,7 +64,29 @@ export class PoisonArrival extends Error {}
  * What became of an arrival: counted (with what the code's webhook subscribers are told, when it has any:
  * the surface queues it before answering) or dropped.
  */
-export type Consumed = { outcome: "dropped" } | { outcome: ScanOutcome; notice?: { link: Link; uniqueQRCodeID: string; at: Date; place: ScanFacts["place"]; device: ScanFacts["device"]; scanId: string } };
+export type Consumed = { outcome: "dropped" } | { outcome: "left" } | { outcome: ScanOutcome; notice?: ScanNoticeFacts };
+
+/** What the code's webhook subscribers hear of a counted scan. */
+export interface ScanNoticeFacts {
+  link: Link;
+  uniqueQRCodeID: string;
+  at: Date;
+  place: ScanFacts["place"];
+  device: ScanFacts["device"];
+  scanId: string;
+}
+
+/**
+ * Queues a counted scan for its link's subscribers, skipping the webhooks in `queued` and adding each one it
+ * queued (a retry after a partial failure queues only the rest). Set by the surface that loads the webhooks
+ * (redirect/scanConsumer.ts): this domain cannot import them. Unset (the maintenance job's drain of the
+ * outbox), arrivals of codes with subscribers are left in the outbox for a consumer instance.
+ */
+export type NoticeSink = (notice: ScanNoticeFacts, outcome: ScanOutcome, queued: Set<string>) => Promise<void>;
+export const scanNotices: { queue?: NoticeSink } = {};
+
+/** The stream publish after a count, replaced by tests that make it fail (test/service/scan-consumer-commits.test.ts); nothing else does. */
+export const afterCount = { publish: (event: ScanEvent): Promise<unknown> => publishScanEvent(event) };
 
 // ---- resolving: the code, its workspace's zone, the scan's local day and the visitor's hash of that day ----
 
@@ -164,6 +186,10 @@ async function resolve(deliveries: Array<{ delivery: Delivery; event: ScanEvent 
     // scan id (`ruled`), or counted it itself where a cap or thresholds admit it (scans/record.ts).
     const ruled = delivery.attributes.ruled === "1";
     if (!link || (link.campaignRules && delivery.attributes.plain !== "1" && !ruled)) return "dropped" as const;
+    // A code taken down answers its scans with a warning page (410): such a scan is no one's visit, and its
+    // subscribers hear nothing of it. Published before the redirect read the link, it is dropped here (a
+    // takedown applies to the scans counted from at most LINK_TTL_MS after it, as any change of the link).
+    if (link.takenDown) return "dropped" as const;
     const at = new Date(Math.floor(event.at / 1000));
     const timeZone = event.time_zone || zones.get(link.merchantId)!;
     const { day, hour } = event.day ? event : localMoment(at, timeZone);
@@ -198,9 +224,8 @@ export const minuteEventId = (minute: number, codeId: string, visitor: string, s
 /** A code's newcomer budget for one client and window: `n~{client}~{window}~{codeId}`, holding how many it admitted (`k`). */
 export const newcomerCounterId = (client: string, window: number, codeId: string) => `n~${client}~${window}~${codeId}`;
 
-/** Newcomers this instance let through unchecked, per code, client and window (bounded; forgets the oldest). */
-const unchecked = new Map<string, number>();
-const UNCHECKED_MAX = 50_000;
+/** Newcomers this instance let through unchecked, per code, client and window (bounded; forgets the least recently used). */
+const unchecked = new LruMap<string, number>(50_000);
 
 /** Decides each scan's class in order of arrival time, from the guards read in the transaction. */
 async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[0]>[0], scans: Resolved[], outcomes: ScanOutcome[], admittedUnchecked: string[]) {
@@ -327,23 +352,28 @@ async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[
   }
 }
 
-async function countBatch(resolved: Resolved[]): Promise<ScanOutcome[]> {
+/**
+ * Counts a batch in one transaction. An arrival drained from the outbox whose document is gone when the
+ * transaction reads it was counted by another drain (another instance's): it is left out ("gone").
+ */
+async function countBatch(resolved: Resolved[]): Promise<Array<ScanOutcome | "gone">> {
   const scans = [...resolved].sort((a, b) => a.event.at - b.event.at);
-  let outcomes: ScanOutcome[] = [];
+  let outcomes: Array<ScanOutcome | "gone"> = [];
   let admittedUnchecked: string[] = [];
   await countInTransaction(async (tx) => {
-    outcomes = new Array<ScanOutcome>(scans.length);
+    const fromOutbox = [...new Map(scans.flatMap((s) => (s.delivery.outbox ? [[s.delivery.outbox.path, s.delivery.outbox] as const] : []))).values()];
+    const present = await tx.present(fromOutbox);
+    const gone = new Set(fromOutbox.filter((_, i) => !present[i]).map((ref) => ref.path));
+    const live = scans.filter((s) => !s.delivery.outbox || !gone.has(s.delivery.outbox.path));
+    const decided = new Array<ScanOutcome>(live.length);
     admittedUnchecked = [];
-    const counted = await decideBatch(tx, scans, outcomes, admittedUnchecked);
-    for (const s of scans) if (s.delivery.outbox) tx.deleteOutbox(s.delivery.outbox);
+    const counted = await decideBatch(tx, live, decided, admittedUnchecked);
+    for (const ref of fromOutbox) if (!gone.has(ref.path)) tx.deleteOutbox(ref);
+    const byScan = new Map(live.map((s, i) => [s, decided[i]]));
+    outcomes = scans.map((s) => byScan.get(s) ?? "gone");
     return counted;
   });
-  for (const key of admittedUnchecked) {
-    const seen = (unchecked.get(key) ?? 0) + 1;
-    unchecked.delete(key); // re-inserted last: least recently used first
-    if (unchecked.size >= UNCHECKED_MAX) unchecked.delete(unchecked.keys().next().value!);
-    unchecked.set(key, seen);
-  }
+  for (const key of admittedUnchecked) unchecked.set(key, (unchecked.get(key) ?? 0) + 1);
   const byScan = new Map(scans.map((s, i) => [s, outcomes[i]]));
   return resolved.map((s) => byScan.get(s)!);
 }
@@ -357,6 +387,46 @@ function countedEvent(s: Resolved, outcome: ScanOutcome): ScanEvent {
     unique_scan: outcome.counted && outcome.unique ? 1 : 0,
     not_counted_reason: outcome.counted ? null : outcome.reason,
   };
+}
+
+const hasSubscribers = (link: Link) => Boolean(link.webhookIds?.length || link.machineWebhookIds?.length);
+
+/**
+ * A scan whose count committed on this instance: what it was counted as, and the steps after the commit not
+ * yet done (its stream event, its notice, the webhooks it was queued for). Once the commit lands the scan is
+ * counted: a failure of a later step is retried by that step alone (this push held, or delivered again),
+ * never by counting the scan again, which would count its machine's, repeat's or closed campaign's scan again.
+ */
+interface Committed {
+  outcome: ScanOutcome;
+  notice?: ScanNoticeFacts;
+  /** Its stream event, until published. */
+  event?: ScanEvent;
+  queued: Set<string>;
+  finishing?: Promise<void>;
+  done: boolean;
+}
+
+/**
+ * Scans counted by this instance, by scan id (the least recently used forgotten first). Pub/Sub delivers a
+ * failed push again within minutes (its backoff), mostly to the same instance; one forgotten or delivered
+ * elsewhere is counted again only if it has no guard (docs/scan-stream.md, "Reconciliation").
+ */
+const committed = new LruMap<string, Committed>(50_000);
+
+/** Runs the steps after a scan's commit that are not done yet; concurrent deliveries of one scan share the run. */
+function finish(c: Committed): Promise<void> {
+  if (c.done) return Promise.resolve();
+  c.finishing ??= (async () => {
+    if (c.event) {
+      await afterCount.publish(c.event);
+      c.event = undefined;
+    }
+    if (c.notice) await scanNotices.queue!(c.notice, c.outcome, c.queued);
+    c.done = true;
+    c.notice = undefined;
+  })().finally(() => (c.finishing = undefined));
+  return c.finishing;
 }
 
 // ---- the batches ----
@@ -387,21 +457,28 @@ const batches = new Coalescer<Delivery, Consumed | Error>(async (deliveries) => 
   const now = Date.now();
   const attempt = async (group: typeof decoded) => {
     const resolved = await resolve(group, now);
-    const countable = resolved.filter((r): r is Resolved => r !== "dropped");
-    const outcomes = countable.length ? await countBatch(countable) : [];
-    await Promise.all(countable.map((s, k) => publishScanEvent(countedEvent(s, outcomes[k]))));
-    let k = 0;
+    // Left for a consumer instance: a scan its subscribers must hear of, where no one can tell them.
+    const left = (r: Resolved) => !committed.has(r.event.scan_id) && hasSubscribers(r.link) && !scanNotices.queue;
+    const fresh = resolved.filter((r): r is Resolved => r !== "dropped" && !left(r) && !committed.has(r.event.scan_id));
+    const outcomes = fresh.length ? await countBatch(fresh) : [];
+    fresh.forEach((s, k) => {
+      const outcome = outcomes[k];
+      if (outcome === "gone" || committed.has(s.event.scan_id)) return; // a twin of this batch is remembered once
+      const notice = hasSubscribers(s.link) ? { link: s.link, uniqueQRCodeID: s.event.unique_qr_code_id, at: s.facts.at, place: s.facts.place, device: s.facts.device, scanId: s.event.scan_id } : undefined;
+      committed.set(s.event.scan_id, { outcome, event: countedEvent(s, outcome), ...(notice ? { notice } : {}), queued: new Set(), done: false });
+    });
+    const mine = [...new Set(resolved.flatMap((r) => (r !== "dropped" && committed.has(r.event.scan_id) ? [committed.get(r.event.scan_id)!] : [])))];
+    await Promise.all(mine.map(finish));
     resolved.forEach((r, j) => {
-      if (r === "dropped") return void (results[group[j].at] = { outcome: "dropped" });
-      const outcome = outcomes[k++];
-      const notice = r.link.webhookIds?.length ? { link: r.link, uniqueQRCodeID: r.event.unique_qr_code_id, at: r.facts.at, place: r.facts.place, device: r.facts.device, scanId: r.event.scan_id } : undefined;
-      results[group[j].at] = { outcome, ...(notice ? { notice } : {}) };
+      const c = r === "dropped" ? undefined : committed.get(r.event.scan_id);
+      results[group[j].at] = r === "dropped" ? { outcome: "dropped" } : c ? { outcome: c.outcome } : left(r) ? { outcome: "left" } : { outcome: "dropped" };
     });
   };
   try {
     await attempt(decoded);
   } catch (error) {
-    // One arrival may be what fails the batch: each is tried alone, so the others are not held back with it.
+    // One arrival may be what fails the batch: each is tried alone, so the others are not held back with it
+    // (those whose count committed only finish their later steps).
     if (decoded.length === 1) results[decoded[0].at] = error as Error;
     else await Promise.all(decoded.map((d) => attempt([d]).catch((e: unknown) => (results[d.at] = e as Error))));
   }
@@ -446,6 +523,14 @@ function mayPass(error: unknown): boolean {
   return code === 14 || code === 4 || code === 10 || code === 8 || httpStatusCode === 503 || httpStatusCode === 429;
 }
 
+/**
+ * The longest one try of a held push takes: its link and zone reads (CONSUMER_READ_MS each), then the
+ * transaction's attempts, each of whose reads is bounded (store/scanCounts.ts COUNT_READ_MS), with their
+ * commits. A try starts only while the hold has this long left, so the last one ends within the hold and the
+ * push is answered before its acknowledgement deadline (Pub/Sub would otherwise deliver it again meanwhile).
+ */
+export const CONSUMER_ATTEMPT_MS = 15_000;
+
 /** consumeArrival, tried again for up to `holdMs` while it fails for a reason that may pass (mayPass). */
 export async function consumeHeld(delivery: Delivery, holdMs = CONSUMER_HOLD_MS): Promise<Consumed> {
   const until = Date.now() + holdMs;
@@ -453,7 +538,7 @@ export async function consumeHeld(delivery: Delivery, holdMs = CONSUMER_HOLD_MS)
     try {
       return await consumeArrival(delivery);
     } catch (error) {
-      if (!mayPass(error) || Date.now() + pause > until) throw error;
+      if (!mayPass(error) || Date.now() + pause + CONSUMER_ATTEMPT_MS > until) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
@@ -491,20 +576,43 @@ function beat(): void {
     });
 }
 
+/** Outbox entries one drain takes at most (pages of OUTBOX_PAGE, in document order). */
+const OUTBOX_DRAIN_MAX = 2_000;
+const OUTBOX_PAGE = 200;
+
 /**
  * Counts what waits in the outbox (arrivals whose publish failed): called by the maintenance job and by a
- * consumer instance at most every OUTBOX_DRAIN_INTERVAL_MS. Returns how many were counted or dropped.
+ * consumer instance at most every OUTBOX_DRAIN_INTERVAL_MS. Pages through the outbox in document order, so
+ * entries that stay (left for a consumer instance, or failing) never hide the ones behind them. An entry
+ * dropped (no such code, ruled, taken down) or that can never be counted is deleted (logged), as Pub/Sub
+ * would move it to the dead letters; one counted is deleted by the transaction that counts it. Returns how
+ * many were counted or dropped.
  */
-export async function drainOutbox(limit = 200): Promise<number> {
-  const entries = await readOutbox(limit);
+export async function drainOutbox(max = OUTBOX_DRAIN_MAX): Promise<number> {
   let done = 0;
-  await Promise.all(
-    entries.map((entry) =>
-      consumeArrival({ data: entry.data, attributes: entry.attributes, outbox: entry.ref }).then(
-        () => done++,
-        (error: unknown) => logError("scan.outbox_drain_failed", "an outbox arrival was not counted", error, { scanId: entry.ref.id }),
-      ),
-    ),
-  );
+  let after: string | undefined;
+  for (let taken = 0; taken < max; ) {
+    const entries = await readOutbox(Math.min(OUTBOX_PAGE, max - taken), after);
+    if (!entries.length) break;
+    taken += entries.length;
+    after = entries[entries.length - 1].ref.id;
+    await Promise.all(
+      entries.map(async (entry) => {
+        try {
+          const consumed = await consumeArrival({ data: entry.data, attributes: entry.attributes, outbox: entry.ref });
+          if (consumed.outcome === "left") return;
+          // Counted in this drain, it went with its count; counted before (its own push reached this
+          // instance too) or dropped, it goes here (a delete of a document already gone changes nothing).
+          await deleteOutbox(entry.ref);
+          done++;
+        } catch (error) {
+          if (!(error instanceof PoisonArrival)) return logError("scan.outbox_drain_failed", "an outbox arrival was not counted", error, { scanId: entry.ref.id });
+          logWarn("scan.arrival_poisoned", "an outbox arrival that can never be counted: deleted", { scanId: entry.ref.id, error: error.message, data: entry.data.toString("base64").slice(0, 2_000) });
+          await deleteOutbox(entry.ref).catch((e: unknown) => logError("scan.outbox_drain_failed", "a poisoned outbox arrival was not deleted", e, { scanId: entry.ref.id }));
+        }
+      }),
+    );
+    if (entries.length < OUTBOX_PAGE) break;
+  }
   return done;
 }

@@ -6,7 +6,7 @@
 // counted again; a transaction that meets another instance's writes is retried by Firestore from its reads.
 import { randomBytes } from "node:crypto";
 import { Timestamp, type DocumentReference, type Transaction } from "firebase-admin/firestore";
-import { db } from "../core/firebase";
+import { db, withTimeout } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 import { whenShardsFree, addRollupWrite } from "./rollups";
@@ -25,8 +25,16 @@ export interface CountTransaction {
   createEvent(facts: ScanFacts, eventId: string, unique: boolean, scanId: string): void;
   /** Sets a newcomer counter to `k`. */
   setCounter(merchantId: string, id: string, k: number, expiresAt: Date): void;
+  /** Whether each outbox document still exists (read in the transaction, so two drains of one entry count it once). */
+  present(refs: DocumentReference[]): Promise<boolean[]>;
   deleteOutbox(ref: DocumentReference): void;
 }
+
+/**
+ * The longest one read of the transaction may take: past it the attempt fails (and is tried again by the
+ * consumer, scans/consume.ts consumeHeld), where the SDK alone would wait for a read for minutes.
+ */
+export const COUNT_READ_MS = 5_000;
 
 /** The key of a guard in `read`'s answer. */
 export const guardKey = (merchantId: string, id: string) => `${merchantId}/${id}`;
@@ -56,7 +64,7 @@ export async function countInTransaction(decide: (tx: CountTransaction) => Promi
         // An attempt after a failed commit: if that commit landed, there is nothing left to write (and
         // `decide` is not run again, so its caller keeps the outcomes of the attempt that landed).
         if (proof) {
-          const landed = await tx.get(proof);
+          const landed = await withTimeout(tx.get(proof), COUNT_READ_MS, "the consumer's commit proof read");
           countOps({ reads: 1 });
           if (landed.exists && landed.get("cm") === commitId) return;
         }
@@ -68,7 +76,7 @@ export async function countInTransaction(decide: (tx: CountTransaction) => Promi
             const found = new Map<string, Guard | null>();
             if (!wanted.length) return found;
             const refs = wanted.map((w) => scanEvents(w.merchantId).doc(w.id));
-            const snaps = await tx.getAll(...refs);
+            const snaps = await withTimeout(tx.getAll(...refs), COUNT_READ_MS, "the consumer's guard read");
             reads += refs.length;
             snaps.forEach((snap, i) => found.set(guardKey(wanted[i].merchantId, wanted[i].id), snap.exists ? { sid: snap.get("sid") as string | undefined, k: snap.get("k") as number | undefined } : null));
             return found;
@@ -82,6 +90,12 @@ export async function countInTransaction(decide: (tx: CountTransaction) => Promi
           setCounter(merchantId, id, k, expiresAt) {
             tx.set(scanEvents(merchantId).doc(id), { k, expiresAt: Timestamp.fromDate(expiresAt) });
             writes++;
+          },
+          async present(refs) {
+            if (!refs.length) return [];
+            const snaps = await withTimeout(tx.getAll(...refs), COUNT_READ_MS, "the consumer's outbox read");
+            reads += refs.length;
+            return snaps.map((snap) => snap.exists);
           },
           deleteOutbox(ref) {
             tx.delete(ref);
