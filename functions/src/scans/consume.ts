@@ -97,7 +97,8 @@ export const afterCount = { publish: (event: ScanEvent): Promise<unknown> => pub
  * counted from at most this long after (a removed subscription is checked again at delivery:
  * webhooks/deliver.ts). That is of the order of the consumer's own lag, and under the minute a workspace's
  * zone change takes (scans/timeZones.ts). Rules are never taken from memory: an arrival published before
- * its redirect read the code (neither `plain` nor `ruled`) is counted by what the code is now, read afresh.
+ * its redirect read the code (neither `plain` nor `ruled`) is judged by the rules the code had at the scan's
+ * time, read afresh (rulesAt).
  */
 export const LINK_TTL_MS = 10_000;
 /** A workspace's zone, for arrivals published without it: a change applies within the minute, as on the redirect. */
@@ -142,6 +143,16 @@ const zonesOf = remembered<string>(ZONE_TTL_MS, "the consumer's zone read", (mer
   return Promise.all(merchants.map(readWorkspaceTimeZone));
 });
 
+/**
+ * Whether the code had campaign rules at `atMs`: as it has them now, unless they were set or removed since
+ * (`rulesChangedAt`: then the other way). Only the last change is kept: rules both set and removed between a
+ * scan and its count (within the consumer's lag, seconds) judge that scan by the state before the last one.
+ */
+function rulesAt(link: Link, atMs: number): boolean {
+  const now = Boolean(link.campaignRules);
+  return link.rulesChangedAt && link.rulesChangedAt.getTime() > atMs ? !now : now;
+}
+
 interface Resolved {
   delivery: Delivery;
   event: ScanEvent;
@@ -181,11 +192,10 @@ async function resolve(deliveries: Array<{ delivery: Delivery; event: ScanEvent 
   const zones = await zonesOf(deliveries.flatMap((d) => (!d.event.time_zone && linkOf(d) ? [linkOf(d)!.merchantId] : [])), now);
   return deliveries.map(({ delivery, event }) => {
     const link = linkOf({ delivery, event });
-    // No such code (the redirect answered 404), or a code with campaign rules published before its read
-    // (first seen there): its redirect published the rules' answer as an arrival of its own, with the same
-    // scan id (`ruled`), or counted it itself where a cap or thresholds admit it (scans/record.ts).
-    const ruled = delivery.attributes.ruled === "1";
-    if (!link || (link.campaignRules && delivery.attributes.plain !== "1" && !ruled)) return "dropped" as const;
+    // No such code (the redirect answered 404), or a code that had campaign rules when scanned, published
+    // before its read (first seen there): its redirect published the rules' answer as an arrival of its own,
+    // with the same scan id (`ruled`), or counted it itself where a cap or thresholds admit it (scans/record.ts).
+    if (!link || (!resolvedByRedirect({ delivery }) && rulesAt(link, event.at / 1000))) return "dropped" as const;
     // A code taken down answers its scans with a warning page (410): such a scan is no one's visit, and its
     // subscribers hear nothing of it. Published before the redirect read the link, it is dropped here (a
     // takedown applies to the scans counted from at most LINK_TTL_MS after it, as any change of the link).
