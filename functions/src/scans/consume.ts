@@ -28,7 +28,7 @@ import { withTimeout } from "../core/firebase";
 import { LruMap } from "../core/lru";
 import { logError, logWarn } from "../core/log";
 import { readLinks, type Link } from "../store/codes";
-import { countInTransaction, guardKey, writeConsumerHeartbeat, type Guard } from "../store/scanCounts";
+import { countInTransaction, guardKey, writeConsumerHeartbeat, type CountTransaction, type Guard } from "../store/scanCounts";
 import { decodeScanEvent, publishScanEvent } from "../store/scanStream";
 import { deleteOutbox, readOutbox } from "../store/scanOutbox";
 import { ScanEventSchema, type ScanEvent } from "../store/scanEvents";
@@ -37,15 +37,10 @@ import { countOps } from "../store/opCounter";
 import { readWorkspaceTimeZone } from "../store/workspaces";
 import type { ScanClass, ScanFacts } from "../store/scans";
 import { localMoment } from "./localTime";
-import type { ScanOutcome } from "./record";
+import { REPEATS_PER_MINUTE, minuteEventId, uniqueEventId, type ScanOutcome } from "./record";
+import { freeSlots, NEWCOMER_PROBES, newcomerSlotExpiry, newcomerSlotId, newcomerWindow, noteUnchecked, slotsToTry, uncheckedLeft } from "./newcomers";
 
-/** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
-export const REPEATS_PER_MINUTE = 3;
-/** New people (real-looking User-Agents) one client may add to one code per window, across instances. */
-export const NEWCOMER_SLOTS = 150;
-export const NEWCOMER_WINDOW_MS = 10 * 60_000;
-/** New people from one client an instance counts per code and window without reading the shared budget. */
-export const NEWCOMERS_UNCHECKED = 2;
+export { REPEATS_PER_MINUTE, NEWCOMER_SLOTS, NEWCOMER_WINDOW_MS, NEWCOMERS_UNCHECKED } from "./record";
 
 /** An arrival as delivered: by Pub/Sub's push, or read from the outbox. */
 export interface Delivery {
@@ -229,25 +224,52 @@ async function resolve(deliveries: Array<{ delivery: Delivery; event: ScanEvent 
 
 // ---- counting: one transaction per batch ----
 
-export const uniqueEventId = (day: string, codeId: string, visitor: string) => `u~${visitor}~${day}~${codeId}`;
-export const minuteEventId = (minute: number, codeId: string, visitor: string, slot: number) => `m~${visitor}~${minute}~${codeId}~${slot}`;
-/** A code's newcomer budget for one client and window: `n~{client}~{window}~{codeId}`, holding how many it admitted (`k`). */
-export const newcomerCounterId = (client: string, window: number, codeId: string) => `n~${client}~${window}~${codeId}`;
-
-/** Newcomers this instance let through unchecked, per code, client and window (bounded; forgets the least recently used). */
-const unchecked = new LruMap<string, number>(50_000);
+/** A newcomer slot a batch drew (scans/newcomers.ts), and whether its scan took it. */
+interface DrawnSlot {
+  codeId: string;
+  client: string;
+  window: number;
+  slot: number;
+  id: string;
+  used: boolean;
+}
 
 /** Decides each scan's class in order of arrival time, from the guards read in the transaction. */
-async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[0]>[0], scans: Resolved[], outcomes: ScanOutcome[], admittedUnchecked: string[]) {
+async function decideBatch(tx: CountTransaction, scans: Resolved[], outcomes: ScanOutcome[], admittedUnchecked: Array<{ codeId: string; client: string; window: number }>, drawn: DrawnSlot[]) {
   const people = scans.map((s, i) => ({ s, i })).filter(({ s }) => s.visitor !== null);
   const firstIds = people.map(({ s }) => ({ merchantId: s.facts.merchantId, id: uniqueEventId(s.facts.day, s.facts.codeId, s.visitor!) }));
-  const windowOf = (s: Resolved) => Math.floor(s.facts.at.getTime() / NEWCOMER_WINDOW_MS);
-  const uncheckedKey = (s: Resolved) => `${s.facts.codeId}~${s.client}~${windowOf(s)}`;
-  // A client's budget is read when this instance's unchecked few (with this batch's scans from it) may run out.
-  const inBatch = new Map<string, number>();
-  for (const { s } of people) if (s.client) inBatch.set(uncheckedKey(s), (inBatch.get(uncheckedKey(s)) ?? 0) + 1);
-  const counterIds = people.filter(({ s }) => s.client && (unchecked.get(uncheckedKey(s)) ?? 0) + inBatch.get(uncheckedKey(s))! > NEWCOMERS_UNCHECKED).map(({ s }) => ({ merchantId: s.facts.merchantId, id: newcomerCounterId(s.client!, windowOf(s), s.facts.codeId) }));
-  const guards = await tx.read([...firstIds, ...counterIds]);
+  const guards = await tx.read(firstIds);
+  // Possible newcomers (their first-scan guard is free) from a real-looking browser: this instance's unchecked
+  // few per client, code and window, then each a slot of the client's budget (scans/newcomers.ts), drawn at
+  // random and read in rounds, one slot per newcomer still without one, NEWCOMER_PROBES rounds at most.
+  const newcomerOf = new Map<Resolved, "unchecked" | DrawnSlot | null>();
+  const uncheckedFor = new Map<string, number>();
+  let wanting: Resolved[] = [];
+  for (const [n, { s }] of people.entries()) {
+    if (!s.client || guards.get(guardKey(s.facts.merchantId, firstIds[n].id)) !== null || newcomerOf.has(s)) continue;
+    const window = newcomerWindow(s.facts.at);
+    const key = `${s.facts.codeId}~${s.client}~${window}`;
+    const left = uncheckedFor.get(key) ?? uncheckedLeft(s.facts.codeId, s.client, window);
+    uncheckedFor.set(key, Math.max(0, left - 1));
+    newcomerOf.set(s, left > 0 ? "unchecked" : null);
+    if (left <= 0) wanting.push(s);
+  }
+  for (let round = 0; round < NEWCOMER_PROBES && wanting.length; round++) {
+    const tries = wanting.flatMap((s) => {
+      const window = newcomerWindow(s.facts.at);
+      const [slot] = slotsToTry(s.facts.codeId, s.client!, window, 1);
+      return slot === undefined ? [] : [{ s, drawn: { codeId: s.facts.codeId, client: s.client!, window, slot, id: newcomerSlotId(s.client!, window, s.facts.codeId, slot), used: false } }];
+    });
+    const found = await tx.read(tries.map((t) => ({ merchantId: t.s.facts.merchantId, id: t.drawn.id })));
+    const seated = new Set<Resolved>();
+    for (const t of tries) {
+      if (found.get(guardKey(t.s.facts.merchantId, t.drawn.id)) !== null) continue;
+      drawn.push(t.drawn);
+      newcomerOf.set(t.s, t.drawn);
+      seated.add(t.s);
+    }
+    wanting = tries.filter((t) => !seated.has(t.s)).map((t) => t.s);
+  }
   // Scans whose first-scan guard is another scan's (or goes to an earlier scan of this batch) need their
   // visitor-minute's slots. Slots are taken lowest first and none is freed before it expires, so a scan's own
   // slot never lies past a free one: they are read one index at a time, and only for the visitor-minutes
@@ -279,9 +301,7 @@ async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[
     });
   }
   const taken = new Set<string>();
-  const counters = new Map<string, { merchantId: string; id: string; k: number; expiresAt: Date }>();
   const counted: Array<{ facts: ScanFacts; cls: ScanClass }> = [];
-  const localUnchecked = new Map<string, number>();
   const mine = (key: string, s: Resolved) => (guards.get(key) as Guard | null | undefined)?.sid === s.event.scan_id;
   // Read and found empty (a slot past the ones read is not free: it is not needed).
   const free = (key: string) => guards.get(key) === null && !taken.has(key);
@@ -339,25 +359,19 @@ async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[
     counted.push({ facts, cls: { kind: "repeat" } });
     outcomes[i] = { counted: false, reason: "repeat" };
   }
-  for (const c of counters.values()) tx.setCounter(c.merchantId, c.id, c.k, c.expiresAt);
   return counted;
 
-  /** Whether a new person from this client may count for this code now (past the unchecked few, the shared budget decides). */
+  /** Whether a new person may count for this code now: the client's unchecked few, then a slot of its budget. */
   function admitNewcomer(s: Resolved): boolean {
-    if (!s.client) return true; // only real-looking browsers can be several people behind one client
-    const uk = uncheckedKey(s);
-    const seen = (unchecked.get(uk) ?? 0) + (localUnchecked.get(uk) ?? 0);
-    if (seen < NEWCOMERS_UNCHECKED) {
-      localUnchecked.set(uk, (localUnchecked.get(uk) ?? 0) + 1);
-      admittedUnchecked.push(uk);
+    const newcomer = newcomerOf.get(s);
+    if (newcomer === undefined) return true; // only real-looking browsers can be several people behind one client
+    if (newcomer === "unchecked") {
+      admittedUnchecked.push({ codeId: s.facts.codeId, client: s.client!, window: newcomerWindow(s.facts.at) });
       return true;
     }
-    const id = newcomerCounterId(s.client, windowOf(s), s.facts.codeId);
-    const ck = guardKey(s.facts.merchantId, id);
-    const counter = counters.get(ck) ?? { merchantId: s.facts.merchantId, id, k: guards.get(ck)?.k ?? 0, expiresAt: new Date((windowOf(s) + 1) * NEWCOMER_WINDOW_MS + 86_400_000) };
-    counters.set(ck, counter);
-    if (counter.k >= NEWCOMER_SLOTS) return false;
-    counter.k++;
+    if (newcomer === null) return false;
+    tx.createSlot(s.facts.merchantId, newcomer.id, newcomerSlotExpiry(newcomer.window));
+    newcomer.used = true;
     return true;
   }
 }
@@ -369,21 +383,33 @@ async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[
 async function countBatch(resolved: Resolved[]): Promise<Array<ScanOutcome | "gone">> {
   const scans = [...resolved].sort((a, b) => a.event.at - b.event.at);
   let outcomes: Array<ScanOutcome | "gone"> = [];
-  let admittedUnchecked: string[] = [];
-  await countInTransaction(async (tx) => {
-    const fromOutbox = [...new Map(scans.flatMap((s) => (s.delivery.outbox ? [[s.delivery.outbox.path, s.delivery.outbox] as const] : []))).values()];
-    const present = await tx.present(fromOutbox);
-    const gone = new Set(fromOutbox.filter((_, i) => !present[i]).map((ref) => ref.path));
-    const live = scans.filter((s) => !s.delivery.outbox || !gone.has(s.delivery.outbox.path));
-    const decided = new Array<ScanOutcome>(live.length);
-    admittedUnchecked = [];
-    const counted = await decideBatch(tx, live, decided, admittedUnchecked);
-    for (const ref of fromOutbox) if (!gone.has(ref.path)) tx.deleteOutbox(ref);
-    const byScan = new Map(live.map((s, i) => [s, decided[i]]));
-    outcomes = scans.map((s) => byScan.get(s) ?? "gone");
-    return counted;
-  });
-  for (const key of admittedUnchecked) unchecked.set(key, (unchecked.get(key) ?? 0) + 1);
+  let admittedUnchecked: Array<{ codeId: string; client: string; window: number }> = [];
+  let drawn: DrawnSlot[] = [];
+  // Slots drawn and not created (an attempt that did not land, or a scan that did not need its slot) are
+  // handed back, so this instance may draw them again.
+  const handBack = (slots: DrawnSlot[]) => slots.forEach((d) => freeSlots(d.codeId, d.client, d.window, [d.slot]));
+  try {
+    await countInTransaction(async (tx) => {
+      handBack(drawn);
+      drawn = [];
+      const fromOutbox = [...new Map(scans.flatMap((s) => (s.delivery.outbox ? [[s.delivery.outbox.path, s.delivery.outbox] as const] : []))).values()];
+      const present = await tx.present(fromOutbox);
+      const gone = new Set(fromOutbox.filter((_, i) => !present[i]).map((ref) => ref.path));
+      const live = scans.filter((s) => !s.delivery.outbox || !gone.has(s.delivery.outbox.path));
+      const decided = new Array<ScanOutcome>(live.length);
+      admittedUnchecked = [];
+      const counted = await decideBatch(tx, live, decided, admittedUnchecked, drawn);
+      for (const ref of fromOutbox) if (!gone.has(ref.path)) tx.deleteOutbox(ref);
+      const byScan = new Map(live.map((s, i) => [s, decided[i]]));
+      outcomes = scans.map((s) => byScan.get(s) ?? "gone");
+      return counted;
+    });
+  } catch (error) {
+    handBack(drawn);
+    throw error;
+  }
+  handBack(drawn.filter((d) => !d.used));
+  for (const u of admittedUnchecked) noteUnchecked(u.codeId, u.client, u.window);
   const byScan = new Map(scans.map((s, i) => [s, outcomes[i]]));
   return resolved.map((s) => byScan.get(s)!);
 }

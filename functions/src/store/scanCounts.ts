@@ -1,6 +1,6 @@
 // The scan consumer's writes (scans/consume.ts): one transaction per batch of arrivals reads the guard
 // documents of its people's scans and writes, atomically, the counted scans' events (each the guard of its
-// visitor's day or minute slot, holding the scan's id `sid`), the newcomer counters, the batch's rollup
+// visitor's day or minute slot, holding the scan's id `sid`), the newcomer slots, the batch's rollup
 // changes (one merged change per rollup, in the consumer instance's own shards: store/rollups.ts) and the
 // deletion of the outbox documents it drained. A redelivered scan finds its own id in a guard and is not
 // counted again; a transaction that meets another instance's writes is retried by Firestore from its reads.
@@ -12,10 +12,9 @@ import { countOps } from "./opCounter";
 import { whenShardsFree, addRollupWrite } from "./rollups";
 import { COMMIT_MARK_RETENTION_MS, commitLanded, eventData, mergedChanges, scanCommitMarks, scanEvents, type ScanClass, type ScanFacts } from "./scans";
 
-/** What a guard document holds: the id of the scan it counted (`sid`), or a newcomer counter's count (`k`). */
+/** What a guard document holds: the id of the scan it counted (`sid`; absent in a newcomer slot). */
 export interface Guard {
   sid?: string;
-  k?: number;
 }
 
 export interface CountTransaction {
@@ -23,8 +22,8 @@ export interface CountTransaction {
   read(wanted: Array<{ merchantId: string; id: string }>): Promise<Map<string, Guard | null>>;
   /** Creates a counted person's event (its guard). */
   createEvent(facts: ScanFacts, eventId: string, unique: boolean, scanId: string): void;
-  /** Sets a newcomer counter to `k`. */
-  setCounter(merchantId: string, id: string, k: number, expiresAt: Date): void;
+  /** Creates a newcomer slot (scans/newcomers.ts), as store/scans.ts claimSlot does outside a transaction. */
+  createSlot(merchantId: string, id: string, expiresAt: Date): void;
   /** Whether each outbox document still exists (read in the transaction, so two drains of one entry count it once). */
   present(refs: DocumentReference[]): Promise<boolean[]>;
   deleteOutbox(ref: DocumentReference): void;
@@ -78,7 +77,7 @@ export async function countInTransaction(decide: (tx: CountTransaction) => Promi
             const refs = wanted.map((w) => scanEvents(w.merchantId).doc(w.id));
             const snaps = await withTimeout(tx.getAll(...refs), COUNT_READ_MS, "the consumer's guard read");
             reads += refs.length;
-            snaps.forEach((snap, i) => found.set(guardKey(wanted[i].merchantId, wanted[i].id), snap.exists ? { sid: snap.get("sid") as string | undefined, k: snap.get("k") as number | undefined } : null));
+            snaps.forEach((snap, i) => found.set(guardKey(wanted[i].merchantId, wanted[i].id), snap.exists ? { sid: snap.get("sid") as string | undefined } : null));
             return found;
           },
           createEvent(facts, eventId, unique, scanId) {
@@ -87,8 +86,8 @@ export async function countInTransaction(decide: (tx: CountTransaction) => Promi
             proof ??= ref;
             writes++;
           },
-          setCounter(merchantId, id, k, expiresAt) {
-            tx.set(scanEvents(merchantId).doc(id), { k, expiresAt: Timestamp.fromDate(expiresAt) });
+          createSlot(merchantId, id, expiresAt) {
+            tx.create(scanEvents(merchantId).doc(id), { expiresAt: Timestamp.fromDate(expiresAt) });
             writes++;
           },
           async present(refs) {
@@ -105,7 +104,7 @@ export async function countInTransaction(decide: (tx: CountTransaction) => Promi
         const counted = await decide(api);
         const changes = mergedChanges(counted);
         if (!proof && changes.size) {
-          // Only rollup increments would double if applied twice; counters are set, outbox deletes repeat harmlessly.
+          // Only rollup increments would double if applied twice; outbox deletes repeat harmlessly.
           proof = scanCommitMarks(counted[0].facts.merchantId).doc(commitId);
           tx.create(proof, { cm: commitId, expiresAt: Timestamp.fromMillis(Date.now() + COMMIT_MARK_RETENTION_MS) });
           writes++;
