@@ -13,11 +13,14 @@
 // A batch reads each visitor-minute's slots lowest first, only as far as its scans need (decideBatch), and
 // takes the links it counts with from this instance's memory of the last LINK_TTL_MS (linksOf).
 // Exact under redelivery for people and uniques: a redelivered scan finds its id in its guard and changes
-// nothing. Machines' and repeats' scans have no guard: a batch delivered again after its transaction landed
-// but before its answer reached Pub/Sub counts them twice (docs/scan-stream.md, "Reconciliation").
+// nothing. Machines' and repeats' scans have no guard: the instance remembers the scans it counted
+// (`committed`), so one delivered to it again is not counted again; one delivered again to another instance
+// after its transaction landed (a crash between commit and answer) counts twice (docs/scan-stream.md,
+// "Reconciliation").
 // After the transaction: each scan's resolved event, with its count decided, goes to the stream topic
-// (BigQuery); the consumer's function then queues it for the code's webhook subscribers with the person
-// and unique flags decided (redirect/scanConsumer.ts). The answer (ack) follows; a failure is answered as one, and Pub/Sub delivers the arrival again, up to
+// (BigQuery), and it is queued for the code's webhook subscribers with the person and unique flags decided
+// (scanNotices). The answer (ack) follows; a failure is answered as one (a failure after the commit is tried
+// again by the later steps alone), and Pub/Sub delivers the arrival again, up to
 // CONSUMER_DELIVERY.maxAttempts times, then moves it to the dead-letter topic.
 import type { DocumentReference } from "firebase-admin/firestore";
 import { z } from "zod";
@@ -56,10 +59,10 @@ export interface Delivery {
 export class PoisonArrival extends Error {}
 
 /**
- * What became of an arrival: counted (with what the code's webhook subscribers are told, when it has any:
- * the surface queues it before answering) or dropped.
+ * What became of an arrival: counted (and queued for the code's subscribers), dropped, or left in the outbox
+ * for a consumer instance (a drain that cannot queue notices: scanNotices).
  */
-export type Consumed = { outcome: "dropped" } | { outcome: "left" } | { outcome: ScanOutcome; notice?: ScanNoticeFacts };
+export type Consumed = { outcome: "dropped" } | { outcome: "left" } | { outcome: ScanOutcome };
 
 /** What the code's webhook subscribers hear of a counted scan. */
 export interface ScanNoticeFacts {
@@ -492,23 +495,24 @@ const batches = new Coalescer<Delivery, Consumed | Error>(async (deliveries) => 
   });
   const now = Date.now();
   const attempt = async (group: typeof decoded) => {
-    const resolved = await resolve(group, now);
+    // A scan this instance counted already is not resolved or counted again: only its later steps are run.
+    const resolved = await resolve(group.filter((d) => !committed.has(d.event.scan_id)), now);
     // Left for a consumer instance: a scan its subscribers must hear of, where no one can tell them.
-    const left = (r: Resolved) => !committed.has(r.event.scan_id) && hasSubscribers(r.link) && !scanNotices.queue;
-    const fresh = resolved.filter((r): r is Resolved => r !== "dropped" && !left(r) && !committed.has(r.event.scan_id));
+    const left = new Set(resolved.filter((r): r is Resolved => r !== "dropped" && hasSubscribers(r.link) && !scanNotices.queue));
+    const fresh = resolved.filter((r): r is Resolved => r !== "dropped" && !left.has(r));
     const outcomes = fresh.length ? await countBatch(fresh) : [];
     fresh.forEach((s, k) => {
       const outcome = outcomes[k];
-      if (outcome === "gone" || committed.has(s.event.scan_id)) return; // a twin of this batch is remembered once
+      if (outcome === "gone" || committed.has(s.event.scan_id)) return; // counted by another drain; a twin of this batch remembered once
       const notice = hasSubscribers(s.link) ? { link: s.link, uniqueQRCodeID: s.event.unique_qr_code_id, at: s.facts.at, place: s.facts.place, device: s.facts.device, scanId: s.event.scan_id } : undefined;
       committed.set(s.event.scan_id, { outcome, event: countedEvent(s, outcome), ...(notice ? { notice } : {}), queued: new Set(), done: false });
     });
-    const mine = [...new Set(resolved.flatMap((r) => (r !== "dropped" && committed.has(r.event.scan_id) ? [committed.get(r.event.scan_id)!] : [])))];
-    await Promise.all(mine.map(finish));
-    resolved.forEach((r, j) => {
-      const c = r === "dropped" ? undefined : committed.get(r.event.scan_id);
-      results[group[j].at] = r === "dropped" ? { outcome: "dropped" } : c ? { outcome: c.outcome } : left(r) ? { outcome: "left" } : { outcome: "dropped" };
-    });
+    await Promise.all([...new Set(group.flatMap((d) => committed.get(d.event.scan_id) ?? []))].map(finish));
+    const leftIds = new Set([...left].map((r) => r.event.scan_id));
+    for (const d of group) {
+      const c = committed.get(d.event.scan_id);
+      results[d.at] = c ? { outcome: c.outcome } : { outcome: leftIds.has(d.event.scan_id) ? "left" : "dropped" };
+    }
   };
   try {
     await attempt(decoded);

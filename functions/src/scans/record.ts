@@ -30,7 +30,7 @@ import { localMoment } from "./localTime";
 import { newScanId } from "./arrival";
 import { NEWCOMER_PROBES, newcomerSlotExpiry, newcomerSlotId, newcomerWindow, noteUnchecked, slotsToTry, uncheckedLeft } from "./newcomers";
 
-export { NEWCOMER_PROBES, NEWCOMER_SLOTS, NEWCOMER_WINDOW_MS, NEWCOMERS_UNCHECKED, newcomerSlotId } from "./newcomers";
+export { NEWCOMER_SLOTS, NEWCOMER_WINDOW_MS, NEWCOMERS_UNCHECKED } from "./newcomers";
 
 /** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
 export const REPEATS_PER_MINUTE = 3;
