@@ -511,7 +511,7 @@ const batches = new Coalescer<Delivery, Consumed | Error>(async (deliveries) => 
     const leftIds = new Set([...left].map((r) => r.event.scan_id));
     for (const d of group) {
       const c = committed.get(d.event.scan_id);
-      results[d.at] = c ? { outcome: c.outcome } : { outcome: leftIds.has(d.event.scan_id) ? "left" : "dropped" };
+      results[d.at] = c ? { outcome: c.outcome } : leftIds.has(d.event.scan_id) ? { outcome: "left" } : { outcome: "dropped" };
     }
   };
   try {

@@ -62,5 +62,5 @@ export async function queueScanNotice(link: Link, uniqueQRCodeID: string, at: Da
   const webhookIds = (scan.human ? (link.webhookIds ?? []) : (link.machineWebhookIds ?? [])).filter((id) => !queued.has(id));
   const settled = await Promise.allSettled(webhookIds.map((webhookId) => queueScan({ merchantId: link.merchantId, webhookIds: [webhookId], scan, stableId: true }).then(() => queued.add(webhookId))));
   const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) throw failed.reason;
+  if (failed) throw failed.reason as Error;
 }
