@@ -571,14 +571,14 @@ function mayPass(error: unknown): boolean {
  */
 export const CONSUMER_ATTEMPT_MS = 15_000;
 
-/** consumeArrival, tried again for up to `holdMs` while it fails for a reason that may pass (mayPass). */
-export async function consumeHeld(delivery: Delivery, holdMs = CONSUMER_HOLD_MS): Promise<Consumed> {
+/** consumeArrival, tried again for up to `holdMs` while it fails for a reason that may pass (mayPass), each try started only while `attemptMs` is left. */
+export async function consumeHeld(delivery: Delivery, holdMs = CONSUMER_HOLD_MS, attemptMs = CONSUMER_ATTEMPT_MS): Promise<Consumed> {
   const until = Date.now() + holdMs;
   for (let pause = 100; ; pause = Math.min(pause * 2, HOLD_RETRY_MAX_MS)) {
     try {
       return await consumeArrival(delivery);
     } catch (error) {
-      if (!mayPass(error) || Date.now() + pause + CONSUMER_ATTEMPT_MS > until) throw error;
+      if (!mayPass(error) || Date.now() + pause + attemptMs > until) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
