@@ -40,10 +40,10 @@ import { countOps } from "../store/opCounter";
 import { readWorkspaceTimeZone } from "../store/workspaces";
 import type { ScanClass, ScanFacts } from "../store/scans";
 import { localMoment } from "./localTime";
-import { REPEATS_PER_MINUTE, minuteEventId, uniqueEventId, type ScanOutcome } from "./record";
-import { freeSlots, NEWCOMER_PROBES, newcomerSlotExpiry, newcomerSlotId, newcomerWindow, noteUnchecked, slotsToTry, uncheckedLeft } from "./newcomers";
+import type { ScanOutcome } from "./record";
+import { freeSlots, minuteEventId, NEWCOMER_PROBES, newcomerSlotExpiry, newcomerSlotId, newcomerWindow, noteUnchecked, REPEATS_PER_MINUTE, slotsToTry, uncheckedLeft, uniqueEventId } from "./guards";
 
-export { REPEATS_PER_MINUTE, NEWCOMER_SLOTS, NEWCOMER_WINDOW_MS, NEWCOMERS_UNCHECKED } from "./record";
+export { REPEATS_PER_MINUTE, NEWCOMER_SLOTS, NEWCOMER_WINDOW_MS, NEWCOMERS_UNCHECKED } from "./guards";
 
 /** An arrival as delivered: by Pub/Sub's push, or read from the outbox. */
 export interface Delivery {
@@ -227,7 +227,7 @@ async function resolve(deliveries: Array<{ delivery: Delivery; event: ScanEvent 
 
 // ---- counting: one transaction per batch ----
 
-/** A newcomer slot a batch drew (scans/newcomers.ts), and whether its scan took it. */
+/** A newcomer slot a batch drew (scans/guards.ts), and whether its scan took it. */
 interface DrawnSlot {
   codeId: string;
   client: string;
@@ -243,7 +243,7 @@ async function decideBatch(tx: CountTransaction, scans: Resolved[], outcomes: Sc
   const firstIds = people.map(({ s }) => ({ merchantId: s.facts.merchantId, id: uniqueEventId(s.facts.day, s.facts.codeId, s.visitor!) }));
   const guards = await tx.read(firstIds);
   // Possible newcomers (their first-scan guard is free) from a real-looking browser: this instance's unchecked
-  // few per client, code and window, then each a slot of the client's budget (scans/newcomers.ts), drawn at
+  // few per client, code and window, then each a slot of the client's budget (scans/guards.ts), drawn at
   // random and read in rounds, one slot per newcomer still without one, NEWCOMER_PROBES rounds at most.
   const newcomerOf = new Map<Resolved, "unchecked" | DrawnSlot | null>();
   const uncheckedFor = new Map<string, number>();

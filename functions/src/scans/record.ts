@@ -28,12 +28,10 @@ import { botReason } from "./classify";
 import { agentOf } from "./device";
 import { localMoment } from "./localTime";
 import { newScanId } from "./arrival";
-import { NEWCOMER_PROBES, newcomerSlotExpiry, newcomerSlotId, newcomerWindow, noteUnchecked, slotsToTry, uncheckedLeft } from "./newcomers";
+import { minuteEventId, NEWCOMER_PROBES, newcomerSlotExpiry, newcomerSlotId, newcomerWindow, noteUnchecked, REPEATS_PER_MINUTE, slotsToTry, uncheckedLeft, uniqueEventId } from "./guards";
 
-export { NEWCOMER_SLOTS, NEWCOMER_WINDOW_MS, NEWCOMERS_UNCHECKED } from "./newcomers";
+export { REPEATS_PER_MINUTE, uniqueEventId } from "./guards";
 
-/** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
-export const REPEATS_PER_MINUTE = 3;
 
 export interface CodeIdentity {
   merchantId: string;
@@ -93,7 +91,7 @@ function stateOf(key: string): VisitorState {
   return state;
 }
 
-// ---- newcomers per address: how many new people one address may bring to a code (scans/newcomers.ts) ----
+// ---- newcomers per address: how many new people one address may bring to a code (scans/guards.ts) ----
 
 /**
  * Whether one more new person from this address may count for this code now. Past the unchecked few, each
@@ -267,10 +265,6 @@ class ScanWriter {
   }
 }
 
-// Event ids of a person's counted scans (the guards of unique and repeat counting). The visitor hash
-// leads, so the ids of a busy code and day spread over the key space instead of filling one range.
-export const uniqueEventId = (day: string, codeId: string, visitor: string) => `u~${visitor}~${day}~${codeId}`;
-export const minuteEventId = (minute: number, codeId: string, visitor: string, slot: number) => `m~${visitor}~${minute}~${codeId}~${slot}`;
 
 /** The Firestore side of a scan: a person's event (the unique and repeat guard) and the rollup change. */
 async function countScan(

@@ -22,7 +22,7 @@ export interface CountTransaction {
   read(wanted: Array<{ merchantId: string; id: string }>): Promise<Map<string, Guard | null>>;
   /** Creates a counted person's event (its guard). */
   createEvent(facts: ScanFacts, eventId: string, unique: boolean, scanId: string): void;
-  /** Creates a newcomer slot (scans/newcomers.ts), as store/scans.ts claimSlot does outside a transaction. */
+  /** Creates a newcomer slot (scans/guards.ts), as store/scans.ts claimSlot does outside a transaction. */
   createSlot(merchantId: string, id: string, expiresAt: Date): void;
   /** Whether each outbox document still exists (read in the transaction, so two drains of one entry count it once). */
   present(refs: DocumentReference[]): Promise<boolean[]>;

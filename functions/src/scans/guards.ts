@@ -1,12 +1,22 @@
-// How many new people one client (an address, or an IPv6 /64) may bring to a code: real-looking User-Agents
+// What decides a person's scan across instances, shared by the redirect's synchronous path (scans/record.ts,
+// which creates each guard alone) and the consumer (scans/consume.ts, in its transaction): the ids of the
+// guard documents (the visitor's first scan of a code in a local day; REPEATS_PER_MINUTE minute slots), and
+// how many new people one client (an address, or an IPv6 /64) may bring to a code: real-looking User-Agents
 // from one client become new people for a code at most NEWCOMER_SLOTS times per NEWCOMER_WINDOW_MS, past
 // the few each instance lets through unchecked (docs/decisions.md, "Who is a person"). Each newcomer past
 // those takes a slot document `n~{client}~{window}~{codeId}~{slot}` of its own, drawn at random among the
 // slots this instance does not know taken: created once, so no slot document takes more than one write
-// however many instances meet one flooding client. Shared by the redirect's synchronous path
-// (scans/record.ts, which creates the slot alone) and the consumer (scans/consume.ts, in its transaction).
+// however many instances meet one flooding client.
 import { randomInt } from "node:crypto";
 import { LruMap } from "../core/lru";
+
+/** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
+export const REPEATS_PER_MINUTE = 3;
+
+// Event ids of a person's counted scans (the guards of unique and repeat counting). The visitor hash
+// leads, so the ids of a busy code and day spread over the key space instead of filling one range.
+export const uniqueEventId = (day: string, codeId: string, visitor: string) => `u~${visitor}~${day}~${codeId}`;
+export const minuteEventId = (minute: number, codeId: string, visitor: string, slot: number) => `m~${visitor}~${minute}~${codeId}~${slot}`;
 
 /** New people (real-looking User-Agents) one client may add to one code per window, across instances. */
 export const NEWCOMER_SLOTS = 150;
