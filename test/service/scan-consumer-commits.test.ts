@@ -66,7 +66,7 @@ describe("scan consumer: after the commit, drops and the outbox", function () {
       // ...then delivered again, as Pub/Sub does; the crawler's push held by the instance through one more failure.
       for (const a of scans.slice(0, -1)) assert.notEqual((await consumeArrival(delivery(a))).outcome, "dropped");
       failNext = 1;
-      assert.deepEqual((await consumeHeld(delivery(scans[scans.length - 1]), 20_000)).outcome, { counted: false, reason: "crawler" });
+      assert.deepEqual((await consumeHeld(delivery(scans[scans.length - 1]), 20_000)).outcome, { counted: false, reason: "preview" });
     } finally {
       afterCount.publish = publish;
     }
@@ -95,7 +95,7 @@ describe("scan consumer: after the commit, drops and the outbox", function () {
     try {
       const bot = await scanOf(code, "198.51.100.62", new Date(), CRAWLER);
       await assert.rejects(consumeArrival({ data: bot.data, attributes: bot.attributes }), /UNAVAILABLE/);
-      assert.deepEqual((await consumeArrival({ data: bot.data, attributes: bot.attributes })).outcome, { counted: false, reason: "crawler" });
+      assert.deepEqual((await consumeArrival({ data: bot.data, attributes: bot.attributes })).outcome, { counted: false, reason: "preview" });
       assert.deepEqual(calls, [
         { scanId: bot.scanId, before: [] },
         { scanId: bot.scanId, before: ["w-ok"] },
