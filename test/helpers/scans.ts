@@ -40,7 +40,7 @@ export async function consumeInProcess(code: KnownCode & { uniqueQRCodeID: strin
   const { uniqueQRCodeID, ...known } = code;
   const arrival = await arrivalOf({ method: request.method ?? "GET", headers: request.headers, address: request.address, at: request.at, place: request.place ?? { country: "US", state: "Oregon", city: "Portland" }, uniqueQRCodeID, known });
   const { outcome } = await consumeArrival({ data: arrival.data, attributes: arrival.attributes });
-  if (outcome === "dropped") throw new Error("the consumer dropped the scan");
+  if (outcome === "dropped" || outcome === "left") throw new Error(`the consumer ${outcome === "left" ? "left" : "dropped"} the scan`);
   return outcome;
 }
 

@@ -23,4 +23,10 @@ describe("scan consumer freshness", () => {
   it("the consumer is as far behind as its furthest instance", () => {
     assert.deepEqual(consumerLag([beat("a", 0, 0, 0), beat("b", 12_400, 1_000, 2), beat("c", 5_000, 4_000, 0)], NOW), { lagging: true, lagSeconds: 12 });
   });
+
+  it("arrivals waiting in the outbox (their publish failed: no instance holds them) count as lag, with no heartbeat at all", () => {
+    assert.deepEqual(consumerLag([], NOW, new Date(NOW - 45_000)), { lagging: true, lagSeconds: 45 });
+    assert.deepEqual(consumerLag([beat("a", 0, 0, 0)], NOW, new Date(NOW - 500)), { lagging: false, lagSeconds: 0 }, "one just written: the consumer's ordinary second");
+    assert.deepEqual(consumerLag([beat("a", 12_400, 1_000, 2)], NOW, new Date(NOW - 3_000)), { lagging: true, lagSeconds: 12 }, "the larger of the two");
+  });
 });

@@ -8,11 +8,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { logError, logWarn } from "../core/log";
-import { CONSUMER_HOLD_MS, consumeHeld, drainOutbox, PoisonArrival } from "../scans/consume";
+import { CONSUMER_ATTEMPT_MS, CONSUMER_HOLD_MS, consumeHeld, drainOutbox, PoisonArrival, scanNotices } from "../scans/consume";
 
 // Loaded on the first counted scan of a code with a subscription.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
 const webhooks = () => (webhookScans ??= require("../webhooks/scans") as typeof import("../webhooks/scans"));
+// The consumer queues each scan it counts for the code's subscribers before the scan's push is answered
+// (pushed or drained from the outbox): a failed enqueue fails the push and only the enqueue is tried again
+// (scans/consume.ts finish); the notice keeps the scan's id, so a subscriber sees one scan.
+scanNotices.queue = (notice, outcome, queued) => webhooks().queueScanNotice(notice.link, notice.uniqueQRCodeID, notice.at, notice.place, notice.device, outcome, notice.scanId, queued);
 
 /** A push request's body (Pub/Sub's wrapped payload). */
 const PushBody = z.object({
@@ -27,11 +31,12 @@ const PushBody = z.object({
 });
 
 /**
- * How long this instance holds a push whose counting fails for a reason that may pass (scans/consume.ts
- * consumeHeld). A test fixture (test/fixtures/scan-consumer-server.ts) shortens it, so that an outage
- * outlasts it and Pub/Sub's own redelivery carries the arrivals through; nothing else changes it.
+ * How long this instance holds a push whose counting fails for a reason that may pass, and the time a try
+ * must have left to start (scans/consume.ts consumeHeld). A test fixture (test/fixtures/scan-consumer-server.ts)
+ * shortens both, so that an outage outlasts the hold and Pub/Sub's own redelivery carries the arrivals
+ * through; nothing else changes them.
  */
-export const consumerHold = { ms: CONSUMER_HOLD_MS };
+export const consumerHold = { ms: CONSUMER_HOLD_MS, attemptMs: CONSUMER_ATTEMPT_MS };
 
 /** A consumer instance drains the outbox at most this often, while arrivals reach it. */
 const OUTBOX_DRAIN_INTERVAL_MS = 10_000;
@@ -52,13 +57,7 @@ export async function scanConsumerApp(req: IncomingMessage & { body?: unknown },
     void drainOutbox().catch((error: unknown) => logError("scan.outbox_drain_failed", "the outbox could not be read", error));
   }
   try {
-    const consumed = await consumeHeld({ data: Buffer.from(message.data, "base64"), attributes: message.attributes ?? {}, publishTime: publishTime && !isNaN(publishTime.getTime()) ? publishTime : undefined }, consumerHold.ms);
-    // Queued before the acknowledgement: a failed enqueue is answered 503 and the arrival comes again (counted
-    // once: its guard holds its id); the notice keeps the scan's id, so a subscriber sees one scan.
-    if (consumed.outcome !== "dropped" && "notice" in consumed && consumed.notice) {
-      const { link, uniqueQRCodeID, at, place, device, scanId } = consumed.notice;
-      await webhooks().queueScanNotice(link, uniqueQRCodeID, at, place, device, consumed.outcome, scanId);
-    }
+    await consumeHeld({ data: Buffer.from(message.data, "base64"), attributes: message.attributes ?? {}, publishTime: publishTime && !isNaN(publishTime.getTime()) ? publishTime : undefined }, consumerHold.ms, consumerHold.attemptMs);
     answer(res, 204);
   } catch (error) {
     if (error instanceof PoisonArrival) {

@@ -13,11 +13,14 @@
 // A batch reads each visitor-minute's slots lowest first, only as far as its scans need (decideBatch), and
 // takes the links it counts with from this instance's memory of the last LINK_TTL_MS (linksOf).
 // Exact under redelivery for people and uniques: a redelivered scan finds its id in its guard and changes
-// nothing. Machines' and repeats' scans have no guard: a batch delivered again after its transaction landed
-// but before its answer reached Pub/Sub counts them twice (docs/scan-stream.md, "Reconciliation").
+// nothing. Machines' and repeats' scans have no guard: the instance remembers the scans it counted
+// (`committed`), so one delivered to it again is not counted again; one delivered again to another instance
+// after its transaction landed (a crash between commit and answer) counts twice (docs/scan-stream.md,
+// "Reconciliation").
 // After the transaction: each scan's resolved event, with its count decided, goes to the stream topic
-// (BigQuery); the consumer's function then queues it for the code's webhook subscribers with the person
-// and unique flags decided (redirect/scanConsumer.ts). The answer (ack) follows; a failure is answered as one, and Pub/Sub delivers the arrival again, up to
+// (BigQuery), and it is queued for the code's webhook subscribers with the person and unique flags decided
+// (scanNotices). The answer (ack) follows; a failure is answered as one (a failure after the commit is tried
+// again by the later steps alone), and Pub/Sub delivers the arrival again, up to
 // CONSUMER_DELIVERY.maxAttempts times, then moves it to the dead-letter topic.
 import type { DocumentReference } from "firebase-admin/firestore";
 import { z } from "zod";
@@ -28,9 +31,9 @@ import { withTimeout } from "../core/firebase";
 import { LruMap } from "../core/lru";
 import { logError, logWarn } from "../core/log";
 import { readLinks, type Link } from "../store/codes";
-import { countInTransaction, guardKey, writeConsumerHeartbeat, type Guard } from "../store/scanCounts";
+import { countInTransaction, guardKey, writeConsumerHeartbeat, type CountTransaction, type Guard } from "../store/scanCounts";
 import { decodeScanEvent, publishScanEvent } from "../store/scanStream";
-import { readOutbox } from "../store/scanOutbox";
+import { deleteOutbox, readOutbox } from "../store/scanOutbox";
 import { ScanEventSchema, type ScanEvent } from "../store/scanEvents";
 import { INSTANCE_ID } from "../store/rollups";
 import { countOps } from "../store/opCounter";
@@ -38,14 +41,9 @@ import { readWorkspaceTimeZone } from "../store/workspaces";
 import type { ScanClass, ScanFacts } from "../store/scans";
 import { localMoment } from "./localTime";
 import type { ScanOutcome } from "./record";
+import { freeSlots, minuteEventId, NEWCOMER_PROBES, newcomerSlotExpiry, newcomerSlotId, newcomerWindow, noteUnchecked, REPEATS_PER_MINUTE, slotsToTry, uncheckedLeft, uniqueEventId } from "./guards";
 
-/** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
-export const REPEATS_PER_MINUTE = 3;
-/** New people (real-looking User-Agents) one client may add to one code per window, across instances. */
-export const NEWCOMER_SLOTS = 150;
-export const NEWCOMER_WINDOW_MS = 10 * 60_000;
-/** New people from one client an instance counts per code and window without reading the shared budget. */
-export const NEWCOMERS_UNCHECKED = 2;
+export { REPEATS_PER_MINUTE, NEWCOMER_SLOTS, NEWCOMER_WINDOW_MS, NEWCOMERS_UNCHECKED } from "./guards";
 
 /** An arrival as delivered: by Pub/Sub's push, or read from the outbox. */
 export interface Delivery {
@@ -61,10 +59,32 @@ export interface Delivery {
 export class PoisonArrival extends Error {}
 
 /**
- * What became of an arrival: counted (with what the code's webhook subscribers are told, when it has any:
- * the surface queues it before answering) or dropped.
+ * What became of an arrival: counted (and queued for the code's subscribers), dropped, or left in the outbox
+ * for a consumer instance (a drain that cannot queue notices: scanNotices).
  */
-export type Consumed = { outcome: "dropped" } | { outcome: ScanOutcome; notice?: { link: Link; uniqueQRCodeID: string; at: Date; place: ScanFacts["place"]; device: ScanFacts["device"]; scanId: string } };
+export type Consumed = { outcome: "dropped" } | { outcome: "left" } | { outcome: ScanOutcome };
+
+/** What the code's webhook subscribers hear of a counted scan. */
+export interface ScanNoticeFacts {
+  link: Link;
+  uniqueQRCodeID: string;
+  at: Date;
+  place: ScanFacts["place"];
+  device: ScanFacts["device"];
+  scanId: string;
+}
+
+/**
+ * Queues a counted scan for its link's subscribers, skipping the webhooks in `queued` and adding each one it
+ * queued (a retry after a partial failure queues only the rest). Set by the surface that loads the webhooks
+ * (redirect/scanConsumer.ts): this domain cannot import them. Unset (the maintenance job's drain of the
+ * outbox), arrivals of codes with subscribers are left in the outbox for a consumer instance.
+ */
+export type NoticeSink = (notice: ScanNoticeFacts, outcome: ScanOutcome, queued: Set<string>) => Promise<void>;
+export const scanNotices: { queue?: NoticeSink } = {};
+
+/** The stream publish after a count, replaced by tests that make it fail (test/service/scan-consumer-commits.test.ts); nothing else does. */
+export const afterCount = { publish: (event: ScanEvent): Promise<unknown> => publishScanEvent(event) };
 
 // ---- resolving: the code, its workspace's zone, the scan's local day and the visitor's hash of that day ----
 
@@ -75,7 +95,8 @@ export type Consumed = { outcome: "dropped" } | { outcome: ScanOutcome; notice?:
  * counted from at most this long after (a removed subscription is checked again at delivery:
  * webhooks/deliver.ts). That is of the order of the consumer's own lag, and under the minute a workspace's
  * zone change takes (scans/timeZones.ts). Rules are never taken from memory: an arrival published before
- * its redirect read the code (neither `plain` nor `ruled`) is counted by what the code is now, read afresh.
+ * its redirect read the code (neither `plain` nor `ruled`) is judged by the rules the code had at the scan's
+ * time, read afresh (rulesAt).
  */
 export const LINK_TTL_MS = 10_000;
 /** A workspace's zone, for arrivals published without it: a change applies within the minute, as on the redirect. */
@@ -120,6 +141,16 @@ const zonesOf = remembered<string>(ZONE_TTL_MS, "the consumer's zone read", (mer
   return Promise.all(merchants.map(readWorkspaceTimeZone));
 });
 
+/**
+ * Whether the code had campaign rules at `atMs`: as it has them now, unless they were set or removed since
+ * (`rulesChangedAt`: then the other way). Only the last change is kept: rules both set and removed between a
+ * scan and its count (within the consumer's lag, seconds) judge that scan by the state before the last one.
+ */
+function rulesAt(link: Link, atMs: number): boolean {
+  const now = Boolean(link.campaignRules);
+  return link.rulesChangedAt && link.rulesChangedAt.getTime() > atMs ? !now : now;
+}
+
 interface Resolved {
   delivery: Delivery;
   event: ScanEvent;
@@ -159,11 +190,14 @@ async function resolve(deliveries: Array<{ delivery: Delivery; event: ScanEvent 
   const zones = await zonesOf(deliveries.flatMap((d) => (!d.event.time_zone && linkOf(d) ? [linkOf(d)!.merchantId] : [])), now);
   return deliveries.map(({ delivery, event }) => {
     const link = linkOf({ delivery, event });
-    // No such code (the redirect answered 404), or a code with campaign rules published before its read
-    // (first seen there): its redirect published the rules' answer as an arrival of its own, with the same
-    // scan id (`ruled`), or counted it itself where a cap or thresholds admit it (scans/record.ts).
-    const ruled = delivery.attributes.ruled === "1";
-    if (!link || (link.campaignRules && delivery.attributes.plain !== "1" && !ruled)) return "dropped" as const;
+    // No such code (the redirect answered 404), or a code that had campaign rules when scanned, published
+    // before its read (first seen there): its redirect published the rules' answer as an arrival of its own,
+    // with the same scan id (`ruled`), or counted it itself where a cap or thresholds admit it (scans/record.ts).
+    if (!link || (!resolvedByRedirect({ delivery }) && rulesAt(link, event.at / 1000))) return "dropped" as const;
+    // A code taken down answers its scans with a warning page (410): such a scan is no one's visit, and its
+    // subscribers hear nothing of it. Published before the redirect read the link, it is dropped here (a
+    // takedown applies to the scans counted from at most LINK_TTL_MS after it, as any change of the link).
+    if (link.takenDown) return "dropped" as const;
     const at = new Date(Math.floor(event.at / 1000));
     const timeZone = event.time_zone || zones.get(link.merchantId)!;
     const { day, hour } = event.day ? event : localMoment(at, timeZone);
@@ -193,26 +227,52 @@ async function resolve(deliveries: Array<{ delivery: Delivery; event: ScanEvent 
 
 // ---- counting: one transaction per batch ----
 
-export const uniqueEventId = (day: string, codeId: string, visitor: string) => `u~${visitor}~${day}~${codeId}`;
-export const minuteEventId = (minute: number, codeId: string, visitor: string, slot: number) => `m~${visitor}~${minute}~${codeId}~${slot}`;
-/** A code's newcomer budget for one client and window: `n~{client}~{window}~{codeId}`, holding how many it admitted (`k`). */
-export const newcomerCounterId = (client: string, window: number, codeId: string) => `n~${client}~${window}~${codeId}`;
-
-/** Newcomers this instance let through unchecked, per code, client and window (bounded; forgets the oldest). */
-const unchecked = new Map<string, number>();
-const UNCHECKED_MAX = 50_000;
+/** A newcomer slot a batch drew (scans/guards.ts), and whether its scan took it. */
+interface DrawnSlot {
+  codeId: string;
+  client: string;
+  window: number;
+  slot: number;
+  id: string;
+  used: boolean;
+}
 
 /** Decides each scan's class in order of arrival time, from the guards read in the transaction. */
-async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[0]>[0], scans: Resolved[], outcomes: ScanOutcome[], admittedUnchecked: string[]) {
+async function decideBatch(tx: CountTransaction, scans: Resolved[], outcomes: ScanOutcome[], admittedUnchecked: Array<{ codeId: string; client: string; window: number }>, drawn: DrawnSlot[]) {
   const people = scans.map((s, i) => ({ s, i })).filter(({ s }) => s.visitor !== null);
   const firstIds = people.map(({ s }) => ({ merchantId: s.facts.merchantId, id: uniqueEventId(s.facts.day, s.facts.codeId, s.visitor!) }));
-  const windowOf = (s: Resolved) => Math.floor(s.facts.at.getTime() / NEWCOMER_WINDOW_MS);
-  const uncheckedKey = (s: Resolved) => `${s.facts.codeId}~${s.client}~${windowOf(s)}`;
-  // A client's budget is read when this instance's unchecked few (with this batch's scans from it) may run out.
-  const inBatch = new Map<string, number>();
-  for (const { s } of people) if (s.client) inBatch.set(uncheckedKey(s), (inBatch.get(uncheckedKey(s)) ?? 0) + 1);
-  const counterIds = people.filter(({ s }) => s.client && (unchecked.get(uncheckedKey(s)) ?? 0) + inBatch.get(uncheckedKey(s))! > NEWCOMERS_UNCHECKED).map(({ s }) => ({ merchantId: s.facts.merchantId, id: newcomerCounterId(s.client!, windowOf(s), s.facts.codeId) }));
-  const guards = await tx.read([...firstIds, ...counterIds]);
+  const guards = await tx.read(firstIds);
+  // Possible newcomers (their first-scan guard is free) from a real-looking browser: this instance's unchecked
+  // few per client, code and window, then each a slot of the client's budget (scans/guards.ts), drawn at
+  // random and read in rounds, one slot per newcomer still without one, NEWCOMER_PROBES rounds at most.
+  const newcomerOf = new Map<Resolved, "unchecked" | DrawnSlot | null>();
+  const uncheckedFor = new Map<string, number>();
+  let wanting: Resolved[] = [];
+  for (const [n, { s }] of people.entries()) {
+    if (!s.client || guards.get(guardKey(s.facts.merchantId, firstIds[n].id)) !== null || newcomerOf.has(s)) continue;
+    const window = newcomerWindow(s.facts.at);
+    const key = `${s.facts.codeId}~${s.client}~${window}`;
+    const left = uncheckedFor.get(key) ?? uncheckedLeft(s.facts.codeId, s.client, window);
+    uncheckedFor.set(key, Math.max(0, left - 1));
+    newcomerOf.set(s, left > 0 ? "unchecked" : null);
+    if (left <= 0) wanting.push(s);
+  }
+  for (let round = 0; round < NEWCOMER_PROBES && wanting.length; round++) {
+    const tries = wanting.flatMap((s) => {
+      const window = newcomerWindow(s.facts.at);
+      const [slot] = slotsToTry(s.facts.codeId, s.client!, window, 1);
+      return slot === undefined ? [] : [{ s, drawn: { codeId: s.facts.codeId, client: s.client!, window, slot, id: newcomerSlotId(s.client!, window, s.facts.codeId, slot), used: false } }];
+    });
+    const found = await tx.read(tries.map((t) => ({ merchantId: t.s.facts.merchantId, id: t.drawn.id })));
+    const seated = new Set<Resolved>();
+    for (const t of tries) {
+      if (found.get(guardKey(t.s.facts.merchantId, t.drawn.id)) !== null) continue;
+      drawn.push(t.drawn);
+      newcomerOf.set(t.s, t.drawn);
+      seated.add(t.s);
+    }
+    wanting = tries.filter((t) => !seated.has(t.s)).map((t) => t.s);
+  }
   // Scans whose first-scan guard is another scan's (or goes to an earlier scan of this batch) need their
   // visitor-minute's slots. Slots are taken lowest first and none is freed before it expires, so a scan's own
   // slot never lies past a free one: they are read one index at a time, and only for the visitor-minutes
@@ -244,9 +304,7 @@ async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[
     });
   }
   const taken = new Set<string>();
-  const counters = new Map<string, { merchantId: string; id: string; k: number; expiresAt: Date }>();
   const counted: Array<{ facts: ScanFacts; cls: ScanClass }> = [];
-  const localUnchecked = new Map<string, number>();
   const mine = (key: string, s: Resolved) => (guards.get(key) as Guard | null | undefined)?.sid === s.event.scan_id;
   // Read and found empty (a slot past the ones read is not free: it is not needed).
   const free = (key: string) => guards.get(key) === null && !taken.has(key);
@@ -304,46 +362,57 @@ async function decideBatch(tx: Parameters<Parameters<typeof countInTransaction>[
     counted.push({ facts, cls: { kind: "repeat" } });
     outcomes[i] = { counted: false, reason: "repeat" };
   }
-  for (const c of counters.values()) tx.setCounter(c.merchantId, c.id, c.k, c.expiresAt);
   return counted;
 
-  /** Whether a new person from this client may count for this code now (past the unchecked few, the shared budget decides). */
+  /** Whether a new person may count for this code now: the client's unchecked few, then a slot of its budget. */
   function admitNewcomer(s: Resolved): boolean {
-    if (!s.client) return true; // only real-looking browsers can be several people behind one client
-    const uk = uncheckedKey(s);
-    const seen = (unchecked.get(uk) ?? 0) + (localUnchecked.get(uk) ?? 0);
-    if (seen < NEWCOMERS_UNCHECKED) {
-      localUnchecked.set(uk, (localUnchecked.get(uk) ?? 0) + 1);
-      admittedUnchecked.push(uk);
+    const newcomer = newcomerOf.get(s);
+    if (newcomer === undefined) return true; // only real-looking browsers can be several people behind one client
+    if (newcomer === "unchecked") {
+      admittedUnchecked.push({ codeId: s.facts.codeId, client: s.client!, window: newcomerWindow(s.facts.at) });
       return true;
     }
-    const id = newcomerCounterId(s.client, windowOf(s), s.facts.codeId);
-    const ck = guardKey(s.facts.merchantId, id);
-    const counter = counters.get(ck) ?? { merchantId: s.facts.merchantId, id, k: guards.get(ck)?.k ?? 0, expiresAt: new Date((windowOf(s) + 1) * NEWCOMER_WINDOW_MS + 86_400_000) };
-    counters.set(ck, counter);
-    if (counter.k >= NEWCOMER_SLOTS) return false;
-    counter.k++;
+    if (newcomer === null) return false;
+    tx.createSlot(s.facts.merchantId, newcomer.id, newcomerSlotExpiry(newcomer.window));
+    newcomer.used = true;
     return true;
   }
 }
 
-async function countBatch(resolved: Resolved[]): Promise<ScanOutcome[]> {
+/**
+ * Counts a batch in one transaction. An arrival drained from the outbox whose document is gone when the
+ * transaction reads it was counted by another drain (another instance's): it is left out ("gone").
+ */
+async function countBatch(resolved: Resolved[]): Promise<Array<ScanOutcome | "gone">> {
   const scans = [...resolved].sort((a, b) => a.event.at - b.event.at);
-  let outcomes: ScanOutcome[] = [];
-  let admittedUnchecked: string[] = [];
-  await countInTransaction(async (tx) => {
-    outcomes = new Array<ScanOutcome>(scans.length);
-    admittedUnchecked = [];
-    const counted = await decideBatch(tx, scans, outcomes, admittedUnchecked);
-    for (const s of scans) if (s.delivery.outbox) tx.deleteOutbox(s.delivery.outbox);
-    return counted;
-  });
-  for (const key of admittedUnchecked) {
-    const seen = (unchecked.get(key) ?? 0) + 1;
-    unchecked.delete(key); // re-inserted last: least recently used first
-    if (unchecked.size >= UNCHECKED_MAX) unchecked.delete(unchecked.keys().next().value!);
-    unchecked.set(key, seen);
+  let outcomes: Array<ScanOutcome | "gone"> = [];
+  let admittedUnchecked: Array<{ codeId: string; client: string; window: number }> = [];
+  let drawn: DrawnSlot[] = [];
+  // Slots drawn and not created (an attempt that did not land, or a scan that did not need its slot) are
+  // handed back, so this instance may draw them again.
+  const handBack = (slots: DrawnSlot[]) => slots.forEach((d) => freeSlots(d.codeId, d.client, d.window, [d.slot]));
+  try {
+    await countInTransaction(async (tx) => {
+      handBack(drawn);
+      drawn = [];
+      const fromOutbox = [...new Map(scans.flatMap((s) => (s.delivery.outbox ? [[s.delivery.outbox.path, s.delivery.outbox] as const] : []))).values()];
+      const present = await tx.present(fromOutbox);
+      const gone = new Set(fromOutbox.filter((_, i) => !present[i]).map((ref) => ref.path));
+      const live = scans.filter((s) => !s.delivery.outbox || !gone.has(s.delivery.outbox.path));
+      const decided = new Array<ScanOutcome>(live.length);
+      admittedUnchecked = [];
+      const counted = await decideBatch(tx, live, decided, admittedUnchecked, drawn);
+      for (const ref of fromOutbox) if (!gone.has(ref.path)) tx.deleteOutbox(ref);
+      const byScan = new Map(live.map((s, i) => [s, decided[i]]));
+      outcomes = scans.map((s) => byScan.get(s) ?? "gone");
+      return counted;
+    });
+  } catch (error) {
+    handBack(drawn);
+    throw error;
   }
+  handBack(drawn.filter((d) => !d.used));
+  for (const u of admittedUnchecked) noteUnchecked(u.codeId, u.client, u.window);
   const byScan = new Map(scans.map((s, i) => [s, outcomes[i]]));
   return resolved.map((s) => byScan.get(s)!);
 }
@@ -357,6 +426,46 @@ function countedEvent(s: Resolved, outcome: ScanOutcome): ScanEvent {
     unique_scan: outcome.counted && outcome.unique ? 1 : 0,
     not_counted_reason: outcome.counted ? null : outcome.reason,
   };
+}
+
+const hasSubscribers = (link: Link) => Boolean(link.webhookIds?.length || link.machineWebhookIds?.length);
+
+/**
+ * A scan whose count committed on this instance: what it was counted as, and the steps after the commit not
+ * yet done (its stream event, its notice, the webhooks it was queued for). Once the commit lands the scan is
+ * counted: a failure of a later step is retried by that step alone (this push held, or delivered again),
+ * never by counting the scan again, which would count its machine's, repeat's or closed campaign's scan again.
+ */
+interface Committed {
+  outcome: ScanOutcome;
+  notice?: ScanNoticeFacts;
+  /** Its stream event, until published. */
+  event?: ScanEvent;
+  queued: Set<string>;
+  finishing?: Promise<void>;
+  done: boolean;
+}
+
+/**
+ * Scans counted by this instance, by scan id (the least recently used forgotten first). Pub/Sub delivers a
+ * failed push again within minutes (its backoff), mostly to the same instance; one forgotten or delivered
+ * elsewhere is counted again only if it has no guard (docs/scan-stream.md, "Reconciliation").
+ */
+const committed = new LruMap<string, Committed>(50_000);
+
+/** Runs the steps after a scan's commit that are not done yet; concurrent deliveries of one scan share the run. */
+function finish(c: Committed): Promise<void> {
+  if (c.done) return Promise.resolve();
+  c.finishing ??= (async () => {
+    if (c.event) {
+      await afterCount.publish(c.event);
+      c.event = undefined;
+    }
+    if (c.notice) await scanNotices.queue!(c.notice, c.outcome, c.queued);
+    c.done = true;
+    c.notice = undefined;
+  })().finally(() => (c.finishing = undefined));
+  return c.finishing;
 }
 
 // ---- the batches ----
@@ -386,22 +495,30 @@ const batches = new Coalescer<Delivery, Consumed | Error>(async (deliveries) => 
   });
   const now = Date.now();
   const attempt = async (group: typeof decoded) => {
-    const resolved = await resolve(group, now);
-    const countable = resolved.filter((r): r is Resolved => r !== "dropped");
-    const outcomes = countable.length ? await countBatch(countable) : [];
-    await Promise.all(countable.map((s, k) => publishScanEvent(countedEvent(s, outcomes[k]))));
-    let k = 0;
-    resolved.forEach((r, j) => {
-      if (r === "dropped") return void (results[group[j].at] = { outcome: "dropped" });
-      const outcome = outcomes[k++];
-      const notice = r.link.webhookIds?.length ? { link: r.link, uniqueQRCodeID: r.event.unique_qr_code_id, at: r.facts.at, place: r.facts.place, device: r.facts.device, scanId: r.event.scan_id } : undefined;
-      results[group[j].at] = { outcome, ...(notice ? { notice } : {}) };
+    // A scan this instance counted already is not resolved or counted again: only its later steps are run.
+    const resolved = await resolve(group.filter((d) => !committed.has(d.event.scan_id)), now);
+    // Left for a consumer instance: a scan its subscribers must hear of, where no one can tell them.
+    const left = new Set(resolved.filter((r): r is Resolved => r !== "dropped" && hasSubscribers(r.link) && !scanNotices.queue));
+    const fresh = resolved.filter((r): r is Resolved => r !== "dropped" && !left.has(r));
+    const outcomes = fresh.length ? await countBatch(fresh) : [];
+    fresh.forEach((s, k) => {
+      const outcome = outcomes[k];
+      if (outcome === "gone" || committed.has(s.event.scan_id)) return; // counted by another drain; a twin of this batch remembered once
+      const notice = hasSubscribers(s.link) ? { link: s.link, uniqueQRCodeID: s.event.unique_qr_code_id, at: s.facts.at, place: s.facts.place, device: s.facts.device, scanId: s.event.scan_id } : undefined;
+      committed.set(s.event.scan_id, { outcome, event: countedEvent(s, outcome), ...(notice ? { notice } : {}), queued: new Set(), done: false });
     });
+    await Promise.all([...new Set(group.flatMap((d) => committed.get(d.event.scan_id) ?? []))].map(finish));
+    const leftIds = new Set([...left].map((r) => r.event.scan_id));
+    for (const d of group) {
+      const c = committed.get(d.event.scan_id);
+      results[d.at] = c ? { outcome: c.outcome } : leftIds.has(d.event.scan_id) ? { outcome: "left" } : { outcome: "dropped" };
+    }
   };
   try {
     await attempt(decoded);
   } catch (error) {
-    // One arrival may be what fails the batch: each is tried alone, so the others are not held back with it.
+    // One arrival may be what fails the batch: each is tried alone, so the others are not held back with it
+    // (those whose count committed only finish their later steps).
     if (decoded.length === 1) results[decoded[0].at] = error as Error;
     else await Promise.all(decoded.map((d) => attempt([d]).catch((e: unknown) => (results[d.at] = e as Error))));
   }
@@ -446,14 +563,22 @@ function mayPass(error: unknown): boolean {
   return code === 14 || code === 4 || code === 10 || code === 8 || httpStatusCode === 503 || httpStatusCode === 429;
 }
 
-/** consumeArrival, tried again for up to `holdMs` while it fails for a reason that may pass (mayPass). */
-export async function consumeHeld(delivery: Delivery, holdMs = CONSUMER_HOLD_MS): Promise<Consumed> {
+/**
+ * The longest one try of a held push takes: its link and zone reads (CONSUMER_READ_MS each), then the
+ * transaction's attempts, each of whose reads is bounded (store/scanCounts.ts COUNT_READ_MS), with their
+ * commits. A try starts only while the hold has this long left, so the last one ends within the hold and the
+ * push is answered before its acknowledgement deadline (Pub/Sub would otherwise deliver it again meanwhile).
+ */
+export const CONSUMER_ATTEMPT_MS = 15_000;
+
+/** consumeArrival, tried again for up to `holdMs` while it fails for a reason that may pass (mayPass), each try started only while `attemptMs` is left. */
+export async function consumeHeld(delivery: Delivery, holdMs = CONSUMER_HOLD_MS, attemptMs = CONSUMER_ATTEMPT_MS): Promise<Consumed> {
   const until = Date.now() + holdMs;
   for (let pause = 100; ; pause = Math.min(pause * 2, HOLD_RETRY_MAX_MS)) {
     try {
       return await consumeArrival(delivery);
     } catch (error) {
-      if (!mayPass(error) || Date.now() + pause > until) throw error;
+      if (!mayPass(error) || Date.now() + pause + attemptMs > until) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
@@ -491,20 +616,43 @@ function beat(): void {
     });
 }
 
+/** Outbox entries one drain takes at most (pages of OUTBOX_PAGE, in document order). */
+const OUTBOX_DRAIN_MAX = 2_000;
+const OUTBOX_PAGE = 200;
+
 /**
  * Counts what waits in the outbox (arrivals whose publish failed): called by the maintenance job and by a
- * consumer instance at most every OUTBOX_DRAIN_INTERVAL_MS. Returns how many were counted or dropped.
+ * consumer instance at most every OUTBOX_DRAIN_INTERVAL_MS. Pages through the outbox in document order, so
+ * entries that stay (left for a consumer instance, or failing) never hide the ones behind them. An entry
+ * dropped (no such code, ruled, taken down) or that can never be counted is deleted (logged), as Pub/Sub
+ * would move it to the dead letters; one counted is deleted by the transaction that counts it. Returns how
+ * many were counted or dropped.
  */
-export async function drainOutbox(limit = 200): Promise<number> {
-  const entries = await readOutbox(limit);
+export async function drainOutbox(max = OUTBOX_DRAIN_MAX): Promise<number> {
   let done = 0;
-  await Promise.all(
-    entries.map((entry) =>
-      consumeArrival({ data: entry.data, attributes: entry.attributes, outbox: entry.ref }).then(
-        () => done++,
-        (error: unknown) => logError("scan.outbox_drain_failed", "an outbox arrival was not counted", error, { scanId: entry.ref.id }),
-      ),
-    ),
-  );
+  let after: string | undefined;
+  for (let taken = 0; taken < max; ) {
+    const entries = await readOutbox(Math.min(OUTBOX_PAGE, max - taken), after);
+    if (!entries.length) break;
+    taken += entries.length;
+    after = entries[entries.length - 1].ref.id;
+    await Promise.all(
+      entries.map(async (entry) => {
+        try {
+          const consumed = await consumeArrival({ data: entry.data, attributes: entry.attributes, outbox: entry.ref });
+          if (consumed.outcome === "left") return;
+          // Counted in this drain, it went with its count; counted before (its own push reached this
+          // instance too) or dropped, it goes here (a delete of a document already gone changes nothing).
+          await deleteOutbox(entry.ref);
+          done++;
+        } catch (error) {
+          if (!(error instanceof PoisonArrival)) return logError("scan.outbox_drain_failed", "an outbox arrival was not counted", error, { scanId: entry.ref.id });
+          logWarn("scan.arrival_poisoned", "an outbox arrival that can never be counted: deleted", { scanId: entry.ref.id, error: error.message, data: entry.data.toString("base64").slice(0, 2_000) });
+          await deleteOutbox(entry.ref).catch((e: unknown) => logError("scan.outbox_drain_failed", "a poisoned outbox arrival was not deleted", e, { scanId: entry.ref.id }));
+        }
+      }),
+    );
+    if (entries.length < OUTBOX_PAGE) break;
+  }
   return done;
 }

@@ -1,4 +1,5 @@
-// Upkeep of scan data, every 10 minutes: destroys daily secrets past their 48 hours, and folds the
+// Upkeep of scan data, every 10 minutes: destroys daily secrets past their 48 hours, counts what waits in
+// the scan outbox (scans/consume.ts drainOutbox), and folds the
 // instances' rollup shards into one document per code-day and per workspace-day (store/rollups.ts), so an
 // analytics query reads about one document per day. Each rollup is folded in its own transaction; one
 // that cannot be folded is logged and skipped and every other is still folded. A code-day's fold also moves
@@ -8,7 +9,8 @@
 // late, or alongside the instances writing new shards.
 import { destroyExpiredSecrets } from "../store/scanSecrets";
 import { foldRollup, rollupsWithShards, type RollupKind } from "../store/rollups";
-import { logRollupFoldSkipped } from "../core/log";
+import { logError, logRollupFoldSkipped } from "../core/log";
+import { drainOutbox } from "./consume";
 import { continueCatalogueBackfill } from "../store/catalogue";
 import { recountCodeScans, recountStaleCodes, scanWindow, timeZoneCache } from "./codeScanCounts";
 
@@ -17,9 +19,13 @@ const BACKFILL_PAGES_PER_RUN = 10;
 
 export async function runScanMaintenance(now = new Date()) {
   const secretsDestroyed = await destroyExpiredSecrets(now);
+  // Before the fold, so the scans it counts are folded in this run. Consumer instances drain it too, but only
+  // while pushes reach them: this drain counts what waits when none do (those whose subscribers must hear of
+  // them are left for an instance, which can queue notices: scans/consume.ts scanNotices).
+  const outboxDrained = await drainOutbox().catch((error: unknown) => (logError("scan.outbox_drain_failed", "the outbox could not be read", error), 0));
   const counted = await foldAndCount(now);
   const backfill = await continueCatalogueBackfill(BACKFILL_PAGES_PER_RUN);
-  return { secretsDestroyed, ...counted, catalogueUpgraded: backfill.upgraded };
+  return { secretsDestroyed, outboxDrained, ...counted, catalogueUpgraded: backfill.upgraded };
 }
 
 /** The fold and the codes' stored counts at `now` (the windows are the workspaces' local days at `now`). */

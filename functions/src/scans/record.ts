@@ -14,7 +14,6 @@
 // truncated to 96 bits. The address
 // and User-Agent are never stored; the secret of a date is destroyed 48 hours after the date begins (UTC),
 // after which no hash of that day can be recomputed or linked to another day's.
-import { randomInt } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
 import { withTimeout } from "../core/firebase";
@@ -29,9 +28,10 @@ import { botReason } from "./classify";
 import { agentOf } from "./device";
 import { localMoment } from "./localTime";
 import { newScanId } from "./arrival";
+import { minuteEventId, NEWCOMER_PROBES, newcomerSlotExpiry, newcomerSlotId, newcomerWindow, noteUnchecked, REPEATS_PER_MINUTE, slotsToTry, uncheckedLeft, uniqueEventId } from "./guards";
 
-/** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
-export const REPEATS_PER_MINUTE = 3;
+export { REPEATS_PER_MINUTE, uniqueEventId } from "./guards";
+
 
 export interface CodeIdentity {
   merchantId: string;
@@ -91,64 +91,24 @@ function stateOf(key: string): VisitorState {
   return state;
 }
 
-// ---- newcomers per address: how many new people one address may bring to a code ----
-
-/** New people (real-looking User-Agents) one address may add to one code per window, across instances. */
-export const NEWCOMER_SLOTS = 150;
-export const NEWCOMER_WINDOW_MS = 10 * 60_000;
-/**
- * New people from one address an instance counts per code and window without claiming a slot: a couple or
- * a family at one table costs no extra write, and only an address with more newcomers pays for the check.
- */
-export const NEWCOMERS_UNCHECKED = 2;
+// ---- newcomers per address: how many new people one address may bring to a code (scans/guards.ts) ----
 
 /**
- * Random slots one newcomer tries before the address counts as full for the window: instances that meet the
- * same busy address spread over the slots instead of all walking them from 0, one round trip each.
- */
-export const NEWCOMER_PROBES = 6;
-
-interface AddressState {
-  window: number;
-  /** Newcomers this instance saw from the address for the code in the window. */
-  seen: number;
-  /** Slots known taken (by this instance or, found on a probe, by another). */
-  taken: Set<number>;
-}
-
-const addresses = new LruMap<string, AddressState>(VISITORS_MAX);
-
-function addressStateOf(key: string, window: number): AddressState {
-  let state = addresses.get(key);
-  if (!state || state.window !== window) {
-    state = { window, seen: 0, taken: new Set() };
-    addresses.set(key, state);
-  }
-  return state;
-}
-
-/** The guard of a newcomer slot: `n~{address hash}~{window}~{codeId}~{slot}` (the hash leads). */
-export const newcomerSlotId = (addressHash: string, window: number, codeId: string, slot: number) => `n~${addressHash}~${window}~${codeId}~${slot}`;
-
-/**
- * Whether one more new person from this address may count for this code now. Past the unchecked few,
- * each takes a slot document (`create`, so two instances never take the same one), tried at random among
- * those this instance does not know taken; NEWCOMER_PROBES taken ones in a row, or all known taken, and the
- * scan is recorded as a repeat, not lost (an address near its 150 may so stop a few newcomers short).
+ * Whether one more new person from this address may count for this code now. Past the unchecked few, each
+ * takes a slot document (`create`, so two instances never take the same one), tried at random among those
+ * this instance does not know taken; NEWCOMER_PROBES taken ones in a row, or all known taken, and the scan
+ * is recorded as a repeat, not lost (an address near its 150 may so stop a few newcomers short).
  */
 async function newcomerAdmitted(facts: ScanFacts, addressHash: string): Promise<boolean> {
-  const window = Math.floor(facts.at.getTime() / NEWCOMER_WINDOW_MS);
-  const state = addressStateOf(`${facts.codeId}~${addressHash}`, window);
-  if (++state.seen <= NEWCOMERS_UNCHECKED) return true;
-  const expiresAt = new Date((window + 1) * NEWCOMER_WINDOW_MS + 86_400_000);
-  for (let probe = 0; probe < NEWCOMER_PROBES && state.taken.size < NEWCOMER_SLOTS; probe++) {
-    const free = NEWCOMER_SLOTS - state.taken.size;
-    // The k-th slot not known taken, k drawn at random.
-    let k = randomInt(free);
-    let slot = 0;
-    for (; ; slot++) if (!state.taken.has(slot) && k-- === 0) break;
-    state.taken.add(slot);
-    if (await claimSlot(facts.merchantId, newcomerSlotId(addressHash, window, facts.codeId, slot), expiresAt)) return true;
+  const window = newcomerWindow(facts.at);
+  if (uncheckedLeft(facts.codeId, addressHash, window) > 0) {
+    noteUnchecked(facts.codeId, addressHash, window);
+    return true;
+  }
+  for (let probe = 0; probe < NEWCOMER_PROBES; probe++) {
+    const [slot] = slotsToTry(facts.codeId, addressHash, window, 1);
+    if (slot === undefined) return false;
+    if (await claimSlot(facts.merchantId, newcomerSlotId(addressHash, window, facts.codeId, slot), newcomerSlotExpiry(window))) return true;
   }
   return false;
 }
@@ -305,10 +265,6 @@ class ScanWriter {
   }
 }
 
-// Event ids of a person's counted scans (the guards of unique and repeat counting). The visitor hash
-// leads, so the ids of a busy code and day spread over the key space instead of filling one range.
-export const uniqueEventId = (day: string, codeId: string, visitor: string) => `u~${visitor}~${day}~${codeId}`;
-export const minuteEventId = (minute: number, codeId: string, visitor: string, slot: number) => `m~${visitor}~${minute}~${codeId}~${slot}`;
 
 /** The Firestore side of a scan: a person's event (the unique and repeat guard) and the rollup change. */
 async function countScan(

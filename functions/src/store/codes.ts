@@ -75,6 +75,8 @@ export interface Link {
   takenDown?: TakenDown;
   /** A dynamic code's campaign settings, parsed, with its UTM template's parameters (campaigns/service.ts); absent: none. */
   campaignRules?: StoredCampaignRules;
+  /** When the link last gained or lost its campaign settings (setLinkCampaignRules); absent: never since this was kept. */
+  rulesChangedAt?: Date;
 }
 
 /**
@@ -87,6 +89,7 @@ const linkRecord = recordConverter<Link>((d) => {
   if (d.machineWebhookIds !== undefined) link.machineWebhookIds = d.machineWebhookIds;
   if (d.takenDown !== undefined) link.takenDown = d.takenDown;
   if (d.campaignRules !== undefined) link.campaignRules = d.campaignRules;
+  if (d.rulesChangedAt !== undefined) link.rulesChangedAt = dateOf(d.rulesChangedAt);
   return link;
 });
 const linkRef = (uniqueQRCodeID: string) => linkDoc(uniqueQRCodeID).withConverter(linkRecord);
@@ -245,9 +248,13 @@ export function updateCodeInTransaction(tx: Transaction, code: QrCode, stored: S
   if (!stored.catalogued) addNewCodesToCatalogue(tx, code.merchantId, [code]);
 }
 
-/** Replaces (or, with null, removes) a link's campaign settings: the whole field, never merged into the old one. */
-export function setLinkCampaignRules(tx: Transaction, uniqueQRCodeID: string, rules: StoredCampaignRules | null): void {
-  tx.update(linkDoc(uniqueQRCodeID), { campaignRules: rules ?? FieldValue.delete() });
+/**
+ * Replaces (or, with null, removes) a link's campaign settings: the whole field, never merged into the old one.
+ * `had`: whether the link had settings; when that changes, the link records when (`rulesChangedAt`), so the
+ * scan consumer judges a scan published before its redirect read the link by the rules at the scan's time.
+ */
+export function setLinkCampaignRules(tx: Transaction, uniqueQRCodeID: string, rules: StoredCampaignRules | null, had: boolean): void {
+  tx.update(linkDoc(uniqueQRCodeID), { campaignRules: rules ?? FieldValue.delete(), ...(had !== (rules !== null) ? { rulesChangedAt: FieldValue.serverTimestamp() } : {}) });
 }
 
 /** Several codes of one workspace in one round trip, in the order asked; missing ones are left out. */

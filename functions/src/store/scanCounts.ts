@@ -1,21 +1,20 @@
 // The scan consumer's writes (scans/consume.ts): one transaction per batch of arrivals reads the guard
 // documents of its people's scans and writes, atomically, the counted scans' events (each the guard of its
-// visitor's day or minute slot, holding the scan's id `sid`), the newcomer counters, the batch's rollup
+// visitor's day or minute slot, holding the scan's id `sid`), the newcomer slots, the batch's rollup
 // changes (one merged change per rollup, in the consumer instance's own shards: store/rollups.ts) and the
 // deletion of the outbox documents it drained. A redelivered scan finds its own id in a guard and is not
 // counted again; a transaction that meets another instance's writes is retried by Firestore from its reads.
 import { randomBytes } from "node:crypto";
 import { Timestamp, type DocumentReference, type Transaction } from "firebase-admin/firestore";
-import { db } from "../core/firebase";
+import { db, withTimeout } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps } from "./opCounter";
 import { whenShardsFree, addRollupWrite } from "./rollups";
 import { COMMIT_MARK_RETENTION_MS, commitLanded, eventData, mergedChanges, scanCommitMarks, scanEvents, type ScanClass, type ScanFacts } from "./scans";
 
-/** What a guard document holds: the id of the scan it counted (`sid`), or a newcomer counter's count (`k`). */
+/** What a guard document holds: the id of the scan it counted (`sid`; absent in a newcomer slot). */
 export interface Guard {
   sid?: string;
-  k?: number;
 }
 
 export interface CountTransaction {
@@ -23,10 +22,18 @@ export interface CountTransaction {
   read(wanted: Array<{ merchantId: string; id: string }>): Promise<Map<string, Guard | null>>;
   /** Creates a counted person's event (its guard). */
   createEvent(facts: ScanFacts, eventId: string, unique: boolean, scanId: string): void;
-  /** Sets a newcomer counter to `k`. */
-  setCounter(merchantId: string, id: string, k: number, expiresAt: Date): void;
+  /** Creates a newcomer slot (scans/guards.ts), as store/scans.ts claimSlot does outside a transaction. */
+  createSlot(merchantId: string, id: string, expiresAt: Date): void;
+  /** Whether each outbox document still exists (read in the transaction, so two drains of one entry count it once). */
+  present(refs: DocumentReference[]): Promise<boolean[]>;
   deleteOutbox(ref: DocumentReference): void;
 }
+
+/**
+ * The longest one read of the transaction may take: past it the attempt fails (and is tried again by the
+ * consumer, scans/consume.ts consumeHeld), where the SDK alone would wait for a read for minutes.
+ */
+export const COUNT_READ_MS = 5_000;
 
 /** The key of a guard in `read`'s answer. */
 export const guardKey = (merchantId: string, id: string) => `${merchantId}/${id}`;
@@ -56,7 +63,7 @@ export async function countInTransaction(decide: (tx: CountTransaction) => Promi
         // An attempt after a failed commit: if that commit landed, there is nothing left to write (and
         // `decide` is not run again, so its caller keeps the outcomes of the attempt that landed).
         if (proof) {
-          const landed = await tx.get(proof);
+          const landed = await withTimeout(tx.get(proof), COUNT_READ_MS, "the consumer's commit proof read");
           countOps({ reads: 1 });
           if (landed.exists && landed.get("cm") === commitId) return;
         }
@@ -68,9 +75,9 @@ export async function countInTransaction(decide: (tx: CountTransaction) => Promi
             const found = new Map<string, Guard | null>();
             if (!wanted.length) return found;
             const refs = wanted.map((w) => scanEvents(w.merchantId).doc(w.id));
-            const snaps = await tx.getAll(...refs);
+            const snaps = await withTimeout(tx.getAll(...refs), COUNT_READ_MS, "the consumer's guard read");
             reads += refs.length;
-            snaps.forEach((snap, i) => found.set(guardKey(wanted[i].merchantId, wanted[i].id), snap.exists ? { sid: snap.get("sid") as string | undefined, k: snap.get("k") as number | undefined } : null));
+            snaps.forEach((snap, i) => found.set(guardKey(wanted[i].merchantId, wanted[i].id), snap.exists ? { sid: snap.get("sid") as string | undefined } : null));
             return found;
           },
           createEvent(facts, eventId, unique, scanId) {
@@ -79,9 +86,15 @@ export async function countInTransaction(decide: (tx: CountTransaction) => Promi
             proof ??= ref;
             writes++;
           },
-          setCounter(merchantId, id, k, expiresAt) {
-            tx.set(scanEvents(merchantId).doc(id), { k, expiresAt: Timestamp.fromDate(expiresAt) });
+          createSlot(merchantId, id, expiresAt) {
+            tx.create(scanEvents(merchantId).doc(id), { expiresAt: Timestamp.fromDate(expiresAt) });
             writes++;
+          },
+          async present(refs) {
+            if (!refs.length) return [];
+            const snaps = await withTimeout(tx.getAll(...refs), COUNT_READ_MS, "the consumer's outbox read");
+            reads += refs.length;
+            return snaps.map((snap) => snap.exists);
           },
           deleteOutbox(ref) {
             tx.delete(ref);
@@ -91,7 +104,7 @@ export async function countInTransaction(decide: (tx: CountTransaction) => Promi
         const counted = await decide(api);
         const changes = mergedChanges(counted);
         if (!proof && changes.size) {
-          // Only rollup increments would double if applied twice; counters are set, outbox deletes repeat harmlessly.
+          // Only rollup increments would double if applied twice; outbox deletes repeat harmlessly.
           proof = scanCommitMarks(counted[0].facts.merchantId).doc(commitId);
           tx.create(proof, { cm: commitId, expiresAt: Timestamp.fromMillis(Date.now() + COMMIT_MARK_RETENTION_MS) });
           writes++;

@@ -53,9 +53,14 @@ export async function tellScanSubscribers(link: Link, uniqueQRCodeID: string, at
   await withTimeout(queued, WEBHOOK_QUEUE_WAIT_MS, "webhook queue").catch(() => undefined);
 }
 
-/** Queues a scan the consumer counted (scans/consume.ts) for its link's subscriptions; rejects when the enqueue fails (the arrival is delivered again). */
-export async function queueScanNotice(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPlace, device: ScanDevice, outcome: ScanOutcome, scanId: string): Promise<void> {
+/**
+ * Queues a scan the consumer counted (scans/consume.ts) for its link's subscriptions not in `queued`, adding
+ * each one queued; rejects when an enqueue fails, after the others are queued (tried again, only those left).
+ */
+export async function queueScanNotice(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPlace, device: ScanDevice, outcome: ScanOutcome, scanId: string, queued: Set<string>): Promise<void> {
   const scan = scanNotice(link, uniqueQRCodeID, at, place, device, outcome, scanId);
-  const webhookIds = scan.human ? (link.webhookIds ?? []) : (link.machineWebhookIds ?? []);
-  if (webhookIds.length) await queueScan({ merchantId: link.merchantId, webhookIds, scan });
+  const webhookIds = (scan.human ? (link.webhookIds ?? []) : (link.machineWebhookIds ?? [])).filter((id) => !queued.has(id));
+  const settled = await Promise.allSettled(webhookIds.map((webhookId) => queueScan({ merchantId: link.merchantId, webhookIds: [webhookId], scan, stableId: true }).then(() => queued.add(webhookId))));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason as Error;
 }
