@@ -147,7 +147,9 @@ interface TierResult {
 }
 
 /** Every file's time stays in test-artifacts/times/, for a look past the five slowest printed. */
-const timesFileOf = (label: string) => path.join(ROOT, "test-artifacts", "times", `${label.replace(/\W+/g, "_")}.json`);
+/** A run's label as a file name ("service + browser 1/2" -> "service_browser_1_2"). */
+const fileNameOf = (label: string) => label.replace(/\W+/g, "_");
+const timesFileOf = (label: string) => path.join(ROOT, "test-artifacts", "times", `${fileNameOf(label)}.json`);
 
 function readTimes(label: string): Record<string, number> {
   try {
@@ -166,7 +168,7 @@ const slowestOf = (times: Record<string, number>) =>
 /** Runs files with mocha, timing the run and its files; a run that fails keeps its code. */
 async function timedRun(label: string, tiers: Tier[], args: string[], env: NodeJS.ProcessEnv, quiet = false): Promise<TierResult> {
   const timesFile = timesFileOf(label);
-  const logFile = path.join(ROOT, "test-artifacts", "logs", `${label.replace(/\W+/g, "_")}.log`);
+  const logFile = path.join(ROOT, "test-artifacts", "logs", `${fileNameOf(label)}.log`);
   for (const file of [timesFile, logFile]) {
     mkdirSync(path.dirname(file), { recursive: true });
     rmSync(file, { force: true });

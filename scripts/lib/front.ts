@@ -150,31 +150,49 @@ export async function startFront(options: FrontOptions): Promise<RunningFront> {
         res.end(JSON.stringify({ error: "URI Too Long", code: "INVALID_REQUEST", message: "A path segment is longer than 255 bytes", hint: "Shorten the path.", status: 414 }));
         return;
       }
-      const upstream = http.request(
-        {
-          host: options.host,
-          port: route.targetPort,
-          method: req.method,
-          path: req.url,
-          headers: forwardedHeaders(req, route, options.publicAddresses !== false, hop),
-          agent,
-        },
-        (answer) => {
-          const headers: http.OutgoingHttpHeaders = {};
-          for (const [name, value] of Object.entries(answer.headers)) {
-            if (!HOP_BY_HOP.has(name) && !EMULATOR_ONLY.has(name) && value !== undefined) headers[name] = value;
-          }
-          const csp = headers["content-security-policy"];
-          if (route.viaHosting && typeof csp === "string" && /\bhttps:\/\/identitytoolkit\.googleapis\.com\b/.test(csp)) headers["content-security-policy"] = withEmulatorOrigins(csp);
-          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
-          answer.pipe(res);
-        },
-      );
-      upstream.on("error", () => {
-        if (!res.headersSent) res.writeHead(502, { "Content-Type": "text/plain" });
-        res.end("front: upstream unavailable");
+      // The body is read whole before it is sent, so a request can be sent a second time (below).
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("error", () => res.destroy());
+      req.on("end", () => {
+        const body = Buffer.concat(chunks);
+        const send = (retried: boolean): void => {
+          const upstream = http.request(
+            {
+              host: options.host,
+              port: route.targetPort,
+              method: req.method,
+              path: req.url,
+              headers: forwardedHeaders(req, route, options.publicAddresses !== false, hop),
+              // The second try takes a socket of its own, never another kept-alive one.
+              agent: retried ? false : agent,
+            },
+            (answer) => {
+              const headers: http.OutgoingHttpHeaders = {};
+              for (const [name, value] of Object.entries(answer.headers)) {
+                if (!HOP_BY_HOP.has(name) && !EMULATOR_ONLY.has(name) && value !== undefined) headers[name] = value;
+              }
+              const csp = headers["content-security-policy"];
+              if (route.viaHosting && typeof csp === "string" && /\bhttps:\/\/identitytoolkit\.googleapis\.com\b/.test(csp)) headers["content-security-policy"] = withEmulatorOrigins(csp);
+              res.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers);
+              answer.pipe(res);
+            },
+          );
+          upstream.on("error", (error: NodeJS.ErrnoException) => {
+            // A reset on a kept-alive socket before any answer is the race the 3 s idle timeout is meant to
+            // avoid: the emulator closed the idle socket as the request went out, so it never read it. On a
+            // loaded machine that timer fires late; a front end sends such a request again on a fresh socket.
+            if (!retried && upstream.reusedSocket && error.code === "ECONNRESET" && !res.headersSent) {
+              send(true);
+              return;
+            }
+            if (!res.headersSent) res.writeHead(502, { "Content-Type": "text/plain" });
+            res.end("front: upstream unavailable");
+          });
+          upstream.end(body);
+        };
+        send(false);
       });
-      req.pipe(upstream);
     });
     server.keepAliveTimeout = 620_000; // outlive clients' idle sockets, as Google's front end does
     await new Promise<void>((resolve, reject) => {
