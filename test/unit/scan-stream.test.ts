@@ -3,6 +3,7 @@
 // (checked, never run); the documented queries remove duplicates and count as the rollups do.
 import assert from "node:assert/strict";
 import { ArrivalEventSchema, avroSchema, bigQuerySchema, BIGQUERY_METADATA_COLUMNS, parseArrival, SCAN_EVENT_FIELDS, SCAN_STREAM, ScanEventSchema, UNANSWERED, type ScanEvent } from "../../functions/src/store/scanEvents";
+import { decodeArrival, PoisonArrival } from "../../functions/src/scans/consume";
 import { decodeScanEvent, encodeScanEvent } from "../../functions/src/store/scanStream";
 import { deployCommands, streamFileContents, streamFilesIn, upgradeCommands } from "../../scripts/lib/scanStream";
 import { documentedQueries, streamDatabase, type StreamRow } from "../helpers/scanStreamSql";
@@ -112,6 +113,23 @@ describe("scan stream schema", () => {
     // The stream's own rows keep their other publishers: a GS1 resolution carries its item's id.
     assert.ok(ScanEventSchema.safeParse(event({ source: "gs1", unique_qr_code_id: "A".repeat(32) })).success);
     assert.ok(!ArrivalEventSchema.safeParse(event({ unique_qr_code_id: "A".repeat(32) })).success, "an arrival is a /qr/ scan");
+  });
+
+  it("the consumer refuses a malformed arrival as poisoned (its push answered 422: the dead letters), and decodes a well-formed one", () => {
+    const arrival = event({ served_from: "arrival" });
+    const attributes = { scan_id: arrival.scan_id, schema_version: "3", plain: "1" };
+    const delivery = (e: ScanEvent, a: Record<string, string> = attributes) => ({ data: encodeScanEvent(e), attributes: a });
+    assert.deepEqual(decodeArrival(delivery(arrival)), arrival);
+    const malformed: Array<[string, ReturnType<typeof delivery>]> = [
+      ["a / in the visitor's hash", delivery(event({ served_from: "arrival", visitor: "vIsItOr/hash-016" }))],
+      ["a day that is not one", delivery(event({ served_from: "arrival", day: "2026-13-01" }))],
+      ["a zone no runtime knows", delivery(event({ served_from: "arrival", time_zone: "Mars/Olympus" }))],
+      ["a / in the code's id", delivery(event({ served_from: "arrival", unique_qr_code_id: "aB3dE5gH7j/9" }))],
+      ["attributes naming another scan", delivery(arrival, { ...attributes, scan_id: "t".repeat(22) })],
+      ["a / in the day candidates", delivery(arrival, { scan_id: arrival.scan_id, schema_version: "3", vd: "2026-11-25,vIsItOr/hash-016," })],
+      ["not an event", { data: Buffer.from("not json"), attributes }],
+    ];
+    for (const [what, d] of malformed) assert.throws(() => decodeArrival(d), PoisonArrival, what);
   });
 
   it("scanConsumer is private whatever the environment says (Pub/Sub's push account is granted its invoker role)", () => {

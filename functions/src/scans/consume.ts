@@ -34,7 +34,7 @@ import { readLinks, type Link } from "../store/codes";
 import { countInTransaction, guardKey, writeConsumerHeartbeat, type CountTransaction, type Guard } from "../store/scanCounts";
 import { decodeScanEvent, publishScanEvent } from "../store/scanStream";
 import { deleteOutbox, readOutbox } from "../store/scanOutbox";
-import { ScanEventSchema, type ScanEvent } from "../store/scanEvents";
+import { parseArrival, type ScanEvent } from "../store/scanEvents";
 import { INSTANCE_ID } from "../store/rollups";
 import { countOps } from "../store/opCounter";
 import { readWorkspaceTimeZone } from "../store/workspaces";
@@ -160,16 +160,19 @@ interface Resolved {
   client: string | null;
 }
 
-function decode(delivery: Delivery): ScanEvent {
+/** An arrival's event, or PoisonArrival (its push answered 422: the dead letters) when it is undecodable or invalid. */
+export function decodeArrival(delivery: Delivery): ScanEvent {
   let raw: Record<string, unknown>;
   try {
     raw = decodeScanEvent(delivery.data);
   } catch (error) {
     throw new PoisonArrival(`undecodable arrival: ${String(error)}`);
   }
-  const parsed = ScanEventSchema.safeParse(raw);
-  if (!parsed.success) throw new PoisonArrival(`invalid arrival: ${z.prettifyError(parsed.error).slice(0, 500)}`);
-  return parsed.data as ScanEvent;
+  // Checked whole, event and attributes, each id, day and zone in its exact shape (store/scanEvents.ts):
+  // these become document ids and zone lookups, so anything else can never be counted.
+  const parsed = parseArrival(raw, delivery.attributes);
+  if ("error" in parsed) throw new PoisonArrival(`invalid arrival: ${(typeof parsed.error === "string" ? parsed.error : z.prettifyError(parsed.error)).slice(0, 500)}`);
+  return parsed.event;
 }
 
 /** The visitor's and client's hashes for the scan's local day: published resolved, or picked from the day candidates (`vd`). */
@@ -488,7 +491,7 @@ const batches = new Coalescer<Delivery, Consumed | Error>(async (deliveries) => 
   const decoded: Array<{ delivery: Delivery; event: ScanEvent; at: number }> = [];
   deliveries.forEach((delivery, i) => {
     try {
-      decoded.push({ delivery, event: decode(delivery), at: i });
+      decoded.push({ delivery, event: decodeArrival(delivery), at: i });
     } catch (error) {
       results[i] = error as Error;
     }
