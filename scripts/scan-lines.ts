@@ -49,6 +49,7 @@ export const SCAN_PATH: Record<string, PathFile> = {
   "scans/record.ts": { group: "record", plain: CAPPED },
   "store/scanSecrets.ts": { group: "scan store", plain: true },
   "store/scanOutbox.ts": { group: "scan store", plain: true },
+  "store/scanArrivalMarks.ts": { group: "scan store", plain: true },
   "store/scans.ts": { group: "scan store", plain: true, consumerOnly: true },
   "store/rollups.ts": { group: "rollups", plain: true, consumerOnly: true },
   "scans/maintenance.ts": { group: "rollups", plain: notPlain("the fold, every 10 minutes: counted apart (148 lines with the recount in the issue)") },

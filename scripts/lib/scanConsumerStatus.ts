@@ -1,11 +1,10 @@
-// The scan consumer as an operator sees it (`npm run admin -- scan-consumer`): its lag, from its instances'
-// heartbeats (scans/freshness.ts), and the arrivals in its dead letters. The dead letters are counted by
-// peeking the subscription that keeps them, as in production: a synchronous pull that takes up to
-// `max` messages and at once hands each back (acknowledgement deadline 0) without acknowledging it, so they
-// stay for whoever repairs them (docs/deploy.md, "Scan consumer").
+// The scan consumer as an operator sees it (`npm run admin -- scan-consumer`): its lag as the analytics
+// answers say it (scans/freshness.ts: its instances' heartbeats, the outbox, the redirect's arrival marks),
+// and the arrivals in its dead letters. The dead letters are counted by peeking the subscription that keeps
+// them, as in production: a synchronous pull that takes up to `max` messages and at once hands each back
+// (acknowledgement deadline 0) without acknowledging it, so they stay for whoever repairs them (docs/deploy.md, "Scan consumer").
 import { PubSub, v1 } from "@google-cloud/pubsub";
-import { readConsumerHeartbeats } from "../../functions/src/store/scanCounts";
-import { consumerLag, HEARTBEAT_SEEN_MS } from "../../functions/src/scans/freshness";
+import { consumerLag, readConsumerLag } from "../../functions/src/scans/freshness";
 import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
 
 export interface DeadLetterPeek {
@@ -50,10 +49,9 @@ export async function peekDeadLetters(project: string, max = 1000): Promise<Dead
   }
 }
 
-/** The consumer's instances seen in the last HEARTBEAT_SEEN_MS, its lag, and its dead letters. */
+/** The consumer's instances seen in the last HEARTBEAT_SEEN_MS (scans/freshness.ts), its lag, and its dead letters. */
 export async function scanConsumerStatus(project: string, now = Date.now()) {
-  const [beats, deadLetters] = await Promise.all([readConsumerHeartbeats(now, HEARTBEAT_SEEN_MS), peekDeadLetters(project)]);
-  const lag = consumerLag(beats, now);
+  const [{ beats, freshness: lag }, deadLetters] = await Promise.all([readConsumerLag(now), peekDeadLetters(project)]);
   return {
     lagSeconds: lag.lagSeconds,
     pending: lag.lagging,

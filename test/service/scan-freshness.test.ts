@@ -1,58 +1,80 @@
 // Freshness is visible: every analytics answer (console REST, MCP tools) says how far the scan consumer is
 // behind (`lagSeconds`, from its instances' heartbeats) and `pending` while it catches up; the ops CLI
-// prints the lag and the dead letters, peeked without taking them away. A lagging consumer is a heartbeat
-// document as a consumer instance holding old arrivals writes it (store/scanCounts.ts).
+// prints the lag and the dead letters, peeked without taking them away. The lag here is an arrival no
+// consumer instance has received: the redirect marked it published, and no heartbeat has come since
+// (scans/freshness.ts); the stack's own consumer then counts it.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { callTool, toolResult } from "../helpers/rpc";
-import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { createMerchant, type TestMerchant } from "../helpers/merchants";
 import { consoleApi } from "../helpers/consoleApi";
 import { eventually } from "../helpers/poll";
 import { adminCli } from "../helpers/admin";
 import { projectId } from "../helpers/env";
-import { writeConsumerHeartbeat } from "../../functions/src/store/scanCounts";
+import { arrivalOf, recordArrival } from "../../functions/src/scans/arrival";
+import { UNHEARD_MS } from "../../functions/src/scans/freshness";
+import { arrivalPublishes } from "../../functions/src/store/scanStream";
+import { ARRIVAL_MARKS_KEPT_MS } from "../../functions/src/store/scanArrivalMarks";
 import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
+
+const PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1";
 
 describe("scan freshness: analytics say when the consumer lags, and the ops CLI shows it", function () {
   this.timeout(120_000);
   let m: TestMerchant;
-  let codeId: string;
+  let code: { codeId: string; uniqueQRCodeID: string };
   const instance = `test-${randomBytes(4).toString("hex")}`;
-  const heartbeat = () => firestore().collection("scanConsumers").doc(instance);
 
   /** The three answers that carry scan figures: a code's (console and MCP) and the workspace's summary. */
   const answers = async () => [
-    (await consoleApi(`/codes/${codeId}/analytics?days=7`, m.idToken)).body,
+    (await consoleApi(`/codes/${code.codeId}/analytics?days=7`, m.idToken)).body,
     (await consoleApi("/analytics?days=7", m.idToken)).body,
-    toolResult(await callTool("svc.qr.get_analytics", { codeId, days: 7, fields: ["totalScans"] }, m.apiKey)),
+    toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 7, fields: ["totalScans"] }, m.apiKey)),
     toolResult(await callTool("svc.analytics.scan_summary", { days: 7, fields: ["totalScans"] }, m.apiKey)),
   ];
 
   before(async () => {
     m = await createMerchant();
-    codeId = toolResult(await callTool("svc.qr.create", { title: "Fresh", destinationUrl: "https://fresh.example/", dynamic: true }, m.apiKey)).codeId;
+    code = toolResult(await callTool("svc.qr.create", { title: "Fresh", destinationUrl: "https://fresh.example/", dynamic: true }, m.apiKey));
   });
-  after(() => heartbeat().delete());
 
-  it("carry pending and the lag: false and small while the consumer keeps up, true while an instance holds arrivals a minute old", async () => {
+  it("carry pending and the lag: true while an arrival waits where no consumer has received it (no heartbeat since), false once the consumer counted it", async () => {
     for (const a of await answers()) {
       assert.equal(typeof a.pending, "boolean", JSON.stringify(a));
       assert.ok(Number.isInteger(a.lagSeconds) && a.lagSeconds >= 0, JSON.stringify(a));
     }
-    // An instance that has held arrivals for 90 s (a Firestore outage, a backlog).
-    await writeConsumerHeartbeat(instance, { watermark: new Date(Date.now() - 90_000), inFlight: 40 });
+    // A scan whose arrival Pub/Sub took and has not pushed to any consumer (its backoff after refused pushes,
+    // a consumer refused by IAM): this publish answers as Pub/Sub does and keeps the message here.
+    const held: Array<{ data: Buffer; attributes: Record<string, string> }> = [];
+    const publish = arrivalPublishes.publish;
+    arrivalPublishes.publish = (data, attributes) => (held.push({ data, attributes }), Promise.resolve("held"));
+    try {
+      const arrival = await arrivalOf({ method: "GET", headers: { "user-agent": PHONE }, address: "198.51.100.77", place: { country: "US", state: "Oregon", city: "Portland" }, at: new Date(), uniqueQRCodeID: code.uniqueQRCodeID, known: { merchantId: m.merchantId, codeId: code.codeId, campaign: null, timeZone: "UTC" } });
+      assert.equal(await recordArrival(arrival, m.merchantId), "recorded");
+    } finally {
+      arrivalPublishes.publish = publish;
+    }
+    assert.equal(held.length, 1);
     const lagging = await eventually(answers, (all) => all.every((a) => a.pending === true), { what: "every answer pending" });
-    for (const a of lagging) assert.ok(a.lagSeconds >= 90 && a.lagSeconds < 300, JSON.stringify({ pending: a.pending, lagSeconds: a.lagSeconds }));
-
+    // At least this arrival's wait; at most the marks' reach (this process's earlier arrivals count too: their
+    // heartbeats went with the Firestore data cleared before this file).
+    for (const a of lagging) assert.ok(a.lagSeconds >= UNHEARD_MS / 1000 && a.lagSeconds <= ARRIVAL_MARKS_KEPT_MS / 1000 + 60, JSON.stringify({ pending: a.pending, lagSeconds: a.lagSeconds }));
     const cli = await adminCli("scan-consumer");
     assert.equal(cli.pending, true);
-    assert.ok(cli.lagSeconds >= 90);
-    assert.ok(cli.instances.some((i: any) => i.instance === instance && i.inFlight === 40 && i.lagSeconds >= 90), JSON.stringify(cli.instances));
+    assert.ok(cli.lagSeconds >= UNHEARD_MS / 1000, JSON.stringify(cli));
 
-    // Caught up: it holds nothing, and its watermark is its beat.
-    await writeConsumerHeartbeat(instance, { watermark: new Date(), inFlight: 0 });
-    const caughtUp = await eventually(answers, (all) => all.every((a) => a.pending === false), { what: "no answer pending" });
-    for (const a of caughtUp) assert.ok(a.lagSeconds < 90, JSON.stringify(a.lagSeconds));
+    // Pushed at last: the consumer counts it and is heard from.
+    const res = await fetch(`http://${process.env.PUBSUB_EMULATOR_HOST}/v1/projects/${projectId()}/topics/${SCAN_STREAM.arrivals}:publish`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ messages: held.map((h) => ({ data: h.data.toString("base64"), attributes: h.attributes })) }),
+    });
+    assert.equal(res.status, 200, await res.text());
+    const caughtUp = await eventually(answers, (all) => all.every((a) => a.pending === false) && all[2].totalScans === 1, { what: "the scan counted and no answer pending" });
+    for (const a of caughtUp) assert.ok(a.lagSeconds < UNHEARD_MS / 1000, JSON.stringify(a.lagSeconds));
+    const after = await adminCli("scan-consumer");
+    assert.equal(after.pending, false, JSON.stringify(after));
+    assert.ok(after.instances.length >= 1, "the instance that counted it is listed");
   });
 
   it("the ops CLI counts the dead letters without taking them: a second look finds them still there", async () => {

@@ -1,9 +1,11 @@
 // A scan's arrival: what the redirect records of a scan of a code without a cap or scan-count thresholds,
 // before it answers. Classified on the instance (machine or person, device, place, visitor hashes) and
 // published at once, beside the link read (store/scanStream.ts): that message is the scan's one durable
-// record, and the scan consumer (scans/consume.ts) counts it later. Nothing is written to Firestore unless
-// the publish fails or passes its bound: then the arrival goes to the outbox (store/scanOutbox.ts), which the
-// consumer drains too. Only when both fail is the scan's record unknown (logged, counted in `arrivalCounts`).
+// record, and the scan consumer (scans/consume.ts) counts it later. Nothing is written to Firestore for a
+// scan unless the publish fails or passes its bound: then the arrival goes to the outbox (store/scanOutbox.ts),
+// which the consumer drains too; only when both fail is the scan's record unknown (logged, counted in
+// `arrivalCounts`). The instance notes when it published, written at most every 10 s and never waited for
+// (store/scanArrivalMarks.ts: the consumer's lag).
 //
 // A code this instance knows (its identity and its workspace's time zone in memory) is published resolved:
 // workspace, code, local day and hour, the visitor's hash for that day. One it does not know yet is
@@ -16,6 +18,7 @@ import { withTimeout } from "../core/firebase";
 import { logScanNotRecorded, logWarn } from "../core/log";
 import { decodeScanEvent, encodeScanEvent, publishArrival, publishScanEvent } from "../store/scanStream";
 import { writeOutbox } from "../store/scanOutbox";
+import { noteArrivalPublished } from "../store/scanArrivalMarks";
 import { SCAN_EVENT_VERSION, UNANSWERED, type ScanEvent } from "../store/scanEvents";
 import type { ScanPlace, ScanRule } from "../store/scans";
 import { botReason } from "./classify";
@@ -161,6 +164,7 @@ export async function recordArrival(arrival: Arrival, merchantId = ""): Promise<
   );
   if (published) {
     arrivalCounts.published++;
+    noteArrivalPublished(Date.now());
     return "recorded";
   }
   if (outboxInFlight >= OUTBOX_IN_FLIGHT_MAX) return unknown(arrival, merchantId, new Error(`${OUTBOX_IN_FLIGHT_MAX} outbox writes already in flight`));

@@ -17,6 +17,8 @@ export const COLLECTIONS = {
   scanOutbox: "scanOutbox",
   /** One heartbeat per scan consumer instance: its watermark (scans/consume.ts). */
   scanConsumers: "scanConsumers",
+  /** One document per redirect instance: when it published its recent arrivals (store/scanArrivalMarks.ts). */
+  scanArrivalMarks: "scanArrivalMarks",
   /** Reports of abusive codes from the public report form: server only (abuse/service.ts). */
   abuseReports: "abuseReports",
   /** Progress of background passes (the catalogue backfill): server only. */
