@@ -16,6 +16,7 @@ import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import type { QrCode } from "../../functions/src/codes/model";
 import { scaled } from "../helpers/scale";
 import { eventually } from "../helpers/poll";
+import { countedAnalytics } from "../helpers/scans";
 import { writeConsumerHeartbeat } from "../../functions/src/store/scanCounts";
 import { assertPhoneReadyAndAccessible, brokenWords, launch, newPage, openView, screenshot, signIn, widths } from "./harness";
 
@@ -102,7 +103,9 @@ describe("console as a product: dashboard, a list of thousands, every view at th
       const res = await client.fetch(`${baseUrl()}/qr/${scanned.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": b.ua } });
       assert.equal(res.status, 302);
     }
-    // The scans sorts read counts the scan maintenance stores (every 10 minutes in production).
+    // The scans sorts read counts the scan maintenance stores (every 10 minutes in production), from what the
+    // consumer has counted: it folds once all four are.
+    await countedAnalytics(async () => toolResult(await callTool("svc.qr.get_analytics", { codeId: scanned.codeId, days: 1 }, busy.apiKey)), 4);
     await runScanMaintenance();
   });
   after(async () => {

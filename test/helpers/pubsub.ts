@@ -53,7 +53,8 @@ export async function pullScans(subscription: string, count: number): Promise<Pu
   const got: PulledMessage[] = [];
   await eventually(
     async () => {
-      const { receivedMessages = [] } = await call("POST", `/subscriptions/${subscription}:pull`, { maxMessages: 1000 });
+      // returnImmediately: the emulator holds a pull of an empty subscription for about 90 s, past the poll's own bound.
+      const { receivedMessages = [] } = await call("POST", `/subscriptions/${subscription}:pull`, { maxMessages: 1000, returnImmediately: true });
       if (receivedMessages.length) await call("POST", `/subscriptions/${subscription}:acknowledge`, { ackIds: receivedMessages.map((m: any) => m.ackId) });
       for (const { message } of receivedMessages) {
         const wire = JSON.parse(Buffer.from(message.data, "base64").toString("utf8"));

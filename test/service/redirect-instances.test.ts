@@ -63,13 +63,16 @@ describe("redirect instances: re-points and last-known-good", function () {
       await Promise.all([warm.holdLinkReads(0), cold.holdLinkReads(0)]);
     }
     // Each scan's row goes out from the consumer once counted (served_from "arrival": published before the
-    // read's outcome was known), and the warm scan's again from its instance, marked: three messages, and
-    // the documented de-duplication keeps the marked copy.
+    // read's outcome was known), and the warm scan's again from its instance, marked: three messages. The
+    // documented de-duplication keeps each scan's consumer row, the warm one flagged last-known-good.
     const messages = await pullScans(subscription, 3);
     assert.equal(messages.length, 3);
     assert.equal(new Set(messages.map((m) => m.event.scan_id)).size, 2, "two scans");
     const { query } = await streamDatabase(messages.map((m) => ({ ...m.event, message_id: m.messageId, publish_time: m.publishTime })));
-    assert.deepEqual(query("SELECT served_from FROM scan_events_once ORDER BY served_from"), [{ served_from: "arrival" }, { served_from: "last-known-good" }]);
+    assert.deepEqual(query("SELECT served_from, last_known_good, consumer_counted FROM scan_events_once ORDER BY last_known_good"), [
+      { served_from: "arrival", last_known_good: 0, consumer_counted: 1 },
+      { served_from: "arrival", last_known_good: 1, consumer_counted: 1 },
+    ]);
     const a = await countedAnalytics(async () => toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, merchant.apiKey)), 3);
     assert.equal(a.totalScans, 3, "the scan answered from last-known-good is counted");
   });

@@ -110,12 +110,13 @@ describe("scan consumer: redelivery, outbox and dead letters", function () {
     await pubsub("POST", `/topics/${SCAN_STREAM.arrivals}:publish`, { messages: [{ data: poison }] });
     const dead = await eventually<any>(
       async () => {
-        const { receivedMessages = [] } = await pubsub("POST", `/subscriptions/${SCAN_STREAM.deadLetterSubscription}:pull`, { maxMessages: 100 });
+        // returnImmediately: the emulator holds a pull of an empty subscription for about 90 s otherwise.
+        const { receivedMessages = [] } = await pubsub("POST", `/subscriptions/${SCAN_STREAM.deadLetterSubscription}:pull`, { maxMessages: 100, returnImmediately: true });
         if (receivedMessages.length) await pubsub("POST", `/subscriptions/${SCAN_STREAM.deadLetterSubscription}:acknowledge`, { ackIds: receivedMessages.map((m: any) => m.ackId) });
         return receivedMessages.find((m: any) => m.message.data === poison);
       },
       Boolean,
-      { timeoutMs: 20_000, intervalMs: 200, what: "the poisoned message on the dead-letter topic" },
+      { timeoutMs: 40_000, intervalMs: 200, what: "the poisoned message on the dead-letter topic" },
     );
     assert.equal(dead.message.attributes.CloudPubSubDeadLetterSourceSubscription, SCAN_STREAM.consumer);
     assert.equal(Number(dead.message.attributes.CloudPubSubDeadLetterSourceDeliveryCount), CONSUMER_DELIVERY.local.maxAttempts);
