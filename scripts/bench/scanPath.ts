@@ -22,7 +22,7 @@ import { redirectApp } from "../../functions/src/redirect/app";
 import { createCode, createCodes } from "../../functions/src/codes/service";
 import { codeAnalytics } from "../../functions/src/scans/analytics";
 import { db } from "../../functions/src/core/firebase";
-import { getConfig, projectId } from "../../functions/src/core/config";
+import { CONSUMER_GATHER_MS, getConfig, projectId } from "../../functions/src/core/config";
 import { opCounts } from "../../functions/src/store/opCounter";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import { arrivalOf } from "../../functions/src/scans/arrival";
@@ -32,6 +32,7 @@ import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
 import { oneScanShard } from "../../test/helpers/scans";
 import { startBillingProxy, type Billed } from "./billingProxy";
 import { fmt, paced, percentile, PRICE, request, runLoad } from "./measure";
+import { relayPushes } from "../lib/pushRelay";
 
 const PHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
 const PREVIEW = "Twitterbot/1.0";
@@ -66,7 +67,9 @@ interface Instance {
 }
 
 async function startInstance(role: "redirect" | "consumer", lib: string, env: NodeJS.ProcessEnv = {}): Promise<Instance> {
-  const child = spawn(NODE22, ["--import", "tsx", path.join(__dirname, "scan-instance.ts"), role, lib], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production", ...env } });
+  // The consumer batches as deployed (the emulators' default gathers nothing: core/config.ts).
+  const deployed = { CONSUMER_GATHER_MS: String(CONSUMER_GATHER_MS.deployed) };
+  const child = spawn(NODE22, ["--import", "tsx", path.join(__dirname, "scan-instance.ts"), role, lib], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_ENV: "production", ...deployed, ...env } });
   const warnings: string[] = [];
   const watch = (line: string) => /"severity":"(WARNING|ERROR)"/.test(line) && warnings.push(line.slice(0, 300));
   createInterface({ input: child.stderr! }).on("line", watch);
@@ -144,59 +147,6 @@ async function startPubSubForMain(): Promise<{ host: string; stop(): void }> {
   await call("POST", `${project}/schemas?schemaId=${events.SCAN_STREAM.schema}`, { type: "AVRO", definition: JSON.stringify(events.avroSchema()) });
   await call("PUT", `${project}/topics/${events.SCAN_STREAM.topic}`, { schemaSettings: { schema: `projects/${projectId()}/schemas/${events.SCAN_STREAM.schema}`, encoding: "JSON" } });
   return { host, stop };
-}
-
-/**
- * Production's push delivery, relayed: the local emulator pushes one message at a time and waits for its
- * answer, so a consumer behind it counts one arrival per transaction whatever the rate. Pub/Sub itself keeps
- * many pushes outstanding (it raises the number while the endpoint answers 2xx). The relay turns the
- * consumer's subscription into a pull subscription for the run, pulls, and POSTs each message as a push
- * (the same body) with up to `outstanding` in flight, acknowledging a 2xx and handing anything else back at
- * once (the emulator redelivers it, and counts the delivery towards the dead letters as a push would).
- */
-async function relayPushes(endpoint: string, outstanding: number): Promise<{ stop(): Promise<void> }> {
-  const route = `/subscriptions/${SCAN_STREAM.consumer}`;
-  await pubsub("POST", `${route}:modifyPushConfig`, { pushConfig: {} });
-  const agent = new http.Agent({ keepAlive: true, maxSockets: outstanding });
-  let inFlight = 0;
-  let running = true;
-  const acks: string[] = [];
-  const nacks: string[] = [];
-  const push = (m: { ackId: string; message: object; deliveryAttempt?: number }) =>
-    new Promise<void>((resolve) => {
-      const body = JSON.stringify({ message: m.message, subscription: `projects/${projectId()}${route}`, deliveryAttempt: m.deliveryAttempt ?? 1 });
-      const req = http.request(endpoint, { method: "POST", agent, headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on("end", () => ((res.statusCode ?? 0) < 300 ? acks : nacks).push(m.ackId) && resolve());
-      });
-      req.on("error", () => (nacks.push(m.ackId), resolve()));
-      req.end(body);
-    });
-  const settle = async () => {
-    if (acks.length) await pubsub("POST", `${route}:acknowledge`, { ackIds: acks.splice(0) });
-    if (nacks.length) await pubsub("POST", `${route}:modifyAckDeadline`, { ackIds: nacks.splice(0), ackDeadlineSeconds: 0 });
-  };
-  const loop = (async () => {
-    while (running) {
-      await settle();
-      const room = Math.min(100, outstanding - inFlight);
-      const { receivedMessages = [] } = room > 0 ? ((await pubsub("POST", `${route}:pull`, { maxMessages: room, returnImmediately: true })) as { receivedMessages?: Array<{ ackId: string; message: object; deliveryAttempt?: number }> }) : {};
-      for (const m of receivedMessages) {
-        inFlight++;
-        void push(m).finally(() => inFlight--);
-      }
-      if (!receivedMessages.length) await new Promise((r) => setTimeout(r, 10));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      while (inFlight) await new Promise((r) => setTimeout(r, 20));
-      await settle();
-      agent.destroy();
-    },
-  };
 }
 
 // ---- clients ----
@@ -538,7 +488,7 @@ async function benchCost(merchantId: string, sparseCodes: Array<{ id: string; co
   const proxy = await startBillingProxy();
   const consumer = await startInstance("consumer", BRANCH_LIB, { FIRESTORE_EMULATOR_HOST: proxy.host });
   const given = await pushTo(`${consumer.origin}/`);
-  const relay = DELIVERY === "relay" ? await relayPushes(`${consumer.origin}/`, RELAY_OUTSTANDING) : undefined;
+  const relay = DELIVERY === "relay" ? await relayPushes({ emulatorHost: process.env.PUBSUB_EMULATOR_HOST!, project: projectId(), subscription: SCAN_STREAM.consumer, endpoint: `${consumer.origin}/`, outstanding: RELAY_OUTSTANDING }) : undefined;
   const redirect = await startInstance("redirect", BRANCH_LIB);
   try {
     const codeCount = num("BENCH_COST_CODES", 20);
@@ -573,7 +523,7 @@ export async function benchScanPath(merchantId: string): Promise<void> {
     const only = process.env.BENCH_SCANPATH_ONLY;
     // The latency turns leave counting to the emulator's own push: a relay in this process would run between the turns.
     if (!only || only === "latency") await benchLatency(merchantId, fresh.map((c) => c.uniqueQRCodeID));
-    if (DELIVERY === "relay") relay = await relayPushes(`${consumer.origin}/`, RELAY_OUTSTANDING);
+    if (DELIVERY === "relay") relay = await relayPushes({ emulatorHost: process.env.PUBSUB_EMULATOR_HOST!, project: projectId(), subscription: SCAN_STREAM.consumer, endpoint: `${consumer.origin}/`, outstanding: RELAY_OUTSTANDING });
     if (!only || only === "hot") await benchHotCode(merchantId, consumer);
   } finally {
     await relay?.stop();

@@ -29,7 +29,9 @@ export async function peekDeadLetters(project: string, max = 1000): Promise<Dead
     const seen = new Map<string, { publishTime: string; scanId: string | null }>();
     // Several pulls: one answers at most what the server has ready; a message seen twice ends the peek.
     for (let round = 0; round < 5 && seen.size < max; round++) {
-      const [answer] = await client.pull({ subscription, maxMessages: max - seen.size }, { timeout: 10_000 });
+      // On the emulator a pull of an empty subscription is held until its deadline (about 9 s here), so the
+      // peek asks it to answer at once; Pub/Sub itself answers a synchronous pull promptly.
+      const [answer] = await client.pull({ subscription, maxMessages: max - seen.size, ...(process.env.PUBSUB_EMULATOR_HOST ? { returnImmediately: true } : {}) }, { timeout: 10_000 });
       const received = answer.receivedMessages ?? [];
       if (received.length) await client.modifyAckDeadline({ subscription, ackIds: received.map((m) => m.ackId!), ackDeadlineSeconds: 0 });
       let fresh = 0;

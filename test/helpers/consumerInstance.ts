@@ -75,7 +75,7 @@ export async function startConsumerInstance(env: NodeJS.ProcessEnv): Promise<Con
     },
     async stop() {
       await pubsub("DELETE", `/subscriptions/${name}-push`).catch(() => undefined);
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((resolve) => child.once("exit", resolve));
         child.kill("SIGKILL");
         await exited;

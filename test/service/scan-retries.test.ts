@@ -91,8 +91,13 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
   let consumers: ConsumerInstance[] = [];
   let merchantId: string;
 
+  // The consumer test's two instances (behind the proxy), started while the tests before it run.
+  let consumersStarting: Promise<ConsumerInstance[]>;
+
   before(async () => {
     proxy = await startFirestoreProxy();
+    consumersStarting = Promise.all([0, 1].map(() => startConsumerInstance({ FIRESTORE_EMULATOR_HOST: proxy.host })));
+    void consumersStarting.catch(() => undefined); // awaited by the test that uses them
     await ensureLocalScanStream(process.env.PUBSUB_EMULATOR_HOST!, process.env.GCLOUD_PROJECT!);
     ({ merchantId } = (await ensureWorkspaceForOwner(`retries-${randomUUID()}`, "Retries")).workspace);
   });
@@ -103,7 +108,10 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     consumers = [];
     proxy.rule = () => "pass";
   });
-  after(async () => proxy.close());
+  after(async () => {
+    await Promise.all((await consumersStarting.catch(() => [])).map((c) => c.stop()));
+    await proxy.close();
+  });
 
   it("bounds the commit's retries well inside a cap lease's grace", () => {
     // The latest a scan's allowance can still land: its wait in the queue, then a re-commit started within
@@ -180,7 +188,7 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     const arrival = (userAgent: string, address: string) =>
       arrivalOf({ method: "GET", headers: { "user-agent": userAgent }, address, place: { country: "US", state: "Oregon", city: "Portland" }, at: new Date(), uniqueQRCodeID: code.uniqueQRCodeID, known });
     // Two consumer instances, so one person's scans may be counted by both at once.
-    consumers = await Promise.all([0, 1].map(() => startConsumerInstance({ FIRESTORE_EMULATOR_HOST: proxy.host })));
+    consumers = await consumersStarting;
     const before = proxy.commits.length;
     proxy.rule = dropFirstCommits(Infinity, scanCommit);
     const people = await Promise.all(Array.from({ length: 10 }, (_, i) => arrival(PHONE(i), `198.51.100.${i + 1}`)));

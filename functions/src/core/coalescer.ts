@@ -33,13 +33,14 @@ export class Coalescer<I, O> {
    * this after the previous one started, unless `maxBatch` items wait: a busy instance makes one fuller call
    * instead of many small ones, each item waiting up to this much longer. After a call of one item the
    * next goes at once: its callers come one at a time (an idle instance, or a sender that waits for each
-   * answer), and waiting would only slow them down.
+   * answer), and waiting would only slow them down. A function is asked at each call (a setting read once
+   * configured).
    */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
     private readonly maxBatch = 100,
     private readonly bounds?: CoalescerBounds,
-    private readonly gatherMs = 0,
+    private readonly gatherMs: number | (() => number) = 0,
   ) {}
 
   /** Whether a call is in flight (a submission now waits for the next call). */
@@ -66,7 +67,7 @@ export class Coalescer<I, O> {
     this.draining = true;
     try {
       while (this.queue.length) {
-        const wait = this.lastCall + this.gatherMs - Date.now();
+        const wait = this.lastCall + (typeof this.gatherMs === "number" ? this.gatherMs : this.gatherMs()) - Date.now();
         if (wait > 0 && this.lastSize > 1 && this.queue.length < this.maxBatch) {
           await new Promise<void>((resolve) => {
             const timer = setTimeout(() => this.wake?.(), wait);

@@ -476,12 +476,14 @@ function finish(c: Committed): Promise<void> {
 /** Arrivals one transaction counts at most (each writes at most an event, a counter, two rollups and an outbox delete). */
 const BATCH_MAX = 90;
 /**
- * A busy instance (its last batch held more than one arrival) starts a batch at most this often, or when
- * BATCH_MAX arrivals wait: each of its rollups then takes one write for a second's scans (one shard a
- * second: store/rollups.ts) instead of one for every few scans, and the fold reads as few shards. An idle
- * instance, or one fed one arrival at a time (the emulator's push), counts each at once (core/coalescer.ts).
+ * A busy instance (its last batch held more than one arrival) starts a batch at most this often
+ * (getConfig().consumerGatherMs: a second deployed, core/config.ts CONSUMER_GATHER_MS), or when BATCH_MAX
+ * arrivals wait: each of its rollups then takes one write for a second's scans (one shard a second:
+ * store/rollups.ts) instead of one for every few scans, and the fold reads as few shards. An idle instance,
+ * or one fed one arrival at a time, counts each at once (core/coalescer.ts). On the emulators it does not
+ * gather: a test that counts ten arrivals at a time and waits for them would wait a second a round.
  */
-export const CONSUMER_GATHER_MS = 1_000;
+const gatherMs = () => getConfig().consumerGatherMs;
 
 /** Deliveries this instance holds (not yet answered), with when Pub/Sub stored each: the watermark. */
 const inFlight = new Map<Delivery, number>();
@@ -526,7 +528,7 @@ const batches = new Coalescer<Delivery, Consumed | Error>(async (deliveries) => 
     else await Promise.all(decoded.map((d) => attempt([d]).catch((e: unknown) => (results[d.at] = e as Error))));
   }
   return results;
-}, BATCH_MAX, undefined, CONSUMER_GATHER_MS);
+}, BATCH_MAX, undefined, gatherMs);
 
 /** Counts one arrival with whatever else reaches this instance meanwhile; resolves once it is counted (or dropped). */
 export async function consumeArrival(delivery: Delivery): Promise<Consumed> {
