@@ -12,7 +12,8 @@ import { eventually } from "../helpers/poll";
 import { adminCli } from "../helpers/admin";
 import { projectId } from "../helpers/env";
 import { arrivalOf, recordArrival } from "../../functions/src/scans/arrival";
-import { UNHEARD_MS } from "../../functions/src/scans/freshness";
+import { HEARTBEAT_SEEN_MS, UNHEARD_MS } from "../../functions/src/scans/freshness";
+import { readConsumerHeartbeats } from "../../functions/src/store/scanCounts";
 import { arrivalPublishes } from "../../functions/src/store/scanStream";
 import { ARRIVAL_MARKS_KEPT_MS } from "../../functions/src/store/scanArrivalMarks";
 import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
@@ -39,6 +40,14 @@ describe("scan freshness: analytics say when the consumer lags, and the ops CLI 
   });
 
   it("carry pending and the lag: true while an arrival waits where no consumer has received it (no heartbeat since), false once the consumer counted it", async () => {
+    // Any consumer instance heard from after this test's arrival clears its lag: first the arrivals other
+    // files left are done (one the consumer refuses is delivered again every second until its dead letter),
+    // signalled by no instance holding one or heard from for UNHEARD_MS. Nothing else publishes meanwhile.
+    await eventually(
+      () => readConsumerHeartbeats(Date.now(), HEARTBEAT_SEEN_MS),
+      (beats) => beats.every((b) => b.inFlight === 0 && Date.now() - b.updatedAt.getTime() > UNHEARD_MS),
+      { what: "the scan consumer idle", timeoutMs: 60_000, intervalMs: 250 },
+    );
     for (const a of await answers()) {
       assert.equal(typeof a.pending, "boolean", JSON.stringify(a));
       assert.ok(Number.isInteger(a.lagSeconds) && a.lagSeconds >= 0, JSON.stringify(a));
