@@ -372,7 +372,7 @@ export async function campaignSection(kit: Kit, codeId: string): Promise<HTMLEle
   // The "campaign has ended" page's own words (beside the business's name and the code's colours).
   const endedHeading = field("Ended page heading", input({ type: "text", id: "campaign-ended-heading", maxlength: "80" }, stored.endedPage?.heading ?? ""));
   const endedMessage = field("Ended page message", h("textarea", { id: "campaign-ended-message", maxlength: "400", rows: "2" }, stored.endedPage?.message ?? "") as HTMLTextAreaElement);
-  const password = field(editor.hasPassword ? "New password (empty: keep it)" : "Password (for password rules)", input({ type: "password", id: "campaign-password", autocomplete: "new-password", minlength: "6", maxlength: "128" }));
+  const password = field(editor.hasPassword ? "New password (empty: keep it)" : "Password (for password rules)", input({ type: "password", id: "campaign-password", autocomplete: "new-password", minlength: "8", maxlength: "128" }));
   const instant = (f: { input: HTMLInputElement }, original: string | undefined) => {
     const v = f.input.value;
     if (!v) return undefined;

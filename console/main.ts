@@ -254,6 +254,9 @@ async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
             ),
           ]
         : []),
+      ...(c.passwordNotice
+        ? [h("p", { class: "error", id: "password-notice", role: "status" }, `${new Date(c.passwordNotice.at).toLocaleString()}: ${c.passwordNotice.message}`)]
+        : []),
       h(
         "div",
         { class: "detail" },
@@ -440,25 +443,44 @@ async function settingsView(): Promise<HTMLElement[]> {
 
 // ---- Admin ------------------------------------------------------------------------------------------
 
+/** The moderation queue's page: the cursor the previous page gave, with the ones before it for "Previous". */
+let moderationCursors: string[] = [];
+
 async function adminView(): Promise<HTMLElement[]> {
-  const [{ listings }, { reports }] = await Promise.all([api("GET /listings", { query: { status: "pending" } }), api("GET /reports", { query: { status: "open" } })]);
-  const reportRows = reports.map((r) => [
-    h("span", {}, h("code", {}, r.uniqueQRCodeID), h("br"), h("span", { class: "muted" }, new Date(r.createdAt).toLocaleString())),
-    longText(r.destinationUrl),
-    h("span", {}, h("strong", {}, r.reason), r.details ? h("span", { class: "long" }, `: ${r.details}`) : ""),
-    h(
-      "span",
-      { class: "actions" },
-      act("Take down", async () => { await api("POST /reports/:reportId/:action", { params: { reportId: r.reportId, action: "takedown" } }); await route(); }, { class: "danger", "aria-label": `Take down ${r.uniqueQRCodeID}`, "data-report": r.reportId }),
-      act("Dismiss", async () => { await api("POST /reports/:reportId/:action", { params: { reportId: r.reportId, action: "dismiss" } }); await route(); }, { "aria-label": `Dismiss the report on ${r.uniqueQRCodeID}` }),
-    ),
+  const cursor = moderationCursors[moderationCursors.length - 1];
+  const [{ listings }, { groups, nextCursor }] = await Promise.all([
+    api("GET /listings", { query: { status: "pending" } }),
+    api("GET /report-groups", { query: { status: "open", ...(cursor ? { cursor } : {}) } }),
   ]);
+  // One row per reported code or GS1 item: its reports counted by reason, the newest one's words, one decision for all.
+  const reportRows = groups.map((g) => {
+    const newest = g.reports[0];
+    const name = g.url ?? g.subject;
+    return [
+      h("span", {}, h("code", { class: "long" }, name), h("br"), h("span", { class: "muted" }, `${g.count} report${g.count === 1 ? "" : "s"}, latest ${new Date(g.latestAt).toLocaleString()}`)),
+      longText(g.destinationUrl),
+      h("span", {}, h("strong", {}, Object.entries(g.reasons).map(([r, n]) => `${r} ×${n}`).join(", ")), newest?.details ? h("span", { class: "long" }, `: ${newest.details}`) : ""),
+      h(
+        "span",
+        { class: "actions" },
+        act("Take down", async () => { await api("POST /report-groups/:subject/:action", { params: { subject: g.subject, action: "takedown" } }); await route(); }, { class: "danger", "aria-label": `Take down ${name}`, "data-subject": g.subject }),
+        act("Dismiss", async () => { await api("POST /report-groups/:subject/:action", { params: { subject: g.subject, action: "dismiss" } }); await route(); }, { "aria-label": `Dismiss the reports on ${name}` }),
+      ),
+    ];
+  });
+  const paging = h(
+    "p",
+    { class: "actions", id: "report-pages" },
+    ...(moderationCursors.length ? [act("Previous page", async () => { moderationCursors = moderationCursors.slice(0, -1); await route(); })] : []),
+    ...(nextCursor ? [act("Next page", async () => { moderationCursors = [...moderationCursors, nextCursor]; await route(); })] : []),
+  );
   const reportSection = h(
     "section",
     { id: "abuse-reports", "aria-labelledby": "reports-h" },
     h("h2", { id: "reports-h" }, "Abuse reports"),
-    h("p", { class: "muted" }, "Taking a code down shows a warning page on its next scan and tells its owner why; the admin CLI's restore undoes it."),
-    reportRows.length ? table(["Code", "Destination when reported", "Reason", ""], reportRows, { id: "report-rows", caption: "Open abuse reports" }) : h("p", { class: "muted", id: "no-reports" }, "No open reports."),
+    h("p", { class: "muted" }, "Reports are grouped by the code or GS1 product link reported. Taking one down shows a warning page on its next scan and mails its owner why and how to appeal; the admin CLI's restore undoes it."),
+    reportRows.length ? table(["Code or product link", "Destination when reported", "Reasons", ""], reportRows, { id: "report-rows", caption: "Open abuse reports" }) : h("p", { class: "muted", id: "no-reports" }, "No open reports."),
+    paging,
   );
   const rows = listings.map((l) => [
     longText(l.domain),

@@ -23,6 +23,8 @@ const SCOPE_TEXT: Record<string, string> = {
   "challenge:write": "Create challenge codes (as drafts)",
   "webhooks:read": "See webhook endpoints and their delivery log",
   "webhooks:write": "Add, test, rotate and remove webhook endpoints that receive scan and code events",
+  "domains:read": "See your branded domains and their DNS records",
+  "domains:write": "Add, verify and remove branded domains (owners only)",
 };
 const app = document.getElementById("app")!;
 const requestId = new URLSearchParams(location.search).get("request") ?? "";

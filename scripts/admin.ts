@@ -23,8 +23,11 @@ commands:
   sync-phone-book (writes the public phoneBook entry of every approved listing: run once after upgrading)
   set-admin       --email <email>   (grants the admin custom claim: console moderation)
   list-reports    [--status open|takenDown|dismissed]   (abuse reports from /report, newest first)
-  takedown        --code <scan URL or 12-character scan id> --reason <text>   (scans get a warning page at once)
-  restore         --code <scan URL or scan id>   (undoes a takedown)
+  report-groups   [--status open|takenDown|dismissed] [--cursor <the previous page's next>]   (reports grouped
+                  by the code or GS1 item reported, a page at a time)
+  takedown        --code <any address the service answers: /qr/ URL, scan id, /01/<GTIN>..., a compressed GS1
+                  URI, gs1_<itemId>> --reason <text>   (scans get a warning page at once; the owner is mailed)
+  restore         --code <the same kinds of address>   (undoes a takedown)
   set-rate-limit  --merchant <id> --limit <${RATE_LIMIT_NAMES.join("|")}> --max <n per window | default>
                   [--per workspace]  (the workspace's aggregate over all its keys and grants; default: each credential)
   set-time-zone   --merchant <id> --tz <IANA name, e.g. America/Los_Angeles | UTC>   (days and hours of scan analytics)
@@ -66,6 +69,7 @@ export async function runAdmin(argv: string[], print: (text: string) => void = (
       key: { type: "string" },
       domain: { type: "string" },
       code: { type: "string" },
+      cursor: { type: "string" },
       status: { type: "string", default: "pending" },
       reason: { type: "string", default: "" },
       password: { type: "string" },
@@ -264,20 +268,29 @@ export async function runAdmin(argv: string[], print: (text: string) => void = (
       const status = values.status === "pending" ? "open" : values.status;
       if (status !== "open" && status !== "takenDown" && status !== "dismissed") throw new UsageError("--status is open, takenDown or dismissed");
       const reports = (await reportsIn(status)).map(publicReport);
-      out(reports.map((r) => `${r.reportId}  ${r.createdAt}  ${r.uniqueQRCodeID}  ${r.reason}  ${r.destinationUrl}`).join("\n") || `no ${status} reports`, reports);
+      out(reports.map((r) => `${r.reportId}  ${r.createdAt}  ${r.url ?? r.subject}  ${r.reason}  ${r.destinationUrl}`).join("\n") || `no ${status} reports`, reports);
+      break;
+    }
+    case "report-groups": {
+      const { reportGroups } = await import("../functions/src/moderation/service");
+      const status = values.status === "pending" ? "open" : values.status;
+      if (status !== "open" && status !== "takenDown" && status !== "dismissed") throw new UsageError("--status is open, takenDown or dismissed");
+      const page = await reportGroups(status, values.cursor);
+      const lines = page.groups.map((g) => `${g.subject}  ${g.count} report(s)  ${Object.entries(g.reasons).map(([r, n]) => `${r}×${n}`).join(" ")}  ${g.url ?? ""}  ${g.destinationUrl}`);
+      out([...lines, ...(page.nextCursor ? [`next page: --cursor ${page.nextCursor}`] : [])].join("\n") || `no ${status} reports`, page);
       break;
     }
     case "takedown": {
       if (!values.reason) throw new UsageError("--reason is needed: the owner is shown it");
-      const { takeDownCode } = await import("../functions/src/abuse/service");
-      const done = await takeDownCode(need("code"), values.reason, "admin-cli");
-      out(`took down ${done.uniqueQRCodeID}: its scans show the warning page from now on`, done);
+      const { takeDown } = await import("../functions/src/moderation/service");
+      const done = await takeDown(need("code"), values.reason, "admin-cli");
+      out(`took down ${done.url}: its scans show the warning page from now on`, done);
       break;
     }
     case "restore": {
-      const { restoreCode } = await import("../functions/src/abuse/service");
-      const done = await restoreCode(need("code"), "admin-cli");
-      out(`restored ${done.uniqueQRCodeID}: its scans redirect again`, done);
+      const { restore } = await import("../functions/src/moderation/service");
+      const done = await restore(need("code"), "admin-cli");
+      out(`restored ${done.uniqueQRCodeID ?? done.subject}: its scans redirect again`, done);
       break;
     }
     case "sync-phone-book": {

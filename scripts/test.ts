@@ -307,14 +307,24 @@ async function main(): Promise<number> {
       });
     }
     const onEmulators = tiers.includes("stack") || (full && tiers.includes("service"));
+    const lifecycle = (quiet: boolean) => timedRun("lifecycle", ["lifecycle"], mochaArgs(tierFiles("lifecycle", full), extra, 600_000), baseEnv, quiet);
+    // The quick start runs in a clone of its own on the usual ports while the stack tier's emulators run on
+    // the second shard's: each spends much of its time waiting on start-ups, so side by side they fill the
+    // two cores. Not under test:full, whose lifecycle tests interrupt start-ups at chosen moments.
+    const besideStack = onEmulators && tiers.includes("lifecycle") && !full;
+    const lifecycleBeside = besideStack ? lifecycle(true) : undefined;
     if (onEmulators) {
-      await withStacks("emulators", [0], async ([env]) => {
+      await withStacks("emulators", [besideStack ? 1 : 0], async ([env]) => {
         if (tiers.includes("stack")) results.push(await timedRun("stack", ["stack"], mochaArgs(tierFiles("stack", full), extra, 120_000), env));
         // Under test:full the service files run again through firebase-tools' Hosting and Functions emulators.
         if (full && tiers.includes("service")) results.push(await timedRun("service on emulators", ["service"], [...mochaArgs(tierFiles("service", full), extra, 120_000), ...FRESH_DATA], env));
       });
     }
-    if (tiers.includes("lifecycle")) results.push(await timedRun("lifecycle", ["lifecycle"], mochaArgs(tierFiles("lifecycle", full), extra, 600_000), baseEnv));
+    if (lifecycleBeside) {
+      const run = await lifecycleBeside;
+      console.log(`\n--- ${run.label} ---\n${readFileSync(run.logFile, "utf8")}`);
+      results.push(run);
+    } else if (tiers.includes("lifecycle")) results.push(await lifecycle(false));
     // Full-size runs (test:full, or TEST_SCALE=1 as `npm run fuzz` sets it) have no budget.
     const { text, overBudget } = summary(results, full || process.env.TEST_SCALE === "1");
     // Each failure again, last: a long run's failures are otherwise far above where its output ends.

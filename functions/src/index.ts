@@ -48,5 +48,7 @@ export const gs1Resolver = onRequest({ ...PUBLIC, memory: "512MiB", concurrency:
 // Loaded only where it can run (deploy analysis, the emulator, or its own instances), not by HTTP functions.
 const target = process.env.FUNCTION_TARGET;
 export const scanMaintenance = !target || target === "scanMaintenance" ? require("./scans/schedule").scanMaintenance : undefined;
+export const destinationRecheck = !target || target === "destinationRecheck" ? require("./moderation/schedule").destinationRecheck : undefined;
+export const domainChecks = !target || target === "domainChecks" ? require("./domains/schedule").domainChecks : undefined;
 export const webhookDelivery = !target || target === "webhookDelivery" ? require("./webhooks/task").webhookDelivery : undefined;
 export const catalogueJob = !target || target === "catalogueJob" ? require("./jobs/task").catalogueJob : undefined;

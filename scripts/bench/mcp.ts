@@ -2,7 +2,8 @@
 // official SDK's stateless server (a new McpServer and StreamableHTTPServerTransport per request, 2025 era),
 // same key check, rate limiter and audit write against the Firestore emulator. The servers run in a
 // process of their own (mcp-server.ts), so their CPU is read apart from this load client's.
-// BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there.
+// BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there. BENCH_MCP_FLOOR=1 adds a
+// fourth contender, a bare server making only a call's Firestore requests (mcp-server.ts floorApp).
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { getConfig } from "../../functions/src/core/config";
@@ -12,22 +13,25 @@ interface ServerProcess {
   child: ChildProcess;
   ours: string;
   sdk: string;
+  /** A bare server making only the Firestore calls of a tools/call (mcp-server.ts floorApp). */
+  floor: string;
   /**
-   * CPU time the server process has used so far, in microseconds. `settle` first collects the garbage
-   * left so far, so that its cost is charged to the contender that made it, not to the one after it.
+   * CPU time the server process has used so far, in microseconds (and of it in the kernel), and the HTTP
+   * requests it has sent (Firestore's REST calls). `settle` first collects the garbage left so far, so
+   * that its cost is charged to the contender that made it, not to the one after it.
    */
-  cpu(settle?: boolean): Promise<number>;
+  cpu(settle?: boolean): Promise<{ micros: number; system: number; outgoing: number }>;
 }
 
 function startServers(): Promise<ServerProcess> {
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
   const child = fork(path.join(__dirname, "mcp-server.ts"), [], { execArgv: [...process.execArgv, "--expose-gc", ...profile], stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const cpu = (settle = false) =>
-    new Promise<number>((resolve) => {
-      const onMessage = (m: { cpu?: NodeJS.CpuUsage }) => {
+    new Promise<{ micros: number; system: number; outgoing: number }>((resolve) => {
+      const onMessage = (m: { cpu?: NodeJS.CpuUsage; outgoing?: number }) => {
         if (!m.cpu) return;
         child.off("message", onMessage);
-        resolve(m.cpu.user + m.cpu.system);
+        resolve({ micros: m.cpu.user + m.cpu.system, system: m.cpu.system, outgoing: m.outgoing ?? 0 });
       };
       child.on("message", onMessage);
       child.send({ cpu: true, settle });
@@ -35,7 +39,7 @@ function startServers(): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     child.once("error", reject);
     child.once("exit", (code) => reject(new Error(`bench server exited with ${code}`)));
-    child.on("message", (m: { ready?: { ours: string; sdk: string } }) => {
+    child.on("message", (m: { ready?: { ours: string; sdk: string; floor: string } }) => {
       if (m.ready) resolve({ child, ...m.ready, cpu });
     });
   });
@@ -64,20 +68,25 @@ export async function benchMcp(apiKey: string, requests = Number(process.env.BEN
   const sdkCall = call(servers.sdk, legacyBody, headers);
   const legacyCall = call(servers.ours, legacyBody, headers);
   const modernCall = call(servers.ours, modernBody, modernHeaders);
+  const floorCall = call(servers.floor, legacyBody, headers);
+  // BENCH_MCP_FLOOR=1 adds the floor as a fourth contender: the Firestore calls alone, no protocol.
+  const withFloor = process.env.BENCH_MCP_FLOOR === "1";
   // Warm all (JIT, connections, Firestore channel) before measuring.
-  for (const once of [legacyCall, modernCall, sdkCall]) await runLoad(100, 8, once);
+  for (const once of [legacyCall, modernCall, sdkCall, ...(withFloor ? [floorCall] : [])]) await runLoad(100, 8, once);
   // Interleaved rounds: each contender runs a quarter of its requests in turn, so drift in the machine's
   // load (other processes, the emulator's JIT and GC) falls on all three alike.
   const ROUNDS = 6;
   // For profiling one contender alone: BENCH_MCP_ONLY=legacy (or sdk, modern; comma-separated).
   const only = process.env.BENCH_MCP_ONLY?.split(",");
-  const runs = { sdk: [] as LoadResult[], legacy: [] as LoadResult[], modern: [] as LoadResult[] };
-  const serverCpu = { sdk: 0, legacy: 0, modern: 0 };
-  const clientCpu = { sdk: 0, legacy: 0, modern: 0 };
+  const runs = { sdk: [] as LoadResult[], legacy: [] as LoadResult[], modern: [] as LoadResult[], floor: [] as LoadResult[] };
+  const serverCpu = { sdk: 0, legacy: 0, modern: 0, floor: 0 };
+  const serverSystem = { sdk: 0, legacy: 0, modern: 0, floor: 0 };
+  const firestoreRequests = { sdk: 0, legacy: 0, modern: 0, floor: 0 };
+  const clientCpu = { sdk: 0, legacy: 0, modern: 0, floor: 0 };
   for (let round = 0; round < ROUNDS; round++) {
     // The starting contender rotates, so that none always runs right after another's leftover work (its
     // last audit batch, its garbage) lands in the server's CPU reading.
-    const contenders = [["sdk", sdkCall], ["legacy", legacyCall], ["modern", modernCall]] as const;
+    const contenders = [["sdk", sdkCall], ["legacy", legacyCall], ["modern", modernCall], ...(withFloor ? [["floor", floorCall] as const] : [])] as const;
     for (const [name, once] of contenders.map((_, i) => contenders[(i + round) % contenders.length])) {
       if (only && !only.includes(name)) continue;
       // An unmeasured lead-in of the same contender absorbs what the one before it left behind (its
@@ -89,11 +98,14 @@ export async function benchMcp(apiKey: string, requests = Number(process.env.BEN
       const client1 = process.cpuUsage();
       // Let the round's last audit batch commit, and its garbage be collected, before reading the server's CPU.
       await new Promise((r) => setTimeout(r, 50));
-      serverCpu[name] += (await servers.cpu(true)) - server0;
+      const server1 = await servers.cpu(true);
+      serverCpu[name] += server1.micros - server0.micros;
+      serverSystem[name] += server1.system - server0.system;
+      firestoreRequests[name] += server1.outgoing - server0.outgoing;
       clientCpu[name] += client1.user - client0.user + client1.system - client0.system;
     }
   }
-  const combined = (results: LoadResult[], cpuMicros: number, clientMicros: number) => {
+  const combined = (results: LoadResult[], cpuMicros: number, clientMicros: number, name: keyof typeof serverCpu) => {
     const total = results.reduce((n, r) => n + r.requests, 0);
     const seconds = results.reduce((n, r) => n + r.seconds, 0);
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -105,14 +117,23 @@ export async function benchMcp(apiKey: string, requests = Number(process.env.BEN
       p99: median(results.map((r) => r.p99)),
       errors: results.reduce((n, r) => n + r.errors, 0),
     };
-    return { result, cpuMs: cpuMicros / 1000 / total, clientCpuMs: clientMicros / 1000 / total };
+    return {
+      result,
+      cpuMs: cpuMicros / 1000 / total,
+      clientCpuMs: clientMicros / 1000 / total,
+      systemShare: serverSystem[name] / cpuMicros,
+      requestsPerCall: firestoreRequests[name] / total,
+    };
   };
-  const sdkRun = combined(runs.sdk, serverCpu.sdk, clientCpu.sdk);
-  const legacyRun = combined(runs.legacy, serverCpu.legacy, clientCpu.legacy);
-  const modernRun = combined(runs.modern, serverCpu.modern, clientCpu.modern);
+  const traits = (run: { systemShare: number; requestsPerCall: number }) =>
+    ` ${fmt(100 * run.systemShare, 0)}% of the server's CPU in the kernel, ${fmt(run.requestsPerCall, 3)} Firestore HTTP requests per call`;
+  const sdkRun = combined(runs.sdk, serverCpu.sdk, clientCpu.sdk, "sdk");
+  const legacyRun = combined(runs.legacy, serverCpu.legacy, clientCpu.legacy, "legacy");
+  const modernRun = combined(runs.modern, serverCpu.modern, clientCpu.modern, "modern");
+  const floorRun = withFloor ? combined(runs.floor, serverCpu.floor, clientCpu.floor, "floor") : undefined;
   if (only) {
-    for (const [name, run] of [["sdk", sdkRun], ["legacy", legacyRun], ["modern", modernRun]] as const) {
-      if (only.includes(name)) console.log(`  ${name}: ${fmt(run.result.throughput, 0)} req/s, server CPU ${fmt(run.cpuMs, 3)} ms per call`);
+    for (const [name, run] of [["sdk", sdkRun], ["legacy", legacyRun], ["modern", modernRun], ["floor", floorRun]] as const) {
+      if (run && only.includes(name)) console.log(`  ${name}: ${fmt(run.result.throughput, 0)} req/s, server CPU ${fmt(run.cpuMs, 3)} ms per call${traits(run)}`);
     }
     servers.child.disconnect();
     return undefined;
@@ -120,6 +141,13 @@ export async function benchMcp(apiKey: string, requests = Number(process.env.BEN
   printLoad("official SDK, stateless (baseline)", sdkRun.result);
   printLoad("svc dispatcher, 2025-03-26", legacyRun.result);
   printLoad("svc dispatcher, 2026-07-28", modernRun.result);
+  if (floorRun) {
+    printLoad("floor: the Firestore calls alone", floorRun.result);
+    console.log(`  floor server CPU per call ${fmt(floorRun.cpuMs, 3)} ms (${fmt(floorRun.cpuMs / sdkRun.cpuMs)} of the SDK's)`);
+  }
+  for (const [label, run] of [["SDK", sdkRun], ["ours 2025-03-26", legacyRun], ["ours 2026-07-28", modernRun], ["floor", floorRun]] as const) {
+    if (run) console.log(`  ${label}:${traits(run)}`);
+  }
   console.log(
     `  server process CPU per request: SDK ${fmt(sdkRun.cpuMs, 3)} ms, ours 2025-03-26 ${fmt(legacyRun.cpuMs, 3)} ms, ours 2026-07-28 ${fmt(modernRun.cpuMs, 3)} ms` +
       `   (load client, apart: ${fmt(sdkRun.clientCpuMs, 3)} / ${fmt(legacyRun.clientCpuMs, 3)} / ${fmt(modernRun.clientCpuMs, 3)} ms)`,

@@ -367,7 +367,7 @@ export class Stack {
     const ui = options.ui && emulatorUiAvailable(mode);
     if (ui) args.push("--config", writeConfigWithUi());
     if (shard) {
-      args.push("--config", writeShardConfig(shard, ports));
+      args.push("--config", writeShardConfig(shard, ports, env));
       // firebase-tools notes its running hub in a file named by project under the temporary directory.
       childEnv.TMPDIR = path.join(LOG_DIR, `tmp-shard${shard}`);
       mkdirSync(childEnv.TMPDIR, { recursive: true });
@@ -628,10 +628,22 @@ function watchLog(file: string, pattern: RegExp, onMatch: (m: RegExpExecArray) =
 
 /** firebase.json with the Emulator UI on, beside it (paths in it are relative to its directory). */
 /** firebase.json with a shard's emulator ports (git-ignored, beside it, so its relative paths still hold). */
-function writeShardConfig(shard: Shard, ports: EmulatorPorts): string {
+function writeShardConfig(shard: Shard, ports: EmulatorPorts, env: Record<string, string>): string {
   const config = JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8"));
   for (const [name, port] of Object.entries(ports)) config.emulators[name] = { ...config.emulators[name], port };
   config.emulators.tasks = { ...config.emulators.tasks, port: shifted(TASKS_PORT, shard) };
+  // The Functions emulator gives functions/.env.local's values precedence over its own environment, and
+  // that file leaves the addresses empty (the usual ports): this stack's functions read a copy of it with
+  // this shard's addresses, from a folder named as the functions' `configDir`.
+  const configDir = path.join(LOG_DIR, `functions-env-shard${shard}`);
+  mkdirSync(configDir, { recursive: true });
+  const lines = readFileSync(path.join(ROOT, "functions", ".env.local"), "utf8").split("\n");
+  const withShard = lines.map((line) => {
+    const name = line.split("=")[0];
+    return name in env && ["BASE_URL", "ALLOWED_HOSTS", "ALLOWED_ORIGINS"].includes(name) ? `${name}=${env[name]}` : line;
+  });
+  writeFileSync(path.join(configDir, ".env.local"), withShard.join("\n"));
+  config.functions = (config.functions as Array<Record<string, unknown>>).map((f) => ({ ...f, configDir: path.relative(ROOT, configDir) }));
   const file = path.join(ROOT, `firebase.shard${shard}.json`);
   writeFileSync(file, JSON.stringify(config, null, 2));
   return file;

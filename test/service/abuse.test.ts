@@ -9,6 +9,8 @@ import { appUrl, baseUrl } from "../helpers/env";
 import { adminToken, createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { callTool, toolResult } from "../helpers/rpc";
 import { eventually } from "../helpers/poll";
+import { newGtin } from "../helpers/gs1";
+import { compressDigitalLink } from "../../functions/src/gs1/grammar";
 
 const scan = (id: string) => fetch(`${appUrl()}/qr/${id}`, { redirect: "manual", headers: { "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1" } });
 
@@ -157,5 +159,86 @@ describe("abuse: reports, takedown and the destination blocklist", function () {
     );
     assert.deepEqual(done.rows.map((r: any) => r.outcome), ["created", "failed", "created"]);
     assert.match(done.rows[1].message, /phishing or malware/);
+  });
+
+  it("reports and takes down a GS1 product link by any address the service answers it at; the owner is mailed and cannot change it; a restore undoes it", async () => {
+    const gtin = newGtin();
+    const put = (body: unknown, method = "POST", path = "/api/gs1/items") =>
+      fetch(`${appUrl()}${path}`, { method, headers: { "Content-Type": "application/json", Authorization: `Bearer ${m.apiKey}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const itemBody = { value: gtin, links: [{ linkType: "gs1:pip", href: "https://brand.example/product", title: "Product", isDefault: true }] };
+    const created = await put(itemBody);
+    assert.equal(created.status, 201, await created.clone().text());
+    const item = (await created.json()) as any;
+    const lot = await put({ value: gtin, qualifiers: [{ ai: "10", value: "LOT7" }], links: [{ linkType: "gs1:pip", href: "https://brand.example/lot7", title: "Lot 7", isDefault: true }] });
+    assert.equal(lot.status, 201);
+    const resolve = (path: string, headers: Record<string, string> = {}) => newClient().fetch(`${baseUrl()}${path}`, { redirect: "manual", headers });
+    assert.equal((await resolve(`/01/${gtin}/10/LOT7`)).status, 307);
+
+    // Reported at the GTIN's URI on the public site's host, and at its compressed URI on the app's host.
+    const uri = `${baseUrl()}/01/${gtin}`;
+    const first = await report({ code: uri, reason: "phishing", details: "The product page asks for a bank login." });
+    assert.equal(first.status, 202, JSON.stringify(first.body));
+    const compressed = compressDigitalLink(`${new URL(appUrl()).origin}/01/${gtin}`);
+    const second = await report({ code: compressed, reason: "scam" });
+    assert.equal(second.status, 202, JSON.stringify(second.body));
+    // The same report again joins the open one: nothing new is stored.
+    const again = await report({ code: `${uri}/`, reason: "phishing", details: "The product page asks for a bank login." });
+    assert.equal(again.body.reportId, first.body.reportId);
+    // A GS1 URI nobody registered, and one that is no GS1 URI, are refused plainly.
+    assert.equal((await report({ code: `${baseUrl()}/01/${newGtin()}`, reason: "spam" })).status, 404);
+    assert.equal((await report({ code: `${baseUrl()}/01/123`, reason: "spam" })).status, 400);
+
+    // Moderators see one group for the item, found by paging through the grouped queue.
+    const subject = `gs1_${item.itemId}`;
+    let group: any;
+    const seen = new Set<string>();
+    for (let cursor: string | null = "", pages = 0; cursor !== null && pages < 40 && !group; pages++) {
+      const page = await consoleApi(`/report-groups?status=open${cursor ? `&cursor=${cursor}` : ""}`, admin);
+      assert.equal(page.status, 200, JSON.stringify(page.body));
+      for (const g of page.body.groups) {
+        assert.ok(!seen.has(g.subject), `${g.subject} is on one page only`);
+        seen.add(g.subject);
+        if (g.subject === subject) group = g;
+      }
+      cursor = page.body.nextCursor;
+    }
+    assert.ok(group, "the item's group is in the queue");
+    assert.deepEqual([group.kind, group.count, group.reasons, group.merchantId, group.destinationUrl], ["gs1Item", 2, { phishing: 1, scam: 1 }, m.merchantId, "https://brand.example/product"]);
+    assert.ok(group.url.endsWith(`/01/${gtin}`), group.url);
+    assert.equal((await consoleApi(`/report-groups`, m.idToken)).status, 403, "admins only");
+
+    // Taken down: every level below the GTIN gets the warning page at once, by path, compressed URI and linkset alike.
+    const decided = await consoleApi(`/report-groups/${subject}/takedown`, admin, { method: "POST" });
+    assert.deepEqual(decided.body, { subject, status: "takenDown", reports: 2 });
+    for (const path of [`/01/${gtin}`, `/01/${gtin}/10/LOT7`, new URL(compressed).pathname, `/01/${gtin}?linkType=linkset`]) {
+      const answer = await resolve(path);
+      assert.equal(answer.status, 410, path);
+      assert.equal(answer.headers.get("location"), null);
+      const page = await answer.text();
+      assert.match(page, /This QR code was disabled/);
+      assert.ok(!page.includes("brand.example"), "the page never names the destination");
+    }
+    // The owner cannot re-point or delete it, and was mailed why and how to appeal.
+    const repoint = await put({ ...itemBody, links: [{ ...itemBody.links[0], href: "https://brand.example/other" }] });
+    assert.equal(repoint.status, 403);
+    assert.match(((await repoint.json()) as any).message, /taken down/);
+    assert.equal((await put(undefined, "DELETE", `/api/gs1/items/${item.itemId}`)).status, 403);
+    const mail = await eventually(
+      async () => (await firestore().collection("mail").where("to", "==", m.email).get()).docs.map((d) => d.data()),
+      (mails) => mails.some((x: any) => x.message.text.includes(`/01/${gtin}`)),
+      { timeoutMs: 10_000, what: "the owner's takedown mail" },
+    );
+    const text = mail.find((x: any) => x.message.text.includes(`/01/${gtin}`))!.message.text as string;
+    assert.match(text, /Reported as (phishing, scam|scam, phishing)/);
+    assert.match(text, /To appeal, write to \S+@\S+/);
+
+    // The operator restores it by its compressed URI; it resolves again. A takedown by URL from the CLI works too.
+    const restored = await adminCli("restore", "--code", compressed);
+    assert.equal(restored.subject, subject);
+    assert.equal((await resolve(`/01/${gtin}/10/LOT7`)).status, 307);
+    const cli = await adminCli("takedown", "--code", `${appUrl()}/01/${gtin}/10/LOT7`, "--reason", "Lot page replaced by a lure");
+    assert.equal(cli.subject, `gs1_${((await (await put(undefined, "GET", `/api/gs1/items?limit=50`)).json()) as any).items.find((i: any) => i.qualifiers.length === 1).itemId}`);
+    assert.equal((await resolve(`/01/${gtin}/10/LOT7`)).status, 410);
+    assert.equal((await resolve(`/01/${gtin}`)).status, 307, "the GTIN's own item was not taken down with its lot");
   });
 });

@@ -9,6 +9,8 @@ import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient, type TestClient } from "../helpers/clients";
 import { RATE_LIMITS } from "../../functions/src/core/rateLimit";
+import { eventually } from "../helpers/poll";
+import { consoleApi } from "../helpers/consoleApi";
 
 const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
 const SECRET_DESTINATION = "https://example.com/members-only";
@@ -61,7 +63,7 @@ describe("campaign password page: hashed, limited, never showing the destination
     const missing = await setRules(merchant, code.codeId, { rules: [{ when: {}, then: { type: "password" } }] });
     assert.match(JSON.stringify(missing.body), /action needs password/);
     const short = await setRules(merchant, code.codeId, { rules: [{ when: {}, then: { type: "password" } }], password: "abc" });
-    assert.match(JSON.stringify(short.body), /password has at least 6 characters/);
+    assert.match(JSON.stringify(short.body), /password has at least 8 characters/);
     const set = toolResult(
       await setRules(merchant, code.codeId, {
         rules: [
@@ -159,5 +161,53 @@ describe("campaign password page: hashed, limited, never showing the destination
     const answer = await post(newClient(), plain.uniqueQRCodeID, form(PASSWORD));
     assert.equal(answer.res.status, 303);
     assert.equal(answer.res.headers.get("location"), `/qr/${plain.uniqueQRCodeID}`);
+  });
+
+  it("while 30 addresses guess a code's password, a customer from a fresh address with the right one gets in within 10 s, the guesses stay within the code's budget, and the owner is alerted", async () => {
+    const guarded = toolResult(await callTool("svc.qr.create", { title: "guessed", destinationUrl: SECRET_DESTINATION, dynamic: true }, merchant.apiKey));
+    toolResult(await setRules(merchant, guarded.codeId, { rules: [{ when: {}, then: { type: "password" } }], password: PASSWORD }));
+    const budget = RATE_LIMITS.passwordCodeAttempts.max;
+    const attackers = Array.from({ length: 30 }, () => newClient());
+    let checked = 0; // wrong guesses the service checked and answered 401
+    let spent = false; // some attacker was told the code's budget is spent
+    let sent = 0;
+    // Each attacker sends up to passwordAttempts guesses, honouring a short Retry-After as a patient script would.
+    const attack = Promise.all(
+      attackers.map(async (attacker, a) => {
+        for (let i = 0; i < RATE_LIMITS.passwordAttempts.max; i++) {
+          sent += 1;
+          const answer = await post(attacker, guarded.uniqueQRCodeID, form(`guess ${a}-${i}`));
+          if (answer.res.status === 401) checked += 1;
+          else if (answer.res.status === 429) {
+            if (/for this code/.test(answer.body)) spent = true;
+            const wait = Number(answer.res.headers.get("retry-after"));
+            if (!(wait <= 4)) return;
+            await new Promise((r) => setTimeout(r, wait * 1000));
+          } else assert.fail(`an attacker got ${answer.res.status}`);
+        }
+      }),
+    );
+    await eventually(async () => spent, (s) => s, { timeoutMs: 60_000, what: "the code's budget spent by the guessing" });
+    const started = Date.now();
+    const customer = await post(newClient(), guarded.uniqueQRCodeID, form(PASSWORD));
+    const took = Date.now() - started;
+    assert.equal(customer.res.status, 200, customer.body);
+    assert.equal(opens(customer.body), SECRET_DESTINATION);
+    assert.ok(took < 10_000, `the customer waited ${took} ms`);
+    await attack;
+    // The budget, then at most one try per attacking address: far below what 30 addresses' own limits allow.
+    assert.ok(checked <= budget + attackers.length, `${checked} guesses checked of ${sent} sent (budget ${budget} + ${attackers.length} addresses)`);
+    assert.ok(sent > budget + attackers.length, `the attack sent ${sent}: more than the budget lets through`);
+
+    // The owner is told: a mail, and a notice on the code in the console (once a day per code).
+    const mails = await eventually(
+      async () => (await firestore().collection("mail").where("to", "==", merchant.email).get()).docs.map((d) => d.data()),
+      (all) => all.some((x: any) => /guessing/.test(x.message.subject)),
+      { timeoutMs: 15_000, what: "the owner's guessing alert" },
+    );
+    assert.equal(mails.filter((x: any) => /guessing/.test(x.message.subject)).length, 1, "one alert");
+    const detail = await consoleApi(`/codes/${guarded.codeId}`, merchant.idToken);
+    assert.match(detail.body.passwordNotice.message, /someone may be guessing/);
+    assert.ok(!JSON.stringify(mails).includes(attackers[0].presentedAs), "no address is named");
   });
 });

@@ -49,6 +49,8 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   // Webhook endpoints hold sealed signing secrets and their log holds what receivers answered: server only,
   // even for the workspace's own members (the console reads them through its API).
   { path: "workspaces/ws-a/webhooks/wh_1", readers: [], data: { url: "https://hooks.example/x", secrets: [{ sealed: "s" }] } },
+  { path: "workspaces/ws-a/domains/dom_1", readers: [], data: { hostname: "scan.example.com", token: "t", state: "pending" } },
+  { path: "domainHosts/scan.example.com", readers: [], data: { merchantId: "ws-a", domainId: "dom_1" } },
   { path: "workspaces/ws-a/webhooks/wh_1/deliveries/msg_1", readers: [], data: { body: "{}", status: "succeeded" } },
   { path: "workspaces/ws-a/brandPresets/House", readers: [], data: { name: "House", design: {} } },
   // The catalogue's counters: server only (the console reads totals through its API).
@@ -69,13 +71,15 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   { path: "scanArrivalMarks/i1", readers: [], data: { at: [] } },
   // Abuse reports name the reported code's owner and may hold a reporter's email: operators only, through the console API.
   { path: "abuseReports/rep_0123456789abcdef0123", readers: [], data: { uniqueQRCodeID: "Ab12Cd34Ef56", merchantId: "ws-a", reason: "phishing", contact: "a@example.com" } },
+  // Destinations queued for a re-check name a workspace and its destination: server only.
+  { path: "destinationRechecks/0123abcd", readers: [], data: { merchantId: "ws-a", url: "https://example.com/" } },
   { path: "health/probe", readers: [], data: {} },
 ];
 
 const ROLES: Role[] = ["owner", "otherMember", "stranger", "anonymous"];
 
 /** Collections under a workspace that the functions write (store/*.ts), each of which needs a row above. */
-const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "brandPresets", "codeCounts", "campaigns", "jobs", "externalRefs", "mcpTasks"];
+const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "brandPresets", "codeCounts", "campaigns", "jobs", "externalRefs", "mcpTasks", "domains"];
 
 describe("Firestore security rules matrix", function () {
   this.timeout(60_000);

@@ -174,7 +174,7 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
   const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${rand() < 0.9 ? f.merchant.apiKey : hostileId(rand).replace(/[^\x21-\x7e]/g, "")}` };
   if (rand() < 0.3) headers["Idempotency-Key"] = pick(rand, ["k", "x".repeat(300), "a/b", "..", "%E0%A4%A", `key-${int(rand, 50)}`]);
   if (rand() < 0.5) {
-    // The key's other REST routes: campaign rules, UTM templates, GS1 items and their figures.
+    // The key's other REST routes: campaign rules, UTM templates, GS1 items and their figures, domains.
     const id = rand() < 0.3 ? f.codeId : hostileId(rand);
     const routes: Array<[string, string, unknown?]> = [
       ["POST", `/api/codes/${encodeComponent(id)}/rules`, rand() < 0.5 ? { rules: [{ when: randomValue(rand), then: { type: "redirect", url: hostileUrl(rand) } }] } : randomValue(rand)],
@@ -183,6 +183,11 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
       ["GET", `/api/utm-templates?${segment(rand)}=${segment(rand)}`],
       ["POST", "/api/gs1/items", rand() < 0.5 ? { value: pick(rand, ["09506000134353", hostileId(rand), "1".repeat(14)]), links: [{ linkType: pick(rand, ["gs1:pip", hostileId(rand)]), href: hostileUrl(rand), title: hostileId(rand), isDefault: true }] } : randomValue(rand)],
       ["GET", `/api/gs1/items/${encodeComponent(hostileId(rand))}/analytics?days=${pick(rand, ["7", "0", "366", "x", "%E0%A4%A", "1e3"])}`],
+      // Branded domains: host names of every kind, ids that are not this workspace's (no check reaches DNS).
+      ["POST", "/api/domains", rand() < 0.7 ? { hostname: pick(rand, [`s${int(rand, 1e6)}.example.com`, hostileId(rand), "com", "127.0.0.1", "[::1]", "xn--zz.example", "bücher.example", "a".repeat(300), "domains.svc.test", ""]) } : randomValue(rand)],
+      ["GET", pick(rand, [`/api/domains/${encodeComponent(hostileId(rand))}`, `/api/domains?${segment(rand)}=${segment(rand)}`, "/api/domains", "/api/domains/dom_aaaaaaaaaaaaaaaaaaaa"])],
+      ["POST", `/api/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}/verify`, rand() < 0.5 ? {} : randomValue(rand)],
+      ["DELETE", `/api/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}`],
     ];
     const [method, path, value] = pick(rand, routes);
     return { surface: "bulk", request: { method, path, headers, body: value === undefined ? undefined : json(rand() < 0.1 ? randomValue(rand) : value) }, expect: "json" };
@@ -306,6 +311,37 @@ function oauthCase(rand: Rand, f: Fixtures): Case {
   }
 }
 
+/** JSON text of a list or object nested `depth` deep (built as text: JSON.stringify itself cannot go that deep). */
+function deepJson(rand: Rand, depth: number): string {
+  return rand() < 0.5 ? `${"[".repeat(depth)}1${"]".repeat(depth)}` : `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+}
+
+/**
+ * Deeply nested JSON where each surface reads a value it checks against a list or a shape (campaign rule
+ * conditions, a scan's device, a report's address, bulk URLs, OAuth redirect URIs, a tool's arguments): a
+ * validation message that printed the value would throw RangeError at some depth, a 5xx.
+ */
+function nestingCase(rand: Rand, f: Fixtures): Case {
+  const deep = deepJson(rand, pick(rand, [64, 1_000, 20_000, 100_000]));
+  const rule = `{"rules":[{"when":{"${pick(rand, ["device", "os", "browser", "country"])}":[${deep}]},"then":{"type":"redirect","url":"https://example.com/"}}]}`;
+  const key = { Authorization: `Bearer ${f.merchant.apiKey}`, "Content-Type": "application/json" };
+  const session = { Authorization: `Bearer ${f.merchant.idToken}`, "Content-Type": "application/json" };
+  const json = { "Content-Type": "application/json" };
+  const localAddress = pick(rand, f.clients);
+  const cases: Case[] = [
+    { surface: "nesting", request: { method: "POST", path: `/api/console/codes/${f.codeId}/campaign`, headers: session, body: rule }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: `/api/console/codes/${f.codeId}/campaign/preview`, headers: session, body: `{"settings":${rule},"scan":{"device":${deep}}}` }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: `/api/codes/${f.codeId}/rules`, headers: key, body: rule }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: "/api/mcp", headers: { ...key, Accept: "application/json, text/event-stream" }, body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"svc.qr.set_rules","arguments":{"codeId":"${f.codeId}","settings":${rule}}}}` }, expect: "json-rpc" },
+    { surface: "nesting", request: { method: "POST", path: "/api/mcp", headers: { ...key, Accept: "application/json, text/event-stream" }, body: deep }, expect: "json-rpc" },
+    { surface: "nesting", request: { method: "POST", path: "/api/reports", headers: json, body: `{"code":${deep},"reason":"spam"}`, localAddress }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: "/api/bulk-qr-codes", headers: key, body: `{"urls":[${deep}]}` }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: "/api/generate-qr-code", headers: json, body: `{"url":${deep}}`, localAddress }, expect: "json" },
+    { surface: "nesting", request: { method: "POST", path: "/oauth/register", headers: json, body: `{"redirect_uris":[${deep}],"client_name":"x"}`, localAddress }, expect: "oauth" },
+  ];
+  return pick(rand, cases);
+}
+
 describe("fuzz: every surface", function () {
   this.timeout(600_000);
   let fixtures: Fixtures;
@@ -341,11 +377,12 @@ describe("fuzz: every surface", function () {
       [300, siteCase],
       [500, oauthCase],
       [400, gs1Case],
+      [200, nestingCase],
     ] as Array<[number, (r: Rand, f: Fixtures) => Case]>
   ).map(([n, make]) => [Math.max(20, Math.round(n * scale)), make]);
   const total = plan.reduce((sum, [n]) => sum + n, 0);
 
-  it(`answers ${total.toLocaleString("en-US")} seeded cases over ten surfaces with no 5xx and every error in its documented shape`, async () => {
+  it(`answers ${total.toLocaleString("en-US")} seeded cases over eleven surfaces with no 5xx and every error in its documented shape`, async () => {
     const rand = prng(SEED);
     const cases = plan.flatMap(([n, make]) => Array.from({ length: n }, () => make(rand, fixtures)));
     // Interleave the surfaces so each runs under the others' load.

@@ -95,6 +95,23 @@ describe("hardening (issue 12 probes)", function () {
       assert.equal((await callTool("svc.ping", {}, other)).status, 200);
     });
 
+    it("counts refused tool calls (an unknown tool, a refused scope) against tools/call, and writes few audit events for calls over the limit", async () => {
+      const limited = await createMerchant();
+      await writeRateLimitOverride(limited.merchantId, "toolCalls", 4);
+      const readOnly = await mintKey(limited, ["merchant:read"]);
+      const clock = servedAt(nextWindowStart(60_000));
+      const codes: string[] = [];
+      for (let i = 0; i < 6; i++) {
+        const answer = i % 2 ? await callTool("svc.qr.create", { destinationUrl: "https://example.com/" }, readOnly, clock) : await callTool(`svc.no_such_tool_${i}`, {}, readOnly, clock);
+        codes.push(answer.body.error?.data?.code ?? answer.body.result?.structuredContent?.code ?? JSON.stringify(answer.body).slice(0, 80));
+      }
+      assert.deepEqual(codes, ["UNKNOWN_TOOL", "INSUFFICIENT_SCOPE", "UNKNOWN_TOOL", "INSUFFICIENT_SCOPE", "RATE_LIMITED", "RATE_LIMITED"]);
+      // A loop past the limit: its refusals are audited a few at a time, not one document each.
+      for (let i = 0; i < 40; i++) await callTool("svc.no_such_tool", {}, readOnly, clock);
+      const audited = await firestore().collection("auditEvents").where("merchantId", "==", limited.merchantId).where("status", "==", "RATE_LIMITED").count().get();
+      assert.ok(audited.data().count <= 20, `${audited.data().count} audit events for 42 rate-limited calls`);
+    });
+
     it("console reads count against the read limit before they read; changes against the write limit", async () => {
       const user = await createMerchant();
       const res = await consoleFetch("/keys", { headers: { Authorization: `Bearer ${user.idToken}` } });

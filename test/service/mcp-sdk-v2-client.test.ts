@@ -104,6 +104,12 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<{ 
   assert.equal(logged.length, 1, "the test delivery is in the log");
   assert.match((await run("svc.webhook.rotate_secret", { webhookId: hook.webhookId })).secret, /^whsec_/);
   await run("svc.webhook.delete", { webhookId: hook.webhookId });
+  // A host whose records nobody serves here: the calls are about the tools' shapes; the check finds nothing.
+  const added = await run("svc.domain.add", { hostname: `sdk-${randomUUID().slice(0, 8)}.shop-example.com` });
+  assert.equal(added.state, "pending");
+  assert.deepEqual((await run("svc.domain.list", {})).domains.map((d: any) => d.domainId), [added.domainId]);
+  assert.equal((await run("svc.domain.verify", { domainId: added.domainId })).domainId, added.domainId);
+  assert.deepEqual(await run("svc.domain.remove", { domainId: added.domainId }), { deleted: true, domainId: added.domainId });
   const job = await run("svc.job.start", { format: "json", items: [{ destinationUrl: "https://example.com/job", externalRef: `sdk-${randomUUID()}` }] });
   assert.equal(job.total, 1);
   // Followed until done, so every mode compares the same state's shape.
@@ -159,7 +165,10 @@ describe("MCP tool server: official SDK v2 client", () => {
           const read = await client.readResource({ uri: UI_RESOURCES.code.uri });
           assert.equal(read.contents[0].mimeType, "text/html;profile=mcp-app");
           const audit = await firestore().collection("auditEvents").where("merchantId", "==", merchant.merchantId).get();
-          assert.equal(audit.size, calls, "one audit event per tools/call");
+          // Besides each call's own event, a branded domain's change is an audit event of its own (domains.*).
+          const changes = audit.docs.filter((d) => String(d.get("tool")).startsWith("domains."));
+          assert.deepEqual(changes.map((d) => d.get("details.change")).sort(), ["added", "deleted"]);
+          assert.equal(audit.size - changes.length, calls, "one audit event per tools/call");
           assert.ok(audit.docs.every((d) => d.data().status === "ok"));
         } finally {
           await client.close();

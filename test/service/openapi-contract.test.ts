@@ -11,6 +11,7 @@ import { createMerchant, signUp, type TestMerchant, type TestUser } from "../hel
 import { newGtin } from "../helpers/gs1";
 import { callTool, toolResult } from "../helpers/rpc";
 import { contractChecker } from "../helpers/contract";
+import { TestDns } from "../helpers/dns";
 
 const METHODS = ["get", "post", "delete"] as const;
 
@@ -29,11 +30,29 @@ interface Fixtures {
   jobId: string;
   /** A GS1 item of the merchant's, for the item routes' path. */
   itemId: string;
+  /** Two branded domains of the merchant's: one the example deletes, one every other domain route reads. */
+  domainId: string;
+  doomedDomainId: string;
+  /** The loopback DNS server a domain's check asks (X-Test-Dns): no example reaches any other. */
+  dns: string;
+}
+
+const dns = new TestDns();
+
+async function addDomain(merchant: TestMerchant, label: string): Promise<string> {
+  const res = await fetch(`${baseUrl()}/api/domains`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${merchant.apiKey}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ hostname: `${label}.m${merchant.merchantId.slice(0, 8).toLowerCase()}.example.com` }),
+  });
+  const body = (await res.json()) as { domainId: string };
+  if (res.status !== 201) throw new Error(`domain not added: ${JSON.stringify(body)}`);
+  return body.domainId;
 }
 
 /** The request an operation's example makes, with this run's credential and code. */
-function exampleRequest({ path, server, op }: Operation, f: Fixtures, withCredential = true): { url: string; init: RequestInit } {
-  const headers: Record<string, string> = {};
+function exampleRequest({ method, path, server, op }: Operation, f: Fixtures, withCredential = true): { url: string; init: RequestInit } {
+  const headers: Record<string, string> = path.startsWith("/api/domains") ? { "X-Test-Dns": f.dns } : {};
   const query = new URLSearchParams();
   let filled = path;
   for (const p of op.parameters ?? []) {
@@ -44,6 +63,7 @@ function exampleRequest({ path, server, op }: Operation, f: Fixtures, withCreden
       if (p.name === "imagePath") value = f.code.imagePath;
       if (p.name === "jobId") value = f.jobId;
       if (p.name === "itemId") value = f.itemId;
+      if (p.name === "domainId") value = method === "DELETE" ? f.doomedDomainId : f.domainId;
       if (p.name === "codeId") value = f.code.codeId;
       filled = filled.replace(`{${p.name}}`, p.name === "imagePath" ? value : encodeURIComponent(value));
     } else if (p.in === "query" && value !== undefined) {
@@ -80,6 +100,8 @@ describe("OpenAPI contract (through Hosting)", function () {
   let check: ReturnType<typeof contractChecker>;
   const client = newClient(); // its own address: the sandbox's per-address quota is this test's alone
 
+  after(() => dns.close());
+
   before(async () => {
     const res = await fetch(`${baseUrl()}/api/openapi.json`);
     assert.equal(res.status, 200);
@@ -102,6 +124,9 @@ describe("OpenAPI contract (through Hosting)", function () {
         token: image.searchParams.get("token") ?? "",
       },
       jobId: toolResult(await callTool("svc.job.start", { format: "json", items: [{ destinationUrl: "https://example.com/contract-job" }] }, merchant.apiKey)).jobId,
+      domainId: await addDomain(merchant, "contract"),
+      doomedDomainId: await addDomain(merchant, "contract-doomed"),
+      dns: await dns.start(),
       itemId: toolResult(await callTool("svc.gs1.set_item", { value: newGtin(), links: [{ linkType: "gs1:pip", href: "https://example.com/contract-item", title: "Item", isDefault: true }] }, merchant.apiKey)).itemId,
     };
   });

@@ -3,7 +3,7 @@
 // credential and per workspace; the console's preview and anonymous MCP requests are metered too.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { RATE_LIMITS, RateLimiter, type RateSubject } from "../../functions/src/core/rateLimit";
+import { RATE_LIMITS, RateLimiter, type QuotaStore, type RateSubject } from "../../functions/src/core/rateLimit";
 import { callTool, toolResult } from "../helpers/rpc";
 import { firestoreQuotaStore, writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { createMerchant } from "../helpers/merchants";
@@ -97,6 +97,28 @@ describe("rate limits across instances", function () {
     assert.equal(refused.allowed, false);
     assert.equal(refused.retryAfterSeconds, 58);
     assert.equal((await limiter.take("bulk", subject, t + 60_000)).allowed, true);
+  });
+
+  it("a subject busy in one window starts the next at the lease size it reached, within the same caps", async () => {
+    const merchant = await createMerchant();
+    let leases = 0;
+    const counted: QuotaStore = { ...firestoreQuotaStore, leaseWindowQuota: (...args) => (leases++, firestoreQuotaStore.leaseWindowQuota(...args)) };
+    const limiter = new RateLimiter(counted, `instance-${randomUUID().slice(0, 8)}`);
+    const subject = { merchantId: merchant.merchantId, uid: merchant.uid, keyId: `key_${randomUUID().slice(0, 8)}` };
+    const t = nextWindowStart(60_000);
+    const leasesFor = async (at: number) => {
+      leases = 0;
+      for (let i = 0; i < 150; i++) assert.equal((await limiter.take("toolCalls", subject, at)).allowed, true);
+      return leases;
+    };
+    // From one call, doubling: the key's leases 1, 2, 4, 8, 16, then its cap of 30 (a twentieth of 600),
+    // nine in all; the workspace's (limit 1,800, cap 90) eight.
+    const first = await leasesFor(t);
+    assert.ok(first >= 15, `${first} leases in the first window`);
+    // The next window's start at the caps: 150 calls in five leases of the key's and two of the workspace's.
+    assert.ok((await leasesFor(t + 60_000)) <= 7);
+    // A window with no calls in the one before starts from one call again.
+    assert.equal(await leasesFor(t + 180_000), first);
   });
 });
 

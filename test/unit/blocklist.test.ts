@@ -10,6 +10,7 @@ import {
   matchBlocklist,
   parseBlocklist,
   safeBrowsingClient,
+  type LookupVerdict,
   type SafeBrowsingLookup,
 } from "../../functions/src/abuse/blocklist";
 
@@ -213,7 +214,7 @@ describe("destination blocklist", () => {
       assert.deepEqual(unused.asked, []);
     });
 
-    it("fails open when the lookup throws, and logs a named warning with the host only", async () => {
+    it("reports a destination it could not check as unchecked (not blocked), and logs a named warning with the host only", async () => {
       const failing: SafeBrowsingLookup = {
         find: async () => {
           throw new Error("quota exceeded");
@@ -223,7 +224,7 @@ describe("destination blocklist", () => {
       const logs = await captureLogs(async () => {
         verdict = await checkDestination("https://bakery.test/pay?token=merchant-secret", { safeBrowsing: failing });
       });
-      assert.deepEqual(verdict, { blocked: false });
+      assert.deepEqual(verdict, { blocked: false, unchecked: true });
       const line = logs.split("\n").find((l) => l.includes("abuse.safe_browsing_failed"));
       assert.ok(line, `a warning names the event: ${logs}`);
       assert.match(line, /abuse: safe browsing lookup failed/);
@@ -232,19 +233,55 @@ describe("destination blocklist", () => {
       assert.ok(!line.includes("merchant-secret"), "the destination's query is not logged");
     });
 
-    it("fails open when the lookup times out, within its deadline", async () => {
+    it("reports a lookup that times out as unchecked, within its deadline", async () => {
       const hanging = fetchHanging();
       let verdict: unknown;
       const started = Date.now();
       const logs = await captureLogs(async () => {
         verdict = await checkDestination("https://bakery.test/", { safeBrowsing: safeBrowsingClient("test-key", hanging, 30) });
       });
-      assert.deepEqual(verdict, { blocked: false });
+      assert.deepEqual(verdict, { blocked: false, unchecked: true });
       assert.ok(Date.now() - started < 1_000, "the deadline, not the hung request, decided");
       assert.ok(hanging.aborted(), "the request was aborted");
       const line = logs.split("\n").find((l) => l.includes("abuse.safe_browsing_failed"));
       assert.ok(line && /no answer within 30 ms/.test(line), `a warning names the timeout: ${logs}`);
       assert.ok(!line.includes("test-key"), "the API key is not logged");
+    });
+
+    it("keeps a listed verdict for the API's cacheDuration and a clean one 5 minutes, never over 30 minutes, per URL", async () => {
+      const t0 = Date.UTC(2026, 10, 29, 12);
+      const asked: string[] = [];
+      const answers: Record<string, LookupVerdict> = {
+        "https://short.test/": { threat: "MALWARE", cacheSeconds: 300 },
+        "https://long.test/": { threat: "SOCIAL_ENGINEERING", cacheSeconds: 7200 },
+        "https://clean.test/": { threat: null },
+      };
+      const lookup: SafeBrowsingLookup = {
+        find: async () => assert.fail("lookup() is used when present"),
+        lookup: async (url) => {
+          asked.push(url);
+          return answers[url];
+        },
+      };
+      const at = async (url: string, ms: number) => checkDestination(url, { safeBrowsing: lookup, now: t0 + ms });
+      for (const url of Object.keys(answers)) await at(url, 0);
+      assert.equal(asked.length, 3);
+      // Within each lifetime: no lookup, the same verdict; the fragment does not make another URL.
+      assert.ok((await at("https://short.test/#x", 299_000)).blocked);
+      assert.ok((await at("https://long.test/", 29 * 60_000)).blocked);
+      assert.deepEqual(await at("https://clean.test/", 299_000), { blocked: false });
+      assert.equal(asked.length, 3);
+      // Past them: looked up again (the long one after 30 minutes, not its 2 hours).
+      await at("https://short.test/", 301_000);
+      await at("https://clean.test/", 301_000);
+      await at("https://long.test/", 30 * 60_000 + 1);
+      assert.deepEqual(asked.slice(3).sort(), ["https://clean.test/", "https://long.test/", "https://short.test/"]);
+    });
+
+    it("reads the threat's cacheDuration from the API's answer", async () => {
+      const client = safeBrowsingClient("test-key", fetchAnswering({ matches: [{ threatType: "MALWARE", cacheDuration: "300.000s" }] }));
+      assert.deepEqual(await client.lookup!("https://bakery.test/"), { threat: "MALWARE", cacheSeconds: 300 });
+      assert.deepEqual(await safeBrowsingClient("test-key", fetchAnswering({})).lookup!("https://bakery.test/"), { threat: null });
     });
 
     it("uses SAFE_BROWSING_API_KEY by default, and nothing when it is unset", async () => {

@@ -36,7 +36,21 @@ describe("campaign rules: what setCodeCampaign stores", () => {
     assert.equal(guarded.password, "open sesame");
     assert.equal(campaignInputOf(guarded).password, "open sesame", "a surface that parsed the settings passes the password on");
     refused({ rules: [], password: "open sesame" }, /password: password is asked for only by a "password" action/);
-    refused({ rules: [{ when: {}, then: { type: "password" } }], password: "short" }, /password has at least 6 characters/);
+    refused({ rules: [{ when: {}, then: { type: "password" } }], password: "short" }, /password has at least 8 characters/);
+    refused({ rules: [{ when: {}, then: { type: "password" } }], password: "sevench" }, /password has at least 8 characters/);
+    for (const common of ["password123", "Password123", "QWERTYUIOP", "iloveyou"]) refused({ rules: [{ when: {}, then: { type: "password" } }], password: common }, /one of the most common passwords/);
+  });
+
+  it("refuses a condition nested 100,000 deep with a validation message, not a RangeError (no 5xx at any depth)", () => {
+    let deep: unknown = "phone";
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    for (const field of ["device", "os", "browser"]) refused({ rules: [{ when: { [field]: [deep] }, then: { type: "redirect", url: "https://example.com/" } }] }, / a list; one of: /);
+  });
+
+  it("keeps a password set under the old 6-character minimum working: only new and changed passwords are checked", async () => {
+    const printed = await hashPassword("secret");
+    assert.equal(await verifyPassword("secret", printed), true);
+    assert.equal(await verifyPassword("secreT", printed), false);
   });
 
   it("scanCount thresholds: each min above 0 and each max + 1, distinct and ascending; at most 4 per code", () => {

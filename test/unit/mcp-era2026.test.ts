@@ -6,6 +6,7 @@ import {
   eraOf,
   isModernVersion,
   readRequestEnvelope,
+  RequestEnvelope,
   requireSupportedVersion,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "../../functions/src/mcp/era2026";
@@ -49,6 +50,35 @@ describe("MCP 2026-07-28: eras and _meta", () => {
     assert.match(thrown(() => readRequestEnvelope({ params: { _meta: { [CAPS]: {} } } })).message, /protocolVersion.*Required/);
   });
 
+  it("the envelope's hand-checked common case accepts exactly what the schema accepts", () => {
+    const metas: unknown[] = [
+      META,
+      { ...META, other: 1 },
+      { ...META, [CAPS]: { extensions: { x: {} } } },
+      { ...META, [CAPS]: Object.create(null) as object },
+      { ...META, [CAPS]: new Date(0) },
+      { ...META, [CAPS]: new Map() },
+      { ...META, [CAPS]: null },
+      { ...META, [PV]: "" },
+      { ...META, progressToken: 1 },
+      { ...META, progressToken: 1.5 },
+      { ...META, "io.modelcontextprotocol/clientInfo": { name: "x", version: "1" } },
+      { ...META, "io.modelcontextprotocol/logLevel": "debug" },
+    ];
+    for (const [i, meta] of metas.entries()) {
+      const schema = RequestEnvelope.safeParse(meta);
+      let ours: unknown;
+      try {
+        ours = readRequestEnvelope({ params: { _meta: meta } });
+      } catch (e) {
+        ours = e;
+      }
+      // Compared as JSON: the schema copies the capabilities object, the hand check passes it on.
+      if (schema.success) assert.equal(JSON.stringify(ours), JSON.stringify({ protocolVersion: schema.data[PV], clientCapabilities: schema.data[CAPS] }), `envelope ${i}`);
+      else assert.ok(ours instanceof AppError && ours.code === "INVALID_META", `envelope ${i}`);
+    }
+  });
+
   it("only 2026-07-28 is served per request; the error lists the supported versions and echoes the request", () => {
     requireSupportedVersion("2026-07-28");
     for (const version of ["2025-03-26", "2027-01-01", "v999.0.0"]) {
@@ -84,6 +114,7 @@ describe("MCP 2026-07-28: standard request headers", () => {
     assert.equal(check({ ...good, "mcp-name": " \tsvc.ping " }), undefined);
     assert.equal(check({ ...good, "mcp-name": "=?base64?c3ZjLnBpbmc=?=" }), undefined);
     assert.equal(headerValue({ "mcp-method": ["a", "b"] } as unknown as IncomingHttpHeaders, "Mcp-Method"), "a, b");
+    for (const [raw, trimmed] of [["a", "a"], ["", ""], [" \t", ""], ["\ta b ", "a b"], ["a\t", "a"]]) assert.equal(headerValue({ "mcp-method": raw }, "mcp-method"), trimmed);
   });
 
   it("refuses missing, different or malformed headers with HEADER_MISMATCH", () => {

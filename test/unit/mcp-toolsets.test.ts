@@ -82,6 +82,10 @@ describe("MCP toolsets", () => {
     "svc.voice_agent.lookup": "look up voice agent",
     "svc.merchant.get_profile": "workspace profile",
     "svc.ping": "check connection",
+    "svc.domain.add": "add custom domain",
+    "svc.domain.list": "list branded domains",
+    "svc.domain.verify": "verify domain dns records",
+    "svc.domain.remove": "remove domain",
   };
 
   it("svc.tools.search finds every catalogue tool by its obvious words, within its first 3 results", () => {

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { CHECK_STEPS } from "../../scripts/check";
 import { BUDGETS, failuresOf, shardFiles, summary, TIERS, tierFiles, tiersOf, unitTierFiles } from "../../scripts/test";
 import { FULL_SIZE_GUARDS, fullSizeFilesFor } from "../../scripts/lib/fullSize";
 
@@ -54,7 +55,13 @@ describe("test tiers", () => {
     }
     assert.ok(readme.includes("| `npm run test:full` |"), "README row for test:full");
     assert.match(scripts["test:full"], /--full$/);
-    assert.match(scripts.test, /npm run lint && node --import tsx scripts\/test\.ts$/, "npm test lints before the tests");
+    assert.match(scripts.test, /^npm run check && node --import tsx scripts\/test\.ts$/, "npm test builds, type-checks and lints before the tests");
+    assert.match(scripts["test:full"], /^npm run check && /);
+    assert.deepEqual(
+      CHECK_STEPS.map(([, command]) => command),
+      ["npm run build", "npx tsc -p tsconfig.json", "npm run lint"],
+      "the check builds, type-checks the tests and scripts, and lints",
+    );
     const total = Object.values(BUDGETS).reduce((a, b) => a + b, 0);
     assert.ok(total < 11 * 60, `budgets sum to ${total} s`);
     assert.deepEqual(tiersOf(["--tier", "browser", "--grep", "x"]), { tiers: ["browser"], rest: ["--grep", "x"], full: false });

@@ -5,6 +5,7 @@ import { Webhook } from "standardwebhooks";
 import { afterRotation, newSigningSecret, openSecret, sealSecret, signatureHeader, signingSecrets } from "../../functions/src/webhooks/secrets";
 import { postToTarget, targetProblem, type TargetGuards } from "../../functions/src/webhooks/target";
 import { covers } from "../../functions/src/webhooks/events";
+import { deadlineWithinClaim, MIN_CLAIMED_ATTEMPT_MS } from "../../functions/src/webhooks/deliver";
 
 const KEY = "test-sealing-key";
 
@@ -120,3 +121,14 @@ describe("webhook targets", () => {
     assert.equal(covers({ codeIds: null, campaigns: ["fall"] }, { codeId: "b", campaign: null }), false);
   });
 });
+
+describe("a failing endpoint's claimed attempt", () => {
+  it("ends within its claim: its deadline shrinks by the time the claim took, and it is not sent with under a second left", () => {
+    assert.equal(deadlineWithinClaim(5_000, 0), 5_000);
+    assert.equal(deadlineWithinClaim(5_000, 3_200), 1_800, "a claim and limiter read that took 3.2 s leave 1.8 s");
+    assert.equal(deadlineWithinClaim(5_000, 5_000 - MIN_CLAIMED_ATTEMPT_MS), MIN_CLAIMED_ATTEMPT_MS);
+    assert.equal(deadlineWithinClaim(5_000, 4_001), null, "too little left: back to the queue, unsent");
+    assert.equal(deadlineWithinClaim(5_000, -50), 5_000, "a clock step backwards never lengthens it");
+  });
+});
+

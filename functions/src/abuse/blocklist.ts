@@ -7,12 +7,32 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { logWarn } from "../core/log";
 
-export type BlockVerdict = { blocked: false } | { blocked: true; source: "list" | "safe-browsing"; matched: string; threat: string };
+/**
+ * `unchecked`: the shipped list passed it but the lookup failed (outage, timeout, quota): the caller
+ * decides (abuse/service.ts: refuse for the sandbox and new workspaces, else queue a re-check).
+ */
+export type BlockVerdict = { blocked: false; unchecked?: true } | { blocked: true; source: "list" | "safe-browsing"; matched: string; threat: string };
+
+/** A lookup's answer with how long it may be kept (the API's cacheDuration), when the API says. */
+export interface LookupVerdict {
+  threat: string | null;
+  cacheSeconds?: number;
+}
 
 /** One URL looked up with a threat-intelligence service: its threat type, or null when it is not listed. */
 export interface SafeBrowsingLookup {
   find(url: string): Promise<string | null>;
+  /** The same with the answer's lifetime; used instead of find when present. */
+  lookup?(url: string): Promise<LookupVerdict>;
 }
+
+/** A verdict is kept at most this long, whatever the API allows. */
+export const VERDICT_CACHE_MAX_MS = 30 * 60_000;
+/** A clean answer carries no lifetime in the Lookup API: kept this long. */
+export const CLEAN_VERDICT_CACHE_MS = 5 * 60_000;
+/** URLs one lookup's cache holds at most; the oldest go first. */
+const VERDICT_CACHE_ENTRIES = 10_000;
+const verdictCaches = new WeakMap<SafeBrowsingLookup, Map<string, { threat: string | null; until: number }>>();
 
 /** `threat` of a shipped-list verdict (the list does not say which kind of abuse an entry is). */
 export const LIST_THREAT = "BLOCKLIST";
@@ -140,6 +160,17 @@ function shippedBlocklist(): Blocklist {
   return shipped;
 }
 
+/** The shipped list's entry covering a host name (lower-case ASCII) and so its sub-domains, or undefined. */
+export function blockedHost(hostname: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(`http://${hostname}/`);
+  } catch {
+    return undefined;
+  }
+  return matchBlocklist(shippedBlocklist(), url);
+}
+
 /**
  * Safe Browsing Lookup API v4 (threatMatches:find) for one URL, with one deadline over the request and
  * its answer. Errors never carry the API key (it is part of the request URL).
@@ -150,7 +181,7 @@ export function safeBrowsingClient(apiKey: string, fetchImpl: typeof fetch = fet
   const endpoint = `${SAFE_BROWSING_ENDPOINT}?key=${encodeURIComponent(apiKey)}`;
   const redact = (message: string) => (apiKey ? message.split(apiKey).join("[key]") : message);
 
-  async function lookup(url: string, signal: AbortSignal): Promise<string | null> {
+  async function lookup(url: string, signal: AbortSignal): Promise<LookupVerdict> {
     const response = await fetchImpl(endpoint, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -166,11 +197,14 @@ export function safeBrowsingClient(apiKey: string, fetchImpl: typeof fetch = fet
       signal,
     });
     if (!response.ok) throw new Error(`answered HTTP ${response.status}`);
-    return threatOf(await response.json());
+    return verdictOf(await response.json());
   }
 
-  return {
+  const client: Required<SafeBrowsingLookup> = {
     async find(url) {
+      return (await client.lookup(url)).threat;
+    },
+    async lookup(url) {
       const controller = new AbortController();
       let timer: ReturnType<typeof setTimeout> | undefined;
       // A fetch that ignores its signal still cannot hold the caller past the deadline: the race settles.
@@ -190,23 +224,52 @@ export function safeBrowsingClient(apiKey: string, fetchImpl: typeof fetch = fet
       }
     },
   };
+  return client;
 }
 
-/** The first match's threat type; null for `{}` (no match). Anything else than the documented shape throws. */
-function threatOf(body: unknown): string | null {
+/**
+ * The first match's threat type and its cacheDuration ("300s"); null for `{}` (no match). Anything else
+ * than the documented shape throws.
+ */
+function verdictOf(body: unknown): LookupVerdict {
   if (typeof body !== "object" || body === null) throw new Error("answered something other than a JSON object");
   const matches = (body as { matches?: unknown }).matches;
-  if (matches === undefined) return null;
+  if (matches === undefined) return { threat: null };
   if (!Array.isArray(matches)) throw new Error("answered `matches` that is not a list");
-  if (matches.length === 0) return null;
-  const type = (matches[0] as { threatType?: unknown } | null)?.threatType;
-  return typeof type === "string" && type ? type : "THREAT_TYPE_UNSPECIFIED";
+  if (matches.length === 0) return { threat: null };
+  const first = matches[0] as { threatType?: unknown; cacheDuration?: unknown } | null;
+  const type = first?.threatType;
+  const duration = typeof first?.cacheDuration === "string" ? /^(\d+(?:\.\d+)?)s$/.exec(first.cacheDuration) : null;
+  return { threat: typeof type === "string" && type ? type : "THREAT_TYPE_UNSPECIFIED", ...(duration ? { cacheSeconds: Number(duration[1]) } : {}) };
 }
 
-/** The deployment's lookup: Safe Browsing when SAFE_BROWSING_API_KEY is set, none otherwise. */
+let configured: { key: string; lookup: SafeBrowsingLookup } | undefined;
+
+/** The deployment's lookup: Safe Browsing when SAFE_BROWSING_API_KEY is set, none otherwise (one client per key, so its cache lasts). */
 function defaultSafeBrowsing(): SafeBrowsingLookup | null {
   const key = process.env.SAFE_BROWSING_API_KEY?.trim();
-  return key ? safeBrowsingClient(key) : null;
+  if (!key) return null;
+  if (configured?.key !== key) configured = { key, lookup: safeBrowsingClient(key) };
+  return configured.lookup;
+}
+
+/**
+ * The lookup's verdict on `href`, from its cache while fresh: a listed URL for the API's cacheDuration and
+ * a clean one for CLEAN_VERDICT_CACHE_MS, neither longer than VERDICT_CACHE_MAX_MS. Keyed by the URL as
+ * compared (no credentials, no fragment): the same destination asked by many codes or rows is looked up once.
+ */
+async function cachedLookup(lookup: SafeBrowsingLookup, href: string, now: number): Promise<string | null> {
+  let cache = verdictCaches.get(lookup);
+  if (!cache) verdictCaches.set(lookup, (cache = new Map()));
+  const key = href.split("#")[0];
+  const hit = cache.get(key);
+  if (hit && hit.until > now) return hit.threat;
+  const verdict = lookup.lookup ? await lookup.lookup(key) : { threat: await lookup.find(key) };
+  const keepMs = verdict.threat === null ? CLEAN_VERDICT_CACHE_MS : Math.min(VERDICT_CACHE_MAX_MS, (verdict.cacheSeconds ?? 0) * 1000);
+  cache.delete(key);
+  if (keepMs > 0) cache.set(key, { threat: verdict.threat, until: now + Math.min(keepMs, VERDICT_CACHE_MAX_MS) });
+  if (cache.size > VERDICT_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  return verdict.threat;
 }
 
 /**
@@ -214,7 +277,7 @@ function defaultSafeBrowsing(): SafeBrowsingLookup | null {
  * may be a code's destination. The shipped list first, then the Safe Browsing lookup: `deps.safeBrowsing`
  * when given (null turns it off), else the one configured by SAFE_BROWSING_API_KEY.
  */
-export async function checkDestination(url: string, deps: { safeBrowsing?: SafeBrowsingLookup | null } = {}): Promise<BlockVerdict> {
+export async function checkDestination(url: string, deps: { safeBrowsing?: SafeBrowsingLookup | null; now?: number } = {}): Promise<BlockVerdict> {
   const target = comparable(new URL(url));
   const listed = matchBlocklist(shippedBlocklist(), target);
   if (listed) return { blocked: true, source: "list", matched: listed, threat: LIST_THREAT };
@@ -222,17 +285,16 @@ export async function checkDestination(url: string, deps: { safeBrowsing?: SafeB
   const lookup = deps.safeBrowsing === undefined ? defaultSafeBrowsing() : deps.safeBrowsing;
   if (!lookup) return NOT_BLOCKED;
   try {
-    const threat = await lookup.find(target.href);
+    const threat = await cachedLookup(lookup, target.href, deps.now ?? Date.now());
     return threat ? { blocked: true, source: "safe-browsing", matched: target.href, threat } : NOT_BLOCKED;
   } catch (error) {
-    // Fail open: a Safe Browsing outage, timeout or quota error must not stop merchants creating or
-    // re-pointing codes (availability of code creation over a third-party outage). The shipped list was
-    // still applied above, and the warning lets operators see how often the second layer was missing.
-    // Only the host is logged: a destination's path or query can carry a merchant's tokens.
+    // Not decided here: the caller refuses (the sandbox, a new workspace) or lets it through and queues a
+    // re-check that takes the code down if it turns out listed (abuse/service.ts). The shipped list was
+    // applied above. Only the host is logged: a destination's path or query can carry a merchant's tokens.
     logWarn("abuse.safe_browsing_failed", "abuse: safe browsing lookup failed", {
       host: target.hostname,
       reason: error instanceof Error ? error.message : String(error),
     });
-    return NOT_BLOCKED;
+    return { blocked: false, unchecked: true };
   }
 }

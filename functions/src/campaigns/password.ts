@@ -10,7 +10,21 @@ const COST = { N: 32_768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 
-export const PASSWORD_MIN = 6;
+/**
+ * At least 8 characters, and none of the common ones (zxcvbn-ts's list of the passwords most often found in
+ * breach corpora), checked when a password is set or changed. Passwords set before (6 or 7 characters) keep
+ * working: only their hash is checked.
+ */
+export const PASSWORD_MIN = 8;
+
+let common: Set<string> | undefined;
+
+/** Whether `password` is on the list of common passwords (compared lowercased, NFC). Loaded at first use. */
+export function isCommonPassword(password: string): boolean {
+  // Loaded here, not at the top: the list (49,000 entries) is needed only where a password is set.
+  common ??= new Set((require("@zxcvbn-ts/language-common") as typeof import("@zxcvbn-ts/language-common")).dictionary["passwords-common"]);
+  return common.has(password.normalize("NFC").toLowerCase());
+}
 export const PASSWORD_MAX = 128;
 
 /** What a link keeps of a code's password: the scrypt parameters, the salt and the derived key (base64url). */
@@ -27,7 +41,8 @@ export interface PasswordHash {
 export const passwordSchema = z
   .string({ error: "password is a string" })
   .min(PASSWORD_MIN, `password has at least ${PASSWORD_MIN} characters`)
-  .max(PASSWORD_MAX, `password has at most ${PASSWORD_MAX} characters`);
+  .max(PASSWORD_MAX, `password has at most ${PASSWORD_MAX} characters`)
+  .refine((p) => !isCommonPassword(p), "password is one of the most common passwords: choose one that is harder to guess");
 
 /** The password page's form, as its POST sends it (application/x-www-form-urlencoded). */
 export const passwordFormSchema = z.strictObject(

@@ -6,6 +6,7 @@
 // draft names one, its UTM templates.
 import { z } from "zod";
 import { AppError } from "../core/errors";
+import { shownInput } from "../core/validation";
 import { readUtmTemplates } from "../store/utmTemplates";
 import { readWorkspaceTimeZone } from "../store/workspaces";
 import { findCode, readLink, type CodeLookup } from "../store/codes";
@@ -18,7 +19,7 @@ import { applyUtm } from "./utm";
 /** The key every bot shares for A/B splits (campaigns/answer.ts BOT_DAY_KEY; not imported: that module loads with the redirect). */
 const BOT_DAY_KEY = "bot";
 
-const named = (list: [string, ...string[]], what: string) => z.enum(list, { error: (issue) => `unknown ${what} ${JSON.stringify(issue.input)}; one of: ${list.join(", ")}` });
+const named = (list: [string, ...string[]], what: string) => z.enum(list, { error: (issue) => `unknown ${what} ${shownInput(issue.input)}; one of: ${list.join(", ")}` });
 
 /** A scan described by hand: what the redirect would learn of a real one. */
 export const PreviewScanSchema = z.strictObject({

@@ -4,7 +4,7 @@
 // or not-yet-started code sends its visitors to. Parsed values are normalised for the evaluator
 // (evaluate.ts): country codes upper case, regions and language tags lower case, times in minutes.
 import { z } from "zod";
-import { httpUrl, text } from "../core/validation";
+import { httpUrl, shownInput, text } from "../core/validation";
 import { UNKNOWN } from "../scans/classify";
 import { BROWSER_NAMES, DEVICE_TYPES, OS_NAMES, OTHER } from "../scans/device";
 import { timeZoneSchema } from "../scans/localTime";
@@ -31,7 +31,7 @@ export const BROWSER_VALUES = sorted([...BROWSER_NAMES, OTHER, UNKNOWN]);
 
 /** A non-empty list of distinct names from a closed set, with a message that names the set's members. */
 function namesFrom(values: [string, ...string[]], what: string) {
-  const member = z.enum(values, { error: (issue) => `unknown ${what} ${JSON.stringify(issue.input)}; one of: ${values.join(", ")}` });
+  const member = z.enum(values, { error: (issue) => `unknown ${what} ${shownInput(issue.input)}; one of: ${values.join(", ")}` });
   return distinct(member, values.length, what);
 }
 

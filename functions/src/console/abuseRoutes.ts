@@ -2,9 +2,10 @@
 // decision on each report (take its code down at once, or dismiss it). The same domain functions as the
 // admin CLI (scripts/admin.ts).
 import { consoleRoute, routeTable } from "./route";
-import { ReportDecidedSchema, ReportsSchema } from "./schemas";
-import { ReportActionParams, ReportListSchema } from "../abuse/schemas";
-import { decideOnReport, publicReport, reportsIn } from "../abuse/service";
+import { ReportDecidedSchema, ReportGroupsSchema, ReportsSchema, SubjectDecidedSchema } from "./schemas";
+import { ReportActionParams, ReportGroupListSchema, ReportListSchema, SubjectActionParams } from "../abuse/schemas";
+import { publicReport, reportsIn } from "../abuse/service";
+import { decideOnReport, decideOnSubject, reportGroups } from "../moderation/service";
 
 const admin = { credential: "admin" } as const;
 
@@ -17,6 +18,25 @@ export const abuseRoutes = routeTable(
     query: ReportListSchema,
     response: ReportsSchema,
     handle: async ({ query }) => ({ reports: (await reportsIn(query.status)).map(publicReport) }),
+  }),
+  consoleRoute({
+    ...admin,
+    method: "GET",
+    path: "/api/console/report-groups",
+    summary: "Abuse reports grouped by the code or GS1 item reported, a page at a time (admins)",
+    query: ReportGroupListSchema,
+    response: ReportGroupsSchema,
+    handle: ({ query }) => reportGroups(query.status, query.cursor),
+  }),
+  consoleRoute({
+    ...admin,
+    method: "POST",
+    path: "/api/console/report-groups/:subject/:action",
+    summary: "Take a reported code or GS1 item down, or dismiss all its open reports (admins)",
+    limit: "consoleWrites",
+    params: SubjectActionParams,
+    response: SubjectDecidedSchema,
+    handle: ({ user, params }) => decideOnSubject(params.subject, params.action, user.uid),
   }),
   consoleRoute({
     ...admin,

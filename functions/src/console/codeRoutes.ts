@@ -153,7 +153,7 @@ export const codeRoutes = routeTable(
     async handle({ caller, params }) {
       const code = await findCode(caller.merchantId, { codeId: params.codeId });
       // The owner sees why scans get a warning page (an operator's takedown), never only that they do.
-      return { ...publicCode(code), takenDown: code.takenDown ?? null };
+      return { ...publicCode(code), takenDown: code.takenDown ?? null, passwordNotice: code.passwordNotice ?? null };
     },
   }),
   consoleRoute({

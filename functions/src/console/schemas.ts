@@ -99,7 +99,12 @@ export const CodePageSchema = z.strictObject({
 });
 export const ConsoleCodeSchema = z.strictObject(publicCodeShape);
 /** One code as its owner sees it: with the operator's takedown, if any. */
-export const OwnCodeSchema = z.strictObject({ ...publicCodeShape, takenDown: z.strictObject({ reason: z.string(), at: z.string(), reportId: z.string().nullable() }).nullable() });
+export const OwnCodeSchema = z.strictObject({
+  ...publicCodeShape,
+  takenDown: z.strictObject({ reason: z.string(), at: z.string(), reportId: z.string().nullable() }).nullable(),
+  /** Its password page's budget ran out (someone may be guessing): campaigns/passwordAlert.ts. */
+  passwordNotice: z.strictObject({ at: z.string(), message: z.string() }).nullable(),
+});
 
 export const CodeAnalyticsSchema = z.strictObject({
   codeId: z.string(),
@@ -174,7 +179,9 @@ export const MappingPreviewSchema = z.strictObject({
 /** An abuse report as moderators see it (abuse/service.ts publicReport). */
 export const ReportSchema = z.strictObject({
   reportId: z.string(),
-  uniqueQRCodeID: z.string(),
+  subject: z.string(),
+  uniqueQRCodeID: z.string().nullable(),
+  url: z.string().nullable(),
   merchantId: z.string(),
   codeId: z.string(),
   destinationUrl: z.string(),
@@ -186,6 +193,12 @@ export const ReportSchema = z.strictObject({
   decidedAt: isoOrNull,
 });
 export const ReportsSchema = z.strictObject({ reports: z.array(ReportSchema) });
+/** The queue grouped by what was reported (a code or a GS1 item), a page at a time (moderation/queue.ts). */
+export const ReportGroupsSchema = z.strictObject({
+  groups: z.array(z.strictObject({ subject: z.string(), kind: z.enum(["code", "gs1Item"]), url: z.string().nullable(), merchantId: z.string(), destinationUrl: z.string(), count: z.number().int(), reasons: z.record(z.string(), z.number().int()), latestAt: z.string(), reports: z.array(ReportSchema) })),
+  nextCursor: z.string().nullable(),
+});
+export const SubjectDecidedSchema = z.strictObject({ subject: z.string(), status: z.enum(["takenDown", "dismissed"]), reports: z.number().int() });
 export const ReportDecidedSchema = z.strictObject({ reportId: z.string(), status: z.enum(["open", "takenDown", "dismissed"]) });
 
 /** A connected OAuth app's grant (console/connectedAppsRoutes.ts publicGrant). */

@@ -52,6 +52,19 @@ const params = {
     default: "1000000",
     description: "Codes one workspace may hold (1 to 10,000,000); creation past it is refused before anything is written",
   }),
+  dnsServers: defineString("DNS_SERVERS", {
+    default: "",
+    description:
+      "DNS servers (address or address:port, comma-separated) that branded domains are checked against; empty: the platform's own (locally: 127.0.0.1 only, so nothing local ever asks a server outside the machine)",
+  }),
+  domainTargetHost: defineString("DOMAIN_TARGET_HOST", {
+    default: "",
+    description: "The host a branded sub-domain's CNAME names (the load balancer in front of custom hosts); empty: domains.<the base URL's host>",
+  }),
+  domainApexAddresses: defineString("DOMAIN_APEX_ADDRESSES", {
+    default: "",
+    description: "IPv4 and IPv6 addresses (comma-separated) a branded apex domain's A and AAAA records name: the load balancer's; empty: apexes are told to use ALIAS or flattening only",
+  }),
   allowedHosts: defineString("ALLOWED_HOSTS", {
     default: "",
     description: "Extra hosts (host or host:port, comma-separated) requests may address, beyond those of the URLs above",
@@ -103,6 +116,54 @@ export interface ServiceConfig {
    * the deployed batching).
    */
   consumerGatherMs: number;
+  /** Branded domains (docs/domains.md): how they are checked and what their records name. */
+  domains: DomainSettings;
+}
+
+export interface DomainSettings {
+  /** Servers the checks ask (`address` or `address:port`); empty: the platform's resolvers. */
+  dnsServers: string[];
+  /** What a sub-domain's CNAME must name (lower-case, no trailing dot). */
+  targetHost: string;
+  /** What an apex's A and AAAA records must name; empty: only ALIAS or flattening to targetHost is offered. */
+  apexAddresses: string[];
+  /**
+   * The service's own host names: none of them, their sub-domains or their parents can be a merchant's
+   * domain (a merchant must not claim the service's own name or a name above it).
+   */
+  ownHosts: string[];
+}
+
+/** Where a host name sits in a URL (no port, lower-case); undefined when the URL does not parse or names an address. */
+function hostnameOf(url: string): string | undefined {
+  try {
+    const host = new URL(url).hostname.toLowerCase();
+    return /^[\d.]+$/.test(host) || host.startsWith("[") ? undefined : host;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The domain settings from their raw values: locally the checks ask loopback only unless told otherwise. */
+export function domainSettings(
+  raw: { dnsServers: string; targetHost: string; apexAddresses: string },
+  context: { local: boolean; projectId: string; urls: readonly string[] },
+): DomainSettings {
+  const base = hostnameOf(context.urls[0] ?? "");
+  const targetHost = raw.targetHost.trim().toLowerCase().replace(/\.$/, "") || (base && !context.local ? `domains.${base}` : "domains.svc.test");
+  const dnsServers = splitList(raw.dnsServers);
+  const apexAddresses = splitList(raw.apexAddresses);
+  const own = new Set<string>([targetHost, `${context.projectId}.web.app`, `${context.projectId}.firebaseapp.com`, `${DEFAULT_REGION}-${context.projectId}.cloudfunctions.net`]);
+  for (const url of context.urls) {
+    const host = hostnameOf(url);
+    if (host) own.add(host);
+  }
+  return {
+    dnsServers: dnsServers.length > 0 ? dnsServers : context.local ? ["127.0.0.1"] : [],
+    targetHost,
+    apexAddresses: apexAddresses.length > 0 ? apexAddresses : context.local ? ["192.0.2.10", "2001:db8::10"] : [],
+    ownHosts: [...own],
+  };
 }
 
 /** SCAN_RETENTION_DAYS as a whole number of days, refused at load when out of range. */
@@ -292,6 +353,10 @@ export function getConfig(): ServiceConfig {
     scanEventRetentionDays: parseEventRetentionDays(params.scanEventRetentionDays.value(), parseRetentionDays(params.scanRetentionDays.value())),
     workspaceCodeQuota: parseCodeQuota(params.workspaceCodeQuota.value()),
     consumerGatherMs: parseGatherMs(params.consumerGatherMs.value(), local),
+    domains: domainSettings(
+      { dnsServers: params.dnsServers.value(), targetHost: params.domainTargetHost.value(), apexAddresses: params.domainApexAddresses.value() },
+      { local, projectId: pid, urls: Object.values(urls) },
+    ),
     ...addressAllowLists(Object.values(urls), {
       local,
       projectId: pid,

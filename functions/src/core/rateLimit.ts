@@ -37,7 +37,7 @@ export interface RateLimitRule {
   /** What is counted, for messages and docs. */
   counts: string;
   /** Who it is counted for: a credential (key, OAuth grant or signed-in user), a client address, an OAuth client_id, or a workspace as a whole. */
-  per: "credential" | "address" | "client" | "workspace";
+  per: "credential" | "address" | "client" | "workspace" | "code";
 }
 
 /** Defaults; an operator can change `max` per workspace (docs/decisions.md lists them). */
@@ -53,10 +53,26 @@ export const RATE_LIMITS = {
   /** Analytics and the dashboard read up to 400 rollup documents each: their own, smaller budget. */
   consoleAnalytics: { max: 60, windowSeconds: 60, counts: "console analytics reads", per: "credential" },
   previews: { max: 300, windowSeconds: 60, counts: "PNG previews", per: "credential" },
+  /**
+   * Requests to the keyless sandbox's POST, per address, whatever they make: its daily code quota counts
+   * only codes made, so refused and invalid requests (each may cost a Safe Browsing lookup) are bounded here.
+   */
+  sandboxRequests: { max: 30, windowSeconds: 600, counts: "sandbox requests", per: "address" },
   /** The public abuse report form: enough for a person reporting several codes, not for flooding the queue. */
   abuseReports: { max: 10, windowSeconds: 3600, counts: "abuse reports", per: "address" },
   /** Passwords sent to password-protected codes' pages (every attempt, right or wrong), per address: guessing stays slow. */
   passwordAttempts: { max: 10, windowSeconds: 600, counts: "password attempts", per: "address" },
+  /**
+   * One code's password budget, every address together (docs/campaign-rules.md, "Guessing"): attempts
+   * checked freely. Once it is spent, each address gets one try at the code for the rest of the window.
+   */
+  passwordCodeAttempts: { max: 50, windowSeconds: 600, counts: "password attempts at one code", per: "code" },
+  /** While a code's budget is spent: the one try an address (IPv4, or IPv6 /64) gets at it. */
+  passwordTriesWhileGuessed: { max: 1, windowSeconds: 600, counts: "password tries at a code whose budget is spent", per: "address" },
+  /** While a code's budget is spent: tries from one IPv6 /48 together (a /48 holds 65,536 /64s). */
+  passwordNetworkTriesWhileGuessed: { max: 3, windowSeconds: 600, counts: "password tries from one IPv6 /48 at a code whose budget is spent", per: "address" },
+  /** The merchant's alert that a code's password is being guessed: at most one a day per code. */
+  passwordAlerts: { max: 1, windowSeconds: 86_400, counts: "password guessing alerts", per: "code" },
   /**
    * Print files drawn on request (/img/png, /img/pdf, /img/svg, /img/print-hint). The CDN answers repeats
    * without reaching the function, so only misses count: a person downloading files is never stopped,
@@ -100,6 +116,8 @@ export interface RateSubject {
   address?: string;
   /** An OAuth client_id (per-client limits). */
   clientId?: string;
+  /** A code's scan id (per-code limits; with `address`, that address's budget at that code). */
+  code?: string;
 }
 
 export interface RateDecision {
@@ -207,7 +225,24 @@ export class RateLimiter {
     if (!bucket) {
       if (this.buckets.size >= this.maxBuckets) this.makeRoom(windowEnd - RATE_LIMITS[name as RateLimitName].windowSeconds * 1000);
       const key = windowKey(name, id, index);
-      bucket = { key, index, instance: this.instanceId, windowEnd, expiresAt: new Date(windowEnd + 3_600_000), granted: 0, used: 0, others: 0, readAt: 0, waiting: 0, chunk: 1, leasedAt: -Infinity };
+      // A subject busy in the window before starts where its leases had grown to, instead of doubling up
+      // from one call again (a dozen leases, each a write and a query, at every window's start); the caps
+      // in lease() still bound what one lease takes.
+      const before = this.buckets.get(`${name}|${id}|${index - 1}`);
+      bucket = {
+        key,
+        index,
+        instance: this.instanceId,
+        windowEnd,
+        expiresAt: new Date(windowEnd + 3_600_000),
+        granted: 0,
+        used: 0,
+        others: 0,
+        readAt: 0,
+        waiting: 0,
+        chunk: before?.chunk ?? 1,
+        leasedAt: before?.leasedAt ?? -Infinity,
+      };
       this.buckets.set(mapKey, bucket);
     }
     return bucket;
@@ -310,6 +345,7 @@ const NO_OVERRIDES: RateLimitOverrides = { subject: {}, workspace: {} };
 export const windowKey = (name: RateLimitName | string, subjectKey: string, index: number) => `${name}_${sha256Hex(subjectKey).slice(0, 32)}_${index}`;
 
 export function subjectId(subject: RateSubject): string {
+  if (subject.code !== undefined) return subject.address !== undefined ? `code:${subject.code}|addr:${subject.address}` : `code:${subject.code}`;
   if (subject.address !== undefined) return `addr:${subject.address}`;
   if (subject.clientId !== undefined) return `client:${subject.clientId}`;
   if (subject.keyId) return `key:${subject.keyId}`;
@@ -368,7 +404,9 @@ export function rateLimitedError(decision: RateDecision): AppError {
           ? "this client_id"
           : rule.per === "workspace"
             ? "this workspace"
-            : "this credential";
+            : rule.per === "code"
+              ? "this code"
+              : "this credential";
   return new AppError(
     "RATE_LIMITED",
     `Rate limit reached: at most ${decision.limit} ${rule.counts} per ${rule.windowSeconds} s for ${whose}; retry in ${decision.retryAfterSeconds} s`,

@@ -28,3 +28,18 @@ export function requestTime(headers: Record<string, string | string[] | undefine
   const value = Number(Array.isArray(raw) ? raw[0] : raw);
   return Number.isSafeInteger(value) && value > 0 ? value : wallClock;
 }
+
+export const TEST_DNS_HEADER = "x-test-dns";
+
+/**
+ * The DNS server a request names for its domain check (`X-Test-Dns: 127.0.0.1:<port>`), under the same
+ * rule as the test clock, so a service test's loopback DNS server answers the check the functions run.
+ * Only a loopback address is taken: the header can never send a query off the machine.
+ */
+export function requestDnsServers(headers: Record<string, string | string[] | undefined>, honoured: boolean): string[] | undefined {
+  if (!honoured) return undefined;
+  const raw = headers[TEST_DNS_HEADER];
+  const value = String(Array.isArray(raw) ? raw[0] : (raw ?? ""));
+  const match = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}:(\d{1,5})$/.exec(value);
+  return match && Number(match[1]) > 0 && Number(match[1]) < 65536 ? [value] : undefined;
+}

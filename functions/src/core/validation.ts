@@ -21,6 +21,18 @@ export function formatIssues(error: z.ZodError): ValidationIssue[] {
   });
 }
 
+/**
+ * A value a caller sent, shown in a message: a string or number as JSON (strings cut to 80 characters),
+ * anything else by its kind only. Never JSON.stringify of arbitrary input: a list nested 100k deep would
+ * throw RangeError (a 5xx), and a large object would flood the message.
+ */
+export function shownInput(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
+  if (typeof value === "number" || typeof value === "boolean" || value === null) return String(value);
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "an object" : typeof value;
+}
+
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what: string, code: ErrorCode = "VALIDATION_FAILED"): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;

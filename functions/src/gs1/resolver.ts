@@ -2,6 +2,7 @@
 // public host: /<primary key AI>/<value>[/<qualifier AI>/<value>...] and /.well-known/gs1resolver, served
 // through Hosting rewrites (firebase.json). resolve() turns a request into an answer; resolverApp.ts writes it.
 import { logError } from "../core/log";
+import { TAKEN_DOWN_CSP, takenDownPage } from "../abuse/warningPage";
 import { readGs1Levels, type StoredGs1Item } from "../store/gs1Items";
 import { Gs1SyntaxError, levelPathsOf, parseDigitalLinkPath, pathOf, SUPPORTED_PRIMARY_KEYS } from "./keys";
 import { decompressDigitalLink, matchesGs1Grammar } from "./grammar";
@@ -208,6 +209,16 @@ async function resolveUncompressed(request: ResolverRequest): Promise<ResolverAn
   const vary = { Vary: "Accept, Accept-Language" };
   if (!levels.length) {
     return errorAnswer(404, "NOT_FOUND", `This resolver has no links for ${parsed.key.title} ${parsed.value}${parsed.qualifiers.length ? " or any of its qualifiers" : ""}`, vary);
+  }
+
+  // An operator's takedown of the item or of any level above it (a GTIN taken down takes its lots and
+  // serials with it): the warning page, no link and no linkset, and nothing counted.
+  if (levels.some((item) => item.takenDown)) {
+    return {
+      status: 410,
+      headers: { ...CORS_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": TAKEN_DOWN_CSP, "Referrer-Policy": "no-referrer" },
+      body: takenDownPage(),
+    };
   }
 
   if (wantsLinkset) {

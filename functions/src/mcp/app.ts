@@ -113,7 +113,7 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
   );
   const outcome = await dispatcher.handleBody(body, {
     protocolVersionHeader,
-    checkModernMessage: (message) => checkStandardHeaders(req.headers, message),
+    checkModernMessage: (message) => checkStandardHeaders(req.headers, message, protocolVersionHeader),
   });
   // Every keyed response carries the caller's standing, even when no tools/call was counted.
   if (caller && !res.hasHeader("X-RateLimit-Limit")) await enforceRateLimit(res, req, "toolCalls", { caller }, "mcp", false).catch(() => undefined);

@@ -32,6 +32,10 @@ import { gs1ItemSetTool } from "./tools/gs1ItemSet";
 import { gs1ItemListTool } from "./tools/gs1ItemList";
 import { gs1ItemAnalyticsTool } from "./tools/gs1ItemAnalytics";
 import { utmSetTemplateTool } from "./tools/utmSetTemplate";
+import { domainAddTool } from "./tools/domainAdd";
+import { domainListTool } from "./tools/domainList";
+import { domainVerifyTool } from "./tools/domainVerify";
+import { domainRemoveTool } from "./tools/domainRemove";
 
 /** The service's own tools, without the two that reach them (registry.ts). */
 export const CATALOG_TOOLS: readonly ToolDefinition[] = [
@@ -63,6 +67,10 @@ export const CATALOG_TOOLS: readonly ToolDefinition[] = [
   gs1ItemListTool,
   gs1ItemAnalyticsTool,
   utmSetTemplateTool,
+  domainAddTool,
+  domainListTool,
+  domainVerifyTool,
+  domainRemoveTool,
 ] as unknown as ToolDefinition[];
 
 /** Groups of tools an agent can connect to by URL (`/api/mcp/x/<toolset>`); `core` is the specification's. */
@@ -90,6 +98,10 @@ export const TOOLSETS = {
   gs1: {
     description: "GS1 Digital Link: GTINs and other GS1 keys (with lot, serial) and their links, served by the GS1-Conformant resolver",
     tools: ["svc.gs1.set_item", "svc.gs1.list_items", "svc.gs1.get_analytics"],
+  },
+  domains: {
+    description: "Branded domains (custom domains, own hosts) for a workspace's codes: add, DNS records to create, verification and state",
+    tools: ["svc.domain.add", "svc.domain.list", "svc.domain.verify", "svc.domain.remove"],
   },
 } as const satisfies Record<(typeof MCP_TOOLSET_NAMES)[number], { description: string; tools: readonly string[] }>;
 

@@ -28,7 +28,11 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const raw = headers[name.toLowerCase()];
   const value = Array.isArray(raw) ? raw.join(", ") : raw;
-  return value === undefined ? undefined : value.replace(/^[ \t]+|[ \t]+$/g, "");
+  if (value === undefined) return undefined;
+  // Most values have nothing to trim: look at both ends before running the expression.
+  const first = value.charCodeAt(0);
+  const last = value.charCodeAt(value.length - 1);
+  return first === 32 || first === 9 || last === 32 || last === 9 ? value.replace(/^[ \t]+|[ \t]+$/g, "") : value;
 }
 
 /**
@@ -60,12 +64,15 @@ const quote = (value: string) => JSON.stringify(value.slice(0, 200));
  * Checks the standard request headers of a 2026-07-28 message against its body. Requests must carry
  * `MCP-Protocol-Version` and `Mcp-Method` (and `Mcp-Name` where the method names something); on a
  * notification, which the revision leaves without header requirements, a header that is sent must still
- * agree with the body.
+ * agree with the body. `version` is the MCP-Protocol-Version header when the caller has read it already.
  */
-export function checkStandardHeaders(headers: IncomingHttpHeaders, message: RpcMessage): AppError | undefined {
+export function checkStandardHeaders(
+  headers: IncomingHttpHeaders,
+  message: RpcMessage,
+  version: string | undefined = headerValue(headers, "mcp-protocol-version"),
+): AppError | undefined {
   const isRequest = !message.isNotification;
 
-  const version = headerValue(headers, "mcp-protocol-version");
   const bodyVersion = metaOf(message)?.[META_PROTOCOL_VERSION];
   if (version === undefined) {
     if (isRequest) return mismatch(`the MCP-Protocol-Version header is required (the body's _meta names ${typeof bodyVersion === "string" ? quote(bodyVersion) : "no version"})`);

@@ -11,7 +11,7 @@ import { DEFAULT_VIEW, listingFor, toolAt, type ListingEra, type ToolView } from
 import { callToolResult, type InnerCall, type TaskStart } from "./tool";
 import { createTaskResult, negotiatesTasks, taskMethod, tasksCapabilityMissing } from "./tasks";
 import { listResources, readResource } from "./ui/resources";
-import { logError, logServerError } from "../core/log";
+import { logError, logServerError, logWarn } from "../core/log";
 import { SERVER_CAPABILITIES, SERVER_INFO, SERVER_INSTRUCTIONS } from "./identity";
 import {
   carriesEnvelope,
@@ -305,19 +305,33 @@ export class McpDispatcher {
     const started = performance.now();
     let status = "ok";
     let forwarded = false;
+    // Every run that is refused is counted too (an unknown tool, a refused scope or view, bad arguments):
+    // refusals cost an audit write, so they spend the caller's budget like any call. Counted once a run.
+    let counted = false;
+    const count = async () => {
+      if (counted) return;
+      counted = true;
+      await this.beforeToolCall(caller);
+    };
     try {
-      if (!toolName) throw new AppError("UNKNOWN_TOOL", "params.name is missing: name the tool to call");
-      const tool = toolAt(this.view, toolName);
-      if (tool.forwards && inner) throw new AppError("UNKNOWN_TOOL", `${tool.name} runs other tools, not itself`);
-      // A tool that runs only as a task refuses a client without the extension before anything else runs.
-      if (tool.task?.support === "required" && !mode.tasks) throw tasksCapabilityMissing(`Tool ${tool.name}`);
-      requireScope(caller, tool.scope, `Tool ${tool.name}`);
-      if (!tool.forwards) await this.beforeToolCall(caller);
+      let tool: ReturnType<typeof toolAt>;
+      try {
+        if (!toolName) throw new AppError("UNKNOWN_TOOL", "params.name is missing: name the tool to call");
+        tool = toolAt(this.view, toolName);
+        if (tool.forwards && inner) throw new AppError("UNKNOWN_TOOL", `${tool.name} runs other tools, not itself`);
+        // A tool that runs only as a task refuses a client without the extension before anything else runs.
+        if (tool.task?.support === "required" && !mode.tasks) throw tasksCapabilityMissing(`Tool ${tool.name}`);
+        requireScope(caller, tool.scope, `Tool ${tool.name}`);
+      } catch (error) {
+        await count();
+        throw error;
+      }
+      if (!tool.forwards) await count();
       let args: unknown;
       try {
         args = parseOrThrow(tool.input, rawArgs, `arguments for ${tool.name}`);
       } catch (error) {
-        if (tool.forwards) await this.beforeToolCall(caller);
+        await count();
         throw error;
       }
       const ctx = {
@@ -336,7 +350,7 @@ export class McpDispatcher {
       status = toAppError(error).code;
       throw error;
     } finally {
-      if (!forwarded) {
+      if (!forwarded && auditAdmits(caller, status, Date.now())) {
         await writeAuditEvent({
           merchantId: caller.merchantId,
           uid: caller.uid,
@@ -349,6 +363,36 @@ export class McpDispatcher {
       }
     }
   }
+}
+
+/** Audit events of rate-limited runs one credential writes a minute per instance; past them the refusals are only counted. */
+export const RATE_LIMITED_AUDITS_PER_MINUTE = 10;
+const RATE_LIMITED_AUDIT_SUBJECTS_MAX = 10_000;
+const rateLimitedAudits = new Map<string, { minute: number; written: number; skipped: number }>();
+
+/**
+ * Whether a run's audit event is written. Every run within the caller's rate limit is (refusals included:
+ * they are counted by the limit, so they are bounded by it); runs refused by the limit itself are written
+ * RATE_LIMITED_AUDITS_PER_MINUTE a minute per credential, and the rest logged as one count a minute.
+ */
+function auditAdmits(caller: Caller, status: string, now: number): boolean {
+  if (status !== "RATE_LIMITED") return true;
+  const key = `${caller.merchantId}|${caller.keyPrefix ?? caller.uid}`;
+  const minute = Math.floor(now / 60_000);
+  let entry = rateLimitedAudits.get(key);
+  if (!entry || entry.minute !== minute) {
+    if (entry?.skipped) logWarn("audit.rate_limited_skipped", "audit events of rate-limited tool runs not written", { merchantId: caller.merchantId, skipped: entry.skipped });
+    entry = { minute, written: 0, skipped: 0 };
+    rateLimitedAudits.delete(key);
+    rateLimitedAudits.set(key, entry);
+    if (rateLimitedAudits.size > RATE_LIMITED_AUDIT_SUBJECTS_MAX) rateLimitedAudits.delete(rateLimitedAudits.keys().next().value!);
+  }
+  if (entry.written < RATE_LIMITED_AUDITS_PER_MINUTE) {
+    entry.written += 1;
+    return true;
+  }
+  entry.skipped += 1;
+  return false;
 }
 
 /** `params.inputResponses` of a tools/call, when it is an object (MRTR answers). */

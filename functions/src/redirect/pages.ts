@@ -2,8 +2,10 @@
 // campaign that has ended (or not started) without a fallback URL, and the password pages.
 import { CONTRAST_FLOOR, contrastRatio } from "../designs/contrast";
 import { escapeHtml } from "../listings/html";
+import { PAGE_BASE_STYLE, TAKEN_DOWN_STYLE, takenDownPage } from "../abuse/warningPage";
 
-export const NOT_FOUND_STYLE = "body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;color:#111}";
+export const NOT_FOUND_STYLE = PAGE_BASE_STYLE;
+export { TAKEN_DOWN_STYLE, takenDownPage };
 
 export function notFoundPage(): string {
   return `<!doctype html>
@@ -11,23 +13,6 @@ export function notFoundPage(): string {
 <meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>QR code not found</title>
 <style>${NOT_FOUND_STYLE}</style></head>
 <body><h1>This QR code is not active</h1><p>The code you scanned is unknown or has been removed. Ask the business for a new one.</p></body></html>`;
-}
-
-export const TAKEN_DOWN_STYLE = `${NOT_FOUND_STYLE}.warn{border-left:4px solid #b91c1c;background:#fef2f2;padding:.8rem 1rem;border-radius:4px}`;
-
-/**
- * A taken-down code's page: it names no destination (that is what was harmful) and says what to do. The
- * reason stays with the owner and the operators: a public page would hand it to whoever scans.
- */
-export function takenDownPage(): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>QR code disabled</title>
-<style>${TAKEN_DOWN_STYLE}</style></head>
-<body><h1>This QR code was disabled</h1>
-<p class="warn">It was reported and taken down by this service's operators, because where it led may be harmful. You were not sent there.</p>
-<p>Do not enter passwords or payment details on a page a QR code opens unless you trust the business that printed it. If you scanned this at a shop, let them know.</p>
-<p><a href="/report">Report another code</a></p></body></html>`;
 }
 
 export const ENDED_STYLE = NOT_FOUND_STYLE;
@@ -119,13 +104,14 @@ export function passwordPage(notice: PasswordNotice = "none"): string {
 }
 
 /** Too many password attempts from one address (429): when to try again. */
-export function passwordLimitedPage(retryAfterSeconds: number): string {
+export function passwordLimitedPage(retryAfterSeconds: number, why = "Too many passwords were tried from this network."): string {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
+  const wait = retryAfterSeconds < 60 ? `${Math.max(1, Math.ceil(retryAfterSeconds))} second${retryAfterSeconds <= 1 ? "" : "s"}` : `${minutes} minute${minutes === 1 ? "" : "s"}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>Too many attempts</title>
 <style>${PASSWORD_STYLE}</style></head>
-<body><h1>Too many attempts</h1><p class="warn">Too many passwords were tried from this network. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.</p></body></html>`;
+<body><h1>Too many attempts</h1><p class="warn">${escapeHtml(why)} Try again in ${wait}.</p></body></html>`;
 }
 
 /** A password form that cannot be taken (403): sent from another site, or not from this service's page. */

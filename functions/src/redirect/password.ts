@@ -8,9 +8,16 @@
 // the form again; right, a 200 page that opens the action's URL (a meta refresh and a link: a 303 would be
 // held to the page's form-action 'self' by browsers). The scan was recorded when the page was shown (GET):
 // the POST records nothing more.
+// Guessing from many addresses (docs/campaign-rules.md, "Guessing"): each code has a budget of attempts
+// checked freely (passwordCodeAttempts, every address together). Once it is spent, an address gets one try
+// at the code for the rest of the window (an IPv6 /48 three), so a customer who has the password gets in
+// at the first try from their own phone while the attackers' guesses stay within the budget plus one per
+// address they hold. From the second wrong password on, an address waits before its next try at the code,
+// doubling each time (1 s, 2 s, 4 s ...). The owner is alerted once a day per code when the budget runs out.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { clientAddressOf, clientOf, limitSubjectOf } from "../core/clientAddress";
-import { logInfo } from "../core/log";
+import { isIP } from "node:net";
+import { clientAddressOf, clientOf, limitSubjectOf, proxyBucketPrefix } from "../core/clientAddress";
+import { logInfo, logWarn } from "../core/log";
 import { RateLimiter, rateLimitHeaders } from "../core/rateLimit";
 import { refuseForeignAddress } from "../http/originGuard";
 import { pageCsp } from "../http/rest";
@@ -18,6 +25,7 @@ import { placeOfRequest } from "../scans/place";
 import { firestoreQuotaStore } from "../store/rateLimits";
 import { readLinks } from "../store/codes";
 import { countOps } from "../store/opCounter";
+import type { Link } from "../store/codes";
 import { PASSWORD_STYLE, passwordAcceptedPage, passwordLimitedPage, passwordPage, passwordRefusedPage, type PasswordNotice } from "./pages";
 
 /** The form holds one field of at most 128 characters: anything much larger is not this page's form. */
@@ -76,6 +84,62 @@ export interface PasswordContext {
   sendNotFound(res: ServerResponse): void;
 }
 
+/**
+ * How long an address waits after its n-th wrong password at a code: nothing after the first (a typo, then
+ * the right one, goes straight in), then 2^(n-2) s, at most GUESS_DELAY_MAX_MS.
+ */
+export const GUESS_DELAY_MAX_MS = 600_000;
+/** (code, address) pairs whose delay an instance keeps at most; the oldest go first (a delay is a nicety above the budgets). */
+const GUESS_DELAYS_MAX = 10_000;
+const guessDelays = new Map<string, { wrong: number; until: number }>();
+
+function delayOf(key: string, now: number): number {
+  const entry = guessDelays.get(key);
+  return entry && entry.until > now ? entry.until - now : 0;
+}
+
+function noteWrong(key: string, now: number): void {
+  const entry = guessDelays.get(key) ?? { wrong: 0, until: 0 };
+  entry.wrong += 1;
+  entry.until = entry.wrong < 2 ? 0 : now + Math.min(GUESS_DELAY_MAX_MS, 1000 * 2 ** (entry.wrong - 2));
+  guessDelays.delete(key);
+  guessDelays.set(key, entry);
+  if (guessDelays.size > GUESS_DELAYS_MAX) guessDelays.delete(guessDelays.keys().next().value!);
+}
+
+type Refusal = { retryAfterSeconds: number; why: string; headers: Headers };
+
+/**
+ * Whether this address may have its password checked at this code now (undefined) or must wait. Counts the
+ * attempt against the code's budget, or, once that is spent, against the address's (and its /48's) one try.
+ */
+async function admitGuess(limit: RateLimiter, link: Link, id: string, address: string, subject: string, now: number): Promise<Refusal | undefined> {
+  const wait = delayOf(`${id}|${subject}`, now);
+  if (wait > 0) return { retryAfterSeconds: Math.ceil(wait / 1000), why: "A wrong password was just sent from here.", headers: { "Retry-After": String(Math.ceil(wait / 1000)) } };
+  const code = await limit.take("passwordCodeAttempts", { code: id }, now);
+  if (code.allowed) return undefined;
+  await alertOnce(limit, link, id, now);
+  const tries = [limit.take("passwordTriesWhileGuessed", { code: id, address: subject }, now)];
+  if (isIP(address) === 6) tries.push(limit.take("passwordNetworkTriesWhileGuessed", { code: id, address: proxyBucketPrefix(address) }, now));
+  const refused = (await Promise.all(tries)).find((d) => !d.allowed);
+  if (!refused) return undefined;
+  return { retryAfterSeconds: refused.retryAfterSeconds, why: "Too many wrong passwords were sent for this code.", headers: rateLimitHeaders(refused) };
+}
+
+/**
+ * The owner's alert once the code's budget is spent: at most one a day per code (passwordAlerts). Awaited:
+ * nothing runs after an answer is sent; it costs the one request that sends it two writes.
+ */
+async function alertOnce(limit: RateLimiter, link: Link, id: string, now: number): Promise<void> {
+  try {
+    if (!(await limit.take("passwordAlerts", { code: id }, now)).allowed) return;
+    const { alertPasswordGuessing } = require("../campaigns/passwordAlert") as typeof import("../campaigns/passwordAlert");
+    await alertPasswordGuessing(link, new Date(now));
+  } catch (error) {
+    logWarn("campaign.password_alert_failed", "the owner's password-guessing alert failed", { uniqueQRCodeID: id, reason: error instanceof Error ? error.message : String(error) });
+  }
+}
+
 export async function handlePasswordPost(req: IncomingMessage, res: ServerResponse, id: string, ctx: PasswordContext): Promise<void> {
   if (refuseForeignAddress(req.headers) || req.headers.origin === undefined) return sendPage(res, 403, passwordRefusedPage(), ctx.headers);
   const { passwordFormSchema, verifyPassword } = require("../campaigns/password") as typeof import("../campaigns/password");
@@ -99,6 +163,17 @@ export async function handlePasswordPost(req: IncomingMessage, res: ServerRespon
     : undefined;
   // No password is asked here any more (rules changed, the campaign ended): the code answers for itself.
   if (!target) return sendPage(res, 303, "", ctx.headers, { Location: `/qr/${encodeURIComponent(id)}` });
-  if (!(await verifyPassword(form.data.password, target.hash))) return sendPasswordPage(res, ctx.headers, rateLimitHeaders(decision), "wrong", 401);
+  const client = clientOf(req);
+  const subject = limitSubjectOf(client);
+  const now = Date.now();
+  const refusal = await admitGuess(limiter, link, id, client.address, subject, now);
+  if (refusal) {
+    logInfo("campaign.password_limited", "password attempts limited for a code", { uniqueQRCodeID: id, retryAfterSeconds: refusal.retryAfterSeconds });
+    return sendPage(res, 429, passwordLimitedPage(refusal.retryAfterSeconds, refusal.why), ctx.headers, refusal.headers);
+  }
+  if (!(await verifyPassword(form.data.password, target.hash))) {
+    noteWrong(`${id}|${subject}`, Date.now());
+    return sendPasswordPage(res, ctx.headers, rateLimitHeaders(decision), "wrong", 401);
+  }
   sendPage(res, 200, passwordAcceptedPage(target.url), ctx.headers);
 }

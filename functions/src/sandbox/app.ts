@@ -30,6 +30,8 @@ async function quotaHeadersOnError(req: Request, res: Response, error: unknown):
   const now = new Date();
   const client = clientOf(req);
   const limit = sandboxLimitFor(client);
+  // The per-address request limit (sandboxRequests) refused: its own headers, set with the refusal, stand.
+  if (error instanceof AppError && error.code === "RATE_LIMITED" && res.hasHeader("Retry-After")) return;
   if (error instanceof AppError && error.code === "RATE_LIMITED") {
     setRateHeaders(res, { limit, used: limit, resetAt: nextUtcMidnight(now) });
     res.set("Retry-After", String(Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000)));
@@ -143,6 +145,7 @@ export const sandboxRoutes = [
     path: "/api/generate-qr-code",
     summary: "Make a QR code without an account",
     credential: "none",
+    addressLimit: "sandboxRequests",
     body: SandboxRequestSchema,
     response: SandboxResponseSchema,
     headers: noStore,

@@ -23,6 +23,7 @@ import {
   newClaimToken,
   newSandboxId,
   readQuota,
+  sandboxQuotaError,
   type Quota,
   type SandboxColours,
 } from "../store/sandbox";
@@ -76,21 +77,27 @@ function sandboxSalt(): string {
   });
 }
 
+const subjectNameOf = (client: Pick<ResolvedClient, "viaProxy">) => (client.viaProxy ? "proxy address (shared by everyone behind it)" : "IP address");
+
 export function quotaFor(client: ResolvedClient, now = new Date()): Promise<Quota> {
   return readQuota(counterFor(client, now), sandboxLimitFor(client), nextUtcMidnight(now));
 }
 
 export async function generateSandboxCode(url: string, client: ResolvedClient, now = new Date(), colours?: { foreground?: string; background?: string }) {
-  // Check and render before taking quota: a blocklisted destination, a payload that cannot render, or
-  // colours that do not scan, must not use up a code.
-  await assertDestinationAllowed(url);
+  // The quota is read first: a caller with none left costs no lookup (the project's shared Safe Browsing
+  // quota) and no render. Then check and render before taking quota: a blocklisted destination, a payload
+  // that cannot render, or colours that do not scan, must not use up a code. A lookup that cannot answer
+  // refuses here (UNAVAILABLE): the sandbox is anonymous, so nothing could be taken down later.
+  const counter = counterFor(client, now);
+  const before = await readQuota(counter, sandboxLimitFor(client), nextUtcMidnight(now));
+  if (before.used >= before.limit) throw sandboxQuotaError(before.limit, subjectNameOf(client), before.resetAt);
+  await assertDestinationAllowed(url, { failClosed: true }, now);
   const { png, colours: kept } = colours ? await renderSandboxColours(url, colours) : { png: renderPlainPng(url), colours: null };
   const claimToken = newClaimToken();
   const id = newSandboxId();
   const expiresAt = new Date(now.getTime() + SANDBOX_LIFETIME_DAYS * DAY_MS);
   const record = { id, destinationUrl: url, colours: kept, claimTokenHash: hashClaimToken(claimToken), createdAt: now, expiresAt, originalExpiresAt: expiresAt };
-  const subjectName = client.viaProxy ? "proxy address (shared by everyone behind it)" : "IP address";
-  const quota = await createWithinQuota(counterFor(client, now), sandboxLimitFor(client), nextUtcMidnight(now), record, subjectName);
+  const quota = await createWithinQuota(counter, sandboxLimitFor(client), nextUtcMidnight(now), record, subjectNameOf(client));
   const c = getConfig();
   return {
     quota,

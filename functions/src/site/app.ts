@@ -7,7 +7,7 @@ import { clientOf } from "../core/clientAddress";
 import { googleNotCloud } from "../core/addressRanges";
 import { apiCatalog, serviceStatus, siteMetadata } from "./metadata";
 import { ReportAnswerSchema, ReportSchema } from "../abuse/schemas";
-import { reportCode } from "../abuse/service";
+import { reportAddress } from "../moderation/service";
 import { ApiCatalogSchema, CatalogQuerySchema, ClientAddressSchema, SiteMetadataSchema, StatusSchema } from "./schemas";
 
 /** Five minutes at the browser and the CDN: what the site's documents may be (contract/surfaces.ts too). */
@@ -116,12 +116,12 @@ export const siteRoutes = [
       operationId: "reportCode",
       success: [202],
       description:
-        "Tells the service's operators that a code made here leads to phishing, malware, a scam or other abuse. They review each report; a code taken down shows a warning page instead of its destination from its next scan on. The form at /report sends the same request.",
+        "Tells the service's operators that a code made here, or a GS1 product link it resolves (/01/<GTIN>..., compressed GS1 URIs), leads to phishing, malware, a scam or other abuse. They review each report; a code or item taken down shows a warning page instead of its destination from its next scan on. The form at /report sends the same request.",
       errors: ["NOT_FOUND"],
       example: { body: { code: "https://svc.example/qr/Ab12Cd34Ef56", reason: "phishing", details: "Asks for my bank password." }, response: { reportId: "rep_3f9a2c7d1e5b4a60c2d1", status: "open" } },
     },
     async handle({ res, body }) {
-      const answer = await reportCode(body);
+      const answer = await reportAddress(body);
       res.status(202);
       return answer;
     },

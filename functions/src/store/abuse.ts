@@ -15,9 +15,19 @@ export type ReportStatus = "open" | "takenDown" | "dismissed";
 
 export interface AbuseReport {
   reportId: string;
-  uniqueQRCodeID: string;
+  /**
+   * What the report is about, the key reports are grouped and decided by: a code's scan id, or
+   * `gs1_<itemId>` for a GS1 item (the code id its resolutions are counted under). Older reports have none:
+   * their uniqueQRCodeID stands for it.
+   */
+  subject: string;
+  /** The code's scan id; null for a GS1 item. */
+  uniqueQRCodeID: string | null;
   merchantId: string;
+  /** The code's id, or `gs1_<itemId>` for a GS1 item. */
   codeId: string;
+  /** The canonical address that was reported (https://<host>/qr/<id> or the item's GS1 Digital Link URI). */
+  url: string | null;
   /** The destination when reported (it can be re-pointed since). */
   destinationUrl: string;
   reason: ReportReason;
@@ -31,7 +41,9 @@ export interface AbuseReport {
 
 const reportRecord = recordConverter<AbuseReport>((d, reportId) => ({
   reportId,
-  uniqueQRCodeID: d.uniqueQRCodeID,
+  subject: d.subject ?? d.uniqueQRCodeID,
+  uniqueQRCodeID: d.uniqueQRCodeID ?? null,
+  url: d.url ?? null,
   merchantId: d.merchantId,
   codeId: d.codeId,
   destinationUrl: d.destinationUrl,
@@ -59,20 +71,74 @@ export async function readReport(reportId: string): Promise<AbuseReport | undefi
   return (await reports().doc(reportId).withConverter(reportRecord).get()).data();
 }
 
+/**
+ * Open reports one subject keeps at most: past it a report is acknowledged with an open report's id and
+ * not stored, so a flood about one code neither grows the queue nor buries other codes' reports.
+ */
+export const OPEN_REPORTS_PER_SUBJECT_MAX = 50;
+
+/**
+ * An open report of the subject that makes a new one redundant: one with the same reason and details
+ * (a repeat), or any when the subject already has OPEN_REPORTS_PER_SUBJECT_MAX open. Undefined otherwise.
+ */
+export async function redundantReport(subject: string, reason: ReportReason, details: string): Promise<string | undefined> {
+  const open = reports().where("subject", "==", subject).where("status", "==", "open");
+  const [same, count] = await Promise.all([open.where("reason", "==", reason).where("details", "==", details).limit(1).get(), open.count().get()]);
+  if (!same.empty) return same.docs[0].id;
+  if (count.data().count < OPEN_REPORTS_PER_SUBJECT_MAX) return undefined;
+  return (await open.limit(1).get()).docs[0]?.id;
+}
+
+export interface ReportGroup {
+  subject: string;
+  reports: AbuseReport[];
+}
+
+/**
+ * One page of a status's reports grouped by subject, in subject order after `after` (a subject). A page
+ * reads at most `readMax` reports; a group the read cut short is left to the next page unless it is the
+ * page's only one (a subject holds at most OPEN_REPORTS_PER_SUBJECT_MAX open reports, so that is rare).
+ * `only` reads one subject's group.
+ */
+export async function listReportGroups(status: ReportStatus, limit: number, after?: string, readMax = 500, only?: string): Promise<{ groups: ReportGroup[]; next: string | null }> {
+  let query = reports().withConverter(reportRecord).where("status", "==", status);
+  if (only !== undefined) query = query.where("subject", "==", only);
+  query = query.orderBy("subject").orderBy("createdAt", "desc").limit(readMax);
+  if (after !== undefined) query = query.startAfter(after, new Date(0)) // past every report of `after` (createdAt runs newest first);
+  const snap = await query.get();
+  const groups: ReportGroup[] = [];
+  for (const doc of snap.docs) {
+    const report = doc.data();
+    const last = groups[groups.length - 1];
+    if (last?.subject === report.subject) last.reports.push(report);
+    else groups.push({ subject: report.subject, reports: [report] });
+  }
+  const full = snap.size === readMax;
+  if (full && groups.length > 1) groups.pop(); // possibly cut short: the next page starts with it
+  const page = groups.slice(0, limit);
+  const more = groups.length > limit || full;
+  return { groups: page, next: more && page.length ? page[page.length - 1].subject : null };
+}
+
 /** The newest reports in one status (a moderation queue page). */
 export async function listReports(status: ReportStatus, limit = 50): Promise<AbuseReport[]> {
   const snap = await reports().withConverter(reportRecord).where("status", "==", status).orderBy("createdAt", "desc").limit(limit).get();
   return snap.docs.map((d) => d.data());
 }
 
-/** Every open report of one code gets the operator's decision. */
-export async function decideReports(uniqueQRCodeID: string, status: Exclude<ReportStatus, "open">, by: string, now = new Date()): Promise<number> {
-  const open = await reports().where("uniqueQRCodeID", "==", uniqueQRCodeID).where("status", "==", "open").limit(500).get();
-  if (open.empty) return 0;
+/** Every open report of one subject (a code's scan id, or gs1_<itemId>) gets the operator's decision. */
+export async function decideReports(subject: string, status: Exclude<ReportStatus, "open">, by: string, now = new Date()): Promise<number> {
+  // Reports filed before `subject` existed name their code by uniqueQRCodeID only: closed with it.
+  const [current, legacy] = await Promise.all([
+    reports().where("subject", "==", subject).where("status", "==", "open").limit(500).get(),
+    reports().where("uniqueQRCodeID", "==", subject).where("status", "==", "open").limit(500).get(),
+  ]);
+  const open = [...new Map([...current.docs, ...legacy.docs].map((d) => [d.id, d.ref])).values()].slice(0, 500); // one batch
+  if (!open.length) return 0;
   const batch = db().batch();
-  for (const doc of open.docs) batch.update(doc.ref, { status, decidedAt: Timestamp.fromDate(now), decidedBy: by });
+  for (const ref of open) batch.update(ref, { status, decidedAt: Timestamp.fromDate(now), decidedBy: by });
   await batch.commit();
-  return open.size;
+  return open.length;
 }
 
 export async function decideReport(reportId: string, status: Exclude<ReportStatus, "open">, by: string, now = new Date()): Promise<void> {

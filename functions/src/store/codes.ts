@@ -40,6 +40,15 @@ export interface QrCode {
   takenDown?: TakenDown;
   /** A dynamic code's campaign settings as written (docs/campaign-rules.md); its link holds them parsed. Absent: none. */
   campaignRules?: StoredCampaignRules;
+  /** The last time its password page's budget ran out (someone guessing), for the owner's console; absent: never. */
+  passwordNotice?: PasswordGuessNotice;
+}
+
+/** What the owner's console says of a password being guessed (campaigns/passwordAlert.ts). */
+export interface PasswordGuessNotice {
+  /** ISO time the code's attempt budget ran out. */
+  at: string;
+  message: string;
 }
 
 /**
@@ -114,7 +123,7 @@ const CATALOGUE_ONLY = ["titleKey", "searchTokens", "catalogue", ...SCAN_COUNT_F
 const NAMED_FIELDS = new Set([
   ...Object.keys({
     codeId: 1, merchantId: 1, uniqueQRCodeID: 1, title: 1, destinationUrl: 1, campaign: 1, tags: 1, dynamic: 1, dynamicLink: 1, template: 1, scanBeepSound: 1,
-    boostFrame: 1, design: 1, qrImageUrl: 1, imagePath: 1, imageToken: 1, status: 1, source: 1, createdAt: 1, updatedAt: 1, takenDown: 1, campaignRules: 1,
+    boostFrame: 1, design: 1, qrImageUrl: 1, imagePath: 1, imageToken: 1, status: 1, source: 1, createdAt: 1, updatedAt: 1, takenDown: 1, campaignRules: 1, passwordNotice: 1,
   } satisfies Record<keyof QrCode, 1>),
   ...CATALOGUE_ONLY,
 ]);
@@ -148,6 +157,7 @@ function codeOf(d: DocumentData, id: string): QrCode {
   if (d.design !== undefined) code.design = d.design;
   if (d.takenDown !== undefined) code.takenDown = d.takenDown;
   if (d.campaignRules !== undefined) code.campaignRules = d.campaignRules;
+  if (d.passwordNotice !== undefined) code.passwordNotice = d.passwordNotice;
   return code;
 }
 
@@ -261,6 +271,16 @@ export function setLinkCampaignRules(tx: Transaction, uniqueQRCodeID: string, ru
 export async function readCodes(merchantId: string, codeIds: string[]): Promise<QrCode[]> {
   const codes = await readRecords(codeIds.map((id) => codesOf(merchantId).withConverter(codeRecord).doc(id)));
   return codes.filter((c): c is QrCode => c !== undefined);
+}
+
+/** A workspace's codes that point to `url` (a re-check that found it listed takes them down), at most `limit`. */
+export async function findCodesByDestination(merchantId: string, url: string, limit = 100): Promise<QrCode[]> {
+  return (await codesOf(merchantId).withConverter(codeRecord).where("destinationUrl", "==", url).limit(limit).get()).docs.map((d) => d.data());
+}
+
+/** The owner's console notice that the code's password is being guessed (at most one write a day per code: passwordAlerts). */
+export async function setPasswordNotice(merchantId: string, codeId: string, notice: PasswordGuessNotice): Promise<void> {
+  await codesOf(merchantId).doc(codeId).update({ passwordNotice: notice });
 }
 
 /**

@@ -21,8 +21,12 @@ export const COLLECTIONS = {
   scanArrivalMarks: "scanArrivalMarks",
   /** Reports of abusive codes from the public report form: server only (abuse/service.ts). */
   abuseReports: "abuseReports",
+  /** Destinations to look up again after a failed Safe Browsing lookup: server only (store/rechecks.ts). */
+  destinationRechecks: "destinationRechecks",
   /** Progress of background passes (the catalogue backfill): server only. */
   maintenance: "maintenance",
+  /** Which workspace's branded domain holds each host name (store/domains.ts): server only. */
+  domainHosts: "domainHosts",
   // OAuth for MCP clients (functions/src/oauth/).
   oauthClients: "oauthClients",
   oauthRequests: "oauthRequests",

@@ -6,13 +6,14 @@
 //                      sha256("host|/01/…/10/…")[0..32), so the resolver reads every level of a request
 //                      (/01/X/10/L/21/S, /01/X/10/L, /01/X) by id in one getAll, with no query.
 // Server only: the Firestore rules give clients nothing here.
-import { FieldPath, Timestamp, type DocumentData, type DocumentSnapshot } from "firebase-admin/firestore";
+import { FieldPath, FieldValue, Timestamp, type DocumentData, type DocumentSnapshot } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { sha256 } from "../core/hash";
 import { COLLECTIONS } from "./collections";
 import { addAuditEvent } from "./audit";
 import { dateOf, listOf, readRecords, recordConverter } from "./records";
+import type { TakenDown } from "./codes";
 
 export const GS1_COLLECTIONS = { items: "gs1Items", keys: "gs1Keys" } as const;
 
@@ -41,6 +42,8 @@ export interface StoredGs1Item {
   links: StoredGs1Link[];
   createdAt: Date;
   updatedAt: Date;
+  /** An operator's takedown (moderation/service.ts): the resolver answers the warning page; absent otherwise. */
+  takenDown?: TakenDown;
 }
 
 /** The code id under which an item's resolutions are counted (scan rollups and events; gs1/scans.ts). */
@@ -65,6 +68,7 @@ function itemOf(data: DocumentData): StoredGs1Item {
     links: listOf<StoredGs1Link>(data.links),
     createdAt: dateOf(data.createdAt),
     updatedAt: dateOf(data.updatedAt),
+    ...(data.takenDown ? { takenDown: data.takenDown as TakenDown } : {}),
   };
 }
 const itemRecord = recordConverter<StoredGs1Item>(itemOf);
@@ -98,6 +102,8 @@ export async function putGs1Item(input: PutGs1ItemInput, now = new Date()): Prom
         details: { ai: input.ai, value: input.value },
       });
     }
+    // A taken-down item keeps its links until an operator restores it (as a taken-down code keeps its destination).
+    if (itemSnap.get("takenDown")) throw takenDownError(input.path, itemSnap.get("takenDown") as TakenDown);
     // An item document of another owner cannot exist without the key's document naming that owner.
     if (!keySnap.exists) tx.create(keyRef, { host: input.host, ai: input.ai, value: input.value, merchantId: input.merchantId, claimedAt: Timestamp.fromDate(now) });
     const createdAt = itemSnap.exists ? (itemSnap.get("createdAt") as Timestamp) : Timestamp.fromDate(now);
@@ -111,6 +117,8 @@ export async function putGs1Item(input: PutGs1ItemInput, now = new Date()): Prom
       path: input.path,
       description: input.description,
       links: input.links.map(linkData),
+      // The links' targets, for the query that finds a workspace's items pointing to a URL (a re-check that found it listed).
+      hrefs: [...new Set(input.links.map((l) => l.href))],
       createdAt,
       updatedAt: Timestamp.fromDate(now),
     };
@@ -131,8 +139,37 @@ export async function deleteGs1Item(merchantId: string, itemId: string): Promise
   return db().runTransaction(async (tx) => {
     const snap = await tx.get(ref);
     if (!snap.exists || snap.get("merchantId") !== merchantId) return false;
+    // Deleting would let the same path be registered again with new links: the takedown would be undone.
+    if (snap.get("takenDown")) throw takenDownError(snap.get("path") as string, snap.get("takenDown") as TakenDown);
     tx.delete(ref);
     return true;
+  });
+}
+
+function takenDownError(path: string, takenDown: TakenDown): AppError {
+  return new AppError("FORBIDDEN", `The GS1 item ${path} was taken down by the service's operators; its links cannot change and it cannot be deleted`, {
+    hint: "Contact the service's operators to have it reviewed and restored.",
+    details: { takenDown },
+  });
+}
+
+/** Any item on the host by its itemId (an operator's read: moderation). */
+export async function readGs1ItemById(itemId: string): Promise<StoredGs1Item | undefined> {
+  return (await itemRecords().doc(itemId).get()).data();
+}
+
+/** A workspace's items with a link to `url` (items written before `hrefs` was kept are not found), at most `limit`. */
+export async function findGs1ItemsByHref(merchantId: string, url: string, limit = 100): Promise<StoredGs1Item[]> {
+  return (await itemRecords().where("merchantId", "==", merchantId).where("hrefs", "array-contains", url).limit(limit).get()).docs.map((d) => d.data());
+}
+
+/** Marks an item taken down (or, with null, restores it); resolves to the item as it was. NOT_FOUND when there is none. */
+export async function setGs1TakenDown(itemId: string, takenDown: TakenDown | null): Promise<StoredGs1Item> {
+  return db().runTransaction(async (tx) => {
+    const item = (await tx.get(itemRecords().doc(itemId))).data();
+    if (!item) throw new AppError("NOT_FOUND", "No GS1 item answers at this address");
+    tx.update(items().doc(itemId), { takenDown: takenDown ?? FieldValue.delete() });
+    return item;
   });
 }
 

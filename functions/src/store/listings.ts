@@ -4,7 +4,7 @@
 // Pending listings expire (expiresAt, TTL policy). TTL deletion is lazy (and absent in the emulator), so
 // every read here treats an expired pending listing as gone.
 import { FieldValue, Timestamp, type Transaction } from "firebase-admin/firestore";
-import { db } from "../core/firebase";
+import { auth, db } from "../core/firebase";
 import { PENDING_LISTING_LIFETIME_DAYS } from "../core/limits";
 import { COLLECTIONS } from "./collections";
 import { dateOf, dateOrNull, recordConverter } from "./records";
@@ -104,6 +104,19 @@ export const MAIL_RETENTION_DAYS = 30;
 
 export function queueMail(tx: Transaction, mail: MailMessage): void {
   tx.create(db().collection(COLLECTIONS.mail).doc(), { ...mail, createdAt: FieldValue.serverTimestamp(), expiresAt: Timestamp.fromMillis(Date.now() + MAIL_RETENTION_DAYS * 86_400_000) });
+}
+
+/**
+ * Queues a plain-text notice to a workspace's owner (their Auth email), outside any transaction: it goes
+ * with a decision already written. False when the owner has no email address.
+ */
+export async function mailWorkspaceOwner(merchantId: string, subject: string, text: string): Promise<boolean> {
+  const ownerUid = (await db().collection(COLLECTIONS.workspaces).doc(merchantId).get()).get("ownerUid") as string | undefined;
+  const email = ownerUid ? (await auth().getUser(ownerUid)).email : undefined;
+  if (!email) return false;
+  const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  await db().runTransaction(async (tx) => queueMail(tx, { to: email, message: { subject, text, html: `<p>${esc(text).replace(/\n/g, "<br>")}</p>` } }));
+  return true;
 }
 
 /** A workspace's own listings, for its settings page; an expired pending one is gone, as everywhere. */

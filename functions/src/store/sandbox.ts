@@ -69,6 +69,14 @@ export async function readQuota(counter: string, limit: number, resetAt: Date): 
   return { limit, used, resetAt };
 }
 
+/** The refusal of a caller whose day's sandbox codes are spent (read before anything is looked up or drawn, and again when taken). */
+export function sandboxQuotaError(limit: number, subjectName: string, resetAt: Date): AppError {
+  return new AppError("RATE_LIMITED", `The keyless sandbox makes ${limit} codes per ${subjectName} per UTC day`, {
+    hint: "Sign up for an API key to create more, or use the bulk endpoint with a key.",
+    details: { limit, resetAt: resetAt.toISOString() },
+  });
+}
+
 /**
  * Takes one unit of the counter's daily quota and creates the sandbox code in the same transaction,
  * so concurrent requests can never exceed the limit. Returns the quota after the call.
@@ -86,10 +94,7 @@ export async function createWithinQuota(
     async (tx) => {
       const used = (await tx.get(ref)).data()?.count ?? 0;
       if (used >= limit) {
-        throw new AppError("RATE_LIMITED", `The keyless sandbox makes ${limit} codes per ${subjectName} per UTC day`, {
-          hint: "Sign up for an API key to create more, or use the bulk endpoint with a key.",
-          details: { limit, resetAt: resetAt.toISOString() },
-        });
+        throw sandboxQuotaError(limit, subjectName, resetAt);
       }
       tx.set(counters().doc(counter), { count: used + 1, expiresAt: Timestamp.fromMillis(resetAt.getTime() + 86_400_000) });
       tx.create(codes().doc(code.id), {

@@ -33,6 +33,15 @@ export const DISABLE_AFTER_FAILURES = 10;
 
 let limiter: RateLimiter | undefined;
 
+/** The shortest attempt worth sending: with less of its claim left, a failing endpoint's attempt waits for the next. */
+export const MIN_CLAIMED_ATTEMPT_MS = 1_000;
+
+/** What is left of a claimed attempt's deadline once `spentMs` have passed since its claim began; null if too little. */
+export function deadlineWithinClaim(deadlineMs: number, spentMs: number): number | null {
+  const left = deadlineMs - Math.max(0, spentMs);
+  return left >= MIN_CLAIMED_ATTEMPT_MS ? left : null;
+}
+
 /**
  * `deferred`: back to the queue, unsent: the endpoint is failing and another attempt holds its probe, or
  * the workspace has spent its share of the queue this minute (`webhookAttempts`).
@@ -73,13 +82,18 @@ export async function attemptDelivery(task: DeliveryTask, probeIntervalMs: numbe
   // The claim covers the attempt itself (its deadline) and one interval after: one attempt in flight at a time.
   // It runs from when the attempt starts, not from the task's arrival: the reads above can take seconds on a
   // busy instance, and a claim spent on them would let a second attempt start beside this one.
-  const claimFrom = new Date(now.getTime() + (Date.now() - startedAt));
+  const claimedAt = Date.now();
+  const claimFrom = new Date(now.getTime() + (claimedAt - startedAt));
   const claimUntil = new Date(claimFrom.getTime() + guards.deadlineMs + probeIntervalMs);
   if (webhook.failingSince && !(await claimProbe(task.merchantId, task.webhookId, claimFrom, claimUntil))) return "deferred";
   limiter ??= new RateLimiter(firestoreQuotaStore);
   if (!(await limiter.take("webhookAttempts", { merchantId: task.merchantId }, now.getTime())).allowed) return "deferred";
+  // A claimed attempt ends within its claim: taking the claim and the limiter's share can themselves take
+  // seconds on a busy instance, and an attempt that outlived its claim would overlap the next one.
+  const deadlineMs = webhook.failingSince ? deadlineWithinClaim(guards.deadlineMs, Date.now() - claimedAt) : guards.deadlineMs;
+  if (deadlineMs === null) return "deferred";
 
-  const outcome = await postToTarget(webhook.url, signedHeaders(webhook, delivery.deliveryId, delivery.body, now), delivery.body, guards);
+  const outcome = await postToTarget(webhook.url, signedHeaders(webhook, delivery.deliveryId, delivery.body, now), delivery.body, { ...guards, deadlineMs });
   const attempt = { at: now, attempt: delivery.attempts.length + 1, ...outcome };
   if (outcome.ok) {
     await Promise.all([recordAttempt(task.merchantId, delivery, attempt, "succeeded"), noteAttemptOutcome(task.merchantId, task.webhookId, true, now, webhook.failingSince)]);

@@ -1,0 +1,139 @@
+// REST: a workspace's branded domains (served by the bulk function, under /api/domains), through the same
+// domain functions as the svc.domain.* tools (domains/service.ts). Reads need domains:read, changes
+// domains:write and the workspace's owner.
+import { z } from "zod";
+import { endpoint } from "../http/endpoint";
+import { getConfig } from "../core/config";
+import { requestDnsServers } from "../core/testClock";
+import {
+  addDomain,
+  domainGet,
+  domainIdSchema,
+  domainList,
+  DomainDeletedSchema,
+  DomainListSchema,
+  MAX_DOMAINS,
+  NewDomainSchema,
+  PublicDomainSchema,
+  removeDomain,
+  verifyDomain,
+} from "../domains/service";
+
+const DomainParams = z.object({ domainId: domainIdSchema }).strict();
+const NoBody = z.object({}).strict();
+const READ = { credential: "caller", scope: "domains:read", limit: "bulk" } as const;
+const WRITE = { credential: "caller", scope: "domains:write", limit: "bulk" } as const;
+
+const EXAMPLE_ID = "dom_3f9a2c7d1e5b4a60c2d1";
+const EXAMPLE_TOKEN = "5c0f9e1d2b3a4c5d6e7f8091a2b3c4d5";
+const EXAMPLE_DOMAIN = {
+  domainId: EXAMPLE_ID,
+  hostname: "scan.example.com",
+  hostnameUnicode: "scan.example.com",
+  apex: false,
+  state: "pending" as const,
+  reason: null,
+  problem: `Waiting for the TXT record _svc-verify.scan.example.com with the value svc-verify=${EXAMPLE_TOKEN}: create it at your DNS host; changes can take up to an hour to be seen.`,
+  records: [
+    { type: "TXT" as const, name: "_svc-verify.scan.example.com", value: `svc-verify=${EXAMPLE_TOKEN}`, purpose: "Proves the domain is yours; keep it while the domain is in use" },
+    { type: "CNAME" as const, name: "scan.example.com", value: "domains.svc.example", purpose: "Sends scans to the service" },
+  ],
+  recordsNote: null,
+  notice: null,
+  createdAt: "2026-11-29T09:00:00.000Z",
+  checkedAt: null,
+  activatedAt: null,
+  invalidSince: null,
+  detachedAt: null,
+};
+
+const STATES =
+  "States: `pending` (the TXT record is not seen yet), `verifying` (ownership proven, the serving record not seen yet), `cert_pending` (records right, certificate being issued), `active`, " +
+  "`invalid` (`reason` and `problem` say why: txt_missing, txt_stale, serving_missing, points_elsewhere, proxied, caa_forbids, cert_timeout, host_taken) and `detached` (30 days after it stopped verifying).";
+
+export const domainRoutes = [
+  endpoint({
+    method: "POST",
+    path: "/api/domains",
+    summary: "Add a branded domain and get the DNS records to create",
+    ...WRITE,
+    body: NewDomainSchema,
+    response: PublicDomainSchema,
+    doc: {
+      operationId: "addDomain",
+      success: [201],
+      description:
+        "Adds a host (Unicode or punycode; stored as lower-case punycode) to the workspace and answers the records to create: a TXT record `_svc-verify.<hostname>` with a fresh token (a new one on every add), and a CNAME to the service for a sub-domain, or for an apex A/AAAA records or an ALIAS (an apex cannot be a CNAME). " +
+        `Refused with 400 and nothing written: public suffixes and bare top-level domains, the service's own hosts, IP addresses, invalid names, blocklisted hosts. 409: the host is already this workspace's, in use by another workspace, or the workspace holds ${String(MAX_DOMAINS)} domains. Owners only. ` +
+        STATES,
+      errors: ["CONFLICT", "FORBIDDEN"],
+      example: { body: { hostname: "scan.example.com" }, response: EXAMPLE_DOMAIN },
+    },
+    async handle({ res, caller, body }) {
+      const added = await addDomain(caller, body);
+      res.status(201);
+      return added;
+    },
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/domains",
+    summary: "The workspace's branded domains",
+    ...READ,
+    response: DomainListSchema,
+    doc: {
+      operationId: "listDomains",
+      description: `Every domain of the workspace (at most ${String(MAX_DOMAINS)}, so no pages), oldest first, with its records and state.`,
+      example: { response: { count: 1, max: MAX_DOMAINS, domains: [EXAMPLE_DOMAIN] } },
+    },
+    handle: ({ caller }) => domainList(caller),
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/domains/:domainId",
+    summary: "One branded domain",
+    ...READ,
+    params: DomainParams,
+    response: PublicDomainSchema,
+    doc: {
+      operationId: "getDomain",
+      description: `The domain, its records to create and its state. ${STATES}`,
+      errors: ["NOT_FOUND"],
+      example: { params: { domainId: EXAMPLE_ID }, response: EXAMPLE_DOMAIN },
+    },
+    handle: ({ caller, params }) => domainGet(caller, params.domainId),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/domains/:domainId/verify",
+    summary: "Check a branded domain's DNS records now",
+    ...WRITE,
+    params: DomainParams,
+    body: NoBody,
+    response: PublicDomainSchema,
+    doc: {
+      operationId: "verifyDomain",
+      description:
+        "Looks the domain's records up now (the service also checks every domain hourly) and answers its new state. " +
+        "When the DNS servers do not answer, the state stays as it was and `problem` says so. Owners only.",
+      errors: ["NOT_FOUND", "FORBIDDEN"],
+      example: { params: { domainId: EXAMPLE_ID }, body: {} },
+    },
+    handle: ({ req, caller, params }) => verifyDomain(caller, params.domainId, { dnsServers: requestDnsServers(req.headers, getConfig().honoursTestClock) }),
+  }),
+  endpoint({
+    method: "DELETE",
+    path: "/api/domains/:domainId",
+    summary: "Remove a branded domain",
+    ...WRITE,
+    params: DomainParams,
+    response: DomainDeletedSchema,
+    doc: {
+      operationId: "deleteDomain",
+      description: "Removes the domain and frees its host for any workspace. Adding it again gives a new token. Owners only.",
+      errors: ["NOT_FOUND", "FORBIDDEN"],
+      example: { params: { domainId: EXAMPLE_ID }, response: { deleted: true, domainId: EXAMPLE_ID } },
+    },
+    handle: ({ caller, params }) => removeDomain(caller, params.domainId),
+  }),
+];
