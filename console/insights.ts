@@ -7,7 +7,7 @@ import type { Answer } from "./api";
 /** The figures the insights show: a code's analytics and the workspace's dashboard both have them. */
 type Figures = Pick<
   Answer<"GET /analytics">,
-  "totalScans" | "uniqueScanners" | "repeatScans" | "botScans" | "endedScans" | "byUtm" | "countries" | "regions" | "cities" | "devices" | "operatingSystems" | "browsers" | "hourByWeekday" | "timeZone"
+  "totalScans" | "uniqueScanners" | "repeatScans" | "botScans" | "endedScans" | "byUtm" | "countries" | "regions" | "cities" | "devices" | "operatingSystems" | "browsers" | "hourByWeekday" | "timeZone" | "pending" | "lagSeconds"
 > & { byRule?: Answer<"GET /codes/:codeId/analytics">["byRule"] };
 
 /** Why a closed campaign answered, in words (campaigns/: the `e` reasons). */
@@ -79,6 +79,13 @@ function hourGrid(grid: number[][], timeZone: string): HTMLElement {
   );
 }
 
+/** Said while the figures are still catching up (the scan consumer lags, or the newest shards were left for the fold). */
+function catchingUp(a: Figures): HTMLElement | string {
+  if (!a.pending) return "";
+  const behind = a.lagSeconds ? ` (about ${a.lagSeconds} s behind)` : "";
+  return h("p", { class: "notice", id: "catching-up", role: "status" }, `Still catching up${behind}: the newest scans are counted within moments. Reload to see them.`);
+}
+
 /** `figures: false` where the page already shows the scan totals (the dashboard). */
 export function insights(a: Figures, options: { figures?: boolean } = {}): HTMLElement {
   const bots = Object.entries(a.botScans.byReason)
@@ -90,6 +97,7 @@ export function insights(a: Figures, options: { figures?: boolean } = {}): HTMLE
   return h(
     "div",
     { class: "insights", id: "insights" },
+    catchingUp(a),
     options.figures === false
       ? ""
       : h(

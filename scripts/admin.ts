@@ -35,6 +35,9 @@ commands:
                   [--reason <text>]   (after checking the claimant's prefix with GS1: the key must begin with it;
                   the previous owner's items of the key, every lot and serial, are deleted; audited in both workspaces)
   scan-maintenance (folds the rollup shards, destroys expired daily secrets; every 10 minutes when deployed)
+  scan-consumer   (the scan consumer's lag and instances, and its dead letters, peeked: left unacknowledged)
+                  [--replay]  (publishes the dead letters to scan-arrivals again, each acknowledged once
+                  published: run it once their cause is repaired; docs/scan-stream.md, "Reconciliation")
 
 options:
   --project <id>  Firebase project (default ${LOCAL_PROJECT_ID}: the local emulators)
@@ -71,6 +74,7 @@ export async function runAdmin(argv: string[], print: (text: string) => void = (
       reason: { type: "string", default: "" },
       password: { type: "string" },
       json: { type: "boolean", default: false },
+      replay: { type: "boolean", default: false },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -85,6 +89,7 @@ export async function runAdmin(argv: string[], print: (text: string) => void = (
   if (local) {
     process.env.FIRESTORE_EMULATOR_HOST ??= `127.0.0.1:${LOCAL_PORTS.firestore}`;
     process.env.FIREBASE_AUTH_EMULATOR_HOST ??= `127.0.0.1:${LOCAL_PORTS.auth}`;
+    process.env.PUBSUB_EMULATOR_HOST ??= "127.0.0.1:8085"; // firebase.json emulators.pubsub
     // Not on Google Cloud: without this, google-auth-library probes the metadata server and warns.
     process.env.METADATA_SERVER_DETECTION ??= "none";
     await requireEmulators();
@@ -183,6 +188,27 @@ export async function runAdmin(argv: string[], print: (text: string) => void = (
       const { runScanMaintenance } = await import("../functions/src/scans/maintenance");
       const result = await runScanMaintenance();
       out(`destroyed ${result.secretsDestroyed} expired daily secrets; folded ${result.shardsFolded} rollup shards into ${result.rollupsFolded} rollups (${result.rollupsSkipped} skipped)`, result);
+      break;
+    }
+    case "scan-consumer": {
+      if (values.replay) {
+        const { replayDeadLetters } = await import("./lib/scanReplay");
+        const replay = await replayDeadLetters(values.project!);
+        const done = `replayed ${replay.replayed} dead letter(s) to the arrivals topic`;
+        // A failed publish is an error (exit status 1): what was replayed is said with it.
+        if (replay.failed) throw new Error(`${done}; ${replay.failed} not replayed, still in the dead letters: ${replay.error}`);
+        out(done, replay);
+        break;
+      }
+      const { scanConsumerStatus } = await import("./lib/scanConsumerStatus");
+      const status = await scanConsumerStatus(values.project!);
+      const dead = status.deadLetters;
+      const lines = [
+        `lag ${status.lagSeconds} s${status.pending ? " (figures catching up)" : ""}; ${status.instances.length} instance(s) seen in the last 10 minutes`,
+        ...status.instances.map((i) => `  ${i.instance}: watermark ${i.watermark}, ${i.inFlight} held, lag ${i.lagSeconds} s, beat ${i.beatAt}`),
+        `dead letters: ${dead.count}${dead.more ? " or more" : ""}${dead.oldest ? `; oldest published ${dead.oldest.publishTime}${dead.oldest.scanId ? ` (scan ${dead.oldest.scanId})` : ""}` : ""}`,
+      ];
+      out(lines.join("\n"), status);
       break;
     }
     case "mint-key": {

@@ -46,6 +46,8 @@ async function main(): Promise<void> {
       // Beside the redirect's ratio: what evaluating a code's campaign rules adds to a scan (pure CPU, issue 38).
       rules: async () => (await import("./bench/rules")).benchRules(),
       webhooks: async () => (await import("./bench/webhooks")).benchWebhooks(info.urls, demo.apiKey),
+      // Issue 56: the arrival-publishing redirect against minimal redirectors and today's design, the consumer's lag, the all-in cost.
+      scanpath: async () => (await import("./bench/scanPath")).benchScanPath(demo.merchantId),
       traffic: async () => (await import("./bench/traffic")).benchTraffic(),
       catalogue: async () => (await import("./bench/catalogue")).benchCatalogue(demo.merchantId, demo.apiKey, info.urls.base),
     };

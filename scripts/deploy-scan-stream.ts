@@ -1,6 +1,7 @@
-// `npm run deploy:scan-stream -- --project <id> [--location US] [--retention-days 400] [--dry-run] [--upgrade]`:
-// creates the scan stream in a Firebase project (Pub/Sub schema and topic, BigQuery dataset and table,
-// the BigQuery subscription), which `firebase deploy` does not. Run once per project, after `firebase
+// `npm run deploy:scan-stream -- --project <id> --consumer-url <url> --invoker <service account> [--region <the
+// functions' region>] [--location US] [--retention-days 400] [--dry-run] [--upgrade]`: creates the scan stream in a Firebase project (Pub/Sub schema
+// and topic, BigQuery dataset and table, the BigQuery subscription) and the scan consumer's topics and push
+// subscription (docs/deploy.md), which `firebase deploy` does not. Run once per project, after `firebase
 // deploy`; each command is printed before it runs, and --dry-run only prints them (docs/scan-stream.md).
 // --upgrade brings a stream made by an older release to the current message layout instead.
 import { execFileSync } from "node:child_process";
@@ -8,6 +9,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { DEFAULT_REGION } from "../functions/src/core/constants";
 import { deployCommands, streamFileContents, streamFilesIn, upgradeCommands } from "./lib/scanStream";
 
 const { values } = parseArgs({
@@ -18,10 +20,13 @@ const { values } = parseArgs({
     "project-number": { type: "string" },
     "dry-run": { type: "boolean", default: false },
     upgrade: { type: "boolean", default: false },
+    "consumer-url": { type: "string" },
+    invoker: { type: "string" },
+    region: { type: "string", default: DEFAULT_REGION },
   },
 });
-if (!values.project) {
-  console.error("Usage: npm run deploy:scan-stream -- --project <id> [--location US] [--retention-days 400] [--dry-run]");
+if (!values.project || (!values.upgrade && !values["dry-run"] && (!values["consumer-url"] || !values.invoker))) {
+  console.error(`Usage: npm run deploy:scan-stream -- --project <id> --consumer-url <scanConsumer's URL> --invoker <service account> [--region ${DEFAULT_REGION}] [--location US] [--retention-days 400] [--dry-run] [--upgrade]`);
   process.exit(2);
 }
 const dryRun = values["dry-run"];
@@ -33,7 +38,18 @@ const files = streamFilesIn(dir);
 const contents = streamFileContents();
 writeFileSync(files.avroSchemaFile, contents.avro);
 writeFileSync(files.tableSchemaFile, contents.table);
-const commands = values.upgrade ? upgradeCommands({ project: values.project }, files) : deployCommands({ project: values.project, projectNumber, location: values.location!, retentionDays: Number(values["retention-days"]) }, files);
+const commands = values.upgrade ? upgradeCommands({ project: values.project }, files) : deployCommands(
+      {
+        project: values.project,
+        projectNumber,
+        location: values.location!,
+        retentionDays: Number(values["retention-days"]),
+        consumerUrl: values["consumer-url"] ?? "<scanConsumer URL>",
+        invoker: values.invoker ?? "<invoker service account>",
+        region: values.region!,
+      },
+      files,
+    );
 for (const [bin, ...args] of commands) {
   console.log(`$ ${[bin, ...args].join(" ")}`);
   if (!dryRun) execFileSync(bin, args, { stdio: "inherit" });

@@ -36,6 +36,9 @@ export const images = onRequest({ ...PUBLIC, ...DESIGNING, memory: "1GiB" }, laz
 export const bulk = onRequest({ ...PUBLIC, ...DESIGNING, memory: "512MiB", timeoutSeconds: 120, secrets: secretsOf("bulk") }, lazy(() => require("./bulk/app").bulkApp));
 // 512 MiB: the geolocation databases (~63 MB IPv4, ~71 MB IPv6) are held in memory once loaded.
 export const redirect = onRequest({ ...PUBLIC, memory: "512MiB", concurrency: 80, secrets: secretsOf("redirect") }, lazy(() => require("./redirect/app").redirectApp));
+// The scan consumer (scans/consume.ts): Pub/Sub pushes the arrivals here. Always private (no setting opens
+// it): the push subscription's service account is its only invoker, granted by deploy:scan-stream (docs/deploy.md).
+export const scanConsumer = onRequest({ invoker: "private", cors: false, memory: "512MiB", concurrency: 250, timeoutSeconds: 60, secrets: secretsOf("scanConsumer") }, lazy(() => require("./redirect/scanConsumer").scanConsumerApp));
 export const sandbox = onRequest({ ...PUBLIC, memory: "256MiB", secrets: secretsOf("sandbox") }, lazy(() => require("./sandbox/app").sandboxApp));
 export const oauth = onRequest({ ...PUBLIC, memory: "256MiB", secrets: secretsOf("oauth") }, lazy(() => require("./oauth/app").oauthApp));
 export const pages = onRequest({ ...PUBLIC, memory: "256MiB" }, lazy(() => require("./listings/app").pagesApp));

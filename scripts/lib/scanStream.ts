@@ -4,7 +4,7 @@
 // gcloud and bq commands built here: `firebase deploy` makes none of it (BigQuery subscriptions are not
 // among what it deploys).
 import path from "node:path";
-import { SCAN_STREAM, avroSchema, bigQuerySchema } from "../../functions/src/store/scanEvents";
+import { CONSUMER_DELIVERY, SCAN_STREAM, avroSchema, bigQuerySchema } from "../../functions/src/store/scanEvents";
 
 /** The files the commands read: the Avro schema and the table's schema, written by the deploy script. */
 export interface StreamFiles {
@@ -28,7 +28,23 @@ export interface DeployTarget {
   location: string;
   /** Days rows are kept: the table's partitions expire after it (the service's scan retention). */
   retentionDays: number;
+  /** The deployed `scanConsumer` function's HTTPS URL, which the arrivals subscription pushes to. */
+  consumerUrl: string;
+  /** The service account whose OIDC token each push carries (`roles/run.invoker` on scanConsumer only). */
+  invoker: string;
+  /** The functions' region (scanConsumer's Cloud Run service is there): DEFAULT_REGION unless deployed elsewhere. */
+  region: string;
 }
+
+/**
+ * The kept dead letters: held Pub/Sub's longest (31 days; the default is 7) and never deleted for want of
+ * a subscriber (the default deletes a subscription idle for 31 days). A replay (scripts/lib/scanReplay.ts)
+ * acknowledges a message only once it is published again: the deadline covers that publish's bound.
+ */
+export const DEAD_LETTERS_KEPT = { retention: "31d", ackDeadlineSeconds: 60 } as const;
+
+/** The Cloud Run service behind a v2 function: its name in lower case. */
+const CONSUMER_SERVICE = "scanconsumer";
 
 /**
  * The commands that create the stream in a project, in order: schema, topic enforcing it, dataset, table
@@ -69,6 +85,54 @@ export function deployCommands(target: DeployTarget, files: StreamFiles): string
       "--write-metadata",
       `--project=${project}`,
     ],
+    ...consumerCommands(target),
+  ];
+}
+
+/**
+ * The scan consumer's part (issue 56): the push's service account made scanConsumer's one invoker (the
+ * function is deployed private; granted first so the first push is let in), the arrivals topic (the scan's
+ * one durable record), its dead letters and a subscription keeping them for the repair (DEAD_LETTERS_KEPT), the push
+ * subscription to scanConsumer with the deployed delivery policy (CONSUMER_DELIVERY), and the rights
+ * Pub/Sub's service agent needs to move a message to the dead letters.
+ */
+function consumerCommands(target: DeployTarget): string[][] {
+  const { project } = target;
+  const agent = `serviceAccount:service-${target.projectNumber}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+  const policy = CONSUMER_DELIVERY.deployed;
+  return [
+    ["gcloud", "run", "services", "add-iam-policy-binding", CONSUMER_SERVICE, `--region=${target.region}`, `--member=serviceAccount:${target.invoker}`, "--role=roles/run.invoker", `--project=${project}`],
+    ["gcloud", "pubsub", "topics", "create", SCAN_STREAM.arrivals, SCAN_STREAM.deadLetters, `--project=${project}`],
+    [
+      "gcloud",
+      "pubsub",
+      "subscriptions",
+      "create",
+      SCAN_STREAM.deadLetterSubscription,
+      `--topic=${SCAN_STREAM.deadLetters}`,
+      `--message-retention-duration=${DEAD_LETTERS_KEPT.retention}`,
+      "--expiration-period=never",
+      `--ack-deadline=${DEAD_LETTERS_KEPT.ackDeadlineSeconds}`,
+      `--project=${project}`,
+    ],
+    [
+      "gcloud",
+      "pubsub",
+      "subscriptions",
+      "create",
+      SCAN_STREAM.consumer,
+      `--topic=${SCAN_STREAM.arrivals}`,
+      `--push-endpoint=${target.consumerUrl}`,
+      `--push-auth-service-account=${target.invoker}`,
+      "--ack-deadline=60",
+      `--min-retry-delay=${policy.minBackoff}`,
+      `--max-retry-delay=${policy.maxBackoff}`,
+      `--dead-letter-topic=${SCAN_STREAM.deadLetters}`,
+      `--max-delivery-attempts=${policy.maxAttempts}`,
+      `--project=${project}`,
+    ],
+    ["gcloud", "pubsub", "topics", "add-iam-policy-binding", SCAN_STREAM.deadLetters, `--member=${agent}`, "--role=roles/pubsub.publisher", `--project=${project}`],
+    ["gcloud", "pubsub", "subscriptions", "add-iam-policy-binding", SCAN_STREAM.consumer, `--member=${agent}`, "--role=roles/pubsub.subscriber", `--project=${project}`],
   ];
 }
 
@@ -86,13 +150,31 @@ export function upgradeCommands(target: Pick<DeployTarget, "project">, files: St
   ];
 }
 
-/** Creates the schema and the topic on the local Pub/Sub emulator (both kept if they exist). */
-export async function ensureLocalScanStream(emulatorHost: string, project: string): Promise<void> {
+/**
+ * Creates the stream on the local Pub/Sub emulator (each kept if it exists): the schema and the stream
+ * topic; the arrivals topic, the dead-letter topic and a pull subscription keeping its messages; and the
+ * consumer's push subscription to `consumerEndpoint`, with the emulator's own redelivery (retry policy) and
+ * dead-letter policy (checked on the gcloud emulator 0.8.20: pushes, backs off, and after the attempts moves
+ * the message to the dead-letter topic with CloudPubSubDeadLetter* attributes).
+ */
+export async function ensureLocalScanStream(emulatorHost: string, project: string, consumerEndpoint?: string): Promise<void> {
   const base = `http://${emulatorHost}/v1/projects/${project}`;
   const call = async (method: string, url: string, body: unknown) => {
     const res = await fetch(url, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     if (!res.ok && res.status !== 409) throw new Error(`Pub/Sub emulator: ${method} ${url} answered ${res.status} ${await res.text()}`);
   };
+  const topic = (name: string) => `projects/${project}/topics/${name}`;
   await call("POST", `${base}/schemas?schemaId=${SCAN_STREAM.schema}`, { type: "AVRO", definition: streamFileContents().avro });
   await call("PUT", `${base}/topics/${SCAN_STREAM.topic}`, { schemaSettings: { schema: `projects/${project}/schemas/${SCAN_STREAM.schema}`, encoding: "JSON" } });
+  await call("PUT", `${base}/topics/${SCAN_STREAM.arrivals}`, {});
+  await call("PUT", `${base}/topics/${SCAN_STREAM.deadLetters}`, {});
+  await call("PUT", `${base}/subscriptions/${SCAN_STREAM.deadLetterSubscription}`, { topic: topic(SCAN_STREAM.deadLetters), ackDeadlineSeconds: DEAD_LETTERS_KEPT.ackDeadlineSeconds });
+  if (!consumerEndpoint) return; // the stack made it (a test that only makes sure the topics exist)
+  await call("PUT", `${base}/subscriptions/${SCAN_STREAM.consumer}`, {
+    topic: topic(SCAN_STREAM.arrivals),
+    ackDeadlineSeconds: 60,
+    pushConfig: { pushEndpoint: consumerEndpoint },
+    retryPolicy: { minimumBackoff: CONSUMER_DELIVERY.local.minBackoff, maximumBackoff: CONSUMER_DELIVERY.local.maxBackoff },
+    deadLetterPolicy: { deadLetterTopic: topic(SCAN_STREAM.deadLetters), maxDeliveryAttempts: CONSUMER_DELIVERY.local.maxAttempts },
+  });
 }

@@ -16,9 +16,10 @@ import { closeSync, mkdirSync, openSync, readFileSync, readSync, existsSync, wri
 import { homedir } from "node:os";
 import { createConnection } from "node:net";
 import path from "node:path";
-import { LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/constants";
+import { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/constants";
 import { hostingHop, startFront, type RunningFront } from "./front";
 import { ensureLocalScanStream } from "./scanStream";
+import { relayPushes, type PushRelay } from "./pushRelay";
 import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
 import { SECRETS } from "../../functions/src/core/secrets";
 
@@ -27,6 +28,8 @@ export const ROOT = path.resolve(__dirname, "..", "..");
 const TASKS_PORT = (JSON.parse(readFileSync(path.join(ROOT, "firebase.json"), "utf8")) as { emulators: { tasks: { port: number } } }).emulators.tasks.port;
 export const PROJECT_ID = LOCAL_PROJECT_ID;
 const NODE_MAJOR = 22;
+/** Pushes the service tier's relay keeps outstanding to its consumer: past the consumer's batch of 90, as a busy production push is. */
+const SERVICE_PUSHES_OUTSTANDING = 200;
 
 /**
  * Node 22, as in production (functions/package.json engines): the optional `node-<os>-<cpu>` package's
@@ -295,6 +298,7 @@ export class Stack {
   private seen = new Map<number, number>();
   private tracker?: NodeJS.Timeout;
   private front?: RunningFront;
+  private relay?: PushRelay;
   private stopping?: Promise<void>;
   /** In the environment of every process the stack starts, so that even orphans can be found and ended. */
   private readonly marker = `SVC_STACK_RUN=${randomBytes(8).toString("hex")}`;
@@ -417,8 +421,18 @@ export class Stack {
     }
     this.stillStarting();
     step("emulators ready (the site API answers through Hosting)");
-    await ensureLocalScanStream(env.PUBSUB_EMULATOR_HOST, PROJECT_ID);
+    const consumerEndpoint = `http://${host}:${ports.functions}/${PROJECT_ID}/${DEFAULT_REGION}/scanConsumer`;
+    await ensureLocalScanStream(env.PUBSUB_EMULATOR_HOST, PROJECT_ID, consumerEndpoint);
     step(`scan stream ready: topic ${SCAN_STREAM.topic} with schema ${SCAN_STREAM.schema} on the Pub/Sub emulator`);
+    if (inProcess) {
+      // The emulator's own push holds one message per loop (two loops) until it is answered: about 20
+      // arrivals a second, where a flood of thousands outlasts its test. The service host's one consumer
+      // instance is pushed as Pub/Sub pushes, many at once (scripts/lib/pushRelay.ts); the emulator keeps the
+      // retry policy and dead letters. firebase-tools' Functions emulator (a worker process per request)
+      // keeps the emulator's own push.
+      this.relay = await relayPushes({ emulatorHost: env.PUBSUB_EMULATOR_HOST, project: PROJECT_ID, subscription: SCAN_STREAM.consumer, endpoint: consumerEndpoint, outstanding: SERVICE_PUSHES_OUTSTANDING });
+      step(`pushes to scanConsumer relayed, up to ${SERVICE_PUSHES_OUTSTANDING} at once`);
+    }
     this.front = await startFront({
       host,
       routes: [
@@ -485,6 +499,7 @@ export class Stack {
   stop(): Promise<void> {
     this.stopping ??= (async () => {
       await this.front?.close();
+      await this.relay?.stop();
       const roots = this.children.map((c) => c.pid!).filter(Boolean);
       for (const [pid, pgid] of descendantsOf(roots)) this.seen.set(pid, pgid);
       const alive = () => this.children.filter((c) => c.exitCode === null && c.signalCode === null);

@@ -15,6 +15,9 @@ import { addNewCodes } from "../../functions/src/store/codes";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import type { QrCode } from "../../functions/src/codes/model";
 import { scaled } from "../helpers/scale";
+import { eventually } from "../helpers/poll";
+import { countedAnalytics } from "../helpers/scans";
+import { writeConsumerHeartbeat } from "../../functions/src/store/scanCounts";
 import { assertPhoneReadyAndAccessible, brokenWords, launch, newPage, openView, screenshot, signIn, widths } from "./harness";
 
 // The phone width on every change; 768 and 1280 too under test:full (harness.ts widths).
@@ -100,7 +103,9 @@ describe("console as a product: dashboard, a list of thousands, every view at th
       const res = await client.fetch(`${baseUrl()}/qr/${scanned.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": b.ua } });
       assert.equal(res.status, 302);
     }
-    // The scans sorts read counts the scan maintenance stores (every 10 minutes in production).
+    // The scans sorts read counts the scan maintenance stores (every 10 minutes in production), from what the
+    // consumer has counted: it folds once all four are.
+    await countedAnalytics(async () => toolResult(await callTool("svc.qr.get_analytics", { codeId: scanned.codeId, days: 1 }, busy.apiKey)), 4);
     await runScanMaintenance();
   });
   after(async () => {
@@ -227,5 +232,24 @@ describe("console as a product: dashboard, a list of thousands, every view at th
     assert.ok(await page.isVisible("#view-retry"));
     await checkView(page, "error", 390);
     await page.close();
+  });
+
+  it("says the figures are still catching up while the scan consumer lags, and stops saying it once it has caught up", async () => {
+    // A consumer instance holding arrivals 90 s old (store/scanCounts.ts heartbeat), then caught up.
+    const instance = `browser-${Date.now().toString(36)}`;
+    const page = await newPage(browser, { width: 390, height: 900 });
+    try {
+      await writeConsumerHeartbeat(instance, { watermark: new Date(Date.now() - 90_000), inFlight: 12 });
+      await signIn(page, busy);
+      for (const [hash, ready] of [[`#/code/${scanned.codeId}`, "#code-scans"], ["#/", "#dashboard"]]) {
+        await eventually(async () => (await openView(page, hash, ready), page.isVisible("#catching-up")), Boolean, { what: `${hash} says it is catching up` });
+        assert.match((await page.textContent("#catching-up"))!, /catching up \(about \d+ s behind\)/);
+      }
+      await writeConsumerHeartbeat(instance, { watermark: new Date(), inFlight: 0 });
+      await eventually(async () => (await openView(page, `#/code/${scanned.codeId}`, "#code-scans"), !(await page.isVisible("#catching-up"))), Boolean, { what: "the notice gone" });
+    } finally {
+      await firestore().collection("scanConsumers").doc(instance).delete();
+      await page.close();
+    }
   });
 });

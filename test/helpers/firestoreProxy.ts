@@ -12,8 +12,13 @@ export interface ProxiedRequest {
   body: string;
 }
 
-/** What to do with one request: pass it, forward it and drop the answer, or refuse it without forwarding. */
-export type ProxyAction = "pass" | "drop-answer" | "refuse";
+/**
+ * What to do with one request: pass it, forward it and drop the answer, refuse it without forwarding (503
+ * UNAVAILABLE, which the SDK re-sends), time it out without forwarding (504 DEADLINE_EXCEEDED, which the
+ * SDK does not re-send a commit on: the caller's own retries decide), or never answer it (a Firestore that
+ * hangs; the connection is closed with the proxy).
+ */
+export type ProxyAction = "pass" | "drop-answer" | "refuse" | "time-out" | "hang";
 
 export interface FirestoreProxy {
   /** host:port, for FIRESTORE_EMULATOR_HOST of the code under test. */
@@ -28,6 +33,7 @@ export interface FirestoreProxy {
 }
 
 const UNAVAILABLE = JSON.stringify({ error: { code: 503, message: "The service is currently unavailable (injected by the test proxy).", status: "UNAVAILABLE" } });
+const DEADLINE_EXCEEDED = JSON.stringify({ error: { code: 504, message: "The datastore operation timed out (injected by the test proxy).", status: "DEADLINE_EXCEEDED" } });
 
 export async function startFirestoreProxy(target = process.env.FIRESTORE_EMULATOR_HOST): Promise<FirestoreProxy> {
   if (!target) throw new Error("FIRESTORE_EMULATOR_HOST is not set");
@@ -50,6 +56,8 @@ export async function startFirestoreProxy(target = process.env.FIRESTORE_EMULATO
       const action = proxy.rule({ method, body: body.toString("utf8") });
       const unavailable = () => res.writeHead(503, { "Content-Type": "application/json" }).end(UNAVAILABLE);
       if (action === "refuse") return unavailable();
+      if (action === "time-out") return void res.writeHead(504, { "Content-Type": "application/json" }).end(DEADLINE_EXCEEDED);
+      if (action === "hang") return;
       const upstream = http.request({ host: targetHost, port: Number(targetPort), method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
         if (method === "commit") proxy.commitStatuses.set(answer.statusCode ?? 0, (proxy.commitStatuses.get(answer.statusCode ?? 0) ?? 0) + 1);
         if (action === "drop-answer") {

@@ -8,10 +8,24 @@ import { SCAN_EVENT_FIELDS, type ScanEvent } from "../../functions/src/store/sca
 
 const DOC = path.resolve(__dirname, "..", "..", "docs", "scan-stream.md");
 
-/** The ```sql blocks of docs/scan-stream.md, in order, adapted for SQLite. */
+/** The table's columns here: the message's fields and the metadata the tests keep. */
+const COLUMNS = [...Object.keys(SCAN_EVENT_FIELDS), "message_id", "publish_time"];
+
+/**
+ * The ```sql blocks of docs/scan-stream.md, in order, adapted for SQLite: BigQuery's `* EXCEPT (a, b)`
+ * (used only where the table itself is read) becomes the table's other columns.
+ */
 export function documentedQueries(): string[] {
   const text = readFileSync(DOC, "utf8");
-  return [...text.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => m[1].replaceAll("scan_stream.", "").replace("CREATE OR REPLACE VIEW", "CREATE VIEW"));
+  return [...text.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) =>
+    m[1]
+      .replaceAll("scan_stream.", "")
+      .replace("CREATE OR REPLACE VIEW", "CREATE VIEW")
+      .replace(/\* EXCEPT \(([^)]*)\)/g, (_, names: string) => {
+        const except = names.split(",").map((n) => n.trim());
+        return COLUMNS.filter((c) => !except.includes(c)).join(", ");
+      }),
+  );
 }
 
 /** A row as the BigQuery subscription writes it: the message's fields and the message's metadata. */
@@ -28,10 +42,9 @@ export async function streamDatabase(rows: StreamRow[]): Promise<{ db: Database;
   const db = new SQL.Database();
   db.create_function("UNIX_MICROS", (at: number) => at);
   db.create_function("DIV", (a: number, b: number) => Math.trunc(a / b));
-  const columns = [...Object.keys(SCAN_EVENT_FIELDS), "message_id", "publish_time"];
-  db.run(`CREATE TABLE scan_events (${columns.join(", ")})`);
-  const insert = db.prepare(`INSERT INTO scan_events VALUES (${columns.map(() => "?").join(", ")})`);
-  for (const row of rows) insert.run(columns.map((c) => (row as unknown as Record<string, string | number | null>)[c] ?? null));
+  db.run(`CREATE TABLE scan_events (${COLUMNS.join(", ")})`);
+  const insert = db.prepare(`INSERT INTO scan_events VALUES (${COLUMNS.map(() => "?").join(", ")})`);
+  for (const row of rows) insert.run(COLUMNS.map((c) => (row as unknown as Record<string, string | number | null>)[c] ?? null));
   insert.free();
   const query = (sql: string): QueryRow[] => {
     const result = db.exec(sql);

@@ -19,12 +19,32 @@ export function pastScanFacts(merchantId: string, code: { codeId: string; unique
 }
 
 /**
- * An instance's shard of a code's day (`{codeId}~{day}~{instance}~{slot}`) holding one person's first scan
+ * An instance's shard of a code's day (`{instance}~{slot}~{codeId}~{day}`) holding one person's first scan
  * at 9:00, as the redirect would leave it: for tests and benches of the fold that need many shards fast.
  */
 export function oneScanShard(codeId: string, day: string, instance: string, slot: number) {
   return {
-    id: `${codeId}~${day}~${instance}~${slot}`,
+    id: `${instance}~${slot}~${codeId}~${day}`,
     data: { codeId, day, k: "none", shard: true, timeZone: "UTC", expiresAt: new Date(Date.parse(day) + 400 * 86_400_000), n: 1, u: 1, h: { "9": 1 } },
   };
+}
+
+import type { IncomingHttpHeaders } from "node:http";
+import { arrivalOf, type KnownCode } from "../../functions/src/scans/arrival";
+import { consumeArrival } from "../../functions/src/scans/consume";
+import type { ScanOutcome } from "../../functions/src/scans/record";
+import { eventually } from "./poll";
+
+/** A scan as the redirect would describe it, counted in this process by the consumer's own code (no Pub/Sub in between). */
+export async function consumeInProcess(code: KnownCode & { uniqueQRCodeID: string }, request: { headers: IncomingHttpHeaders; address: string; at: Date; place?: { country: string; state: string; city: string }; method?: string }): Promise<ScanOutcome> {
+  const { uniqueQRCodeID, ...known } = code;
+  const arrival = await arrivalOf({ method: request.method ?? "GET", headers: request.headers, address: request.address, at: request.at, place: request.place ?? { country: "US", state: "Oregon", city: "Portland" }, uniqueQRCodeID, known });
+  const { outcome } = await consumeArrival({ data: arrival.data, attributes: arrival.attributes });
+  if (outcome === "dropped" || outcome === "left") throw new Error(`the consumer ${outcome === "left" ? "left" : "dropped"} the scan`);
+  return outcome;
+}
+
+/** Analytics once the consumer has counted `recorded` scans of the code (people, repeats and machines): it counts them seconds after their answers. */
+export function countedAnalytics<T extends { totalScans: number; repeatScans: number; botScans: { total: number } }>(read: () => Promise<T>, recorded: number): Promise<T> {
+  return eventually(read, (a) => a.totalScans + a.repeatScans + a.botScans.total >= recorded, { what: `${recorded} scans counted by the consumer`, timeoutMs: 60_000 });
 }

@@ -11,6 +11,7 @@ import { eventually } from "../helpers/poll";
 import { pullScans, subscribeToScans } from "../helpers/pubsub";
 import { documentedQueries, streamDatabase } from "../helpers/scanStreamSql";
 import { scansCsv } from "../../console/files";
+import { SCAN_EVENT_VERSION } from "../../functions/src/store/scanEvents";
 
 const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
 const DESKTOP = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36";
@@ -135,7 +136,7 @@ describe("campaign figures: per rule and variant, per UTM source and medium, and
     const mine = messages.map((m) => m.event).filter((e) => e.merchant_id === merchant.merchantId);
     assert.equal(mine.length, 17);
     for (const e of mine.filter((e) => e.code_id === code.codeId)) {
-      assert.equal(e.schema_version, 2);
+      assert.equal(e.schema_version, SCAN_EVENT_VERSION);
       assert.deepEqual([e.utm_source, e.utm_medium, e.rule_answered, e.ended_reason], ["flyer", "print", 1, null]);
     }
     // The crawler is answered by the rules too (not counted as a person): its event names the rule its answer followed.

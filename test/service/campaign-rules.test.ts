@@ -126,9 +126,17 @@ describe("campaign rules: set and carried out by the redirect", function () {
     );
     assert.equal(analytics.botScans.total, 1);
     assert.equal(analytics.totalScans, 1);
-    const days = await firestore().collection("workspaces").doc(merchant.merchantId).collection("codeDays").where("codeId", "==", code.codeId).get();
-    const endedCounts: Record<string, number> = {};
-    for (const d of days.docs) for (const [k, n] of Object.entries((d.get("e") ?? {}) as Record<string, number>)) endedCounts[k] = (endedCounts[k] ?? 0) + n;
+    // Counted by the consumer seconds after the answers: settled once both closed answers are there.
+    const endedCounts = await eventually(
+      async () => {
+        const days = await firestore().collection("workspaces").doc(merchant.merchantId).collection("codeDays").where("codeId", "==", code.codeId).get();
+        const counts: Record<string, number> = {};
+        for (const d of days.docs) for (const [k, n] of Object.entries((d.get("e") ?? {}) as Record<string, number>)) counts[k] = (counts[k] ?? 0) + n;
+        return counts;
+      },
+      (counts) => Object.values(counts).reduce((a, b) => a + b, 0) >= 2,
+      { what: "the closed code's 2 scans counted as ended", timeoutMs: 15_000, intervalMs: 250 },
+    );
     assert.deepEqual(endedCounts, { ended: 1, "not-started": 1 });
   });
 

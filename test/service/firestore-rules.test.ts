@@ -65,6 +65,10 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   { path: "workspaces/ws-a/mcpTasks/tsk_0123456789abcdef0123", readers: [], data: { tool: "slow_compute", pending: {} } },
   { path: "rateLimits/toolCalls_x_1~i", readers: [], data: { key: "toolCalls_x_1", count: 1 } },
   { path: "appScanMarks/0123abcd", readers: [], data: { countedAt: 1 } },
+  // The scan consumer's inputs and bookkeeping: arrivals whose publish failed, its heartbeats, the redirect's arrival marks.
+  { path: "scanOutbox/0123456789abcdefghijkl", readers: [], data: { data: "x", attributes: {} } },
+  { path: "scanConsumers/i1", readers: [], data: { inFlight: 0 } },
+  { path: "scanArrivalMarks/i1", readers: [], data: { at: [] } },
   // Abuse reports name the reported code's owner and may hold a reporter's email: operators only, through the console API.
   { path: "abuseReports/rep_0123456789abcdef0123", readers: [], data: { uniqueQRCodeID: "Ab12Cd34Ef56", merchantId: "ws-a", reason: "phishing", contact: "a@example.com" } },
   // Destinations queued for a re-check name a workspace and its destination: server only.

@@ -126,10 +126,12 @@ describe("hardening (issue 12 probes)", function () {
     it("rate limits the bulk endpoint per key with the REST error shape", async () => {
       const limited = await createMerchant();
       await writeRateLimitOverride(limited.merchantId, "bulk", 1);
+      // Both calls served in one window of the limit, however long they take.
+      const at = nextWindowStart(RATE_LIMITS.bulk.windowSeconds * 1000);
       const call = () =>
         fetch(`${appUrl()}/api/bulk-qr-codes`, {
           method: "POST",
-          headers: { ...json, Authorization: `Bearer ${limited.apiKey}` },
+          headers: { ...json, ...servedAt(at), Authorization: `Bearer ${limited.apiKey}` },
           body: JSON.stringify({ urls: ["https://example.com/a"] }),
         });
       const first = await call();

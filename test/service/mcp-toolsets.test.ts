@@ -189,7 +189,7 @@ describe("MCP toolsets: toolset URLs, read-only endpoints, search and execute", 
 describe("MCP analytics: field selection", function () {
   this.timeout(60_000);
 
-  it("returns only the figures asked for, with the window and the code; every figure by default", async () => {
+  it("returns only the figures asked for, with the window, the code and the figures' freshness; every figure by default", async () => {
     const merchant = await createMerchant();
     const client = await v1(mcpUrl(), merchant.apiKey);
     try {
@@ -197,13 +197,13 @@ describe("MCP analytics: field selection", function () {
       const code: any = await client.callTool({ name: "svc.qr.create", arguments: { title: "Till", destinationUrl: "https://example.com/till", dynamic: true } });
       const { codeId } = code.structuredContent;
       const some: any = await client.callTool({ name: "svc.qr.get_analytics", arguments: { codeId, days: 7, fields: ["totalScans", "byDay"] } });
-      assert.deepEqual(Object.keys(some.structuredContent).sort(), ["byDay", "codeId", "consoleUrl", "days", "dynamic", "from", "timeZone", "to", "totalScans", "uniqueQRCodeID"].sort());
+      assert.deepEqual(Object.keys(some.structuredContent).sort(), ["byDay", "codeId", "consoleUrl", "days", "dynamic", "from", "lagSeconds", "pending", "timeZone", "to", "totalScans", "uniqueQRCodeID"].sort());
       assert.equal(some.structuredContent.byDay.length, 7);
       assert.match(some.content[0].text, new RegExp(`^Code ${codeId}: 0 scans from `));
       const all: any = await client.callTool({ name: "svc.qr.get_analytics", arguments: { codeId, days: 7 } });
       for (const key of ["scans", "scansListed", "hourByWeekday", "browsers", "botScans"]) assert.ok(key in all.structuredContent, key);
       const summary: any = await client.callTool({ name: "svc.analytics.scan_summary", arguments: { fields: ["topCodes"] } });
-      assert.deepEqual(Object.keys(summary.structuredContent).sort(), ["days", "from", "timeZone", "to", "topCodes"]);
+      assert.deepEqual(Object.keys(summary.structuredContent).sort(), ["days", "from", "lagSeconds", "pending", "timeZone", "to", "topCodes"]);
       await refused(client.callTool({ name: "svc.analytics.scan_summary", arguments: { fields: ["secrets"] } }), /fields/);
       await refused(client.callTool({ name: "svc.analytics.scan_summary", arguments: { fields: [] } }), /fields/);
     } finally {

@@ -1,11 +1,19 @@
 // Scan counts under the Firestore SDK's own retries (issue 54): an HTTP proxy on loopback sits between the
-// redirect instances (the compiled function, each a process of its own, over the REST transport the
-// service uses) and the emulator. It forwards a scan's `:commit`, drops the emulator's answer and returns
-// 503 UNAVAILABLE, so the SDK itself sends the very same batch again: people, uniques, bots, repeats and
-// cap allowances must each count once, and a code's first link read that fails answers 503, never 404.
+// processes that count scans (each a process of its own, over the REST transport the service uses) and the
+// emulator. It forwards a scan's `:commit`, drops the emulator's answer and returns 503 UNAVAILABLE, so the
+// SDK itself sends the very same commit again: people, uniques, bots, repeats and cap allowances must each
+// count once, and a code's first link read that fails answers 503, never 404. Scans of a code with a cap
+// are counted by the redirect before its answer (scans/record.ts): redirect instances behind the proxy.
+// Scans of any other code are counted by the scan consumer (scans/consume.ts): consumer instances behind it.
+// A transaction's commit is bounded as a batch's is, and a zone read Firestore never answers holds no scan.
 // Needs only the Firestore and Pub/Sub emulators.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { NODE22 } from "../../scripts/lib/stack";
+import { ZONE_READ_DEADLINE_MS } from "../../functions/src/scans/timeZones";
 import { firestore } from "../helpers/merchants";
 import { scaled } from "../helpers/scale";
 import { startRedirectInstances, stopRedirectInstances, type RedirectInstance } from "../helpers/redirectInstances";
@@ -19,7 +27,10 @@ import { COMMIT_RETRY_BUDGET_MS } from "../../functions/src/core/firebase";
 import { LEASE_GRACE_MS } from "../../functions/src/store/campaignCaps";
 import { SCAN_QUEUE_WAIT_MS, scanBatches, scanNotWritten, writeScan, type ScanFacts } from "../../functions/src/store/scans";
 import { pastScanFacts } from "../helpers/scans";
+import { eventually } from "../helpers/poll";
 import { ensureLocalScanStream } from "../../scripts/lib/scanStream";
+import { arrivalOf } from "../../functions/src/scans/arrival";
+import { startConsumerInstance, type ConsumerInstance } from "../helpers/consumerInstance";
 
 // 200 people at every size: at 60 one run of two admitted 15 of the cap's 20 (allowances freed after the
 // crowd had gone: to look into), so the crowd stays large enough to take every allowance freed late.
@@ -54,23 +65,53 @@ async function codeDay(merchantId: string, codeId: string) {
 /** A commit of a scan batch (it writes a code's rollup shard), as its REST body names documents. */
 const scanCommit = (body: string) => body.includes("/codeDays/");
 
+/** A code whose scans the redirect counts before answering: a cap (far above what a test spends here). */
+async function cappedCode(merchantId: string, title: string, cap = 10_000) {
+  const code = await createCode(merchantId, { title, destinationUrl: DESTINATION, dynamic: true });
+  await setCodeCampaign(merchantId, { codeId: code.codeId }, { rules: [], humanScanCap: cap, fallbackUrl: FALLBACK } as never);
+  return code;
+}
+
+const TX_FIXTURE = path.resolve(__dirname, "..", "fixtures", "transaction-commit.ts");
+
+/** One transaction (one attempt) through the service's Firestore client at `host`, in a process of its own: how long it took, and its error's code (null: committed). */
+async function transactionBehind(host: string, doc: string): Promise<{ ms: number; code: unknown }> {
+  const child = spawn(NODE22, ["--import", "tsx", TX_FIXTURE], { cwd: path.resolve(__dirname, "..", ".."), stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, FIRESTORE_EMULATOR_HOST: host, TX_DOC: doc } });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`the transaction's process exited with ${code} before its answer`)));
+  });
+  return JSON.parse(line) as { ms: number; code: unknown };
+}
+
 describe("scan counts under the SDK's own commit retries (issue 54)", function () {
   this.timeout(180_000);
   let proxy: FirestoreProxy;
   let instances: RedirectInstance[] = [];
+  let consumers: ConsumerInstance[] = [];
   let merchantId: string;
+
+  // The consumer test's two instances (behind the proxy), started while the tests before it run.
+  let consumersStarting: Promise<ConsumerInstance[]>;
 
   before(async () => {
     proxy = await startFirestoreProxy();
+    consumersStarting = Promise.all([0, 1].map(() => startConsumerInstance({ FIRESTORE_EMULATOR_HOST: proxy.host })));
+    void consumersStarting.catch(() => undefined); // awaited by the test that uses them
     await ensureLocalScanStream(process.env.PUBSUB_EMULATOR_HOST!, process.env.GCLOUD_PROJECT!);
     ({ merchantId } = (await ensureWorkspaceForOwner(`retries-${randomUUID()}`, "Retries")).workspace);
   });
   afterEach(async () => {
     await stopRedirectInstances(instances);
     instances = [];
+    await Promise.all(consumers.map((c) => c.stop()));
+    consumers = [];
     proxy.rule = () => "pass";
   });
-  after(async () => proxy.close());
+  after(async () => {
+    await Promise.all((await consumersStarting.catch(() => [])).map((c) => c.stop()));
+    await proxy.close();
+  });
 
   it("bounds the commit's retries well inside a cap lease's grace", () => {
     // The latest a scan's allowance can still land: its wait in the queue, then a re-commit started within
@@ -106,8 +147,8 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     }
   });
 
-  it("a commit whose answer is lost is re-sent by the SDK, refused, read back, and every kind of scan counts once", async () => {
-    const code = await createCode(merchantId, { title: "lost answers", destinationUrl: DESTINATION, dynamic: true });
+  it("a capped code's commit whose answer is lost is re-sent by the SDK, refused, read back, and every kind of scan counts once", async () => {
+    const code = await cappedCode(merchantId, "lost answers");
     [instances[0]] = instances = await startRedirectInstances(1, { FIRESTORE_EMULATOR_HOST: proxy.host });
     const [instance] = instances;
     // Warm: the instance learns the code, its workspace's time zone and the day's secret (a preview's scan).
@@ -141,8 +182,40 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     assert.equal(events.data().count, 14, "one event per counted person's scan");
   });
 
+  it("the consumer's commit whose answer is lost is re-sent by the SDK and read back: every kind of scan counts once", async () => {
+    const code = await createCode(merchantId, { title: "lost answers, consumer", destinationUrl: DESTINATION, dynamic: true });
+    const known = { merchantId, codeId: code.codeId, campaign: null, timeZone: "UTC" };
+    const arrival = (userAgent: string, address: string) =>
+      arrivalOf({ method: "GET", headers: { "user-agent": userAgent }, address, place: { country: "US", state: "Oregon", city: "Portland" }, at: new Date(), uniqueQRCodeID: code.uniqueQRCodeID, known });
+    // Two consumer instances, so one person's scans may be counted by both at once.
+    consumers = await consumersStarting;
+    const before = proxy.commits.length;
+    proxy.rule = dropFirstCommits(Infinity, scanCommit);
+    const people = await Promise.all(Array.from({ length: 10 }, (_, i) => arrival(PHONE(i), `198.51.100.${i + 1}`)));
+    // One person scanning five times at once: a first scan (unique), three more this minute, then a repeat.
+    const returning = await Promise.all(Array.from({ length: 5 }, () => arrival(PHONE(99), "203.0.113.9")));
+    const bots = await Promise.all(Array.from({ length: 4 }, (_, i) => arrival(`curl/8.${i}`, `192.0.2.${10 + i}`)));
+    const all = [...people, ...returning, ...bots];
+    await Promise.all(consumers.map((c, k) => c.publish(all.filter((_, i) => i % 2 === k))));
+    const counts = await eventually(() => codeDay(merchantId, code.codeId), (c) => (c.n ?? 0) + (c.r ?? 0) + (c.b?.library ?? 0) >= 19, { what: "19 scans counted", timeoutMs: 60_000 });
+    const sent = proxy.commits.slice(before);
+    assert.ok(resentCommits({ ...proxy, commits: sent }) >= 2, `the SDK re-sent identical commits (${sent.length} commits seen)`);
+    assert.equal(counts.n, 14, "people's scans: 10 people and the returning person's four counted scans, once each");
+    assert.equal(counts.u, 11, "unique: 11 people");
+    assert.equal(counts.r, 1, "one repeat, once");
+    assert.deepEqual(counts.b, { library: 4 }, "each machine's scan once");
+    const events = await firestore().collection("workspaces").doc(merchantId).collection("scans").where("codeId", "==", code.codeId).count().get();
+    assert.equal(events.data().count, 14, "one event per counted person's scan");
+    // A landed commit is answered counted (its proof is read back); one whose refusal (the two instances'
+    // transactions meeting) was the lost answer did not land, is answered a failure and delivered again.
+    for (const c of consumers) assert.equal(await c.deadLetters(), 0, "nothing reached the dead letters");
+  });
+
   it(`${CROWD} concurrent people on a capped code, over 4 instances behind the proxy dropping every commit's first answer: exactly N admitted`, async () => {
     const N = 20;
+    // A workspace of its own: capSpent documents name their lease, not their code, and the capped codes of
+    // the tests before this one spend allowances in the shared workspace (14 of them: 34 counted for 20).
+    const { merchantId } = (await ensureWorkspaceForOwner(`crowd-${randomUUID()}`, "Crowd")).workspace;
     const code = await createCode(merchantId, { title: "capped, lost answers", destinationUrl: DESTINATION, dynamic: true });
     await setCodeCampaign(merchantId, { codeId: code.codeId }, { rules: [], humanScanCap: N, fallbackUrl: FALLBACK } as never);
     instances = await startRedirectInstances(4, { FIRESTORE_EMULATOR_HOST: proxy.host });
@@ -168,13 +241,13 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     assert.ok(resentCommits({ ...proxy, commits: proxy.commits.slice(before) }) >= 1, "the SDK re-sent commits");
     const counts = await codeDay(merchantId, code.codeId);
     assert.equal(counts.n, N, "N people's scans counted, once each");
-    // This workspace's only capped code: every capSpent document is one of its allowances.
+    // Its workspace's only capped code: every capSpent document there is one of its allowances.
     const spent = (await firestore().collection("workspaces").doc(merchantId).collection("capSpent").count().get()).data().count;
     assert.equal(spent, N, "one spent allowance per admitted person, none handed back and spent again");
   });
 
-  it("returning visitors across 4 instances: counted exactly, and their first-scan guards found taken before the commit, not by a refused one", async () => {
-    const code = await createCode(merchantId, { title: "returning", destinationUrl: DESTINATION, dynamic: true });
+  it("returning visitors of a capped code across 4 instances: counted exactly, and their first-scan guards found taken before the commit, not by a refused one", async () => {
+    const code = await cappedCode(merchantId, "returning");
     instances = await startRedirectInstances(4, { FIRESTORE_EMULATOR_HOST: proxy.host });
     for (const instance of instances) assert.equal((await scan(instance, code.uniqueQRCodeID, "Twitterbot/1.0", "192.0.2.1")).status, 302);
     const people = RETURNING;
@@ -186,7 +259,12 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
         Array.from({ length: 48 }, async () => {
           while (next < people) {
             const i = next++;
-            answers[i] = await scan(instances[at(i)], code.uniqueQRCodeID, PHONE(i), `198.51.101.${i + 1}`);
+            // A scan whose allowance did not come in time gets the one-moment page (200), which loads the code again.
+            for (let busy = 0; ; busy++) {
+              answers[i] = await scan(instances[at(i)], code.uniqueQRCodeID, PHONE(i), `198.51.101.${i + 1}`);
+              if (answers[i].status !== 200 || busy >= 10) break;
+              await new Promise((r) => setTimeout(r, 200));
+            }
           }
         }),
       );
@@ -210,16 +288,26 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     assert.ok(refused <= people / 4, `${refused} commits refused for ${people} returning visitors`);
   });
 
-  it("a commit Firestore keeps refusing is given up within the commit's retry budget, not after the SDK's 600 s", async () => {
-    const code = await createCode(merchantId, { title: "refused commits", destinationUrl: DESTINATION, dynamic: true });
+  it("a capped code's commit, and a transaction's, that Firestore keeps refusing are given up within the commit's retry budget, not after the SDK's 600 s", async () => {
+    const code = await cappedCode(merchantId, "refused commits");
     instances = await startRedirectInstances(1, { FIRESTORE_EMULATOR_HOST: proxy.host });
     const [instance] = instances;
     assert.equal((await scan(instance, code.uniqueQRCodeID, "Twitterbot/1.0", "192.0.2.1")).status, 302);
     const attempts: number[] = [];
-    proxy.rule = ({ method, body }) => (method === "commit" && scanCommit(body) ? (attempts.push(Date.now()), "refuse") : "pass");
+    const txAttempts: number[] = [];
+    proxy.rule = ({ method, body }) => {
+      if (method !== "commit") return "pass";
+      if (scanCommit(body)) return attempts.push(Date.now()), "refuse";
+      // A transaction's commit names its transaction; the SDK sends it with the client's own settings, not a batch's.
+      if (body.includes('"transaction"')) return txAttempts.push(Date.now()), "refuse";
+      return "pass";
+    };
+    // Beside the scan: one transaction (one attempt of it) through the service's client, behind the proxy too.
+    const transaction = transactionBehind(proxy.host, `workspaces/${merchantId}/txProbe/refused`);
     const started = Date.now();
     const answer = await scan(instance, code.uniqueQRCodeID, PHONE(3), "198.51.100.201");
-    assert.deepEqual([answer.status, answer.location, answer.counted], [302, DESTINATION, "unknown"], "the printed code still redirects");
+    // Its allowance was not recorded: not admitted, the one-moment page loads the code again (it never goes dark).
+    assert.deepEqual([answer.status, answer.location, answer.counted], [200, null, "unknown"], "the one-moment page, its count unknown");
     // Past the budget (and a margin for the last attempt's back-off), the SDK has stopped sending it.
     await new Promise((r) => setTimeout(r, COMMIT_RETRY_BUDGET_MS + 5_000 - (Date.now() - started)));
     const seen = attempts.length;
@@ -229,6 +317,25 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     assert.ok(attempts[attempts.length - 1] - attempts[0] <= COMMIT_RETRY_BUDGET_MS, `attempts over ${attempts[attempts.length - 1] - attempts[0]} ms`);
     const counts = await codeDay(merchantId, code.codeId);
     assert.equal(counts.n, undefined, "nothing of the refused scan was counted");
+    // Unbounded, one attempt of a transaction re-sends its commit for 60 s (and runTransaction makes up to 5).
+    const tx = await transaction;
+    assert.ok(txAttempts.length >= 2, `the SDK re-sent the transaction's commit (${txAttempts.length} attempts)`);
+    assert.ok(txAttempts[txAttempts.length - 1] - txAttempts[0] <= COMMIT_RETRY_BUDGET_MS, `transaction commit attempts over ${txAttempts[txAttempts.length - 1] - txAttempts[0]} ms`);
+    assert.ok(tx.ms <= COMMIT_RETRY_BUDGET_MS + 3_000, `the transaction failed after ${tx.ms} ms`);
+    assert.notEqual(tx.code, null, "the transaction did not commit");
+  });
+
+  it("a capped code's first scan on an instance whose zone read Firestore never answers is answered within the zone read's deadline", async () => {
+    const code = await cappedCode(merchantId, "hung zone read");
+    instances = await startRedirectInstances(1, { FIRESTORE_EMULATOR_HOST: proxy.host });
+    const [instance] = instances;
+    // The workspace's own document (its time zone) is never answered; its codes' links and cap shards are.
+    proxy.rule = ({ method, body }) => (method === "batchGet" && body.includes(`/workspaces/${merchantId}"`) ? "hang" : "pass");
+    const started = Date.now();
+    const answer = await scan(instance, code.uniqueQRCodeID, PHONE(4), "198.51.100.202");
+    const took = Date.now() - started;
+    assert.deepEqual([answer.status, answer.location, answer.counted], [302, DESTINATION, "true"], JSON.stringify(answer));
+    assert.ok(took < ZONE_READ_DEADLINE_MS + 5_000, `answered after ${took} ms`);
   });
 
   it("a code's first link read that fails answers 503 with Retry-After, never 404; the printed code works once Firestore answers", async () => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { ConfigError, LOCAL_PORTS, LOCAL_PROJECT_ID, parseCodeQuota, parseEventRetentionDays, parseRetentionDays, proxySettings } from "../../functions/src/core/config";
+import { CONSUMER_GATHER_MS, ConfigError, LOCAL_PORTS, LOCAL_PROJECT_ID, parseCodeQuota, parseEventRetentionDays, parseGatherMs, parseRetentionDays, proxySettings } from "../../functions/src/core/config";
 
 describe("config", () => {
   it("local port defaults match firebase.json and the project id matches .firebaserc", () => {
@@ -99,5 +99,14 @@ describe("proxy and geo header settings", () => {
     assert.equal(parseCodeQuota(""), 1_000_000);
     assert.equal(parseCodeQuota(" 250000 "), 250_000);
     for (const bad of ["0", "-5", "10000001", "1e3.5", "lots"]) assert.throws(() => parseCodeQuota(bad), /WORKSPACE_CODE_QUOTA/, bad);
+  });
+
+  it("the scan consumer's gather window: a second deployed, none on the emulators, 0 to 5,000 ms when set", () => {
+    assert.equal(parseGatherMs("", false), 1_000);
+    assert.equal(CONSUMER_GATHER_MS.deployed, 1_000);
+    assert.equal(parseGatherMs("", true), 0);
+    assert.equal(parseGatherMs(" 1000 ", true), 1_000, "the bench measures the deployed batching on the emulators");
+    assert.equal(parseGatherMs("0", false), 0);
+    for (const bad of ["-1", "5001", "0.5", "soon"]) assert.throws(() => parseGatherMs(bad, false), /CONSUMER_GATHER_MS/, bad);
   });
 });

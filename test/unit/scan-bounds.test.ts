@@ -10,7 +10,7 @@ import { prng } from "../helpers/fuzz";
 import { scaled } from "../helpers/scale";
 import { placeOfAddress } from "../../functions/src/scans/geo";
 import { rollupChanges, SCAN_EVENT_LANES, type ScanClass, type ScanFacts } from "../../functions/src/store/scans";
-import { addInto, foldCounts, MAP_CAPS, OTHER_KEY, SHARD_WRITE_INTERVAL_MS, shardChange, type Counts } from "../../functions/src/store/rollups";
+import { addInto, foldCounts, INSTANCE_ID, MAP_CAPS, OTHER_KEY, SHARD_WRITE_INTERVAL_MS, shardChange, type Counts } from "../../functions/src/store/rollups";
 
 // 10,000 still fills the code (1,000 of 5,000) and UTM (100 of 3,000) caps and passes 1,000 places.
 const RUNS = scaled(100_000, 10_000);
@@ -81,6 +81,7 @@ describe("scan size bounds", () => {
     const randomAddress = () =>
       rand() < 0.7 ? Array.from({ length: 4 }, () => Math.floor(rand() * 256)).join(".") : Array.from({ length: 8 }, () => Math.floor(rand() * 65536).toString(16)).join(":");
     const shards = new Map<string, Counts>();
+    const baseOf = new Map<string, string>();
     const classes: ScanClass[] = [{ kind: "human", unique: true, eventId: "x" }, { kind: "human", unique: false, eventId: "y" }, { kind: "repeat" }, { kind: "bot", reason: "crawler" }];
     let now = Date.UTC(2026, 10, 25, 12);
     const places = new Set<string>();
@@ -110,6 +111,8 @@ describe("scan size bounds", () => {
         const change = shardChange(target, counts, now);
         const key = `${target.kind}/${change.id}`;
         shards.set(key, addInto(shards.get(key) ?? {}, change.counts));
+        baseOf.set(key, `${target.kind}/${target.baseId}`);
+        assert.ok(change.id.startsWith(`${INSTANCE_ID}~`), "a shard's id leads with its instance");
       }
     }
     assert.ok(places.size > 1000, `${places.size} distinct places: the caps were tested`);
@@ -127,7 +130,7 @@ describe("scan size bounds", () => {
     // Fold each rollup's shards as the maintenance job does: the folded day keeps the caps too.
     const byRollup = new Map<string, Counts[]>();
     for (const [key, doc] of shards) {
-      const base = key.split("~").slice(0, key.startsWith("codeDays/") ? 2 : 1).join("~");
+      const base = baseOf.get(key)!;
       byRollup.set(base, [...(byRollup.get(base) ?? []), doc]);
     }
     const workspaceDay = foldCounts(byRollup.get("scanDays/2026-11-25")!) as Counts;
@@ -182,5 +185,46 @@ describe("scan events' index", () => {
       const override = file.fieldOverrides.find((o) => o.collectionGroup === "scans" && o.fieldPath === field);
       assert.deepEqual(override?.indexes, [], `${field} keeps no single-field index`);
     }
+  });
+});
+
+describe("rollup indexes", () => {
+  const file = JSON.parse(readFileSync(path.resolve(__dirname, "..", "..", "firestore.indexes.json"), "utf8")) as {
+    fieldOverrides: Array<{ collectionGroup: string; fieldPath: string; indexes: unknown[] }>;
+  };
+  /** Fields the queries need a single-field index of: the fold's scan (`shard`); `codeId` is left as Firestore makes it. */
+  const QUERIED = new Set(["shard", "codeId"]);
+
+  it("exempt every field the rollups are written with, maps and counts alike, from single-field indexes", () => {
+    const written = new Map<string, Set<string>>([["codeDays", new Set()], ["scanDays", new Set()]]);
+    const facts = (extra: Partial<ScanFacts>): ScanFacts => ({
+      merchantId: "m1", codeId: "c1", uniqueQRCodeID: "aB3dE5gH7jK9", campaign: "spring", at: new Date(Date.UTC(2026, 10, 25, 12)), day: "2026-11-25", hour: 12, timeZone: "UTC",
+      place: { country: "US", state: "Oregon", city: "Portland" }, device: { device: "mobile", os: "iOS", browser: "Safari" }, source: "redirect", retentionDays: 400, ...extra,
+    });
+    // Every kind of scan, with every optional breakdown: what the consumer and the synchronous path write.
+    const scans: Array<[ScanFacts, ScanClass]> = [
+      [facts({ rule: { index: 2, variant: 1 }, utm: { source: "news", medium: "email" }, linkType: "gs1:pip" }), { kind: "human", unique: true, eventId: "x" }],
+      [facts({}), { kind: "human", unique: false, eventId: "y" }],
+      [facts({}), { kind: "repeat" }],
+      [facts({}), { kind: "bot", reason: "crawler" }],
+      [facts({}), { kind: "ended", reason: "ended" }],
+    ];
+    for (const [f, cls] of scans) {
+      for (const { target, counts } of rollupChanges(f, cls)) {
+        for (const field of [...Object.keys(target.fields), ...Object.keys(counts)]) written.get(target.kind)!.add(field);
+      }
+    }
+    for (const field of ["e", "lt", "ru", "ut", "day"]) assert.ok(written.get("codeDays")!.has(field), `the sample writes ${field}`);
+    for (const [kind, fields] of written) {
+      for (const field of fields) {
+        if (QUERIED.has(field)) continue;
+        const override = file.fieldOverrides.find((o) => o.collectionGroup === kind && o.fieldPath === field);
+        assert.ok(override && override.indexes.length === 0, `${kind}.${field} is written but not exempt from indexing in firestore.indexes.json`);
+      }
+    }
+    // The fold's scan keeps its index on `shard`, in both scopes.
+    for (const kind of written.keys()) assert.equal(file.fieldOverrides.find((o) => o.collectionGroup === kind && o.fieldPath === "shard")?.indexes.length, 2);
+    // The code list's ledger (store/scanLedger.ts): its keys are days.
+    assert.deepEqual(file.fieldOverrides.find((o) => o.collectionGroup === "codes" && o.fieldPath === "scansByDay")?.indexes, []);
   });
 });

@@ -2,13 +2,14 @@
 // topic's Avro schema and the BigQuery table agree; the deploy commands are what docs/scan-stream.md says
 // (checked, never run); the documented queries remove duplicates and count as the rollups do.
 import assert from "node:assert/strict";
-import { avroSchema, bigQuerySchema, BIGQUERY_METADATA_COLUMNS, SCAN_EVENT_FIELDS, SCAN_STREAM, ScanEventSchema, type ScanEvent } from "../../functions/src/store/scanEvents";
-import { encodeScanEvent } from "../../functions/src/store/scanStream";
+import { ArrivalEventSchema, avroSchema, bigQuerySchema, BIGQUERY_METADATA_COLUMNS, parseArrival, SCAN_EVENT_FIELDS, SCAN_STREAM, ScanEventSchema, UNANSWERED, type ScanEvent } from "../../functions/src/store/scanEvents";
+import { decodeArrival, PoisonArrival } from "../../functions/src/scans/consume";
+import { decodeScanEvent, encodeScanEvent } from "../../functions/src/store/scanStream";
 import { deployCommands, streamFileContents, streamFilesIn, upgradeCommands } from "../../scripts/lib/scanStream";
 import { documentedQueries, streamDatabase, type StreamRow } from "../helpers/scanStreamSql";
 
 const event = (over: Partial<ScanEvent> = {}): ScanEvent => ({
-  schema_version: 2,
+  schema_version: 3,
   scan_id: "s".repeat(22),
   at: Date.UTC(2026, 10, 25, 12, 0, 0) * 1000,
   merchant_id: "m1",
@@ -17,7 +18,7 @@ const event = (over: Partial<ScanEvent> = {}): ScanEvent => ({
   campaign: null,
   kind: "person",
   bot_reason: null,
-  visitor: "v1",
+  visitor: "vIsItOr_hash-016",
   day: "2026-11-25",
   hour: 12,
   time_zone: "UTC",
@@ -29,12 +30,7 @@ const event = (over: Partial<ScanEvent> = {}): ScanEvent => ({
   browser: "Safari",
   source: "redirect",
   served_from: "live",
-  rule_index: null,
-  variant: null,
-  rule_answered: null,
-  ended_reason: null,
-  utm_source: null,
-  utm_medium: null,
+  ...UNANSWERED,
   ...over,
 });
 
@@ -62,28 +58,105 @@ describe("scan stream schema", () => {
 
   it("fields added after the first layout are nullable with a null default (older messages still read)", () => {
     const added = avroSchema().fields.filter((f) => "default" in f);
-    assert.deepEqual(added.map((f) => f.name), ["rule_index", "variant", "rule_answered", "ended_reason", "utm_source", "utm_medium"]);
+    assert.deepEqual(added.map((f) => f.name), ["rule_index", "variant", "rule_answered", "ended_reason", "utm_source", "utm_medium", "counted", "unique_scan", "not_counted_reason"]);
     for (const f of added) {
       assert.equal((f as { default: unknown }).default, null, f.name);
       assert.equal((f.type as unknown[])[0], "null", f.name);
     }
   });
 
-  it("encodes in Avro's JSON encoding (set nullable fields wrapped in their type) and refuses what the schema does not allow", () => {
+  it("encodes in Avro's JSON encoding (set nullable fields wrapped in their type) with no schema parse: only the schema's fields go out, strings cut to their bound, and what it writes passes the schema", () => {
     const wire = JSON.parse(encodeScanEvent(event({ campaign: "spring", bot_reason: null, rule_index: 2, variant: 0, rule_answered: 1 })).toString());
     assert.deepEqual(wire.campaign, { string: "spring" });
     assert.deepEqual([wire.rule_index, wire.variant, wire.rule_answered, wire.ended_reason], [{ long: 2 }, { long: 0 }, { long: 1 }, null]);
     assert.equal(wire.bot_reason, null);
     assert.equal(wire.scan_id, "s".repeat(22));
-    assert.throws(() => encodeScanEvent({ ...event(), extra: 1 } as ScanEvent));
-    assert.throws(() => encodeScanEvent(event({ city: "x".repeat(121) })));
+    const decoded = (e: ScanEvent) => decodeScanEvent(encodeScanEvent(e));
+    assert.ok(!("extra" in decoded({ ...event(), extra: 1 } as ScanEvent)), "a field the schema does not name never goes out");
+    assert.equal(decoded(event({ city: "x".repeat(121) })).city, "x".repeat(120), "a string is cut to its bound");
+    // Every event the publishers make (a person's, a machine's, a campaign's, a counted one) decodes to one the schema accepts.
+    for (const e of [event(), event({ kind: "bot", bot_reason: "crawler", visitor: null }), event({ campaign: "c", rule_index: 1, variant: 0, rule_answered: 1, utm_source: "s", utm_medium: "m" }), event({ counted: 1, unique_scan: 0, served_from: "arrival", merchant_id: "", day: "" })]) {
+      assert.deepEqual(ScanEventSchema.parse(decoded(e)), e);
+    }
+  });
+
+  it("an arrival's ids, day and zone have their exact shape: a hostile value is refused (the consumer answers it poisoned), never made into a path", () => {
+    const hash = "aBcD_-0123456789";
+    const arrival = event({ served_from: "arrival", merchant_id: "", code_id: "", day: "", time_zone: "", visitor: null });
+    const attributes = { scan_id: arrival.scan_id, schema_version: "3", vd: `2026-11-24,${hash},;2026-11-25,${hash},${hash}` };
+    assert.deepEqual(parseArrival({ ...arrival }, attributes), { event: arrival, attributes }, "an unresolved arrival as the redirect makes it");
+    const resolved = event({ served_from: "arrival", time_zone: "America/Los_Angeles" });
+    assert.ok("event" in parseArrival({ ...resolved }, { scan_id: resolved.scan_id, schema_version: "3", plain: "1", cl: hash }));
+    const hostile = ["a/b", "..", ".", "x".repeat(1500), "", " ", "a\u0000b", "__x__"];
+    const refusedEvent: Array<[keyof ScanEvent, unknown[]]> = [
+      ["scan_id", [...hostile, "s".repeat(21), "s".repeat(23), "s".repeat(21) + "/"]],
+      ["visitor", [...hostile, hash + "a", hash.slice(1) + "/"]],
+      ["day", ["2026/11/25", "2026-13-01", "2026-11-25/x", "..", "26-11-25", "2026-11-25 "]],
+      ["time_zone", ["Mars/Olympus", "../../etc", "Europe/../UTC", "x".repeat(65), "America/Los Angeles"]],
+      ["unique_qr_code_id", [...hostile, "aB3dE5gH7jK", "aB3dE5gH7jK9/", "aB3dE5gH7jK_"]],
+    ];
+    for (const [field, values] of refusedEvent) {
+      for (const value of values) {
+        const refused = parseArrival({ ...resolved, [field]: value }, { scan_id: field === "scan_id" ? String(value) : resolved.scan_id, schema_version: "3" });
+        assert.ok("error" in refused, `${field} ${JSON.stringify(value).slice(0, 40)} is refused`);
+      }
+    }
+    const refusedAttributes: Array<[string, string[]]> = [
+      ["cl", ["a/b", "..", hash + "x", ""]],
+      ["vd", [`2026-11-25,a/b,`, `2026-11-25,${hash},..`, `../x,${hash},`, `2026-11-25,${hash},;`.repeat(4), `2026-11-25,${hash}`, ""]],
+      ["plain", ["0", "yes"]],
+      ["scan_id", ["s".repeat(22).replace("s", "t")]],
+    ];
+    for (const [name, values] of refusedAttributes) {
+      for (const value of values) assert.ok("error" in parseArrival({ ...resolved }, { scan_id: resolved.scan_id, schema_version: "3", [name]: value }), `${name} ${JSON.stringify(value).slice(0, 40)} is refused`);
+    }
+    // The stream's own rows keep their other publishers: a GS1 resolution carries its item's id.
+    assert.ok(ScanEventSchema.safeParse(event({ source: "gs1", unique_qr_code_id: "A".repeat(32) })).success);
+    assert.ok(!ArrivalEventSchema.safeParse(event({ unique_qr_code_id: "A".repeat(32) })).success, "an arrival is a /qr/ scan");
+  });
+
+  it("the consumer refuses a malformed arrival as poisoned (its push answered 422: the dead letters), and decodes a well-formed one", () => {
+    const arrival = event({ served_from: "arrival" });
+    const attributes = { scan_id: arrival.scan_id, schema_version: "3", plain: "1" };
+    const delivery = (e: ScanEvent, a: Record<string, string> = attributes) => ({ data: encodeScanEvent(e), attributes: a });
+    assert.deepEqual(decodeArrival(delivery(arrival)), arrival);
+    const malformed: Array<[string, ReturnType<typeof delivery>]> = [
+      ["a / in the visitor's hash", delivery(event({ served_from: "arrival", visitor: "vIsItOr/hash-016" }))],
+      ["a day that is not one", delivery(event({ served_from: "arrival", day: "2026-13-01" }))],
+      ["a zone no runtime knows", delivery(event({ served_from: "arrival", time_zone: "Mars/Olympus" }))],
+      ["a / in the code's id", delivery(event({ served_from: "arrival", unique_qr_code_id: "aB3dE5gH7j/9" }))],
+      ["attributes naming another scan", delivery(arrival, { ...attributes, scan_id: "t".repeat(22) })],
+      ["a / in the day candidates", delivery(arrival, { scan_id: arrival.scan_id, schema_version: "3", vd: "2026-11-25,vIsItOr/hash-016," })],
+      ["not an event", { data: Buffer.from("not json"), attributes }],
+    ];
+    for (const [what, d] of malformed) assert.throws(() => decodeArrival(d), PoisonArrival, what);
+  });
+
+  it("scanConsumer is private whatever the environment says (Pub/Sub's push account is granted its invoker role)", () => {
+    const saved = process.env.SCAN_CONSUMER_INVOKER;
+    process.env.SCAN_CONSUMER_INVOKER = "public";
+    const path = require.resolve("../../functions/src/index");
+    const cached = require.cache[path];
+    delete require.cache[path];
+    try {
+      const functions = require("../../functions/src/index") as Record<string, { __endpoint?: { httpsTrigger?: { invoker?: string[] } } }>;
+      assert.deepEqual(functions.scanConsumer.__endpoint?.httpsTrigger?.invoker, ["private"]);
+      assert.deepEqual(functions.redirect.__endpoint?.httpsTrigger?.invoker, ["public"], "the check reads the deployed setting");
+    } finally {
+      if (cached) require.cache[path] = cached;
+      else delete require.cache[path];
+      if (saved === undefined) delete process.env.SCAN_CONSUMER_INVOKER;
+      else process.env.SCAN_CONSUMER_INVOKER = saved;
+    }
   });
 
   it("the deploy commands create schema, topic, dataset, table, access and subscription from the same files", () => {
     const files = streamFilesIn("/tmp/x");
-    const commands = deployCommands({ project: "shop-prod", projectNumber: "123456", location: "EU", retentionDays: 400 }, files);
+    const consumerUrl = "https://scanconsumer-abc-uc.a.run.app";
+    const invoker = "pusher@shop-prod.iam.gserviceaccount.com";
+    const commands = deployCommands({ project: "shop-prod", projectNumber: "123456", location: "EU", retentionDays: 400, consumerUrl, invoker, region: "europe-west1" }, files);
     const lines = commands.map((c) => c.join(" "));
-    assert.equal(commands.length, 6);
+    assert.equal(commands.length, 12);
     assert.match(lines[0], new RegExp(`^gcloud pubsub schemas create ${SCAN_STREAM.schema} --type=avro --definition-file=${files.avroSchemaFile} --project=shop-prod$`));
     assert.match(lines[1], new RegExp(`^gcloud pubsub topics create ${SCAN_STREAM.topic} --schema=${SCAN_STREAM.schema} --message-encoding=json`));
     assert.match(lines[2], /^bq --project_id=shop-prod mk --dataset --location=EU .* shop-prod:scan_stream$/);
@@ -91,6 +164,22 @@ describe("scan stream schema", () => {
     assert.ok(lines[3].endsWith("shop-prod:scan_stream.scan_events"));
     assert.equal(lines[4], "bq --project_id=shop-prod add-iam-policy-binding --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/bigquery.dataEditor shop-prod:scan_stream.scan_events");
     assert.ok(["--use-topic-schema", "--write-metadata", "--bigquery-table=shop-prod.scan_stream.scan_events", `--topic=${SCAN_STREAM.topic}`].every((f) => commands[5].includes(f)));
+    // The consumer's part: the push's account is the private scanConsumer's one invoker (before any push),
+    // arrivals and dead letters, the kept dead letters, the push subscription with the deployed delivery
+    // policy, and the service agent's rights to move a message to the dead letters.
+    assert.equal(lines[6], `gcloud run services add-iam-policy-binding scanconsumer --region=europe-west1 --member=serviceAccount:${invoker} --role=roles/run.invoker --project=shop-prod`);
+    assert.equal(lines.filter((l) => l.includes("roles/run.invoker")).length, 1, "no other grant of the invoker role");
+    assert.deepEqual(lines.slice(7, 9), [
+      `gcloud pubsub topics create ${SCAN_STREAM.arrivals} ${SCAN_STREAM.deadLetters} --project=shop-prod`,
+      // Kept for Pub/Sub's longest retention, and never deleted for having no subscriber while nothing fails.
+      `gcloud pubsub subscriptions create ${SCAN_STREAM.deadLetterSubscription} --topic=${SCAN_STREAM.deadLetters} --message-retention-duration=31d --expiration-period=never --ack-deadline=60 --project=shop-prod`,
+    ]);
+    assert.equal(
+      lines[9],
+      `gcloud pubsub subscriptions create ${SCAN_STREAM.consumer} --topic=${SCAN_STREAM.arrivals} --push-endpoint=${consumerUrl} --push-auth-service-account=${invoker} --ack-deadline=60 --min-retry-delay=10s --max-retry-delay=600s --dead-letter-topic=${SCAN_STREAM.deadLetters} --max-delivery-attempts=25 --project=shop-prod`,
+    );
+    assert.match(lines[10], new RegExp(`^gcloud pubsub topics add-iam-policy-binding ${SCAN_STREAM.deadLetters} --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/pubsub.publisher`));
+    assert.match(lines[11], new RegExp(`^gcloud pubsub subscriptions add-iam-policy-binding ${SCAN_STREAM.consumer} --member=serviceAccount:service-123456@gcp-sa-pubsub.iam.gserviceaccount.com --role=roles/pubsub.subscriber`));
     // A stream made before layout 2: the table gains the new columns, then the schema its new revision.
     const upgrade = upgradeCommands({ project: "shop-prod" }, files).map((c) => c.join(" "));
     assert.deepEqual(upgrade, [
@@ -112,8 +201,27 @@ describe("scan stream queries (docs/scan-stream.md, on SQLite)", () => {
     return { ...e, message_id: `${e.scan_id}-${copy}`, publish_time: e.at + copy };
   };
 
-  it("the documentation holds the six queries the tests run", () => {
-    assert.equal(documentedQueries().length, 6);
+  it("the documentation holds the seven queries the tests run", () => {
+    assert.equal(documentedQueries().length, 7);
+  });
+
+  it("the reconciliation sets the stream's machines and repeats beside the most the consumer can have counted twice (its rows beyond a scan's first)", async () => {
+    const counted = (over: Partial<ScanEvent>) => ({ served_from: "arrival" as const, ...over });
+    const bot = row(counted({ kind: "bot", visitor: null, bot_reason: "crawler", at: t0, counted: 0, unique_scan: 0 }));
+    const first = row(counted({ visitor: "v1", at: t0, counted: 1, unique_scan: 1 }));
+    const repeat = row(counted({ visitor: "v1", at: t0 + 1000, counted: 0, unique_scan: 0, not_counted_reason: "repeat" }));
+    const rows: StreamRow[] = [
+      // The bot's batch delivered again after its commit: counted twice, two consumer rows.
+      bot, { ...bot, message_id: "again", publish_time: bot.publish_time + 7 },
+      // The person's scan delivered again finds its guard: two rows, counted once; never an excess.
+      first, { ...first, message_id: "again", publish_time: first.publish_time + 7 },
+      // The repeat counted three times; its redirect's last-known-good copy is not a counting (and not the row kept).
+      repeat, { ...repeat, message_id: "again", publish_time: repeat.publish_time + 7 }, { ...repeat, message_id: "third", publish_time: repeat.publish_time + 9 },
+      { ...repeat, served_from: "last-known-good", counted: null, unique_scan: null, not_counted_reason: null, message_id: "marked", publish_time: repeat.publish_time - 1 },
+    ];
+    const { query } = await streamDatabase(rows);
+    const reconcile = documentedQueries()[6];
+    assert.deepEqual(query(reconcile), [{ merchant_id: "m1", code_id: "c1", day: "2026-11-25", bot_scans: 1, repeat_scans: 1, ended_scans: 0, counted_again_at_most: 3 }]);
   });
 
   it("a scan published twice (a retried publish) is one row; counts follow the rollups' rules", async () => {
@@ -139,10 +247,32 @@ describe("scan stream queries (docs/scan-stream.md, on SQLite)", () => {
     const other = row({ visitor: "v2", at: t0 });
     for (const order of [[live, { ...marked, publish_time: live.publish_time + 3 }], [{ ...marked, publish_time: live.publish_time - 3 }, live]]) {
       const { query } = await streamDatabase([...order, other]);
-      assert.deepEqual(query("SELECT scan_id, served_from FROM scan_events_once ORDER BY scan_id"), [
-        { scan_id: live.scan_id, served_from: "last-known-good" },
-        { scan_id: other.scan_id, served_from: "live" },
+      assert.deepEqual(query("SELECT scan_id, served_from, last_known_good FROM scan_events_once ORDER BY scan_id"), [
+        { scan_id: live.scan_id, served_from: "last-known-good", last_known_good: 1 },
+        { scan_id: other.scan_id, served_from: "live", last_known_good: 0 },
       ]);
+    }
+  });
+
+  it("a plain code's scan is the consumer's row (resolved, its count decided) with the redirect's last-known-good mark ORed in, whichever copy was stored first", async () => {
+    // The consumer's rows: counted (a unique), and one its newcomer budget made a repeat (the rules alone would count it).
+    const consumers = row({ visitor: "v1", at: t0, served_from: "arrival", counted: 1, unique_scan: 1 });
+    const budgeted = row({ visitor: "v2", at: t0, served_from: "arrival", counted: 0, unique_scan: 0, not_counted_reason: "newcomers" });
+    // The redirect's marked copy of the arrival it had not resolved: no workspace, code, day, visitor or count.
+    const marked = { ...consumers, served_from: "last-known-good" as const, merchant_id: "", code_id: "", day: "", visitor: null, counted: null, unique_scan: null, message_id: "marked" };
+    for (const order of [[consumers, { ...marked, publish_time: consumers.publish_time - 5 }], [{ ...marked, publish_time: consumers.publish_time + 5 }, consumers]]) {
+      const { query } = await streamDatabase([...order, budgeted]);
+      assert.deepEqual(query("SELECT scan_id, merchant_id, code_id, day, served_from, consumer_counted, consumer_unique_scan, last_known_good FROM scan_events_once ORDER BY scan_id"), [
+        { scan_id: consumers.scan_id, merchant_id: "m1", code_id: "c1", day: "2026-11-25", served_from: "arrival", consumer_counted: 1, consumer_unique_scan: 1, last_known_good: 1 },
+        { scan_id: budgeted.scan_id, merchant_id: "m1", code_id: "c1", day: "2026-11-25", served_from: "arrival", consumer_counted: 0, consumer_unique_scan: 0, last_known_good: 0 },
+      ]);
+      const [, , summary] = documentedQueries();
+      assert.deepEqual(query(summary), [{ merchant_id: "m1", code_id: "c1", day: "2026-11-25", scans: 1, unique_scanners: 1, repeat_scans: 1, bot_scans: 0, ended_scans: 0 }]);
+      // scan_counts keeps its BOOL `counted` (queries written `WHERE counted` still run); the consumer's INT has its own name.
+      assert.deepEqual(query("SELECT scan_id, counted, is_unique FROM scan_counts WHERE counted"), [{ scan_id: consumers.scan_id, counted: 1, is_unique: 1 }]);
+      const columns = query("SELECT * FROM scan_counts LIMIT 1").length ? Object.keys(query("SELECT * FROM scan_counts LIMIT 1")[0]) : [];
+      assert.equal(columns.filter((c) => c === "counted").length, 1, "one column named counted");
+      assert.ok(columns.includes("consumer_counted") && columns.includes("consumer_unique_scan") && !columns.includes("unique_scan"));
     }
   });
 

@@ -58,6 +58,28 @@ export function utmCounted(link: RuledLink): { source: string; medium: string } 
   return utm ? { source: utm.source, medium: utm.medium } : undefined;
 }
 
+/**
+ * Whether the code's people's scans are admitted before their answer: a cap or scan-count thresholds. Only
+ * those are counted at the redirect (scans/record.ts, with the same guard documents as the consumer); every
+ * other code's rules answer first and its arrival carries their answer to the consumer (answeredOf).
+ */
+export function admitsBeforeAnswer(link: RuledLink): boolean {
+  const settings = settingsOf(link);
+  return settings.humanScanCap !== undefined || !!settings.scanCounters?.length;
+}
+
+/** What a ruled arrival carries of the answer (scans/arrival.ts): the rule and variant that answered, or the reason the code was closed. */
+export function answeredOf(link: RuledLink, answer: CampaignAnswer, at: Date): { rule?: ScanRule; endedReason?: string; utm?: { source: string; medium: string } } {
+  // A closed code's scan (its fallback URL or the ended page) is counted apart with the reason, under no rule or UTM pair.
+  const state = codeState(settingsOf(link), at, 0);
+  if (state) return { endedReason: state };
+  const utm = utmCounted(link);
+  const withUtm = utm ? { utm } : {};
+  if (answer.type === "busy") return withUtm;
+  const variant = answer.type === "redirect" ? answer.variant : undefined;
+  return { rule: { index: answer.ruleIndex, ...(variant === undefined ? {} : { variant }) }, ...withUtm };
+}
+
 function counterOf(link: RuledLink): CapCounter | undefined {
   const settings = settingsOf(link);
   if (settings.humanScanCap === undefined || !settings.capCounter) return undefined;

@@ -195,7 +195,7 @@ export async function setCodeCampaign(merchantId: string, lookup: CodeLookup, in
     capPlan?.write();
     countPlan?.write();
     const capCounter = capPlan ? { capCounter: { epoch: capPlan.epoch, shards: capPlan.shards } } : {};
-    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...linkSettings, brand, ...(utm ? { utm } : {}), ...capCounter, ...(countPlan ? { scanCounters: countPlan.counters } : {}), ...(passwordHash ? { passwordHash } : {}) }));
+    setLinkCampaignRules(tx, code.uniqueQRCodeID, cleared ? null : plain<LinkCampaignRules>({ ...linkSettings, brand, ...(utm ? { utm } : {}), ...capCounter, ...(countPlan ? { scanCounters: countPlan.counters } : {}), ...(passwordHash ? { passwordHash } : {}) }), before !== undefined);
     return next;
   });
   await (require("../codes/service") as typeof import("../codes/service")).emitCodeEvents("code.updated", [after]);

@@ -24,11 +24,23 @@ export interface CoalescerBounds {
 export class Coalescer<I, O> {
   private queue: Pending<I, O>[] = [];
   private draining = false;
+  private lastCall = 0;
+  private lastSize = 0;
+  private wake?: () => void;
 
+  /**
+   * `gatherMs`: while items overlap (the last call carried more than one), a call starts no sooner than
+   * this after the previous one started, unless `maxBatch` items wait: a busy instance makes one fuller call
+   * instead of many small ones, each item waiting up to this much longer. After a call of one item the
+   * next goes at once: its callers come one at a time (an idle instance, or a sender that waits for each
+   * answer), and waiting would only slow them down. A function is asked at each call (a setting read once
+   * configured).
+   */
   constructor(
     private readonly run: (items: I[]) => Promise<O[]>,
     private readonly maxBatch = 100,
     private readonly bounds?: CoalescerBounds,
+    private readonly gatherMs: number | (() => number) = 0,
   ) {}
 
   /** Whether a call is in flight (a submission now waits for the next call). */
@@ -46,6 +58,7 @@ export class Coalescer<I, O> {
     if (this.bounds && this.queue.length >= this.bounds.maxQueued) return Promise.reject(this.bounds.refuse("queue-full"));
     return new Promise<O>((resolve, reject) => {
       this.queue.push({ item, resolve, reject, queuedAt: since });
+      if (this.queue.length >= this.maxBatch) this.wake?.();
       if (!this.draining) void this.drain();
     });
   }
@@ -54,7 +67,20 @@ export class Coalescer<I, O> {
     this.draining = true;
     try {
       while (this.queue.length) {
+        const wait = this.lastCall + (typeof this.gatherMs === "number" ? this.gatherMs : this.gatherMs()) - Date.now();
+        if (wait > 0 && this.lastSize > 1 && this.queue.length < this.maxBatch) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(() => this.wake?.(), wait);
+            this.wake = () => {
+              clearTimeout(timer);
+              this.wake = undefined;
+              resolve();
+            };
+          });
+        }
+        this.lastCall = Date.now();
         let batch = this.queue.splice(0, this.maxBatch);
+        this.lastSize = batch.length;
         if (this.bounds) {
           const oldest = Date.now() - this.bounds.maxWaitMs;
           for (const p of batch) if (p.queuedAt < oldest) p.reject(this.bounds.refuse("waited-too-long"));

@@ -69,6 +69,10 @@ const params = {
     default: "",
     description: "Extra hosts (host or host:port, comma-separated) requests may address, beyond those of the URLs above",
   }),
+  consumerGatherMs: defineString("CONSUMER_GATHER_MS", {
+    default: "",
+    description: "Optional: ms a busy scan consumer instance gathers arrivals before its next batch (0 to 5000); unset, 1000 deployed and 0 on the emulators",
+  }),
   allowedOrigins: defineString("ALLOWED_ORIGINS", {
     default: "",
     description: "Extra browser origins (scheme://host[:port], comma-separated) allowed to call the tool server",
@@ -105,6 +109,13 @@ export interface ServiceConfig {
   scanEventRetentionDays: number;
   /** Codes one workspace may hold. */
   workspaceCodeQuota: number;
+  /**
+   * How long a busy scan consumer instance gathers arrivals before its next batch (scans/consume.ts
+   * CONSUMER_GATHER_MS): 1 s deployed; 0 on the emulators, whose tests count a few arrivals at a time and
+   * wait for each (a second a round), unless CONSUMER_GATHER_MS says otherwise (the bench, measuring
+   * the deployed batching).
+   */
+  consumerGatherMs: number;
   /** Branded domains (docs/domains.md): how they are checked and what their records name. */
   domains: DomainSettings;
 }
@@ -169,6 +180,17 @@ export function parseCodeQuota(value: string): number {
   const n = Number(value.trim() || "1000000");
   if (!Number.isInteger(n) || n < 1 || n > 10_000_000) throw new Error(`WORKSPACE_CODE_QUOTA must be a whole number from 1 to 10000000, not "${value}"`);
   return n;
+}
+
+/** The scan consumer's batches, gathered for a second a batch deployed (docs/performance.md); at once on the emulators. */
+export const CONSUMER_GATHER_MS = { deployed: 1_000, emulators: 0 } as const;
+
+/** CONSUMER_GATHER_MS as whole ms (0 to 5000), refused at load when out of range; empty: CONSUMER_GATHER_MS's value for where it runs. */
+export function parseGatherMs(value: string, local: boolean): number {
+  if (!value.trim()) return local ? CONSUMER_GATHER_MS.emulators : CONSUMER_GATHER_MS.deployed;
+  const ms = Number(value.trim());
+  if (!Number.isInteger(ms) || ms < 0 || ms > 5_000) throw new Error(`CONSUMER_GATHER_MS must be a whole number of ms from 0 to 5000, not "${value}"`);
+  return ms;
 }
 
 /**
@@ -330,6 +352,7 @@ export function getConfig(): ServiceConfig {
     scanRetentionDays: parseRetentionDays(params.scanRetentionDays.value()),
     scanEventRetentionDays: parseEventRetentionDays(params.scanEventRetentionDays.value(), parseRetentionDays(params.scanRetentionDays.value())),
     workspaceCodeQuota: parseCodeQuota(params.workspaceCodeQuota.value()),
+    consumerGatherMs: parseGatherMs(params.consumerGatherMs.value(), local),
     domains: domainSettings(
       { dnsServers: params.dnsServers.value(), targetHost: params.domainTargetHost.value(), apexAddresses: params.domainApexAddresses.value() },
       { local, projectId: pid, urls: Object.values(urls) },

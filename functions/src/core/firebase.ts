@@ -43,7 +43,8 @@ export function db(): Firestore {
   // without a client that presents it, the REST client would look for Google credentials and fail.
   firestore = initializeFirestore(adminApp(), { preferRest: true });
   boundCommitRetries();
-  if (process.env.FIRESTORE_EMULATOR_HOST) firestore.settings({ authClient: emulatorAuthClient() } as FirebaseFirestore.Settings);
+  // Settings beyond preferRest reach the client only through settings(), which may be called once.
+  firestore.settings({ clientConfig: boundedCalls(), ...(process.env.FIRESTORE_EMULATOR_HOST ? { authClient: emulatorAuthClient() } : {}) } as FirebaseFirestore.Settings);
   return firestore;
 }
 
@@ -59,11 +60,47 @@ export const COMMIT_RETRY_BUDGET_MS = 15_000;
 export const COMMIT_ATTEMPT_TIMEOUT_MS = 10_000;
 
 /**
- * Bounds the SDK's own commit retries (COMMIT_RETRY_BUDGET_MS). WriteBatch.commit() takes no call options:
- * the SDK builds every commit's retry settings from one shared object per method, which this changes in
- * place. The object lives in the SDK's util module, outside its package exports, so it is loaded by file
- * from the copy firebase-admin uses. If a future SDK moves it, this throws at the first db() rather than
- * leaving commits unbounded without a word.
+ * The commit's retry settings, bounded (COMMIT_RETRY_BUDGET_MS), in the client config's terms: the SDK's
+ * first delay and growth, its delay capped at 2 s instead of 60 s so attempts keep coming within the budget.
+ */
+const BOUNDED_COMMIT = {
+  initial_retry_delay_millis: 100,
+  retry_delay_multiplier: 1.3,
+  max_retry_delay_millis: 2_000,
+  initial_rpc_timeout_millis: COMMIT_ATTEMPT_TIMEOUT_MS,
+  rpc_timeout_multiplier: 1,
+  max_rpc_timeout_millis: COMMIT_ATTEMPT_TIMEOUT_MS,
+  total_timeout_millis: COMMIT_RETRY_BUDGET_MS,
+};
+
+/**
+ * The client's own call settings for a commit, bounded like a batch's: runTransaction's commit is sent with
+ * them, not with the batch's (by default 60 s of re-sends per attempt of the transaction, and up to 5
+ * attempts). Passed as the Firestore client's `clientConfig` (db()). Reads are not bounded here: the SDK
+ * reads over a REST stream, which takes no timeout (a read Firestore never answers stays open), so each
+ * caller that must answer bounds its own wait (redirect/app.ts, scans/timeZones.ts).
+ */
+function boundedCalls(): object {
+  return {
+    interfaces: {
+      "google.firestore.v1.Firestore": {
+        retry_params: { boundedCommit: BOUNDED_COMMIT },
+        methods: {
+          // A call's timeout_millis is its whole time, re-sends included (and each attempt's, at most).
+          Commit: { timeout_millis: COMMIT_RETRY_BUDGET_MS, retry_params_name: "boundedCommit" },
+        },
+      },
+    },
+  };
+}
+
+/**
+ * Bounds the SDK's own retries of a batch's commit (COMMIT_RETRY_BUDGET_MS). WriteBatch.commit() takes no
+ * call options and passes retry settings of its own, built from one shared object per method, which this
+ * changes in place (a transaction's commit takes the client's settings instead: boundedCalls). The object
+ * lives in the SDK's util module, outside its package exports, so it is loaded by file from the copy
+ * firebase-admin uses. If a future SDK moves it, this throws at the first db() rather than leaving commits
+ * unbounded without a word.
  */
 function boundCommitRetries(): void {
   const { createRequire } = require("node:module") as typeof import("node:module");
@@ -72,10 +109,10 @@ function boundCommitRetries(): void {
   const util = require(path.join(path.dirname(sdk), "util.js")) as { getRetryParams?: (method: string) => Record<string, number> };
   const params = util.getRetryParams?.("commit");
   if (!params || typeof params.totalTimeoutMillis !== "number") throw new Error("the Firestore SDK's commit retry settings were not found: commits would retry for 600 s");
-  params.totalTimeoutMillis = COMMIT_RETRY_BUDGET_MS;
-  params.initialRpcTimeoutMillis = COMMIT_ATTEMPT_TIMEOUT_MS;
-  params.maxRpcTimeoutMillis = COMMIT_ATTEMPT_TIMEOUT_MS;
-  params.maxRetryDelayMillis = Math.min(params.maxRetryDelayMillis, 2_000);
+  params.totalTimeoutMillis = BOUNDED_COMMIT.total_timeout_millis;
+  params.initialRpcTimeoutMillis = BOUNDED_COMMIT.initial_rpc_timeout_millis;
+  params.maxRpcTimeoutMillis = BOUNDED_COMMIT.max_rpc_timeout_millis;
+  params.maxRetryDelayMillis = BOUNDED_COMMIT.max_retry_delay_millis;
 }
 
 export function auth(): Auth {

@@ -135,7 +135,7 @@ export function logWebhookSecretIssued(facts: { merchantId: string; webhookId: s
 }
 
 /** A scan could not be recorded (its workspace's documents refused the write); the redirect still answered. */
-export function logScanNotRecorded(facts: { merchantId: string; codeId: string }, error: unknown): void {
+export function logScanNotRecorded(facts: { merchantId: string; codeId: string; scanId?: string }, error: unknown): void {
   logger.error("scan not recorded", { event: "scan.not_recorded", ...facts, error: describeError(error) });
 }
 

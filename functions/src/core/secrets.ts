@@ -25,6 +25,8 @@ export const FUNCTION_SECRETS: Readonly<Record<string, readonly SecretName[]>> =
   consoleApi: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
   bulk: ["TASK_SIGNING_KEY"],
   redirect: ["TASK_SIGNING_KEY"],
+  // The scan consumer queues the webhook notices of the scans it counts (redirect/scanConsumer.ts).
+  scanConsumer: ["TASK_SIGNING_KEY"],
   oauth: ["TASK_SIGNING_KEY"],
   webhookDelivery: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
   catalogueJob: ["TASK_SIGNING_KEY"],

@@ -6,6 +6,7 @@ import { analyticsFiguresShape, rankedOutput } from "../scans/analyticsSchemas";
 import { getItem } from "./service";
 import { gs1CodeIdOf } from "../store/gs1Items";
 import { LINKSET_FETCH_REASON } from "./scans";
+import { consumerFreshness, freshnessFields } from "../scans/freshness";
 
 export const Gs1ItemAnalyticsSchema = z
   .object({
@@ -21,6 +22,7 @@ export type Gs1ItemAnalytics = z.infer<typeof Gs1ItemAnalyticsSchema>;
 
 /** The item's scans over the last `days` local days (NOT_FOUND for an item of another workspace). */
 export async function itemAnalytics(merchantId: string, itemId: string, days: number, now = new Date()): Promise<Gs1ItemAnalytics> {
+  const freshness = consumerFreshness(now.getTime());
   const [item, timeZone] = await Promise.all([getItem(merchantId, itemId), timeZoneOf(merchantId)]);
   const { window, figures, total, more } = await codeRollupFigures(merchantId, gs1CodeIdOf(itemId), timeZone, days, now, 2);
   return {
@@ -30,7 +32,7 @@ export async function itemAnalytics(merchantId: string, itemId: string, days: nu
     from: window[0],
     to: window[window.length - 1],
     ...figures,
-    ...(more ? { pending: true } : {}),
+    ...(await freshnessFields(more, freshness)),
     byLinkType: ranked(total.lt, "linkType"),
     linksetFetches: total.b?.[LINKSET_FETCH_REASON] ?? 0,
   };

@@ -23,15 +23,17 @@ import { appScanRoutes } from "./appScans";
 import { clientAddressOf } from "../core/clientAddress";
 import { readLinks, type Link } from "../store/codes";
 import { Coalescer } from "../core/coalescer";
-import { workspaceTimeZone as timeZoneOf } from "../scans/timeZones";
+import { knownTimeZone, workspaceTimeZone as timeZoneOf } from "../scans/timeZones";
+import { arrivalOf, markServedLastKnownGood, recordArrival } from "../scans/arrival";
 import { countOps } from "../store/opCounter";
 import { preloadGeoDatabase } from "../scans/geo";
 import { placeOfRequest } from "../scans/place";
-import { recordScanSafely, scanCountedHeader, type CodeIdentity } from "../scans/record";
-import type { CampaignScan, RuleChoice, RuledLink } from "../campaigns/answer";
-import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage, UNAVAILABLE_RETRY_SECONDS, unavailablePage } from "./pages";
+import { recordScanSafely, scanCountedHeader, type ScanOutcome } from "../scans/record";
+import type { CampaignScan, RuledLink } from "../campaigns/answer";
 import type { ScanPlace } from "../scans/classify";
+import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage, UNAVAILABLE_RETRY_SECONDS, unavailablePage } from "./pages";
 import { handlePasswordPost, sendPasswordPage } from "./password";
+import { knownCode, lastGoodLink, remember, rememberGood, type Identity } from "./memory";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
@@ -112,21 +114,14 @@ const SECURITY_HEADERS: Record<string, string> = {
   ...(getConfig().isEmulator ? {} : { "Strict-Transport-Security": "max-age=63072000; includeSubDomains" }),
 };
 
-// ---- per-instance memory: which code a link is (immutable); time zones: scans/timeZones.ts ----
+// ---- per-instance memory: which code a link is and its last link (redirect/memory.ts); time zones: scans/timeZones.ts ----
 
-/**
- * How many codes each of the instance's memories (identities, last-known-good links) holds. A test
- * fixture (test/fixtures/redirect-instance-server.ts) makes it small to see them forget; nothing else
- * changes it.
- */
-export const instanceMemory = { entries: 20_000 };
-const identities = new Map<string, Omit<CodeIdentity, "timeZone">>();
-function remember(id: string, link: Link): Omit<CodeIdentity, "timeZone"> {
-  const identity = { merchantId: link.merchantId, codeId: link.codeId, campaign: link.campaign ?? null };
-  if (identities.size >= instanceMemory.entries) identities.delete(identities.keys().next().value!);
-  identities.set(id, identity);
-  return identity;
-}
+export { instanceMemory } from "./memory";
+
+/** How long a scan waits for its link read before a last-known-good answer may serve it. */
+export const LINK_READ_DEADLINE_MS = 300;
+/** How long a scan of a code this instance has no last known link for waits for the read before a 503. */
+export const FIRST_READ_DEADLINE_MS = 3_000;
 
 /**
  * Link reads, group-committed: requests that arrive while a read is in flight share the next one (one
@@ -135,25 +130,14 @@ function remember(id: string, link: Link): Omit<CodeIdentity, "timeZone"> {
  */
 const linkReads = new Coalescer<string, Link | undefined>(async (ids) => {
   const unique = [...new Set(ids)];
-  const links = await readLinks(unique);
+  // Given up at the first read's deadline: the SDK re-sends a refused read for seconds and keeps one Firestore
+  // never answers open (core/firebase.ts), and every scan after it would wait for it; given up, the next scan
+  // sends a read of its own, answered once Firestore is.
+  const links = await withTimeout(readLinks(unique), FIRST_READ_DEADLINE_MS, "link read");
   countOps({ reads: unique.length });
   const byId = new Map(unique.map((id, i) => [id, links[i]]));
   return ids.map((id) => byId.get(id));
 }, 100);
-
-/** How long a scan waits for its link read before a last-known-good answer may serve it. */
-export const LINK_READ_DEADLINE_MS = 300;
-/** How long a scan of a code this instance has no last known link for waits for the read before a 503. */
-export const FIRST_READ_DEADLINE_MS = 3_000;
-/** The newest link this instance read for each id: served only when a read passes its deadline. */
-const lastGood = new Map<string, Link>();
-
-function rememberGood(id: string, link: Link | undefined): void {
-  if (!link) return;
-  lastGood.delete(id); // re-inserted last: the map's order is least recently read first
-  if (lastGood.size >= instanceMemory.entries) lastGood.delete(lastGood.keys().next().value!);
-  lastGood.set(id, link);
-}
 
 type ServedLink = { link: Link | undefined; servedFrom: "live" | "last-known-good" };
 
@@ -165,7 +149,7 @@ type ServedLink = { link: Link | undefined; servedFrom: "live" | "last-known-goo
  */
 function readLinkInTime(id: string): Promise<ServedLink> {
   const read = linkReads.submit(id).then((link) => (rememberGood(id, link), link));
-  const known = lastGood.get(id);
+  const known = lastGoodLink(id);
   if (!known) {
     // Nothing to fall back on: a failed read, or one slower than FIRST_READ_DEADLINE_MS (the SDK retries a
     // read for minutes), is LinkUnavailable, answered 503, never "no such code".
@@ -178,14 +162,14 @@ function readLinkInTime(id: string): Promise<ServedLink> {
     );
   }
   return new Promise<ServedLink>((resolve) => {
-    const timer = setTimeout(() => resolve({ link: lastGood.get(id) ?? known, servedFrom: "last-known-good" }), LINK_READ_DEADLINE_MS);
+    const timer = setTimeout(() => resolve({ link: lastGoodLink(id) ?? known, servedFrom: "last-known-good" }), LINK_READ_DEADLINE_MS);
     read.then(
       (link) => (clearTimeout(timer), resolve({ link, servedFrom: "live" })),
       // A failed read is answered like a late one: the scanner gets the code's last known link, not a 404.
       (error: unknown) => {
         clearTimeout(timer);
         logError("redirect.link_read_failed", "link read failed: answered from the last known link", error, { uniqueQRCodeID: id });
-        resolve({ link: lastGood.get(id) ?? known, servedFrom: "last-known-good" });
+        resolve({ link: lastGoodLink(id) ?? known, servedFrom: "last-known-good" });
       },
     );
   });
@@ -195,72 +179,63 @@ function readLinkInTime(id: string): Promise<ServedLink> {
 async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
   const at = new Date();
-  let place: ScanPlace | undefined;
-  let choice: RuleChoice | undefined;
-  /** The scan as campaign rules see it: described once, when its time zone is known, for the rule choice and the answer. */
-  let campaignScan: CampaignScan | undefined;
   const address = clientAddressOf(req);
-  const describe = (timeZone: string): CampaignScan => (campaignScan ??= { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone });
-  /** Records the scan; a code with rules (`ruled`) is recorded with its gate and the rule that answers it. */
-  const record = async (identity: Omit<CodeIdentity, "timeZone">, servedFrom: Promise<ServedLink["servedFrom"]>, ruled?: RuledLink) => {
-    let timeZone: string;
-    [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), placeOfRequest(req)]);
-    const campaign = ruled ? campaigns() : undefined;
-    if (ruled && campaign) choice = new campaign.RuleChoice(ruled, describe(timeZone));
-    return recordScanSafely({ ...identity, timeZone }, id, {
-      method: req.method ?? "GET",
-      headers: req.headers,
-      address,
-      place,
-      at,
-      source: "redirect",
-      servedFrom,
-      // A code with campaign settings is recorded after its link is read: a schedule or a cap decides how its scan counts.
-      ...(ruled && campaign ? { gate: campaign.campaignGate(ruled, at), chooseRule: choice!.choose, utm: campaign.utmCounted(ruled) } : {}),
-    });
-  };
-  const ruledOf = (link: Link): RuledLink | undefined => (link.campaignRules ? { ...link, campaignRules: link.campaignRules } : undefined);
   // The fast path below needs the last link read as much as the identity: the two memories forget
   // separately, and a code whose rules or takedown this instance no longer holds must be read first.
-  const known = lastGood.has(id) ? identities.get(id) : undefined;
-  if (known && lastGood.get(id)?.takenDown) {
+  const { last, known } = knownCode(id);
+  if (known && last?.takenDown) {
     // Taken down when this instance last read it: read again (a restore applies at once) before recording anything.
     const fresh = await readLinkInTime(id);
     if (!fresh.link || fresh.link.takenDown) return fresh.link ? sendTakenDown(res) : sendNotFound(res);
   }
-  let served: ServedLink;
-  let outcome: Awaited<ReturnType<typeof recordScanSafely>>;
-  let gated = true;
-  if (known && !lastGood.get(id)?.campaignRules) {
-    gated = false;
-    // The read and the scan's write go together; the scan's stream event learns how the link was served.
-    const reading = readLinkInTime(id);
-    [served, outcome] = await Promise.all([reading, record(known, reading.then((r) => r.servedFrom, () => "live" as const))]);
-  } else {
-    served = await readLinkInTime(id);
-    if (!served.link) return sendNotFound(res);
-    if (served.link.takenDown) return sendTakenDown(res);
-    outcome = await record(known ?? remember(id, served.link), Promise.resolve(served.servedFrom), ruledOf(served.link));
-  }
+  // A code this instance knows to have campaign rules is answered after its read (ruledRedirect).
+  if (known && last?.campaignRules) return ruledRedirect(req, res, id, at, address, await readLinkInTime(id), known);
+  // Every other scan: its arrival is published beside the link read, and the scan is answered when both are
+  // done (scans/arrival.ts); the consumer counts it later. A code first seen here is published with the id in
+  // its address only.
+  const timeZone = known && knownTimeZone(known.merchantId, at.getTime());
+  const recorded = placeOfRequest(req).then((place) =>
+    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, ...(known && timeZone ? { known: { ...known, timeZone } } : {}) }).then((arrival) =>
+      recordArrival(arrival, known?.merchantId).then((outcome) => ({ outcome, place, botReason: arrival.botReason, scanId: arrival.scanId, arrival })),
+    ),
+  );
+  const reading = readLinkInTime(id);
+  const [served, arrival] = await Promise.all([reading, recorded]);
   const link = served.link;
-  if (!link) return sendNotFound(res); // links are never deleted; a remembered id always has one
-  // Taken down between scans: the read that found it went with a scan already written (counted, never redirected).
+  if (!link) return sendNotFound(res); // the consumer drops the arrival of an id that names no code
   if (link.takenDown) return sendTakenDown(res);
-  // Queued before the 302, like the scan itself, waiting at most WEBHOOK_QUEUE_WAIT_MS (a slower enqueue finishes after the answer).
-  if (link.webhookIds?.length && outcome && place) await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
-  const counted = scanCountedHeader(outcome);
-  let location = link.destinationUrl;
-  if (link.campaignRules) {
-    // The rules came with the link just read: a change applies on the very next scan, and nothing more is read.
-    // Described already when the scan was recorded with its rules; else (the rules came with this read) now.
-    const scan = campaignScan ?? describe(await timeZoneOf(link.merchantId, at.getTime()));
-    const answer = await campaigns().campaignAnswer({ ...link, campaignRules: link.campaignRules }, scan, { outcome, gated, choice });
-    // The merchant's branding came with the link (copied when its rules were set): nothing more is read.
-    if (answer.type === "ended") return sendEnded(res, counted, (link.campaignRules as { brand?: EndedPageBrand }).brand);
-    if (answer.type === "busy") return sendBusy(res, counted);
-    if (answer.type === "password") return sendPasswordPage(res, SECURITY_HEADERS, { "X-Scan-Counted": counted });
-    location = answer.url;
-  }
+  const identity = known ?? remember(id, link);
+  const counted = countedHeader(arrival.outcome, arrival.botReason);
+  if (served.servedFrom === "last-known-good" && arrival.outcome === "recorded") await markServedLastKnownGood(arrival.arrival);
+  if (!link.campaignRules) return sendRedirect(res, link.destinationUrl, counted, served.servedFrom);
+  // Rules added since this instance last read the code: its arrival was published as a plain code's (the
+  // consumer counts it so), and the rules answer it, taking an allowance alone where they cap (campaigns/answer.ts).
+  if (known && timeZone) return answerByRules(res, { ...link, campaignRules: link.campaignRules }, campaignScanOf(req, address, arrival.place, at, timeZone), served.servedFrom, counted, { outcome: arrivalOutcome(arrival.botReason), gated: false });
+  // First seen here and it has rules: its arrival is left to the consumer's drop (a ruled code's arrival
+  // published before the read), and the scan is counted with the rules' answer under the same scan id.
+  return ruledRedirect(req, res, id, at, address, served, identity, { scanId: arrival.scanId, place: arrival.place });
+}
+
+/** X-Scan-Counted for a scan whose arrival was recorded (or not): a machine's keeps its reason, a closed code's person its own. */
+function countedHeader(outcome: "recorded" | "unknown", reason: string | null): string {
+  return outcome === "unknown" ? "unknown" : reason ? `false; reason=${reason}` : "recorded";
+}
+
+/** How the rules see a scan counted by the consumer (a machine's, or a person's not yet decided: never a unique here). */
+const arrivalOutcome = (botReason: string | null): ScanOutcome => (botReason ? { counted: false, reason: botReason } : { counted: true, unique: false });
+
+function campaignScanOf(req: IncomingMessage, address: string, place: ScanPlace | undefined, at: Date, timeZone: string): CampaignScan {
+  return { method: req.method ?? "GET", headers: req.headers, url: req.url ?? "", address, place, at, timeZone };
+}
+
+/** The rules' answer to a scan already recorded (`recorded`: how it counted), sent. */
+async function answerByRules(res: ServerResponse, ruled: RuledLink, scan: CampaignScan, servedFrom: ServedLink["servedFrom"], counted: string, recorded: Parameters<ReturnType<typeof campaigns>["campaignAnswer"]>[2]): Promise<void> {
+  const answer = await campaigns().campaignAnswer(ruled, scan, recorded);
+  if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, ruled);
+  sendRedirect(res, answer.url, counted, servedFrom);
+}
+
+function sendRedirect(res: ServerResponse, location: string, counted: string, servedFrom: ServedLink["servedFrom"]): void {
   res.removeHeader("X-Powered-By");
   res
     .writeHead(302, {
@@ -268,11 +243,72 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
       Location: location,
       "Cache-Control": "no-store",
       "X-Scan-Counted": counted,
-      ...(served.servedFrom === "last-known-good" ? { "X-Link-Served": "last-known-good" } : {}),
+      ...(servedFrom === "last-known-good" ? { "X-Link-Served": "last-known-good" } : {}),
       "Referrer-Policy": "no-referrer",
       "Content-Length": "0",
     })
     .end();
+}
+
+type CampaignAnswer = Awaited<ReturnType<ReturnType<typeof campaigns>["campaignAnswer"]>>;
+
+function sendCampaignPage(res: ServerResponse, answer: Exclude<CampaignAnswer, { type: "redirect" }>, counted: string, link: Link): void {
+  // The merchant's branding came with the link (copied when its rules were set): nothing more is read.
+  if (answer.type === "ended") return sendEnded(res, counted, (link.campaignRules as { brand?: EndedPageBrand }).brand);
+  if (answer.type === "busy") return sendBusy(res, counted);
+  return sendPasswordPage(res, SECURITY_HEADERS, { "X-Scan-Counted": counted });
+}
+
+/**
+ * A code with campaign rules, its link read. A cap or scan-count thresholds admit a person's scan before its
+ * answer, so such a scan is counted here (campaigns/answer.ts campaignGate; scans/record.ts) and published
+ * to the stream with the rule that answered it. Any other rules answer first, reading nothing, and the
+ * scan's arrival carries their answer to the consumer (scans/arrival.ts `answered`); `first` is the arrival
+ * a code first seen here was published with before its read (its scan id is kept: one scan).
+ */
+async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: string, at: Date, address: string, served: ServedLink, identity: Identity, first?: { scanId: string; place: ScanPlace }): Promise<void> {
+  const link = served.link;
+  if (!link) return sendNotFound(res);
+  if (link.takenDown) return sendTakenDown(res);
+  const [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), first?.place ?? placeOfRequest(req)]);
+  const known = { ...identity, timeZone };
+  const arrive = (answered?: Parameters<typeof arrivalOf>[0]["answered"]) =>
+    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, known, ...(answered ? { answered } : {}) }).then(async (arrival) => ({ arrival, outcome: await recordArrival(arrival, identity.merchantId) }));
+  if (!link.campaignRules) {
+    // Rules removed since this instance read them: a plain code's scan (a first arrival is counted as one already).
+    const counted = first ? "recorded" : await arrive().then(({ arrival, outcome }) => countedHeader(outcome, arrival.botReason));
+    return sendRedirect(res, link.destinationUrl, counted, served.servedFrom);
+  }
+  const ruled: RuledLink = { ...link, campaignRules: link.campaignRules };
+  const campaign = campaigns();
+  const scan = campaignScanOf(req, address, place, at, timeZone);
+  if (!campaign.admitsBeforeAnswer(ruled)) {
+    const answer = await campaign.campaignAnswer(ruled, scan);
+    const answered = campaign.answeredOf(ruled, answer, at);
+    const { arrival, outcome } = await arrive({ ...answered, ...(first ? { scanId: first.scanId } : {}) });
+    const counted = countedHeader(outcome, arrival.botReason ?? answered.endedReason ?? null);
+    if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, link);
+    return sendRedirect(res, answer.url, counted, served.servedFrom);
+  }
+  const choice = new campaign.RuleChoice(ruled, scan);
+  const outcome = await recordScanSafely(known, id, {
+    method: req.method ?? "GET",
+    headers: req.headers,
+    address,
+    place,
+    at,
+    source: "redirect",
+    servedFrom: served.servedFrom,
+    gate: campaign.campaignGate(ruled, at),
+    chooseRule: choice.choose,
+    utm: campaign.utmCounted(ruled),
+  });
+  // Queued before the answer, like the scan itself, waiting at most WEBHOOK_QUEUE_WAIT_MS (a slower enqueue finishes after the answer).
+  if (link.webhookIds?.length && outcome) await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
+  const counted = scanCountedHeader(outcome);
+  const answer = await campaign.campaignAnswer(ruled, scan, { outcome, gated: true, choice });
+  if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, link);
+  sendRedirect(res, answer.url, counted, served.servedFrom);
 }
 
 export const appScansApp = createRestApp((app) => {

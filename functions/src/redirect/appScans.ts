@@ -10,7 +10,8 @@ import { readLink } from "../store/codes";
 import { readWorkspaceTimeZone } from "../store/workspaces";
 import { APP_SCAN_REPEAT_MS, countAppScan } from "../store/scans";
 import { placeOfRequest } from "../scans/place";
-import { newScanId, scanEventOf, streamScan, uniqueEventId, visitorHash, type ScanOutcome } from "../scans/record";
+import { scanEventOf, streamScan, uniqueEventId, visitorHash, type ScanOutcome } from "../scans/record";
+import { newScanId } from "../scans/arrival";
 import { deviceOf } from "../scans/device";
 import { localMoment } from "../scans/localTime";
 

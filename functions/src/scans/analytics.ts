@@ -2,13 +2,16 @@
 // workspace (its workspace-day rollups), and, for a code, its newest scan events. No HTTP here.
 // Read budget: at most ANALYTICS_READ_BUDGET documents per query whatever the scan volume: one folded
 // document per day of the window, the shards not yet folded as far as the budget allows (`pending` says
-// when some were left for the fold), then as many of the newest events as the budget has left.
+// when some were left for the fold), then as many of the newest events as the budget has left. Every
+// answer says how far the scan consumer is behind (`lagSeconds`; `pending` while it catches up:
+// scans/freshness.ts).
 import type { DocumentData } from "firebase-admin/firestore";
 import { findCode, type CodeLookup } from "../store/codes";
 import { getWorkspace } from "../store/workspaces";
 import { campaignFromKey, recentScans } from "../store/scans";
 import { addCounts, OTHER_KEY, readRollupDocs } from "../store/rollups";
 import { DEFAULT_TIME_ZONE, localWindow, weekdayOf } from "./localTime";
+import { consumerFreshness, freshnessFields } from "./freshness";
 
 /** Per-code analytics list at most this many individual scans (newest first); totals count all. */
 export const SCAN_LIST_LIMIT = 1000;
@@ -150,6 +153,7 @@ export function ruleFigures(ru: Record<string, number> | undefined, current: Nam
 }
 
 export async function codeAnalytics(merchantId: string, lookup: CodeLookup, days: number, now = new Date()) {
+  const freshness = consumerFreshness(now.getTime());
   const [code, timeZone] = await Promise.all([findCode(merchantId, lookup), timeZoneOf(merchantId)]);
   // Up to 3 reads went to the link, the code and the workspace; the rollups get at most one per day and
   // the shards what is left of half the budget; the list gets the rest.
@@ -166,7 +170,7 @@ export async function codeAnalytics(merchantId: string, lookup: CodeLookup, days
     to: window[window.length - 1],
     ...f,
     byRule: ruleFigures(total.ru, code.campaignRules as NamedRules | undefined),
-    ...(more ? { pending: true } : {}),
+    ...(await freshnessFields(more, freshness)),
     scans: scans.map((s) => ({
       at: s.at.toISOString(),
       date: s.day,
@@ -201,6 +205,7 @@ export async function scansPerCode(merchantId: string, first: string, last: stri
 }
 
 export async function scanSummary(merchantId: string, days: number, now = new Date()) {
+  const freshness = consumerFreshness(now.getTime());
   const timeZone = await timeZoneOf(merchantId);
   const window = localWindow(days, timeZone, now);
   const { docs, more, perCode } = await scansPerCode(merchantId, window[0], window[window.length - 1], ANALYTICS_READ_BUDGET - 1);
@@ -213,7 +218,7 @@ export async function scanSummary(merchantId: string, days: number, now = new Da
     from: window[0],
     to: window[window.length - 1],
     ...f,
-    ...(more ? { pending: true } : {}),
+    ...(await freshnessFields(more, freshness)),
     byCampaign: Object.entries(campaigns)
       .filter(([key]) => key !== OTHER_KEY)
       .map(([key, c]) => ({ campaign: campaignFromKey(key), scans: c.n ?? 0, uniqueScanners: c.u ?? 0 }))

@@ -28,7 +28,10 @@ export const analyticsFiguresShape = {
   operatingSystems: rankedOutput("os"),
   browsers: rankedOutput("browser"),
   hourByWeekday: z.array(z.array(z.number().int())),
-  pending: z.boolean().optional(),
+  /** Figures still catching up: the scan consumer lags, or shards were left for the fold. */
+  pending: z.boolean(),
+  /** How far the scan consumer is behind the scans it received, in seconds. */
+  lagSeconds: z.number().int().min(0),
   /** byDay cut to its newest days (the answer's sentence says so). */
   truncated: z.boolean().optional(),
 };

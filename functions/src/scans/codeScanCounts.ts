@@ -1,14 +1,12 @@
 // The 7- and 30-day people-scans stored on each code for the list's scans sorts (store/catalogue.ts).
-// Never written by a scan: the scan maintenance recomputes a code's counts from its day rollups after it
-// folds that code's shards, and again when the code's window moves at the workspace's local midnight.
-// So a stored count is at most one maintenance interval (10 minutes) behind the rollups.
-import { readRollupDocs } from "../store/rollups";
-import { codesWithStaleScanCounts, writeScanCounts } from "../store/catalogue";
+// Never written by a scan: the fold moves them with each code-day it folds (its ledger, store/scanLedger.ts),
+// and the scan maintenance sums them again from the ledger when the code's window moves at the workspace's
+// local midnight. So a stored count is at most one maintenance interval (10 minutes) behind the rollups.
+import { refreshCodeScans, type ScanWindow } from "../store/scanLedger";
+import { codesWithStaleScanCounts } from "../store/catalogue";
 import { getWorkspace } from "../store/workspaces";
 import { DEFAULT_TIME_ZONE, localMoment, localWindow } from "./localTime";
 
-/** Rollup documents one recount reads at most: 30 folded days plus shards not yet folded. */
-const RECOUNT_READ_BUDGET = 90;
 /** Codes whose window moved that one maintenance run recounts at most; the next run goes on. */
 export const STALE_RECOUNTS_PER_RUN = 2_000;
 
@@ -31,22 +29,18 @@ export function timeZoneCache() {
   };
 }
 
-/** Recounts one code's stored 7- and 30-day people-scans from its day rollups. */
-export async function recountCodeScans(merchantId: string, codeId: string, timeZone: string, now = new Date()): Promise<{ scans7: number; scans30: number } | undefined> {
-  const window = localWindow(30, timeZone, now);
-  const weekStart = window[window.length - 7];
-  const { docs } = await readRollupDocs(merchantId, "codeDays", { codeId, first: window[0], last: window[window.length - 1] }, RECOUNT_READ_BUDGET);
-  const counts = { scans7: 0, scans30: 0 };
-  for (const d of docs) {
-    const n = typeof d.n === "number" ? d.n : 0;
-    counts.scans30 += n;
-    if (d.day >= weekStart) counts.scans7 += n;
-  }
-  const written = await writeScanCounts(merchantId, codeId, counts, counts.scans30 ? nextLocalMidnight(now, timeZone) : null);
-  return written ? counts : undefined;
+/** The window a code's stored counts cover at `now` in `timeZone` (store/scanLedger.ts). */
+export function scanWindow(timeZone: string, now: Date): ScanWindow {
+  const days = localWindow(30, timeZone, now);
+  return { first: days[0], week: days[days.length - 7], last: days[days.length - 1], movesAt: nextLocalMidnight(now, timeZone) };
 }
 
-/** Recounts codes whose window moved at their local midnight, up to STALE_RECOUNTS_PER_RUN. */
+/** Sums one code's stored 7- and 30-day people-scans from its ledger as the window now is (or seeds the ledger). */
+export async function recountCodeScans(merchantId: string, codeId: string, timeZone: string, now = new Date()): Promise<{ scans7: number; scans30: number } | undefined> {
+  return refreshCodeScans(merchantId, codeId, scanWindow(timeZone, now));
+}
+
+/** Sums again the counts of codes whose window moved at their local midnight, up to STALE_RECOUNTS_PER_RUN. */
 export async function recountStaleCodes(zoneOf: (merchantId: string) => Promise<string>, now = new Date()): Promise<number> {
   let done = 0;
   while (done < STALE_RECOUNTS_PER_RUN) {

@@ -1,30 +1,10 @@
 // Calendar arithmetic in a workspace's time zone (an IANA name, default UTC): which local day, hour and
-// weekday a scan falls on, and which local days a window of N days covers. Formatters are built once per
-// zone: constructing an Intl.DateTimeFormat costs far more than using one.
+// weekday a scan falls on, and which local days a window of N days covers (one formatter per zone: core/timeZone.ts).
 import { z } from "zod";
+import { isTimeZone, zoneFormatter as formatter } from "../core/timeZone";
 
 export { DEFAULT_TIME_ZONE } from "../core/constants";
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", weekday: "short" });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
-export function isTimeZone(value: string): boolean {
-  if (value.length > 64 || !/^[A-Za-z0-9_+\-/]+$/.test(value)) return false;
-  try {
-    formatter(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { isTimeZone };
 
 /** An IANA time zone name this runtime knows (e.g. America/Los_Angeles, Europe/Berlin, UTC). */
 export const timeZoneSchema = z

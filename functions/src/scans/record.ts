@@ -14,25 +14,24 @@
 // truncated to 96 bits. The address
 // and User-Agent are never stored; the secret of a date is destroyed 48 hours after the date begins (UTC),
 // after which no hash of that day can be recomputed or linked to another day's.
-import { createHmac, randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { getConfig } from "../core/config";
-import { rateLimitSubject } from "../core/clientAddress";
 import { withTimeout } from "../core/firebase";
+import { LruMap } from "../core/lru";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "../store/scanEvents";
 import { claimSlot, isAlreadyExists, scanNotWritten, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
 import type { DocumentReference } from "firebase-admin/firestore";
-import { loadOrCreateSecret } from "../store/scanSecrets";
+import { clientHash, visitorHash, visitorKey } from "./visitors";
 import { botReason } from "./classify";
 import { agentOf } from "./device";
 import { localMoment } from "./localTime";
+import { newScanId } from "./arrival";
+import { minuteEventId, NEWCOMER_PROBES, newcomerSlotExpiry, newcomerSlotId, newcomerWindow, noteUnchecked, REPEATS_PER_MINUTE, slotsToTry, uncheckedLeft, uniqueEventId } from "./guards";
 
-/** After its first scan of the day, a visitor's scans of one code beyond this many per clock minute are repeats. */
-export const REPEATS_PER_MINUTE = 3;
-/** What stands in a visitor's identity for any User-Agent the parser cannot name (random strings included). */
-const UNRECOGNISED_AGENT = "\u0000unrecognised";
+export { REPEATS_PER_MINUTE, uniqueEventId } from "./guards";
+
 
 export interface CodeIdentity {
   merchantId: string;
@@ -53,8 +52,8 @@ interface ScanRequest {
   linkType?: string;
   /** Set when the answer itself was for machines (a GS1 linkset): the scan is a machine's with this reason, whoever sent it. */
   machineReason?: string;
-  /** Whether the link was read for this scan or answered from last-known-good (redirect/app.ts); may settle later. */
-  servedFrom: ScanEvent["served_from"] | Promise<ScanEvent["served_from"]>;
+  /** Whether the link was read for this scan or answered from last-known-good (redirect/app.ts). */
+  servedFrom: ScanEvent["served_from"];
   /** A closed or capped campaign's terms (campaigns/, through the redirect); see countGated. */
   gate?: ScanGate;
   /**
@@ -68,33 +67,7 @@ interface ScanRequest {
   utm?: { source: string; medium: string };
 }
 
-// ---- the daily secrets, cached per instance ----
-
-const secrets = new Map<string, Promise<Buffer>>();
-
-function secretOf(date: string): Promise<Buffer> {
-  let secret = secrets.get(date);
-  if (!secret) {
-    secret = loadOrCreateSecret(date);
-    secret.catch(() => secrets.delete(date)); // retry on the next scan
-    secrets.set(date, secret);
-    if (secrets.size > 4) secrets.delete(secrets.keys().next().value!);
-  }
-  return secret;
-}
-
-/**
- * Who a scan is from, before hashing: the client (an IPv4 address, or an IPv6 address's /64, which one
- * host can fill with addresses of its own choosing, as the rate limits treat it) and, when it reads as a
- * real browser, the User-Agent.
- */
-export function visitorKey(address: string, userAgent: string | undefined, recognised: boolean): string {
-  return `${rateLimitSubject(address)}\n${recognised ? (userAgent ?? "") : UNRECOGNISED_AGENT}`;
-}
-
-export async function visitorHash(date: string, codeId: string, who: string): Promise<string> {
-  return createHmac("sha256", await secretOf(date)).update(`${codeId}\n${who}`).digest("base64url").slice(0, 16);
-}
+export { visitorHash, visitorKey } from "./visitors";
 
 // ---- what this instance learnt about visitors (bounded, forgets after a day) ----
 
@@ -107,66 +80,35 @@ interface VisitorState {
 }
 
 const VISITORS_MAX = 50_000;
-const visitors = new Map<string, VisitorState>();
+const visitors = new LruMap<string, VisitorState>(VISITORS_MAX);
 
 function stateOf(key: string): VisitorState {
   let state = visitors.get(key);
   if (!state) {
     state = { minute: -1, nextSlot: 0 };
-    if (visitors.size >= VISITORS_MAX) visitors.delete(visitors.keys().next().value!);
     visitors.set(key, state);
   }
   return state;
 }
 
-// ---- newcomers per address: how many new people one address may bring to a code ----
-
-/** New people (real-looking User-Agents) one address may add to one code per window, across instances. */
-export const NEWCOMER_SLOTS = 150;
-export const NEWCOMER_WINDOW_MS = 10 * 60_000;
-/**
- * New people from one address an instance counts per code and window without claiming a slot: a couple or
- * a family at one table costs no extra write, and only an address with more newcomers pays for the check.
- */
-export const NEWCOMERS_UNCHECKED = 2;
-
-interface AddressState {
-  window: number;
-  /** Newcomers this instance saw from the address for the code in the window. */
-  seen: number;
-  /** Slots below this are known taken. */
-  nextSlot: number;
-}
-
-const addresses = new Map<string, AddressState>();
-
-function addressStateOf(key: string, window: number): AddressState {
-  let state = addresses.get(key);
-  if (!state || state.window !== window) {
-    addresses.delete(key);
-    state = { window, seen: 0, nextSlot: 0 };
-    if (addresses.size >= VISITORS_MAX) addresses.delete(addresses.keys().next().value!);
-    addresses.set(key, state);
-  }
-  return state;
-}
-
-/** The guard of a newcomer slot: `n~{address hash}~{window}~{codeId}~{slot}` (the hash leads). */
-export const newcomerSlotId = (addressHash: string, window: number, codeId: string, slot: number) => `n~${addressHash}~${window}~${codeId}~${slot}`;
+// ---- newcomers per address: how many new people one address may bring to a code (scans/guards.ts) ----
 
 /**
- * Whether one more new person from this address may count for this code now. Past the unchecked few,
- * each takes a slot document (`create`, so two instances never take the same one); when all are taken the
- * scan is recorded as a repeat, not lost.
+ * Whether one more new person from this address may count for this code now. Past the unchecked few, each
+ * takes a slot document (`create`, so two instances never take the same one), tried at random among those
+ * this instance does not know taken; NEWCOMER_PROBES taken ones in a row, or all known taken, and the scan
+ * is recorded as a repeat, not lost (an address near its 150 may so stop a few newcomers short).
  */
 async function newcomerAdmitted(facts: ScanFacts, addressHash: string): Promise<boolean> {
-  const window = Math.floor(facts.at.getTime() / NEWCOMER_WINDOW_MS);
-  const state = addressStateOf(`${facts.codeId}~${addressHash}`, window);
-  if (++state.seen <= NEWCOMERS_UNCHECKED) return true;
-  const expiresAt = new Date((window + 1) * NEWCOMER_WINDOW_MS + 86_400_000);
-  while (state.nextSlot < NEWCOMER_SLOTS) {
-    const slot = state.nextSlot++;
-    if (await claimSlot(facts.merchantId, newcomerSlotId(addressHash, window, facts.codeId, slot), expiresAt)) return true;
+  const window = newcomerWindow(facts.at);
+  if (uncheckedLeft(facts.codeId, addressHash, window) > 0) {
+    noteUnchecked(facts.codeId, addressHash, window);
+    return true;
+  }
+  for (let probe = 0; probe < NEWCOMER_PROBES; probe++) {
+    const [slot] = slotsToTry(facts.codeId, addressHash, window, 1);
+    if (slot === undefined) return false;
+    if (await claimSlot(facts.merchantId, newcomerSlotId(addressHash, window, facts.codeId, slot), newcomerSlotExpiry(window))) return true;
   }
   return false;
 }
@@ -189,11 +131,6 @@ export function scanCountedHeader(outcome: ScanOutcome | undefined): string {
  * answering must not lose the event (scan-durability.test.ts). A warm publish takes milliseconds.
  */
 export const STREAM_WAIT_MS = 5_000;
-
-/** A new scan's stable id: random, so ids never form an increasing range; a retried publish reuses it. */
-export function newScanId(): string {
-  return randomBytes(16).toString("base64url");
-}
 
 /** The stream's message for a scan (store/scanEvents.ts). */
 export function scanEventOf(facts: ScanFacts, scanId: string, who: { botReason: string | null; visitor: string | null }, servedFrom: ScanEvent["served_from"], answer: ScanAnswer = {}): ScanEvent {
@@ -225,6 +162,10 @@ export function scanEventOf(facts: ScanFacts, scanId: string, who: { botReason: 
     ended_reason: answer.endedReason ?? null,
     utm_source: facts.utm?.source ?? null,
     utm_medium: facts.utm?.medium ?? null,
+    // Published beside its count (a campaign's scan): the stream's queries decide it from the fields above.
+    counted: null,
+    unique_scan: null,
+    not_counted_reason: null,
   };
 }
 
@@ -246,32 +187,6 @@ export async function streamScan(event: ScanEvent): Promise<void> {
   );
   const inTime = await withTimeout(published, STREAM_WAIT_MS, "scan stream").catch(() => false);
   if (!inTime) logScanNotStreamed({ ...facts, pending: true });
-}
-
-/**
- * Publishes a scan's event without waiting for its link read: the read is nearly always live, and
- * waiting would put the publish after the read instead of beside it (the redirect would wait for the
- * sum). When the read passes its deadline and the last-known-good link answers, the event is published
- * again, marked; the stream keeps the marked copy of a scan id (docs/scan-stream.md, "Each scan once").
- * `known` is how the link was served if that was settled when the event was ready (GS1, the app, a code
- * with rules, whose link is read first): then the event goes out once.
- */
-async function publishServed(event: ScanEvent, known: ScanEvent["served_from"] | undefined, final: ScanRequest["servedFrom"]): Promise<void> {
-  if (known) return streamScan({ ...event, served_from: known });
-  // The marked copy goes out as soon as the deadline passes, beside the first copy's publish, not after it:
-  // the redirect waits for the longer of the two, as it waited for one publish before.
-  const marked = Promise.resolve(final).then((servedFrom) => (servedFrom !== event.served_from ? streamScan({ ...event, served_from: servedFrom }) : undefined));
-  await Promise.all([streamScan(event), marked]);
-}
-
-/**
- * Classifies and records one scan of a known code; resolves once it is durable in Firestore and its event
- * is in the stream (both at once: the publish adds no wait of its own).
- */
-export async function recordScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): Promise<ScanOutcome> {
-  const { counting, streamed } = startScan(code, uniqueQRCodeID, request);
-  const [outcome] = await Promise.all([counting, streamed]);
-  return outcome;
 }
 
 /**
@@ -297,19 +212,17 @@ function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequ
     eventRetentionDays: getConfig().scanEventRetentionDays,
   };
   const reason = request.machineReason ?? botReason(request.method, request.headers);
-  const visitorOf = reason ? Promise.resolve(null) : visitorHash(day, code.codeId, visitorKey(request.address, typeof ua === "string" ? ua : undefined, recognised));
+  const visitorOf = reason ? Promise.resolve(null) : visitorHash(day, uniqueQRCodeID, visitorKey(request.address, typeof ua === "string" ? ua : undefined, recognised));
   // Only real-looking browsers can be several people behind one address; the rest are one visitor already.
-  const newcomerFrom = !reason && recognised ? () => visitorHash(day, code.codeId, rateLimitSubject(request.address)) : null;
+  const newcomerFrom = !reason && recognised ? () => clientHash(day, uniqueQRCodeID, request.address) : null;
   const scanId = newScanId();
   // A campaign's scan is published once its answer is known (just before its write); any other at once.
   let answered!: (answer: ScanAnswer) => void;
   const answer = new Promise<ScanAnswer>((resolve) => (answered = resolve));
   if (!request.chooseRule && !request.gate) answered({});
   const recorded = request.utm ? { ...facts, utm: request.utm } : facts;
-  let servedKnown = typeof request.servedFrom === "string" ? request.servedFrom : undefined;
-  if (typeof request.servedFrom !== "string") request.servedFrom.then((v) => (servedKnown = v), () => undefined);
   // A failed secret load fails the count (logged by the caller); the event then goes out without a visitor.
-  const streamed = Promise.all([answer, visitorOf.catch(() => null)]).then(([a, visitor]) => publishServed(scanEventOf(recorded, scanId, { botReason: reason, visitor }, "live", a), servedKnown, request.servedFrom));
+  const streamed = Promise.all([answer, visitorOf.catch(() => null)]).then(([a, visitor]) => streamScan(scanEventOf(recorded, scanId, { botReason: reason, visitor }, request.servedFrom, a)));
   const writer = new ScanWriter(recorded, request.chooseRule, answered);
   const counting = visitorOf
     .then((visitor) => (request.gate ? countGated(writer, reason, visitor, newcomerFrom, request.gate) : countScan(writer, reason, visitor, newcomerFrom)))
@@ -352,10 +265,6 @@ class ScanWriter {
   }
 }
 
-// Event ids of a person's counted scans (the guards of unique and repeat counting). The visitor hash
-// leads, so the ids of a busy code and day spread over the key space instead of filling one range.
-export const uniqueEventId = (day: string, codeId: string, visitor: string) => `u~${visitor}~${day}~${codeId}`;
-export const minuteEventId = (minute: number, codeId: string, visitor: string, slot: number) => `m~${visitor}~${minute}~${codeId}~${slot}`;
 
 /** The Firestore side of a scan: a person's event (the unique and repeat guard) and the rollup change. */
 async function countScan(
@@ -519,8 +428,10 @@ async function countGated(writer: ScanWriter, reason: string | null, visitor: st
 export const SCAN_WRITE_WAIT_MS = 5_000;
 
 /**
- * recordScan for the redirect: a failure or a write past SCAN_WRITE_WAIT_MS is logged, never a failed
- * redirect. Only the write is held to that bound; the publish has its own (STREAM_WAIT_MS, from when the
+ * Classifies and records one scan of a known code (a capped or threshold code's, through the redirect; a
+ * GS1 resolution's): resolves once it is durable in Firestore and its event is in the stream, both at once.
+ * A failure or a write past SCAN_WRITE_WAIT_MS is logged and resolves undefined (the count unknown), never a
+ * failed redirect. Only the write is held to that bound; the publish has its own (STREAM_WAIT_MS, from when the
  * scan's answer is known), so a slow publish never makes a recorded scan's count unknown.
  */
 export async function recordScanSafely(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequest): Promise<ScanOutcome | undefined> {

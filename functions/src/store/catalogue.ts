@@ -3,7 +3,7 @@
 // (docs/data-model.md, "Codes: bounds").
 //
 //   workspaces/{m}/codes/{codeId}            each code carries its own list fields: `titleKey`, `searchTokens`,
-//                                            `scans7`, `scans30` (+ `scansStaleAt`), `catalogue` (the fields' version)
+//                                            `scans7`, `scans30` (+ `scansStaleAt`, `scansByDay`), `catalogue` (the fields' version)
 //   workspaces/{m}/codeCounts/{0..15}        the workspace's totals as increments, one random shard per write
 //   workspaces/{m}/campaigns/{key}           one document per campaign name: the list's campaign filter
 //
@@ -34,7 +34,10 @@ export function catalogueFields(code: Searchable & { title: string }) {
   return { titleKey: titleKeyOf(code.title), searchTokens: searchTokensOf(code), catalogue: CATALOGUE_VERSION };
 }
 
-export const NEW_CODE_SCAN_FIELDS = { scans7: 0, scans30: 0 } as const;
+/** A new code's scan counts, with its empty ledger (store/scanLedger.ts): nothing to seed. */
+export const NEW_CODE_SCAN_FIELDS = { scans7: 0, scans30: 0, scansByDay: {} } as const;
+/** A code from before the catalogue: no ledger, so the maintenance seeds it from the rollups it may already have. */
+export const UNCOUNTED_SCAN_FIELDS = { scans7: 0, scans30: 0 } as const;
 
 interface CountChange {
   total?: number;
@@ -130,23 +133,7 @@ export function indexesFor(shape: ListQueryShape): Array<Array<{ fieldPath: stri
   return filters.map((f) => [f, { fieldPath: shape.sort, order }]);
 }
 
-// ---- scan counts for the scans sorts (written by the scan maintenance, never by a scan) ----
-
-/**
- * Sets a code's stored 7- and 30-day people-scans. `staleAt` is the workspace's next local midnight, when
- * the window moves; null when the window is empty (nothing to roll forward). False if the code is gone.
- */
-export async function writeScanCounts(merchantId: string, codeId: string, counts: { scans7: number; scans30: number }, staleAt: Date | null): Promise<boolean> {
-  const ref = workspace(merchantId).collection("codes").doc(codeId);
-  try {
-    await ref.update({ ...counts, scansStaleAt: staleAt ? Timestamp.fromDate(staleAt) : FieldValue.delete() });
-    countOps({ writes: 1 });
-    return true;
-  } catch (error) {
-    if ((error as { code?: number }).code === 5) return false; // NOT_FOUND: nothing to count
-    throw error;
-  }
-}
+// ---- scan counts for the scans sorts (kept by the fold and the scan maintenance, never by a scan: store/scanLedger.ts) ----
 
 /** Codes (any workspace) whose counting window has moved since their counts were stored, oldest first. */
 export async function codesWithStaleScanCounts(now: Date, limit: number): Promise<Array<{ merchantId: string; codeId: string }>> {
@@ -181,7 +168,7 @@ export async function backfillCataloguePage(after: string | null, limit = BACKFI
       const joining = new Map<string, Array<{ dynamic: boolean; status: string; campaign: string | null }>>();
       for (const { ref, code } of docs) {
         const searchable = { title: String(code.title ?? ""), destinationUrl: String(code.destinationUrl ?? ""), campaign: code.campaign ?? null, tags: Array.isArray(code.tags) ? code.tags : [] };
-        tx.update(ref, { ...catalogueFields(searchable), ...(code.catalogue === undefined ? NEW_CODE_SCAN_FIELDS : {}) });
+        tx.update(ref, { ...catalogueFields(searchable), ...(code.catalogue === undefined ? UNCOUNTED_SCAN_FIELDS : {}) });
         if (code.catalogue !== undefined) continue; // an older version: already counted
         const merchantId = ref.parent.parent!.id;
         joining.set(merchantId, [...(joining.get(merchantId) ?? []), { dynamic: Boolean(code.dynamic), status: String(code.status), campaign: searchable.campaign }]);

@@ -7,7 +7,7 @@ import { AppError } from "../core/errors";
 import type { BoostFrame, ScanBeepSound, Template } from "../core/constants";
 import type { StoredDesign } from "./designRecord";
 import { COLLECTIONS } from "./collections";
-import { addNewCodesToCatalogue, catalogueFields, NEW_CODE_SCAN_FIELDS } from "./catalogue";
+import { addNewCodesToCatalogue, catalogueFields, NEW_CODE_SCAN_FIELDS, UNCOUNTED_SCAN_FIELDS } from "./catalogue";
 import { dateOf, listOf, readRecords, recordConverter } from "./records";
 
 export type CodeSource = "tool" | "bulk" | "sandbox-claim" | "console";
@@ -84,6 +84,8 @@ export interface Link {
   takenDown?: TakenDown;
   /** A dynamic code's campaign settings, parsed, with its UTM template's parameters (campaigns/service.ts); absent: none. */
   campaignRules?: StoredCampaignRules;
+  /** When the link last gained or lost its campaign settings (setLinkCampaignRules); absent: never since this was kept. */
+  rulesChangedAt?: Date;
 }
 
 /**
@@ -96,6 +98,7 @@ const linkRecord = recordConverter<Link>((d) => {
   if (d.machineWebhookIds !== undefined) link.machineWebhookIds = d.machineWebhookIds;
   if (d.takenDown !== undefined) link.takenDown = d.takenDown;
   if (d.campaignRules !== undefined) link.campaignRules = d.campaignRules;
+  if (d.rulesChangedAt !== undefined) link.rulesChangedAt = dateOf(d.rulesChangedAt);
   return link;
 });
 const linkRef = (uniqueQRCodeID: string) => linkDoc(uniqueQRCodeID).withConverter(linkRecord);
@@ -114,7 +117,7 @@ export function newCodeId(merchantId: string): string {
 }
 
 /** Fields of a code document that belong to the catalogue (store/catalogue.ts), not to the code. */
-const SCAN_COUNT_FIELDS = ["scans7", "scans30", "scansStaleAt"];
+const SCAN_COUNT_FIELDS = ["scans7", "scans30", "scansStaleAt", "scansByDay"];
 const CATALOGUE_ONLY = ["titleKey", "searchTokens", "catalogue", ...SCAN_COUNT_FIELDS];
 /** The fields a code document names: the code's (every field of QrCode, checked by `satisfies`) and the catalogue's. */
 const NAMED_FIELDS = new Set([
@@ -249,15 +252,19 @@ export async function findCodeRecord(merchantId: string, lookup: CodeLookup, tx?
  * the code's (a field of the code left out of `code`, such as campaignRules, is removed).
  */
 export function updateCodeInTransaction(tx: Transaction, code: QrCode, stored: StoredCodeFields): void {
-  const scans = stored.catalogued ? stored.scanCounts : NEW_CODE_SCAN_FIELDS;
+  const scans = stored.catalogued ? stored.scanCounts : UNCOUNTED_SCAN_FIELDS;
   tx.set(codesOf(code.merchantId).doc(code.codeId), { ...stored.other, ...codeData(code), ...catalogueFields(code), ...scans });
   tx.set(linkDoc(code.uniqueQRCodeID), linkData(code), { merge: true });
   if (!stored.catalogued) addNewCodesToCatalogue(tx, code.merchantId, [code]);
 }
 
-/** Replaces (or, with null, removes) a link's campaign settings: the whole field, never merged into the old one. */
-export function setLinkCampaignRules(tx: Transaction, uniqueQRCodeID: string, rules: StoredCampaignRules | null): void {
-  tx.update(linkDoc(uniqueQRCodeID), { campaignRules: rules ?? FieldValue.delete() });
+/**
+ * Replaces (or, with null, removes) a link's campaign settings: the whole field, never merged into the old one.
+ * `had`: whether the link had settings; when that changes, the link records when (`rulesChangedAt`), so the
+ * scan consumer judges a scan published before its redirect read the link by the rules at the scan's time.
+ */
+export function setLinkCampaignRules(tx: Transaction, uniqueQRCodeID: string, rules: StoredCampaignRules | null, had: boolean): void {
+  tx.update(linkDoc(uniqueQRCodeID), { campaignRules: rules ?? FieldValue.delete(), ...(had !== (rules !== null) ? { rulesChangedAt: FieldValue.serverTimestamp() } : {}) });
 }
 
 /** Several codes of one workspace in one round trip, in the order asked; missing ones are left out. */

@@ -13,6 +13,12 @@ export const COLLECTIONS = {
   mail: "mail",
   rateLimits: "rateLimits",
   appScanMarks: "appScanMarks",
+  /** Arrivals whose publish failed or passed its bound: kept until the scan consumer counts them (TTL 7 days). */
+  scanOutbox: "scanOutbox",
+  /** One heartbeat per scan consumer instance: its watermark (scans/consume.ts). */
+  scanConsumers: "scanConsumers",
+  /** One document per redirect instance: when it published its recent arrivals (store/scanArrivalMarks.ts). */
+  scanArrivalMarks: "scanArrivalMarks",
   /** Reports of abusive codes from the public report form: server only (abuse/service.ts). */
   abuseReports: "abuseReports",
   /** Destinations to look up again after a failed Safe Browsing lookup: server only (store/rechecks.ts). */

@@ -2,9 +2,9 @@
 // one document per day. Every bound here is stated in docs/data-model.md ("Scan rollups").
 //
 //   workspaces/{m}/codeDays/{codeId}~{day}                  a code's day, folded (written only by the fold)
-//   workspaces/{m}/codeDays/{codeId}~{day}~{inst}~{slot}    a shard: written by ONE instance only
+//   workspaces/{m}/codeDays/{inst}~{slot}~{codeId}~{day}    a shard: written by ONE instance only
 //   workspaces/{m}/scanDays/{day}                           the workspace's day, folded
-//   workspaces/{m}/scanDays/{day}~{inst}~{slot}             its shards
+//   workspaces/{m}/scanDays/{inst}~{slot}~{day}             its shards (the fold groups shards by their fields)
 //
 // Write rate: an instance writes a shard at most once a second (it moves on to its next slot while one
 // was written in the last second; when all MAX_SLOTS were, its writers wait for the first to come free,
@@ -20,6 +20,8 @@ import { FieldValue, Timestamp, type DocumentData, type DocumentReference, type 
 import { db } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
 import { countOps, countDocumentWrite } from "./opCounter";
+import { codeDocRef, foldIntoLedger, type ScanWindow } from "./scanLedger";
+import { LruMap } from "../core/lru";
 
 /** Where a capped map puts the keys beyond its cap. */
 export const OTHER_KEY = "Other";
@@ -80,7 +82,8 @@ interface Slot {
 }
 
 const SLOTS_MAX_ROLLUPS = 20_000;
-const slots = new Map<string, Slot[]>();
+/** Least recently used rollups are forgotten first: a hot rollup's slots (and the keys they hold) stay known. */
+const slots = new LruMap<string, Slot[]>(SLOTS_MAX_ROLLUPS);
 /** A rollup (its merchant, kind and base id): the key its instance shards are kept under, and scans merged by. */
 export const slotKey = (target: Pick<RollupTarget, "merchantId" | "kind" | "baseId">) => `${target.merchantId}/${target.kind}/${target.baseId}`;
 
@@ -115,13 +118,14 @@ function slotFor(target: RollupTarget, now: number): Slot {
   const key = slotKey(target);
   let list = slots.get(key);
   if (!list) {
-    if (slots.size >= SLOTS_MAX_ROLLUPS) slots.delete(slots.keys().next().value!);
     list = [];
     slots.set(key, list);
   }
   let slot = list.find((s) => now - s.lastWrite >= SHARD_WRITE_INTERVAL_MS);
   if (!slot && list.length < MAX_SLOTS) {
-    slot = { id: `${target.baseId}~${INSTANCE_ID}~${list.length}`, lastWrite: 0, keys: new Map() };
+    // The instance leads: at local midnight the instances' new shards spread over their own key ranges
+    // instead of all starting one new range of ids that begin with the day.
+    slot = { id: `${INSTANCE_ID}~${list.length}~${target.baseId}`, lastWrite: 0, keys: new Map() };
     list.push(slot);
   }
   // Only for a writer that did not wait (whenShardsFree): the least recently written.
@@ -211,9 +215,17 @@ export function foldCounts(docs: DocumentData[]): DocumentData {
 export async function readRollupDocs(merchantId: string, kind: RollupKind, where: { codeId?: string; first: string; last: string }, budget: number): Promise<{ docs: DocumentData[]; more: boolean }> {
   let q = rollups(merchantId, kind).where("day", ">=", where.first).where("day", "<=", where.last);
   if (where.codeId) q = q.where("codeId", "==", where.codeId);
-  const folded = await q.where("shard", "==", false).limit(budget).get();
+  // One snapshot for both queries (a read-only transaction): a fold committed between them would otherwise
+  // be missed by both, its shards gone from the second and its sum not yet in the first.
+  const { folded, shards } = await db().runTransaction(
+    async (tx) => {
+      const folded = await tx.get(q.where("shard", "==", false).limit(budget));
+      const left = budget - folded.size;
+      return { folded, shards: left > 0 ? await tx.get(q.where("shard", "==", true).limit(left + 1)) : undefined };
+    },
+    { readOnly: true },
+  );
   const left = budget - folded.size;
-  const shards = left > 0 ? await q.where("shard", "==", true).limit(left + 1).get() : undefined;
   const shardDocs = shards?.docs.slice(0, Math.max(0, left)) ?? [];
   countOps({ reads: Math.max(1, folded.size) + (shards ? Math.max(1, shardDocs.length) : 0) });
   return { docs: [...folded.docs, ...shardDocs].map((d) => d.data()), more: (shards?.size ?? 1) > left };
@@ -223,50 +235,62 @@ export async function readRollupDocs(merchantId: string, kind: RollupKind, where
 export const FOLD_SHARDS_MAX = 400;
 
 /**
- * One page of the shards (of one kind, any workspace and day) waiting to be folded, grouped by rollup, in
- * document order from `after` (the previous page's cursor); `next` is undefined on the last page. A
- * rollup's shards may continue on the next page.
+ * One page of the shards (of one kind, any workspace and day) waiting to be folded, grouped by rollup (its
+ * `codeId` and `day` fields, not its id), in document order from `after` (the previous page's cursor);
+ * `next` is undefined on the last page. A rollup's shards may continue on the next page.
  */
-export async function rollupsWithShards(kind: RollupKind, after?: DocumentSnapshot, limit = FOLD_SHARDS_MAX): Promise<{ rollups: Array<{ merchantId: string; baseId: string; shards: DocumentReference[] }>; next?: DocumentSnapshot }> {
-  let q = db().collectionGroup(kind).where("shard", "==", true).orderBy("__name__").limit(limit);
+export async function rollupsWithShards(kind: RollupKind, after?: DocumentSnapshot, limit = FOLD_SHARDS_MAX): Promise<{ rollups: Array<{ merchantId: string; baseId: string; codeId?: string; shards: DocumentReference[] }>; next?: DocumentSnapshot }> {
+  let q = db().collectionGroup(kind).where("shard", "==", true).orderBy("__name__").select("codeId", "day").limit(limit);
   if (after) q = q.startAfter(after);
   const snap = await q.get();
   countOps({ reads: Math.max(1, snap.size) });
-  const found = new Map<string, { merchantId: string; baseId: string; shards: DocumentReference[] }>();
+  const found = new Map<string, { merchantId: string; baseId: string; codeId?: string; shards: DocumentReference[] }>();
   for (const doc of snap.docs) {
     const merchantId = doc.ref.parent.parent!.id;
-    const baseId = doc.id.split("~").slice(0, kind === "codeDays" ? 2 : 1).join("~");
+    const codeId = kind === "codeDays" ? String(doc.get("codeId")) : undefined;
+    const baseId = codeId === undefined ? String(doc.get("day")) : `${codeId}~${String(doc.get("day"))}`;
     const key = `${merchantId}/${baseId}`;
-    const rollup = found.get(key) ?? { merchantId, baseId, shards: [] };
+    const rollup = found.get(key) ?? { merchantId, baseId, ...(codeId === undefined ? {} : { codeId }), shards: [] };
     rollup.shards.push(doc.ref);
     found.set(key, rollup);
   }
   return { rollups: [...found.values()], next: snap.size === limit ? snap.docs[snap.size - 1] : undefined };
 }
 
+/** What one fold did: the shards it folded, and for a code's day, what became of the code's ledger (store/scanLedger.ts). */
+export interface Folded {
+  shards: number;
+  ledger?: "written" | "unseeded" | "gone";
+}
+
 /**
  * Folds the given shards of a rollup (at most FOLD_SHARDS_MAX, found by rollupsWithShards) into its folded
  * document, in one transaction that reads them by reference: it locks only those documents, so folds of
  * different rollups run side by side, and a shard written again since it was found is folded as it now
- * is. A shard already folded (gone) is skipped. Returns how many were folded.
+ * is. A shard already folded (gone) is skipped. A code's day (`code` given) also sets that day in the
+ * code's scans ledger, in the same transaction, so the list's 7- and 30-day figures move with the fold.
  */
-export async function foldRollup(merchantId: string, kind: RollupKind, baseId: string, shardRefs: DocumentReference[]): Promise<number> {
+export async function foldRollup(merchantId: string, kind: RollupKind, baseId: string, shardRefs: DocumentReference[], code?: { codeId: string; window: ScanWindow }): Promise<Folded> {
   if (shardRefs.length > FOLD_SHARDS_MAX) throw new Error(`at most ${FOLD_SHARDS_MAX} shards per fold, not ${shardRefs.length}`);
   const base = rollups(merchantId, kind).doc(baseId);
+  const codeRef = code && kind === "codeDays" ? codeDocRef(merchantId, code.codeId) : undefined;
   return db().runTransaction(async (tx: Transaction) => {
-    const [baseSnap, ...shardSnaps] = await tx.getAll(base, ...shardRefs);
-    const shards = shardSnaps.filter((d) => d.exists && d.get("shard") === true);
-    countOps({ reads: 1 + shardRefs.length });
-    if (!shards.length) return 0;
+    const [baseSnap, ...rest] = await tx.getAll(base, ...(codeRef ? [codeRef] : []), ...shardRefs);
+    const codeSnap = codeRef ? rest.shift() : undefined;
+    const shards = rest.filter((d) => d.exists && d.get("shard") === true);
+    countOps({ reads: 1 + (codeRef ? 1 : 0) + shardRefs.length });
+    if (!shards.length) return { shards: 0 };
     // Rollup documents are open maps of counts (their keys are the breakdowns' own), so they are read as
     // document data, not through a record converter.
     const folded = baseSnap.data();
     const docs = [...(folded ? [folded] : []), ...shards.map((s) => s.data()!)];
     const meta = folded ?? shards[0].data()!;
     const keep = Object.fromEntries(Object.entries(meta).filter(([k]) => !COUNT_FIELDS.includes(k) && k !== "shard"));
-    tx.set(base, { ...keep, ...foldCounts(docs), shard: false });
+    const counts = foldCounts(docs);
+    tx.set(base, { ...keep, ...counts, shard: false });
     for (const s of shards) tx.delete(s.ref);
-    countOps({ writes: 1, deletes: shards.length });
-    return shards.length;
+    const ledger = codeSnap && code ? foldIntoLedger(tx, codeSnap, String(meta.day), typeof counts.n === "number" ? counts.n : 0, code.window) : undefined;
+    countOps({ writes: 1 + (ledger === "written" ? 1 : 0), deletes: shards.length });
+    return { shards: shards.length, ...(ledger ? { ledger } : {}) };
   });
 }

@@ -29,9 +29,9 @@ export function campaignFromKey(key: string): string | null {
 }
 
 const workspace = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId);
-const scanEvents = (merchantId: string) => workspace(merchantId).collection("scans");
+export const scanEvents = (merchantId: string) => workspace(merchantId).collection("scans");
 /** Commit marks (proofOf): apart from the events, which are people's scans only. */
-const scanCommitMarks = (merchantId: string) => workspace(merchantId).collection("scanCommits");
+export const scanCommitMarks = (merchantId: string) => workspace(merchantId).collection("scanCommits");
 
 const ALREADY_EXISTS = 6; // gRPC status of a create() whose document exists
 
@@ -195,7 +195,7 @@ export function rollupChanges(facts: ScanFacts, cls: ScanClass): Array<{ target:
 export const SCAN_EVENT_LANES = 16;
 const ALL_LANES = Array.from({ length: SCAN_EVENT_LANES }, (_, i) => i);
 
-function eventData(facts: ScanFacts, unique: boolean, commitId?: string): DocumentData {
+export function eventData(facts: ScanFacts, unique: boolean, commitId?: string): DocumentData {
   return {
     // The commit that wrote it: read back after a failed commit (commitLanded).
     ...(commitId ? { cm: commitId } : {}),
@@ -230,10 +230,10 @@ interface PendingScan {
   guard?: { read: Promise<unknown>; done: boolean; taken?: boolean; heldOnce?: boolean };
 }
 
-type RollupChanges = Map<string, { target: RollupTarget; counts: Counts }>;
+export type RollupChanges = Map<string, { target: RollupTarget; counts: Counts }>;
 
 /** The rollup changes of several scans, one merged change per rollup. */
-function mergedChanges(scans: PendingScan[]): RollupChanges {
+export function mergedChanges(scans: Array<Pick<PendingScan, "facts" | "cls">>): RollupChanges {
   const changes: RollupChanges = new Map();
   for (const { facts, cls } of scans) {
     for (const { target, counts } of rollupChanges(facts, cls)) {
@@ -247,7 +247,7 @@ function mergedChanges(scans: PendingScan[]): RollupChanges {
 }
 
 /** How long a commit's mark (a batch without people's events) is kept (TTL): far past any read back of it. */
-const COMMIT_MARK_RETENTION_MS = 2 * 86_400_000;
+export const COMMIT_MARK_RETENTION_MS = 2 * 86_400_000;
 
 /**
  * The document that proves a commit landed: its first person's event, which carries the commit's id
@@ -299,7 +299,7 @@ export const scanBatches = { commit: (batch: WriteBatch): Promise<unknown> => ba
 const READ_BACK_WAIT_MS = 5_000;
 
 /** Whether the commit `commitId` landed: its proof holds the id (true) or not (false); undefined when the read failed. */
-async function commitLanded(proof: DocumentReference, commitId: string): Promise<boolean | undefined> {
+export async function commitLanded(proof: DocumentReference, commitId: string): Promise<boolean | undefined> {
   try {
     const snap = await withTimeout(proof.get(), READ_BACK_WAIT_MS, "a failed scan commit's read back");
     return snap.exists && snap.get("cm") === commitId;

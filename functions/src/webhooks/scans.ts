@@ -6,18 +6,19 @@ import { withTimeout } from "../core/firebase";
 import type { Link } from "../store/codes";
 import type { ScanPlace } from "../scans/classify";
 import type { ScanOutcome } from "../scans/record";
-import { deviceOf } from "../scans/device";
+import { deviceOf, type ScanDevice } from "../scans/device";
 import type { ScanNotice } from "./events";
 import { queueScan } from "./queue";
 
 /** Reasons a person's scan is not counted (a repeat, or a campaign's closed answer: campaigns/): still a person's. */
 const PERSON_NOT_COUNTED = new Set(["repeat", "not-started", "ended", "capped", "cap-busy"]);
 
-export function scanNotice(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPlace, userAgent: string | undefined, outcome: ScanOutcome): ScanNotice {
-  const device = deviceOf(userAgent);
+export function scanNotice(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPlace, userAgent: string | undefined | ScanDevice, outcome: ScanOutcome, scanId?: string): ScanNotice {
+  const device = typeof userAgent === "object" ? userAgent : deviceOf(userAgent);
   const machine = !outcome.counted && !PERSON_NOT_COUNTED.has(outcome.reason);
   return {
-    scanId: `scan_${randomBytes(12).toString("base64url")}`,
+    // A scan counted by the consumer keeps its stream id: a notice sent again after a redelivery names the same scan.
+    scanId: `scan_${scanId ?? randomBytes(12).toString("base64url")}`,
     codeId: link.codeId,
     uniqueQRCodeID,
     campaign: link.campaign ?? null,
@@ -50,4 +51,16 @@ export async function tellScanSubscribers(link: Link, uniqueQRCodeID: string, at
     logError("webhook.scan_queue_failed", "webhook scan queueing failed", error),
   );
   await withTimeout(queued, WEBHOOK_QUEUE_WAIT_MS, "webhook queue").catch(() => undefined);
+}
+
+/**
+ * Queues a scan the consumer counted (scans/consume.ts) for its link's subscriptions not in `queued`, adding
+ * each one queued; rejects when an enqueue fails, after the others are queued (tried again, only those left).
+ */
+export async function queueScanNotice(link: Link, uniqueQRCodeID: string, at: Date, place: ScanPlace, device: ScanDevice, outcome: ScanOutcome, scanId: string, queued: Set<string>): Promise<void> {
+  const scan = scanNotice(link, uniqueQRCodeID, at, place, device, outcome, scanId);
+  const webhookIds = (scan.human ? (link.webhookIds ?? []) : (link.machineWebhookIds ?? [])).filter((id) => !queued.has(id));
+  const settled = await Promise.allSettled(webhookIds.map((webhookId) => queueScan({ merchantId: link.merchantId, webhookIds: [webhookId], scan, stableId: true }).then(() => queued.add(webhookId))));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason as Error;
 }
