@@ -4,6 +4,7 @@
 import { fileField, h, handled, table } from "./dom";
 import type { ImportKit } from "./import";
 import { consoleClient, type Answer } from "./api";
+import { previewHead } from "../functions/src/core/limits";
 
 const POLL_MS = 1000;
 
@@ -89,7 +90,7 @@ export function jobSection(kit: ImportKit): HTMLElement {
     const text = await file.text();
     let preview: Answer<"POST /jobs/preview">;
     try {
-      preview = await api("POST /jobs/preview", { body: { csv: text } });
+      preview = await api("POST /jobs/preview", { body: { csv: previewHead(text) } });
     } catch (e) {
       mapping.replaceChildren(h("p", { class: "error", id: "job-file-error" }, (e as Error).message));
       return;

@@ -34,6 +34,9 @@ commands:
   gs1-reassign    --key <GTIN | /AI/value of a GS1 key> --to <merchantId> --company-prefix <claimant's GS1 company prefix>
                   [--reason <text>]   (after checking the claimant's prefix with GS1: the key must begin with it;
                   the previous owner's items of the key, every lot and serial, are deleted; audited in both workspaces)
+  gs1-approve-prefix --company-prefix <prefix> --to <merchantId | none> [--reason <text>]   (after checking the
+                  prefix with GS1: only that workspace may claim new keys under it on the shared host, unlimited;
+                  --to none withdraws it; keys already claimed keep their owners: gs1-reassign moves those)
   scan-maintenance (folds the rollup shards, destroys expired daily secrets; every 10 minutes when deployed)
   scan-consumer   (the scan consumer's lag and instances, and its dead letters, peeked: left unacknowledged)
                   [--replay]  (publishes the dead letters to scan-arrivals again, each acknowledged once
@@ -181,7 +184,14 @@ export async function runAdmin(argv: string[], print: (text: string) => void = (
     case "gs1-reassign": {
       const { reassignKey } = await import("../functions/src/gs1/reassign");
       const done = await reassignKey({ key: need("key"), to: need("to"), companyPrefix: need("company-prefix"), by: "admin-cli", reason: values.reason });
-      out(`${done.ai === "01" ? "GTIN" : `key (AI ${done.ai})`} ${done.value} on ${done.host} now belongs to ${done.to} (was ${done.from}); removed ${done.removed.length} item(s) of ${done.from}: ${done.removed.map((i) => i.path).join(", ") || "none"}`, done);
+      out(`${done.ai === "01" ? "GTIN" : `key (AI ${done.ai})`} ${done.value} on ${done.host} now belongs to ${done.to} (was ${done.from}); removed ${done.itemsRemoved} item(s) of ${done.from}: ${done.removed.map((i) => i.path).join(", ") || "none"}${done.removed.length < done.itemsRemoved ? ", ..." : ""}`, done);
+      break;
+    }
+    case "gs1-approve-prefix": {
+      const { approvePrefix } = await import("../functions/src/gs1/prefixVerify");
+      const to = need("to");
+      const done = await approvePrefix({ companyPrefix: need("company-prefix"), to: to === "none" ? null : to, by: "admin-cli", reason: values.reason });
+      out(`GS1 company prefix ${done.companyPrefix} on ${done.host}: ${done.to ? `approved for ${done.to}` : "approval withdrawn"} (was ${done.from ?? "nobody"})`, done);
       break;
     }
     case "scan-maintenance": {

@@ -6,12 +6,14 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
-import { checkDigitOf } from "../../functions/src/gs1/keys";
+import { checkDigitOf, primaryKeyDef } from "../../functions/src/gs1/keys";
+import { restrictedNumberProblem } from "../../functions/src/gs1/prefixes";
 
-/** A fresh GTIN-14 with its check digit. */
+/** A fresh GTIN-14 with its check digit, of a company (not a restricted circulation or coupon number, which the shared host refuses). */
 export function newGtin(): string {
   const body = `0${Array.from({ length: 12 }, () => String(randomInt(10))).join("")}`;
-  return body + String(checkDigitOf(body));
+  const gtin = body + String(checkDigitOf(body));
+  return restrictedNumberProblem(primaryKeyDef("01")!, gtin) ? newGtin() : gtin;
 }
 
 const FIXTURES = path.join(__dirname, "..", "fixtures", "gs1");

@@ -66,6 +66,8 @@ describe("abuse: reports, takedown and the destination blocklist", function () {
     const repoint = await callTool("svc.qr.update", { codeId: code.codeId, destinationUrl: "https://parcels.example/other" }, m.apiKey);
     assert.match(JSON.stringify(repoint), /FORBIDDEN/);
     assert.match(JSON.stringify(repoint), /taken down/);
+    // The reporter's words are a stranger's: they never reach the owner or its agent (review 4, L5).
+    for (const seenByOwner of [JSON.stringify(repoint), JSON.stringify(seen.body)]) assert.ok(!seenByOwner.includes("card number"), seenByOwner);
     const viaConsole = await consoleApi(`/codes/${code.codeId}`, m.idToken, { body: { destinationUrl: "https://parcels.example/other" } });
     assert.equal(viaConsole.status, 403, JSON.stringify(viaConsole.body));
     assert.match(viaConsole.body.message, /taken down/);

@@ -182,6 +182,10 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
       ["DELETE", `/api/utm-templates/${encodeComponent(hostileId(rand))}`],
       ["GET", `/api/utm-templates?${segment(rand)}=${segment(rand)}`],
       ["POST", "/api/gs1/items", rand() < 0.5 ? { value: pick(rand, ["09506000134353", hostileId(rand), "1".repeat(14)]), links: [{ linkType: pick(rand, ["gs1:pip", hostileId(rand)]), href: hostileUrl(rand), title: hostileId(rand), isDefault: true }] } : randomValue(rand)],
+      // RCNs, coupons and GTIN-8s of every kind (issue 60: refused with a sentence, never a 5xx).
+      ["POST", "/api/gs1/items", { value: pick(rand, ["02012345678903", "20123457", "0412345678903", "9912345678901", "2000000000008", `0${int(rand, 10)}${"0".repeat(11)}1`]), links: [{ linkType: "gs1:pip", href: "https://example.com/p", title: "p", isDefault: true }] }],
+      // DNS proofs of a company prefix (no check reaches DNS: the domain ids are no domain of the workspace).
+      ["POST", "/api/gs1/prefixes", rand() < 0.6 ? { companyPrefix: pick(rand, ["0614141", "123", "1".repeat(13), hostileId(rand), ""]), domainId: pick(rand, ["dom_aaaaaaaaaaaaaaaaaaaa", hostileId(rand)]) } : randomValue(rand)],
       ["GET", `/api/gs1/items/${encodeComponent(hostileId(rand))}/analytics?days=${pick(rand, ["7", "0", "366", "x", "%E0%A4%A", "1e3"])}`],
       // Branded domains: host names of every kind, ids that are not this workspace's (no check reaches DNS).
       ["POST", "/api/domains", rand() < 0.7 ? { hostname: pick(rand, [`s${int(rand, 1e6)}.example.com`, hostileId(rand), "com", "127.0.0.1", "[::1]", "xn--zz.example", "bücher.example", "a".repeat(300), "domains.svc.test", ""]) } : randomValue(rand)],
@@ -271,6 +275,8 @@ function gs1Case(rand: Rand): Case {
   const printable = () => hostileId(rand).replace(/[^\x20-\x7e]/g, "?");
   if (rand() < 0.4) headers.Accept = pick(rand, ["application/linkset+json", "application/json", "text/html", "*/*", printable()]);
   if (rand() < 0.4) headers["Accept-Language"] = pick(rand, ["en", "fr-CA,fr;q=0.8", "*", printable()]);
+  // Oversized headers (review 4, L1): thousands of ranges, cut to the first 512 characters and 20 ranges.
+  if (rand() < 0.1) headers[pick(rand, ["Accept", "Accept-Language"])] = Array.from({ length: 1_000 }, (_, i) => `x${i}-y;q=0.${(i % 9) + 1}`).join(",");
   return { surface: "gs1", request: { method: pick(rand, ["GET", "GET", "HEAD", "OPTIONS", "POST", "DELETE"]), path, headers }, expect: "html-or-json" };
 }
 

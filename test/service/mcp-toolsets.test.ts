@@ -184,6 +184,31 @@ describe("MCP toolsets: toolset URLs, read-only endpoints, search and execute", 
       }
     }
   });
+
+  it("a connection made at the read-only URL gets a read-only token: it cannot write at the full URL either (review 4, L3)", async () => {
+    const merchant = await createMerchant();
+    const provider = new MemoryOAuthProvider();
+    const net = newClient();
+    const url = `${mcpUrl()}/readonly`;
+    const transport = new StreamableHTTPClientTransport(new URL(url), { authProvider: provider, fetch: net.fetch as typeof fetch });
+    const client = new Client({ name: "svc-readonly-oauth", version: "1.0.0" });
+    await client.connect(transport);
+    await assert.rejects(client.listTools(), UnauthorizedError);
+    const { redirect } = await consent(net, provider.authorizationUrl!, merchant);
+    await transport.finishAuth(redirect.searchParams.get("code")!);
+    await client.close();
+    const token = provider.saved!.access_token;
+    const full = await v1(mcpUrl(), token);
+    try {
+      const ping: any = await full.callTool({ name: "svc.ping", arguments: {} });
+      assert.equal(ping.structuredContent.ok, true);
+      const made: any = await full.callTool({ name: "svc.qr.create", arguments: { destinationUrl: "https://example.com/ro", dynamic: true } }).catch((e: unknown) => e);
+      assert.match(JSON.stringify(made instanceof Error ? made.message : made), /scope|INSUFFICIENT_SCOPE|qr:write/i);
+      assert.ok(!(made?.structuredContent?.codeId), "no code was made");
+    } finally {
+      await full.close();
+    }
+  });
 });
 
 describe("MCP analytics: field selection", function () {

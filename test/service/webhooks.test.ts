@@ -247,10 +247,18 @@ describe("signed scan webhooks", function () {
     });
     const send = (data: unknown) =>
       fetch(`${functionsUrl()}/webhookDelivery`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ data }) });
-    const altered = { ...sealTask(task("msg_forgedAltered01"), key), merchantId: "m_someoneelse0000" };
-    const forged = [task("msg_forgedUnsealed1"), { ...task("msg_forgedBadSeal01"), seal: "A".repeat(43) }, altered, sealTask(task("msg_forgedOtherKey1"), "not the key")];
+    const altered = { ...sealTask(task("msg_forgedAltered01"), "webhookDelivery", new Date(), key), merchantId: "m_someoneelse0000" };
+    const forged = [
+      task("msg_forgedUnsealed1"),
+      { ...task("msg_forgedBadSeal01"), seal: "A".repeat(43) },
+      altered,
+      sealTask(task("msg_forgedOtherKey1"), "webhookDelivery", new Date(), "not the key"),
+      // Sealed by the service, but for a job step, or expired: refused as well.
+      sealTask(task("msg_forgedJobSeal01"), "catalogueJob", new Date(), key),
+      sealTask(task("msg_forgedExpired01"), "webhookDelivery", new Date(Date.now() - 27 * 3_600_000), key),
+    ];
     for (const data of forged) assert.equal((await send(data)).status, 204, "answered, and dropped: a retry would not help");
-    const sealed = sealTask(task("msg_sealedByTheSvc1"), key);
+    const sealed = sealTask(task("msg_sealedByTheSvc1"), "webhookDelivery", new Date(), key);
     assert.equal((await send(sealed)).status, 204);
     await receiver.until("the sealed task's delivery", () => receiver.requests.length >= 1);
     assert.deepEqual(receiver.requests.map((r) => r.id), ["msg_sealedByTheSvc1"], "only the sealed task reached the endpoint");
@@ -401,11 +409,11 @@ describe("signed scan webhooks", function () {
         otherReceiver.close();
       }
       const log = (await tool(merchant, "svc.webhook.deliveries", { webhookId: created.webhookId, limit: 20 })).deliveries;
-      assert.equal(log.length, sent.length, "every event is in the log");
       if (window() === started) {
-        // Still the same minute: exactly the share went out, the rest wait unsent (not failed, not lost).
+        // Still the same minute: exactly the share went out; the rest were queued again for the next window
+        // before anything was read or written, so they are not in the log yet (webhook-deferrals.test.ts).
         assert.equal(receiver.requests.length, share);
-        assert.equal(log.filter((d: any) => d.attempts === 0 && d.status === "pending").length, sent.length - share);
+        assert.equal(log.length, share);
       }
       // Attempts per minute, as the service made them, never pass the share.
       const perMinute = new Map<number, number>();

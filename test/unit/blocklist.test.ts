@@ -182,6 +182,18 @@ describe("destination blocklist", () => {
       assert.equal(match("http://192.0.2.1.nip.test/"), undefined, "a name that starts with the address is not the address");
     });
 
+    it("matches URL prefix entries however the path's unreserved characters are percent-encoded (review I5)", () => {
+      const list = parseBlocklist("https://lure.test/login\nhttps://bait.test/p%61y\n");
+      const match = (url: string) => matchBlocklist(list, new URL(url));
+      const spellings = (word: string) => [word, ...[...word].map((_, i) => `${word.slice(0, i)}%${word.charCodeAt(i).toString(16)}${word.slice(i + 1)}`), [...word].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`).join(""), word.toUpperCase()];
+      for (const path of spellings("login")) assert.equal(match(`https://lure.test/${path}/next`), "https://lure.test/login", path);
+      for (const path of spellings("pay")) assert.equal(match(`https://bait.test/${path}`), "https://bait.test/pay", path);
+      // An escaped reserved character is not the character: /log%2Fin is not /login.
+      assert.equal(match("https://lure.test/log%2Fin"), undefined);
+      assert.equal(match("https://lure.test/logout"), undefined);
+      assert.equal(match("https://lure.test/%2e%2e/login"), "https://lure.test/login", "dot segments resolve first");
+    });
+
     it("skips comments and blank lines, lowercases, and reports lines that are no entry", () => {
       const list = parseBlocklist(
         ["# a comment", "", "   Evil.Example   ", "*.wild.example", "spam.example # added for ticket 12", "evil.example/path", "evil.example:8080", "https://", "two words.example"].join(

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { DEFAULT_VIEW, listingFor, toolAt, TOOLS, TOOLSETS, viewOfPath } from "../../functions/src/mcp/registry";
 import { searchCatalog } from "../../functions/src/mcp/catalog";
-import { canonicalResource, oauthUrls } from "../../functions/src/oauth/metadata";
+import { canonicalResource, oauthUrls, protectedResourceMetadata, scopesForResource } from "../../functions/src/oauth/metadata";
 
 const names = (view = DEFAULT_VIEW) => listingFor(view).map((t) => t.name);
 
@@ -103,6 +103,20 @@ describe("MCP toolsets", () => {
     for (const suffix of ["", "/x/webhooks", "/x/Webhooks", "/x/jobs,designs/readonly", "/x/all", "/readonly"]) assert.equal(canonicalResource(`${resource}${suffix}`), resource, suffix);
     for (const other of [`${resource}/server-card`, `${resource}x/webhooks`, `${resource}/x/../../oauth`, `${resource}/x/nope`, `${resource}/x/webhooks,nope`, "https://evil.example/api/mcp"]) {
       assert.equal(canonicalResource(other), undefined, other);
+    }
+  });
+
+  it("read-only URLs advertise read scopes only, and a grant started at one carries no write scope (review L3)", () => {
+    const { resource } = oauthUrls();
+    for (const suffix of ["/readonly", "/readonly/", "/x/jobs,designs/readonly", "/x/all/ReadOnly"]) {
+      const advertised = protectedResourceMetadata(`${resource}${suffix}`).scopes_supported;
+      assert.deepEqual(advertised, ["merchant:read", "webhooks:read", "domains:read"], suffix);
+      assert.deepEqual(scopesForResource(`${resource}${suffix}`, ["merchant:read", "qr:write", "webhooks:write"]), ["merchant:read"], suffix);
+      assert.deepEqual(scopesForResource(`${resource}${suffix}`, ["qr:write"]), ["merchant:read"], suffix);
+    }
+    for (const suffix of ["", "/x/webhooks"]) {
+      assert.ok(protectedResourceMetadata(`${resource}${suffix}`).scopes_supported.includes("qr:write"), suffix);
+      assert.deepEqual(scopesForResource(`${resource}${suffix}`, ["merchant:read", "qr:write"]), ["merchant:read", "qr:write"], suffix);
     }
   });
 });

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { FUNCTION_SECRETS, SecretNotBoundError, secretValue } from "../../functions/src/core/secrets";
 import { sealSecret } from "../../functions/src/webhooks/secrets";
-import { openTask, sealTask } from "../../functions/src/core/taskSeal";
+import { openTask, sealTask, TASK_SEAL_TTL_MS } from "../../functions/src/core/taskSeal";
 
 describe("secrets per function", () => {
   it("each deployed function binds exactly the secrets the table declares for it", () => {
@@ -45,25 +45,42 @@ describe("secrets per function", () => {
 
 describe("task seals", () => {
   const KEY = "a task signing key";
+  const NOW = new Date("2026-11-29T10:00:00Z");
   const task = { merchantId: "m_1", webhookId: "wh_a", deliveryId: "msg_1", type: "code.updated", count: 2, body: '{"a":1}', progress: { chunksDone: 1, created: 2 } };
+  const seal = (data: object = task) => sealTask(data, "webhookDelivery", NOW, KEY);
+  const open = (data: unknown, key = KEY) => openTask(data, "webhookDelivery", NOW, key);
 
-  it("opens what the service sealed, whatever the order of its keys, and gives it back without the seal", () => {
-    const sealed = sealTask(task, KEY);
+  it("opens what the service sealed, whatever the order of its keys, and gives it back without the seal, purpose or expiry", () => {
+    const sealed = seal();
     assert.match(sealed.seal, /^[A-Za-z0-9_-]{43}$/);
-    assert.deepEqual(openTask(sealed, KEY), task);
-    const reordered = JSON.parse(JSON.stringify({ seal: sealed.seal, progress: { created: 2, chunksDone: 1 }, body: task.body, count: 2, type: task.type, deliveryId: "msg_1", webhookId: "wh_a", merchantId: "m_1" }));
-    assert.deepEqual(openTask(reordered, KEY), task);
+    assert.deepEqual(open(sealed), task);
+    const reordered = JSON.parse(JSON.stringify({ seal: sealed.seal, exp: sealed.exp, purpose: sealed.purpose, progress: { created: 2, chunksDone: 1 }, body: task.body, count: 2, type: task.type, deliveryId: "msg_1", webhookId: "wh_a", merchantId: "m_1" }));
+    assert.deepEqual(open(reordered), task);
   });
 
   it("refuses anything else: no seal, a changed field, another key, a seal moved to another task, not an object", () => {
-    const sealed = sealTask(task, KEY);
-    assert.equal(openTask(task, KEY), null);
-    assert.equal(openTask({ ...sealed, count: 3 }, KEY), null);
-    assert.equal(openTask({ ...sealed, progress: { chunksDone: 1, created: 3 } }, KEY), null);
-    assert.equal(openTask({ ...sealed, extra: true }, KEY), null);
-    assert.equal(openTask(sealed, "another key"), null);
-    assert.equal(openTask({ ...task, merchantId: "m_2", seal: sealed.seal }, KEY), null);
-    assert.equal(openTask({ ...sealed, seal: sealed.seal.slice(0, -1) }, KEY), null);
-    for (const odd of [null, undefined, "text", 42, [sealed], { seal: 1 }]) assert.equal(openTask(odd, KEY), null, JSON.stringify(odd));
+    const sealed = seal();
+    assert.equal(open(task), null);
+    assert.equal(open({ ...sealed, count: 3 }), null);
+    assert.equal(open({ ...sealed, progress: { chunksDone: 1, created: 3 } }), null);
+    assert.equal(open({ ...sealed, extra: true }), null);
+    assert.equal(open(sealed, "another key"), null);
+    assert.equal(open({ ...task, merchantId: "m_2", seal: sealed.seal, purpose: sealed.purpose, exp: sealed.exp }), null);
+    assert.equal(open({ ...sealed, seal: sealed.seal.slice(0, -1) }), null);
+    for (const odd of [null, undefined, "text", 42, [sealed], { seal: 1 }]) assert.equal(open(odd), null, JSON.stringify(odd));
+  });
+
+  it("binds a seal to its purpose and expires it (review 4, I1)", () => {
+    const sealed = seal();
+    // Sealed for deliveries: not a job step, whatever its fields say; relabelled, the seal no longer matches.
+    assert.equal(openTask(sealed, "catalogueJob", NOW, KEY), null);
+    assert.equal(openTask({ ...sealed, purpose: "catalogueJob" }, "catalogueJob", NOW, KEY), null);
+    // Valid until its queue would have given up on it, then refused; a later expiry written in is refused too.
+    assert.equal(sealed.exp, NOW.getTime() + TASK_SEAL_TTL_MS.webhookDelivery);
+    assert.deepEqual(openTask(sealed, "webhookDelivery", new Date(sealed.exp - 1), KEY), task);
+    assert.equal(openTask(sealed, "webhookDelivery", new Date(sealed.exp), KEY), null);
+    assert.equal(openTask({ ...sealed, exp: sealed.exp + 3_600_000 }, "webhookDelivery", new Date(sealed.exp), KEY), null);
+    // Each purpose has its own key: the same payload seals differently.
+    assert.notEqual(sealTask(task, "catalogueJob", NOW, KEY).seal, sealed.seal);
   });
 });

@@ -69,6 +69,18 @@ function comparable(url: URL): URL {
   return copy;
 }
 
+/**
+ * A URL as prefix entries compare it: lower case, and every percent-encoded unreserved character (letters,
+ * digits, - . _ ~) decoded, as RFC 3986 section 6.2.2.2 makes them equivalent: `/%6Cogin` is `/login`,
+ * and a server serves the same page for both. Other escapes (`%2F`) stay escaped: they are not the same.
+ */
+function prefixForm(url: URL): string {
+  return url.href.toLowerCase().replace(/%([0-9a-f]{2})/g, (escape, hex: string) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return /^[a-z0-9._~-]$/i.test(c) ? c.toLowerCase() : escape;
+  });
+}
+
 /** A host entry's key, or undefined when the text is more than a host (a path, a port, credentials...). */
 function hostKey(entry: string): string | undefined {
   // "*.evil.example" and ".evil.example" are common list spellings of what a host entry already covers.
@@ -105,7 +117,7 @@ export function parseBlocklist(text: string): Blocklist {
         return;
       }
       const group = list.prefixes.get(url.hostname) ?? [];
-      group.push(url.href.toLowerCase());
+      group.push(prefixForm(url));
       list.prefixes.set(url.hostname, group);
       return;
     }
@@ -142,7 +154,7 @@ export function matchBlocklist(list: Blocklist, url: URL): string | undefined {
   }
   const prefixes = list.prefixes.get(host);
   if (prefixes) {
-    const href = target.href.toLowerCase();
+    const href = prefixForm(target);
     for (const prefix of prefixes) if (href.startsWith(prefix)) return prefix;
   }
   return undefined;

@@ -8,6 +8,21 @@ import { BULK_SCOPE } from "./app";
 import { Gs1ItemDeletedSchema, Gs1ItemInputSchema, Gs1ItemListSchema, Gs1ItemParams, Gs1ItemSchema, Gs1QrQuery } from "../gs1/model";
 import { getItem, itemQrPng, listItems, putItem, removeItem } from "../gs1/service";
 import { Gs1ItemAnalyticsSchema, itemAnalytics } from "../gs1/analytics";
+import { provePrefixByDns } from "../gs1/prefixVerify";
+import { domainIdSchema } from "../domains/service";
+import { getConfig } from "../core/config";
+import { requestDnsServers } from "../core/testClock";
+
+const PrefixProofBody = z
+  .object({
+    companyPrefix: z.string().regex(/^[0-9]{4,12}$/, "A GS1 company prefix: 4 to 12 digits").describe("The GS1 company prefix your company holds, e.g. 0614141"),
+    domainId: domainIdSchema.describe("One of this workspace's branded domains whose ownership is proven (svc.domain.list): it publishes the prefix"),
+  })
+  .strict();
+
+const PrefixProofSchema = z
+  .object({ companyPrefix: z.string(), domain: z.string(), host: z.string().describe("The resolver host the proof counts on"), provenAt: z.string().describe("ISO 8601") })
+  .meta({ title: "Gs1PrefixProof" });
 
 const EXAMPLE_ITEM = {
   itemId: "yJ0Qm3c0b1mS9eX7pF2kVt8dLh4nRw6A",
@@ -38,10 +53,11 @@ export const gs1Routes = [
       description:
         "Registers the key in the key's workspace with its links, served by the GS1-Conformant resolver at the returned `uri` (docs/gs1-resolver.md), or replaces the links of an item the workspace already has (200; 201 when created). " +
         "Check digits, qualifiers (order and values), link types (GS1 Web Vocabulary) and exactly one default link are checked before anything is written (VALIDATION_FAILED). " +
-        "A key has one owner per resolver host: a key another workspace registered is CONFLICT. " +
+        "A key has one owner per resolver host: a key another workspace registered is CONFLICT, as is a new key under a company prefix the service's operators verified for another workspace. " +
+        "Restricted circulation and coupon numbers (GS1 prefixes 02, 04, 05, 2, 980-984, 99; RCN-8) belong to no company and are VALIDATION_FAILED. A workspace holds at most 10,000 items (FORBIDDEN past it), and registers at most 100 new keys a day under prefixes it has not verified (RATE_LIMITED; see POST /api/gs1/prefixes). " +
         "Instead of `href`, a link may give `from`: `{menuCodeId}` (a QR code of this workspace that leads to its menu: the code's public URL, link type `gs1:menuInfo`) or `{listingId}` (the domain of its approved phone-book listing: its public page, `gs1:support`); another workspace's code or listing is VALIDATION_FAILED.",
       success: [200, 201],
-      errors: ["CONFLICT", "DESTINATION_BLOCKED"],
+      errors: ["CONFLICT", "DESTINATION_BLOCKED", "FORBIDDEN", "RATE_LIMITED"],
       example: {
         body: {
           key: "gtin",
@@ -156,5 +172,25 @@ export const gs1Routes = [
       example: { params: { itemId: EXAMPLE_ITEM.itemId }, response: { itemId: EXAMPLE_ITEM.itemId, deleted: true } },
     },
     handle: ({ caller, params }) => removeItem(caller.merchantId, params.itemId),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/gs1/prefixes",
+    summary: "Prove a GS1 company prefix by DNS on one of the workspace's verified domains",
+    credential: "caller",
+    scope: BULK_SCOPE,
+    limit: "bulk",
+    body: PrefixProofBody,
+    response: PrefixProofSchema,
+    doc: {
+      operationId: "proveGs1Prefix",
+      description:
+        "New GS1 keys under a company prefix the workspace has not verified are limited (`gs1KeyClaims`, 100 a day). Publishing the prefix as the TXT record `_svc-gs1.<domain>` = `svc-gs1-prefix=<prefix>` on one of the workspace's verified branded domains, then calling this, lifts that limit for keys under the prefix. " +
+        "It does not shut other workspaces out of the prefix: only an approval by the service's operators does (docs/gs1-resolver.md, \"Who may claim a key\"). CONFLICT when the record is missing or the domain is not verified; UNAVAILABLE when DNS does not answer.",
+      errors: ["NOT_FOUND", "CONFLICT", "UNAVAILABLE"],
+      // No request example: one succeeds only once the caller's own domain publishes the record.
+      example: { response: { companyPrefix: "0614141", domain: "brand.example", host: "svc.example", provenAt: "2026-11-29T09:00:00.000Z" } },
+    },
+    handle: ({ req, caller, body }) => provePrefixByDns(caller, body, { dnsServers: requestDnsServers(req.headers, getConfig().honoursTestClock) }),
   }),
 ];

@@ -3,13 +3,15 @@
 import { z } from "zod";
 import { consoleRoute, routeTable } from "./route";
 import { MappingPreviewSchema } from "./schemas";
-import { JOB_MAX_BODY_BYTES, JobParams, JobSchema, JobStartSchema, jobInputOf } from "../jobs/schemas";
+import { JOB_MAX_BODY_BYTES, JobParams, JobSchema, JobStartSchema, jobInputOf, PREVIEW_CSV_MAX_CHARS, PREVIEW_MAX_BODY_BYTES } from "../jobs/schemas";
 import { getJob, publicJob, startJob } from "../jobs/service";
 import { enqueueJobStep } from "../store/jobQueue";
 import { previewMapping } from "../jobs/rows";
 
 const ConsoleJobSchema = JobStartSchema.and(z.object({ publish: z.boolean().optional() }));
-const PreviewSchema = z.object({ csv: JobStartSchema.shape.csv.unwrap(), source: JobStartSchema.shape.source, mapping: JobStartSchema.shape.mapping }).strict();
+const PreviewSchema = z
+  .object({ csv: z.string().max(PREVIEW_CSV_MAX_CHARS, `A preview reads the file's first ${PREVIEW_CSV_MAX_CHARS / 1024} KiB: send those`), source: JobStartSchema.shape.source, mapping: JobStartSchema.shape.mapping })
+  .strict();
 
 const member = { credential: "member" } as const;
 
@@ -20,7 +22,7 @@ export const jobRoutes = routeTable(
     path: "/api/console/jobs/preview",
     summary: "How a CSV's columns map to code fields, with its first rows",
     limit: "consoleReads",
-    maxBodyBytes: JOB_MAX_BODY_BYTES,
+    maxBodyBytes: PREVIEW_MAX_BODY_BYTES,
     body: PreviewSchema,
     response: MappingPreviewSchema,
     handle: ({ body }) => previewMapping(body.csv, { ...(body.mapping ? { mapping: body.mapping } : {}), ...(body.source ? { source: body.source } : {}) }),

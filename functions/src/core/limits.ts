@@ -48,3 +48,17 @@ export const DRAFT_LIMITS = {
 
 /** Rows of one catalogue job (each row becomes one code), and codes in one print package of a selection. */
 export const JOB_MAX_ROWS = 10_000;
+
+/**
+ * A CSV mapping preview reads the header and 5 rows only: the console sends the file's first 64 KiB (cut
+ * after a line) and the route refuses more, so a preview holds kilobytes, not a 9 MiB body and its copies,
+ * in a 256 MiB console instance (review 4, L2).
+ */
+export const PREVIEW_CSV_MAX_CHARS = 64 * 1024;
+
+/** The start of a CSV a preview needs: at most PREVIEW_CSV_MAX_CHARS, ended after its last whole line when it is cut. */
+export function previewHead(text: string): string {
+  if (text.length <= PREVIEW_CSV_MAX_CHARS) return text;
+  const cut = text.lastIndexOf("\n", PREVIEW_CSV_MAX_CHARS - 1);
+  return cut > 0 ? text.slice(0, cut + 1) : text.slice(0, PREVIEW_CSV_MAX_CHARS);
+}

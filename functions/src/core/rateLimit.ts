@@ -95,6 +95,22 @@ export const RATE_LIMITS = {
    * 100 scans). Taken when a task is dispatched; over it, the task goes back to the queue unsent.
    */
   webhookAttempts: { max: 300, windowSeconds: 60, counts: "webhook delivery attempts", per: "workspace" },
+  /**
+   * Scan notices a workspace may put on the delivery queue a minute (each a task of up to 100 scans): the
+   * bound on its backlog, the same as its share of attempts, so a flood of its scans queues no faster than
+   * its share drains; past it notices are shed (webhook.scans_shed).
+   */
+  webhookScanEnqueues: { max: 300, windowSeconds: 60, counts: "scan notice deliveries queued", per: "workspace" },
+  /**
+   * Print packages of existing codes a workspace starts a day (jobs of format "codes", up to 10,000 codes
+   * each): they make no code, so the code quota does not bound them, and each fills catalogue queue steps.
+   */
+  codePackages: { max: 20, windowSeconds: 86_400, counts: "print packages of existing codes", per: "workspace" },
+  /**
+   * New GS1 keys a workspace claims on the shared resolver host under no company prefix it has verified
+   * (docs/gs1-resolver.md, "Who may claim a key"): enough to try the resolver, not to squat a prefix block.
+   */
+  gs1KeyClaims: { max: 100, windowSeconds: 86_400, counts: "new GS1 keys under an unverified company prefix", per: "workspace" },
 } as const satisfies Record<string, RateLimitRule>;
 
 export type RateLimitName = keyof typeof RATE_LIMITS;

@@ -26,11 +26,17 @@ interface Weighted {
   q: number;
 }
 
-/** An Accept-Language or Accept header as (value, q) pairs, best first; q=0 entries dropped. */
+/** Longer Accept and Accept-Language headers are cut here (no browser sends more), as the redirect cuts Accept-Language. */
+export const WEIGHTED_HEADER_MAX = 512;
+/** Ranges of such a header considered: matching costs ranges x links x languages, so both are bounded. */
+export const WEIGHTED_RANGES_MAX = 20;
+
+/** An Accept-Language or Accept header as (value, q) pairs, best first; q=0 entries dropped; bounded as above. */
 export function weightedList(header: string | undefined): Weighted[] {
   if (!header) return [];
   return header
-    .split(",")
+    .slice(0, WEIGHTED_HEADER_MAX)
+    .split(",", WEIGHTED_RANGES_MAX)
     .map((part, index) => {
       const [tag, ...params] = part.trim().split(";");
       const qParam = params.map((p) => p.trim()).find((p) => p.startsWith("q="));

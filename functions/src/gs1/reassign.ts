@@ -7,6 +7,7 @@ import { ids } from "../core/ids";
 import { logGs1KeyReassigned } from "../core/log";
 import { reassignGs1Key, type StoredGs1Item } from "../store/gs1Items";
 import { checkKeyValue, Gs1SyntaxError, parseDigitalLinkPath, primaryKeyDef, type PrimaryKeyDef } from "./keys";
+import { COMPANY_PREFIX, prefixOffset, restrictedNumberProblem } from "./prefixes";
 import { resolverHost } from "./service";
 
 const invalid = (message: string, hint?: string) => new AppError("VALIDATION_FAILED", message, { hint });
@@ -36,43 +37,25 @@ export function keyOfReference(reference: string): { def: PrimaryKeyDef; value: 
   }
 }
 
-/** Where the GS1 company prefix starts in a key's canonical value (the digits before it are not the company's). */
-const PREFIX_OFFSET: Record<string, number> = {
-  // GTIN-14: indicator digit, then the company prefix. GTIN-8/12/13 are stored padded to 14 digits, so
-  // their prefix starts there too: a GTIN-13's first digit, or a GTIN-12's U.P.C. company prefix, which
-  // as a GS1 company prefix is written with its leading 0 (U.P.C. 614141 is GS1 0614141).
-  "01": 1,
-  // ITIP: a GTIN-14 followed by piece and total.
-  "8006": 1,
-  // SSCC: extension digit, then the company prefix.
-  "00": 1,
-  // GRAI: a fixed 0, then the company prefix.
-  "8003": 1,
-};
-
 /**
  * Why `companyPrefix` does not check out for the key, or undefined when the key begins with it. The
  * prefix is 4 to 12 digits (GS1 company prefixes are). Exceptions, refused or handled:
  * - a GTIN-8 (stored as 000000 + 8 digits) has no company prefix: GS1 Member Organisations allocate each
  *   GTIN-8 on its own, so the operator checks that allocation and gives the GTIN-8's first 7 digits;
- * - restricted circulation numbers (GTIN-13 form beginning 02, 04 or 2; GTIN-8 beginning 0 or 2) belong to
- *   no company (a retailer's in-store or variable-measure numbers): they cannot be reassigned this way.
+ * - numbers that belong to no company (restricted circulation, coupons: prefixes.ts) cannot be reassigned.
  */
 export function companyPrefixProblem(def: PrimaryKeyDef, value: string, companyPrefix: string): string | undefined {
-  if (!/^[0-9]{4,12}$/.test(companyPrefix)) return `--company-prefix must be a GS1 company prefix: 4 to 12 digits, not "${companyPrefix.slice(0, 20)}"`;
-  if (def.ai === "01" || def.ai === "8006") {
-    const gtin13 = value.slice(1, 14);
-    if (gtin13.startsWith("00000")) {
-      const gtin8 = gtin13.slice(5);
-      if (gtin8[0] === "0" || gtin8[0] === "2") return `GTIN-8 ${gtin8} is a restricted circulation number (RCN-8): it belongs to no company and cannot be reassigned`;
-      if (companyPrefix !== gtin8.slice(0, 7)) {
-        return `GTIN-8 ${gtin8} has no GS1 company prefix (GTIN-8s are allocated one by one): after checking its allocation, give its first 7 digits ${gtin8.slice(0, 7)} as --company-prefix`;
-      }
-      return undefined;
+  if (!COMPANY_PREFIX.test(companyPrefix)) return `--company-prefix must be a GS1 company prefix: 4 to 12 digits, not "${companyPrefix.slice(0, 20)}"`;
+  const restricted = restrictedNumberProblem(def, value);
+  if (restricted) return `${restricted} and cannot be reassigned`;
+  if ((def.ai === "01" || def.ai === "8006") && value.slice(1, 14).startsWith("00000")) {
+    const gtin8 = value.slice(6, 14);
+    if (companyPrefix !== gtin8.slice(0, 7)) {
+      return `GTIN-8 ${gtin8} has no GS1 company prefix (GTIN-8s are allocated one by one): after checking its allocation, give its first 7 digits ${gtin8.slice(0, 7)} as --company-prefix`;
     }
-    if (/^(02|04|2)/.test(gtin13)) return `${def.title} ${value} is a restricted circulation number (GS1 prefix ${gtin13.slice(0, 2)}): it belongs to no company and cannot be reassigned`;
+    return undefined;
   }
-  const offset = PREFIX_OFFSET[def.ai] ?? 0;
+  const offset = prefixOffset(def.ai);
   if (value.slice(offset, offset + companyPrefix.length) === companyPrefix) return undefined;
   const upcHint = def.ai === "01" && value.startsWith("00") && !companyPrefix.startsWith("0") ? " (a U.P.C. company prefix is written with a leading 0 as a GS1 company prefix)" : "";
   const where = offset ? ` (its company prefix starts at digit ${offset + 1}, after the ${def.ai === "8003" ? "fixed 0" : def.ai === "00" ? "extension digit" : "indicator digit"})` : "";
@@ -85,7 +68,9 @@ export interface Reassigned {
   host: string;
   from: string;
   to: string;
-  /** The previous owner's items, deleted with the reassignment: the operator's record of what they served. */
+  /** How many of the previous owner's items were deleted (every page). */
+  itemsRemoved: number;
+  /** The previous owner's items, deleted with the reassignment (the first GS1_REASSIGN_LISTED_MAX): the operator's record of what they served. */
   removed: Array<{ itemId: string; path: string; links: StoredGs1Item["links"] }>;
 }
 
@@ -101,7 +86,7 @@ export async function reassignKey(input: { key: string; to: string; companyPrefi
   const to = ids.merchantId.safeParse(input.to);
   if (!to.success) throw invalid(`--to: "${input.to.slice(0, 40)}" is not a workspace id (a merchantId)`);
   const host = resolverHost();
-  const { previousOwner, removed } = await reassignGs1Key({ host, ai: def.ai, value, to: input.to, by: input.by, reason: input.reason ?? "" });
-  logGs1KeyReassigned({ host, ai: def.ai, value, from: previousOwner, to: input.to, by: input.by, itemsRemoved: removed.length });
-  return { ai: def.ai, value, host, from: previousOwner, to: input.to, removed: removed.map((i) => ({ itemId: i.itemId, path: i.path, links: i.links })) };
+  const { previousOwner, itemsRemoved, removed } = await reassignGs1Key({ host, ai: def.ai, value, to: input.to, by: input.by, reason: input.reason ?? "" });
+  logGs1KeyReassigned({ host, ai: def.ai, value, from: previousOwner, to: input.to, by: input.by, itemsRemoved });
+  return { ai: def.ai, value, host, from: previousOwner, to: input.to, itemsRemoved, removed: removed.map((i) => ({ itemId: i.itemId, path: i.path, links: i.links })) };
 }

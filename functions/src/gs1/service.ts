@@ -5,17 +5,23 @@ import { AppError } from "../core/errors";
 import { getConfig } from "../core/config";
 import { parseOrThrow } from "../core/validation";
 import { assertDestinationAllowed } from "../abuse/service";
+import { RateLimiter, rateLimitedError } from "../core/rateLimit";
+import { firestoreQuotaStore } from "../store/rateLimits";
 import {
+  approvedElsewhereError,
+  countGs1Items,
   deleteGs1Item,
   listGs1Items,
   putGs1Item,
+  readGs1ClaimStanding,
   readGs1Item,
   type StoredGs1Item,
 } from "../store/gs1Items";
 import { checkKeyValue, checkQualifiers, Gs1SyntaxError, pathOf, primaryKeyDef } from "./keys";
 import { matchesGs1Grammar } from "./grammar";
 import { resolveLinkSources } from "./sources";
-import { Gs1ItemInputSchema, type Gs1Item, type Gs1ItemInput } from "./model";
+import { GS1_ITEMS_PER_WORKSPACE_MAX, Gs1ItemInputSchema, type Gs1Item, type Gs1ItemInput } from "./model";
+import { prefixCandidates, restrictedNumberProblem } from "./prefixes";
 import { gs1QrCode } from "./qrCode";
 
 /** The resolver's public origin (https://host) and host: the dynamic-link host, where /qr/<id> is served too. */
@@ -58,6 +64,9 @@ export async function putItem(merchantId: string, raw: Gs1ItemInput): Promise<{ 
   const path = pathOf(def.ai, value, qualifiers);
   const origin = resolverOrigin();
   if (!matchesGs1Grammar(`${origin}${path}`)) throw invalid(`${path} is not a GS1 Digital Link URI path by GS1's grammar`, "key");
+  // Every workspace shares this host: a number many retailers reuse cannot have one owner on it.
+  const restricted = restrictedNumberProblem(def, value);
+  if (restricted) throw invalid(`${restricted}, so it cannot be registered on the shared resolver host ${new URL(origin).host}`, "value");
 
   const defaults = input.links.filter((l) => l.isDefault === true);
   if (defaults.length !== 1) {
@@ -77,9 +86,12 @@ export async function putItem(merchantId: string, raw: Gs1ItemInput): Promise<{ 
   }
   for (const link of links) await assertDestinationAllowed(link.href, { merchantId });
 
+  const host = new URL(origin).host;
+  const prefixes = prefixCandidates(def, value);
+  await checkClaim({ merchantId, host, ai: def.ai, value, path }, prefixes);
   const { item, created } = await putGs1Item({
     merchantId,
-    host: new URL(origin).host,
+    host,
     ai: def.ai,
     value,
     qualifiers,
@@ -95,8 +107,41 @@ export async function putItem(merchantId: string, raw: Gs1ItemInput): Promise<{ 
       default: l.isDefault === true,
       from: l.from,
     })),
-  });
+  }, new Date(), prefixes);
   return { item: publicGs1Item(item), created };
+}
+
+let limiter: RateLimiter | undefined;
+
+/**
+ * The limits of a claim, checked before the write (docs/gs1-resolver.md, "Who may claim a key"): a new item
+ * within GS1_ITEMS_PER_WORKSPACE_MAX; a new key not under a prefix an operator approved for another
+ * workspace; and, unless the workspace holds an approval or a DNS proof of the key's prefix, a new key
+ * counted against `gs1KeyClaims`. Another workspace's key is left to putGs1Item's CONFLICT.
+ */
+async function checkClaim(input: { merchantId: string; host: string; ai: string; value: string; path: string }, prefixes: readonly string[]): Promise<void> {
+  const standing = await readGs1ClaimStanding(input, prefixes);
+  if (!standing.itemExists) {
+    const held = await countGs1Items(input.merchantId);
+    if (held >= GS1_ITEMS_PER_WORKSPACE_MAX) {
+      throw new AppError("FORBIDDEN", `This workspace holds ${held} GS1 items, the most a workspace may hold (${GS1_ITEMS_PER_WORKSPACE_MAX}): nothing was registered`, {
+        hint: "Delete items it no longer needs (lot and serial items first), or ask the service's operators.",
+        details: { max: GS1_ITEMS_PER_WORKSPACE_MAX, held },
+      });
+    }
+  }
+  if (standing.owner !== undefined) return;
+  if (standing.approved && standing.approved.merchantId !== input.merchantId) throw approvedElsewhereError(input, standing.approved.prefix);
+  if (standing.approved || standing.proven) return;
+  limiter ??= new RateLimiter(firestoreQuotaStore);
+  const decision = await limiter.take("gs1KeyClaims", { merchantId: input.merchantId });
+  if (!decision.allowed) {
+    const error = rateLimitedError(decision);
+    throw new AppError("RATE_LIMITED", `${error.message}. New GS1 keys under a company prefix this workspace has not verified are limited to ${decision.limit} a day`, {
+      hint: "Verify your GS1 company prefix: publish it on your verified domain (POST /api/gs1/prefixes) or ask the service's operators to approve it; keys under a verified prefix are not limited.",
+      details: { ...error.details, rule: "gs1KeyClaims", companyPrefixes: prefixes },
+    });
+  }
 }
 
 export async function getItem(merchantId: string, itemId: string): Promise<Gs1Item> {
@@ -118,6 +163,15 @@ export async function removeItem(merchantId: string, itemId: string): Promise<{ 
 
 // ---- The point-of-sale QR code of an item: one answer for REST (qr.png) and the console's download ----
 
+/**
+ * The download's file name: GINC, GIAI and CPID values (GS1 character set 82) may hold `"`, `;`, `\` and
+ * more, which in a Content-Disposition header would end the name or add parameters; anything but letters,
+ * digits, `.`, `_` and `-` becomes `_`.
+ */
+export function downloadName(keyValue: string, compressed: boolean): string {
+  return `gs1-${keyValue.replace(/[^A-Za-z0-9._-]/g, "_")}${compressed ? "-compressed" : ""}.png`;
+}
+
 /** The PNG of an item's point-of-sale QR code (gs1/qrCode.ts) and the headers its answer carries. */
 export async function itemQrPng(merchantId: string, itemId: string, compressed: boolean): Promise<{ png: Buffer; headers: Record<string, string> }> {
   const item = await getItem(merchantId, itemId);
@@ -126,7 +180,7 @@ export async function itemQrPng(merchantId: string, itemId: string, compressed: 
     png: code.png,
     headers: {
       "Content-Type": "image/png",
-      "Content-Disposition": `inline; filename="gs1-${item.key.value}${compressed ? "-compressed" : ""}.png"`,
+      "Content-Disposition": `inline; filename="${downloadName(item.key.value, compressed)}"`,
       "Cache-Control": "private, max-age=0",
       "X-Print-Min-Side-Mm": code.minSideMm.toFixed(1),
       "X-Gs1-Error-Correction": code.errorCorrection,

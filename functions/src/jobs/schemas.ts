@@ -4,9 +4,15 @@ import { presetName } from "../codes/fields";
 import { ids } from "../core/ids";
 import { PDF_MM_MAX, PDF_MM_MIN } from "../codes/print";
 import { JOB_MAX_INPUT_BYTES, JOB_MAX_ROWS } from "./rows";
+import { PREVIEW_CSV_MAX_CHARS } from "../core/limits";
+
+export { PREVIEW_CSV_MAX_CHARS };
 
 /** The body of a job: a CSV's bytes as text, or JSON rows; a request this size needs a larger body limit. */
 export const JOB_MAX_BODY_BYTES = JOB_MAX_INPUT_BYTES + 1024 * 1024;
+
+/** The preview's body limit: its text JSON-escaped (at most about 6 bytes a character for control characters) and the mapping. */
+export const PREVIEW_MAX_BODY_BYTES = 6 * PREVIEW_CSV_MAX_CHARS + 64 * 1024;
 
 const mmSide = z.number().int().min(PDF_MM_MIN).max(PDF_MM_MAX);
 

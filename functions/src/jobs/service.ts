@@ -9,6 +9,8 @@
 // enqueues the rest), so one workspace's big job takes one worker at a time and leaves the others to everyone else.
 import { randomBytes } from "node:crypto";
 import { AppError } from "../core/errors";
+import { RateLimiter, rateLimitedError } from "../core/rateLimit";
+import { firestoreQuotaStore } from "../store/rateLimits";
 import { db } from "../core/firebase";
 import { logError, logInfo } from "../core/log";
 import { addNewCodes, readCodes } from "../store/codes";
@@ -37,6 +39,8 @@ export interface StartJob {
   /** A print package once the codes are made. */
   print?: { sideMm: number; sheets?: { paper: "a4" | "letter"; labelMm?: number } };
 }
+
+let limiter: RateLimiter | undefined;
 
 export const newJobId = () => `job_${randomBytes(10).toString("hex")}`;
 
@@ -70,6 +74,12 @@ export async function startJob(merchantId: string, uid: string, start: StartJob,
   }
   // At most the rows' count: rows whose references already made codes reuse them and take no quota.
   if (!selecting) await assertCodeQuota(merchantId, parsed.rows.length);
+  // A package of existing codes makes no code, so the code quota does not bound it: packages have their own.
+  if (selecting) {
+    limiter ??= new RateLimiter(firestoreQuotaStore);
+    const decision = await limiter.take("codePackages", { merchantId });
+    if (!decision.allowed) throw rateLimitedError(decision);
+  }
   const jobId = newJobId();
   const chunks: Array<Array<{ row: number; value: JobRow | { codeId: string } }>> = [];
   for (let i = 0; i < parsed.rows.length; i += CHUNK_ROWS) chunks.push(parsed.rows.slice(i, i + CHUNK_ROWS).map((r) => ({ row: r.row, value: r.value })));

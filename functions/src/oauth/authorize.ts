@@ -12,7 +12,7 @@ import { logOAuthForeignBrowser } from "../core/log";
 import { OAUTH_REQUEST_ID_PATTERN } from "../core/ids";
 import { resolveClient } from "./clients";
 import { oauthError } from "./errors";
-import { canonicalResource, CODE_TTL_MS, oauthUrls, PENDING_REQUEST_TTL_MS } from "./metadata";
+import { canonicalResource, CODE_TTL_MS, oauthUrls, PENDING_REQUEST_TTL_MS, scopesForResource } from "./metadata";
 import { newGrantId, newSecret, randomId, sha256Hex } from "./secrets";
 
 export type AuthorizeOutcome = { kind: "redirect"; location: string } | { kind: "error-page"; status: number; message: string };
@@ -66,10 +66,13 @@ export async function startAuthorization(query: Record<string, unknown>, browser
   if (!challenge || !CODE_CHALLENGE.test(challenge)) return stop("The app's request is invalid (invalid_request): PKCE is required, send code_challenge.");
   if (single(query, "code_challenge_method") !== "S256") return stop("The app's request is invalid (invalid_request): code_challenge_method must be S256.");
   const { resource: ourResource } = oauthUrls();
-  const resource = canonicalResource(single(query, "resource") ?? ourResource);
+  const requested = single(query, "resource") ?? ourResource;
+  const resource = canonicalResource(requested);
   if (resource !== ourResource) return stop(`The app's request is invalid (invalid_target): this server issues tokens only for ${ourResource}.`);
-  const scopes = parseScopes(single(query, "scope"));
-  if (!scopes) return stop(`The app's request is invalid (invalid_scope): unknown scope; use any of: ${SCOPES.join(" ")}.`);
+  const asked = parseScopes(single(query, "scope"));
+  if (!asked) return stop(`The app's request is invalid (invalid_scope): unknown scope; use any of: ${SCOPES.join(" ")}.`);
+  // A connection made at a read-only URL gets a read-only grant (its token works at every URL).
+  const scopes = scopesForResource(requested, asked);
 
   const requestId = randomId("req_", 16);
   await createPendingRequest({

@@ -1,7 +1,7 @@
 // Where the OAuth pieces live and what they advertise: protected resource metadata for /api/mcp (RFC 9728)
 // and authorization server metadata for the app host (RFC 8414). Everything derives from core/config.ts.
 import { getConfig } from "../core/config";
-import { SCOPES } from "../auth/scopes";
+import { SCOPES, type Scope } from "../auth/scopes";
 import { MCP_TOOLSET_NAMES } from "../core/constants";
 
 export const CODE_TTL_MS = 60_000;
@@ -41,6 +41,25 @@ export function canonicalResource(requested: string): string | undefined {
   return names.every((name) => (MCP_TOOLSET_NAMES as readonly string[]).includes(name)) ? resource : undefined;
 }
 
+/** Scopes that change nothing: what a read-only URL advertises and what a grant started at one may carry. */
+export const READ_SCOPES: readonly Scope[] = SCOPES.filter((s) => s.endsWith(":read"));
+
+/** Whether `requested` is one of the tool server's read-only URLs (`/readonly`, `/x/<toolsets>/readonly`). */
+export function isReadOnlyResource(requested: string): boolean {
+  return canonicalResource(requested) !== undefined && /\/readonly\/?$/i.test(new URL(requested).pathname);
+}
+
+/**
+ * The scopes an authorization request at `requested` may grant: at a read-only URL, its read scopes only
+ * (merchant:read when it asked for none of them). The token is still bound to the tool server's URL, so
+ * this is what keeps a "read-only" connection from writing when its token is used at the full URL.
+ */
+export function scopesForResource(requested: string, scopes: readonly Scope[]): Scope[] {
+  if (!isReadOnlyResource(requested)) return [...scopes];
+  const read = scopes.filter((s) => READ_SCOPES.includes(s));
+  return read.length ? read : ["merchant:read"];
+}
+
 /**
  * Where the protected resource metadata of `resource` sits (RFC 9728 section 3.1: the well-known prefix
  * plus the resource's path), for the tool server's URL and each toolset or read-only URL below it.
@@ -60,7 +79,7 @@ export function protectedResourceMetadata(resource: string = oauthUrls().resourc
   return {
     resource,
     authorization_servers: [urls.issuer],
-    scopes_supported: [...SCOPES],
+    scopes_supported: isReadOnlyResource(resource) ? [...READ_SCOPES] : [...SCOPES],
     bearer_methods_supported: ["header"],
     resource_name: "svc MCP tool server",
     resource_documentation: `${getConfig().docsUrl}`,

@@ -1,12 +1,12 @@
 // One attempt of one delivery, as the queue function runs it: sign, send, log the attempt. A failure asks
 // the queue to retry (its backoff). A failing endpoint is a tripped circuit: one attempt per probe interval
-// goes out and every other delivery for it is handed back to the queue at once, unsent, so a slow or
+// goes out and every other delivery for it is queued again, unsent, for its next probe, so a slow or
 // broken receiver holds at most one of the shared queue's dispatches, not one per queued event. After a
 // run of failures (an hour and DISABLE_AFTER_FAILURES attempts without a success) it is disabled and the
 // workspace's owner gets a mail.
 import { getConfig } from "../core/config";
 import { auth } from "../core/firebase";
-import { logWebhookCreatorGone, logWebhookDisabled } from "../core/log";
+import { logWarn, logWebhookCreatorGone, logWebhookDisabled } from "../core/log";
 import {
   createDeliveryOnce,
   claimProbe,
@@ -43,10 +43,16 @@ export function deadlineWithinClaim(deadlineMs: number, spentMs: number): number
 }
 
 /**
- * `deferred`: back to the queue, unsent: the endpoint is failing and another attempt holds its probe, or
- * the workspace has spent its share of the queue this minute (`webhookAttempts`).
+ * `deferUntil`: back to the queue, unsent, as a new task dispatched then (queue.ts deferDelivery): the
+ * workspace has spent its share of the queue this minute (`webhookAttempts`), or the endpoint is failing
+ * and another attempt holds its probe.
  */
-type AttemptResult = "delivered" | "retry" | "deferred" | "dropped";
+export type AttemptResult = "delivered" | "retry" | "dropped" | { deferUntil: Date };
+
+/** A deferred scan notice older than this is dropped (logged): a flooded workspace's backlog stays bounded. */
+export const DEFERRED_SCANS_MAX_AGE_MS = 60 * 60 * 1000;
+/** Deferred tasks of one window spread over this much of the next, instead of all arriving at its first instant. */
+const DEFER_SPREAD_MS = 20_000;
 
 function signedHeaders(webhook: Webhook, deliveryId: string, body: string, now: Date): Record<string, string> {
   const secrets = signingSecrets(webhook.secrets, now).map((s) => openSecret(s.sealed, secretBinding(webhook)));
@@ -60,6 +66,17 @@ function signedHeaders(webhook: Webhook, deliveryId: string, body: string, now: 
  */
 export async function attemptDelivery(task: DeliveryTask, probeIntervalMs: number, guards: TargetGuards = targetGuards(getConfig().isEmulator), now = new Date()): Promise<AttemptResult> {
   const startedAt = Date.now();
+  // The workspace's share first, before any read or write: a workspace over it costs the shared queue one
+  // limiter check per task (most answered from the instance's memory), not the reads below and a log write.
+  limiter ??= new RateLimiter(firestoreQuotaStore);
+  const share = await limiter.take("webhookAttempts", { merchantId: task.merchantId }, now.getTime());
+  if (!share.allowed) {
+    if (task.type === "scan.created" && task.deferredSince !== undefined && now.getTime() - task.deferredSince > DEFERRED_SCANS_MAX_AGE_MS) {
+      logWarn("webhook.deferral_dropped", "deferred scan notice dropped: its workspace was over its share for too long", { merchantId: task.merchantId, webhookId: task.webhookId, deliveryId: task.deliveryId, count: task.count, deferredSince: new Date(task.deferredSince).toISOString() });
+      return "dropped";
+    }
+    return { deferUntil: new Date(share.resetAt.getTime() + Math.floor(Math.random() * DEFER_SPREAD_MS)) };
+  }
   const webhook = await readWebhook(task.merchantId, task.webhookId);
   if (!webhook) return "dropped"; // deleted since: nothing to send, nothing to keep
   if (webhook.status !== "active") {
@@ -85,13 +102,13 @@ export async function attemptDelivery(task: DeliveryTask, probeIntervalMs: numbe
   const claimedAt = Date.now();
   const claimFrom = new Date(now.getTime() + (claimedAt - startedAt));
   const claimUntil = new Date(claimFrom.getTime() + guards.deadlineMs + probeIntervalMs);
-  if (webhook.failingSince && !(await claimProbe(task.merchantId, task.webhookId, claimFrom, claimUntil))) return "deferred";
-  limiter ??= new RateLimiter(firestoreQuotaStore);
-  if (!(await limiter.take("webhookAttempts", { merchantId: task.merchantId }, now.getTime())).allowed) return "deferred";
+  // A failing endpoint's other deliveries come back when its next probe may go (the share unit stays spent:
+  // a workspace whose endpoint fails cannot loop deferrals faster than its share).
+  if (webhook.failingSince && !(await claimProbe(task.merchantId, task.webhookId, claimFrom, claimUntil))) return { deferUntil: claimUntil };
   // A claimed attempt ends within its claim: taking the claim and the limiter's share can themselves take
   // seconds on a busy instance, and an attempt that outlived its claim would overlap the next one.
   const deadlineMs = webhook.failingSince ? deadlineWithinClaim(guards.deadlineMs, Date.now() - claimedAt) : guards.deadlineMs;
-  if (deadlineMs === null) return "deferred";
+  if (deadlineMs === null) return { deferUntil: claimUntil };
 
   const outcome = await postToTarget(webhook.url, signedHeaders(webhook, delivery.deliveryId, delivery.body, now), delivery.body, { ...guards, deadlineMs });
   const attempt = { at: now, attempt: delivery.attempts.length + 1, ...outcome };

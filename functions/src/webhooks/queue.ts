@@ -6,6 +6,9 @@ import { DEFAULT_REGION } from "../core/config";
 import { adminApp } from "../core/firebase";
 import { Coalescer } from "../core/coalescer";
 import { sealTask } from "../core/taskSeal";
+import { logWarn } from "../core/log";
+import { RateLimiter } from "../core/rateLimit";
+import { firestoreQuotaStore } from "../store/rateLimits";
 import type { WebhookEvent } from "../store/webhooks";
 import { eventBody, newMessageId, SCANS_PER_DELIVERY, type ScanNotice } from "./events";
 
@@ -19,13 +22,32 @@ export interface DeliveryTask {
   type: WebhookEvent;
   count: number;
   body?: string;
+  /** When a deferred task was first deferred (ms since the epoch): how long it has waited for its workspace's share. */
+  deferredSince?: number;
 }
 
-export async function enqueueDelivery(task: DeliveryTask): Promise<void> {
+/** The part of firebase-admin's TaskQueue an enqueue uses (a test passes its own to see the request). */
+export interface DeliveryQueue {
+  enqueue(data: DeliveryTask & { seal: string }, options: { dispatchDeadlineSeconds: number; scheduleTime?: Date }): Promise<void>;
+}
+
+function deliveryQueue(): DeliveryQueue {
   // Required here: the tool server and console load this module, and need the Tasks client only when sending.
   const { getFunctions } = require("firebase-admin/functions") as typeof import("firebase-admin/functions");
-  const queue = getFunctions(adminApp()).taskQueue<DeliveryTask & { seal: string }>(`locations/${DEFAULT_REGION}/functions/${DELIVERY_FUNCTION}`);
-  await queue.enqueue(sealTask(task), { dispatchDeadlineSeconds: 30 });
+  return getFunctions(adminApp()).taskQueue<DeliveryTask & { seal: string }>(`locations/${DEFAULT_REGION}/functions/${DELIVERY_FUNCTION}`);
+}
+
+export async function enqueueDelivery(task: DeliveryTask, queue: DeliveryQueue = deliveryQueue()): Promise<void> {
+  await queue.enqueue(sealTask(task, "webhookDelivery"), { dispatchDeadlineSeconds: 30 });
+}
+
+/**
+ * Puts a deferred delivery back on the queue as a new task dispatched at `at` (Cloud Tasks' scheduleTime),
+ * so the task that deferred it can answer 2xx: a deferral is neither an attempt nor an error, and the
+ * queue's backoff (which slows the whole queue, every tenant's deliveries) is not involved.
+ */
+export async function deferDelivery(task: DeliveryTask, at: Date, now: Date, queue: DeliveryQueue = deliveryQueue()): Promise<void> {
+  await queue.enqueue(sealTask({ ...task, deferredSince: task.deferredSince ?? now.getTime() }, "webhookDelivery", now), { dispatchDeadlineSeconds: 30, scheduleTime: at });
 }
 
 interface ScanForWebhooks {
@@ -48,6 +70,8 @@ function deliveryIdOf(webhookId: string, scans: ScanNotice[], stable: boolean): 
   return `msg_${hash.digest("base64url").slice(0, 16)}`;
 }
 
+let limiter: RateLimiter | undefined;
+
 const scanDeliveries = new Coalescer<ScanForWebhooks, Error | undefined>(async (items) => {
   const groups = new Map<string, { merchantId: string; webhookId: string; scans: ScanNotice[]; items: number[]; stable: boolean }>();
   items.forEach(({ merchantId, webhookIds, scan, stableId }, i) => {
@@ -63,12 +87,19 @@ const scanDeliveries = new Coalescer<ScanForWebhooks, Error | undefined>(async (
   const now = new Date();
   // A group that fails fails only its own scans: those queued for other subscriptions are not queued again.
   const failed = new Array<Error | undefined>(items.length);
+  limiter ??= new RateLimiter(firestoreQuotaStore);
   await Promise.all(
-    [...groups.values()].map((g) =>
-      enqueueDelivery({ merchantId: g.merchantId, webhookId: g.webhookId, deliveryId: deliveryIdOf(g.webhookId, g.scans, g.stable), type: "scan.created", count: g.scans.length, body: eventBody("scan.created", { scans: g.scans }, now) }).catch((error: unknown) => {
+    [...groups.values()].map(async (g) => {
+      // The workspace's backlog is bounded where it is made: scan notices past its share of enqueues are
+      // shed (logged), so a flood of scans of its public codes cannot queue more than the queue drains.
+      if (!(await limiter!.take("webhookScanEnqueues", { merchantId: g.merchantId }, now.getTime())).allowed) {
+        logWarn("webhook.scans_shed", "scan notices not queued: the workspace is over its share of webhook enqueues", { merchantId: g.merchantId, webhookId: g.webhookId, count: g.scans.length });
+        return;
+      }
+      await enqueueDelivery({ merchantId: g.merchantId, webhookId: g.webhookId, deliveryId: deliveryIdOf(g.webhookId, g.scans, g.stable), type: "scan.created", count: g.scans.length, body: eventBody("scan.created", { scans: g.scans }, now) }).catch((error: unknown) => {
         for (const i of g.items) failed[i] = error instanceof Error ? error : new Error(String(error));
-      }),
-    ),
+      });
+    }),
   );
   return failed;
 }, SCANS_PER_DELIVERY);

@@ -27,6 +27,7 @@ import {
 } from "../store/webhooks";
 import { covers, eventBody, newMessageId, type CodeNotice } from "./events";
 import { enqueueDelivery } from "./queue";
+import type { JobTask } from "../store/jobQueue";
 import { afterRotation, newSigningSecret, sealSecret, secretBinding } from "./secrets";
 import { targetProblem } from "./target";
 import { getWorkspace } from "../store/workspaces";
@@ -103,19 +104,17 @@ export const LINK_SYNC_IN_REQUEST = 2_000;
 const LINK_SYNC_PER_TASK = 50_000;
 const LINK_PAGE = 500;
 
-/**
- * Points the workspace's links at their matching active scan subscriptions (and nothing else), so the
- * redirect learns from the link it reads anyway; only links whose list changes are written. Pages of 500
- * by cursor from `after`: up to `budget` links here, the rest by background tasks (jobs/task.ts), each
- * reading the subscriptions afresh. Returns where the background goes on, or null when all are done.
- */
-export async function syncLinkWebhooks(merchantId: string, after: string | null = null, budget = LINK_SYNC_IN_REQUEST): Promise<string | null> {
+type EnqueueJobStep = (task: JobTask) => Promise<void>;
+const jobQueue = () => require("../store/jobQueue") as typeof import("../store/jobQueue");
+
+/** Syncs links from `after`, up to `budget`; answers where it stopped (null when every link is done). */
+async function syncLinkPages(merchantId: string, after: string | null, budget: number): Promise<string | null> {
   const hooks = await listWebhooks(merchantId);
   const scanHooks = hooks.filter((w) => w.status === "active" && w.events.includes("scan.created"));
   let cursor = after;
   let seen = 0;
   do {
-    const page = await workspaceLinksPage(merchantId, cursor, LINK_PAGE);
+    const page = await workspaceLinksPage(merchantId, cursor, Math.min(LINK_PAGE, budget));
     const same = (a: string[], b: string[]) => a.join() === [...b].sort().join();
     const changes = page.links.flatMap((link) => {
       const wanted = subscriptionsOf(scanHooks, link);
@@ -125,15 +124,40 @@ export async function syncLinkWebhooks(merchantId: string, after: string | null 
     cursor = page.next;
     seen += page.links.length;
   } while (cursor && seen < budget);
+  return cursor;
+}
+
+/**
+ * Points the workspace's links at their matching active scan subscriptions (and nothing else), so the
+ * redirect learns from the link it reads anyway; only links whose list changes are written. Pages of 500
+ * by cursor: up to `budget` links here, the rest by background tasks (jobs/task.ts), each reading the
+ * subscriptions afresh. One background chain per workspace at a time: while one runs, a new request only
+ * tells it to start over from the first link (store/jobQueue.ts requestLinkSyncChain), so a burst of
+ * webhook changes costs one chain, not one each. Returns where the background goes on, or null when all
+ * are done here.
+ */
+export async function syncLinkWebhooks(merchantId: string, budget = LINK_SYNC_IN_REQUEST, enqueue: EnqueueJobStep = (t) => jobQueue().enqueueJobStep(t)): Promise<string | null> {
+  const cursor = await syncLinkPages(merchantId, null, budget);
   if (cursor) {
-    await (require("../store/jobQueue") as typeof import("../store/jobQueue")).enqueueJobStep({ merchantId, step: "links", after: cursor });
+    const { generation, start } = await jobQueue().requestLinkSyncChain(merchantId);
+    if (start) await enqueue({ merchantId, step: "links", after: cursor, generation });
   }
   return cursor;
 }
 
-/** A background step of a workspace's link sync (jobs/task.ts). */
-export async function continueLinkSync(merchantId: string, after: string): Promise<void> {
-  await syncLinkWebhooks(merchantId, after, LINK_SYNC_PER_TASK);
+/** A background step of a workspace's link sync (jobs/task.ts): from `after`, or from the first link when a newer request came. */
+export async function continueLinkSync(merchantId: string, after: string, generation = 0, enqueue: EnqueueJobStep = (t) => jobQueue().enqueueJobStep(t), budget = LINK_SYNC_PER_TASK): Promise<void> {
+  const current = await jobQueue().continueLinkSyncChain(merchantId);
+  const from = current === generation ? after : null;
+  let cursor = await syncLinkPages(merchantId, from, budget);
+  let serving = current;
+  while (!cursor) {
+    const restart = await jobQueue().endLinkSyncChain(merchantId, serving);
+    if (restart === null) return;
+    serving = restart;
+    cursor = await syncLinkPages(merchantId, null, budget);
+  }
+  await enqueue({ merchantId, step: "links", after: cursor, generation: serving });
 }
 
 /** `createdWith`: the caller's key or grant id (Caller.keyId), which the webhook then follows (creator.ts). */
