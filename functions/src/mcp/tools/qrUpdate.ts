@@ -28,6 +28,7 @@ export const qrUpdateTool = defineTool({
       scanBeepSound: z.enum([...SCAN_BEEP_SOUNDS, "none"]).optional().describe("New scan sound, or none to remove it"),
       title: fields.title.optional(),
       design: designChange,
+      domainId: fields.domainId.optional().describe("Put the link on an active domain of the workspace, or null for the service's host"),
     })
     .strict(),
   output: codeOutput,
