@@ -140,7 +140,7 @@ export const domainRoutes = [
     handle: ({ caller, params }) => removeDomain(caller, params.domainId),
   }),
   endpoint({
-    method: "PUT",
+    method: "POST",
     path: "/api/domains/default",
     summary: "Set the domain new dynamic codes go on",
     ...WRITE,

@@ -29,7 +29,7 @@ export const fields = {
   design: designSchema.describe("Brand design, checked by two decoders before use"),
   domainId: ids.domainId
     .nullable()
-    .describe("An active domain of the workspace for the link (dynamic codes); null: the service's host; omitted: the workspace's default"),
+    .describe("Active domain for a dynamic link; null: none; omitted: default"),
   codeId: ids.codeId,
   uniqueQRCodeID: ids.uniqueQRCodeID,
 };

@@ -28,9 +28,10 @@ export const publicCodeShape = {
   campaign: z.string().nullable(),
   tags: z.array(z.string()),
   dynamic: z.boolean(),
-  dynamicLink: z.string().nullable().describe("Tracked, re-pointable link (dynamic codes), on the code's domain while that is active"),
-  domainId: z.string().nullable().describe("The workspace domain the link is on, or null"),
-  defaultLink: z.string().nullable().describe("The same link on the service's own host; it keeps working"),
+  dynamicLink: z.string().nullable().describe("Tracked, re-pointable link (dynamic codes)"),
+  // The domain the link is on (docs/domains.md), and the same link on the service's host, which keeps working.
+  domainId: z.string().nullable(),
+  defaultLink: z.string().nullable(),
   template: z.enum(TEMPLATES).nullable(),
   scanBeepSound: z.enum(SCAN_BEEP_SOUNDS).nullable(),
   boostFrame: z.enum(BOOST_FRAMES).nullable(),

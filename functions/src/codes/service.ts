@@ -233,7 +233,7 @@ interface CodeChanges {
 }
 
 /** The link fields a domain change gives a code, after checking the domain may be named. */
-async function domainChangeOf(merchantId: string, code: Pick<QrCode, "dynamic" | "uniqueQRCodeID">, domainId: string | null): Promise<Pick<QrCode, "domainId" | "onDomainHost" | "dynamicLink">> {
+async function domainChangeOf(merchantId: string, code: Pick<QrCode, "dynamic" | "uniqueQRCodeID">, domainId: string | null): Promise<Partial<Pick<QrCode, "domainId" | "onDomainHost" | "dynamicLink">>> {
   const [choice] = await domainChoices(merchantId, [{ domainId, dynamic: code.dynamic }]);
   if (!choice.ok) throw choice.error;
   if (!code.dynamic) return {};
@@ -266,7 +266,7 @@ export async function updateCode(merchantId: string, lookup: CodeLookup, changes
     changes.design === undefined || changes.design === null
       ? changes.design
       : await changedDesign(merchantId, changes.keepLogo ? await findCode(merchantId, lookup) : { design: null }, changes.design, changes.keepLogo);
-  let domainChange: Pick<QrCode, "domainId" | "onDomainHost" | "dynamicLink"> | undefined;
+  let domainChange: Partial<Pick<QrCode, "domainId" | "onDomainHost" | "dynamicLink">> | undefined;
   if (changes.destinationUrl !== undefined || design !== undefined || changes.domainId !== undefined) {
     const current = await findCode(merchantId, lookup);
     if (changes.domainId !== undefined) domainChange = await domainChangeOf(merchantId, current, changes.domainId);
