@@ -8,7 +8,7 @@ import { hasHiddenCharacters, httpUrl } from "../core/validation";
 import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import type { Caller } from "../auth/caller";
-import { DESIGN_MAX_BODY_BYTES, designSchema, titleFromUrl, type DesignInput } from "../codes/fields";
+import { DESIGN_MAX_BODY_BYTES, designSchema, fields, titleFromUrl, type DesignInput } from "../codes/fields";
 import type { QrCode } from "../codes/model";
 import { requestHashOf } from "../store/idempotency";
 import { createCodesInBatch, createCodesOnce } from "./createOnce";
@@ -22,6 +22,10 @@ export const BulkRequestSchema = z
       .min(1, "Give at least one URL")
       .max(BULK_MAX_URLS, `At most ${BULK_MAX_URLS} URLs per call`),
     design: designSchema.optional().describe("One brand design for every code of the call"),
+    domainId: fields.domainId
+      .unwrap()
+      .optional()
+      .describe("An active domain of the workspace: the codes are then dynamic, their links on that domain (docs/domains.md)"),
   })
   .strict();
 
@@ -35,6 +39,7 @@ export const BulkResponseSchema = z
         title: z.string().describe("Made from the URL's host and path"),
         destinationUrl: z.string().url(),
         qrImageUrl: z.string().url().describe("The hosted PNG"),
+        dynamicLink: z.string().url().optional().describe("With domainId: the code's link on the domain"),
       }),
     ),
   })
@@ -54,17 +59,19 @@ export function idempotencyKeyOf(req: Request): string | undefined {
   return value;
 }
 
-async function handleBulk(req: Request, res: Response, caller: Caller, urls: string[], design?: DesignInput): Promise<BulkResponse> {
+async function handleBulk(req: Request, res: Response, caller: Caller, urls: string[], design?: DesignInput, domainId?: string): Promise<BulkResponse> {
   const key = idempotencyKeyOf(req);
-  const inputs = urls.map((url) => ({ title: titleFromUrl(url), destinationUrl: url, design }));
+  // Static unless a domain is named: a static code encodes its URL, so only a dynamic one has a host to carry.
+  const onDomain = domainId ? { dynamic: true, domainId } : { domainId: null };
+  const inputs = urls.map((url) => ({ title: titleFromUrl(url), destinationUrl: url, design, ...onDomain }));
   const finish = (_writer: unknown, codes: QrCode[]): BulkResponse => ({
     ok: true,
     count: codes.length,
-    codes: codes.map((c) => ({ codeId: c.codeId, title: c.title, destinationUrl: c.destinationUrl, qrImageUrl: c.qrImageUrl })),
+    codes: codes.map((c) => ({ codeId: c.codeId, title: c.title, destinationUrl: c.destinationUrl, qrImageUrl: c.qrImageUrl, ...(domainId && c.dynamicLink ? { dynamicLink: c.dynamicLink } : {}) })),
   });
   if (!key) return createCodesInBatch(caller.merchantId, inputs, "bulk", finish);
-  // Without a design the hash is the URLs alone, as before designs existed.
-  const { response, replayed } = await createCodesOnce(caller.merchantId, key, requestHashOf(design ? { urls, design } : urls), inputs, "bulk", finish);
+  // Without a design or domain the hash is the URLs alone, as before they existed.
+  const { response, replayed } = await createCodesOnce(caller.merchantId, key, requestHashOf(design || domainId ? { urls, design, domainId } : urls), inputs, "bulk", finish);
   if (replayed) res.set("Idempotent-Replayed", "true");
   return response;
 }
@@ -85,7 +92,7 @@ export const bulkRoutes = [
       description:
         `1 to ${BULK_MAX_URLS} http(s) URLs become permanent static codes in the key's workspace, all or none. ` +
         "Send an Idempotency-Key to retry safely: the same key with the same body answers the first call's codes again (Idempotent-Replayed: true); with another body it is a 409.",
-      errors: ["CONFLICT", "DESIGN_REFUSED", "DESTINATION_BLOCKED"],
+      errors: ["CONFLICT", "DESIGN_REFUSED", "DESTINATION_BLOCKED", "VALIDATION_FAILED"],
       requestHeaders: [
         {
           name: "Idempotency-Key",
@@ -107,7 +114,7 @@ export const bulkRoutes = [
         },
       },
     },
-    handle: ({ req, res, caller, body }) => handleBulk(req, res, caller, body.urls, body.design),
+    handle: ({ req, res, caller, body }) => handleBulk(req, res, caller, body.urls, body.design, body.domainId),
   }),
 ];
 

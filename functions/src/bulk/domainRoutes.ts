@@ -12,10 +12,13 @@ import {
   domainList,
   DomainDeletedSchema,
   DomainListSchema,
+  DefaultDomainSchema,
+  DefaultDomainSetSchema,
   MAX_DOMAINS,
   NewDomainSchema,
   PublicDomainSchema,
   removeDomain,
+  setDefaultDomain,
   verifyDomain,
 } from "../domains/service";
 
@@ -84,7 +87,7 @@ export const domainRoutes = [
     doc: {
       operationId: "listDomains",
       description: `Every domain of the workspace (at most ${String(MAX_DOMAINS)}, so no pages), oldest first, with its records and state.`,
-      example: { response: { count: 1, max: MAX_DOMAINS, domains: [EXAMPLE_DOMAIN] } },
+      example: { response: { count: 1, max: MAX_DOMAINS, defaultDomainId: null, domains: [EXAMPLE_DOMAIN] } },
     },
     handle: ({ caller }) => domainList(caller),
   }),
@@ -135,5 +138,22 @@ export const domainRoutes = [
       example: { params: { domainId: EXAMPLE_ID }, response: { deleted: true, domainId: EXAMPLE_ID } },
     },
     handle: ({ caller, params }) => removeDomain(caller, params.domainId),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/domains/default",
+    summary: "Set the domain new dynamic codes go on",
+    ...WRITE,
+    body: DefaultDomainSchema,
+    response: DefaultDomainSetSchema,
+    doc: {
+      operationId: "setDefaultDomain",
+      description:
+        "New dynamic codes that name no domain (`domainId` left out) go on this one while it is active; null: the service's own host. " +
+        "The domain must be the workspace's (else 400) and active (else 409). Codes already made keep their host. Owners only.",
+      errors: ["VALIDATION_FAILED", "CONFLICT", "FORBIDDEN"],
+      example: { body: { domainId: EXAMPLE_ID }, response: { defaultDomainId: EXAMPLE_ID } },
+    },
+    handle: ({ caller, body }) => setDefaultDomain(caller, body.domainId),
   }),
 ];

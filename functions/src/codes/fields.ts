@@ -27,6 +27,9 @@ export const fields = {
   scanBeepSound: z.enum(SCAN_BEEP_SOUNDS).describe("Played by the app on scan; forces dynamic"),
   boostFrame: z.enum(BOOST_FRAMES).describe("Scan-to-earn points frame; overrides template"),
   design: designSchema.describe("Brand design, checked by two decoders before use"),
+  domainId: ids.domainId
+    .nullable()
+    .describe("Active domain for a dynamic link; null: none; omitted: default"),
   codeId: ids.codeId,
   uniqueQRCodeID: ids.uniqueQRCodeID,
 };
@@ -42,6 +45,7 @@ export const newCodeShape = {
   scanBeepSound: fields.scanBeepSound.optional(),
   boostFrame: fields.boostFrame.optional(),
   design: fields.design.optional(),
+  domainId: fields.domainId.optional(),
 };
 
 /** Title for a bulk row: host and path of the URL, shortened to the title limit. */

@@ -16,6 +16,9 @@ import { uniqueTags, type DesignInput, type ScanBeepSound } from "./fields";
 import type { StoredDesign } from "../designs/design";
 import { newUniqueQrId } from "./ids";
 import type { CodeSource, QrCode } from "./model";
+import { domainChoices, dynamicLinkFor, type CodeDomain } from "./domains";
+
+export { dynamicLinkFor };
 
 export interface NewCodeInput {
   title: string;
@@ -27,16 +30,14 @@ export interface NewCodeInput {
   scanBeepSound?: ScanBeepSound;
   boostFrame?: BoostFrame;
   design?: DesignInput;
+  /** One of the workspace's active domains for the link (dynamic codes); null: none; absent: the workspace's default. */
+  domainId?: string | null;
 }
 
 /** Designs are drawn by designs/ (sharp, two decoders), loaded only when a code has one. */
 const designs = () => require("../designs/design") as typeof import("../designs/design");
 /** The blocklist loads its data on the first check, not at cold start. */
 const abuse = () => require("../abuse/service") as typeof import("../abuse/service");
-
-export function dynamicLinkFor(uniqueQRCodeID: string): string {
-  return `${getConfig().dynamicLinkUrl}/qr/${uniqueQRCodeID}`;
-}
 
 /** The frame drawn around a stored code (its template is already null when a boost frame replaced it). */
 export const frameOf = (code: Pick<QrCode, "boostFrame" | "template">): FrameName | null => effectiveLook(code).frame;
@@ -77,7 +78,7 @@ function designResolver(merchantId: string): (input: DesignInput | undefined) =>
 }
 
 /** Builds the record of a new code (ids, derived fields), before its image exists. */
-function draftCode(merchantId: string, input: NewCodeInput, design: StoredDesign | null, source: CodeSource, now: Date): Omit<QrCode, "qrImageUrl" | "imagePath" | "imageToken"> {
+function draftCode(merchantId: string, input: NewCodeInput, design: StoredDesign | null, source: CodeSource, now: Date, domain: CodeDomain): Omit<QrCode, "qrImageUrl" | "imagePath" | "imageToken"> {
   const scanBeepSound = input.scanBeepSound ?? null;
   const { template, boostFrame, dynamic } = effectiveLook(input);
   const uniqueQRCodeID = newUniqueQrId();
@@ -90,7 +91,8 @@ function draftCode(merchantId: string, input: NewCodeInput, design: StoredDesign
     campaign: input.campaign ?? null,
     tags: uniqueTags(input.tags),
     dynamic,
-    dynamicLink: dynamic ? dynamicLinkFor(uniqueQRCodeID) : null,
+    dynamicLink: dynamic ? dynamicLinkFor(uniqueQRCodeID, domain?.hostname) : null,
+    ...(domain ? { domainId: domain.domainId, onDomainHost: true } : {}),
     template,
     scanBeepSound,
     boostFrame,
@@ -114,9 +116,10 @@ async function withImage(draft: Omit<QrCode, "qrImageUrl" | "imagePath" | "image
 export async function prepareCodes(merchantId: string, inputs: readonly NewCodeInput[], source: CodeSource): Promise<QrCode[]> {
   await assertCodeQuota(merchantId, inputs.length);
   await assertDestinationsAllowed(merchantId, inputs.map((i) => i.destinationUrl));
+  const domains = await domainsOf(merchantId, inputs);
   const now = new Date();
   const designOf = designResolver(merchantId);
-  const prepared = await Promise.allSettled(inputs.map(async (input) => withImage(draftCode(merchantId, input, await designOf(input.design), source, now))));
+  const prepared = await Promise.allSettled(inputs.map(async (input, i) => withImage(draftCode(merchantId, input, await designOf(input.design), source, now, domains[i]))));
   const stored = prepared.flatMap((p) => (p.status === "fulfilled" ? [p.value] : []));
   const failed = prepared.find((p) => p.status === "rejected");
   if (failed) {
@@ -124,6 +127,15 @@ export async function prepareCodes(merchantId: string, inputs: readonly NewCodeI
     throw (failed as PromiseRejectedResult).reason;
   }
   return stored;
+}
+
+/** The domain of each new code; the whole call is refused (nothing rendered or written) when any input's is. */
+async function domainsOf(merchantId: string, inputs: readonly NewCodeInput[]): Promise<CodeDomain[]> {
+  const choices = await domainChoices(merchantId, inputs.map((input) => ({ domainId: input.domainId, dynamic: effectiveLook(input).dynamic })));
+  return choices.map((c) => {
+    if (!c.ok) throw c.error;
+    return c.domain;
+  });
 }
 
 /** Refuses the whole call when any destination is blocklisted (DESTINATION_BLOCKED), before anything is rendered. */
@@ -216,6 +228,16 @@ interface CodeChanges {
   design?: DesignInput | null;
   /** With a design that brings no logo of its own: keep the code's current logo (the console's design panel). */
   keepLogo?: boolean;
+  /** Put the code's link on one of the workspace's active domains, or (null) back on the service's own host. */
+  domainId?: string | null;
+}
+
+/** The link fields a domain change gives a code, after checking the domain may be named. */
+async function domainChangeOf(merchantId: string, code: Pick<QrCode, "dynamic" | "uniqueQRCodeID">, domainId: string | null): Promise<Partial<Pick<QrCode, "domainId" | "onDomainHost" | "dynamicLink">>> {
+  const [choice] = await domainChoices(merchantId, [{ domainId, dynamic: code.dynamic }]);
+  if (!choice.ok) throw choice.error;
+  if (!code.dynamic) return {};
+  return { domainId: choice.domain?.domainId ?? null, onDomainHost: choice.domain !== null, dynamicLink: dynamicLinkFor(code.uniqueQRCodeID, choice.domain?.hostname) };
 }
 
 /**
@@ -233,22 +255,24 @@ export async function changedDesign(merchantId: string, current: Pick<QrCode, "d
  * re-rendered into the same image path with the same token: the qrImageUrl stays valid.
  */
 export async function updateCode(merchantId: string, lookup: CodeLookup, changes: CodeChanges): Promise<QrCode> {
-  if (changes.destinationUrl === undefined && changes.title === undefined && changes.scanBeepSound === undefined && changes.design === undefined) {
-    throw new AppError("VALIDATION_FAILED", "Nothing to update: give destinationUrl, title, scanBeepSound or design");
+  if (changes.destinationUrl === undefined && changes.title === undefined && changes.scanBeepSound === undefined && changes.design === undefined && changes.domainId === undefined) {
+    throw new AppError("VALIDATION_FAILED", "Nothing to update: give destinationUrl, title, scanBeepSound, design or domainId");
   }
   if (changes.destinationUrl !== undefined) await assertDestinationsAllowed(merchantId, [changes.destinationUrl]);
   // Render first: a destination the code cannot hold, or a design that does not scan, fails here, before
   // anything is written, and the image that goes out after the commit is the one that was checked.
-  let rendered: { url: string; design: StoredDesign | null; png: Buffer } | undefined;
+  let rendered: { url: string; link: string | null; design: StoredDesign | null; png: Buffer } | undefined;
   const design =
     changes.design === undefined || changes.design === null
       ? changes.design
       : await changedDesign(merchantId, changes.keepLogo ? await findCode(merchantId, lookup) : { design: null }, changes.design, changes.keepLogo);
-  if (changes.destinationUrl !== undefined || design !== undefined) {
+  let domainChange: Partial<Pick<QrCode, "domainId" | "onDomainHost" | "dynamicLink">> | undefined;
+  if (changes.destinationUrl !== undefined || design !== undefined || changes.domainId !== undefined) {
     const current = await findCode(merchantId, lookup);
-    const next = { ...current, destinationUrl: changes.destinationUrl ?? current.destinationUrl, design: design === undefined ? (current.design ?? null) : design };
-    if (design !== undefined || (!current.dynamic && next.destinationUrl !== current.destinationUrl)) {
-      rendered = { url: next.destinationUrl, design: next.design, png: await renderCodePng(next) };
+    if (changes.domainId !== undefined) domainChange = await domainChangeOf(merchantId, current, changes.domainId);
+    const next = { ...current, ...domainChange, destinationUrl: changes.destinationUrl ?? current.destinationUrl, design: design === undefined ? (current.design ?? null) : design };
+    if (design !== undefined || next.dynamicLink !== current.dynamicLink || (!current.dynamic && next.destinationUrl !== current.destinationUrl)) {
+      rendered = { url: next.destinationUrl, link: next.dynamicLink, design: next.design, png: await renderCodePng(next) };
     }
   }
   const updated = await db().runTransaction(async (tx) => {
@@ -265,16 +289,17 @@ export async function updateCode(merchantId: string, lookup: CodeLookup, changes
       destinationUrl: changes.destinationUrl ?? code.destinationUrl,
       scanBeepSound: changes.scanBeepSound === undefined ? code.scanBeepSound : changes.scanBeepSound === "none" ? null : changes.scanBeepSound,
       design: design === undefined ? (code.design ?? null) : design,
+      ...(code.dynamic ? domainChange : undefined),
       updatedAt: new Date(),
     };
     updateCodeInTransaction(tx, next, stored);
     return { before: code, after: next };
   });
   const { before, after } = updated;
-  if (design !== undefined || (!after.dynamic && after.destinationUrl !== before.destinationUrl)) {
+  if (design !== undefined || after.dynamicLink !== before.dynamicLink || (!after.dynamic && after.destinationUrl !== before.destinationUrl)) {
     // Re-render from the committed state so the last writer's image reflects the last committed URL and design.
     const latest = await findCode(merchantId, { codeId: after.codeId });
-    const same = rendered?.url === latest.destinationUrl && isDeepStrictEqual(rendered.design, latest.design ?? null);
+    const same = rendered?.url === latest.destinationUrl && rendered.link === latest.dynamicLink && isDeepStrictEqual(rendered.design, latest.design ?? null);
     const png = same ? rendered!.png : await renderCodePng(latest);
     await imageStore().put(latest.imagePath, png, latest.imageToken);
     await emitCodeEvents("code.updated", [latest]);

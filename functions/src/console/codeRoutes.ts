@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ids } from "../core/ids";
 import { publicCode } from "../codes/model";
 import { changedDesign, createCodes, dynamicLinkFor, renderCodePng } from "../codes/service";
+import { domainChoices } from "../codes/domains";
 import { effectiveLook } from "../codes/look";
 import { findCode } from "../store/codes";
 import { resolveDesign } from "../designs/design";
@@ -94,9 +95,12 @@ export const codeRoutes = routeTable(
       const { template, boostFrame, dynamic } = effectiveLook(input);
       // A design is resolved as on create (preset, checked logo), so the preview is the exact final image.
       const design = input.design ? await resolveDesign(caller.merchantId, input.design) : null;
+      // The link's host is the one the code would get (a named domain, or the workspace's default).
+      const [choice] = await domainChoices(caller.merchantId, [{ domainId: input.domainId, dynamic }]);
+      if (!choice.ok) throw choice.error;
       const png = await renderCodePng({
         dynamic,
-        dynamicLink: dynamic ? dynamicLinkFor(PREVIEW_ID) : null,
+        dynamicLink: dynamic ? dynamicLinkFor(PREVIEW_ID, choice.domain?.hostname) : null,
         destinationUrl: input.destinationUrl,
         boostFrame,
         template,

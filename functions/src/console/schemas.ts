@@ -27,7 +27,7 @@ export const SessionSchema = z.object({ idToken: z.string().min(1).max(8192) }).
 export const ClaimSchema = z.object({ claimToken: z.string().trim().min(1).max(200).regex(/^[A-Za-z0-9_-]+$/, "Must be a claim token from the sandbox response") }).strict();
 export const ListingStatusSchema = z.enum(["pending", "approved", "rejected"]);
 export const CodeChangeSchema = z
-  .object({ destinationUrl: fields.destinationUrl.optional(), title: fields.title.optional(), design: fields.design.nullable().optional(), keepLogo: z.boolean().optional() })
+  .object({ destinationUrl: fields.destinationUrl.optional(), title: fields.title.optional(), design: fields.design.nullable().optional(), keepLogo: z.boolean().optional(), domainId: fields.domainId.optional() })
   .strict();
 /** A design tried on an existing code (its own payload and frame): the console's code page preview. */
 export const CodeDesignPreviewSchema = z.object({ design: fields.design.nullable(), keepLogo: z.boolean().optional() }).strict();

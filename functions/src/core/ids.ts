@@ -34,5 +34,7 @@ export const ids = {
     .describe("The last part of a dynamic link"),
   keyId: z.string().regex(KEY_ID_PATTERN, "Must be a keyId: key_ and 16 hex digits"),
   grantId: z.string().regex(GRANT_ID_PATTERN, "Must be a grantId: grant_ and 24 hex digits"),
+  /** A branded domain (store/domains.ts mints them): `dom_` and a Firestore auto-id. */
+  domainId: z.string().regex(/^dom_[A-Za-z0-9]{20}$/, "a domain id (dom_ and 20 letters or digits)"),
   oauthRequestId: z.string().regex(OAUTH_REQUEST_ID_PATTERN, "Must be an authorization request id: req_ and 32 hex digits"),
 };

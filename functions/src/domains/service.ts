@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { AppError } from "../core/errors";
 import { getConfig } from "../core/config";
+import { ids } from "../core/ids";
 import { auth } from "../core/firebase";
 import { logInfo, logWarn } from "../core/log";
 import { blockedHost } from "../abuse/blocklist";
@@ -28,11 +29,14 @@ import { checkHostname, HOSTNAME_MAX } from "./hostname";
 import { dnsLookup, type DnsLookup } from "./dns";
 import { defaultIssuer, type CertificateIssuer } from "./issuer";
 import { decide, problemSentence, recordsVerdict, txtName, txtValue, type ServingTarget } from "./lifecycle";
+import { syncDomainCodes } from "../codes/domainSync";
+import { domainRefusal } from "../codes/domains";
+import { readDefaultDomainId, setDefaultDomainId } from "../store/codeDomains";
 
 /** Domains one workspace may hold (detached ones count until deleted). */
 export const MAX_DOMAINS = 20;
 
-export const domainIdSchema = z.string().regex(/^dom_[A-Za-z0-9]{20}$/, "a domain id (dom_ and 20 letters or digits)");
+export const domainIdSchema = ids.domainId;
 
 export const NewDomainSchema = z
   .object({
@@ -74,7 +78,17 @@ export const PublicDomainSchema = z
   .strict()
   .meta({ title: "Domain" });
 
-export const DomainListSchema = z.object({ count: z.number().int(), max: z.number().int(), domains: z.array(PublicDomainSchema) }).strict().meta({ title: "DomainList" });
+export const DomainListSchema = z
+  .object({
+    count: z.number().int(),
+    max: z.number().int(),
+    defaultDomainId: z.string().nullable().describe("The domain new dynamic codes go on when they name none (while it is active)"),
+    domains: z.array(PublicDomainSchema),
+  })
+  .strict()
+  .meta({ title: "DomainList" });
+export const DefaultDomainSchema = z.object({ domainId: ids.domainId.nullable().describe("An active domain of the workspace, or null for the service's own host") }).strict();
+export const DefaultDomainSetSchema = z.object({ defaultDomainId: z.string().nullable() }).strict().meta({ title: "DefaultDomain" });
 export const DomainDeletedSchema = z.object({ deleted: z.literal(true), domainId: z.string() }).strict().meta({ title: "DomainDeleted" });
 
 export type PublicDomain = z.infer<typeof PublicDomainSchema>;
@@ -173,9 +187,22 @@ export async function addDomain(caller: Caller, input: z.infer<typeof NewDomainS
 }
 
 export async function domainList(caller: Caller): Promise<z.infer<typeof DomainListSchema>> {
-  const domains = (await listDomains(caller.merchantId, MAX_DOMAINS + 5)).map(publicDomain);
-  return { count: domains.length, max: MAX_DOMAINS, domains };
+  const [domains, defaultDomainId] = await Promise.all([listDomains(caller.merchantId, MAX_DOMAINS + 5), readDefaultDomainId(caller.merchantId)]);
+  return { count: domains.length, max: MAX_DOMAINS, defaultDomainId, domains: domains.map(publicDomain) };
 }
+
+/** Sets the domain new dynamic codes go on when they name none (docs/domains.md, "Codes on a domain"); owners only. */
+export async function setDefaultDomain(caller: Caller, domainId: string | null): Promise<z.infer<typeof DefaultDomainSetSchema>> {
+  await requireOwner(caller);
+  await setDefaultDomainId(caller.merchantId, domainId, (domain) => {
+    const refusal = domainId === null ? null : domainRefusal(domainId, domain);
+    if (refusal) throw refusal;
+  });
+  return { defaultDomainId: domainId };
+}
+
+/** The workspace's default domain for new codes (an id; it may since have been deleted), or null. */
+export const defaultDomainOf = (caller: Caller): Promise<string | null> => readDefaultDomainId(caller.merchantId);
 
 export async function domainGet(caller: Caller, domainId: string): Promise<PublicDomain> {
   return publicDomain(await ownDomain(caller.merchantId, domainId));
@@ -184,6 +211,8 @@ export async function domainGet(caller: Caller, domainId: string): Promise<Publi
 export async function removeDomain(caller: Caller, domainId: string): Promise<z.infer<typeof DomainDeletedSchema>> {
   await requireOwner(caller);
   if (!(await deleteDomain(caller.merchantId, domainId, auditOf(caller, "domains.delete")))) throw new AppError("NOT_FOUND", `No domain ${domainId} in this workspace`);
+  // Its codes go back to the service's own host (docs/domains.md, "Codes on a domain").
+  await syncDomainCodes(caller.merchantId, domainId, undefined);
   return { deleted: true, domainId };
 }
 
@@ -218,11 +247,15 @@ async function checkDomain(merchantId: string, domainId: string, who: DomainAudi
   const email = domain.activatedAt && verdict.kind !== "ok" ? await ownerEmail(merchantId) : null;
   const consoleUrl = `${getConfig().createUrl}#settings`;
   const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-  return applyDomainCheck(merchantId, domainId, who, (current, claim) => {
+  const checked = await applyDomainCheck(merchantId, domainId, who, (current, claim) => {
     const decision = decide(current, claim, { verdict, certIssued, now, target, ownerEmail: email, consoleUrl });
     const mail = decision.mail && email ? { to: email, message: { ...decision.mail, html: `<p>${esc(decision.mail.text).replace(/\n/g, "<br>")}</p>` } } : null;
     return { domain: decision.domain, claim: decision.claim, mail, audit: decision.change };
   });
+  // Codes naming the domain follow its state (detached: the service's host; active again: the domain's).
+  // Every check asks, so codes a failed or raced move left behind are moved within the hour.
+  if (checked) await syncDomainCodes(merchantId, domainId, checked);
+  return checked;
 }
 
 const lookupFor = (deps: CheckDeps) => dnsLookup(deps.dnsServers ?? getConfig().domains.dnsServers);

@@ -84,7 +84,7 @@ type JobRowParsed = z.output<typeof JobRowSchema>;
 /** A validated row, ready for svc.qr.create: the title is always set, externalRef null when not given. */
 export type JobRow = Omit<JobRowParsed, "externalRef" | "title"> & { externalRef: string | null; title: string };
 export type JobField = keyof z.input<typeof JobRowSchema>;
-export const JOB_FIELDS = ["destinationUrl", "title", "campaign", "tags", "dynamic", "externalRef", "template", "scanBeepSound", "boostFrame"] as const satisfies readonly JobField[];
+export const JOB_FIELDS = ["destinationUrl", "title", "campaign", "tags", "dynamic", "externalRef", "template", "scanBeepSound", "boostFrame", "domainId"] as const satisfies readonly JobField[];
 
 export type JobFormat = "json" | "csv" | "dub" | "bitly";
 export type CsvSource = "auto" | "generic" | "dub" | "bitly";
@@ -177,6 +177,8 @@ export const HEADER_SYNONYMS: Record<JobField, readonly string[]> = {
   template: ["template"],
   scanBeepSound: ["scanbeepsound", "beepsound", "beep"],
   boostFrame: ["boostframe"],
+  // Not "domain": link-shortener exports use it for their own host.
+  domainId: ["domainid"],
 };
 
 type Profile = ReadonlyArray<readonly [string, JobField]>;

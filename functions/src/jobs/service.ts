@@ -17,6 +17,8 @@ import { addNewCodes, readCodes } from "../store/codes";
 import type { JobStepTask } from "../store/jobQueue";
 import { addChunkDone, addExternalRefs, CHUNK_ROWS, createJob, jobCodeIds, readChunk, readExternalRefs, readJob, updateJob, type JobProgress, type RowOutcome, type StoredJob } from "../store/jobs";
 import { assertCodeQuota, prepareCodes, settleFailedCommit, type NewCodeInput } from "../codes/service";
+import { domainChoices } from "../codes/domains";
+import { effectiveLook } from "../codes/look";
 import { publishNewCodesInBatch } from "../store/publication";
 import { imageStore } from "../store/images";
 import type { QrCode } from "../codes/model";
@@ -172,6 +174,13 @@ async function runChunk(job: StoredJob, index: number): Promise<RowOutcome[]> {
       outcomes.push({ row: f.row, outcome: "failed", message: error.message });
       fresh.splice(fresh.indexOf(f), 1);
     }
+  }
+  // A row naming a domain that is not the workspace's or not active fails alone, as a blocklisted one does.
+  const choices = await domainChoices(job.merchantId, fresh.map((f) => ({ domainId: f.input.domainId, dynamic: effectiveLook(f.input).dynamic })));
+  for (const [i, choice] of [...choices.entries()].reverse()) {
+    if (choice.ok) continue;
+    outcomes.push({ row: fresh[i].row, outcome: "failed", message: choice.error.message });
+    fresh.splice(i, 1);
   }
   let codes: QrCode[] = [];
   if (fresh.length) {

@@ -27,6 +27,10 @@ export interface QrCode {
   template: Template | null;
   scanBeepSound: ScanBeepSound | null;
   boostFrame: BoostFrame | null;
+  /** The workspace's branded domain the code's link is on (docs/domains.md, "Codes on a domain"); absent or null: none. */
+  domainId?: string | null;
+  /** Whether the stored dynamicLink and PNG use that domain's host (false while it is detached); absent: no domain. */
+  onDomainHost?: boolean;
   /** Brand design (docs/decisions.md, "Brand designs"); null or absent: the plain black-on-white code. */
   design?: StoredDesign | null;
   qrImageUrl: string;
@@ -124,13 +128,14 @@ const NAMED_FIELDS = new Set([
   ...Object.keys({
     codeId: 1, merchantId: 1, uniqueQRCodeID: 1, title: 1, destinationUrl: 1, campaign: 1, tags: 1, dynamic: 1, dynamicLink: 1, template: 1, scanBeepSound: 1,
     boostFrame: 1, design: 1, qrImageUrl: 1, imagePath: 1, imageToken: 1, status: 1, source: 1, createdAt: 1, updatedAt: 1, takenDown: 1, campaignRules: 1, passwordNotice: 1,
+    domainId: 1, onDomainHost: 1,
   } satisfies Record<keyof QrCode, 1>),
   ...CATALOGUE_ONLY,
 ]);
 
 /**
  * A code document as a code. An older document's absent fields read as null (or none, for tags); design,
- * takenDown and campaignRules stay absent when unset, as they are written (a rewrite leaves them out).
+ * domainId, takenDown and campaignRules stay absent when unset, as they are written (a rewrite leaves them out).
  */
 function codeOf(d: DocumentData, id: string): QrCode {
   const code: QrCode = {
@@ -155,6 +160,10 @@ function codeOf(d: DocumentData, id: string): QrCode {
     updatedAt: dateOf(d.updatedAt),
   };
   if (d.design !== undefined) code.design = d.design;
+  if (typeof d.domainId === "string") {
+    code.domainId = d.domainId;
+    code.onDomainHost = d.onDomainHost === true;
+  }
   if (d.takenDown !== undefined) code.takenDown = d.takenDown;
   if (d.campaignRules !== undefined) code.campaignRules = d.campaignRules;
   if (d.passwordNotice !== undefined) code.passwordNotice = d.passwordNotice;

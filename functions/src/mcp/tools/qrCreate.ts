@@ -12,11 +12,15 @@ import { describeCode } from "./qrList";
 // svc.tools.search gives their values and defaults.
 listedAs.add(fields.design, { json: { ...namesAndTypes(fields.design), description: "Brand design; values and defaults: svc.tools.search \"design\"" } });
 
+// A domain id is listed by type alone (the default list's byte budget); svc.tools.search gives its rules.
+const domainIdListed = { type: ["string", "null"] };
+listedAs.add(fields.domainId, { json: domainIdListed });
+
 export const qrCreateTool = defineTool({
   name: "svc.qr.create",
   title: "Create a QR code",
   description:
-    "Creates a draft QR code with hosted PNG, SVG and PDF. Static (encodes destinationUrl) unless dynamic. A design that does not scan is refused with DESIGN_REFUSED (reason and suggestion in error.data).",
+    "Creates a draft QR code (hosted PNG, SVG, PDF); static unless dynamic, whose link may be on an active domain (domainId). A design that does not scan: DESIGN_REFUSED (reason, suggestion in error.data).",
   scope: "qr:write",
   annotations: CREATES_DRAFT,
   input: z.object(newCodeShape).strict(),

@@ -15,7 +15,7 @@ export const qrUpdateTool = defineTool({
   name: "svc.qr.update",
   title: "Update a QR code",
   description:
-    "Changes a code. A dynamic code goes to a new destinationUrl on the next scan; a static code is re-rendered at the same URLs. Returns the code.",
+    "Changes a code: a dynamic one follows a new destinationUrl from the next scan; a static one is re-rendered at the same URLs.",
   scope: "qr:write",
   // Re-pointing and redesigning overwrite what live scans and printed images use; the same edit twice is one edit.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
@@ -28,6 +28,7 @@ export const qrUpdateTool = defineTool({
       scanBeepSound: z.enum([...SCAN_BEEP_SOUNDS, "none"]).optional().describe("New scan sound, or none to remove it"),
       title: fields.title.optional(),
       design: designChange,
+      domainId: fields.domainId.optional(),
     })
     .strict(),
   output: codeOutput,
