@@ -2,7 +2,6 @@
 import type { StoredDesign } from "../store/designRecord";
 import type { QrCode } from "../store/codes";
 import { getConfig } from "../core/config";
-import { dynamicLinkFor } from "./domains";
 
 // The record's shape lives with its store (store/codes.ts), below the code that reads and writes it.
 export type { CodeSource, QrCode, TakenDown } from "../store/codes";
@@ -42,8 +41,6 @@ export function publicCode(code: QrCode) {
     dynamicLink: code.dynamicLink,
     /** Addition: the workspace domain the link is on (docs/domains.md, "Codes on a domain"), or null. */
     domainId: code.domainId ?? null,
-    /** Addition: the same link on the service's own host, which keeps answering whatever domain the code names. */
-    defaultLink: code.dynamic ? dynamicLinkFor(code.uniqueQRCodeID) : null,
     template: code.template,
     scanBeepSound: code.scanBeepSound,
     boostFrame: code.boostFrame,

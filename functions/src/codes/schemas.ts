@@ -29,9 +29,8 @@ export const publicCodeShape = {
   tags: z.array(z.string()),
   dynamic: z.boolean(),
   dynamicLink: z.string().nullable().describe("Tracked, re-pointable link (dynamic codes)"),
-  // The domain the link is on (docs/domains.md), and the same link on the service's host, which keeps working.
+  // The domain the link is on (docs/domains.md); the same path on the service's own host keeps working.
   domainId: z.string().nullable(),
-  defaultLink: z.string().nullable(),
   template: z.enum(TEMPLATES).nullable(),
   scanBeepSound: z.enum(SCAN_BEEP_SOUNDS).nullable(),
   boostFrame: z.enum(BOOST_FRAMES).nullable(),

@@ -20,7 +20,7 @@ export const qrCreateTool = defineTool({
   name: "svc.qr.create",
   title: "Create a QR code",
   description:
-    "Creates a draft QR code (hosted PNG, SVG, PDF); static unless dynamic, whose link may be on an active domain (domainId). A design that does not scan: DESIGN_REFUSED (reason, suggestion in error.data).",
+    "Creates a draft QR code (hosted PNG, SVG, PDF); static unless dynamic. A design that does not scan: DESIGN_REFUSED (reason, suggestion in error.data).",
   scope: "qr:write",
   annotations: CREATES_DRAFT,
   input: z.object(newCodeShape).strict(),
