@@ -32,6 +32,7 @@ const CAPPED = notPlain("codes with a cap or scan-count thresholds only (their s
 export const SCAN_PATH: Record<string, PathFile> = {
   "redirect/app.ts": { group: "redirect", plain: true },
   "redirect/memory.ts": { group: "redirect", plain: true },
+  "redirect/customHost.ts": { group: "redirect", plain: true },
   "core/clientAddress.ts": { group: "redirect", plain: true },
   "core/coalescer.ts": { group: "redirect", plain: true },
   "redirect/appScans.ts": { group: "redirect", plain: notPlain("POST /api/scans: the service's own app, not a scan of a printed code") },

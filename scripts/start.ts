@@ -67,6 +67,7 @@ async function main(): Promise<void> {
   Sandbox generator          ${u.app}/api/generate-qr-code
   Merchant console           ${u.console}
   Functions (direct)         ${u.functions}/<name>
+  Merchants' hosts (HTTPS)   https://<an active domain>:${info.domains.port}/qr/<id> (resolve the name to 127.0.0.1; trust ${path.relative(ROOT, info.domains.caFile)}, the local CA)
   Emulators                  Firestore ${info.env.FIRESTORE_EMULATOR_HOST}, Auth ${info.env.FIREBASE_AUTH_EMULATOR_HOST}, Pub/Sub ${info.env.PUBSUB_EMULATOR_HOST} (scan stream)
   Emulator UI                ${u.emulatorUi ?? info.uiOff}
 

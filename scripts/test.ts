@@ -253,6 +253,9 @@ async function main(): Promise<number> {
     TEST_APP_URL: info.urls.app,
     TEST_FUNCTIONS_URL: info.urls.functions,
     TEST_FUNCTIONS_DIRECT_URL: info.urls.functionsDirect,
+    TEST_DOMAINS_PORT: String(info.domains.port),
+    TEST_DOMAINS_CA: info.domains.caFile,
+    TEST_DOMAINS_DEFAULT_HOST: info.domains.defaultHost,
     TEST_STORAGE_EMULATOR: info.storageEmulator ? "1" : "",
     TEST_LOG_FILE: info.logFile,
   });

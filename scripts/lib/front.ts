@@ -7,11 +7,19 @@
 // Where Google's Hosting hop comes from is not published, so the hop is a setting (FRONT_HOSTING_HOP);
 // the default lies outside the ranges the service once hard-coded, so tests prove the walk trusts all
 // of Google's non-customer space rather than one guess.
+// Merchants' own hosts (docs/domains.md, "Serving") come through a third path, Google's load balancer,
+// which this front plays on its HTTPS port: TLS ends here, by SNI, with a certificate for each host the
+// local issuer has issued for (signed by the local CA, scripts/lib/localCa.ts), and every request goes to
+// the redirect function with its Host as the client sent it:
+//   load balancer:        <whatever the client sent>, <client>, <load balancer address>
 // Clients are told apart by the address they connect from (127.0.0.2, 127.0.0.3, ...), never by a
 // header they write. By default each loopback client is presented as a public address of its own
 // (publicAddressOf), so the geolocation lookup production uses finds a real city for local scans.
 import http from "node:http";
+import https from "node:https";
 import { isIP } from "node:net";
+import tls from "node:tls";
+import { issueCertificate, type LocalCa } from "./localCa";
 
 /**
  * The Hosting hop appended after the client by default: a Google-owned address outside Google Cloud
@@ -43,6 +51,20 @@ export interface FrontRoute {
   targetPort: number;
   /** True for the Hosting path (adds the Hosting hop), false for a direct function URL. */
   viaHosting: boolean;
+  /** The load balancer path: TLS by SNI, the path put under a function's, this address appended. */
+  loadBalancer?: LoadBalancerRoute;
+}
+
+export interface LoadBalancerRoute {
+  /** The function every request goes to: `/<project>/<region>/<function>` on targetPort. */
+  functionPath: string;
+  /** The address the load balancer appends after the client (the one merchants' A records name). */
+  hop: string;
+  ca: LocalCa;
+  /** The load balancer's own name (the CNAME target): its certificate is the one a client without SNI, or with an unknown name, gets. */
+  defaultHost: string;
+  /** Whether a host has a certificate: its domain is served (the local issuer issued for it). */
+  isServed(hostname: string): Promise<boolean>;
 }
 
 export interface FrontOptions {
@@ -89,11 +111,57 @@ function forwardedHeaders(req: http.IncomingMessage, route: FrontRoute, presentA
   }
   const peer = req.socket.remoteAddress ?? "";
   const client = presentAsPublic ? publicAddressOf(peer) : peer.replace(/^::ffff:/, "");
-  const appended = route.viaHosting ? [client, hop] : [client];
+  const appended = route.viaHosting ? [client, hop] : route.loadBalancer ? [client, route.loadBalancer.hop] : [client];
   const sent = req.headers["x-forwarded-for"];
   const supplied = Array.isArray(sent) ? sent.join(", ") : sent;
   headers["x-forwarded-for"] = [supplied, ...appended].filter(Boolean).join(", ");
   return headers;
+}
+
+/**
+ * Whether a merchant's host is served, from its claim in the Firestore emulator (domainHosts/{host},
+ * `serving`: store/domains.ts), read over the emulator's REST API as its owner.
+ */
+export function servedByClaim(firestoreHost: string, projectId: string): (hostname: string) => Promise<boolean> {
+  return async (hostname) => {
+    const url = `http://${firestoreHost}/v1/projects/${projectId}/databases/(default)/documents/domainHosts/${encodeURIComponent(hostname)}`;
+    const res = await fetch(url, { headers: { Authorization: "Bearer owner" } });
+    if (res.status === 404) return false;
+    if (!res.ok) throw new Error(`domainHosts/${hostname}: ${res.status}`);
+    const doc = (await res.json()) as { fields?: { serving?: { booleanValue?: boolean } } };
+    return doc.fields?.serving?.booleanValue === true;
+  };
+}
+
+/**
+ * The TLS side of the load balancer: the default certificate (its own name) and, by SNI, a certificate
+ * for each served host, made once per host and asked about at every handshake (a detached host's name
+ * gets the default certificate from the next handshake on, which a client rejects).
+ */
+function sniOptions(lb: LoadBalancerRoute): https.ServerOptions {
+  const contexts = new Map<string, tls.SecureContext>();
+  const contextOf = (hostname: string) => {
+    let context = contexts.get(hostname);
+    if (!context) {
+      const issued = issueCertificate(lb.ca, hostname);
+      context = tls.createSecureContext({ cert: issued.certPem, key: issued.keyPem });
+      contexts.set(hostname, context);
+    }
+    return context;
+  };
+  const own = issueCertificate(lb.ca, lb.defaultHost);
+  return {
+    cert: own.certPem,
+    key: own.keyPem,
+    SNICallback: (servername, done) => {
+      const name = servername.toLowerCase().replace(/\.$/, "");
+      if (name === lb.defaultHost) return done(null, contextOf(name));
+      lb.isServed(name).then(
+        (served) => done(null, served ? contextOf(name) : undefined),
+        (error: Error) => done(error, undefined),
+      );
+    },
+  };
 }
 
 export interface RunningFront {
@@ -126,7 +194,7 @@ export async function startFront(options: FrontOptions): Promise<RunningFront> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256, timeout: 3_000 });
   const servers: http.Server[] = [];
   for (const route of options.routes) {
-    const server = http.createServer((req, res) => {
+    const handler: http.RequestListener = (req, res) => {
       // The Hosting emulator (superstatic) throws on a path that is not valid percent-encoding and
       // answers 500; a front end refuses such a request line itself. The functions answer 400 for it
       // too when reached directly (test/service/hardening.test.ts checks both).
@@ -162,7 +230,7 @@ export async function startFront(options: FrontOptions): Promise<RunningFront> {
               host: options.host,
               port: route.targetPort,
               method: req.method,
-              path: req.url,
+              path: route.loadBalancer ? `${route.loadBalancer.functionPath}${req.url ?? "/"}` : req.url,
               headers: forwardedHeaders(req, route, options.publicAddresses !== false, hop),
               // The second try takes a socket of its own, never another kept-alive one.
               agent: retried ? false : agent,
@@ -193,7 +261,8 @@ export async function startFront(options: FrontOptions): Promise<RunningFront> {
         };
         send(false);
       });
-    });
+    };
+    const server = route.loadBalancer ? https.createServer(sniOptions(route.loadBalancer), handler) : http.createServer(handler);
     server.keepAliveTimeout = 620_000; // outlive clients' idle sockets, as Google's front end does
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);

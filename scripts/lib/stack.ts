@@ -17,7 +17,9 @@ import { homedir } from "node:os";
 import { createConnection } from "node:net";
 import path from "node:path";
 import { DEFAULT_REGION, LOCAL_FRONT_PORTS, LOCAL_PROJECT_ID } from "../../functions/src/core/constants";
-import { hostingHop, startFront, type RunningFront } from "./front";
+import { hostingHop, servedByClaim, startFront, type RunningFront } from "./front";
+import { ensureLocalCa } from "./localCa";
+import { domainSettings } from "../../functions/src/core/config";
 import { ensureLocalScanStream } from "./scanStream";
 import { relayPushes, type PushRelay } from "./pushRelay";
 import { SCAN_STREAM } from "../../functions/src/store/scanEvents";
@@ -97,7 +99,10 @@ export function emulatorPorts(shard: Shard = 0): EmulatorPorts {
 }
 
 /** The front's public ports (what a browser or client calls) of a stack. */
-export const frontPorts = (shard: Shard = 0) => ({ site: shifted(LOCAL_FRONT_PORTS.site, shard), functions: shifted(LOCAL_FRONT_PORTS.functions, shard) });
+export const frontPorts = (shard: Shard = 0) => ({ site: shifted(LOCAL_FRONT_PORTS.site, shard), functions: shifted(LOCAL_FRONT_PORTS.functions, shard), domains: shifted(LOCAL_FRONT_PORTS.domains, shard) });
+
+/** The local CA (scripts/lib/localCa.ts): kept with the saved state, so a browser that trusts it keeps trusting it. */
+export const LOCAL_CA_DIR = path.join(SAVED_DIR, "local-ca");
 
 /** The functions' log of a stack: shard 0's is the one `npm start` and `npm run logs` use. */
 export const logFileOf = (shard: Shard = 0) => (shard ? path.join(LOG_DIR, `emulators-shard${shard}.log`) : LOG_FILE);
@@ -110,6 +115,8 @@ export interface StackInfo {
   logFile: string;
   /** `functionsDirect`: the functions' own port, behind the front (as Google's front end calls them). */
   urls: { base: string; app: string; mcp: string; console: string; functions: string; functionsDirect: string; emulatorUi?: string };
+  /** Merchants' hosts: the front's HTTPS port, the CA certificate that signs its certificates, and the load balancer's own name. */
+  domains: { port: number; caFile: string; defaultHost: string };
   /** Why the Emulator UI is off, when it was asked for. */
   uiOff?: string;
   /** Loopback address the stack's own clients use; tests connect from others to be other clients. */
@@ -221,6 +228,7 @@ export async function checkPrerequisites(options: { chromium?: boolean; ui?: boo
     ...Object.entries(ports).filter(([name]) => !(mode === "gcloud" && name === "storage") && (name !== "ui" || options.ui)),
     ["front site", front.site],
     ["front functions", front.functions],
+    ["front domains (HTTPS)", front.domains],
   ];
   for (const [name, port] of wanted) {
     if (await portOpen(port)) problems.push(`Port ${port} (${name}) is in use: stop whatever listens there (an earlier stack? \`lsof -i :${port}\`) and retry.`);
@@ -433,18 +441,27 @@ export class Stack {
       this.relay = await relayPushes({ emulatorHost: env.PUBSUB_EMULATOR_HOST, project: PROJECT_ID, subscription: SCAN_STREAM.consumer, endpoint: consumerEndpoint, outstanding: SERVICE_PUSHES_OUTSTANDING });
       step(`pushes to scanConsumer relayed, up to ${SERVICE_PUSHES_OUTSTANDING} at once`);
     }
+    const ca = ensureLocalCa(LOCAL_CA_DIR);
+    // The functions' own domain settings (core/config.ts), so the front's name and address are the ones the records name.
+    const balancer = domainSettings({ dnsServers: "", targetHost: process.env.DOMAIN_TARGET_HOST ?? "", apexAddresses: process.env.DOMAIN_APEX_ADDRESSES ?? "" }, { local: true, projectId: PROJECT_ID, urls: [] });
     this.front = await startFront({
       host,
       routes: [
         { listenPort: publicPorts.site, targetPort: ports.hosting, viaHosting: true },
         { listenPort: publicPorts.functions, targetPort: ports.functions, viaHosting: false },
+        {
+          listenPort: publicPorts.domains,
+          targetPort: ports.functions,
+          viaHosting: false,
+          loadBalancer: { functionPath: `/${PROJECT_ID}/${DEFAULT_REGION}/redirect`, hop: balancer.apexAddresses[0], ca, defaultHost: balancer.targetHost, isServed: servedByClaim(env.FIRESTORE_EMULATOR_HOST, PROJECT_ID) },
+        },
       ],
       publicAddresses: process.env.FRONT_PUBLIC_ADDRESSES !== "0",
       hostingHop: env.FRONT_HOSTING_HOP,
     });
     if (this.stopping) await this.front.close();
     this.stillStarting();
-    step(`front end listening on :${publicPorts.site} and :${publicPorts.functions}`);
+    step(`front end listening on :${publicPorts.site} and :${publicPorts.functions}, merchants' hosts over HTTPS on :${publicPorts.domains} (local CA: ${path.relative(ROOT, ca.certFile)})`);
     const base = `http://${host}:${publicPorts.site}`;
     this.info = {
       mode,
@@ -453,6 +470,7 @@ export class Stack {
       env,
       logFile,
       sourceAddress: host,
+      domains: { port: publicPorts.domains, caFile: ca.certFile, defaultHost: balancer.targetHost },
       urls: {
         base,
         app: base,

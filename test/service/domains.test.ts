@@ -110,7 +110,7 @@ describe("branded domains", function () {
     assert.equal(active.state, "active", JSON.stringify(active));
     assert.equal(active.problem, null);
     assert.ok(active.activatedAt);
-    assert.deepEqual(await claimOf(hostname), { merchantId: owner.merchantId, domainId: added.domainId, claimedAt: (await claimOf(hostname))!.claimedAt });
+    assert.deepEqual(await claimOf(hostname), { merchantId: owner.merchantId, domainId: added.domainId, claimedAt: (await claimOf(hostname))!.claimedAt, serving: true });
 
     // Pointed elsewhere, then fixed: invalid, then active again with the run of invalidity forgotten.
     dns.set(hostname, { CNAME: "shop.other-host.example" });

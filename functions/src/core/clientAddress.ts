@@ -3,8 +3,10 @@
 // entry is whatever the client sent. The two production paths:
 //   function URL called directly:  <client-supplied...>, <client>
 //   through Firebase Hosting:      <client-supplied...>, <client>, <Hosting hop>
+//   through the load balancer:     <client-supplied...>, <client>, <load balancer address>
+//     (merchants' own hosts: docs/domains.md, "Serving"; the address is the one their A records name)
 // Walking from the right, exactly ONE Google-owned, non-customer entry is skipped, and only when it is the
-// rightmost (Hosting's hop); then any number of the operator's declared proxies (a CDN in front of Hosting).
+// rightmost (Hosting's hop), or the load balancer's own address in that place; then any number of the operator's declared proxies (a CDN in front of Hosting).
 // The walk never goes further left past a Google address: a Google-run fetcher (Apps Script, Scheduler, an
 // uptime check) that lets its user write X-Forwarded-For is itself the client, marked as a proxy, and
 // cannot choose an address left of it. HOSTING_HOP_RANGES, measured on a deployment (the smoke check prints
@@ -23,6 +25,8 @@ interface AddressSet {
 export interface ClientAddressRules {
   /** What may be skipped as Hosting's hop: the rightmost entry only, at most once. */
   hostingHop: AddressSet;
+  /** The load balancer's own addresses, skipped like Hosting's hop: the rightmost entry only, at most once. */
+  loadBalancer?: AddressSet;
   /** The operator's own proxies in front (declared ranges), skipped in any number left of Hosting's hop. */
   declaredProxies: AddressSet;
   /** Addresses that are proxies or servers, never one visitor: Google's (customer space included) and the trusted hops. */
@@ -46,15 +50,18 @@ export interface ResolvedClient {
 }
 
 /** The rules for a deployment: Google's ranges plus the configured extras (validated by core/config). */
-export function clientAddressRules(extra: { trustedProxyRanges: string[]; geoHeaderProxyRanges: string[]; hostingHopRanges?: string[] }): ClientAddressRules {
+export function clientAddressRules(extra: { trustedProxyRanges: string[]; geoHeaderProxyRanges: string[]; hostingHopRanges?: string[]; loadBalancerAddresses?: string[] }): ClientAddressRules {
   const declared = new AddressMatcher([...extra.trustedProxyRanges, ...extra.geoHeaderProxyRanges]);
   const google = googleNotCloud();
   const measured = extra.hostingHopRanges?.length ? new AddressMatcher(extra.hostingHopRanges) : undefined;
   const googleOrCustomer = googleAll();
+  // Exact addresses, never ranges: the load balancer's forwarding rules (which may lie in customer space).
+  const balancer = new Set((extra.loadBalancerAddresses ?? []).map((a) => a.toLowerCase()));
   return {
     hostingHop: { has: (address) => google.has(address) && (measured?.has(address) ?? true) },
+    loadBalancer: { has: (address) => balancer.has(address.toLowerCase()) },
     declaredProxies: declared,
-    proxies: { has: (address) => googleOrCustomer.has(address) || declared.has(address) },
+    proxies: { has: (address) => googleOrCustomer.has(address) || declared.has(address) || balancer.has(address.toLowerCase()) },
     geoHeaderProxies: extra.geoHeaderProxyRanges.length ? new AddressMatcher(extra.geoHeaderProxyRanges) : undefined,
   };
 }
@@ -71,8 +78,8 @@ export function resolveClient(forwardedFor: string | string[] | undefined, socke
   });
   let i = entries.length - 1;
   const rightmost = stripPort(entries[i].trim());
-  if (isAddress(rightmost) && rules.hostingHop.has(rightmost)) {
-    hops.push(rightmost); // Hosting's hop: the one Google entry skipped
+  if (isAddress(rightmost) && (rules.hostingHop.has(rightmost) || rules.loadBalancer?.has(rightmost) === true)) {
+    hops.push(rightmost); // Hosting's hop or the load balancer's address: the one entry skipped
     i--;
   }
   for (; i >= 0; i--) {
@@ -91,7 +98,7 @@ export function resolveClient(forwardedFor: string | string[] | undefined, socke
 /** The resolved client of a request reaching a function (through Hosting or at its own URL). */
 export function clientOf(req: { headers: IncomingHttpHeaders; socket: { remoteAddress?: string }; path?: string }): ResolvedClient {
   const config = getConfig();
-  if (rulesFor?.config !== config) rulesFor = { config, rules: clientAddressRules(config) };
+  if (rulesFor?.config !== config) rulesFor = { config, rules: clientAddressRules({ ...config, loadBalancerAddresses: config.domains.apexAddresses }) };
   const client = resolveClient(req.headers["x-forwarded-for"], req.socket.remoteAddress, rulesFor.rules);
   if (client.viaProxy) reportProxyClient(client, req.path);
   return client;

@@ -43,6 +43,8 @@ export const LOCAL_FRONT_PORTS = {
   site: 5000,
   /** Function URLs called directly (`/<project>/<region>/<function>/...`). */
   functions: 5002,
+  /** Merchants' own hosts over HTTPS, as Google's load balancer serves them (docs/domains.md, "Serving"). */
+  domains: 5443,
 } as const;
 
 /** Emulator ports behind the front; a unit test checks they match firebase.json. */

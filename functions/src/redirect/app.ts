@@ -34,6 +34,7 @@ import type { ScanPlace } from "../scans/classify";
 import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage, UNAVAILABLE_RETRY_SECONDS, unavailablePage } from "./pages";
 import { handlePasswordPost, sendPasswordPage } from "./password";
 import { knownCode, lastGoodLink, remember, rememberGood, type Identity } from "./memory";
+import { customHostOf, HostUnavailable, serveCustomHost } from "./customHost";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
@@ -318,8 +319,18 @@ export const appScansApp = createRestApp((app) => {
 
 const QR_PATH = /^\/qr\/([^/?#]*)\/?(?:[?#]|$)/;
 
-/** The redirect function: /qr/<id> (GET, HEAD) on the plain-node path, everything else through express. */
+/** The redirect function: a merchant's own host (redirect/customHost.ts), else the service's own host. */
 export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
+  const host = customHostOf(req);
+  if (!host) return serveOwnHost(req, res);
+  serveCustomHost(req, res, host, { serve: serveOwnHost, sendNotFound }).catch((error) => {
+    if (!(error instanceof HostUnavailable)) logError("redirect.custom_host_failed", "custom host answer failed", error, { host });
+    if (!res.headersSent) sendUnavailable(res);
+  });
+}
+
+/** The service's own host: /qr/<id> (GET, HEAD) on the plain-node path, everything else through express. */
+function serveOwnHost(req: IncomingMessage, res: ServerResponse): void {
   const match = req.method === "GET" || req.method === "HEAD" || req.method === "POST" ? QR_PATH.exec(req.url ?? "") : null;
   if (!match) return void appScansApp(req as Request, res as Response);
   let id: string;

@@ -167,6 +167,13 @@ export async function deleteDomain(merchantId: string, domainId: string, who: Do
   });
 }
 
+/**
+ * Whether a domain's host is served (docs/domains.md, "Serving"): active, or invalid after it had been
+ * active, for the days before it is detached (its owner is fixing it; printed codes keep working).
+ * Kept on the host's claim as `serving`, so serving a host reads one document.
+ */
+export const servesHost = (d: Pick<Domain, "state" | "activatedAt">): boolean => d.state === "active" || (d.state === "invalid" && d.activatedAt !== null);
+
 /** Whose domain holds a host, if any. */
 export interface HostClaim {
   merchantId: string;
@@ -197,7 +204,9 @@ export async function applyDomainCheck(merchantId: string, domainId: string, who
     const decision = decide(current, claim);
     tx.set(domainsOf(merchantId).doc(domainId), domainData(decision.domain));
     const ours = claim?.merchantId === merchantId && claim.domainId === domainId;
-    if (decision.claim === "take" && !ours) tx.set(claimSnap.ref, { merchantId, domainId, claimedAt: Timestamp.fromDate(decision.domain.checkedAt ?? new Date()) });
+    const serving = servesHost(decision.domain);
+    if (decision.claim === "take" && !ours) tx.set(claimSnap.ref, { merchantId, domainId, claimedAt: Timestamp.fromDate(decision.domain.checkedAt ?? new Date()), serving });
+    else if (ours && decision.claim !== "release" && claimSnap.get("serving") !== serving) tx.update(claimSnap.ref, { serving });
     if (decision.claim === "release" && ours) tx.delete(claimSnap.ref);
     if (decision.mail) queueMail(tx, decision.mail);
     if (decision.audit) audit(tx, merchantId, who, { domainId, hostname: current.hostname, ...decision.audit });

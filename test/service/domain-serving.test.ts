@@ -1,0 +1,252 @@
+// Merchants' own hosts served through the local front's load balancer path over HTTPS (docs/domains.md,
+// "Serving"): TLS by SNI with certificates signed by the local CA once the local issuer issued, names
+// resolved to 127.0.0.1 by the client itself (no DNS but the loopback server the checks ask), and every
+// request for a merchant's host reaching the redirect function with its Host as sent.
+import assert from "node:assert/strict";
+import http from "node:http";
+import https from "node:https";
+import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import type { LookupFunction } from "node:net";
+import { appUrl, baseUrl, functionsDirectUrl } from "../helpers/env";
+import { TestDns } from "../helpers/dns";
+import { newClient } from "../helpers/clients";
+import { createMerchant, type TestMerchant } from "../helpers/merchants";
+import { callTool, toolResult } from "../helpers/rpc";
+import { countedAnalytics } from "../helpers/scans";
+import { encodeComponent, hostileId, int, pick, prng, runCases } from "../helpers/fuzz";
+import { scaled } from "../helpers/scale";
+import { runDomainChecks } from "../../functions/src/domains/service";
+import { setRootUrl } from "../../functions/src/store/hostServing";
+import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
+
+const DAY = 86_400_000;
+const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: run the tests through \`npm test\`, which starts the front`);
+  return value;
+}
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** Every name is 127.0.0.1: the client connects to the front as a browser whose DNS says so would. */
+const toLoopback: LookupFunction = (_host, options, done) => {
+  if ((options as { all?: boolean }).all) (done as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
+  else done(null, "127.0.0.1", 4);
+};
+
+/**
+ * GET (or `method`) https://<host>:<front port><path>, trusting only the local CA, from `from` (a loopback
+ * address: a client of its own). `servername` defaults to the host (SNI as a browser sends it); `headers`
+ * may replace Host.
+ */
+function overHttps(host: string, path: string, options: { servername?: string; headers?: Record<string, string>; from?: string; method?: string; body?: string } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host,
+        port: Number(required("TEST_DOMAINS_PORT")),
+        path,
+        method: options.method ?? "GET",
+        servername: options.servername ?? host,
+        ca: readFileSync(required("TEST_DOMAINS_CA")),
+        lookup: toLoopback,
+        localAddress: options.from,
+        agent: false,
+        headers: { "User-Agent": PHONE, ...options.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+/** A request straight to the functions' own port (no front), with any headers at all. */
+function direct(path: string, headers: Record<string, string>): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${functionsDirectUrl()}${path}`, { headers: { "User-Agent": PHONE, ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function rest(m: TestMerchant, path: string, method = "GET", body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${appUrl()}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${m.apiKey}`, ...(body === undefined ? {} : { "Content-Type": "application/json" }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const createCode = async (m: TestMerchant, destinationUrl: string) => toolResult(await callTool("svc.qr.create", { title: "t", destinationUrl, dynamic: true }, m.apiKey));
+const analytics = (m: TestMerchant, codeId: string) => async () => toolResult(await callTool("svc.qr.get_analytics", { codeId, days: 1 }, m.apiKey));
+
+describe("merchants' hosts over HTTPS through the load balancer path", function () {
+  this.timeout(180_000);
+  let dns: TestDns;
+  let a: TestMerchant;
+  let b: TestMerchant;
+  let host: string;
+  let domain: any;
+  const defaultHost = () => required("TEST_DOMAINS_DEFAULT_HOST");
+  const txtOf = (d: any) => d.records.find((r: any) => r.type === "TXT");
+  const verify = (m: TestMerchant, id: string) => rest(m, `/api/domains/${id}/verify`, "POST", {}, { "X-Test-Dns": dns.address });
+
+  before(async () => {
+    dns = new TestDns();
+    await dns.start();
+    [a, b] = await Promise.all([createMerchant(), createMerchant()]);
+    for (const m of [a, b]) await writeRateLimitOverride(m.merchantId, "bulk", 100_000);
+    host = `scan.m${randomUUID().slice(0, 8)}.example.com`;
+    const added = await rest(a, "/api/domains", "POST", { hostname: host });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    domain = added.body;
+  });
+  after(() => dns.close());
+
+  it("goes pending -> active (DNS from the loopback server, certificate from the local issuer), and only then is served by SNI", async () => {
+    const code = await createCode(a, "https://example.com/a-menu");
+    assert.equal((await verify(a, domain.domainId)).body.state, "pending");
+    // Not served yet: the front presents its own certificate, which does not name the host.
+    await assert.rejects(overHttps(host, `/qr/${code.uniqueQRCodeID}`), (e: NodeJS.ErrnoException) => e.code === "ERR_TLS_CERT_ALTNAME_INVALID");
+    const byDefaultName = await overHttps(defaultHost(), `/qr/${code.uniqueQRCodeID}`, { headers: { Host: host } });
+    assert.equal(byDefaultName.status, 404);
+    assert.match(byDefaultName.body, /Page not found/);
+
+    dns.set(txtOf(domain).name, { TXT: [txtOf(domain).value] });
+    dns.set(host, { CNAME: domain.records.find((r: any) => r.type === "CNAME").value });
+    const active = await verify(a, domain.domainId);
+    assert.equal(active.body.state, "active", JSON.stringify(active.body));
+
+    const served = await overHttps(host, `/qr/${code.uniqueQRCodeID}`);
+    assert.equal(served.status, 302, served.body);
+    assert.equal(served.headers.location, "https://example.com/a-menu");
+    assert.equal(served.headers["strict-transport-security"], "max-age=63072000");
+    assert.equal(served.headers["x-content-type-options"], "nosniff");
+    assert.equal(served.headers["x-frame-options"], "DENY");
+    assert.equal(served.headers["referrer-policy"], "same-origin");
+  });
+
+  it("gives the same scans the same answers and counts on the merchant's host and the service's own, each client its own", async () => {
+    const [onCustom, onDefault] = [await createCode(a, "https://example.com/same"), await createCode(a, "https://example.com/same")];
+    // Four people, each scanning on both hosts: behind the load balancer each is still told apart by its own
+    // address (the walk skips the load balancer's; were it taken for the client, the four would be one).
+    for (const client of Array.from({ length: 4 }, newClient)) {
+      const custom = await overHttps(host, `/qr/${onCustom.uniqueQRCodeID}`, { from: client.address });
+      const own = await client.fetch(`${baseUrl()}/qr/${onDefault.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } });
+      assert.equal(custom.status, own.status);
+      for (const name of ["location", "x-scan-counted", "cache-control", "referrer-policy", "x-content-type-options", "x-frame-options"]) {
+        assert.equal(custom.headers[name], own.headers.get(name) ?? undefined, name);
+      }
+    }
+    const [x, y] = await Promise.all([countedAnalytics(analytics(a, onCustom.codeId), 4), countedAnalytics(analytics(a, onDefault.codeId), 4)]);
+    for (const field of ["totalScans", "uniqueScanners", "repeatScans"]) assert.equal(x[field], y[field], field);
+    assert.deepEqual([x.totalScans, x.uniqueScanners], [4, 4]);
+  });
+
+  it("answers another workspace's code on a merchant's host with the neutral 404, names nobody and counts nothing", async () => {
+    const theirs = await createCode(b, "https://example.com/b-secret");
+    const crossed = await overHttps(host, `/qr/${theirs.uniqueQRCodeID}`);
+    const unknown = await overHttps(host, "/qr/ZZZZZZZZZZZZ");
+    assert.equal(crossed.status, 404);
+    assert.equal(crossed.body, unknown.body, "the same page as an id that does not exist");
+    assert.match(crossed.body, /not active/);
+    assert.doesNotMatch(crossed.body, /b-secret|Test Merchant/);
+    assert.equal(crossed.headers["x-scan-counted"], undefined);
+    // Once the code's one scan on its own host is counted, it is the only one.
+    const own = await newClient().fetch(`${baseUrl()}/qr/${theirs.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } });
+    assert.equal(own.headers.get("location"), "https://example.com/b-secret");
+    assert.equal((await countedAnalytics(analytics(b, theirs.codeId), 1)).totalScans, 1);
+  });
+
+  it("answers an unknown host with the platform's 404, and redirects / to the workspace's rootUrl or the neutral 404", async () => {
+    const stranger = await overHttps(defaultHost(), "/qr/ZZZZZZZZZZZZ", { headers: { Host: `nobody${randomUUID().slice(0, 6)}.example.org` } });
+    assert.equal(stranger.status, 404);
+    assert.match(stranger.body, /Page not found/);
+    assert.equal(stranger.headers["strict-transport-security"], undefined, "no HSTS for a name that is not ours");
+    await assert.rejects(overHttps("nobody.example.org", "/"), (e: NodeJS.ErrnoException) => e.code === "ERR_TLS_CERT_ALTNAME_INVALID");
+
+    const bare = await overHttps(host, "/");
+    assert.equal(bare.status, 404);
+    assert.match(bare.body, /not active/);
+    assert.equal(bare.headers["strict-transport-security"], "max-age=63072000");
+    await setRootUrl(a.merchantId, "https://brand.example.com/");
+    const root = await overHttps(host, "/?utm=x");
+    assert.equal(root.status, 302);
+    assert.equal(root.headers.location, "https://brand.example.com/");
+    assert.equal((await overHttps(host, "/menu")).status, 404);
+  });
+
+  it("a forged host header changes nothing: X-Forwarded-Host is never read, and Host names the workspace whose codes alone it answers", async () => {
+    const theirs = await createCode(b, "https://example.com/b-forged");
+    // Through the load balancer, a client-written X-Forwarded-Host naming the service's own host.
+    const forged = await overHttps(host, `/qr/${theirs.uniqueQRCodeID}`, { headers: { "X-Forwarded-Host": new URL(baseUrl()).host, "X-Original-Host": new URL(baseUrl()).host } });
+    assert.equal(forged.status, 404);
+    assert.doesNotMatch(forged.body, /b-forged/);
+    // Straight to the function: X-Forwarded-Host naming the merchant's host changes nothing...
+    const plain = await direct(`/redirect/qr/${theirs.uniqueQRCodeID}`, { "X-Forwarded-Host": host });
+    assert.equal(plain.status, 302);
+    assert.equal(plain.headers.location, "https://example.com/b-forged");
+    // ...and a forged Host gets that host's own answer, which holds only its workspace's codes.
+    const asHost = await direct(`/redirect/qr/${theirs.uniqueQRCodeID}`, { Host: host });
+    assert.equal(asHost.status, 404);
+    assert.doesNotMatch(asHost.body, /b-forged/);
+  });
+
+  it("answers hostile hosts, paths and methods on the load balancer path with no 5xx, and HTML or nothing", async () => {
+    const rand = prng(57);
+    const hosts = [host, host.toUpperCase(), `${host}.`, `${host}:1`, defaultHost(), "127.0.0.1", "[::1]", "localhost", `x.${host}`, "a".repeat(300), "a..b", "-x.example", "_x.example", "", "xn--zz.example", `${host} ${host}`];
+    const cases = Array.from({ length: scaled(400, 60) }, () => {
+      const id = rand() < 0.3 ? "ZZZZZZZZZZZZ" : hostileId(rand);
+      const path = pick(rand, [`/qr/${encodeComponent(id)}`, "/", `/${encodeComponent(hostileId(rand))}`, `/qr/${encodeComponent(id)}/${int(rand, 9)}`, `/qr/ZZZZZZZZZZZZ?${encodeComponent(hostileId(rand))}`, "//qr//x", "/qr/"]);
+      return { host: pick(rand, hosts), path, method: pick(rand, ["GET", "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS"]), body: rand() < 0.3 ? `password=${encodeComponent(hostileId(rand))}` : undefined };
+    });
+    const failures = await runCases(cases, 8, async (c) => {
+      const answer = await overHttps(defaultHost(), c.path, { headers: { Host: c.host, ...(c.body ? { "Content-Type": "application/x-www-form-urlencoded" } : {}) }, method: c.method, body: c.body });
+      if (answer.status >= 500) return `${answer.status} ${c.method} ${c.host} ${c.path}: ${answer.body.slice(0, 120)}`;
+      if (c.method === "HEAD" || answer.body === "") return undefined;
+      return /text\/html|application\/json/.test(String(answer.headers["content-type"])) ? undefined : `${c.method} ${c.host} ${c.path}: ${answer.headers["content-type"]}`;
+    });
+    assert.deepEqual(failures.slice(0, 10), [], `${failures.length} failures`);
+  });
+
+  it("keeps serving while invalid, stops when detached (the host and its certificate), and serves again once verified", async () => {
+    const code = await createCode(a, "https://example.com/lifecycle");
+    const t0 = Date.now() + 2 * 3_600_000;
+    dns.remove(txtOf(domain).name);
+    await runDomainChecks({ now: new Date(t0), dnsServers: [dns.address] });
+    assert.equal((await rest(a, `/api/domains/${domain.domainId}`)).body.state, "invalid");
+    assert.equal((await overHttps(host, `/qr/${code.uniqueQRCodeID}`)).status, 302, "served in the days before it is detached");
+
+    await runDomainChecks({ now: new Date(t0 + 30 * DAY), dnsServers: [dns.address] });
+    assert.equal((await rest(a, `/api/domains/${domain.domainId}`)).body.state, "detached");
+    await assert.rejects(overHttps(host, `/qr/${code.uniqueQRCodeID}`), (e: NodeJS.ErrnoException) => e.code === "ERR_TLS_CERT_ALTNAME_INVALID");
+    const gone = await overHttps(defaultHost(), `/qr/${code.uniqueQRCodeID}`, { headers: { Host: host } });
+    assert.equal(gone.status, 404);
+    assert.match(gone.body, /Page not found/);
+    const onOwnHost = await newClient().fetch(`${baseUrl()}/qr/${code.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } });
+    assert.equal(onOwnHost.headers.get("location"), "https://example.com/lifecycle", "its codes keep working on the service's own host");
+
+    dns.set(txtOf(domain).name, { TXT: [txtOf(domain).value] });
+    assert.equal((await verify(a, domain.domainId)).body.state, "active");
+    const back = await overHttps(host, `/qr/${code.uniqueQRCodeID}`);
+    assert.equal(back.status, 302);
+    assert.equal(back.headers.location, "https://example.com/lifecycle");
+  });
+});
