@@ -285,7 +285,7 @@ describe("branded domains", function () {
   it("waits in cert_pending for a certificate, and turns invalid when none comes within 24 hours", async () => {
     const domain = (await add(owner, uniqueHost("cert"))).body;
     publish(domain);
-    const never: CertificateIssuer = { name: "never", caaDomains: ["pki.goog", "letsencrypt.org"], request: () => Promise.resolve(false) };
+    const never: CertificateIssuer = { name: "never", caaDomains: ["pki.goog", "letsencrypt.org"], request: () => Promise.resolve({ state: "pending", problem: null, expiresAt: null }), release: () => Promise.resolve() };
     const t0 = new Date(Date.now() + 60_000);
     const pending = await verifyDomain(callerOf(owner), domain.domainId, { dnsServers: [dns.address], issuer: never, now: t0 });
     assert.equal(pending.state, "cert_pending");

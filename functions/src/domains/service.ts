@@ -126,7 +126,7 @@ const checkHostnameUnicode = (hostname: string) => {
 };
 
 /** The caller's role: a key or app acts with its minter's (the workspace's owner, or a member). */
-async function requireOwner(caller: Caller): Promise<void> {
+export async function requireOwner(caller: Caller): Promise<void> {
   const role = caller.role ?? ((await getWorkspace(caller.merchantId))?.ownerUid === caller.uid ? "owner" : "member");
   if (role !== "owner") throw new AppError("FORBIDDEN", "Only the workspace's owner can add, verify or delete its domains", { hint: "Ask the owner, or use a key the owner minted." });
 }
