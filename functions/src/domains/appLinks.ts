@@ -46,7 +46,7 @@ export const AppleAppSiteAssociationSchema = z
   .object({
     applinks: z
       .object({
-        apps: z.tuple([]).optional().describe("Must be empty where present (older systems required the key)"),
+        apps: z.array(z.string()).max(0).optional().describe("Must be empty where present (older systems required the key)"),
         details: z.array(appleDetail).max(100),
         defaults: appleDefaults.optional(),
         substitutionVariables: z.record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/), z.array(text(256)).max(100)).optional(),
