@@ -9,7 +9,7 @@ import { TestDns } from "../helpers/dns";
 import { createMerchant, firestore, mintKey, signUp, type TestMerchant } from "../helpers/merchants";
 import { postRaw, rpc, toolResult } from "../helpers/rpc";
 import { addMember } from "../../functions/src/store/workspaces";
-import { runDomainChecks, verifyDomain, MAX_DOMAINS } from "../../functions/src/domains/service";
+import { removeDomain, runDomainChecks, verifyDomain, MAX_DOMAINS } from "../../functions/src/domains/service";
 import type { CertificateIssuer } from "../../functions/src/domains/issuer";
 import type { Caller } from "../../functions/src/auth/caller";
 import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
@@ -285,7 +285,7 @@ describe("branded domains", function () {
   it("waits in cert_pending for a certificate, and turns invalid when none comes within 24 hours", async () => {
     const domain = (await add(owner, uniqueHost("cert"))).body;
     publish(domain);
-    const never: CertificateIssuer = { name: "never", caaDomains: ["pki.goog", "letsencrypt.org"], request: () => Promise.resolve(false) };
+    const never: CertificateIssuer = { name: "never", caaDomains: ["pki.goog", "letsencrypt.org"], request: () => Promise.resolve({ state: "pending", problem: null, expiresAt: null }), release: () => Promise.resolve() };
     const t0 = new Date(Date.now() + 60_000);
     const pending = await verifyDomain(callerOf(owner), domain.domainId, { dnsServers: [dns.address], issuer: never, now: t0 });
     assert.equal(pending.state, "cert_pending");
@@ -294,6 +294,38 @@ describe("branded domains", function () {
     const timedOut = await verifyDomain(callerOf(owner), domain.domainId, { dnsServers: [dns.address], issuer: never, now: new Date(t0.getTime() + 24 * 3_600_000) });
     assert.deepEqual([timedOut.state, timedOut.reason], ["invalid", "cert_timeout"]);
     assert.match(timedOut.problem!, /No certificate was issued within 24 hours/);
+  });
+
+  it("hands a host's certificate back to the issuer when its domain is deleted or detached; a refused release never blocks the delete", async () => {
+    const released: string[] = [];
+    const recording: CertificateIssuer = {
+      name: "recording",
+      caaDomains: ["pki.goog", "letsencrypt.org"],
+      request: (_hostname, now) => Promise.resolve({ state: "issued", expiresAt: new Date(now.getTime() + 90 * DAY) }),
+      release: (hostname) => {
+        released.push(hostname);
+        return Promise.resolve();
+      },
+    };
+    const [deleted, detached, refused] = await Promise.all(["gone", "detach", "refused"].map(async (label) => (await add(owner, uniqueHost(label))).body));
+    const t0 = new Date(Date.now() + 60_000);
+    for (const d of [deleted, detached, refused]) {
+      publish(d);
+      assert.equal((await verifyDomain(callerOf(owner), d.domainId, { dnsServers: [dns.address], issuer: recording, now: t0 })).state, "active");
+    }
+    await removeDomain(callerOf(owner), deleted.domainId, { issuer: recording });
+    assert.deepEqual(released, [deleted.hostname]);
+    const refusing: CertificateIssuer = { ...recording, release: () => Promise.reject(new Error("PERMISSION_DENIED")) };
+    assert.deepEqual(await removeDomain(callerOf(owner), refused.domainId, { issuer: refusing }), { deleted: true, domainId: refused.domainId });
+    assert.equal((await rest(owner.apiKey, `/api/domains/${refused.domainId}`)).status, 404, "deleted all the same");
+
+    dns.remove(recordsOf(detached).TXT[0].name);
+    const later = new Date(t0.getTime() + 3_600_000);
+    assert.equal((await verifyDomain(callerOf(owner), detached.domainId, { dnsServers: [dns.address], issuer: recording, now: later })).state, "invalid");
+    assert.deepEqual(released, [deleted.hostname], "an invalid domain keeps its certificate while it may come back");
+    const gone = await verifyDomain(callerOf(owner), detached.domainId, { dnsServers: [dns.address], issuer: recording, now: new Date(later.getTime() + 30 * DAY) });
+    assert.equal(gone.state, "detached");
+    assert.deepEqual(released, [deleted.hostname, detached.hostname]);
   });
 
   it("the hourly job turns a domain that stops verifying invalid, tells its owner at once, at 14 and 28 days, and detaches it at 30", async () => {

@@ -169,6 +169,14 @@ function sandboxCase(rand: Rand, f: Fixtures): Case {
   };
 }
 
+/** A body for a domain's app association files: the documented shapes, with random or hostile values where their fields go. */
+function appLinksBody(rand: Rand): unknown {
+  const value = () => (rand() < 0.5 ? hostileId(rand) : randomValue(rand));
+  const apple = { applinks: { ...(rand() < 0.2 ? { apps: rand() < 0.5 ? [] : [value()] } : {}), details: [{ [pick(rand, ["appID", "appIDs", hostileId(rand)])]: rand() < 0.5 ? "ABCDE12345.com.example.app" : value(), components: [{ [pick(rand, ["/", "?", "#", "exclude", hostileId(rand)])]: value() }] }] } };
+  const google = [rand() < 0.2 ? { include: value() } : { relation: rand() < 0.5 ? ["delegate_permission/common.handle_all_urls"] : value(), target: { namespace: pick(rand, ["android_app", "web", hostileId(rand)]), package_name: value(), sha256_cert_fingerprints: [rand() < 0.3 ? Array(32).fill("AB").join(":") : value()], site: value() } }];
+  return pick(rand, [{ appleAppSiteAssociation: apple }, { assetLinks: google }, { appleAppSiteAssociation: apple, assetLinks: google }, { appleAppSiteAssociation: value(), assetLinks: null }, randomValue(rand)]);
+}
+
 function bulkCase(rand: Rand, f: Fixtures): Case {
   const urls = Array.from({ length: pick(rand, [0, 1, 3, 50, 51, 500]) }, () => (rand() < 0.7 ? `https://example.com/${int(rand, 1e6)}` : hostileUrl(rand)));
   const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${rand() < 0.9 ? f.merchant.apiKey : hostileId(rand).replace(/[^\x21-\x7e]/g, "")}` };
@@ -192,6 +200,9 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
       ["GET", pick(rand, [`/api/domains/${encodeComponent(hostileId(rand))}`, `/api/domains?${segment(rand)}=${segment(rand)}`, "/api/domains", "/api/domains/dom_aaaaaaaaaaaaaaaaaaaa"])],
       ["POST", `/api/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}/verify`, rand() < 0.5 ? {} : randomValue(rand)],
       ["DELETE", `/api/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}`],
+      // A domain's app association files: documented shapes with hostile values in their fields.
+      ["GET", `/api/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}/app-links`],
+      ["POST", `/api/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}/app-links`, appLinksBody(rand)],
     ];
     const [method, path, value] = pick(rand, routes);
     return { surface: "bulk", request: { method, path, headers, body: value === undefined ? undefined : json(rand() < 0.1 ? randomValue(rand) : value) }, expect: "json" };
@@ -237,6 +248,8 @@ function consoleCase(rand: Rand, f: Fixtures): Case {
     ],
     ["POST", "/api/console/utm-templates", { name: pick(rand, ["poster", hostileId(rand)]), source: hostileId(rand), medium: pick(rand, ["print", "x".repeat(101)]) }],
     ["DELETE", `/api/console/utm-templates/${encodeComponent(hostileId(rand))}`],
+    ["GET", `/api/console/domains/${pick(rand, [id, "dom_aaaaaaaaaaaaaaaaaaaa"])}/app-links`],
+    ["POST", `/api/console/domains/${pick(rand, [id, "dom_aaaaaaaaaaaaaaaaaaaa"])}/app-links`, appLinksBody(rand)],
   ];
   const [method, path, value] = pick(rand, routes);
   const headers: Record<string, string> = { Authorization: `Bearer ${f.merchant.idToken}` };

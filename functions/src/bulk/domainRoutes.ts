@@ -19,8 +19,10 @@ import {
   PublicDomainSchema,
   removeDomain,
   setDefaultDomain,
+  requireOwner,
   verifyDomain,
 } from "../domains/service";
+import { AppLinksInputSchema, AppLinksSchema, getAppLinks, putAppLinks } from "../domains/appLinks";
 
 const DomainParams = z.object({ domainId: domainIdSchema }).strict();
 const NoBody = z.object({}).strict();
@@ -50,9 +52,14 @@ const EXAMPLE_DOMAIN = {
   detachedAt: null,
 };
 
+const EXAMPLE_APP_LINKS = {
+  appleAppSiteAssociation: { applinks: { details: [{ appIDs: ["ABCDE12345.com.example.shop"], components: [{ "/": "/qr/*" }] }] } },
+  assetLinks: [{ relation: ["delegate_permission/common.handle_all_urls"], target: { namespace: "android_app" as const, package_name: "com.example.shop", sha256_cert_fingerprints: [Array(32).fill("AB").join(":")] } }],
+};
+
 const STATES =
   "States: `pending` (the TXT record is not seen yet), `verifying` (ownership proven, the serving record not seen yet), `cert_pending` (records right, certificate being issued), `active`, " +
-  "`invalid` (`reason` and `problem` say why: txt_missing, txt_stale, serving_missing, points_elsewhere, proxied, caa_forbids, cert_timeout, host_taken) and `detached` (30 days after it stopped verifying).";
+  "`invalid` (`reason` and `problem` say why: txt_missing, txt_stale, serving_missing, points_elsewhere, proxied, caa_forbids, cert_timeout, cert_failed, host_taken) and `detached` (30 days after it stopped verifying).";
 
 export const domainRoutes = [
   endpoint({
@@ -123,6 +130,40 @@ export const domainRoutes = [
       example: { params: { domainId: EXAMPLE_ID }, body: {} },
     },
     handle: ({ req, caller, params }) => verifyDomain(caller, params.domainId, { dnsServers: requestDnsServers(req.headers, getConfig().honoursTestClock) }),
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/domains/:domainId/app-links",
+    summary: "A branded domain's app association files",
+    ...READ,
+    params: DomainParams,
+    response: AppLinksSchema,
+    doc: {
+      operationId: "getDomainAppLinks",
+      description:
+        "The apple-app-site-association and assetlinks.json files served on the domain's host at /.well-known/ (200 application/json, no redirect), or null for a file not supplied.",
+      errors: ["NOT_FOUND"],
+      example: { params: { domainId: EXAMPLE_ID }, response: { domainId: EXAMPLE_ID, hostname: "scan.example.com", ...EXAMPLE_APP_LINKS, updatedAt: "2026-11-29T09:00:00.000Z" } },
+    },
+    handle: ({ caller, params }) => getAppLinks(caller, params.domainId),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/domains/:domainId/app-links",
+    summary: "Set or remove a branded domain's app association files",
+    ...WRITE,
+    params: DomainParams,
+    body: AppLinksInputSchema,
+    response: AppLinksSchema,
+    doc: {
+      operationId: "setDomainAppLinks",
+      description:
+        "Sets the files given: `appleAppSiteAssociation` (Apple's apple-app-site-association: applinks, webcredentials, appclips, activitycontinuation) and `assetLinks` (Google's Digital Asset Links statement list), each checked against its documented shape and at most 64 KiB; null removes a file, a file not given is kept. " +
+        "A file that does not match its shape is refused with 400 and nothing written. Owners only.",
+      errors: ["NOT_FOUND", "FORBIDDEN"],
+      example: { params: { domainId: EXAMPLE_ID }, body: EXAMPLE_APP_LINKS, response: { domainId: EXAMPLE_ID, hostname: "scan.example.com", ...EXAMPLE_APP_LINKS, updatedAt: "2026-11-29T09:00:00.000Z" } },
+    },
+    handle: ({ caller, params, body }) => putAppLinks(caller, params.domainId, body, requireOwner),
   }),
   endpoint({
     method: "DELETE",

@@ -46,6 +46,7 @@ import {
   WorkspaceCreatedSchema,
 } from "./schemas";
 import { consoleRoute, routeTable, type ApiOf } from "./route";
+import { appLinkRoutes } from "./appLinkRoutes";
 import { claimSandboxCode } from "../sandbox/service";
 import { moderateListing, publicListing } from "../listings/service";
 import { normalizeDomain } from "../listings/domain";
@@ -334,7 +335,7 @@ const endpoints = routeTable(
 );
 
 // Code routes first: /codes/preview and /codes/import before /codes/:codeId would take them.
-export const consoleRoutes = routeTable(...codeRoutes, ...endpoints, ...connectedAppsRoutes);
+export const consoleRoutes = routeTable(...codeRoutes, ...endpoints, ...connectedAppsRoutes, ...appLinkRoutes);
 
 /** Every console route by "METHOD /path" (after /api/console), with its request and answer types: the browser's client reads this. */
 export type ConsoleApi = ApiOf<typeof consoleRoutes>;

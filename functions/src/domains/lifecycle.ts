@@ -5,7 +5,7 @@ import { parse } from "tldts";
 import { DETACH_AFTER_DAYS, REMINDER_DAYS, type Domain, type HostClaim, type InvalidReason } from "../store/domains";
 import type { CaaRecord, DnsLookup } from "./dns";
 import { isProxyAddress } from "./proxies";
-import { CERT_TIMEOUT_HOURS } from "./issuer";
+import { CERT_TIMEOUT_HOURS, type CertAnswer } from "./issuer";
 
 export const TXT_PREFIX = "svc-verify=";
 export const txtName = (hostname: string) => `_svc-verify.${hostname}`;
@@ -22,7 +22,7 @@ export type RecordsVerdict =
   | { kind: "unanswered"; error: string }
   | { kind: "txt_missing" }
   | { kind: "serving_missing" }
-  | { kind: Exclude<InvalidReason, "txt_missing" | "serving_missing" | "cert_timeout" | "host_taken">; seen: string };
+  | { kind: Exclude<InvalidReason, "txt_missing" | "serving_missing" | "cert_timeout" | "cert_failed" | "host_taken">; seen: string };
 
 /** What the records of `domain` say: the first thing wrong, in the order a person would fix them. */
 export async function recordsVerdict(domain: Pick<Domain, "hostname" | "apex" | "token">, dns: DnsLookup, target: ServingTarget, caaDomains: readonly string[]): Promise<RecordsVerdict> {
@@ -80,7 +80,7 @@ export const CHECK_INTERVAL_MS = 3_600_000;
 export interface CheckInput {
   verdict: RecordsVerdict;
   /** The issuer's answer when the records are right (undefined when it was not asked). */
-  certIssued: boolean | undefined;
+  cert: CertAnswer | undefined;
   now: Date;
   target: ServingTarget;
   /** The owner's address for mail, when the owner has one and a mail may be due. */
@@ -120,6 +120,8 @@ export function problemSentence(domain: Pick<Domain, "hostname" | "apex" | "toke
       return `${domain.hostname} answers with a proxy's addresses (${seen}): turn the DNS host's proxy off for this record (Cloudflare: "DNS only") so it is ${serving}.`;
     case "caa_forbids":
       return `A CAA record at ${domain.hostname} or above it does not allow ${seen} to issue certificates: add CAA "issue" records for ${seen}, or remove the CAA records.`;
+    case "cert_failed":
+      return `The certificate for ${domain.hostname} could not be issued; it is asked for again within a day.`;
     case "cert_timeout":
       return `No certificate was issued within ${CERT_TIMEOUT_HOURS} hours although the records are right: verify again, or contact support.`;
     case "host_taken":
@@ -138,15 +140,28 @@ export function decide(current: Domain, claim: HostClaim | null, input: CheckInp
   let next: { state: Domain["state"]; reason: InvalidReason | null; problem: string | null };
   if (verdict.kind === "ok" && heldByOther) next = { state: "invalid", reason: "host_taken", problem: problemSentence(d, "host_taken", input.target) };
   else if (verdict.kind === "ok") {
+    const cert: CertAnswer = input.cert ?? { state: "pending", problem: null, expiresAt: null };
+    // The issuer could not be asked: as with DNS that does not answer, only the sentence changes.
+    if (cert.state === "unavailable") return { domain: { ...d, problem: cert.problem }, claim: "keep", mail: null, change: null };
+    if (cert.expiresAt) d.certExpiresAt = cert.expiresAt;
     d.verifiedAt ??= now;
     d.certRequestedAt ??= now;
-    if (input.certIssued) {
+    // An active domain whose certificate is being renewed (or failing to be) still serves the one it has until it expires.
+    const renewing = current.state === "active" && cert.state !== "issued" && d.certExpiresAt !== null && d.certExpiresAt > now;
+    if (cert.state === "issued" || renewing) {
       d.certIssuedAt ??= now;
       d.activatedAt ??= now;
-      next = { state: "active", reason: null, problem: null };
+      next = { state: "active", reason: null, problem: cert.state === "issued" ? null : cert.problem };
+    } else if (cert.state === "failed") {
+      next = { state: "invalid", reason: cert.reason, problem: cert.problem };
     } else if (now.getTime() - d.certRequestedAt.getTime() >= CERT_TIMEOUT_HOURS * 3_600_000) {
       next = { state: "invalid", reason: "cert_timeout", problem: problemSentence(d, "cert_timeout", input.target) };
-    } else next = { state: "cert_pending", reason: null, problem: "The records are right; the certificate is being issued." };
+    } else next = { state: "cert_pending", reason: null, problem: cert.problem ?? "The records are right; the certificate is being issued." };
+    if (next.state === "active") {
+      const recovered = { ...d, ...next, invalidSince: null, remindersSent: [], detachedAt: null, notice: null };
+      const change = current.state === "active" ? null : { change: "active" };
+      return certAlertDecision(current, recovered, renewing, input, change);
+    }
   } else if (verdict.kind === "txt_missing" && !everVerified) next = { state: "pending", reason: null, problem: problemSentence(d, "pending", input.target) };
   else if (verdict.kind === "serving_missing" && !everVerified) next = { state: "verifying", reason: null, problem: problemSentence(d, "verifying", input.target) };
   else next = { state: "invalid", reason: verdict.kind, problem: problemSentence(d, verdict.kind, input.target, "seen" in verdict ? verdict.seen : "") };
@@ -185,8 +200,33 @@ function invalidDecision(current: Domain, d: Domain, input: CheckInput): Decisio
   return { domain: d, claim: "keep", mail: mailOf(d, "invalid", text, input), change };
 }
 
-function mailOf(d: Domain, kind: "invalid" | "detached", text: string, input: CheckInput): Decision["mail"] {
+/** Google renews a managed certificate about 30 days before it expires: one with fewer days left is not renewing. */
+export const CERT_EXPIRY_ALERT_DAYS = 14;
+/** While a certificate stays failing or near expiry, the owner is told again this often. */
+export const CERT_ALERT_REPEAT_DAYS = 7;
+
+/** True when an active domain's certificate, as last read, expires within the alert window. */
+export const certNearExpiry = (expiresAt: Date | null, now: Date) => expiresAt !== null && expiresAt.getTime() - now.getTime() < CERT_EXPIRY_ALERT_DAYS * DAY_MS;
+
+/**
+ * An active domain: its owner is told (notice and mail, then every CERT_ALERT_REPEAT_DAYS while it lasts)
+ * when its certificate is not renewing or is near expiry; the alert run ends once a certificate with time
+ * left is read.
+ */
+function certAlertDecision(current: Domain, d: Domain, renewing: boolean, input: CheckInput, change: Decision["change"]): Decision {
+  const { now } = input;
+  if (!renewing && !certNearExpiry(d.certExpiresAt, now)) return { domain: { ...d, certAlertAt: null }, claim: "take", mail: null, change };
+  const due = current.certAlertAt === null || now.getTime() - current.certAlertAt.getTime() >= CERT_ALERT_REPEAT_DAYS * DAY_MS;
+  if (!due) return { domain: { ...d, notice: current.notice }, claim: "take", mail: null, change };
+  const expires = d.certExpiresAt ? d.certExpiresAt.toISOString().slice(0, 10) : "soon";
+  const why = renewing ? (d.problem ?? "its renewal has not succeeded yet.") : "Google has not renewed it yet; check that the domain's records still name the service.";
+  const text = `The certificate for ${d.hostname} expires on ${expires} and has not been renewed. ${why} Once it expires, visitors to ${d.hostname} get a certificate warning.`;
+  const domain = { ...d, certAlertAt: now, notice: { text, at: now } };
+  return { domain, claim: "take", mail: mailOf(domain, "certificate", text, input), change };
+}
+
+function mailOf(d: Domain, kind: "invalid" | "detached" | "certificate", text: string, input: CheckInput): Decision["mail"] {
   if (!input.ownerEmail) return null;
-  const subject = kind === "detached" ? `Domain ${d.hostname} detached` : `Domain ${d.hostname} stopped verifying`;
+  const subject = kind === "detached" ? `Domain ${d.hostname} detached` : kind === "certificate" ? `Certificate for ${d.hostname} not renewed` : `Domain ${d.hostname} stopped verifying`;
   return { subject, text: `${text}\nSee Settings → Domains: ${input.consoleUrl}\n` };
 }

@@ -28,7 +28,7 @@ import {
 import { checkHostname, HOSTNAME_MAX } from "./hostname";
 import { dnsLookup, type DnsLookup } from "./dns";
 import { defaultIssuer, type CertificateIssuer } from "./issuer";
-import { decide, problemSentence, recordsVerdict, txtName, txtValue, type ServingTarget } from "./lifecycle";
+import { certNearExpiry, decide, problemSentence, recordsVerdict, txtName, txtValue, type ServingTarget } from "./lifecycle";
 import { syncDomainCodes } from "../codes/domainSync";
 import { domainRefusal } from "../codes/domains";
 import { readDefaultDomainId, setDefaultDomainId } from "../store/codeDomains";
@@ -140,7 +140,7 @@ const checkHostnameUnicode = (hostname: string) => {
 };
 
 /** The caller's role: a key or app acts with its minter's (the workspace's owner, or a member). */
-async function requireOwner(caller: Caller): Promise<void> {
+export async function requireOwner(caller: Caller): Promise<void> {
   const role = caller.role ?? ((await getWorkspace(caller.merchantId))?.ownerUid === caller.uid ? "owner" : "member");
   if (role !== "owner") throw new AppError("FORBIDDEN", "Only the workspace's owner can add, verify or delete its domains", { hint: "Ask the owner, or use a key the owner minted." });
 }
@@ -175,6 +175,8 @@ export async function addDomain(caller: Caller, input: z.infer<typeof NewDomainS
     verifiedAt: null,
     certRequestedAt: null,
     certIssuedAt: null,
+    certExpiresAt: null,
+    certAlertAt: null,
     activatedAt: null,
     invalidSince: null,
     remindersSent: [],
@@ -208,9 +210,12 @@ export async function domainGet(caller: Caller, domainId: string): Promise<Publi
   return publicDomain(await ownDomain(caller.merchantId, domainId));
 }
 
-export async function removeDomain(caller: Caller, domainId: string): Promise<z.infer<typeof DomainDeletedSchema>> {
+export async function removeDomain(caller: Caller, domainId: string, deps: Pick<CheckDeps, "issuer"> = {}): Promise<z.infer<typeof DomainDeletedSchema>> {
   await requireOwner(caller);
-  if (!(await deleteDomain(caller.merchantId, domainId, auditOf(caller, "domains.delete")))) throw new AppError("NOT_FOUND", `No domain ${domainId} in this workspace`);
+  const deleted = await deleteDomain(caller.merchantId, domainId, auditOf(caller, "domains.delete"));
+  if (!deleted) throw new AppError("NOT_FOUND", `No domain ${domainId} in this workspace`);
+  // Only a domain that had asked for a certificate has one to remove.
+  if (deleted.certRequestedAt) await releaseCertificate(deps.issuer ?? (await defaultIssuer(getConfig().isEmulator)), deleted.hostname);
   // Its codes go back to the service's own host (docs/domains.md, "Codes on a domain").
   await syncDomainCodes(caller.merchantId, domainId, undefined);
   return { deleted: true, domainId };
@@ -240,22 +245,35 @@ async function checkDomain(merchantId: string, domainId: string, who: DomainAudi
   const domain = await readDomain(merchantId, domainId);
   if (!domain) return undefined;
   const target = servingTarget();
-  const issuer = deps.issuer ?? defaultIssuer(getConfig().isEmulator);
+  const issuer = deps.issuer ?? (await defaultIssuer(getConfig().isEmulator));
   const verdict = await recordsVerdict(domain, lookup, target, issuer.caaDomains);
-  const certIssued = verdict.kind === "ok" ? await issuer.request(domain.hostname, now) : undefined;
+  const cert = verdict.kind === "ok" ? await issuer.request(domain.hostname, now, { active: domain.state === "active" }) : undefined;
   // Mail goes only to owners of domains that were active; the address is read before the transaction.
-  const email = domain.activatedAt && verdict.kind !== "ok" ? await ownerEmail(merchantId) : null;
+  const mayMail = verdict.kind !== "ok" || (cert !== undefined && cert.state !== "issued") || certNearExpiry(cert?.expiresAt ?? domain.certExpiresAt, now);
+  const email = domain.activatedAt && mayMail ? await ownerEmail(merchantId) : null;
   const consoleUrl = `${getConfig().createUrl}#settings`;
   const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
   const checked = await applyDomainCheck(merchantId, domainId, who, (current, claim) => {
-    const decision = decide(current, claim, { verdict, certIssued, now, target, ownerEmail: email, consoleUrl });
+    const decision = decide(current, claim, { verdict, cert, now, target, ownerEmail: email, consoleUrl });
     const mail = decision.mail && email ? { to: email, message: { ...decision.mail, html: `<p>${esc(decision.mail.text).replace(/\n/g, "<br>")}</p>` } } : null;
     return { domain: decision.domain, claim: decision.claim, mail, audit: decision.change };
   });
+  // The operator's alert (a log-based alert on this event, docs/deploy.md): the owner was just told.
+  if (checked?.certAlertAt?.getTime() === now.getTime()) logWarn("domains.cert_alert", "certificate not renewing", { merchantId, domainId, hostname: checked.hostname, expiresAt: checked.certExpiresAt?.toISOString() ?? null });
+  if (checked?.state === "detached" && domain.state !== "detached") await releaseCertificate(issuer, checked.hostname);
   // Codes naming the domain follow its state (detached: the service's host; active again: the domain's).
   // Every check asks, so codes a failed or raced move left behind are moved within the hour.
   if (checked) await syncDomainCodes(merchantId, domainId, checked);
   return checked;
+}
+
+/** Removes a host's certificate and map entry; a failure is logged (the operator removes it by its label) and never blocks. */
+async function releaseCertificate(issuer: CertificateIssuer, hostname: string): Promise<void> {
+  try {
+    await issuer.release(hostname);
+  } catch (error) {
+    logWarn("domains.cert_release_failed", "certificate release failed", { hostname, reason: error instanceof Error ? error.message.slice(0, 300) : String(error).slice(0, 300) });
+  }
 }
 
 const lookupFor = (deps: CheckDeps) => dnsLookup(deps.dnsServers ?? getConfig().domains.dnsServers);

@@ -16,7 +16,7 @@ export const DOMAIN_STATES = ["pending", "verifying", "cert_pending", "active", 
 export type DomainState = (typeof DOMAIN_STATES)[number];
 
 /** Why a domain is invalid (or, detached, why it was). */
-export const INVALID_REASONS = ["txt_missing", "txt_stale", "serving_missing", "points_elsewhere", "proxied", "caa_forbids", "cert_timeout", "host_taken"] as const;
+export const INVALID_REASONS = ["txt_missing", "txt_stale", "serving_missing", "points_elsewhere", "proxied", "caa_forbids", "cert_timeout", "cert_failed", "host_taken"] as const;
 export type InvalidReason = (typeof INVALID_REASONS)[number];
 
 /** Days after turning invalid at which the owner is told again; at DETACH_AFTER_DAYS the domain is detached. */
@@ -44,6 +44,10 @@ export interface Domain {
   verifiedAt: Date | null;
   certRequestedAt: Date | null;
   certIssuedAt: Date | null;
+  /** When its certificate expires, as the issuer last read it (null: not read yet). */
+  certExpiresAt: Date | null;
+  /** When the owner was last told its certificate is failing to renew or near expiry (null: not in such a run). */
+  certAlertAt: Date | null;
   /** When it first became active: only such a domain's owner is mailed when it stops verifying. */
   activatedAt: Date | null;
   invalidSince: Date | null;
@@ -71,6 +75,8 @@ const domainRecord = (merchantId: string) =>
     verifiedAt: dateOrNull(d.verifiedAt),
     certRequestedAt: dateOrNull(d.certRequestedAt),
     certIssuedAt: dateOrNull(d.certIssuedAt),
+    certExpiresAt: dateOrNull(d.certExpiresAt),
+    certAlertAt: dateOrNull(d.certAlertAt),
     activatedAt: dateOrNull(d.activatedAt),
     invalidSince: dateOrNull(d.invalidSince),
     remindersSent: listOf<number>(d.remindersSent),
@@ -96,6 +102,8 @@ function domainData(d: Domain): DocumentData {
     verifiedAt: ts(d.verifiedAt),
     certRequestedAt: ts(d.certRequestedAt),
     certIssuedAt: ts(d.certIssuedAt),
+    certExpiresAt: ts(d.certExpiresAt),
+    certAlertAt: ts(d.certAlertAt),
     activatedAt: ts(d.activatedAt),
     invalidSince: ts(d.invalidSince),
     remindersSent: d.remindersSent,
@@ -161,6 +169,7 @@ export async function deleteDomain(merchantId: string, domainId: string, who: Do
     if (!domain) return undefined;
     const claim = await tx.get(claimOf(domain.hostname));
     tx.delete(ref);
+    tx.delete(domainsOf(merchantId).doc(domainId).collection("wellKnown").doc("files")); // its app association files (store/appLinks.ts)
     if (claim.exists && claim.get("domainId") === domainId) tx.delete(claim.ref);
     audit(tx, merchantId, who, { domainId, hostname: domain.hostname, change: "deleted" });
     return domain;
