@@ -193,6 +193,21 @@ describe("merchants' hosts over HTTPS through the load balancer path", function 
     assert.equal((await overHttps(host, "/menu")).status, 404);
   });
 
+  it("serves the merchant's app association files as 200 JSON with no redirect, and the platform 404 for a file not supplied", async () => {
+    const apple = { applinks: { details: [{ appIDs: ["ABCDE12345.com.brand.shop"], components: [{ "/": "/qr/*" }] }] } };
+    assert.equal((await overHttps(host, "/.well-known/assetlinks.json")).status, 404, "nothing supplied yet");
+    const set = await rest(a, `/api/domains/${domain.domainId}/app-links`, "POST", { appleAppSiteAssociation: apple });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    const file = await overHttps(host, "/.well-known/apple-app-site-association");
+    assert.equal(file.status, 200, file.body);
+    assert.equal(file.headers["content-type"], "application/json");
+    assert.equal(file.headers.location, undefined);
+    assert.deepEqual(JSON.parse(file.body), apple);
+    assert.equal((await overHttps(host, "/.well-known/apple-app-site-association", { method: "HEAD" })).status, 200);
+    assert.equal((await overHttps(host, "/.well-known/assetlinks.json")).status, 404, "the other file was not supplied");
+    assert.equal((await overHttps(host, "/.well-known/apple-app-site-association/")).status, 404, "exact paths only");
+  });
+
   it("a forged host header changes nothing: X-Forwarded-Host is never read, and Host names the workspace whose codes alone it answers", async () => {
     const theirs = await createCode(b, "https://example.com/b-forged");
     // Through the load balancer, a client-written X-Forwarded-Host naming the service's own host.

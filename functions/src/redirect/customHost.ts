@@ -22,6 +22,7 @@ import { API_CSP, pageCsp } from "../http/rest";
 import { loadBalancerHeaders, overrideHeaders, requestHost } from "../http/loadBalancer";
 import { knownCode } from "./memory";
 import { NOT_FOUND_STYLE } from "./pages";
+import { wellKnownAnswer, wellKnownFileOf } from "../domains/appLinks";
 
 /** How long a custom host's claim, or a code's workspace, may take to read before the answer is a 503. */
 export const HOST_READ_DEADLINE_MS = 3_000;
@@ -119,6 +120,18 @@ function codeIdOf(url: string, method: string): string | undefined | null {
   }
 }
 
+async function sendWellKnown(req: IncomingMessage, res: ServerResponse, host: string, path: string): Promise<void> {
+  const answer = await withTimeout(wellKnownAnswer(host, path), HOST_READ_DEADLINE_MS, "app association file read").catch(() => {
+    throw new HostUnavailable("app association file read failed");
+  });
+  countOps({ reads: 1 });
+  if (!answer) return sendPlatformNotFound(res);
+  res.removeHeader("X-Powered-By");
+  res
+    .writeHead(answer.status, { "Content-Type": answer.contentType, "Cache-Control": "public, max-age=300", "Content-Security-Policy": API_CSP, "Content-Length": String(Buffer.byteLength(answer.body)) })
+    .end(req.method === "HEAD" ? undefined : answer.body);
+}
+
 /** Answers a request for a merchant's host (see the top of this file). Rejects with HostUnavailable for a 503. */
 export async function serveCustomHost(req: IncomingMessage, res: ServerResponse, host: string, own: OwnHostAnswers): Promise<void> {
   const url = req.url ?? "/";
@@ -129,7 +142,10 @@ export async function serveCustomHost(req: IncomingMessage, res: ServerResponse,
   overrideHeaders(res, loadBalancerHeaders(path, claim?.serving === true));
   if (!claim?.serving) return sendPlatformNotFound(res);
   if (id !== null) return id !== undefined && workspace === claim.merchantId ? own.serve(req, res) : own.sendNotFound(res);
-  if (path !== "/" || (method !== "GET" && method !== "HEAD")) return sendPlatformNotFound(res);
+  if (method !== "GET" && method !== "HEAD") return sendPlatformNotFound(res);
+  // The merchant's app association files: 200 JSON, never a redirect (Apple and Android refuse one).
+  if (wellKnownFileOf(path)) return sendWellKnown(req, res, host, path);
+  if (path !== "/") return sendPlatformNotFound(res);
   const rootUrl = await withTimeout(readRootUrl(claim.merchantId), HOST_READ_DEADLINE_MS, "root URL read").catch(() => {
     throw new HostUnavailable("root URL read failed");
   });
