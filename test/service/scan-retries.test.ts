@@ -49,7 +49,8 @@ interface Answer {
 }
 
 async function scan(instance: RedirectInstance, id: string, userAgent: string, address: string): Promise<Answer> {
-  const res = await fetch(`${instance.origin}/qr/${id}`, { redirect: "manual", headers: { "User-Agent": userAgent, "X-Forwarded-For": address } });
+  // X-Test-Scan-Counted: a capped code's answers carry X-Scan-Counted only where a test asks (redirect/app.ts countedFor).
+  const res = await fetch(`${instance.origin}/qr/${id}`, { redirect: "manual", headers: { "User-Agent": userAgent, "X-Forwarded-For": address, "X-Test-Scan-Counted": "1" } });
   await res.arrayBuffer();
   return { status: res.status, location: res.headers.get("location"), counted: res.headers.get("x-scan-counted"), retryAfter: res.headers.get("retry-after") };
 }
