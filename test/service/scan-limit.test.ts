@@ -53,7 +53,8 @@ describe("the per-client scan limit: past it a scan is answered, not counted", f
     assert.deepEqual(failures, [], "every scan is redirected, past the limit too");
     assert.equal(recordedSoFar() - before, SCANS_PER_CLIENT_MINUTE + 1, "the limit's scans and one marker recorded, nothing more");
     assert.equal(answers.filter((a) => a.counted === "recorded").length, SCANS_PER_CLIENT_MINUTE);
-    assert.equal(answers.filter((a) => a.counted === `false; reason=${LIMITED_REASON}`).length, 40);
+    assert.equal(answers.filter((a) => a.counted === `false; reason=${LIMITED_REASON}`).length, 1, "the marker, recorded as a machine's scan");
+    assert.equal(answers.filter((a) => a.counted === `not-recorded; reason=${LIMITED_REASON}`).length, 39);
     // Another client in the same minute is not held by it.
     assert.equal((await scan(0, "73.20.30.40")).counted, "recorded");
     // The consumer counts what was recorded: the marker as a machine's scan, never a person's.

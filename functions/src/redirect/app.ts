@@ -228,7 +228,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
 
 /** X-Scan-Counted for a scan whose arrival was recorded (or not): a machine's keeps its reason, a closed code's person its own. */
 function countedHeader(outcome: "recorded" | "unknown" | "limited", reason: string | null): string {
-  return outcome === "unknown" ? "unknown" : outcome === "limited" ? `false; reason=${LIMITED_REASON}` : reason ? `false; reason=${reason}` : "recorded";
+  return outcome === "unknown" ? "unknown" : outcome === "limited" ? NOT_RECORDED : reason ? `false; reason=${reason}` : "recorded";
 }
 
 // ---- the per-client scan limit (scans/clientLimit.ts): past it a scan is answered, not recorded ----
@@ -243,6 +243,8 @@ function recordUnlessLimited(arrival: Parameters<typeof recordArrival>[0], admis
 
 /** How a capped code's scan past the limit is seen by its rules: a machine's, not recorded. */
 const LIMITED_OUTCOME: ScanOutcome = { counted: false, reason: LIMITED_REASON };
+/** X-Scan-Counted of a scan past its client's limit and its marker: answered, not recorded (its marker is `false; reason=limited`). */
+const NOT_RECORDED = `not-recorded; reason=${LIMITED_REASON}`;
 
 /**
  * X-Scan-Counted, except on a code with a cap or scan-count thresholds, whose answers say nothing of how the
@@ -347,7 +349,7 @@ async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: stri
         });
   // Queued before the answer, like the scan itself, waiting at most WEBHOOK_QUEUE_WAIT_MS (a slower enqueue finishes after the answer).
   if (link.webhookIds?.length && outcome && admission !== "answer-only") await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
-  const counted = countedFor(req, ruled, scanCountedHeader(outcome));
+  const counted = countedFor(req, ruled, admission === "answer-only" ? NOT_RECORDED : scanCountedHeader(outcome));
   const answer = await campaign.campaignAnswer(ruled, scan, { outcome, gated: true, choice, spends });
   if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, link);
   sendRedirect(res, answer.url, counted, served.servedFrom);
