@@ -149,15 +149,16 @@ describe("campaign caps: exactly N people, the rest ended", function () {
     assert.equal(refused.length, answers.length - 20);
     assert.ok(refused.every((a) => a.counted === "false; reason=capped"), "told apart as capped");
 
-    // An admitted person scanning again and a bot get the fallback now: the cap is reached.
-    assert.equal((await scan(id, admitted[0])).location, FALLBACK);
+    // An admitted person scanning again keeps the offer for the day (their first scan spent); a bot gets the fallback now.
+    assert.equal((await scan(id, admitted[0])).location, DESTINATION);
     assert.equal((await scan(id, newClient(), { "User-Agent": "facebookexternalhit/1.1" })).location, FALLBACK);
 
     const counts = await countsOf(merchant, code.codeId);
     const busy = busyScans(answers);
-    assert.deepEqual(counts, { people: 20, ended: { capped: refused.length + 1, ...(busy ? { "cap-busy": busy } : {}) }, bots: 3 });
+    assert.deepEqual(counts, { people: 21, ended: { capped: refused.length, ...(busy ? { "cap-busy": busy } : {}) }, bots: 3 });
     const analytics = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 7 }, merchant.apiKey));
-    assert.equal(analytics.totalScans, 20, "only admitted people are people's scans");
+    assert.equal(analytics.totalScans, 21, "only admitted people's scans are people's scans: the 20, and one of them again");
+    assert.equal(analytics.uniqueScanners, 20);
 
     // Raising the cap to 25 re-arms it: exactly 5 of 12 more people get in.
     toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 25, fallbackUrl: FALLBACK }));
@@ -171,7 +172,7 @@ describe("campaign caps: exactly N people, the rest ended", function () {
     }
     assert.equal(more.filter((a) => a.location === DESTINATION).length, 5);
     assert.equal(more.filter((a) => a.location === FALLBACK).length, more.length - 5);
-    assert.equal((await countsOf(merchant, code.codeId)).people, 25);
+    assert.equal((await countsOf(merchant, code.codeId)).people, 26, "the 25 admitted, and the one who scanned again");
   });
 
   it("200 concurrent people over 4 instances: a cap of 20 admits exactly 20, each shard within its leases", async () => {

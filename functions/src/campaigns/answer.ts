@@ -9,7 +9,7 @@ import { localMoment } from "../scans/localTime";
 import { visitorHash, visitorKey, type ScanAllowance, type ScanGate, type ScanOutcome } from "../scans/record";
 import { logWarn } from "../core/log";
 import type { Link } from "../store/codes";
-import { passGuardExpiry, passGuardId, passSpent, scanNotWritten, spendPass, type ScanRule } from "../store/scans";
+import { guardExists, passGuardExpiry, passGuardId, scanNotWritten, spendPass, type ScanRule } from "../store/scans";
 import { spentData, type CapCounter } from "../store/campaignCaps";
 import { instanceCaps, scanCountGate, thresholdCounters } from "./caps";
 import { closedAnswer, codeState, evaluate, type CodeState, type Destination, type Evaluation } from "./evaluate";
@@ -178,9 +178,10 @@ async function capVerdict(counter: CapCounter, outcome: ScanOutcome | undefined,
     return (await spendAlone([allowance], at)) ? "open" : "busy";
   }
   if (outcome === undefined) return "busy";
-  // Only a first scan of the day that spent its allowance is surely admitted; any other counted scan (a later
-  // one, a password page's view) goes on while the cap is not known reached.
-  if (outcome.counted) return (outcome.unique && spends) || !instanceCaps.reached(counter) ? "open" : "capped";
+  // A counted scan is a person let in today: their first scan spent, a later one follows a first that did (a
+  // reload after a write whose outcome was unknown included). Only a password page's view, which spent
+  // nothing, is closed out once the cap is known reached.
+  if (outcome.counted) return spends || !instanceCaps.reached(counter) ? "open" : "capped";
   if (outcome.reason === "cap-busy") return "busy";
   return outcome.reason !== "capped" && !instanceCaps.reached(counter) ? "open" : "capped";
 }
@@ -274,7 +275,7 @@ export async function passThrough(link: RuledLink, scan: CampaignScan): Promise<
   const { day } = localMoment(scan.at, scan.timeZone);
   const visitor = await visitorHash(day, link.codeId, visitorKey(scan.address, ua, agentOf(ua).recognised));
   const guard = passGuardId(visitor, day, link.codeId);
-  if (await passSpent(link.merchantId, guard)) return "open";
+  if (await guardExists(link.merchantId, guard)) return "open";
   const allowance = await instanceCaps.take(counter);
   if (typeof allowance === "string") return allowance === "capped" ? "capped" : "busy";
   let used = true;

@@ -21,7 +21,7 @@ import { LruMap } from "../core/lru";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "../store/scanEvents";
-import { claimSlot, isAlreadyExists, scanNotWritten, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
+import { claimSlot, guardExists, isAlreadyExists, scanNotWritten, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
 import type { DocumentReference } from "firebase-admin/firestore";
 import { clientHash, visitorHash, visitorKey } from "./visitors";
 import { botReason } from "./classify";
@@ -101,8 +101,8 @@ function stateOf(key: string): VisitorState {
  * this instance does not know taken; NEWCOMER_PROBES taken ones in a row, or all known taken, and the scan
  * is recorded as a repeat, not lost (an address near its 150 may so stop a few newcomers short).
  */
-async function newcomerAdmitted(facts: ScanFacts, addressHash: string, capped: boolean): Promise<boolean> {
-  if (capped) return cappedNewcomerAdmitted(facts, addressHash);
+async function newcomerAdmitted(facts: ScanFacts, addressHash: string, capped: boolean, visitor: string): Promise<boolean> {
+  if (capped) return cappedNewcomerAdmitted(facts, addressHash, visitor);
   const window = newcomerWindow(facts.at);
   if (uncheckedLeft(facts.codeId, addressHash, window) > 0) {
     noteUnchecked(facts.codeId, addressHash, window);
@@ -119,8 +119,11 @@ async function newcomerAdmitted(facts: ScanFacts, addressHash: string, capped: b
 /**
  * The same for a code with a cap or scan-count thresholds, where a newcomer's first scan spends an
  * allowance: CAPPED_NEWCOMERS_PER_DAY a local day per client, every one taking its slot (none unchecked).
+ * A person this instance has not seen whose first scan of the day exists (counted on another instance) is
+ * no newcomer: one read keeps them from taking a second of their address's few slots.
  */
-async function cappedNewcomerAdmitted(facts: ScanFacts, addressHash: string): Promise<boolean> {
+async function cappedNewcomerAdmitted(facts: ScanFacts, addressHash: string, visitor: string): Promise<boolean> {
+  if (await guardExists(facts.merchantId, uniqueEventId(facts.day, facts.codeId, visitor))) return true;
   const window = cappedNewcomerWindow(facts.day);
   for (let probe = 0; probe < CAPPED_NEWCOMERS_PER_DAY; probe++) {
     const [slot] = slotsToTry(facts.codeId, addressHash, window, 1, CAPPED_NEWCOMERS_PER_DAY);
@@ -231,7 +234,7 @@ function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequ
   const reason = request.machineReason ?? botReason(request.method, request.headers);
   const visitorOf = reason ? Promise.resolve(null) : visitorHash(day, uniqueQRCodeID, visitorKey(request.address, typeof ua === "string" ? ua : undefined, recognised));
   // Only real-looking browsers can be several people behind one address; the rest are one visitor already.
-  const newcomer: Newcomer | null = !reason && recognised ? async (capped) => newcomerAdmitted(facts, await clientHash(day, uniqueQRCodeID, request.address), capped) : null;
+  const newcomer: Newcomer | null = !reason && recognised ? async (capped, visitor) => newcomerAdmitted(facts, await clientHash(day, uniqueQRCodeID, request.address), capped, visitor) : null;
   const scanId = newScanId();
   // A campaign's scan is published once its answer is known (just before its write); any other at once.
   let answered!: (answer: ScanAnswer) => void;
@@ -242,7 +245,7 @@ function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequ
   const streamed = Promise.all([answer, visitorOf.catch(() => null)]).then(([a, visitor]) => streamScan(scanEventOf(recorded, scanId, { botReason: reason, visitor }, request.servedFrom, a)));
   const writer = new ScanWriter(recorded, request.chooseRule, answered);
   const counting = visitorOf
-    .then((visitor) => (request.gate ? countGated(writer, reason, visitor, newcomer, request.gate) : countScan(writer, reason, visitor, newcomer && (() => newcomer(false)))))
+    .then((visitor) => (request.gate ? countGated(writer, reason, visitor, newcomer, request.gate) : countScan(writer, reason, visitor, newcomer && visitor !== null ? () => newcomer(false, visitor) : null)))
     .finally(() => answered({}));
   return { counting, streamed, giveUp: () => answered({}) };
 }
@@ -283,8 +286,8 @@ class ScanWriter {
 }
 
 
-/** Whether one more new person from this scan's client may count for its code (`capped`: under the capped codes' daily budget). */
-type Newcomer = (capped: boolean) => Promise<boolean>;
+/** Whether one more new person (this visitor) from this scan's client may count for its code (`capped`: under the capped codes' daily budget). */
+type Newcomer = (capped: boolean, visitor: string) => Promise<boolean>;
 
 /** The Firestore side of a scan: a person's event (the unique and repeat guard) and the rollup change. */
 async function countScan(
@@ -418,19 +421,16 @@ async function countGated(writer: ScanWriter, reason: string | null, visitor: st
     await writer.write({ kind: "ended", reason: gate.closed });
     return { counted: false, reason: gate.closed };
   }
-  if (!gate.allowance && !gate.thresholds) return countScan(writer, reason, visitor, newcomer && (() => newcomer(gate.spends === false)));
+  if (!gate.allowance && !gate.thresholds) return countScan(writer, reason, visitor, newcomer && (() => newcomer(gate.spends === false, visitor)));
   let allowances: ScanAllowance[] | null = null;
   /** The representative count of people's scans before this person's scan (scanCount conditions), known before its write. */
   let scanCount: number | undefined;
   let used = false;
   try {
-    const outcome = await countScan(writer, reason, visitor, newcomer && (() => newcomer(true)), async (unique, eventId) => {
+    const outcome = await countScan(writer, reason, visitor, newcomer && (() => newcomer(true, visitor)), async (unique, eventId) => {
       // Only a person's first counted scan of the day spends (docs/campaign-rules.md, "A fair count of people"):
-      // a later one counts as a person's scan, takes nothing, and is closed out once the cap is known reached.
-      if (!unique) {
-        if (gate.reached?.()) throw new CapReached("capped");
-        return writer.write({ kind: "human", unique, eventId });
-      }
+      // a later one (its first exists: the person was let in today) counts as a person's scan and takes nothing.
+      if (!unique) return writer.write({ kind: "human", unique, eventId });
       if (!allowances) ({ allowances, scanCount } = await takeAllowances(gate));
       used = true;
       try {

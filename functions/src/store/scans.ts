@@ -542,8 +542,8 @@ export const passGuardId = (visitor: string, day: string, codeId: string) => `p~
 /** Kept two days past its local day, as a capped code's newcomer slot. */
 export const passGuardExpiry = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 3 * 86_400_000);
 
-/** Whether the visitor's pass of the day spent its allowance already (one read). */
-export async function passSpent(merchantId: string, guardId: string): Promise<boolean> {
+/** Whether a guard among a workspace's scan events exists (one read): a pass's, or a person's first scan of a day. */
+export async function guardExists(merchantId: string, guardId: string): Promise<boolean> {
   countOps({ reads: 1 });
   return (await scanEvents(merchantId).doc(guardId).get()).exists;
 }
