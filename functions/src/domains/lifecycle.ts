@@ -188,5 +188,5 @@ function invalidDecision(current: Domain, d: Domain, input: CheckInput): Decisio
 function mailOf(d: Domain, kind: "invalid" | "detached", text: string, input: CheckInput): Decision["mail"] {
   if (!input.ownerEmail) return null;
   const subject = kind === "detached" ? `Domain ${d.hostname} detached` : `Domain ${d.hostname} stopped verifying`;
-  return { subject, text: `${text}\nSee Settings → Domains: ${input.consoleUrl}\n` };
+  return { subject, text: `${text}\nSee Domains in the console: ${input.consoleUrl}\n` };
 }

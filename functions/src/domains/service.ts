@@ -34,6 +34,9 @@ export const MAX_DOMAINS = 20;
 
 export const domainIdSchema = z.string().regex(/^dom_[A-Za-z0-9]{20}$/, "a domain id (dom_ and 20 letters or digits)");
 
+/** The path parameters of one domain's routes (REST and the console). */
+export const DomainParamsSchema = z.object({ domainId: domainIdSchema }).strict();
+
 export const NewDomainSchema = z
   .object({
     hostname: z
@@ -216,7 +219,7 @@ async function checkDomain(merchantId: string, domainId: string, who: DomainAudi
   const certIssued = verdict.kind === "ok" ? await issuer.request(domain.hostname, now) : undefined;
   // Mail goes only to owners of domains that were active; the address is read before the transaction.
   const email = domain.activatedAt && verdict.kind !== "ok" ? await ownerEmail(merchantId) : null;
-  const consoleUrl = `${getConfig().createUrl}#settings`;
+  const consoleUrl = `${getConfig().createUrl}#/domains`; // the console's Domains page (console/domains.ts)
   const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
   return applyDomainCheck(merchantId, domainId, who, (current, claim) => {
     const decision = decide(current, claim, { verdict, certIssued, now, target, ownerEmail: email, consoleUrl });
