@@ -132,7 +132,7 @@ function status(d: Domain): HTMLElement[] {
   const out: HTMLElement[] = [];
   const wrong = d.state === "invalid" || d.state === "detached";
   if (d.reason && wrong) out.push(h("p", { class: "reason" }, h("strong", {}, REASON_TITLES[d.reason])));
-  if (d.notice) out.push(h("p", { class: "error domain-notice", role: "status" }, `${day(d.notice.at)}: ${d.notice.text}`));
+  if (d.notice) out.push(h("p", { class: "error domain-notice", role: "status" }, h("strong", {}, `Notice of ${day(d.notice.at)}`), h("br"), d.notice.text));
   else if (d.state === "detached" && d.detachedAt) out.push(h("p", { class: "error domain-notice" }, `Detached on ${day(d.detachedAt)}: codes on it are served on the service's own host until it verifies again.`));
   else if (d.state === "invalid" && d.invalidSince) out.push(h("p", { class: "error domain-notice" }, `Not verifying since ${day(d.invalidSince)}.`));
   if (d.problem && !d.notice?.text.includes(d.problem)) out.push(h("p", { class: wrong ? "domain-problem row-error" : "domain-problem" }, d.problem));
@@ -146,14 +146,24 @@ function recordsTable(kit: DomainsKit, d: Domain, copied: HTMLElement): HTMLElem
     h(
       "span",
       { class: "copyable" },
-      h("code", { class: "long record-" + what }, r[what]),
+      h("code", { class: `long record-${what}` }, ...dnsText(r[what])),
       kit.act("Copy", async () => {
         await navigator.clipboard.writeText(r[what]);
         copied.textContent = `Copied the ${what} of the ${r.type} record.`;
       }, { class: "copy", "aria-label": `Copy ${r.type} ${what}` }),
     );
   const rows = d.records.map((r) => [h("code", { class: "record-type" }, r.type), copy(r, "name"), copy(r, "value"), h("span", { class: "muted" }, r.purpose)]);
-  return table(["Type", "Name", "Value", "What it is for"], rows, { caption: `DNS records for ${d.hostnameUnicode}` }, (i) => ({ "data-record-type": d.records[i].type }));
+  const records = table(["Type", "Name", "Value", "What it is for"], rows, { caption: `DNS records for ${d.hostnameUnicode}` }, (i) => ({ "data-record-type": d.records[i].type }));
+  records.classList.add("records");
+  return records;
+}
+
+/**
+ * A DNS name or value that wraps after a dot (or a TXT value's "="), never inside a label ("_svc-" and
+ * "verify" stay together); a part too long for a phone's line (a 63-letter label) still wraps anywhere.
+ */
+function dnsText(text: string): Node[] {
+  return text.split(/(?<=[.=])/).flatMap((part) => [part.length <= 32 ? h("span", { class: "seg" }, part) : document.createTextNode(part), h("wbr")]);
 }
 
 async function verify(kit: DomainsKit, d: Domain): Promise<void> {
@@ -180,7 +190,7 @@ function askRemove(kit: DomainsKit, d: Domain, box: HTMLElement): void {
     h(
       "div",
       { class: "notice", role: "group", "aria-label": `Remove ${d.hostnameUnicode}?` },
-      h("p", {}, `Remove ${d.hostnameUnicode}? Its host is freed for any workspace, and adding it again needs a new TXT record value.`),
+      h("p", {}, `Remove ${d.hostnameUnicode}? Its host is freed for other workspaces, and adding it again needs a new TXT record value.`),
       h("div", { class: "actions" }, yes, kit.act("Keep it", () => box.replaceChildren(), { class: "cancel-remove" })),
     ),
   );
