@@ -132,7 +132,7 @@ function status(d: Domain): HTMLElement[] {
   const out: HTMLElement[] = [];
   const wrong = d.state === "invalid" || d.state === "detached";
   if (d.reason && wrong) out.push(h("p", { class: "reason" }, h("strong", {}, REASON_TITLES[d.reason])));
-  if (d.notice) out.push(h("p", { class: "error domain-notice", role: "status" }, h("strong", {}, `Notice of ${day(d.notice.at)}`), h("br"), d.notice.text));
+  if (d.notice) out.push(h("p", { class: "error domain-notice", role: "status" }, h("strong", {}, `Notice of ${day(d.notice.at)}`), h("br"), ...keepDates(d.notice.text)));
   else if (d.state === "detached" && d.detachedAt) out.push(h("p", { class: "error domain-notice" }, `Detached on ${day(d.detachedAt)}: codes on it are served on the service's own host until it verifies again.`));
   else if (d.state === "invalid" && d.invalidSince) out.push(h("p", { class: "error domain-notice" }, `Not verifying since ${day(d.invalidSince)}.`));
   if (d.problem && !d.notice?.text.includes(d.problem)) out.push(h("p", { class: wrong ? "domain-problem row-error" : "domain-problem" }, d.problem));
@@ -156,6 +156,11 @@ function recordsTable(kit: DomainsKit, d: Domain, copied: HTMLElement): HTMLElem
   const records = table(["Type", "Name", "Value", "What it is for"], rows, { caption: `DNS records for ${d.hostnameUnicode}` }, (i) => ({ "data-record-type": d.records[i].type }));
   records.classList.add("records");
   return records;
+}
+
+/** The server's sentence with its dates (2026-12-29) kept on one line: a date is not cut at its hyphens. */
+function keepDates(text: string): Array<Node | string> {
+  return text.split(/(\d{4}-\d{2}-\d{2})/).map((part, i) => (i % 2 ? h("span", { class: "seg" }, part) : part));
 }
 
 /**
