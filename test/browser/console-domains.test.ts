@@ -8,8 +8,10 @@ import { randomUUID } from "node:crypto";
 import type { Page } from "playwright-core";
 import { appUrl } from "../helpers/env";
 import { TestDns } from "../helpers/dns";
+import { signUp } from "../helpers/merchants";
 import { verifyDomain } from "../../functions/src/domains/service";
-import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, openView, PHONE, screenshot, signedInSession } from "./harness";
+import { addMember } from "../../functions/src/store/workspaces";
+import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, newPage, openView, PHONE, screenshot, signedInSession, signIn } from "./harness";
 
 const DAY = 86_400_000;
 
@@ -141,6 +143,22 @@ describe("merchant console: Domains", function () {
     dns.set(sub, { CNAME: cname.value });
     await verifyOnPage(sub, "active");
     assert.equal(await card(sub).locator(".domain-notice").count(), 0, "verified again: the notice is gone");
+  });
+
+  it("shows a member the domains and their records, without the owner's controls", async () => {
+    const member = await signUp();
+    await addMember(session.merchant.merchantId, member.uid);
+    const other = await newPage(session.browser);
+    try {
+      await signIn(other, { ...member, merchantId: session.merchant.merchantId, apiKey: "" });
+      await openView(other, "#/domains", ".domain-card");
+      assert.equal(await other.locator("#domains-owner-only").textContent(), "Only the workspace's owner can add, verify or remove domains.");
+      assert.equal(await other.locator("#add-domain-form").count(), 0);
+      assert.equal(await other.locator(".domain-card button.verify, .domain-card button.remove").count(), 0);
+      assert.equal(await other.locator(".domain-card", { has: other.locator("h2", { hasText: exactly(sub) }) }).getAttribute("data-state"), "active");
+    } finally {
+      await other.close();
+    }
   });
 
   it("removes a domain only after confirming", async () => {
