@@ -56,7 +56,7 @@ export function answerMessage(res: Response, body: unknown): string {
   const answer: ErrorAnswer = typeof body === "object" && body !== null ? body : {};
   const what = typeof answer.message === "string" ? sentence(answer.message) : `The request failed (HTTP ${res.status}).`;
   // Hints written for programs (the API's documentation, an Authorization header) mean nothing to a person.
-  const forPeople = typeof answer.hint === "string" && !/GET \/api|Authorization:/.test(answer.hint);
+  const forPeople = typeof answer.hint === "string" && !/\b(?:GET|POST|PUT|PATCH|DELETE) \/api|Authorization:/.test(answer.hint);
   const next = forPeople ? ` ${sentence(answer.hint as string)}` : res.status >= 400 && res.status < 500 && typeof answer.message === "string" ? "" : " Try again in a moment.";
   const id = typeof answer.requestId === "string" ? ` If you contact support, quote ${answer.requestId}.` : "";
   return `${what}${next}${id}`;

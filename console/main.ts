@@ -6,6 +6,7 @@
 //                    and for a dynamic code its campaign rules with a sample-scan preview (campaign.ts)
 //   #/content        audio codes, menus and challenges, with publish
 //   #/gs1            product codes (GS1): items, their links and packaging QR codes; #/gs1/<itemId> one (gs1.ts)
+//   #/domains        branded domains: add, the DNS records to create, state, verify, remove (domains.ts)
 //   #/settings       API keys (the name the sandbox manifest uses), members, phone-book listings, webhooks,
 //                    UTM templates (campaign.ts)
 //   #/admin          phone-book moderation (admins)
@@ -19,6 +20,7 @@ import { importView } from "./import";
 import { connectedAppsSection } from "./connectedApps";
 import { brandPresetsSection, codeDesignSection, designPanel, type DesignContext } from "./design";
 import { webhooksSection } from "./webhooks";
+import { domainsView } from "./domains";
 import { gs1ItemView, gs1ListView, type Gs1Kit } from "./gs1";
 import { campaignSection, utmTemplatesSection } from "./campaign";
 import { insights } from "./insights";
@@ -512,7 +514,7 @@ async function claimFromLink(): Promise<void> {
 }
 
 function nav(current: string): HTMLElement {
-  const items: Array<[string, string]> = [["#/", "Dashboard"], ["#/codes", "Codes"], ["#/new", "New code"], ["#/import", "Import CSV"], ["#/content", "Menus and more"], ["#/gs1", "Product codes (GS1)"], ["#/settings", "Settings"], ...(me?.isAdmin ? [["#/admin", "Moderation"] as [string, string]] : [])];
+  const items: Array<[string, string]> = [["#/", "Dashboard"], ["#/codes", "Codes"], ["#/new", "New code"], ["#/import", "Import CSV"], ["#/content", "Menus and more"], ["#/gs1", "Product codes (GS1)"], ["#/domains", "Domains"], ["#/settings", "Settings"], ...(me?.isAdmin ? [["#/admin", "Moderation"] as [string, string]] : [])];
   return h("nav", { "aria-label": "Console" }, h("ul", {}, ...items.map(([href, label]) => h("li", {}, h("a", { href, ...(href === current ? { "aria-current": "page" } : {}) }, label)))));
 }
 
@@ -529,7 +531,7 @@ async function route(): Promise<void> {
   const params = new URLSearchParams(query ?? "");
   const detail = /^#\/code\/([A-Za-z0-9_-]+)$/.exec(path);
   const gs1Item = /^#\/gs1\/([A-Za-z0-9_-]{32})$/.exec(path);
-  const known = ["#/codes", "#/new", "#/content", "#/settings", "#/admin", "#/import", "#/gs1"];
+  const known = ["#/codes", "#/new", "#/content", "#/settings", "#/admin", "#/import", "#/gs1", "#/domains"];
   const navKey = detail ? "#/codes" : gs1Item ? "#/gs1" : known.includes(path) ? path : "#/";
   let view: View;
   if (detail) view = () => codeView(detail[1], RANGES.includes(Number(params.get("days"))) ? Number(params.get("days")) : 30);
@@ -540,6 +542,7 @@ async function route(): Promise<void> {
   else if (path === "#/import") view = () => importView({ authHeader, act, slug });
   else if (gs1Item) view = () => gs1ItemView(gs1Kit(), gs1Item[1]);
   else if (path === "#/gs1") view = () => gs1ListView(gs1Kit(), params);
+  else if (path === "#/domains") view = () => domainsView({ api, act, flash, render: route, owner: me?.role === "owner" });
   else if (path === "#/codes") view = () => codeListView({ api, act, downloads }, params);
   else view = () => dashboardView(api, DASHBOARD_RANGES.includes(Number(params.get("days"))) ? Number(params.get("days")) : 30);
   const mine = ++routeSeq;

@@ -236,6 +236,10 @@ function consoleCase(rand: Rand, f: Fixtures): Case {
     ["GET", `/api/console/webhooks/${id}/deliveries?limit=${pick(rand, ["5", "0", "x", "1e3"])}`],
     ["POST", "/api/console/keys", { name: hostileId(rand), scopes: pick(rand, [["qr:write"], [hostileId(rand)], [], Array(50).fill("qr:write")]) }],
     ["POST", "/api/console/session", { idToken: hostileId(rand) }],
+    // Branded domains (console/domainRoutes.ts): host names of every kind, ids that are not this workspace's.
+    ["POST", "/api/console/domains", rand() < 0.7 ? { hostname: pick(rand, [`c${int(rand, 1e6)}.example.com`, hostileId(rand), "co.uk", "[::1]", "xn--zz.example", "a".repeat(300), ""]) } : randomValue(rand)],
+    ["POST", `/api/console/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}/verify`, rand() < 0.5 ? {} : randomValue(rand)],
+    [pick(rand, ["GET", "DELETE"]), `/api/console/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}`],
     ["GET", `/api/console/${id}`],
     [pick(rand, ["PUT", "PATCH", "GET"]), `/api/console/${pick(rand, ["keys", "codes", "me", "workspace"])}`],
     // Campaign rules, their sample-scan preview, and UTM templates (console/campaignRoutes.ts).

@@ -8,7 +8,7 @@ import { requestDnsServers } from "../core/testClock";
 import {
   addDomain,
   domainGet,
-  domainIdSchema,
+  DomainParamsSchema,
   domainList,
   DomainDeletedSchema,
   DomainListSchema,
@@ -24,7 +24,6 @@ import {
 } from "../domains/service";
 import { AppLinksInputSchema, AppLinksSchema, getAppLinks, putAppLinks } from "../domains/appLinks";
 
-const DomainParams = z.object({ domainId: domainIdSchema }).strict();
 const NoBody = z.object({}).strict();
 const READ = { credential: "caller", scope: "domains:read", limit: "bulk" } as const;
 const WRITE = { credential: "caller", scope: "domains:write", limit: "bulk" } as const;
@@ -103,7 +102,7 @@ export const domainRoutes = [
     path: "/api/domains/:domainId",
     summary: "One branded domain",
     ...READ,
-    params: DomainParams,
+    params: DomainParamsSchema,
     response: PublicDomainSchema,
     doc: {
       operationId: "getDomain",
@@ -118,7 +117,7 @@ export const domainRoutes = [
     path: "/api/domains/:domainId/verify",
     summary: "Check a branded domain's DNS records now",
     ...WRITE,
-    params: DomainParams,
+    params: DomainParamsSchema,
     body: NoBody,
     response: PublicDomainSchema,
     doc: {
@@ -170,7 +169,7 @@ export const domainRoutes = [
     path: "/api/domains/:domainId",
     summary: "Remove a branded domain",
     ...WRITE,
-    params: DomainParams,
+    params: DomainParamsSchema,
     response: DomainDeletedSchema,
     doc: {
       operationId: "deleteDomain",

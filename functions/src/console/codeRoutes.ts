@@ -32,6 +32,7 @@ import { settingsRoutes } from "./settingsRoutes";
 import { webhookRoutes } from "./webhookRoutes";
 import { gs1Routes } from "./gs1Routes";
 import { campaignConsoleRoutes } from "./campaignRoutes";
+import { domainConsoleRoutes } from "./domainRoutes";
 
 /** Same length and alphabet as a real id, so a dynamic preview has the final code's size and layout. */
 const PREVIEW_ID = "000000000000";
@@ -81,6 +82,7 @@ export const codeRoutes = routeTable(
   importRoute,
   ...jobRoutes,
   ...abuseRoutes,
+  ...domainConsoleRoutes,
   ...brandPresetRoutes,
   consoleFileRoute({
     method: "POST",

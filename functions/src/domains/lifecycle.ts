@@ -228,5 +228,5 @@ function certAlertDecision(current: Domain, d: Domain, renewing: boolean, input:
 function mailOf(d: Domain, kind: "invalid" | "detached" | "certificate", text: string, input: CheckInput): Decision["mail"] {
   if (!input.ownerEmail) return null;
   const subject = kind === "detached" ? `Domain ${d.hostname} detached` : kind === "certificate" ? `Certificate for ${d.hostname} not renewed` : `Domain ${d.hostname} stopped verifying`;
-  return { subject, text: `${text}\nSee Settings → Domains: ${input.consoleUrl}\n` };
+  return { subject, text: `${text}\nSee Domains in the console: ${input.consoleUrl}\n` };
 }

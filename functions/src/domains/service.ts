@@ -38,6 +38,9 @@ export const MAX_DOMAINS = 20;
 
 export const domainIdSchema = ids.domainId;
 
+/** The path parameters of one domain's routes (REST and the console). */
+export const DomainParamsSchema = z.object({ domainId: domainIdSchema }).strict();
+
 export const NewDomainSchema = z
   .object({
     hostname: z
@@ -251,7 +254,7 @@ async function checkDomain(merchantId: string, domainId: string, who: DomainAudi
   // Mail goes only to owners of domains that were active; the address is read before the transaction.
   const mayMail = verdict.kind !== "ok" || (cert !== undefined && cert.state !== "issued") || certNearExpiry(cert?.expiresAt ?? domain.certExpiresAt, now);
   const email = domain.activatedAt && mayMail ? await ownerEmail(merchantId) : null;
-  const consoleUrl = `${getConfig().createUrl}#settings`;
+  const consoleUrl = `${getConfig().createUrl}#/domains`; // the console's Domains page (console/domains.ts)
   const esc = (s: string) => s.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
   const checked = await applyDomainCheck(merchantId, domainId, who, (current, claim) => {
     const decision = decide(current, claim, { verdict, cert, now, target, ownerEmail: email, consoleUrl });

@@ -1,0 +1,175 @@
+// The console's Domains page (console/domains.ts) walked as a shop owner would: add a host, read and copy the
+// records to create, verify against a real DNS server on loopback (test/helpers/dns.ts) until it is active,
+// watch it stop verifying and come back, remove one after confirming. The page's verify request names the
+// loopback server in X-Test-Dns, added on its way out of the browser (the page itself sends what it sends
+// deployed): docs/domains.md, "The console page".
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import type { Page } from "playwright-core";
+import { appUrl } from "../helpers/env";
+import { TestDns } from "../helpers/dns";
+import { signUp } from "../helpers/merchants";
+import { verifyDomain } from "../../functions/src/domains/service";
+import { addMember } from "../../functions/src/store/workspaces";
+import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, newPage, openView, PHONE, screenshot, signedInSession, signIn } from "./harness";
+
+const DAY = 86_400_000;
+
+describe("merchant console: Domains", function () {
+  this.timeout(180_000);
+  const session = signedInSession();
+  const dns = new TestDns();
+  let page: Page;
+  const stamp = randomUUID().slice(0, 8);
+  const sub = `scan.m${stamp}.example.com`;
+  const apex = `m${stamp}.example`;
+
+  before(async () => {
+    page = session.page;
+    await dns.start();
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: new URL(appUrl()).origin });
+    // Only the check's request, and only on its way out: the console sends no test header of its own.
+    await page.route("**/api/console/domains/*/verify", (route) => route.continue({ headers: { ...route.request().headers(), "x-test-dns": dns.address } }));
+  });
+  after(() => dns.close());
+
+  const exactly = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`);
+  const card = (host: string) => page.locator(".domain-card", { has: page.locator("h2", { hasText: exactly(host) }) });
+  const records = (host: string) =>
+    card(host).locator("tbody tr").evaluateAll((rows) => rows.map((r) => ({ type: r.getAttribute("data-record-type")!, name: r.querySelector(".record-name")!.textContent!, value: r.querySelector(".record-value")!.textContent! })));
+  const lastNotice = () => page.locator("#app > .notice[role=status], #app > .error[role=alert]").first().textContent();
+
+  async function add(host: string): Promise<void> {
+    await page.fill("#domain-host", host);
+    await page.click("#add-domain");
+    await page.waitForSelector(`#app[data-view] .domain-card h2:text-is("${host}")`);
+  }
+
+  /** Presses Verify and waits for the re-rendered page (focus lands on the domain's name). */
+  async function verifyOnPage(host: string, state: string): Promise<void> {
+    const answered = page.waitForResponse((r) => r.url().endsWith("/verify"));
+    await card(host).getByRole("button", { name: `Verify ${host}`, exact: true }).click();
+    await answered;
+    await page.waitForFunction((name) => document.activeElement?.tagName === "H2" && document.activeElement.textContent === name, host);
+    assert.equal(await card(host).getAttribute("data-state"), state);
+  }
+
+  /** Both widths the issue names, each checked (no sideways scroll, axe, no word broken) and shot. */
+  async function lookAt(name: string): Promise<void> {
+    for (const viewport of [PHONE, DESKTOP]) {
+      await page.setViewportSize(viewport);
+      await assertPhoneReadyAndAccessible(page, `${name} at ${viewport.width} px`);
+      assert.deepEqual(await brokenWords(page), [], `${name} at ${viewport.width} px: words broken inside themselves`);
+      await screenshot(page, `${name}-${viewport.width}`);
+    }
+    await page.setViewportSize(DESKTOP);
+  }
+
+  it("refuses a name with the server's sentence and adds a sub-domain and an apex with their records", async () => {
+    await openView(page, "#/domains", "#add-domain-form");
+    assert.match((await page.locator("#add-domain-form").textContent())!, /0 of 20 domains in use/);
+    await page.fill("#domain-host", "co.uk");
+    await page.click("#add-domain");
+    await page.waitForSelector("#app > .error[role=alert]");
+    assert.match((await lastNotice())!, /co\.uk is a public suffix/);
+    assert.equal(await page.locator(".domain-card").count(), 0, "a refused name adds nothing");
+
+    await add(sub);
+    assert.match((await lastNotice())!, new RegExp(`Added ${sub.replace(/\./g, "\\.")}\\. Create the records`));
+    const subRecords = await records(sub);
+    assert.deepEqual(subRecords.map((r) => [r.type, r.name]), [["TXT", `_svc-verify.${sub}`], ["CNAME", sub]]);
+    assert.match(subRecords[0].value, /^svc-verify=[0-9a-f]{32}$/);
+    assert.match((await card(sub).locator(".domain-problem").textContent())!, /Waiting for the TXT record _svc-verify\./);
+    assert.equal(await card(sub).locator(".badge").textContent(), "Waiting for DNS");
+    // Copy puts exactly what is shown on the clipboard.
+    await card(sub).getByRole("button", { name: "Copy TXT value" }).click();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), subRecords[0].value);
+    assert.equal(await card(sub).locator(".copy-status").textContent(), "Copied the value of the TXT record.");
+
+    // The same host again: a sentence for a person, not the API's hint.
+    await page.fill("#domain-host", sub.toUpperCase());
+    await page.click("#add-domain");
+    await page.waitForFunction(() => /already a domain/.test(document.querySelector("#app > .error[role=alert]")?.textContent ?? ""));
+    assert.doesNotMatch((await lastNotice())!, /\/api|POST|\{id\}/);
+
+    await add(apex);
+    const apexRecords = await records(apex);
+    assert.deepEqual(apexRecords.map((r) => r.type), ["TXT", "A", "AAAA", "ALIAS"]);
+    assert.match((await card(apex).locator(".apex-note").textContent())!, /an apex cannot be a CNAME/);
+    await lookAt("domains-pending");
+  });
+
+  it("verifies against the loopback DNS server: pending, then active once the records shown exist", async () => {
+    await verifyOnPage(sub, "pending");
+    assert.match((await lastNotice())!, /Checked .*: Waiting for DNS\./);
+    // The records exactly as the page shows them, served by the loopback server.
+    const [txt, cname] = await records(sub);
+    dns.set(txt.name, { TXT: [txt.value] });
+    await verifyOnPage(sub, "verifying");
+    assert.match((await card(sub).locator(".domain-problem").textContent())!, /Ownership is proven; waiting for a CNAME record/);
+    dns.set(cname.name, { CNAME: cname.value });
+    await verifyOnPage(sub, "active");
+    assert.equal(await card(sub).locator(".badge").textContent(), "Active");
+    assert.match((await card(sub).locator(".domain-problem").textContent())!, /^Active since .*: codes can use this host\.$/);
+    assert.match((await card(sub).locator(".checked").textContent())!, /^Last checked /);
+    await lookAt("domains-active");
+  });
+
+  it("shows what is wrong and the detach date as sentences, then the detached notice, and comes back", async () => {
+    const [, cname] = await records(sub);
+    dns.set(sub, { CNAME: "shop.other-host.example" });
+    await verifyOnPage(sub, "invalid");
+    assert.equal(await card(sub).locator(".reason").textContent(), "The host points elsewhere");
+    const notice = (await card(sub).locator(".domain-notice").textContent())!;
+    assert.match(notice, /stopped verifying on \d{4}-\d{2}-\d{2}: .*points elsewhere \(shop\.other-host\.example\).*will be detached on \d{4}-\d{2}-\d{2}\./);
+    assert.equal(await card(sub).locator(".domain-problem").count(), 0, "the notice holds the problem: not said twice");
+    await page.setViewportSize(PHONE);
+    await assertPhoneReadyAndAccessible(page, "an invalid domain at 390 px");
+    await screenshot(page, "domains-invalid-390");
+    await page.setViewportSize(DESKTOP);
+
+    // Thirty-one days on (a check with an injected clock, as the hourly job makes): detached.
+    const domainId = (await card(sub).getAttribute("data-domain-id"))!;
+    const owner = { merchantId: session.merchant.merchantId, uid: session.merchant.uid, authMethod: "api-key" as const, scopes: [], isAdmin: false };
+    await verifyDomain(owner, domainId, { now: new Date(Date.now() + 31 * DAY), dnsServers: [dns.address] });
+    await openView(page, "#/domains", `.domain-card[data-state="detached"]`);
+    assert.equal(await card(sub).locator(".badge").textContent(), "Detached");
+    assert.match((await card(sub).locator(".domain-notice").textContent())!, /has been detached: its codes keep working on the service's own host/);
+    await page.setViewportSize(PHONE);
+    await assertPhoneReadyAndAccessible(page, "a detached domain at 390 px");
+    await screenshot(page, "domains-detached-390");
+    await page.setViewportSize(DESKTOP);
+
+    dns.set(sub, { CNAME: cname.value });
+    await verifyOnPage(sub, "active");
+    assert.equal(await card(sub).locator(".domain-notice").count(), 0, "verified again: the notice is gone");
+  });
+
+  it("shows a member the domains and their records, without the owner's controls", async () => {
+    const member = await signUp();
+    await addMember(session.merchant.merchantId, member.uid);
+    const other = await newPage(session.browser);
+    try {
+      await signIn(other, { ...member, merchantId: session.merchant.merchantId, apiKey: "" });
+      await openView(other, "#/domains", ".domain-card");
+      assert.equal(await other.locator("#domains-owner-only").textContent(), "Only the workspace's owner can add, verify or remove domains.");
+      assert.equal(await other.locator("#add-domain-form").count(), 0);
+      assert.equal(await other.locator(".domain-card button.verify, .domain-card button.remove").count(), 0);
+      assert.equal(await other.locator(".domain-card", { has: other.locator("h2", { hasText: exactly(sub) }) }).getAttribute("data-state"), "active");
+    } finally {
+      await other.close();
+    }
+  });
+
+  it("removes a domain only after confirming", async () => {
+    await card(apex).getByRole("button", { name: `Remove ${apex}`, exact: true }).click();
+    await card(apex).getByRole("button", { name: "Keep it" }).click();
+    assert.equal(await card(apex).locator(".confirm-remove").count(), 0);
+    await card(apex).getByRole("button", { name: `Remove ${apex}`, exact: true }).click();
+    assert.match((await card(apex).locator(".confirm-box").textContent())!, /adding it again needs a new TXT record value/);
+    await card(apex).locator(".confirm-remove").click();
+    await page.waitForFunction((host) => document.querySelector("#app > .notice[role=status]")?.textContent?.startsWith(`Removed ${host}.`), apex);
+    assert.equal(await card(apex).count(), 0);
+    assert.equal(await page.locator(".domain-card").count(), 1);
+  });
+});
