@@ -135,7 +135,7 @@ export const domainRoutes = [
     path: "/api/domains/:domainId/app-links",
     summary: "A branded domain's app association files",
     ...READ,
-    params: DomainParams,
+    params: DomainParamsSchema,
     response: AppLinksSchema,
     doc: {
       operationId: "getDomainAppLinks",
@@ -151,7 +151,7 @@ export const domainRoutes = [
     path: "/api/domains/:domainId/app-links",
     summary: "Set or remove a branded domain's app association files",
     ...WRITE,
-    params: DomainParams,
+    params: DomainParamsSchema,
     body: AppLinksInputSchema,
     response: AppLinksSchema,
     doc: {
