@@ -37,6 +37,7 @@ const REASON_TITLES: Record<NonNullable<Domain["reason"]>, string> = {
   proxied: "The record goes through a proxy",
   caa_forbids: "A CAA record forbids the certificate",
   cert_timeout: "No certificate yet",
+  cert_failed: "The certificate could not be issued",
   host_taken: "Another workspace uses this host",
 };
 
