@@ -192,7 +192,8 @@ export const domainRoutes = [
         "New dynamic codes that name no domain (`domainId` left out) go on this one while it is active; null: the service's own host. " +
         "The domain must be the workspace's (else 400) and active (else 409). Codes already made keep their host. Owners only.",
       errors: ["VALIDATION_FAILED", "CONFLICT", "FORBIDDEN"],
-      example: { body: { domainId: EXAMPLE_ID }, response: { defaultDomainId: EXAMPLE_ID } },
+      // null (the service's own host) is a request a reader can send as is: no domain of theirs is needed.
+      example: { body: { domainId: null }, response: { defaultDomainId: null } },
     },
     handle: ({ caller, body }) => setDefaultDomain(caller, body.domainId),
   }),
