@@ -1,6 +1,7 @@
 // Console page "Domains" (#/domains): the workspace's branded domains (docs/domains.md) through the console's
 // routes (functions/src/console/domainRoutes.ts), which answer what REST and svc.domain.* answer. The owner
-// adds a host, copies the records to create at the DNS host, verifies and removes; members read. Every
+// adds a host, copies the records to create at the DNS host, verifies and removes, and chooses the default
+// domain for new codes and where a host's home page sends people; members read. Every
 // sentence about what is wrong is the server's (`problem`, `notice`): the page only arranges them.
 import type { Answer, Api } from "./api";
 import { field, h, table } from "./dom";
@@ -46,7 +47,7 @@ const moment = (iso: string) => new Date(iso).toLocaleString(undefined, { dateSt
 
 /** The page: the add form (owner), then one card per domain, oldest first. */
 export async function domainsView(kit: DomainsKit): Promise<HTMLElement[]> {
-  const { domains, count, max } = await kit.api("GET /domains");
+  const { domains, count, max, defaultDomainId, rootUrl } = await kit.api("GET /domains");
   const intro = h(
     "p",
     { class: "muted" },
@@ -54,7 +55,78 @@ export async function domainsView(kit: DomainsKit): Promise<HTMLElement[]> {
   );
   const head = h("section", { id: "domains", "aria-labelledby": "domains-h" }, h("h1", { id: "domains-h" }, "Domains"), intro, kit.owner ? addForm(kit, count, max) : h("p", { class: "muted", id: "domains-owner-only" }, "Only the workspace's owner can add, verify or remove domains."));
   const cards = domains.map((d) => domainCard(kit, d));
-  return [head, ...(cards.length ? cards : [h("section", { id: "no-domains" }, h("p", { class: "muted" }, "No domains yet: your codes use the service's own host."))])];
+  if (!cards.length) return [head, h("section", { id: "no-domains" }, h("p", { class: "muted" }, "No domains yet: your codes use the service's own host."))];
+  return [head, hostSettings(kit, domains, defaultDomainId, rootUrl), ...cards];
+}
+
+/**
+ * The workspace's choices for all its hosts: the domain new dynamic codes go on (active ones, or the
+ * service's own host), and where a visit to a host's home page (`/`) is sent. Members see them as text.
+ */
+function hostSettings(kit: DomainsKit, domains: Domain[], defaultDomainId: string | null, rootUrl: string | null): HTMLElement {
+  const active = domains.filter((d) => d.state === "active");
+  const current = defaultDomainId ? domains.find((d) => d.domainId === defaultDomainId) : undefined;
+  const section = h("section", { id: "host-settings", "aria-labelledby": "host-settings-h" }, h("h2", { id: "host-settings-h" }, "For all your hosts"));
+  if (!kit.owner) {
+    section.append(
+      h("p", { id: "default-domain-text" }, `New dynamic codes go on ${current?.state === "active" ? current.hostnameUnicode : "the service's own host"}.`),
+      h("p", { id: "root-url-text", class: "long" }, rootUrl ? `A visit to a host's home page goes to ${rootUrl}.` : "A visit to a host's home page shows a page that names nobody."),
+    );
+    return section;
+  }
+  const options: Array<[string, string]> = [["", "The service's own host"], ...active.map((d): [string, string] => [d.domainId, d.hostnameUnicode])];
+  // A default that has since stopped being active stays shown, so the owner sees why codes use the service's host.
+  if (current && current.state !== "active") options.push([current.domainId, `${current.hostnameUnicode} (not active: codes use the service's host)`]);
+  const pick = field("Default domain for new dynamic codes", h("select", { id: "default-domain" }, ...options.map(([value, label]) => h("option", { value }, label))));
+  pick.input.value = current ? current.domainId : "";
+  const defaultForm = h(
+    "form",
+    { id: "default-domain-form", "aria-label": "Default domain" },
+    h("div", { class: "form-row" }, pick.wrap, h("button", { type: "submit", id: "save-default-domain" }, "Save default")),
+    h("p", { class: "muted" }, active.length ? "Codes made earlier keep their host; a code can still name another domain, or none." : "A domain can be the default once it is active."),
+  );
+  submitting(defaultForm, async () => {
+    const saved = await kit.api("POST /domains/default", { body: { domainId: pick.input.value || null } });
+    await kit.render();
+    const name = domains.find((d) => d.domainId === saved.defaultDomainId)?.hostnameUnicode;
+    kit.flash(name ? `New dynamic codes go on ${name}.` : "New dynamic codes go on the service's own host.");
+  }, kit);
+
+  const url = field("Home page of your hosts", h("input", { id: "root-url", type: "url", inputmode: "url", autocomplete: "url", spellcheck: "false", placeholder: "https://www.example.com/", maxlength: "2048", value: rootUrl ?? "" }));
+  url.wrap.classList.add("url-field");
+  const rootForm = h(
+    "form",
+    { id: "root-url-form", "aria-label": "Home page of your hosts" },
+    h(
+      "div",
+      { class: "form-row" },
+      url.wrap,
+      h("button", { type: "submit", id: "save-root-url" }, "Save"),
+      ...(rootUrl ? [kit.act("Clear", () => saveRootUrl(kit, null), { id: "clear-root-url" })] : []),
+    ),
+    h("p", { class: "muted" }, "Where someone who opens a host without a code's path (https://scan.example.com/) is sent. Without one, they see a page that names nobody."),
+  );
+  submitting(rootForm, () => saveRootUrl(kit, url.input.value.trim() || null), kit);
+  section.append(defaultForm, rootForm);
+  return section;
+}
+
+async function saveRootUrl(kit: DomainsKit, rootUrl: string | null): Promise<void> {
+  const saved = await kit.api("POST /domains/root-url", { body: { rootUrl } });
+  await kit.render();
+  kit.flash(saved.rootUrl ? `Your hosts' home page now sends people to ${saved.rootUrl}.` : "Your hosts' home page now shows a page that names nobody.");
+}
+
+/** A form, so Enter in a field submits too: `run` goes once at a time (the button is disabled meanwhile); a failure is flashed. */
+function submitting(form: HTMLFormElement, run: () => Promise<void>, kit: DomainsKit): void {
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    const submit = form.querySelector<HTMLButtonElement>("button[type=submit]")!;
+    submit.disabled = true;
+    void run()
+      .catch((err: unknown) => kit.flash(messageFor(err), true))
+      .finally(() => (submit.disabled = false));
+  });
 }
 
 function addForm(kit: DomainsKit, count: number, max: number): HTMLElement {
@@ -67,24 +139,12 @@ function addForm(kit: DomainsKit, count: number, max: number): HTMLElement {
     h("div", { class: "form-row" }, host.wrap, h("button", { type: "submit", class: "primary", id: "add-domain" }, "Add domain")),
     h("p", { class: "muted" }, `A sub-domain (scan.example.com) or a whole domain (example.com). ${count} of ${max} domains in use.`),
   );
-  // A form, so Enter in the field adds too; the button is disabled while the request runs.
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    const submit = form.querySelector<HTMLButtonElement>("#add-domain")!;
-    submit.disabled = true;
-    void (async () => {
-      try {
-        const added = await kit.api("POST /domains", { body: { hostname: host.input.value.trim() } });
-        await kit.render();
-        kit.flash(`Added ${added.hostnameUnicode}. Create the records shown under it at your DNS host, then press "Verify".`);
-        focusCard(added.domainId);
-      } catch (err) {
-        kit.flash(messageFor(err), true);
-      } finally {
-        submit.disabled = false;
-      }
-    })();
-  });
+  submitting(form, async () => {
+    const added = await kit.api("POST /domains", { body: { hostname: host.input.value.trim() } });
+    await kit.render();
+    kit.flash(`Added ${added.hostnameUnicode}. Create the records shown under it at your DNS host, then press "Verify".`);
+    focusCard(added.domainId);
+  }, kit);
   return form;
 }
 

@@ -10,6 +10,8 @@ import { appUrl } from "../helpers/env";
 import { TestDns } from "../helpers/dns";
 import { signUp } from "../helpers/merchants";
 import { verifyDomain } from "../../functions/src/domains/service";
+import { readDefaultDomainId } from "../../functions/src/store/codeDomains";
+import { readRootUrl } from "../../functions/src/store/hostServing";
 import { addMember } from "../../functions/src/store/workspaces";
 import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, newPage, openView, PHONE, screenshot, signedInSession, signIn } from "./harness";
 
@@ -145,6 +147,32 @@ describe("merchant console: Domains", function () {
     assert.equal(await card(sub).locator(".domain-notice").count(), 0, "verified again: the notice is gone");
   });
 
+  it("sets the default domain for new codes among the active ones, and where the hosts' home page sends people", async () => {
+    const merchantId = session.merchant.merchantId;
+    const options = await page.locator("#default-domain option").evaluateAll((os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent]));
+    const subId = (await card(sub).getAttribute("data-domain-id"))!;
+    assert.deepEqual(options, [["", "The service's own host"], [subId, sub]], "only active domains (the apex is still pending)");
+    assert.equal(await page.inputValue("#default-domain"), "");
+    await page.selectOption("#default-domain", subId);
+    await page.click("#save-default-domain");
+    await page.waitForFunction((host) => document.querySelector("#app > .notice[role=status]")?.textContent === `New dynamic codes go on ${host}.`, sub);
+    assert.equal(await page.inputValue("#default-domain"), subId, "the re-rendered page shows the saved default");
+    assert.equal(await readDefaultDomainId(merchantId), subId);
+
+    // A URL the server refuses: its sentence, and nothing written.
+    await page.fill("#root-url", "javascript:alert(1)");
+    await page.click("#save-root-url");
+    await page.waitForSelector("#app > .error[role=alert]");
+    assert.doesNotMatch((await lastNotice())!, /\/api|POST/);
+    assert.equal(await readRootUrl(merchantId), null);
+    await page.fill("#root-url", "https://shop.example.com/welcome");
+    await page.press("#root-url", "Enter");
+    await page.waitForFunction(() => document.querySelector("#app > .notice[role=status]")?.textContent?.includes("https://shop.example.com/welcome"));
+    assert.equal(await page.inputValue("#root-url"), "https://shop.example.com/welcome");
+    assert.equal(await readRootUrl(merchantId), "https://shop.example.com/welcome");
+    await lookAt("domains-settings");
+  });
+
   it("shows a member the domains and their records, without the owner's controls", async () => {
     const member = await signUp();
     await addMember(session.merchant.merchantId, member.uid);
@@ -155,10 +183,25 @@ describe("merchant console: Domains", function () {
       assert.equal(await other.locator("#domains-owner-only").textContent(), "Only the workspace's owner can add, verify or remove domains.");
       assert.equal(await other.locator("#add-domain-form").count(), 0);
       assert.equal(await other.locator(".domain-card button.verify, .domain-card button.remove").count(), 0);
+      assert.equal(await other.locator("#default-domain, #root-url").count(), 0);
+      assert.equal(await other.locator("#default-domain-text").textContent(), `New dynamic codes go on ${sub}.`);
+      assert.equal(await other.locator("#root-url-text").textContent(), "A visit to a host's home page goes to https://shop.example.com/welcome.");
       assert.equal(await other.locator(".domain-card", { has: other.locator("h2", { hasText: exactly(sub) }) }).getAttribute("data-state"), "active");
     } finally {
       await other.close();
     }
+  });
+
+  it("clears the home page and the default", async () => {
+    await page.click("#clear-root-url");
+    await page.waitForFunction(() => document.querySelector("#app > .notice[role=status]")?.textContent === "Your hosts' home page now shows a page that names nobody.");
+    assert.equal(await page.inputValue("#root-url"), "");
+    assert.equal(await page.locator("#clear-root-url").count(), 0);
+    assert.equal(await readRootUrl(session.merchant.merchantId), null);
+    await page.selectOption("#default-domain", "");
+    await page.click("#save-default-domain");
+    await page.waitForFunction(() => document.querySelector("#app > .notice[role=status]")?.textContent === "New dynamic codes go on the service's own host.");
+    assert.equal(await readDefaultDomainId(session.merchant.merchantId), null);
   });
 
   it("removes a domain only after confirming", async () => {

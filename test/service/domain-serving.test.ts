@@ -193,6 +193,31 @@ describe("merchants' hosts over HTTPS through the load balancer path", function 
     assert.equal((await overHttps(host, "/menu")).status, 404);
   });
 
+  it("lets the owner set and clear rootUrl through REST, where / then redirects; refused URLs write nothing", async () => {
+    const set = await rest(a, "/api/domains/root-url", "POST", { rootUrl: " https://Shop.Example.com/welcome?from=qr " });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.deepEqual(set.body, { rootUrl: "https://shop.example.com/welcome?from=qr" }, "stored in its normalised form");
+    assert.equal((await rest(a, "/api/domains")).body.rootUrl, "https://shop.example.com/welcome?from=qr");
+    const root = await overHttps(host, "/");
+    assert.equal(root.status, 302);
+    assert.equal(root.headers.location, "https://shop.example.com/welcome?from=qr");
+
+    for (const rootUrl of ["javascript:alert(1)", "ftp://files.example.com/", `https://example.com/${"a".repeat(2048)}`, "", "not a url", 42]) {
+      const refused = await rest(a, "/api/domains/root-url", "POST", { rootUrl });
+      assert.equal(refused.status, 400, `${String(rootUrl).slice(0, 40)}: ${JSON.stringify(refused.body)}`);
+      assert.equal(refused.body.code, "VALIDATION_FAILED");
+    }
+    assert.equal((await rest(a, "/api/domains/root-url", "POST", { rootUrl: "https://example.com/", extra: 1 })).status, 400, "strict");
+    assert.equal((await rest(a, "/api/domains")).body.rootUrl, "https://shop.example.com/welcome?from=qr", "no refusal wrote anything");
+    assert.equal((await rest(b, "/api/domains")).body.rootUrl, null, "another workspace's is its own");
+
+    assert.deepEqual((await rest(a, "/api/domains/root-url", "POST", { rootUrl: null })).body, { rootUrl: null });
+    assert.equal((await rest(a, "/api/domains")).body.rootUrl, null);
+    const cleared = await overHttps(host, "/");
+    assert.equal(cleared.status, 404);
+    assert.match(cleared.body, /not active/);
+  });
+
   it("serves the merchant's app association files as 200 JSON with no redirect, and the platform 404 for a file not supplied", async () => {
     const apple = { applinks: { details: [{ appIDs: ["ABCDE12345.com.brand.shop"], components: [{ "/": "/qr/*" }] }] } };
     assert.equal((await overHttps(host, "/.well-known/assetlinks.json")).status, 404, "nothing supplied yet");

@@ -203,6 +203,9 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
       // A domain's app association files: documented shapes with hostile values in their fields.
       ["GET", `/api/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}/app-links`],
       ["POST", `/api/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}/app-links`, appLinksBody(rand)],
+      // Where / on the workspace's hosts redirects, and the default domain: URLs and ids of every kind.
+      ["POST", "/api/domains/root-url", rand() < 0.8 ? { rootUrl: rand() < 0.2 ? null : hostileUrl(rand) } : randomValue(rand)],
+      ["POST", "/api/domains/default", rand() < 0.8 ? { domainId: pick(rand, [null, "dom_aaaaaaaaaaaaaaaaaaaa", hostileId(rand)]) } : randomValue(rand)],
     ];
     const [method, path, value] = pick(rand, routes);
     return { surface: "bulk", request: { method, path, headers, body: value === undefined ? undefined : json(rand() < 0.1 ? randomValue(rand) : value) }, expect: "json" };
@@ -240,6 +243,8 @@ function consoleCase(rand: Rand, f: Fixtures): Case {
     ["POST", "/api/console/domains", rand() < 0.7 ? { hostname: pick(rand, [`c${int(rand, 1e6)}.example.com`, hostileId(rand), "co.uk", "[::1]", "xn--zz.example", "a".repeat(300), ""]) } : randomValue(rand)],
     ["POST", `/api/console/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}/verify`, rand() < 0.5 ? {} : randomValue(rand)],
     [pick(rand, ["GET", "DELETE"]), `/api/console/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}`],
+    ["POST", "/api/console/domains/root-url", rand() < 0.8 ? { rootUrl: rand() < 0.2 ? null : hostileUrl(rand) } : randomValue(rand)],
+    ["POST", "/api/console/domains/default", rand() < 0.8 ? { domainId: pick(rand, [null, "dom_aaaaaaaaaaaaaaaaaaaa", hostileId(rand)]) } : randomValue(rand)],
     ["GET", `/api/console/${id}`],
     [pick(rand, ["PUT", "PATCH", "GET"]), `/api/console/${pick(rand, ["keys", "codes", "me", "workspace"])}`],
     // Campaign rules, their sample-scan preview, and UTM templates (console/campaignRoutes.ts).

@@ -20,6 +20,8 @@ import {
   removeDomain,
   setDefaultDomain,
   requireOwner,
+  RootUrlSchema,
+  setWorkspaceRootUrl,
   verifyDomain,
 } from "../domains/service";
 import { AppLinksInputSchema, AppLinksSchema, getAppLinks, putAppLinks } from "../domains/appLinks";
@@ -93,7 +95,7 @@ export const domainRoutes = [
     doc: {
       operationId: "listDomains",
       description: `Every domain of the workspace (at most ${String(MAX_DOMAINS)}, so no pages), oldest first, with its records and state.`,
-      example: { response: { count: 1, max: MAX_DOMAINS, defaultDomainId: null, domains: [EXAMPLE_DOMAIN] } },
+      example: { response: { count: 1, max: MAX_DOMAINS, defaultDomainId: null, rootUrl: "https://www.example.com/", domains: [EXAMPLE_DOMAIN] } },
     },
     handle: ({ caller }) => domainList(caller),
   }),
@@ -196,5 +198,22 @@ export const domainRoutes = [
       example: { body: { domainId: null }, response: { defaultDomainId: null } },
     },
     handle: ({ caller, body }) => setDefaultDomain(caller, body.domainId),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/domains/root-url",
+    summary: "Set where / on the workspace's branded hosts redirects",
+    ...WRITE,
+    body: RootUrlSchema,
+    response: RootUrlSchema,
+    doc: {
+      operationId: "setRootUrl",
+      description:
+        "A request for `/` on any of the workspace's served hosts answers 302 to this URL (http or https, checked against the phishing and malware lists as a code's destination is); null removes it, and `/` answers the neutral 404 page. " +
+        "`GET /api/domains` answers it as `rootUrl`. Owners only.",
+      errors: ["VALIDATION_FAILED", "DESTINATION_BLOCKED", "FORBIDDEN"],
+      example: { body: { rootUrl: "https://www.example.com/" }, response: { rootUrl: "https://www.example.com/" } },
+    },
+    handle: ({ caller, body }) => setWorkspaceRootUrl(caller, body.rootUrl),
   }),
 ];

@@ -7,6 +7,8 @@ import { getConfig } from "../core/config";
 import { requestDnsServers } from "../core/testClock";
 import {
   addDomain,
+  DefaultDomainSchema,
+  DefaultDomainSetSchema,
   domainGet,
   DomainParamsSchema,
   domainList,
@@ -15,6 +17,9 @@ import {
   NewDomainSchema,
   PublicDomainSchema,
   removeDomain,
+  RootUrlSchema,
+  setDefaultDomain,
+  setWorkspaceRootUrl,
   verifyDomain,
 } from "../domains/service";
 import { consoleRoute, routeTable } from "./route";
@@ -74,5 +79,25 @@ export const domainConsoleRoutes = routeTable(
     params: DomainParamsSchema,
     response: DomainDeletedSchema,
     handle: ({ caller, params }) => removeDomain(caller, params.domainId),
+  }),
+  consoleRoute({
+    ...member,
+    method: "POST",
+    path: "/api/console/domains/default",
+    summary: "Set the domain new dynamic codes go on, or null for the service's host (owner)",
+    limit: "consoleWrites",
+    body: DefaultDomainSchema,
+    response: DefaultDomainSetSchema,
+    handle: ({ caller, body }) => setDefaultDomain(caller, body.domainId),
+  }),
+  consoleRoute({
+    ...member,
+    method: "POST",
+    path: "/api/console/domains/root-url",
+    summary: "Set where / on the workspace's hosts redirects, or null (owner)",
+    limit: "consoleWrites",
+    body: RootUrlSchema,
+    response: RootUrlSchema,
+    handle: ({ caller, body }) => setWorkspaceRootUrl(caller, body.rootUrl),
   }),
 );

@@ -32,6 +32,10 @@ import { certNearExpiry, decide, problemSentence, recordsVerdict, txtName, txtVa
 import { syncDomainCodes } from "../codes/domainSync";
 import { domainRefusal } from "../codes/domains";
 import { readDefaultDomainId, setDefaultDomainId } from "../store/codeDomains";
+import { readRootUrl, setRootUrl } from "../store/hostServing";
+import { assertDestinationAllowed } from "../abuse/service";
+import { httpUrl } from "../core/validation";
+import { URL_MAX_LENGTH } from "../core/limits";
 
 /** Domains one workspace may hold (detached ones count until deleted). */
 export const MAX_DOMAINS = 20;
@@ -86,12 +90,17 @@ export const DomainListSchema = z
     count: z.number().int(),
     max: z.number().int(),
     defaultDomainId: z.string().nullable().describe("The domain new dynamic codes go on when they name none (while it is active)"),
+    rootUrl: z.string().nullable().describe("Where `/` on the workspace's served hosts redirects (302); null: the neutral 404 page"),
     domains: z.array(PublicDomainSchema),
   })
   .strict()
   .meta({ title: "DomainList" });
 export const DefaultDomainSchema = z.object({ domainId: ids.domainId.nullable().describe("An active domain of the workspace, or null for the service's own host") }).strict();
 export const DefaultDomainSetSchema = z.object({ defaultDomainId: z.string().nullable() }).strict().meta({ title: "DefaultDomain" });
+export const RootUrlSchema = z
+  .object({ rootUrl: httpUrl(URL_MAX_LENGTH).nullable().describe("An http(s) URL `/` on the workspace's hosts redirects to, or null for the neutral 404 page") })
+  .strict()
+  .meta({ title: "RootUrl" });
 export const DomainDeletedSchema = z.object({ deleted: z.literal(true), domainId: z.string() }).strict().meta({ title: "DomainDeleted" });
 
 export type PublicDomain = z.infer<typeof PublicDomainSchema>;
@@ -192,8 +201,20 @@ export async function addDomain(caller: Caller, input: z.infer<typeof NewDomainS
 }
 
 export async function domainList(caller: Caller): Promise<z.infer<typeof DomainListSchema>> {
-  const [domains, defaultDomainId] = await Promise.all([listDomains(caller.merchantId, MAX_DOMAINS + 5), readDefaultDomainId(caller.merchantId)]);
-  return { count: domains.length, max: MAX_DOMAINS, defaultDomainId, domains: domains.map(publicDomain) };
+  const [domains, defaultDomainId, rootUrl] = await Promise.all([listDomains(caller.merchantId, MAX_DOMAINS + 5), readDefaultDomainId(caller.merchantId), readRootUrl(caller.merchantId)]);
+  return { count: domains.length, max: MAX_DOMAINS, defaultDomainId, rootUrl, domains: domains.map(publicDomain) };
+}
+
+/**
+ * Sets (null: clears) where `/` on the workspace's hosts redirects (docs/domains.md, "Serving"); owners
+ * only. The URL is checked as a code's destination is: a redirect from a merchant's host to a listed site
+ * is the same harm as a code's.
+ */
+export async function setWorkspaceRootUrl(caller: Caller, rootUrl: string | null): Promise<z.infer<typeof RootUrlSchema>> {
+  await requireOwner(caller);
+  if (rootUrl !== null) await assertDestinationAllowed(rootUrl, { merchantId: caller.merchantId });
+  await setRootUrl(caller.merchantId, rootUrl);
+  return { rootUrl };
 }
 
 /** Sets the domain new dynamic codes go on when they name none (docs/domains.md, "Codes on a domain"); owners only. */
@@ -208,6 +229,9 @@ export async function setDefaultDomain(caller: Caller, domainId: string | null):
 
 /** The workspace's default domain for new codes (an id; it may since have been deleted), or null. */
 export const defaultDomainOf = (caller: Caller): Promise<string | null> => readDefaultDomainId(caller.merchantId);
+
+/** Where `/` on the workspace's hosts redirects, or null. */
+export const rootUrlOf = (caller: Caller): Promise<string | null> => readRootUrl(caller.merchantId);
 
 export async function domainGet(caller: Caller, domainId: string): Promise<PublicDomain> {
   return publicDomain(await ownDomain(caller.merchantId, domainId));

@@ -23,7 +23,7 @@ export async function readHostClaims(hostnames: string[]): Promise<Array<ServedH
   return readRecords(hostnames.map(claimRef));
 }
 
-/** The workspace's rootUrl (an https URL, checked when it was set), or null. */
+/** The workspace's rootUrl (an http(s) URL, checked when it was set: domains/service.ts), or null. */
 export async function readRootUrl(merchantId: string): Promise<string | null> {
   const value: unknown = (await db().collection(COLLECTIONS.workspaces).doc(merchantId).get()).get("rootUrl");
   return typeof value === "string" && value ? value : null;
