@@ -5,7 +5,7 @@
 // sentence about what is wrong is the server's (`problem`, `notice`): the page only arranges them.
 import type { Answer, Api } from "./api";
 import { field, h, table } from "./dom";
-import { messageFor } from "./errors";
+import { messageFor, ShownError } from "./errors";
 
 export interface DomainsKit {
   api: Api;
@@ -111,7 +111,18 @@ function hostSettings(kit: DomainsKit, domains: Domain[], defaultDomainId: strin
   return section;
 }
 
+/** Whether a home page is a web address the service takes (it checks again, and answers in API terms). */
+function isWebAddress(value: string): boolean {
+  try {
+    return ["http:", "https:"].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
 async function saveRootUrl(kit: DomainsKit, rootUrl: string | null): Promise<void> {
+  // Said here in a shop owner's words; the service's refusal names its API field.
+  if (rootUrl !== null && !isWebAddress(rootUrl)) throw new ShownError("The home page must be a web address starting with https:// or http://, such as https://www.example.com/.");
   const saved = await kit.api("POST /domains/root-url", { body: { rootUrl } });
   await kit.render();
   kit.flash(saved.rootUrl ? `Your hosts' home page now sends people to ${saved.rootUrl}.` : "Your hosts' home page now shows a page that names nobody.");

@@ -164,6 +164,7 @@ describe("merchant console: Domains", function () {
     await page.click("#save-root-url");
     await page.waitForSelector("#app > .error[role=alert]");
     assert.doesNotMatch((await lastNotice())!, /\/api|POST/);
+    assert.match((await lastNotice())!, /^The home page must be a web address starting with https:\/\//);
     assert.equal(await readRootUrl(merchantId), null);
     await page.fill("#root-url", "https://shop.example.com/welcome");
     await page.press("#root-url", "Enter");
