@@ -12,6 +12,7 @@ import { newClient, type TestClient } from "../helpers/clients";
 import { eventually } from "../helpers/poll";
 import { runCases } from "../helpers/fuzz";
 import { recordScanSafely, REPEATS_PER_MINUTE, type ScanOutcome } from "../../functions/src/scans/record";
+import { CAPPED_NEWCOMERS_PER_DAY } from "../../functions/src/scans/guards";
 import { CapAllowances } from "../../functions/src/campaigns/caps";
 import { scaled } from "../helpers/scale";
 
@@ -25,18 +26,22 @@ interface Answer {
   counted: string | null;
   /** How many "one moment" pages (cap-busy) came before this answer. */
   busy: number;
+  /** The answer's headers, but the Date. */
+  headers: Record<string, string>;
 }
 
 /**
  * One person's scan through the front end, following the "one moment" page as a browser does (it reloads
- * the code; here at once, until a decided answer or a deadline).
+ * the code; here at once, until a decided answer or a deadline). It asks the local stack for X-Scan-Counted,
+ * which a capped code's public answers never carry (X-Test-Scan-Counted), unless `asStranger`.
  */
-async function scan(id: string, client: TestClient, headers: Record<string, string> = {}): Promise<Answer> {
+async function scan(id: string, client: TestClient, headers: Record<string, string> = {}, asStranger = false): Promise<Answer> {
   const deadline = Date.now() + 30_000;
   for (let busy = 0; ; busy++) {
-    const res = await client.fetch(`${baseUrl()}/qr/${id}`, { method: "GET", redirect: "manual", headers: { "User-Agent": PHONE, ...headers } });
+    const res = await client.fetch(`${baseUrl()}/qr/${id}`, { method: "GET", redirect: "manual", headers: { "User-Agent": PHONE, ...(asStranger ? {} : { "X-Test-Scan-Counted": "1" }), ...headers } });
     const body = await res.text();
-    const answer = { status: res.status, location: res.headers.get("location"), counted: res.headers.get("x-scan-counted"), busy };
+    const seen = Object.fromEntries([...res.headers].filter(([name]) => name !== "date"));
+    const answer = { status: res.status, location: res.headers.get("location"), counted: res.headers.get("x-scan-counted"), busy, headers: seen };
     if (!res.headers.get("refresh")) return answer;
     assert.equal(res.status, 200, "the one-moment page is a 200");
     assert.ok(!body.includes(DESTINATION) && !body.includes(FALLBACK), "the one-moment page names no destination");
@@ -144,15 +149,16 @@ describe("campaign caps: exactly N people, the rest ended", function () {
     assert.equal(refused.length, answers.length - 20);
     assert.ok(refused.every((a) => a.counted === "false; reason=capped"), "told apart as capped");
 
-    // An admitted person scanning again and a bot get the fallback now: the cap is reached.
-    assert.equal((await scan(id, admitted[0])).location, FALLBACK);
+    // An admitted person scanning again keeps the offer for the day (their first scan spent); a bot gets the fallback now.
+    assert.equal((await scan(id, admitted[0])).location, DESTINATION);
     assert.equal((await scan(id, newClient(), { "User-Agent": "facebookexternalhit/1.1" })).location, FALLBACK);
 
     const counts = await countsOf(merchant, code.codeId);
     const busy = busyScans(answers);
-    assert.deepEqual(counts, { people: 20, ended: { capped: refused.length + 1, ...(busy ? { "cap-busy": busy } : {}) }, bots: 3 });
+    assert.deepEqual(counts, { people: 21, ended: { capped: refused.length, ...(busy ? { "cap-busy": busy } : {}) }, bots: 3 });
     const analytics = toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 7 }, merchant.apiKey));
-    assert.equal(analytics.totalScans, 20, "only admitted people are people's scans");
+    assert.equal(analytics.totalScans, 21, "only admitted people's scans are people's scans: the 20, and one of them again");
+    assert.equal(analytics.uniqueScanners, 20);
 
     // Raising the cap to 25 re-arms it: exactly 5 of 12 more people get in.
     toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 25, fallbackUrl: FALLBACK }));
@@ -166,7 +172,7 @@ describe("campaign caps: exactly N people, the rest ended", function () {
     }
     assert.equal(more.filter((a) => a.location === DESTINATION).length, 5);
     assert.equal(more.filter((a) => a.location === FALLBACK).length, more.length - 5);
-    assert.equal((await countsOf(merchant, code.codeId)).people, 25);
+    assert.equal((await countsOf(merchant, code.codeId)).people, 26, "the 25 admitted, and the one who scanned again");
   });
 
   it("200 concurrent people over 4 instances: a cap of 20 admits exactly 20, each shard within its leases", async () => {
@@ -245,7 +251,7 @@ describe("campaign caps: exactly N people, the rest ended", function () {
     assert.equal(shards.reduce((sum, d) => sum + d.remaining, 0), 4, "one allowance spent, none lost to the busy scan");
   });
 
-  it("repeats and previews consume nothing: only the scans counted as people's spend allowances", async () => {
+  it("only a person's first scan of the day spends: their later counted scans, repeats and previews spend nothing", async () => {
     const code = toolResult(await callTool("svc.qr.create", { title: "repeats", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
     toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 10, fallbackUrl: FALLBACK }));
     const person = newClient();
@@ -259,8 +265,44 @@ describe("campaign caps: exactly N people, the rest ended", function () {
     assert.ok(counted >= REPEATS_PER_MINUTE + 1 && counted < answers.length - 2, `${counted} counted`);
     assert.ok(answers.some((a) => a.counted === "false; reason=repeat"), "some were repeats");
     const shards = await leasesSettled(merchant, code.codeId);
-    assert.equal(shards.reduce((sum, d) => sum + d.remaining, 0), 10 - counted, "only the counted scans spent allowances");
-    assert.equal((await countsOf(merchant, code.codeId)).people, counted);
+    assert.equal(shards.reduce((sum, d) => sum + d.remaining, 0), 9, "one allowance spent: the person's first scan of the day");
+    assert.equal((await countsOf(merchant, code.codeId)).people, counted, "the later scans still count as the person's scans");
+  });
+
+  it("after one address's 160 scans with rotating browser versions, a cap of 40 still admits new people from other addresses", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "drained?", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
+    toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 40, fallbackUrl: FALLBACK }));
+    // Each version reads as a real browser, so each is a new person to the classifier (scans/device.ts).
+    const version = (i: number) => `Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/${17 + (i >> 5)}.${i & 31} Mobile/15E148 Safari/604.1`;
+    const attacker = newClient();
+    const loop: Answer[] = [];
+    const failures = await runCases(Array.from({ length: 160 }, (_, i) => i), 8, async (i) => {
+      loop[i] = await scan(code.uniqueQRCodeID, attacker, { "User-Agent": version(i) });
+      return loop[i].status === 302 ? undefined : `answered ${loop[i].status}`;
+    });
+    assert.deepEqual(failures, [], "every scan of the loop is answered with a redirect");
+    assert.ok(loop.filter((a) => a.counted === "true").length <= CAPPED_NEWCOMERS_PER_DAY, "the address brought at most its day's newcomers");
+    const people = await Promise.all(Array.from({ length: 10 }, () => scan(code.uniqueQRCodeID, newClient())));
+    assert.deepEqual(people.map((a) => a.location), Array(10).fill(DESTINATION), "10 new people from other addresses all reach the offer");
+    const shards = await leasesSettled(merchant, code.codeId);
+    const spent = 40 - shards.reduce((sum, d) => sum + d.remaining, 0);
+    assert.ok(spent >= 10 && spent <= 10 + CAPPED_NEWCOMERS_PER_DAY, `${spent} allowances spent`);
+  });
+
+  it("a capped code's answers are the same whether the scan spent an allowance or not", async () => {
+    const code = toolResult(await callTool("svc.qr.create", { title: "same answers", destinationUrl: DESTINATION, dynamic: true }, merchant.apiKey));
+    toolResult(await setRules(merchant, code.codeId, { rules: [], humanScanCap: 20, fallbackUrl: FALLBACK }));
+    const person = newClient();
+    const spending = await scan(code.uniqueQRCodeID, person, {}, true); // a first scan of the day: it spends
+    // The same person again past the minute's counted scans (repeats), and one address's newcomers past its budget.
+    const notSpending: Answer[] = [];
+    for (let i = 0; i < REPEATS_PER_MINUTE + 2; i++) notSpending.push(await scan(code.uniqueQRCodeID, person, {}, true));
+    const crowd = newClient();
+    for (let i = 0; i < CAPPED_NEWCOMERS_PER_DAY + 2; i++) notSpending.push(await scan(code.uniqueQRCodeID, crowd, { "User-Agent": `${PHONE.replace("Chrome/124.0", `Chrome/124.${i}`)}` }, true));
+    assert.equal(spending.location, DESTINATION);
+    for (const answer of notSpending) assert.deepEqual(answer.headers, spending.headers, "headers that tell nothing of the allowance");
+    const shards = await leasesSettled(merchant, code.codeId);
+    assert.equal(shards.reduce((sum, d) => sum + d.remaining, 0), 20 - 1 - CAPPED_NEWCOMERS_PER_DAY, "the person's first scan and the address's 5 newcomers spent; nothing else did");
   });
 
   it("lowering the cap below what was admitted closes the code at once; the ended page without a fallback", async () => {

@@ -156,6 +156,24 @@ describe("campaign password page: hashed, limited, never showing the destination
     assert.equal(opens(other.body), SECRET_DESTINATION);
   });
 
+  it("a capped code's password page spends nothing when viewed; the right password spends the person's allowance, once a day", async () => {
+    const capped = toolResult(await callTool("svc.qr.create", { title: "members, capped", destinationUrl: SECRET_DESTINATION, dynamic: true }, merchant.apiKey));
+    toolResult(await setRules(merchant, capped.codeId, { rules: [{ when: {}, then: { type: "password" } }], password: PASSWORD, humanScanCap: 5 }));
+    const shards = () => firestore().collection("workspaces").doc(merchant.merchantId).collection("capShards").where("codeId", "==", capped.codeId).get();
+    /** The allowances not spent, once every lease is settled (what an instance leased and did not use comes back). */
+    const left = async () => {
+      const docs = await eventually(async () => (await shards()).docs.map((d) => d.data()), (d) => d.length > 0 && d.every((x) => Object.keys(x.leases).length === 0), { what: "leases settled", timeoutMs: 20_000 });
+      return docs.reduce((sum, d) => sum + (d.remaining as number), 0);
+    };
+    const [first, second, third] = [newClient(), newClient(), newClient()];
+    for (const person of [first, second, third]) assert.equal((await open(person, capped.uniqueQRCodeID)).res.status, 200);
+    assert.equal(await left(), 5, "three views of the page spent nothing");
+    const right = await post(first, capped.uniqueQRCodeID, form(PASSWORD));
+    assert.equal(opens(right.body), SECRET_DESTINATION);
+    assert.equal(opens((await post(first, capped.uniqueQRCodeID, form(PASSWORD))).body), SECRET_DESTINATION, "the same person again gets in");
+    assert.equal(await left(), 4, "the right password spent one allowance, and its repeat none");
+  });
+
   it("a code whose rules no longer ask for a password here sends the form back to the code", async () => {
     const plain = toolResult(await callTool("svc.qr.create", { title: "plain", destinationUrl: "https://example.com/open", dynamic: true }, merchant.apiKey));
     const answer = await post(newClient(), plain.uniqueQRCodeID, form(PASSWORD));

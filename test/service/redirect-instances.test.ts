@@ -10,13 +10,16 @@ import { pullScans, subscribeToScans } from "../helpers/pubsub";
 import { streamDatabase } from "../helpers/scanStreamSql";
 import { BROWSERS } from "../fixtures/user-agents";
 import { countedAnalytics } from "../helpers/scans";
+import { adminCli } from "../helpers/admin";
+import { servedAt } from "../helpers/clock";
+import { LAST_GOOD_MAX_AGE_MS } from "../../functions/src/redirect/memory";
 
 let clientNo = 0;
-/** A scan from a new person each time (their own public address), straight to one instance. */
-async function scanAt(instance: RedirectInstance, id: string) {
+/** A scan from a new person each time (their own public address), straight to one instance (served at `at`: X-Test-Clock). */
+async function scanAt(instance: RedirectInstance, id: string, at?: number) {
   clientNo++;
   const started = performance.now();
-  const res = await fetch(`${instance.origin}/qr/${id}`, { redirect: "manual", headers: { "User-Agent": BROWSERS[clientNo % BROWSERS.length].ua, "X-Forwarded-For": `73.${(clientNo >> 8) & 255}.${clientNo & 255}.9` } });
+  const res = await fetch(`${instance.origin}/qr/${id}`, { redirect: "manual", headers: { "User-Agent": BROWSERS[clientNo % BROWSERS.length].ua, "X-Forwarded-For": `73.${(clientNo >> 8) & 255}.${clientNo & 255}.9`, ...(at ? servedAt(at) : {}) } });
   return { status: res.status, location: res.headers.get("location"), served: res.headers.get("x-link-served"), counted: res.headers.get("x-scan-counted"), ms: performance.now() - started };
 }
 
@@ -90,6 +93,32 @@ describe("redirect instances: re-points and last-known-good", function () {
     }
     const a = await countedAnalytics(async () => toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, merchant.apiKey)), 2);
     assert.equal(a.totalScans, 2, "the scan answered from last-known-good is counted");
+  });
+
+  it("a code taken down since an instance read it is not redirected from its memory once that read is older than the bound; a password code never is", async () => {
+    const [warm] = instances;
+    const code = toolResult(await callTool("svc.qr.create", { title: "to take down", destinationUrl: "https://example.com/lure", dynamic: true }, merchant.apiKey));
+    assert.equal((await scanAt(warm, code.uniqueQRCodeID)).status, 302); // the instance reads and remembers it
+    await adminCli("takedown", "--code", code.uniqueQRCodeID, "--reason", "Phishing behind a printed code");
+    const locked = toolResult(await callTool("svc.qr.create", { title: "locked", destinationUrl: "https://example.com/members", dynamic: true }, merchant.apiKey));
+    toolResult(await callTool("svc.qr.set_rules", { codeId: locked.codeId, settings: { rules: [{ when: {}, then: { type: "password" } }], password: "correct horse battery" } }, merchant.apiKey));
+    assert.equal((await scanAt(warm, locked.uniqueQRCodeID)).status, 200); // the password page: the instance remembers the code with its rules
+    await warm.holdLinkReads(1_500);
+    try {
+      // Served later than the bound after the instance's read (the time passed in): the scan waits for its read.
+      const late = await scanAt(warm, code.uniqueQRCodeID, Date.now() + LAST_GOOD_MAX_AGE_MS + 5_000);
+      assert.deepEqual([late.status, late.location, late.served], [410, null, null], "the takedown, read, not the remembered link");
+      assert.ok(late.ms >= 1_400, `answered in ${Math.round(late.ms)} ms: it waited for the read`);
+      // Known taken down now: a late read is answered 410 from memory (a takedown is never redirected).
+      const known = await scanAt(warm, code.uniqueQRCodeID);
+      assert.deepEqual([known.status, known.location], [410, null]);
+      // A code with rules (here a password) waits for its read even within the bound.
+      const page = await scanAt(warm, locked.uniqueQRCodeID);
+      assert.deepEqual([page.status, page.location, page.served], [200, null, null]);
+      assert.ok(page.ms >= 1_400, `answered in ${Math.round(page.ms)} ms: it waited for the read`);
+    } finally {
+      await warm.holdLinkReads(0);
+    }
   });
 
   it("an instance that has forgotten a code reads it before recording: an ended campaign's scan is not counted as a person's", async () => {

@@ -9,7 +9,7 @@ import { localMoment } from "../scans/localTime";
 import { visitorHash, visitorKey, type ScanAllowance, type ScanGate, type ScanOutcome } from "../scans/record";
 import { logWarn } from "../core/log";
 import type { Link } from "../store/codes";
-import type { ScanRule } from "../store/scans";
+import { guardExists, passGuardExpiry, passGuardId, scanNotWritten, spendPass, type ScanRule } from "../store/scans";
 import { spentData, type CapCounter } from "../store/campaignCaps";
 import { instanceCaps, scanCountGate, thresholdCounters } from "./caps";
 import { closedAnswer, codeState, evaluate, type CodeState, type Destination, type Evaluation } from "./evaluate";
@@ -91,12 +91,14 @@ function counterOf(link: RuledLink): CapCounter | undefined {
  * schedule records people's scans as "ended"; a capped code gives each person's scan an allowance, or
  * records it as "ended" (capped) when none is left. Undefined: nothing (no schedule or cap in force).
  */
-export function campaignGate(link: RuledLink, at: Date): ScanGate | undefined {
+export function campaignGate(link: RuledLink, at: Date, spends = true): ScanGate | undefined {
   const state = codeState(settingsOf(link), at, 0);
   if (state === "not-started" || state === "ended") return { closed: state };
   const counter = counterOf(link);
   const thresholds = thresholdsOf(link);
   if (!counter && !thresholds.length) return undefined;
+  // A password page's view takes no allowance: only the right password's pass-through spends (passThrough).
+  if (!spends) return { spends: false, ...(counter ? { reached: () => instanceCaps.reached(counter) } : {}) };
   return {
     ...(counter ? { allowance: () => instanceCaps.take(counter), reached: () => instanceCaps.reached(counter) } : {}),
     ...(thresholds.length ? { thresholds: scanCountGate(thresholds) } : {}),
@@ -167,7 +169,7 @@ async function spendAlone(allowances: ScanAllowance[], at: Date): Promise<boolea
   return !failed;
 }
 
-async function capVerdict(counter: CapCounter, outcome: ScanOutcome | undefined, gated: boolean, at: Date): Promise<"open" | "capped" | "busy"> {
+async function capVerdict(counter: CapCounter, outcome: ScanOutcome | undefined, gated: boolean, at: Date, spends: boolean): Promise<"open" | "capped" | "busy"> {
   if (!gated && outcome?.counted) {
     const allowance = await instanceCaps.take(counter);
     if (typeof allowance === "string") return allowance === "capped" ? "capped" : "busy";
@@ -176,7 +178,10 @@ async function capVerdict(counter: CapCounter, outcome: ScanOutcome | undefined,
     return (await spendAlone([allowance], at)) ? "open" : "busy";
   }
   if (outcome === undefined) return "busy";
-  if (outcome.counted) return "open";
+  // A counted scan is a person let in today: their first scan spent, a later one follows a first that did (a
+  // reload after a write whose outcome was unknown included). Only a password page's view, which spent
+  // nothing, is closed out once the cap is known reached.
+  if (outcome.counted) return spends || !instanceCaps.reached(counter) ? "open" : "capped";
   if (outcome.reason === "cap-busy") return "busy";
   return outcome.reason !== "capped" && !instanceCaps.reached(counter) ? "open" : "capped";
 }
@@ -184,7 +189,7 @@ async function capVerdict(counter: CapCounter, outcome: ScanOutcome | undefined,
 export async function campaignAnswer(
   link: RuledLink,
   scan: CampaignScan,
-  recorded: { outcome: ScanOutcome | undefined; gated: boolean; choice?: RuleChoice } = { outcome: undefined, gated: false },
+  recorded: { outcome: ScanOutcome | undefined; gated: boolean; choice?: RuleChoice; spends?: boolean } = { outcome: undefined, gated: false },
 ): Promise<CampaignAnswer> {
   const settings = settingsOf(link);
   const withUtm = (url: string) => (settings.utm ? applyUtm(url, settings.utm) : url);
@@ -198,7 +203,7 @@ export async function campaignAnswer(
   const state = codeState(settings, scan.at, 0);
   if (state) return answer(closedAnswer(target), null, state);
   const counter = counterOf(link);
-  const verdict = counter ? await capVerdict(counter, recorded.outcome, recorded.gated, scan.at) : "open";
+  const verdict = counter ? await capVerdict(counter, recorded.outcome, recorded.gated, scan.at, recorded.spends !== false) : "open";
   if (verdict === "busy" || (recorded.outcome?.counted === false && recorded.outcome.reason === "cap-busy")) return { type: "busy" };
   if (verdict === "capped") return answer(closedAnswer(target), null, "capped");
   if (!settings.rules.length) return answer({ type: "redirect", url: link.destinationUrl }, null, null);
@@ -243,6 +248,47 @@ async function evaluateScan(link: RuledLink, scan: CampaignScan, scanCount: numb
     },
     target,
   );
+}
+
+/**
+ * Whether this scan of a capped code is answered by the password page, its rules chosen before it is
+ * recorded (a view of the page then spends nothing). A code with scan-count thresholds chooses its rule by
+ * the count, which its people's scans take allowances to know: never answered here.
+ */
+export async function answersWithPasswordPage(link: RuledLink, choice: RuleChoice): Promise<boolean> {
+  const settings = settingsOf(link);
+  if (!settings.passwordHash || settings.scanCounters?.length) return false;
+  await choice.choose(0);
+  return (await choice.made())?.action.type === "password";
+}
+
+/**
+ * The right password's pass-through on a capped code: where the person's allowance is spent (viewing the page
+ * spent none), once per visitor and local day (store/scans.ts spendPass: a pass guard created in one batch
+ * with the allowance's `capSpent`). "capped" or "busy" (no allowance in time, or a failed spend) when the
+ * person is not let through now; the form's answer then sends them back to the code.
+ */
+export async function passThrough(link: RuledLink, scan: CampaignScan): Promise<"open" | "capped" | "busy"> {
+  const counter = counterOf(link);
+  if (!counter) return "open";
+  const ua = typeof scan.headers["user-agent"] === "string" ? scan.headers["user-agent"] : undefined;
+  const { day } = localMoment(scan.at, scan.timeZone);
+  const visitor = await visitorHash(day, link.codeId, visitorKey(scan.address, ua, agentOf(ua).recognised));
+  const guard = passGuardId(visitor, day, link.codeId);
+  if (await guardExists(link.merchantId, guard)) return "open";
+  const allowance = await instanceCaps.take(counter);
+  if (typeof allowance === "string") return allowance === "capped" ? "capped" : "busy";
+  let used = true;
+  try {
+    used = (await spendPass(link.merchantId, guard, allowance.spent, scan.at, passGuardExpiry(day))) === "spent";
+    return "open";
+  } catch (error) {
+    used = !scanNotWritten(error);
+    logWarn("campaign.pass_not_spent", "a password pass-through's allowance was not spent", { error: String(error) });
+    return "busy";
+  } finally {
+    allowance.release(used);
+  }
 }
 
 /**

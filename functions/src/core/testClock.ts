@@ -29,6 +29,13 @@ export function requestTime(headers: Record<string, string | string[] | undefine
   return Number.isSafeInteger(value) && value > 0 ? value : wallClock;
 }
 
+/**
+ * `X-Test-Scan-Counted: 1` asks, under the same rule as the test clock, for X-Scan-Counted on a capped
+ * code's answer, which public answers never carry (redirect/app.ts countedFor): a test reads how a scan
+ * counted; a stranger never learns whether it spent an allowance.
+ */
+export const TEST_SCAN_COUNTED_HEADER = "x-test-scan-counted";
+
 export const TEST_DNS_HEADER = "x-test-dns";
 
 /**

@@ -33,8 +33,10 @@ import type { CampaignScan, RuledLink } from "../campaigns/answer";
 import type { ScanPlace } from "../scans/classify";
 import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage, UNAVAILABLE_RETRY_SECONDS, unavailablePage } from "./pages";
 import { handlePasswordPost, sendPasswordPage } from "./password";
-import { knownCode, lastGoodLink, remember, rememberGood, type Identity } from "./memory";
+import { knownCode, remember, rememberGood, servableLastGood, type Identity } from "./memory";
 import { customHostOf, HostUnavailable, serveCustomHost } from "./customHost";
+import { LIMITED_REASON, scanLimit, type ScanAdmission } from "../scans/clientLimit";
+import { requestTime, TEST_SCAN_COUNTED_HEADER } from "../core/testClock";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
@@ -84,15 +86,15 @@ function sendTakenDown(res: ServerResponse): void {
 }
 
 /** 200: a campaign that has ended or not started, or an `ended` rule, without a fallback URL (never a 404). The scan was recorded. */
-function sendEnded(res: ServerResponse, counted: string, brand: EndedPageBrand | undefined): void {
+function sendEnded(res: ServerResponse, counted: string | undefined, brand: EndedPageBrand | undefined): void {
   res.removeHeader("X-Powered-By");
   res
-    .writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(endedStyle(brand)), "X-Scan-Counted": counted, "Referrer-Policy": "no-referrer" })
+    .writeHead(200, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(endedStyle(brand)), ...countedHeaders(counted), "Referrer-Policy": "no-referrer" })
     .end(endedPage(brand));
 }
 
 /** 200: a capped code's scan that got no allowance in time; the page loads the code again (docs/campaign-rules.md, "A bounded wait"). */
-function sendBusy(res: ServerResponse, counted: string): void {
+function sendBusy(res: ServerResponse, counted: string | undefined): void {
   res.removeHeader("X-Powered-By");
   res
     .writeHead(200, {
@@ -101,7 +103,7 @@ function sendBusy(res: ServerResponse, counted: string): void {
       "Cache-Control": "no-store",
       "Content-Security-Policy": pageCsp(ENDED_STYLE),
       Refresh: String(BUSY_RETRY_SECONDS),
-      "X-Scan-Counted": counted,
+      ...countedHeaders(counted),
       "Referrer-Policy": "no-referrer",
     })
     .end(busyPage());
@@ -144,33 +146,37 @@ type ServedLink = { link: Link | undefined; servedFrom: "live" | "last-known-goo
 
 /**
  * The link for this scan: always read (a re-point applies to the very next scan on every instance). Only
- * when the read passes LINK_READ_DEADLINE_MS and this instance has read the link before does the last
- * known answer serve the scan (and when the read fails); the late read still refreshes it. Without one, the
- * scan waits for the read.
+ * when the read passes LINK_READ_DEADLINE_MS (or fails) and this instance holds a last link it may serve at
+ * `now` (redirect/memory.ts servableLastGood: an ordinary code read recently, or a taken-down one) does that
+ * link serve the scan; the late read still refreshes it. Without one, the scan waits for the read.
  */
-function readLinkInTime(id: string): Promise<ServedLink> {
+function readLinkInTime(id: string, now: number): Promise<ServedLink> {
   const read = linkReads.submit(id).then((link) => (rememberGood(id, link), link));
-  const known = lastGoodLink(id);
-  if (!known) {
-    // Nothing to fall back on: a failed read, or one slower than FIRST_READ_DEADLINE_MS (the SDK retries a
-    // read for minutes), is LinkUnavailable, answered 503, never "no such code".
-    return withTimeout(read, FIRST_READ_DEADLINE_MS, "link read").then(
-      (link) => ({ link, servedFrom: "live" }),
+  // Nothing to fall back on: a failed read, or one slower than FIRST_READ_DEADLINE_MS (the SDK retries a
+  // read for minutes), is LinkUnavailable, answered 503, never "no such code".
+  const waitForRead = () =>
+    withTimeout(read, FIRST_READ_DEADLINE_MS, "link read").then(
+      (link): ServedLink => ({ link, servedFrom: "live" }),
       (error: unknown) => {
-        logError("redirect.link_read_failed", "link read failed with no last known link: answered 503", error, { uniqueQRCodeID: id });
+        logError("redirect.link_read_failed", "link read failed with no last known link it may serve: answered 503", error, { uniqueQRCodeID: id });
         throw new LinkUnavailable("link read failed");
       },
     );
-  }
-  return new Promise<ServedLink>((resolve) => {
-    const timer = setTimeout(() => resolve({ link: lastGoodLink(id) ?? known, servedFrom: "last-known-good" }), LINK_READ_DEADLINE_MS);
+  if (!servableLastGood(id, now)) return waitForRead();
+  return new Promise<ServedLink>((resolve, reject) => {
+    const fallBack = () => {
+      const known = servableLastGood(id, now);
+      if (known) resolve({ link: known, servedFrom: "last-known-good" });
+      else waitForRead().then(resolve, reject);
+    };
+    const timer = setTimeout(fallBack, LINK_READ_DEADLINE_MS);
     read.then(
       (link) => (clearTimeout(timer), resolve({ link, servedFrom: "live" })),
       // A failed read is answered like a late one: the scanner gets the code's last known link, not a 404.
       (error: unknown) => {
         clearTimeout(timer);
         logError("redirect.link_read_failed", "link read failed: answered from the last known link", error, { uniqueQRCodeID: id });
-        resolve({ link: lastGoodLink(id) ?? known, servedFrom: "last-known-good" });
+        fallBack();
       },
     );
   });
@@ -179,28 +185,29 @@ function readLinkInTime(id: string): Promise<ServedLink> {
 /** GET and HEAD /qr/<id>, on Node's own request and response: the hot path skips express entirely. */
 async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
-  const at = new Date();
+  const at = new Date(requestTime(req.headers, getConfig().honoursTestClock));
   const address = clientAddressOf(req);
+  const admission = scanLimit.admit(address, at.getTime());
   // The fast path below needs the last link read as much as the identity: the two memories forget
   // separately, and a code whose rules or takedown this instance no longer holds must be read first.
   const { last, known } = knownCode(id);
   if (known && last?.takenDown) {
     // Taken down when this instance last read it: read again (a restore applies at once) before recording anything.
-    const fresh = await readLinkInTime(id);
+    const fresh = await readLinkInTime(id, at.getTime());
     if (!fresh.link || fresh.link.takenDown) return fresh.link ? sendTakenDown(res) : sendNotFound(res);
   }
   // A code this instance knows to have campaign rules is answered after its read (ruledRedirect).
-  if (known && last?.campaignRules) return ruledRedirect(req, res, id, at, address, await readLinkInTime(id), known);
+  if (known && last?.campaignRules) return ruledRedirect(req, res, id, at, address, admission, await readLinkInTime(id, at.getTime()), known);
   // Every other scan: its arrival is published beside the link read, and the scan is answered when both are
   // done (scans/arrival.ts); the consumer counts it later. A code first seen here is published with the id in
   // its address only.
   const timeZone = known && knownTimeZone(known.merchantId, at.getTime());
   const recorded = placeOfRequest(req).then((place) =>
-    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, ...(known && timeZone ? { known: { ...known, timeZone } } : {}) }).then((arrival) =>
-      recordArrival(arrival, known?.merchantId).then((outcome) => ({ outcome, place, botReason: arrival.botReason, scanId: arrival.scanId, arrival })),
+    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, ...(known && timeZone ? { known: { ...known, timeZone } } : {}), ...limitedAs(admission) }).then((arrival) =>
+      recordUnlessLimited(arrival, admission, known?.merchantId).then((outcome) => ({ outcome, place, botReason: arrival.botReason, scanId: arrival.scanId, arrival })),
     ),
   );
-  const reading = readLinkInTime(id);
+  const reading = readLinkInTime(id, at.getTime());
   const [served, arrival] = await Promise.all([reading, recorded]);
   const link = served.link;
   if (!link) return sendNotFound(res); // the consumer drops the arrival of an id that names no code
@@ -211,15 +218,43 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   if (!link.campaignRules) return sendRedirect(res, link.destinationUrl, counted, served.servedFrom);
   // Rules added since this instance last read the code: its arrival was published as a plain code's (the
   // consumer counts it so), and the rules answer it, taking an allowance alone where they cap (campaigns/answer.ts).
-  if (known && timeZone) return answerByRules(res, { ...link, campaignRules: link.campaignRules }, campaignScanOf(req, address, arrival.place, at, timeZone), served.servedFrom, counted, { outcome: arrivalOutcome(arrival.botReason), gated: false });
+  if (known && timeZone) {
+    const ruled = { ...link, campaignRules: link.campaignRules };
+    return answerByRules(res, ruled, campaignScanOf(req, address, arrival.place, at, timeZone), served.servedFrom, countedFor(req, ruled, counted), { outcome: arrivalOutcome(arrival.botReason), gated: false });
+  }
   // First seen here and it has rules: its arrival is left to the consumer's drop (a ruled code's arrival
   // published before the read), and the scan is counted with the rules' answer under the same scan id.
-  return ruledRedirect(req, res, id, at, address, served, identity, { scanId: arrival.scanId, place: arrival.place });
+  return ruledRedirect(req, res, id, at, address, admission, served, identity, { scanId: arrival.scanId, place: arrival.place });
 }
 
 /** X-Scan-Counted for a scan whose arrival was recorded (or not): a machine's keeps its reason, a closed code's person its own. */
-function countedHeader(outcome: "recorded" | "unknown", reason: string | null): string {
-  return outcome === "unknown" ? "unknown" : reason ? `false; reason=${reason}` : "recorded";
+function countedHeader(outcome: "recorded" | "unknown" | "limited", reason: string | null): string {
+  return outcome === "unknown" ? "unknown" : outcome === "limited" ? NOT_RECORDED : reason ? `false; reason=${reason}` : "recorded";
+}
+
+// ---- the per-client scan limit (scans/clientLimit.ts): past it a scan is answered, not recorded ----
+
+/** A scan past its client's limit is a machine's (its marker), whoever sent it. */
+const limitedAs = (admission: ScanAdmission) => (admission === "record" ? {} : { machineReason: LIMITED_REASON });
+
+/** Records the arrival unless its client is past the limit and its marker is recorded already. */
+function recordUnlessLimited(arrival: Parameters<typeof recordArrival>[0], admission: ScanAdmission, merchantId: string | undefined): Promise<"recorded" | "unknown" | "limited"> {
+  return admission === "answer-only" ? Promise.resolve("limited") : recordArrival(arrival, merchantId);
+}
+
+/** How a capped code's scan past the limit is seen by its rules: a machine's, not recorded. */
+const LIMITED_OUTCOME: ScanOutcome = { counted: false, reason: LIMITED_REASON };
+/** X-Scan-Counted of a scan past its client's limit and its marker: answered, not recorded (its marker is `false; reason=limited`). */
+const NOT_RECORDED = `not-recorded; reason=${LIMITED_REASON}`;
+
+/**
+ * X-Scan-Counted, except on a code with a cap or scan-count thresholds, whose answers say nothing of how the
+ * scan counted (whether it spent an allowance: docs/campaign-rules.md, "A fair count of people"). The local
+ * stack shows it there too when a test asks (X-Test-Scan-Counted: 1, honoured where the test clock is).
+ */
+function countedFor(req: IncomingMessage, link: RuledLink, counted: string): string | undefined {
+  if (!campaigns().admitsBeforeAnswer(link)) return counted;
+  return getConfig().honoursTestClock && req.headers[TEST_SCAN_COUNTED_HEADER] === "1" ? counted : undefined;
 }
 
 /** How the rules see a scan counted by the consumer (a machine's, or a person's not yet decided: never a unique here). */
@@ -230,20 +265,20 @@ function campaignScanOf(req: IncomingMessage, address: string, place: ScanPlace 
 }
 
 /** The rules' answer to a scan already recorded (`recorded`: how it counted), sent. */
-async function answerByRules(res: ServerResponse, ruled: RuledLink, scan: CampaignScan, servedFrom: ServedLink["servedFrom"], counted: string, recorded: Parameters<ReturnType<typeof campaigns>["campaignAnswer"]>[2]): Promise<void> {
+async function answerByRules(res: ServerResponse, ruled: RuledLink, scan: CampaignScan, servedFrom: ServedLink["servedFrom"], counted: string | undefined, recorded: Parameters<ReturnType<typeof campaigns>["campaignAnswer"]>[2]): Promise<void> {
   const answer = await campaigns().campaignAnswer(ruled, scan, recorded);
   if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, ruled);
   sendRedirect(res, answer.url, counted, servedFrom);
 }
 
-function sendRedirect(res: ServerResponse, location: string, counted: string, servedFrom: ServedLink["servedFrom"]): void {
+function sendRedirect(res: ServerResponse, location: string, counted: string | undefined, servedFrom: ServedLink["servedFrom"]): void {
   res.removeHeader("X-Powered-By");
   res
     .writeHead(302, {
       ...SECURITY_HEADERS,
       Location: location,
       "Cache-Control": "no-store",
-      "X-Scan-Counted": counted,
+      ...countedHeaders(counted),
       ...(servedFrom === "last-known-good" ? { "X-Link-Served": "last-known-good" } : {}),
       "Referrer-Policy": "no-referrer",
       "Content-Length": "0",
@@ -253,12 +288,15 @@ function sendRedirect(res: ServerResponse, location: string, counted: string, se
 
 type CampaignAnswer = Awaited<ReturnType<ReturnType<typeof campaigns>["campaignAnswer"]>>;
 
-function sendCampaignPage(res: ServerResponse, answer: Exclude<CampaignAnswer, { type: "redirect" }>, counted: string, link: Link): void {
+function sendCampaignPage(res: ServerResponse, answer: Exclude<CampaignAnswer, { type: "redirect" }>, counted: string | undefined, link: Link): void {
   // The merchant's branding came with the link (copied when its rules were set): nothing more is read.
   if (answer.type === "ended") return sendEnded(res, counted, (link.campaignRules as { brand?: EndedPageBrand }).brand);
   if (answer.type === "busy") return sendBusy(res, counted);
-  return sendPasswordPage(res, SECURITY_HEADERS, { "X-Scan-Counted": counted });
+  return sendPasswordPage(res, SECURITY_HEADERS, countedHeaders(counted));
 }
+
+/** The X-Scan-Counted header, when the answer carries one (countedFor). */
+const countedHeaders = (counted: string | undefined): Record<string, string> => (counted === undefined ? {} : { "X-Scan-Counted": counted });
 
 /**
  * A code with campaign rules, its link read. A cap or scan-count thresholds admit a person's scan before its
@@ -267,14 +305,14 @@ function sendCampaignPage(res: ServerResponse, answer: Exclude<CampaignAnswer, {
  * scan's arrival carries their answer to the consumer (scans/arrival.ts `answered`); `first` is the arrival
  * a code first seen here was published with before its read (its scan id is kept: one scan).
  */
-async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: string, at: Date, address: string, served: ServedLink, identity: Identity, first?: { scanId: string; place: ScanPlace }): Promise<void> {
+async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: string, at: Date, address: string, admission: ScanAdmission, served: ServedLink, identity: Identity, first?: { scanId: string; place: ScanPlace }): Promise<void> {
   const link = served.link;
   if (!link) return sendNotFound(res);
   if (link.takenDown) return sendTakenDown(res);
   const [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), first?.place ?? placeOfRequest(req)]);
   const known = { ...identity, timeZone };
   const arrive = (answered?: Parameters<typeof arrivalOf>[0]["answered"]) =>
-    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, known, ...(answered ? { answered } : {}) }).then(async (arrival) => ({ arrival, outcome: await recordArrival(arrival, identity.merchantId) }));
+    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, known, ...(answered ? { answered } : {}), ...limitedAs(admission) }).then(async (arrival) => ({ arrival, outcome: await recordUnlessLimited(arrival, admission, identity.merchantId) }));
   if (!link.campaignRules) {
     // Rules removed since this instance read them: a plain code's scan (a first arrival is counted as one already).
     const counted = first ? "recorded" : await arrive().then(({ arrival, outcome }) => countedHeader(outcome, arrival.botReason));
@@ -292,22 +330,28 @@ async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: stri
     return sendRedirect(res, answer.url, counted, served.servedFrom);
   }
   const choice = new campaign.RuleChoice(ruled, scan);
-  const outcome = await recordScanSafely(known, id, {
-    method: req.method ?? "GET",
-    headers: req.headers,
-    address,
-    place,
-    at,
-    source: "redirect",
-    servedFrom: served.servedFrom,
-    gate: campaign.campaignGate(ruled, at),
-    chooseRule: choice.choose,
-    utm: campaign.utmCounted(ruled),
-  });
+  // A view of the password page spends nothing: only the right password's pass-through does (redirect/password.ts).
+  const spends = !(await campaign.answersWithPasswordPage(ruled, choice));
+  const outcome =
+    admission === "answer-only"
+      ? LIMITED_OUTCOME
+      : await recordScanSafely(known, id, {
+          method: req.method ?? "GET",
+          headers: req.headers,
+          address,
+          place,
+          at,
+          source: "redirect",
+          servedFrom: served.servedFrom,
+          gate: campaign.campaignGate(ruled, at, spends),
+          chooseRule: choice.choose,
+          utm: campaign.utmCounted(ruled),
+          ...limitedAs(admission),
+        });
   // Queued before the answer, like the scan itself, waiting at most WEBHOOK_QUEUE_WAIT_MS (a slower enqueue finishes after the answer).
-  if (link.webhookIds?.length && outcome) await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
-  const counted = scanCountedHeader(outcome);
-  const answer = await campaign.campaignAnswer(ruled, scan, { outcome, gated: true, choice });
+  if (link.webhookIds?.length && outcome && admission !== "answer-only") await webhooks().tellScanSubscribers(link, id, at, place, req.headers["user-agent"], outcome);
+  const counted = countedFor(req, ruled, admission === "answer-only" ? NOT_RECORDED : scanCountedHeader(outcome));
+  const answer = await campaign.campaignAnswer(ruled, scan, { outcome, gated: true, choice, spends });
   if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, link);
   sendRedirect(res, answer.url, counted, served.servedFrom);
 }

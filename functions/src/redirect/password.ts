@@ -6,8 +6,9 @@
 // Retry-After), the link read and its rules evaluated for this request (no password asked here any more: a
 // 303 back to the code), then the password checked against the link's salted scrypt hash: wrong, 401 and
 // the form again; right, a 200 page that opens the action's URL (a meta refresh and a link: a 303 would be
-// held to the page's form-action 'self' by browsers). The scan was recorded when the page was shown (GET):
-// the POST records nothing more.
+// held to the page's form-action 'self' by browsers). The scan was recorded when the page was shown (GET),
+// spending nothing of a cap: the right password's pass spends the person's allowance, once a day
+// (campaigns/answer.ts passThrough), and with none left sends them back to the code's closed answer.
 // Guessing from many addresses (docs/campaign-rules.md, "Guessing"): each code has a budget of attempts
 // checked freely (passwordCodeAttempts, every address together). Once it is spent, an address gets one try
 // at the code for the rest of the window (an IPv6 /48 three), so a customer who has the password gets in
@@ -155,14 +156,12 @@ export async function handlePasswordPost(req: IncomingMessage, res: ServerRespon
   countOps({ reads: 1 });
   if (!link || link.takenDown) return ctx.sendNotFound(res);
   const at = new Date();
-  const target = link.campaignRules
-    ? await ctx.campaigns().passwordTarget(
-        { ...link, campaignRules: link.campaignRules },
-        { method: "GET", headers: req.headers, url: req.url ?? "", address: clientAddressOf(req), place: await placeOfRequest(req), at, timeZone: await ctx.timeZoneOf(link.merchantId, at.getTime()) },
-      )
-    : undefined;
+  const ruled = link.campaignRules ? { ...link, campaignRules: link.campaignRules } : undefined;
+  const scan = { method: "GET", headers: req.headers, url: req.url ?? "", address: clientAddressOf(req), place: await placeOfRequest(req), at, timeZone: await ctx.timeZoneOf(link.merchantId, at.getTime()) };
+  const target = ruled ? await ctx.campaigns().passwordTarget(ruled, scan) : undefined;
   // No password is asked here any more (rules changed, the campaign ended): the code answers for itself.
-  if (!target) return sendPage(res, 303, "", ctx.headers, { Location: `/qr/${encodeURIComponent(id)}` });
+  const backToCode = () => sendPage(res, 303, "", ctx.headers, { Location: `/qr/${encodeURIComponent(id)}` });
+  if (!ruled || !target) return backToCode();
   const client = clientOf(req);
   const subject = limitSubjectOf(client);
   const now = Date.now();
@@ -175,5 +174,8 @@ export async function handlePasswordPost(req: IncomingMessage, res: ServerRespon
     noteWrong(`${id}|${subject}`, Date.now());
     return sendPasswordPage(res, ctx.headers, rateLimitHeaders(decision), "wrong", 401);
   }
+  // A capped code's allowance is spent here, by the right password, not by the page's view. None left (or none
+  // in time): the code answers for itself (its closed answer, or the page again to try once more).
+  if ((await ctx.campaigns().passThrough(ruled, scan)) !== "open") return backToCode();
   sendPage(res, 200, passwordAcceptedPage(target.url), ctx.headers);
 }

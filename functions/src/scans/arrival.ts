@@ -59,6 +59,8 @@ export interface ArrivalRequest {
    * the id of the scan's first arrival (published before its read, as a code first seen here is).
    */
   answered?: { rule?: ScanRule; endedReason?: string; utm?: { source: string; medium: string }; scanId?: string };
+  /** Set when the scan is a machine's whoever sent it: a client past its per-minute limit (scans/clientLimit.ts). */
+  machineReason?: string;
 }
 
 export interface Arrival {
@@ -90,7 +92,7 @@ export function candidateDays(at: Date): string[] {
 export async function arrivalOf(request: ArrivalRequest): Promise<Arrival> {
   const ua = typeof request.headers["user-agent"] === "string" ? request.headers["user-agent"] : undefined;
   const { device, recognised } = agentOf(ua);
-  const reason = botReason(request.method, request.headers);
+  const reason = request.machineReason ?? botReason(request.method, request.headers);
   const id = request.uniqueQRCodeID;
   const who = reason ? undefined : visitorKey(request.address, ua, recognised);
   const hashes = (day: string) => Promise.all([who ? visitorHash(day, id, who) : null, who && recognised ? clientHash(day, id, request.address) : null]);

@@ -32,15 +32,28 @@ export const NEWCOMERS_UNCHECKED = 2;
  */
 export const NEWCOMER_PROBES = 6;
 
+/**
+ * New people one client may add to a code with a cap or scan-count thresholds per local day, each checked
+ * (none unchecked: an attacker's flood is spread over every instance, and each would let its own few
+ * through). Such a person's first scan of the day spends an allowance, so the budget is what one address
+ * can take of a cap in a day (docs/campaign-rules.md, "A fair count of people").
+ */
+export const CAPPED_NEWCOMERS_PER_DAY = 5;
+/** The window of a capped code's newcomer slots: the scan's local day (its slots are `n~{client}~d{day}~...`). */
+export const cappedNewcomerWindow = (day: string) => `d${day}`;
+/** A capped code's slot is kept two days past its local day (a local day ends at most 14 hours after its UTC one). */
+export const cappedNewcomerSlotExpiry = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 3 * 86_400_000);
+
 /** The guard of a newcomer slot (the client's hash leads, so slots spread over the key space). */
-export const newcomerSlotId = (client: string, window: number, codeId: string, slot: number) => `n~${client}~${window}~${codeId}~${slot}`;
+export const newcomerSlotId = (client: string, window: number | string, codeId: string, slot: number) => `n~${client}~${window}~${codeId}~${slot}`;
 
 export const newcomerWindow = (at: Date) => Math.floor(at.getTime() / NEWCOMER_WINDOW_MS);
 /** A slot is kept a day past its window. */
 export const newcomerSlotExpiry = (window: number) => new Date((window + 1) * NEWCOMER_WINDOW_MS + 86_400_000);
 
 interface ClientState {
-  window: number;
+  /** A 10-minute window's number, or a capped code's day (cappedNewcomerWindow). */
+  window: number | string;
   /** Newcomers this instance let through unchecked from the client for the code in the window. */
   unchecked: number;
   /** Slots known taken (drawn by this instance, whether it took them or found them taken). */
@@ -49,7 +62,7 @@ interface ClientState {
 
 const clients = new LruMap<string, ClientState>(50_000);
 
-function stateOf(codeId: string, client: string, window: number): ClientState {
+function stateOf(codeId: string, client: string, window: number | string): ClientState {
   const key = `${codeId}~${client}`;
   let state = clients.get(key);
   if (!state || state.window !== window) {
@@ -73,12 +86,12 @@ export function noteUnchecked(codeId: string, client: string, window: number, n 
  * Up to `n` slots for a newcomer to try: drawn at random among those this instance does not know taken, and
  * known taken from now on (one found free and left unused is handed back: freeSlots). None: the client is full.
  */
-export function slotsToTry(codeId: string, client: string, window: number, n: number): number[] {
+export function slotsToTry(codeId: string, client: string, window: number | string, n: number, budget = NEWCOMER_SLOTS): number[] {
   const state = stateOf(codeId, client, window);
   const slots: number[] = [];
-  while (slots.length < n && state.taken.size < NEWCOMER_SLOTS) {
+  while (slots.length < n && state.taken.size < budget) {
     // The k-th slot not known taken, k drawn at random.
-    let k = randomInt(NEWCOMER_SLOTS - state.taken.size);
+    let k = randomInt(budget - state.taken.size);
     let slot = 0;
     for (; ; slot++) if (!state.taken.has(slot) && k-- === 0) break;
     state.taken.add(slot);

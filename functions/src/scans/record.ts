@@ -21,14 +21,14 @@ import { LruMap } from "../core/lru";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "../store/scanEvents";
-import { claimSlot, isAlreadyExists, scanNotWritten, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
+import { claimSlot, guardExists, isAlreadyExists, scanNotWritten, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
 import type { DocumentReference } from "firebase-admin/firestore";
 import { clientHash, visitorHash, visitorKey } from "./visitors";
 import { botReason } from "./classify";
 import { agentOf } from "./device";
 import { localMoment } from "./localTime";
 import { newScanId } from "./arrival";
-import { minuteEventId, NEWCOMER_PROBES, newcomerSlotExpiry, newcomerSlotId, newcomerWindow, noteUnchecked, REPEATS_PER_MINUTE, slotsToTry, uncheckedLeft, uniqueEventId } from "./guards";
+import { CAPPED_NEWCOMERS_PER_DAY, cappedNewcomerSlotExpiry, cappedNewcomerWindow, minuteEventId, NEWCOMER_PROBES, newcomerSlotExpiry, newcomerSlotId, newcomerWindow, noteUnchecked, REPEATS_PER_MINUTE, slotsToTry, uncheckedLeft, uniqueEventId } from "./guards";
 
 export { REPEATS_PER_MINUTE, uniqueEventId } from "./guards";
 
@@ -74,6 +74,8 @@ export { visitorHash, visitorKey } from "./visitors";
 interface VisitorState {
   /** The local day whose unique (first) event exists. */
   firstDay?: string;
+  /** The local day this visitor was let in as a newcomer: a first scan that then failed (cap-busy) takes no second slot here. */
+  newcomerDay?: string;
   /** The minute whose slots below `nextSlot` are known taken. */
   minute: number;
   nextSlot: number;
@@ -99,7 +101,8 @@ function stateOf(key: string): VisitorState {
  * this instance does not know taken; NEWCOMER_PROBES taken ones in a row, or all known taken, and the scan
  * is recorded as a repeat, not lost (an address near its 150 may so stop a few newcomers short).
  */
-async function newcomerAdmitted(facts: ScanFacts, addressHash: string): Promise<boolean> {
+async function newcomerAdmitted(facts: ScanFacts, addressHash: string, capped: boolean, visitor: string): Promise<boolean> {
+  if (capped) return cappedNewcomerAdmitted(facts, addressHash, visitor);
   const window = newcomerWindow(facts.at);
   if (uncheckedLeft(facts.codeId, addressHash, window) > 0) {
     noteUnchecked(facts.codeId, addressHash, window);
@@ -109,6 +112,23 @@ async function newcomerAdmitted(facts: ScanFacts, addressHash: string): Promise<
     const [slot] = slotsToTry(facts.codeId, addressHash, window, 1);
     if (slot === undefined) return false;
     if (await claimSlot(facts.merchantId, newcomerSlotId(addressHash, window, facts.codeId, slot), newcomerSlotExpiry(window))) return true;
+  }
+  return false;
+}
+
+/**
+ * The same for a code with a cap or scan-count thresholds, where a newcomer's first scan spends an
+ * allowance: CAPPED_NEWCOMERS_PER_DAY a local day per client, every one taking its slot (none unchecked).
+ * A person this instance has not seen whose first scan of the day exists (counted on another instance) is
+ * no newcomer: one read keeps them from taking a second of their address's few slots.
+ */
+async function cappedNewcomerAdmitted(facts: ScanFacts, addressHash: string, visitor: string): Promise<boolean> {
+  if (await guardExists(facts.merchantId, uniqueEventId(facts.day, facts.codeId, visitor))) return true;
+  const window = cappedNewcomerWindow(facts.day);
+  for (let probe = 0; probe < CAPPED_NEWCOMERS_PER_DAY; probe++) {
+    const [slot] = slotsToTry(facts.codeId, addressHash, window, 1, CAPPED_NEWCOMERS_PER_DAY);
+    if (slot === undefined) return false;
+    if (await claimSlot(facts.merchantId, newcomerSlotId(addressHash, window, facts.codeId, slot), cappedNewcomerSlotExpiry(facts.day))) return true;
   }
   return false;
 }
@@ -214,7 +234,7 @@ function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequ
   const reason = request.machineReason ?? botReason(request.method, request.headers);
   const visitorOf = reason ? Promise.resolve(null) : visitorHash(day, uniqueQRCodeID, visitorKey(request.address, typeof ua === "string" ? ua : undefined, recognised));
   // Only real-looking browsers can be several people behind one address; the rest are one visitor already.
-  const newcomerFrom = !reason && recognised ? () => clientHash(day, uniqueQRCodeID, request.address) : null;
+  const newcomer: Newcomer | null = !reason && recognised ? async (capped, visitor) => newcomerAdmitted(facts, await clientHash(day, uniqueQRCodeID, request.address), capped, visitor) : null;
   const scanId = newScanId();
   // A campaign's scan is published once its answer is known (just before its write); any other at once.
   let answered!: (answer: ScanAnswer) => void;
@@ -225,7 +245,7 @@ function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequ
   const streamed = Promise.all([answer, visitorOf.catch(() => null)]).then(([a, visitor]) => streamScan(scanEventOf(recorded, scanId, { botReason: reason, visitor }, request.servedFrom, a)));
   const writer = new ScanWriter(recorded, request.chooseRule, answered);
   const counting = visitorOf
-    .then((visitor) => (request.gate ? countGated(writer, reason, visitor, newcomerFrom, request.gate) : countScan(writer, reason, visitor, newcomerFrom)))
+    .then((visitor) => (request.gate ? countGated(writer, reason, visitor, newcomer, request.gate) : countScan(writer, reason, visitor, newcomer && visitor !== null ? () => newcomer(false, visitor) : null)))
     .finally(() => answered({}));
   return { counting, streamed, giveUp: () => answered({}) };
 }
@@ -266,12 +286,15 @@ class ScanWriter {
 }
 
 
+/** Whether one more new person (this visitor) from this scan's client may count for its code (`capped`: under the capped codes' daily budget). */
+type Newcomer = (capped: boolean, visitor: string) => Promise<boolean>;
+
 /** The Firestore side of a scan: a person's event (the unique and repeat guard) and the rollup change. */
 async function countScan(
   writer: ScanWriter,
   reason: string | null,
   visitor: string | null,
-  newcomerFrom: (() => Promise<string>) | null,
+  newcomerAdmits: (() => Promise<boolean>) | null,
   writePerson = (unique: boolean, eventId: string) => writer.write({ kind: "human", unique, eventId }),
   botOptions: Parameters<ScanWriter["write"]>[1] = {},
 ): Promise<ScanOutcome> {
@@ -285,10 +308,13 @@ async function countScan(
   if (state.firstDay !== day) {
     state.firstDay = day; // claimed before the await: this visitor's concurrent scans go to the minute slots
     try {
-      if (newcomerFrom && !(await newcomerAdmitted(facts, await newcomerFrom()))) {
-        state.firstDay = undefined; // counted later, in a window with room
-        await writer.write({ kind: "repeat" });
-        return { counted: false, reason: "repeat" };
+      if (newcomerAdmits && state.newcomerDay !== day) {
+        if (!(await newcomerAdmits())) {
+          state.firstDay = undefined; // counted later, in a window with room
+          await writer.write({ kind: "repeat" });
+          return { counted: false, reason: "repeat" };
+        }
+        state.newcomerDay = day;
       }
       await writePerson(true, uniqueEventId(day, codeId, visitor));
       return { counted: true, unique: true };
@@ -345,8 +371,10 @@ export interface ScanThresholds {
 export interface ScanGate {
   closed?: "not-started" | "ended";
   allowance?: () => Promise<ScanAllowance | "capped" | "cap-busy">;
-  /** Whether this instance knows the cap reached (a machine's scan then gets the closed answer). */
+  /** Whether this instance knows the cap reached (a machine's scan, or a person's later scan of the day, then gets the closed answer). */
   reached?: () => boolean;
+  /** False for a scan answered by the password page: it spends nothing, yet its newcomers are held to the capped codes' budget. */
+  spends?: boolean;
   thresholds?: ScanThresholds;
 }
 
@@ -383,23 +411,26 @@ async function takeAllowances(gate: ScanGate): Promise<{ allowances: ScanAllowan
  * lost); a person's scan of a capped code, or of a code with scan-count thresholds, is written with its
  * allowances' `spent` documents, atomically.
  */
-async function countGated(writer: ScanWriter, reason: string | null, visitor: string | null, newcomerFrom: (() => Promise<string>) | null, gate: ScanGate): Promise<ScanOutcome> {
+async function countGated(writer: ScanWriter, reason: string | null, visitor: string | null, newcomer: Newcomer | null, gate: ScanGate): Promise<ScanOutcome> {
   const known = (outcome: ScanOutcome, scanCount?: number): ScanOutcome => (gate.thresholds ? { ...outcome, scanCount: scanCount ?? gate.thresholds.known() } : outcome);
   // Scans that take no allowance (machines, repeats) are answered by the count as this instance knows it.
   writer.knownScanCount = gate.thresholds ? () => gate.thresholds!.known() : undefined;
   // A machine's scan of a code this instance knows capped gets the closed answer: no rule answers it.
-  if (reason || visitor === null) return known(await countScan(writer, reason, visitor, newcomerFrom, undefined, { unanswered: gate.reached?.() === true }));
+  if (reason || visitor === null) return known(await countScan(writer, reason, visitor, null, undefined, { unanswered: gate.reached?.() === true }));
   if (gate.closed) {
     await writer.write({ kind: "ended", reason: gate.closed });
     return { counted: false, reason: gate.closed };
   }
-  if (!gate.allowance && !gate.thresholds) return countScan(writer, reason, visitor, newcomerFrom);
+  if (!gate.allowance && !gate.thresholds) return countScan(writer, reason, visitor, newcomer && (() => newcomer(gate.spends === false, visitor)));
   let allowances: ScanAllowance[] | null = null;
   /** The representative count of people's scans before this person's scan (scanCount conditions), known before its write. */
   let scanCount: number | undefined;
   let used = false;
   try {
-    const outcome = await countScan(writer, reason, visitor, newcomerFrom, async (unique, eventId) => {
+    const outcome = await countScan(writer, reason, visitor, newcomer && (() => newcomer(true, visitor)), async (unique, eventId) => {
+      // Only a person's first counted scan of the day spends (docs/campaign-rules.md, "A fair count of people"):
+      // a later one (its first exists: the person was let in today) counts as a person's scan and takes nothing.
+      if (!unique) return writer.write({ kind: "human", unique, eventId });
       if (!allowances) ({ allowances, scanCount } = await takeAllowances(gate));
       used = true;
       try {

@@ -534,6 +534,40 @@ export async function claimSlot(merchantId: string, slotId: string, expiresAt: D
   }
 }
 
+/**
+ * A capped code's password pass of one visitor on one local day (campaigns/answer.ts passThrough): the
+ * visitor hash leads, like a person's events, and it lives beside them with only its expiry (TTL).
+ */
+export const passGuardId = (visitor: string, day: string, codeId: string) => `p~${visitor}~${day}~${codeId}`;
+/** Kept two days past its local day, as a capped code's newcomer slot. */
+export const passGuardExpiry = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 3 * 86_400_000);
+
+/** Whether a guard among a workspace's scan events exists (one read): a pass's, or a person's first scan of a day. */
+export async function guardExists(merchantId: string, guardId: string): Promise<boolean> {
+  countOps({ reads: 1 });
+  return (await scanEvents(merchantId).doc(guardId).get()).exists;
+}
+
+/**
+ * Spends a pass's allowance: its guard and the allowance's `capSpent` created in one batch, so the allowance is
+ * spent exactly when the guard is; "already" when the guard existed (nothing written, the allowance unused).
+ * Any other failure is a ScanWriteError saying whether it may have landed.
+ */
+export async function spendPass(merchantId: string, guardId: string, spent: DocumentReference, at: Date, expiresAt: Date): Promise<"spent" | "already"> {
+  const batch = db().batch();
+  batch.create(scanEvents(merchantId).doc(guardId), { expiresAt: Timestamp.fromDate(expiresAt) });
+  batch.create(spent, spentData(at));
+  try {
+    await withTimeout(batch.commit(), COMMIT_RETRY_BUDGET_MS, "pass spend");
+    return "spent";
+  } catch (error) {
+    if (isAlreadyExists(error)) return "already";
+    throw mayBeWritten(error instanceof Error ? error : new Error(String(error)));
+  } finally {
+    countOps({ writes: 2 });
+  }
+}
+
 /** The service's app reports a user's scan of a code at most once per this interval. */
 export const APP_SCAN_REPEAT_MS = 10 * 60 * 1000;
 
