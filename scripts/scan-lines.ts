@@ -46,6 +46,7 @@ export const SCAN_PATH: Record<string, PathFile> = {
   "scans/localTime.ts": { group: "record", plain: true },
   "scans/timeZones.ts": { group: "record", plain: true },
   "scans/visitors.ts": { group: "record", plain: true },
+  "scans/clientLimit.ts": { group: "record", plain: true },
   "scans/guards.ts": { group: "record", plain: true, consumerOnly: true },
   "scans/record.ts": { group: "record", plain: CAPPED },
   "store/scanSecrets.ts": { group: "scan store", plain: true },
