@@ -255,6 +255,7 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     instances = await startRedirectInstances(4, { FIRESTORE_EMULATOR_HOST: proxy.host });
     for (const instance of instances) assert.equal((await scan(instance, code.uniqueQRCodeID, "Twitterbot/1.0", "192.0.2.1")).status, 302);
     const people = RETURNING;
+    let reloads = 0;
     /** Runs the visits 48 at a time (busy instances: a scan waits for a commit in flight); visit i is person i on instance `at(i)`. */
     const run = async (at: (i: number) => number) => {
       const answers: Answer[] = [];
@@ -267,6 +268,7 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
             for (let busy = 0; ; busy++) {
               answers[i] = await scan(instances[at(i)], code.uniqueQRCodeID, PHONE(i), `198.51.101.${i + 1}`);
               if (answers[i].status !== 200 || busy >= 10) break;
+              reloads++;
               await new Promise((r) => setTimeout(r, 200));
             }
           }
@@ -283,7 +285,9 @@ describe("scan counts under the SDK's own commit retries (issue 54)", function (
     console.log(`      ${people} returning visitors: ${proxy.commits.length - commitsBefore} commits, ${refused} refused`);
     for (const a of [...first, ...again]) assert.deepEqual([a.status, a.counted], [302, "true"]);
     const counts = await codeDay(merchantId, code.codeId);
-    assert.equal(counts.n, 2 * people, "every scan counted once");
+    // A one-moment answer is given when a scan's write is late, not lost: it may land, and its reload is that
+    // person's later scan, counted too. So each visit counts once, plus at most one per reload.
+    assert.ok(counts.n >= 2 * people && counts.n <= 2 * people + reloads, `${counts.n} people's scans for ${2 * people} visits and ${reloads} reloads`);
     assert.equal(counts.u, people, "each person unique once");
     // Without the read, every returning visitor's scan fails its group's commit (ALREADY_EXISTS on `u~`). With
     // it, only a scan that finds its instance idle (it commits at once, unread) or whose read is still out

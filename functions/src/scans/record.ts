@@ -21,7 +21,7 @@ import { LruMap } from "../core/lru";
 import { logScanNotRecorded, logScanNotStreamed } from "../core/log";
 import { publishScanEvent } from "../store/scanStream";
 import { SCAN_EVENT_VERSION, type ScanEvent } from "../store/scanEvents";
-import { claimSlot, guardExists, isAlreadyExists, scanNotWritten, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
+import { allowanceTaken, claimSlot, guardExists, isAlreadyExists, scanNotWritten, writeScan, type ScanClass, type ScanFacts, type ScanRule } from "../store/scans";
 import type { DocumentReference } from "firebase-admin/firestore";
 import { clientHash, visitorHash, visitorKey } from "./visitors";
 import { botReason } from "./classify";
@@ -72,8 +72,13 @@ export { visitorHash, visitorKey } from "./visitors";
 // ---- what this instance learnt about visitors (bounded, forgets after a day) ----
 
 interface VisitorState {
-  /** The local day whose unique (first) event exists. */
+  /** The local day whose unique (first) event exists, or is being written by `first`. */
   firstDay?: string;
+  /**
+   * The write of that first event: true once it is known to exist (written here, or found taken), false
+   * when it failed (firstDay is then cleared). A gated code's later scan waits for it (countScan).
+   */
+  first?: Promise<boolean>;
   /** The local day this visitor was let in as a newcomer: a first scan that then failed (cap-busy) takes no second slot here. */
   newcomerDay?: string;
   /** The minute whose slots below `nextSlot` are known taken. */
@@ -297,6 +302,7 @@ async function countScan(
   newcomerAdmits: (() => Promise<boolean>) | null,
   writePerson = (unique: boolean, eventId: string) => writer.write({ kind: "human", unique, eventId }),
   botOptions: Parameters<ScanWriter["write"]>[1] = {},
+  gated = false,
 ): Promise<ScanOutcome> {
   const { facts } = writer;
   if (reason || visitor === null) {
@@ -305,24 +311,41 @@ async function countScan(
   }
   const { day, codeId } = facts;
   const state = stateOf(`${codeId}~${visitor}`);
+  if (gated) {
+    // A gated code lets a person's later scan of the day in free only once their first is known written: a
+    // reload after a first whose answer was late (the one-moment page) waits for that first, and tries as a
+    // first itself when it failed (docs/campaign-rules.md, "A fair count of people").
+    while (state.firstDay === day && state.first && !(await state.first));
+  }
   if (state.firstDay !== day) {
     state.firstDay = day; // claimed before the await: this visitor's concurrent scans go to the minute slots
+    let settle!: (known: boolean) => void;
+    const first = (state.first = new Promise<boolean>((resolve) => (settle = resolve)));
+    const failed = () => {
+      if (state.first === first) {
+        state.firstDay = undefined;
+        state.first = undefined;
+      }
+      settle(false);
+    };
     try {
       if (newcomerAdmits && state.newcomerDay !== day) {
         if (!(await newcomerAdmits())) {
-          state.firstDay = undefined; // counted later, in a window with room
+          failed(); // counted later, in a window with room
           await writer.write({ kind: "repeat" });
           return { counted: false, reason: "repeat" };
         }
         state.newcomerDay = day;
       }
       await writePerson(true, uniqueEventId(day, codeId, visitor));
+      settle(true);
       return { counted: true, unique: true };
     } catch (error) {
       if (!isAlreadyExists(error)) {
-        state.firstDay = undefined;
+        failed();
         throw error;
       }
+      settle(true); // the first event exists: this is the person's later scan
     }
   }
   const minute = Math.floor(facts.at.getTime() / 60_000);
@@ -438,10 +461,10 @@ async function countGated(writer: ScanWriter, reason: string | null, visitor: st
       } catch (error) {
         // Handed back only when surely not written (read back, or never sent): after a failure whose write may
         // have landed the allowance stays spent, and the lease's settle counts what exists (store/scans.ts).
-        if (scanNotWritten(error)) used = false;
+        if (scanNotWritten(error) && !allowanceTaken(error)) used = false;
         throw error;
       }
-    });
+    }, undefined, true);
     return known(outcome, scanCount);
   } catch (error) {
     if (!(error instanceof CapReached)) throw error;

@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import { Timestamp, type DocumentData, type DocumentReference, type Transaction, type WriteBatch } from "firebase-admin/firestore";
 import { COMMIT_RETRY_BUDGET_MS, db, withTimeout } from "../core/firebase";
 import { COLLECTIONS } from "./collections";
+import { logWarn } from "../core/log";
 import { countOps } from "./opCounter";
 import { Coalescer } from "../core/coalescer";
 import { addInto, addRollupWrite, slotKey, whenShardsFree, type Counts, type RollupTarget } from "./rollups";
@@ -51,9 +52,16 @@ export class ScanWriteError extends Error {
     readonly code: number,
     readonly written: "no" | "unknown",
     readonly cause?: unknown,
+    /** Refused because an allowance document it carried exists: that allowance is spent (never handed out again). */
+    readonly allowanceTaken = false,
   ) {
     super(message);
   }
+}
+
+/** Whether writeScan was refused for an allowance already spent (not for its event: the person is not known returning). */
+export function allowanceTaken(error: unknown): boolean {
+  return error instanceof ScanWriteError && error.allowanceTaken;
 }
 
 /** Whether writeScan's error says surely nothing of the scan was written (an allowance it carried may be reused). */
@@ -62,6 +70,7 @@ export function scanNotWritten(error: unknown): boolean {
 }
 
 const UNKNOWN = 2; // gRPC status UNKNOWN: what a scan whose write may have landed is failed with
+const ABORTED = 10;
 const RESOURCE_EXHAUSTED = 8;
 
 /** Where a scan came from, as recorded (scans/classify.ts and scans/geo.ts fill it). */
@@ -375,6 +384,18 @@ function createdPaths(scan: PendingScan): string[] {
 
 const codeOf = (error: Error) => ((error as { code?: unknown }).code as number | undefined) ?? UNKNOWN;
 const notWritten = (error: Error) => new ScanWriteError(error.message, codeOf(error), "no", error);
+
+/**
+ * A scan refused, unwritten. ALREADY_EXISTS stays its code only when the document named is its own event
+ * (the person's guard: scans/record.ts then counts a later scan); an allowance's `spent` that exists means
+ * that allowance was spent by another scan, never that the person came before (logged: it should not happen).
+ */
+function refusedFor(scan: PendingScan, error: Error): ScanWriteError {
+  const path = isAlreadyExists(error) && scan.cls.kind === "human" ? existingPath(error) : undefined;
+  if (path === undefined || scan.cls.kind !== "human" || path === scanEvents(scan.facts.merchantId).doc(scan.cls.eventId).path) return notWritten(error);
+  logWarn("scans.allowance_taken", "a scan carried an allowance already spent", { merchantId: scan.facts.merchantId, codeId: scan.facts.codeId, path });
+  return new ScanWriteError(`an allowance this scan carried was spent already: ${error.message}`, ABORTED, "no", error, true);
+}
 const mayBeWritten = (error: Error) => new ScanWriteError(`the scan's write may have landed: ${error.message}`, UNKNOWN, "unknown", error);
 
 /**
@@ -404,14 +425,15 @@ const SCAN_SPECIFIC = new Set([
  */
 async function afterFailure(scans: PendingScan[], failure: CommitFailure, until: number): Promise<Array<Error | null>> {
   if (!failure.notApplied) return scans.map(() => mayBeWritten(failure.error));
-  if (scans.length === 1 || !SCAN_SPECIFIC.has(codeOf(failure.error)) || Date.now() > until) return scans.map(() => notWritten(failure.error));
+  if (scans.length === 1) return [refusedFor(scans[0], failure.error)];
+  if (!SCAN_SPECIFIC.has(codeOf(failure.error)) || Date.now() > until) return scans.map(() => notWritten(failure.error));
   const path = isAlreadyExists(failure.error) ? existingPath(failure.error) : undefined;
   const conflicting = path ? scans.map((s) => createdPaths(s).includes(path)) : [];
   if (conflicting.some(Boolean) && !conflicting.every(Boolean)) {
     const rest = scans.filter((_, i) => !conflicting[i]);
     const again = await commitScans(rest);
     const restResults = again ? await afterFailure(rest, again, until) : rest.map(() => null);
-    return scans.map((_, i) => (conflicting[i] ? notWritten(failure.error) : restResults.shift()!));
+    return scans.map((scan, i) => (conflicting[i] ? refusedFor(scan, failure.error) : restResults.shift()!));
   }
   const halves = [scans.slice(0, scans.length >> 1), scans.slice(scans.length >> 1)];
   const failures = await Promise.all(halves.map(commitScans));
