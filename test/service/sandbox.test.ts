@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { randomInt } from "node:crypto";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { firestore, signUp } from "../helpers/merchants";
@@ -172,6 +174,47 @@ describe("keyless sandbox", function () {
     const ok = await generate({ url: "https://example.com/after-errors" }, client);
     assert.equal(ok.status, 200);
     assert.equal(ok.res.headers.get("x-ratelimit-remaining"), "2", "errors used no quota");
+  });
+
+  it("a Safe Browsing lookup that fails lets no sandbox code through (a stand-in behind the front); a listed URL is refused, a clean one made", async () => {
+    // The API's stand-in on loopback, named per request (X-Test-Safe-Browsing: honoured on the local stack only).
+    const asked: string[] = [];
+    const standIn = createServer((req, res) => {
+      let raw = "";
+      req.on("data", (chunk) => (raw += chunk));
+      req.on("end", () => {
+        const url: string = JSON.parse(raw).threatInfo.threatEntries[0].url;
+        asked.push(`${req.method} ${req.url?.split("?")[0]} ${url}`);
+        if (url.includes("fails.example")) return void res.writeHead(503).end("unavailable");
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end(JSON.stringify(url.includes("listed.example") ? { matches: [{ threatType: "SOCIAL_ENGINEERING", cacheDuration: "300s" }] } : {}));
+      });
+    });
+    await new Promise<void>((resolve) => standIn.listen(0, "127.0.0.1", resolve));
+    const server = `127.0.0.1:${(standIn.address() as AddressInfo).port}`;
+    try {
+      const client = newClient();
+      const send = (url: string) => client.fetch(`${appUrl()}/api/generate-qr-code`, { method: "POST", headers: { "Content-Type": "application/json", "X-Test-Safe-Browsing": server }, body: JSON.stringify({ url }) });
+      const before = (await firestore().collection("sandboxCodes").where("destinationUrl", "==", "https://fails.example/offer").count().get()).data().count;
+      const failed = await send("https://fails.example/offer");
+      const failedBody = await failed.json();
+      assert.equal(failed.status, 503, JSON.stringify(failedBody));
+      assert.equal(failedBody.code, "UNAVAILABLE");
+      assert.match(failedBody.message, /could not be checked/);
+      assert.equal(failed.headers.get("x-ratelimit-remaining"), "3", "the refused code used no quota");
+      const listed = await send("https://listed.example/login");
+      assert.equal(listed.status, 422, await listed.clone().text());
+      assert.equal((await listed.json()).code, "DESTINATION_BLOCKED");
+      const clean = await send("https://clean.example/menu");
+      assert.equal(clean.status, 200);
+      assert.equal(decodePng(Buffer.from((await clean.json()).code.qrImage.split(",")[1], "base64")).payload, "https://clean.example/menu");
+      assert.equal(clean.headers.get("x-ratelimit-remaining"), "2", "only the clean code took quota");
+      assert.deepEqual(asked, ["https://fails.example/offer", "https://listed.example/login", "https://clean.example/menu"].map((u) => `POST /v4/threatMatches:find ${u}`), "each lookup reached the stand-in");
+      const after = (await firestore().collection("sandboxCodes").where("destinationUrl", "==", "https://fails.example/offer").count().get()).data().count;
+      assert.equal(after, before, "nothing stored for the unchecked destination");
+    } finally {
+      await new Promise((resolve) => standIn.close(resolve));
+    }
   });
 
   it("GET describes the request, response, limits, bulk endpoint and how to get a key", async () => {

@@ -1,7 +1,7 @@
 // The test clock (X-Test-Clock) is a seam for the local stack only: deployed, a request naming its time is
 // served at the wall clock. functions/src/core/testClock.ts, docs/decisions.md "The test clock".
 import assert from "node:assert/strict";
-import { requestTime, testClockAllowed, TEST_CLOCK_HEADER } from "../../functions/src/core/testClock";
+import { requestDnsServers, requestSafeBrowsingServer, requestTime, testClockAllowed, TEST_CLOCK_HEADER, TEST_DNS_HEADER, TEST_SAFE_BROWSING_HEADER } from "../../functions/src/core/testClock";
 
 const EMULATED = { FUNCTIONS_EMULATOR: "true", K_SERVICE: "mcp", GCLOUD_PROJECT: "demo-merchant-qr", FIRESTORE_EMULATOR_HOST: "127.0.0.1:8080" };
 const DEPLOYED = { K_SERVICE: "mcp", GCLOUD_PROJECT: "merchant-qr-prod", FUNCTION_TARGET: "mcp" };
@@ -30,5 +30,15 @@ describe("test clock", () => {
     assert.equal(requestTime(headers, testClockAllowed(DEPLOYED), wall), wall);
     assert.equal(requestTime({}, true, wall), wall, "no header: the wall clock");
     for (const junk of ["soon", "-5", "1e400", "", "12.5"]) assert.equal(requestTime({ [TEST_CLOCK_HEADER]: junk }, true, wall), wall, junk);
+  });
+  it("a request's loopback stand-ins (DNS, Safe Browsing) are taken only where honoured, and only on 127.0.0.0/8 with a port", () => {
+    const honoured = testClockAllowed(EMULATED);
+    assert.deepEqual(requestDnsServers({ [TEST_DNS_HEADER]: "127.0.0.1:5353" }, honoured), ["127.0.0.1:5353"]);
+    assert.equal(requestSafeBrowsingServer({ [TEST_SAFE_BROWSING_HEADER]: "127.0.0.1:8099" }, honoured), "127.0.0.1:8099");
+    assert.equal(requestSafeBrowsingServer({ [TEST_SAFE_BROWSING_HEADER]: "127.0.0.1:8099" }, testClockAllowed(DEPLOYED)), undefined, "deployed: ignored");
+    for (const junk of ["10.0.0.1:80", "safebrowsing.googleapis.com:443", "127.0.0.1", "127.0.0.1:0", "127.0.0.1:70000", "http://127.0.0.1:80", "[::1]:80"]) {
+      assert.equal(requestSafeBrowsingServer({ [TEST_SAFE_BROWSING_HEADER]: junk }, honoured), undefined, junk);
+      assert.equal(requestDnsServers({ [TEST_DNS_HEADER]: junk }, honoured), undefined, junk);
+    }
   });
 });

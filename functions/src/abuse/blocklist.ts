@@ -189,8 +189,8 @@ export function blockedHost(hostname: string): string | undefined {
  * Google's terms put this API under non-commercial use; the commercial equivalent is the Web Risk API
  * (uris:search), which can replace this client behind the same SafeBrowsingLookup interface.
  */
-export function safeBrowsingClient(apiKey: string, fetchImpl: typeof fetch = fetch, timeoutMs = 1500): SafeBrowsingLookup {
-  const endpoint = `${SAFE_BROWSING_ENDPOINT}?key=${encodeURIComponent(apiKey)}`;
+export function safeBrowsingClient(apiKey: string, fetchImpl: typeof fetch = fetch, timeoutMs = 1500, base = SAFE_BROWSING_ENDPOINT): SafeBrowsingLookup {
+  const endpoint = `${base}?key=${encodeURIComponent(apiKey)}`;
   const redact = (message: string) => (apiKey ? message.split(apiKey).join("[key]") : message);
 
   async function lookup(url: string, signal: AbortSignal): Promise<LookupVerdict> {
@@ -263,6 +263,20 @@ function defaultSafeBrowsing(): SafeBrowsingLookup | null {
   if (!key) return null;
   if (configured?.key !== key) configured = { key, lookup: safeBrowsingClient(key) };
   return configured.lookup;
+}
+
+const loopbackClients = new Map<string, SafeBrowsingLookup>();
+
+/**
+ * The lookup against a stand-in for the API on loopback (`127.x.y.z:port`, core/testClock.ts
+ * requestSafeBrowsingServer: the local stack's tests only), speaking the same protocol as the real one.
+ */
+export function loopbackSafeBrowsing(hostPort: string): SafeBrowsingLookup {
+  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}:\d{1,5}$/.test(hostPort)) throw new Error("a loopback Safe Browsing stand-in must be 127.x.y.z:port");
+  let client = loopbackClients.get(hostPort);
+  if (!client) loopbackClients.set(hostPort, (client = safeBrowsingClient("local-stand-in", fetch, 1500, `http://${hostPort}/v4/threatMatches:find`)));
+  if (loopbackClients.size > 100) loopbackClients.delete(loopbackClients.keys().next().value!);
+  return client;
 }
 
 /**

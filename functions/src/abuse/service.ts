@@ -127,8 +127,10 @@ export const NEW_WORKSPACE_FAIL_CLOSED_DAYS = 7;
  * UNAVAILABLE; any other workspace's destination passes and is queued for a re-check that takes its codes
  * down if it turns out listed (moderation/recheck.ts).
  */
-export async function assertDestinationAllowed(url: string, context: { merchantId?: string; failClosed?: boolean } = {}, now = new Date()): Promise<void> {
-  const verdict = await blocklist().checkDestination(url, { now: now.getTime() });
+export async function assertDestinationAllowed(url: string, context: { merchantId?: string; failClosed?: boolean; safeBrowsingStandIn?: string } = {}, now = new Date()): Promise<void> {
+  // safeBrowsingStandIn: a local stack test's loopback stand-in for the API (core/testClock.ts requestSafeBrowsingServer).
+  const lists = blocklist();
+  const verdict = await lists.checkDestination(url, { now: now.getTime(), ...(context.safeBrowsingStandIn ? { safeBrowsing: lists.loopbackSafeBrowsing(context.safeBrowsingStandIn) } : {}) });
   if (!verdict.blocked && verdict.unchecked) {
     const workspace = context.merchantId && !context.failClosed ? await getWorkspace(context.merchantId) : undefined;
     const established = workspace !== undefined && now.getTime() - workspace.createdAt.getTime() >= NEW_WORKSPACE_FAIL_CLOSED_DAYS * 86_400_000;

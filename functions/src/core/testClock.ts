@@ -44,9 +44,26 @@ export const TEST_DNS_HEADER = "x-test-dns";
  * Only a loopback address is taken: the header can never send a query off the machine.
  */
 export function requestDnsServers(headers: Record<string, string | string[] | undefined>, honoured: boolean): string[] | undefined {
+  const server = loopbackHostPort(headers, TEST_DNS_HEADER, honoured);
+  return server ? [server] : undefined;
+}
+
+export const TEST_SAFE_BROWSING_HEADER = "x-test-safe-browsing";
+
+/**
+ * The Safe Browsing server a request names for its destination check (`X-Test-Safe-Browsing:
+ * 127.0.0.1:<port>`), under the same rule: a service test's loopback stand-in answers the lookup the
+ * functions make behind the front (failing, listing or clearing a URL), never Google's API.
+ */
+export function requestSafeBrowsingServer(headers: Record<string, string | string[] | undefined>, honoured: boolean): string | undefined {
+  return loopbackHostPort(headers, TEST_SAFE_BROWSING_HEADER, honoured);
+}
+
+/** A header's `127.x.y.z:<port>` when honoured; anything else (another address, a name, no port) is ignored. */
+function loopbackHostPort(headers: Record<string, string | string[] | undefined>, name: string, honoured: boolean): string | undefined {
   if (!honoured) return undefined;
-  const raw = headers[TEST_DNS_HEADER];
+  const raw = headers[name];
   const value = String(Array.isArray(raw) ? raw[0] : (raw ?? ""));
   const match = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}:(\d{1,5})$/.exec(value);
-  return match && Number(match[1]) > 0 && Number(match[1]) < 65536 ? [value] : undefined;
+  return match && Number(match[1]) > 0 && Number(match[1]) < 65536 ? value : undefined;
 }

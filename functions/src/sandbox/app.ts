@@ -11,6 +11,7 @@ import { createRestApp } from "../http/rest";
 import { endpoint, mountEndpoints } from "../http/endpoint";
 import type { Quota } from "../store/sandbox";
 import { clientOf } from "../core/clientAddress";
+import { requestSafeBrowsingServer } from "../core/testClock";
 import { generateSandboxCode, nextUtcMidnight, quotaFor, sandboxLimitFor } from "./service";
 
 export const SandboxRequestSchema = z
@@ -181,7 +182,9 @@ export const sandboxRoutes = [
       },
     },
     async handle({ req, res, body }) {
-      const { quota, body: answer } = await generateSandboxCode(body.url, clientOf(req), new Date(), body.design);
+      const { quota, body: answer } = await generateSandboxCode(body.url, clientOf(req), new Date(), body.design, {
+        safeBrowsingStandIn: requestSafeBrowsingServer(req.headers, getConfig().honoursTestClock),
+      });
       setRateHeaders(res, quota);
       return answer;
     },

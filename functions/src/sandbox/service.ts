@@ -83,7 +83,7 @@ export function quotaFor(client: ResolvedClient, now = new Date()): Promise<Quot
   return readQuota(counterFor(client, now), sandboxLimitFor(client), nextUtcMidnight(now));
 }
 
-export async function generateSandboxCode(url: string, client: ResolvedClient, now = new Date(), colours?: { foreground?: string; background?: string }) {
+export async function generateSandboxCode(url: string, client: ResolvedClient, now = new Date(), colours?: { foreground?: string; background?: string }, options: { safeBrowsingStandIn?: string } = {}) {
   // The quota is read first: a caller with none left costs no lookup (the project's shared Safe Browsing
   // quota) and no render. Then check and render before taking quota: a blocklisted destination, a payload
   // that cannot render, or colours that do not scan, must not use up a code. A lookup that cannot answer
@@ -91,7 +91,7 @@ export async function generateSandboxCode(url: string, client: ResolvedClient, n
   const counter = counterFor(client, now);
   const before = await readQuota(counter, sandboxLimitFor(client), nextUtcMidnight(now));
   if (before.used >= before.limit) throw sandboxQuotaError(before.limit, subjectNameOf(client), before.resetAt);
-  await assertDestinationAllowed(url, { failClosed: true }, now);
+  await assertDestinationAllowed(url, { failClosed: true, safeBrowsingStandIn: options.safeBrowsingStandIn }, now);
   const { png, colours: kept } = colours ? await renderSandboxColours(url, colours) : { png: renderPlainPng(url), colours: null };
   const claimToken = newClaimToken();
   const id = newSandboxId();
