@@ -28,6 +28,8 @@ commands:
   takedown        --code <any address the service answers: /qr/ URL, scan id, /01/<GTIN>..., a compressed GS1
                   URI, gs1_<itemId>> --reason <text>   (scans get a warning page at once; the owner is mailed)
   restore         --code <the same kinds of address>   (undoes a takedown)
+  backfill-report-subjects   (gives reports filed before grouping their subject, so report-groups shows them;
+                  run once after upgrading; safe to run again)
   set-rate-limit  --merchant <id> --limit <${RATE_LIMIT_NAMES.join("|")}> --max <n per window | default>
                   [--per workspace]  (the workspace's aggregate over all its keys and grants; default: each credential)
   set-time-zone   --merchant <id> --tz <IANA name, e.g. America/Los_Angeles | UTC>   (days and hours of scan analytics)
@@ -301,6 +303,12 @@ export async function runAdmin(argv: string[], print: (text: string) => void = (
       const { restore } = await import("../functions/src/moderation/service");
       const done = await restore(need("code"), "admin-cli");
       out(`restored ${done.uniqueQRCodeID ?? done.subject}: its scans redirect again`, done);
+      break;
+    }
+    case "backfill-report-subjects": {
+      const { backfillReportSubjects } = await import("../functions/src/store/abuse");
+      const done = await backfillReportSubjects();
+      out(`read ${done.read} reports, gave ${done.updated} of them their subject`, done);
       break;
     }
     case "sync-phone-book": {

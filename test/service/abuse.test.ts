@@ -11,6 +11,7 @@ import { callTool, toolResult } from "../helpers/rpc";
 import { eventually } from "../helpers/poll";
 import { newGtin } from "../helpers/gs1";
 import { compressDigitalLink } from "../../functions/src/gs1/grammar";
+import { listReportGroups } from "../../functions/src/store/abuse";
 
 const scan = (id: string) => fetch(`${appUrl()}/qr/${id}`, { redirect: "manual", headers: { "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1" } });
 
@@ -242,5 +243,19 @@ describe("abuse: reports, takedown and the destination blocklist", function () {
     assert.equal(cli.subject, `gs1_${((await (await put(undefined, "GET", `/api/gs1/items?limit=50`)).json()) as any).items.find((i: any) => i.qualifiers.length === 1).itemId}`);
     assert.equal((await resolve(`/01/${gtin}/10/LOT7`)).status, 410);
     assert.equal((await resolve(`/01/${gtin}`)).status, 307, "the GTIN's own item was not taken down with its lot");
+  });
+  it("a report filed before grouping (no subject) joins the grouped view after the backfill command, which is safe to run again", async () => {
+    const scanId = `legacy${Math.random().toString(36).slice(2, 8).padEnd(6, "x")}`.slice(0, 12);
+    const ref = firestore().collection("abuseReports").doc();
+    // The shape reports had before `subject`: the code named by its scan id only.
+    await ref.set({ uniqueQRCodeID: scanId, merchantId: "m-legacy", codeId: "c-legacy", destinationUrl: "https://legacy.example/", reason: "spam", details: "", contact: null, status: "open", createdAt: new Date(), decidedAt: null, decidedBy: null });
+    const groupOf = () => listReportGroups("open", 5, undefined, 500, scanId);
+    assert.deepEqual((await groupOf()).groups, [], "not in the grouped view before the backfill");
+    const first = await adminCli("backfill-report-subjects");
+    assert.ok(first.updated >= 1 && first.read >= first.updated, JSON.stringify(first));
+    const { groups } = await groupOf();
+    assert.deepEqual(groups.map((g) => [g.subject, g.reports.map((r) => r.reportId)]), [[scanId, [ref.id]]]);
+    assert.equal((await ref.get()).get("subject"), scanId);
+    assert.equal((await adminCli("backfill-report-subjects")).updated, 0, "a second run changes nothing");
   });
 });

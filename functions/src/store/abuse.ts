@@ -120,6 +120,32 @@ export async function listReportGroups(status: ReportStatus, limit: number, afte
   return { groups: page, next: more && page.length ? page[page.length - 1].subject : null };
 }
 
+/**
+ * Gives reports filed before `subject` existed their subject (their uniqueQRCodeID), so the grouped view,
+ * which orders by subject, shows them. Pages through the collection by document id (`pageSize` a read and
+ * at most one batch each); idempotent, so an interrupted run is simply run again.
+ */
+export async function backfillReportSubjects(pageSize = 300): Promise<{ read: number; updated: number }> {
+  let read = 0;
+  let updated = 0;
+  let after: string | undefined;
+  for (;;) {
+    let query = reports().orderBy("__name__").limit(pageSize);
+    if (after !== undefined) query = query.startAfter(after);
+    const snap = await query.get();
+    read += snap.size;
+    const legacy = snap.docs.filter((d) => d.get("subject") === undefined && typeof d.get("uniqueQRCodeID") === "string");
+    if (legacy.length) {
+      const batch = db().batch();
+      for (const d of legacy) batch.update(d.ref, { subject: d.get("uniqueQRCodeID") as string });
+      await batch.commit();
+      updated += legacy.length;
+    }
+    if (snap.size < pageSize) return { read, updated };
+    after = snap.docs[snap.size - 1].id;
+  }
+}
+
 /** The newest reports in one status (a moderation queue page). */
 export async function listReports(status: ReportStatus, limit = 50): Promise<AbuseReport[]> {
   const snap = await reports().withConverter(reportRecord).where("status", "==", status).orderBy("createdAt", "desc").limit(limit).get();
