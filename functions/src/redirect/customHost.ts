@@ -4,7 +4,9 @@
 //   - held by a domain that is served (active, or invalid within its grace): `/qr/<id>` answers that
 //     workspace's codes exactly as the service's own host does, and any other workspace's id gets the
 //     same neutral 404 page as an id that does not exist (nothing recorded, nobody named); `/` redirects
-//     to the workspace's rootUrl, or that 404 page; any other path: the platform's 404.
+//     to the workspace's rootUrl, or that 404 page; a GS1 Digital Link path (as Hosting routes them to the
+//     resolver on the shared host): that workspace's GS1 items on this host (docs/gs1-on-brand-hosts.md);
+//     any other path: the platform's 404.
 //   - not held, or not served: the platform's 404, for every path.
 // The host's claim and a code's workspace are read side by side; a code this instance has served before
 // needs no read for its workspace (which never changes).
@@ -23,6 +25,10 @@ import { loadBalancerHeaders, overrideHeaders, requestHost } from "../http/loadB
 import { knownCode } from "./memory";
 import { NOT_FOUND_STYLE } from "./pages";
 import { wellKnownAnswer, wellKnownFileOf } from "../domains/appLinks";
+import { isResolverPath } from "../gs1/routes";
+
+let resolverModule: typeof import("../gs1/resolverApp") | undefined;
+const gs1Resolver = () => (resolverModule ??= require("../gs1/resolverApp") as typeof import("../gs1/resolverApp"));
 
 /** How long a custom host's claim, or a code's workspace, may take to read before the answer is a 503. */
 export const HOST_READ_DEADLINE_MS = 3_000;
@@ -142,6 +148,11 @@ export async function serveCustomHost(req: IncomingMessage, res: ServerResponse,
   overrideHeaders(res, loadBalancerHeaders(path, claim?.serving === true));
   if (!claim?.serving) return sendPlatformNotFound(res);
   if (id !== null) return id !== undefined && workspace === claim.merchantId ? own.serve(req, res) : own.sendNotFound(res);
+  // Loaded on the first GS1 request: hosts that only serve codes never pay for the resolver.
+  if (isResolverPath(path)) {
+    const gs1 = gs1Resolver();
+    return gs1.answerResolverRequest(req, res, gs1.ownHostScope(host, claim.merchantId), sendPlatformNotFound);
+  }
   if (method !== "GET" && method !== "HEAD") return sendPlatformNotFound(res);
   // The merchant's app association files: 200 JSON, never a redirect (Apple and Android refuse one).
   if (wellKnownFileOf(path)) return sendWellKnown(req, res, host, path);
