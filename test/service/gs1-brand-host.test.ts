@@ -67,7 +67,7 @@ describe("GS1 on a merchant's own host", function () {
     assert.equal(onOwnHost.status, 201, JSON.stringify(onOwnHost.body));
     const scanned = await onBrand(`/01/${rcn}`);
     assert.equal(scanned.headers.get("location"), "https://brand.example/weighed");
-    assert.equal(scanned.headers.get("x-scan-counted"), "recorded", "a resolution on the brand's host is a scan of the item");
+    assert.equal(scanned.headers.get("x-scan-counted"), "true", "a resolution on the brand's host is a scan of the item");
   });
 
   it("never answers another workspace's items on a brand's host, nor the brand's shared-host items", async () => {
