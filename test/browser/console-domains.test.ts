@@ -177,7 +177,7 @@ describe("merchant console: Domains", function () {
     await page.fill("#page-bg", "#888888");
     await page.click("#save-page-colours");
     await page.waitForSelector("#app > .error[role=alert]");
-    assert.match((await lastNotice())!, /^Text in #777777 on #888888 is hard to read/);
+    assert.match((await page.locator("#app > .error[role=alert]").first().textContent())!, /^Text in #777777 on #888888 is hard to read/);
     assert.equal((await readHostPages(merchantId)).pageColours, null);
     await page.fill("#page-fg", "#3b1f0e");
     await page.fill("#page-bg", "#fdf2e3");
