@@ -1,7 +1,7 @@
 // Console page "Domains" (#/domains): the workspace's branded domains (docs/domains.md) through the console's
 // routes (functions/src/console/domainRoutes.ts), which answer what REST and svc.domain.* answer. The owner
 // adds a host, copies the records to create at the DNS host, verifies and removes, and chooses the default
-// domain for new codes and where a host's home page sends people; members read. Every
+// domain for new codes, where a host's home page sends people and the colours of its pages; members read. Every
 // sentence about what is wrong is the server's (`problem`, `notice`): the page only arranges them.
 import type { Answer, Api } from "./api";
 import { field, h, table } from "./dom";
@@ -47,7 +47,7 @@ const moment = (iso: string) => new Date(iso).toLocaleString(undefined, { dateSt
 
 /** The page: the add form (owner), then one card per domain, oldest first. */
 export async function domainsView(kit: DomainsKit): Promise<HTMLElement[]> {
-  const { domains, count, max, defaultDomainId, rootUrl } = await kit.api("GET /domains");
+  const { domains, count, max, defaultDomainId, rootUrl, pageColours } = await kit.api("GET /domains");
   const intro = h(
     "p",
     { class: "muted" },
@@ -56,21 +56,25 @@ export async function domainsView(kit: DomainsKit): Promise<HTMLElement[]> {
   const head = h("section", { id: "domains", "aria-labelledby": "domains-h" }, h("h1", { id: "domains-h" }, "Domains"), intro, kit.owner ? addForm(kit, count, max) : h("p", { class: "muted", id: "domains-owner-only" }, "Only the workspace's owner can add, verify or remove domains."));
   const cards = domains.map((d) => domainCard(kit, d));
   if (!cards.length) return [head, h("section", { id: "no-domains" }, h("p", { class: "muted" }, "No domains yet: your codes use the service's own host."))];
-  return [head, hostSettings(kit, domains, defaultDomainId, rootUrl), ...cards];
+  return [head, hostSettings(kit, domains, defaultDomainId, rootUrl, pageColours), ...cards];
 }
+
+type PageColours = Answer<"GET /domains">["pageColours"];
 
 /**
  * The workspace's choices for all its hosts: the domain new dynamic codes go on (active ones, or the
- * service's own host), and where a visit to a host's home page (`/`) is sent. Members see them as text.
+ * service's own host), where a visit to a host's home page (`/`) is sent, and the colours of the pages its
+ * hosts show when nothing is at an address. Members see them as text.
  */
-function hostSettings(kit: DomainsKit, domains: Domain[], defaultDomainId: string | null, rootUrl: string | null): HTMLElement {
+function hostSettings(kit: DomainsKit, domains: Domain[], defaultDomainId: string | null, rootUrl: string | null, pageColours: PageColours): HTMLElement {
   const active = domains.filter((d) => d.state === "active");
   const current = defaultDomainId ? domains.find((d) => d.domainId === defaultDomainId) : undefined;
   const section = h("section", { id: "host-settings", "aria-labelledby": "host-settings-h" }, h("h2", { id: "host-settings-h" }, "For all your hosts"));
   if (!kit.owner) {
     section.append(
       h("p", { id: "default-domain-text" }, `New dynamic codes go on ${current?.state === "active" ? current.hostnameUnicode : "the service's own host"}.`),
-      h("p", { id: "root-url-text", class: "long" }, rootUrl ? `A visit to a host's home page goes to ${rootUrl}.` : "A visit to a host's home page shows a page that names nobody."),
+      h("p", { id: "root-url-text", class: "long" }, rootUrl ? `A visit to a host's home page goes to ${rootUrl}.` : "A visit to a host's home page shows a \"not found\" page in your shop's name."),
+      h("p", { id: "page-colours-text" }, pageColours ? `Your hosts' pages show text in ${pageColours.foreground} on ${pageColours.background}.` : "Your hosts' pages use the plain look, with your shop's name."),
     );
     return section;
   }
@@ -94,21 +98,40 @@ function hostSettings(kit: DomainsKit, domains: Domain[], defaultDomainId: strin
 
   const url = field("Home page of your hosts", h("input", { id: "root-url", type: "url", inputmode: "url", autocomplete: "url", spellcheck: "false", placeholder: "https://www.example.com/", maxlength: "2048", value: rootUrl ?? "" }));
   url.wrap.classList.add("url-field");
-  const rootForm = h(
-    "form",
-    { id: "root-url-form", "aria-label": "Home page of your hosts" },
-    h(
-      "div",
-      { class: "form-row" },
-      url.wrap,
-      h("button", { type: "submit", id: "save-root-url" }, "Save"),
-      ...(rootUrl ? [kit.act("Clear", () => saveRootUrl(kit, null), { id: "clear-root-url" })] : []),
-    ),
-    h("p", { class: "muted" }, "Where someone who opens a host without a code's path (https://scan.example.com/) is sent. Without one, they see a page that names nobody."),
+  const rootForm = settingForm(
+    "root-url-form",
+    "Home page of your hosts",
+    [url.wrap, h("button", { type: "submit", id: "save-root-url" }, "Save"), ...(rootUrl ? [kit.act("Clear", () => saveRootUrl(kit, null), { id: "clear-root-url" })] : [])],
+    "Where someone who opens a host without a code's path (https://scan.example.com/) is sent. Without one, they see a \"not found\" page in your shop's name.",
   );
   submitting(rootForm, () => saveRootUrl(kit, url.input.value.trim() || null), kit);
-  section.append(defaultForm, rootForm);
+  section.append(defaultForm, rootForm, coloursForm(kit, pageColours));
   return section;
+}
+
+/** One setting's form: its fields and buttons in a row, and a sentence saying what it does. */
+function settingForm(id: string, label: string, row: HTMLElement[], says: string): HTMLFormElement {
+  return h("form", { id, "aria-label": label }, h("div", { class: "form-row" }, ...row), h("p", { class: "muted" }, says));
+}
+
+/** The colours of the pages the hosts show when nothing is at an address (docs/gs1-on-brand-hosts.md). */
+function coloursForm(kit: DomainsKit, pageColours: PageColours): HTMLFormElement {
+  const text = field("Text colour", h("input", { type: "color", id: "page-fg", value: (pageColours?.foreground ?? "#111111").toLowerCase() }));
+  const page = field("Page colour", h("input", { type: "color", id: "page-bg", value: (pageColours?.background ?? "#FFFFFF").toLowerCase() }));
+  const form = settingForm(
+    "page-colours-form",
+    "Colours of your hosts' pages",
+    [text.wrap, page.wrap, h("button", { type: "submit", id: "save-page-colours" }, "Save colours"), ...(pageColours ? [kit.act("Use the plain look", () => savePageColours(kit, null), { id: "clear-page-colours" })] : [])],
+    "When nothing is at an address on your hosts (a code that was removed, a mistyped link), people see a page with your shop's name in these colours. The text must be easy to read on the page colour.",
+  );
+  submitting(form, () => savePageColours(kit, { foreground: text.input.value, background: page.input.value }), kit);
+  return form;
+}
+
+async function savePageColours(kit: DomainsKit, pageColours: PageColours): Promise<void> {
+  const saved = await kit.api("POST /domains/page-colours", { body: { pageColours } });
+  await kit.render();
+  kit.flash(saved.pageColours ? "Your hosts' pages now use your colours." : "Your hosts' pages now use the plain look, with your shop's name.");
 }
 
 /** Whether a home page is a web address the service takes (it checks again, and answers in API terms). */
@@ -125,7 +148,7 @@ async function saveRootUrl(kit: DomainsKit, rootUrl: string | null): Promise<voi
   if (rootUrl !== null && !isWebAddress(rootUrl)) throw new ShownError("The home page must be a web address starting with https:// or http://, such as https://www.example.com/.");
   const saved = await kit.api("POST /domains/root-url", { body: { rootUrl } });
   await kit.render();
-  kit.flash(saved.rootUrl ? `Your hosts' home page now sends people to ${saved.rootUrl}.` : "Your hosts' home page now shows a page that names nobody.");
+  kit.flash(saved.rootUrl ? `Your hosts' home page now sends people to ${saved.rootUrl}.` : "Your hosts' home page now shows a \"not found\" page in your shop's name.");
 }
 
 /** A form, so Enter in a field submits too: `run` goes once at a time (the button is disabled meanwhile); a failure is flashed. */

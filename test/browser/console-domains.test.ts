@@ -11,7 +11,7 @@ import { TestDns } from "../helpers/dns";
 import { signUp } from "../helpers/merchants";
 import { verifyDomain } from "../../functions/src/domains/service";
 import { readDefaultDomainId } from "../../functions/src/store/codeDomains";
-import { readRootUrl } from "../../functions/src/store/hostServing";
+import { readHostPages, readRootUrl } from "../../functions/src/store/hostServing";
 import { addMember } from "../../functions/src/store/workspaces";
 import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, newPage, openView, PHONE, screenshot, signedInSession, signIn } from "./harness";
 
@@ -147,7 +147,7 @@ describe("merchant console: Domains", function () {
     assert.equal(await card(sub).locator(".domain-notice").count(), 0, "verified again: the notice is gone");
   });
 
-  it("sets the default domain for new codes among the active ones, and where the hosts' home page sends people", async () => {
+  it("sets the default domain for new codes among the active ones, where the hosts' home page sends people, and their pages' colours", async () => {
     const merchantId = session.merchant.merchantId;
     const options = await page.locator("#default-domain option").evaluateAll((os) => os.map((o) => [(o as HTMLOptionElement).value, o.textContent]));
     const subId = (await card(sub).getAttribute("data-domain-id"))!;
@@ -171,6 +171,20 @@ describe("merchant console: Domains", function () {
     await page.waitForFunction(() => document.querySelector("#app > .notice[role=status]")?.textContent?.includes("https://shop.example.com/welcome"));
     assert.equal(await page.inputValue("#root-url"), "https://shop.example.com/welcome");
     assert.equal(await readRootUrl(merchantId), "https://shop.example.com/welcome");
+
+    // The colours of the hosts' pages: a pair that does not read is refused in words, and nothing is written.
+    await page.fill("#page-fg", "#777777");
+    await page.fill("#page-bg", "#888888");
+    await page.click("#save-page-colours");
+    await page.waitForSelector("#app > .error[role=alert]");
+    assert.match((await page.locator("#app > .error[role=alert]").first().textContent())!, /^Text in #777777 on #888888 is hard to read/);
+    assert.equal((await readHostPages(merchantId)).pageColours, null);
+    await page.fill("#page-fg", "#3b1f0e");
+    await page.fill("#page-bg", "#fdf2e3");
+    await page.click("#save-page-colours");
+    await page.waitForFunction(() => document.querySelector("#app > .notice[role=status]")?.textContent === "Your hosts' pages now use your colours.");
+    assert.deepEqual((await readHostPages(merchantId)).pageColours, { foreground: "#3B1F0E", background: "#FDF2E3" });
+    assert.equal(await page.inputValue("#page-bg"), "#fdf2e3", "the re-rendered page shows the saved colours");
     await lookAt("domains-settings");
   });
 
@@ -184,7 +198,8 @@ describe("merchant console: Domains", function () {
       assert.equal(await other.locator("#domains-owner-only").textContent(), "Only the workspace's owner can add, verify or remove domains.");
       assert.equal(await other.locator("#add-domain-form").count(), 0);
       assert.equal(await other.locator(".domain-card button.verify, .domain-card button.remove").count(), 0);
-      assert.equal(await other.locator("#default-domain, #root-url").count(), 0);
+      assert.equal(await other.locator("#default-domain, #root-url, #page-fg").count(), 0);
+      assert.equal(await other.locator("#page-colours-text").textContent(), "Your hosts' pages show text in #3B1F0E on #FDF2E3.");
       assert.equal(await other.locator("#default-domain-text").textContent(), `New dynamic codes go on ${sub}.`);
       assert.equal(await other.locator("#root-url-text").textContent(), "A visit to a host's home page goes to https://shop.example.com/welcome.");
       assert.equal(await other.locator(".domain-card", { has: other.locator("h2", { hasText: exactly(sub) }) }).getAttribute("data-state"), "active");
@@ -193,12 +208,15 @@ describe("merchant console: Domains", function () {
     }
   });
 
-  it("clears the home page and the default", async () => {
+  it("clears the home page, the pages' colours and the default", async () => {
     await page.click("#clear-root-url");
-    await page.waitForFunction(() => document.querySelector("#app > .notice[role=status]")?.textContent === "Your hosts' home page now shows a page that names nobody.");
+    await page.waitForFunction(() => document.querySelector("#app > .notice[role=status]")?.textContent === "Your hosts' home page now shows a \"not found\" page in your shop's name.");
     assert.equal(await page.inputValue("#root-url"), "");
     assert.equal(await page.locator("#clear-root-url").count(), 0);
     assert.equal(await readRootUrl(session.merchant.merchantId), null);
+    await page.click("#clear-page-colours");
+    await page.waitForFunction(() => document.querySelector("#app > .notice[role=status]")?.textContent === "Your hosts' pages now use the plain look, with your shop's name.");
+    assert.equal((await readHostPages(session.merchant.merchantId)).pageColours, null);
     await page.selectOption("#default-domain", "");
     await page.click("#save-default-domain");
     await page.waitForFunction(() => document.querySelector("#app > .notice[role=status]")?.textContent === "New dynamic codes go on the service's own host.");

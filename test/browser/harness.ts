@@ -35,10 +35,11 @@ export async function lookAtWidths(page: Page, name: string): Promise<void> {
 }
 export const PASSWORD = "password-123"; // what helpers/merchants signUp uses
 
-export function launch(): Promise<Browser> {
+/** Chromium as every browser test drives it; `extra`: switches of one test (a host mapping, a trusted key). */
+export function launch(extra: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run"],
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", ...extra],
   });
 }
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import https from "node:https";
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { LookupFunction } from "node:net";
 import { appUrl, baseUrl, functionsDirectUrl } from "../helpers/env";
@@ -111,7 +111,7 @@ describe("merchants' hosts over HTTPS through the load balancer path", function 
   before(async () => {
     dns = new TestDns();
     await dns.start();
-    [a, b] = await Promise.all([createMerchant(), createMerchant()]);
+    [a, b] = await Promise.all([createMerchant(undefined, "Corner Bakery"), createMerchant(undefined, "Other Shop")]);
     for (const m of [a, b]) await writeRateLimitOverride(m.merchantId, "bulk", 100_000);
     host = `scan.m${randomUUID().slice(0, 8)}.example.com`;
     const added = await rest(a, "/api/domains", "POST", { hostname: host });
@@ -160,14 +160,15 @@ describe("merchants' hosts over HTTPS through the load balancer path", function 
     assert.deepEqual([x.totalScans, x.uniqueScanners], [4, 4]);
   });
 
-  it("answers another workspace's code on a merchant's host with the neutral 404, names nobody and counts nothing", async () => {
+  it("answers another workspace's code on a merchant's host with the host's own 404, names nobody else and counts nothing", async () => {
     const theirs = await createCode(b, "https://example.com/b-secret");
     const crossed = await overHttps(host, `/qr/${theirs.uniqueQRCodeID}`);
     const unknown = await overHttps(host, "/qr/ZZZZZZZZZZZZ");
     assert.equal(crossed.status, 404);
     assert.equal(crossed.body, unknown.body, "the same page as an id that does not exist");
     assert.match(crossed.body, /not active/);
-    assert.doesNotMatch(crossed.body, /b-secret|Test Merchant/);
+    assert.match(crossed.body, /<p class="brand">Corner Bakery<\/p>/, "the host's merchant");
+    assert.doesNotMatch(crossed.body, /b-secret|Other Shop/);
     assert.equal(crossed.headers["x-scan-counted"], undefined);
     // Once the code's one scan on its own host is counted, it is the only one.
     const own = await newClient().fetch(`${baseUrl()}/qr/${theirs.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } });
@@ -218,6 +219,57 @@ describe("merchants' hosts over HTTPS through the load balancer path", function 
     assert.match(cleared.body, /not active/);
   });
 
+  it("answers its pages in the merchant's name and page colours, set through REST: not found, an unknown code, a password", async () => {
+    for (const [pageColours, what] of [
+      [{ foreground: "#777777", background: "#888888" }, "colours that do not read together"],
+      [{ foreground: "red", background: "#FFFFFF" }, "a colour not #RRGGBB"],
+      [{ foreground: "#000000" }, "one colour"],
+      [{ foreground: "#000000", background: "#FFFFFF", accent: "#FF0000" }, "an unknown field"],
+    ] as const) {
+      const refused = await rest(a, "/api/domains/page-colours", "POST", { pageColours });
+      assert.deepEqual([refused.status, refused.body.code], [400, "VALIDATION_FAILED"], what);
+    }
+    assert.equal((await rest(a, "/api/domains")).body.pageColours, null, "no refusal wrote anything");
+    const set = await rest(a, "/api/domains/page-colours", "POST", { pageColours: { foreground: "#1e3a8a", background: "#fef3c7" } });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+    assert.deepEqual((await rest(a, "/api/domains")).body.pageColours, { foreground: "#1E3A8A", background: "#FEF3C7" });
+
+    /** The page is the merchant's, in its colours, and its CSP allows exactly its style block. */
+    const branded = (answer: Answer, heading: RegExp) => {
+      assert.equal(answer.status, 404);
+      assert.match(answer.body, heading);
+      assert.match(answer.body, /<title>Corner Bakery: /);
+      assert.match(answer.body, /<p class="brand">Corner Bakery<\/p>/);
+      assert.match(answer.body, /html\{background:#FEF3C7\}body\{color:#1E3A8A\}/);
+      const style = /<style>([^<]*)<\/style>/.exec(answer.body)![1];
+      assert.ok(String(answer.headers["content-security-policy"]).includes(`style-src 'sha256-${createHash("sha256").update(style).digest("base64")}'`));
+    };
+    branded(await overHttps(host, "/menu/today"), /<h1>Page not found<\/h1>/);
+    branded(await overHttps(host, "/no-such-page-at-all"), /<h1>Page not found<\/h1>/); // a root word the resolver does not know
+    branded(await overHttps(host, "/qr/ZZZZZZZZZZZZ"), /<h1>This QR code is not active<\/h1>/);
+    // The service's own host names nobody on the same page.
+    const plain = await newClient().fetch(`${baseUrl()}/qr/ZZZZZZZZZZZZ`, { headers: { "User-Agent": PHONE } });
+    assert.doesNotMatch(await plain.text(), /Corner Bakery|class="brand"/);
+
+    // A password-protected code's page carries the merchant's name and the code's colours, on its host and on the service's.
+    const locked = toolResult(await callTool("svc.qr.create", { title: "t", destinationUrl: "https://example.com/locked", dynamic: true, design: { foreground: "#14532D", background: "#F0FDF4" } }, a.apiKey));
+    toolResult(await callTool("svc.qr.set_rules", { codeId: locked.codeId, settings: { rules: [{ when: {}, then: { type: "password" } }], password: "correct horse battery" } }, a.apiKey));
+    const onOwnHost = await newClient().fetch(`${baseUrl()}/qr/${locked.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } });
+    for (const page of [await overHttps(host, `/qr/${locked.uniqueQRCodeID}`), { status: onOwnHost.status, body: await onOwnHost.text() }]) {
+      assert.equal(page.status, 200);
+      assert.match(page.body, /<h1>Password needed<\/h1>/);
+      assert.match(page.body, /<p class="brand">Corner Bakery<\/p>/);
+      assert.match(page.body, /html\{background:#F0FDF4\}body\{color:#14532D\}/);
+      assert.doesNotMatch(page.body, /example\.com\/locked/);
+    }
+
+    // Cleared: the plain style, still in the merchant's name.
+    assert.deepEqual((await rest(a, "/api/domains/page-colours", "POST", { pageColours: null })).body, { pageColours: null });
+    const cleared = await overHttps(host, "/menu/today");
+    assert.match(cleared.body, /<p class="brand">Corner Bakery<\/p>/);
+    assert.doesNotMatch(cleared.body, /html\{background/);
+  });
+
   it("serves the merchant's app association files as 200 JSON with no redirect, and the platform 404 for a file not supplied", async () => {
     const apple = { applinks: { details: [{ appIDs: ["ABCDE12345.com.brand.shop"], components: [{ "/": "/qr/*" }] }] } };
     assert.equal((await overHttps(host, "/.well-known/assetlinks.json")).status, 404, "nothing supplied yet");
@@ -254,14 +306,29 @@ describe("merchants' hosts over HTTPS through the load balancer path", function 
     const hosts = [host, host.toUpperCase(), `${host}.`, `${host}:1`, defaultHost(), "127.0.0.1", "[::1]", "localhost", `x.${host}`, "a".repeat(300), "a..b", "-x.example", "_x.example", "", "xn--zz.example", `${host} ${host}`];
     const cases = Array.from({ length: scaled(400, 60) }, () => {
       const id = rand() < 0.3 ? "ZZZZZZZZZZZZ" : hostileId(rand);
-      const path = pick(rand, [`/qr/${encodeComponent(id)}`, "/", `/${encodeComponent(hostileId(rand))}`, `/qr/${encodeComponent(id)}/${int(rand, 9)}`, `/qr/ZZZZZZZZZZZZ?${encodeComponent(hostileId(rand))}`, "//qr//x", "/qr/"]);
+      const word = hostileId(rand);
+      const path = pick(rand, [
+        `/qr/${encodeComponent(id)}`,
+        "/",
+        `/${encodeComponent(word)}`,
+        `/qr/${encodeComponent(id)}/${int(rand, 9)}`,
+        `/qr/ZZZZZZZZZZZZ?${encodeComponent(word)}`,
+        "//qr//x",
+        "/qr/",
+        // The GS1 resolver's paths on the merchant's host: keys, qualifiers, queries, compressed-looking words.
+        `/01/${encodeComponent(word)}`,
+        `/01/09506000134352/10/${encodeComponent(word)}?linkType=${encodeComponent(hostileId(rand))}`,
+        `/414/${encodeComponent(word)}/254/${int(rand, 99)}`,
+        `/${"A".repeat(int(rand, 40))}${encodeComponent(word).replace(/[^A-Za-z0-9_-]/g, "")}`,
+        "/.well-known/gs1resolver",
+      ]);
       return { host: pick(rand, hosts), path, method: pick(rand, ["GET", "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS"]), body: rand() < 0.3 ? `password=${encodeComponent(hostileId(rand))}` : undefined };
     });
     const failures = await runCases(cases, 8, async (c) => {
       const answer = await overHttps(defaultHost(), c.path, { headers: { Host: c.host, ...(c.body ? { "Content-Type": "application/x-www-form-urlencoded" } : {}) }, method: c.method, body: c.body });
       if (answer.status >= 500) return `${answer.status} ${c.method} ${c.host} ${c.path}: ${answer.body.slice(0, 120)}`;
       if (c.method === "HEAD" || answer.body === "") return undefined;
-      return /text\/html|application\/json/.test(String(answer.headers["content-type"])) ? undefined : `${c.method} ${c.host} ${c.path}: ${answer.headers["content-type"]}`;
+      return /text\/html|application\/(linkset\+)?json/.test(String(answer.headers["content-type"])) ? undefined : `${c.method} ${c.host} ${c.path}: ${answer.headers["content-type"]}`;
     });
     assert.deepEqual(failures.slice(0, 10), [], `${failures.length} failures`);
   });

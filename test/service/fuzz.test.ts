@@ -169,6 +169,12 @@ function sandboxCase(rand: Rand, f: Fixtures): Case {
   };
 }
 
+/** Page colours: #RRGGBB pairs (readable or not), other spellings, hostile values, a field too many. */
+function pageColoursOf(rand: Rand): unknown {
+  const colour = () => pick(rand, ["#000000", "#FFFFFF", "#777777", "#888888", "#1e3a8a", "red", "#FFF", "#GGGGGG", "", hostileId(rand), 7]);
+  return rand() < 0.8 ? { foreground: colour(), background: colour() } : { foreground: colour(), background: colour(), [hostileId(rand)]: colour() };
+}
+
 /** A body for a domain's app association files: the documented shapes, with random or hostile values where their fields go. */
 function appLinksBody(rand: Rand): unknown {
   const value = () => (rand() < 0.5 ? hostileId(rand) : randomValue(rand));
@@ -192,6 +198,8 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
       ["POST", "/api/gs1/items", rand() < 0.5 ? { value: pick(rand, ["09506000134353", hostileId(rand), "1".repeat(14)]), links: [{ linkType: pick(rand, ["gs1:pip", hostileId(rand)]), href: hostileUrl(rand), title: hostileId(rand), isDefault: true }] } : randomValue(rand)],
       // RCNs, coupons and GTIN-8s of every kind (issue 60: refused with a sentence, never a 5xx).
       ["POST", "/api/gs1/items", { value: pick(rand, ["02012345678903", "20123457", "0412345678903", "9912345678901", "2000000000008", `0${int(rand, 10)}${"0".repeat(11)}1`]), links: [{ linkType: "gs1:pip", href: "https://example.com/p", title: "p", isDefault: true }] }],
+      // An item on a domain's host: ids that are no active domain of the workspace, and hostile ones.
+      ["POST", "/api/gs1/items", { value: "09506000134352", domainId: pick(rand, ["dom_aaaaaaaaaaaaaaaaaaaa", hostileId(rand), null, 42, ""]), links: [{ linkType: "gs1:pip", href: "https://example.com/p", title: "p", isDefault: true }] }],
       // DNS proofs of a company prefix (no check reaches DNS: the domain ids are no domain of the workspace).
       ["POST", "/api/gs1/prefixes", rand() < 0.6 ? { companyPrefix: pick(rand, ["0614141", "123", "1".repeat(13), hostileId(rand), ""]), domainId: pick(rand, ["dom_aaaaaaaaaaaaaaaaaaaa", hostileId(rand)]) } : randomValue(rand)],
       ["GET", `/api/gs1/items/${encodeComponent(hostileId(rand))}/analytics?days=${pick(rand, ["7", "0", "366", "x", "%E0%A4%A", "1e3"])}`],
@@ -206,6 +214,8 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
       // Where / on the workspace's hosts redirects, and the default domain: URLs and ids of every kind.
       ["POST", "/api/domains/root-url", rand() < 0.8 ? { rootUrl: rand() < 0.2 ? null : hostileUrl(rand) } : randomValue(rand)],
       ["POST", "/api/domains/default", rand() < 0.8 ? { domainId: pick(rand, [null, "dom_aaaaaaaaaaaaaaaaaaaa", hostileId(rand)]) } : randomValue(rand)],
+      // The colours of the hosts' pages: colours of every kind, pairs that do not read together.
+      ["POST", "/api/domains/page-colours", rand() < 0.8 ? { pageColours: rand() < 0.2 ? null : pageColoursOf(rand) } : randomValue(rand)],
     ];
     const [method, path, value] = pick(rand, routes);
     return { surface: "bulk", request: { method, path, headers, body: value === undefined ? undefined : json(rand() < 0.1 ? randomValue(rand) : value) }, expect: "json" };
@@ -245,6 +255,7 @@ function consoleCase(rand: Rand, f: Fixtures): Case {
     [pick(rand, ["GET", "DELETE"]), `/api/console/domains/${encodeComponent(pick(rand, [hostileId(rand), "dom_aaaaaaaaaaaaaaaaaaaa"]))}`],
     ["POST", "/api/console/domains/root-url", rand() < 0.8 ? { rootUrl: rand() < 0.2 ? null : hostileUrl(rand) } : randomValue(rand)],
     ["POST", "/api/console/domains/default", rand() < 0.8 ? { domainId: pick(rand, [null, "dom_aaaaaaaaaaaaaaaaaaaa", hostileId(rand)]) } : randomValue(rand)],
+    ["POST", "/api/console/domains/page-colours", rand() < 0.8 ? { pageColours: rand() < 0.2 ? null : pageColoursOf(rand) } : randomValue(rand)],
     ["GET", `/api/console/${id}`],
     [pick(rand, ["PUT", "PATCH", "GET"]), `/api/console/${pick(rand, ["keys", "codes", "me", "workspace"])}`],
     // Campaign rules, their sample-scan preview, and UTM templates (console/campaignRoutes.ts).

@@ -1,15 +1,21 @@
 // GS1 items and the GS1-Conformant resolver through the local front end: a small catalogue registered by
-// REST and MCP, resolved at /01/... on the public host (checklist: docs/gs1-resolver.md).
+// REST and MCP, resolved at /01/... (checklist: docs/gs1-resolver.md). The resolver's behaviour is checked
+// on both hosts it answers: the shared public host, and a merchant's own active domain over HTTPS through
+// the load balancer path, its catalogue registered there (docs/gs1-on-brand-hosts.md). Registration rules
+// of the shared host (refusals, one owner, sources, reassignment) run on the shared host only.
 import assert from "node:assert/strict";
 import { appUrl, baseUrl } from "../helpers/env";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { newClient } from "../helpers/clients";
 import { assertValidLinkset, assertValidResolverDescription, newGtin } from "../helpers/gs1";
+import { TestDns } from "../helpers/dns";
+import { activeDomain, brandHostClient } from "../helpers/brandHost";
 import { compressDigitalLink } from "../../functions/src/gs1/grammar";
 import { posRead } from "../../functions/src/gs1/pos";
 import { decodeAtSides } from "../../functions/src/designs/verify";
 import { approveListing } from "../../functions/src/listings/service";
+import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 import { adminCli, runAdminCli } from "../helpers/admin";
 import { randomUUID } from "node:crypto";
 
@@ -29,24 +35,71 @@ async function api(merchant: TestMerchant, path: string, method = "GET") {
   return { status: res.status, body: (await res.json()) as any };
 }
 
-const resolve = (path: string, headers: Record<string, string> = {}, method = "GET") =>
-  client.fetch(`${baseUrl()}${path}`, { method, redirect: "manual", headers });
+/** A host the resolver answers on: where items are registered (domainId) and how a phone reaches it. */
+interface ResolverHost {
+  name: string;
+  shared: boolean;
+  /** Readies the host for `merchant`: the domainId its items name (none on the shared host). */
+  setUp(merchant: TestMerchant): Promise<string | undefined>;
+  tearDown(): Promise<void> | void;
+  /** The origin every URI answered names (linkset anchors, Link headers, the description file). */
+  origin(): string;
+  fetch(path: string, init: RequestInit): Promise<Response>;
+}
 
-describe("GS1 items and the GS1-Conformant resolver", function () {
+const sharedHost: ResolverHost = {
+  name: "the shared host",
+  shared: true,
+  setUp: () => Promise.resolve(undefined),
+  tearDown: () => undefined,
+  origin: () => baseUrl(),
+  fetch: (path, init) => client.fetch(`${baseUrl()}${path}`, init),
+};
+
+function merchantsHost(): ResolverHost {
+  let dns: TestDns | undefined;
+  let hostname = "";
+  let phone: ReturnType<typeof brandHostClient> | undefined;
+  return {
+    name: "a merchant's own host",
+    shared: false,
+    async setUp(merchant) {
+      dns = new TestDns();
+      await dns.start();
+      await writeRateLimitOverride(merchant.merchantId, "bulk", 100_000);
+      const domain = await activeDomain(merchant, dns);
+      hostname = domain.hostname;
+      phone = brandHostClient(hostname);
+      return domain.domainId;
+    },
+    tearDown: () => dns?.close(),
+    origin: () => `https://${hostname}`,
+    fetch: (path, init) => phone!.fetch(path, init),
+  };
+}
+
+for (const host of [sharedHost, merchantsHost()]) {
+describe(`GS1 items and the GS1-Conformant resolver on ${host.name}`, function () {
   this.timeout(120_000);
   let merchant: TestMerchant;
   let other: TestMerchant;
   let rice: string;
   let pasta: string;
   let oil: string;
+  let domainId: string | undefined;
+  const origin = () => host.origin();
+  const resolve = (path: string, headers: Record<string, string> = {}, method = "GET") => host.fetch(path, { method, redirect: "manual", headers });
+  /** Registers on the host under test (with its domainId on a merchant's host). */
+  const put = (m: TestMerchant, body: object) => putItem(m, { ...body, domainId });
 
   before(async () => {
     [merchant, other] = await Promise.all([createMerchant(), createMerchant()]);
+    domainId = await host.setUp(merchant);
     rice = newGtin();
     pasta = newGtin();
     oil = newGtin();
     // Rice: three languages and several link types at the GTIN level; a lot and a serial below it.
-    const created = await putItem(merchant, {
+    const created = await put(merchant, {
       value: rice,
       description: "Risotto rice 1 kg",
       links: [
@@ -59,7 +112,7 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
       ],
     });
     assert.equal(created.status, 201, await created.clone().text());
-    const lot = await putItem(merchant, {
+    const lot = await put(merchant, {
       value: rice,
       qualifiers: [{ ai: "10", value: "LOT42" }],
       links: [{ linkType: "gs1:recallStatus", href: "https://example.com/rice/recall/LOT42", title: "Recall status", isDefault: true }],
@@ -71,22 +124,24 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
         value: rice,
         qualifiers: [{ ai: "10", value: "LOT42" }, { ai: "21", value: "S/001" }],
         links: [{ linkType: "gs1:registerProduct", href: "https://example.com/rice/register", title: "Register", isDefault: true }],
+        ...(domainId ? { domainId } : {}),
       }, merchant.apiKey),
     );
     assert.equal(serial.created, true);
-    assert.equal(serial.uri, `${baseUrl()}/01/${rice}/10/LOT42/21/S%2F001`);
+    assert.equal(serial.uri, `${origin()}/01/${rice}/10/LOT42/21/S%2F001`);
     for (const [gtin, name] of [[pasta, "pasta"], [oil, "oil"]]) {
-      const res = await putItem(merchant, { value: gtin, links: [{ linkType: "gs1:pip", href: `https://example.com/${name}`, title: name, isDefault: true }] });
+      const res = await put(merchant, { value: gtin, links: [{ linkType: "gs1:pip", href: `https://example.com/${name}`, title: name, isDefault: true }] });
       assert.equal(res.status, 201);
     }
   });
+  after(() => host.tearDown());
 
   it("redirects to the default link, with a Link header to the linkset, CORS, and the query passed on", async () => {
     const res = await resolve(`/01/${rice}?foo=bar&17=261231`);
     assert.equal(res.status, 307);
     assert.equal(res.headers.get("location"), "https://example.com/rice/en?foo=bar&17=261231");
     assert.equal(res.headers.get("access-control-allow-origin"), "*");
-    assert.match(res.headers.get("link") ?? "", new RegExp(`<${baseUrl()}/01/${rice}\\?linkType=linkset>; rel="linkset"; type="application/linkset\\+json"`));
+    assert.match(res.headers.get("link") ?? "", new RegExp(`<${origin()}/01/${rice}\\?linkType=linkset>; rel="linkset"; type="application/linkset\\+json"`));
     // A GTIN-13 and a trailing slash resolve alike.
     const short = await resolve(`/01/${rice.slice(1)}/`);
     assert.equal(short.status, 307);
@@ -136,9 +191,9 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
       assertValidLinkset(body);
       const { linkset } = body;
       assert.deepEqual(linkset.map((c: any) => c.anchor), [
-        `${baseUrl()}/01/${rice}/10/LOT42/21/S%2F001`,
-        `${baseUrl()}/01/${rice}/10/LOT42`,
-        `${baseUrl()}/01/${rice}`,
+        `${origin()}/01/${rice}/10/LOT42/21/S%2F001`,
+        `${origin()}/01/${rice}/10/LOT42`,
+        `${origin()}/01/${rice}`,
       ]);
       const gtinLevel = linkset[2];
       assert.equal(gtinLevel.itemDescription, "Risotto rice 1 kg");
@@ -182,7 +237,7 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
   });
 
   it("decompresses compressed URIs, resolves them as the uncompressed URI and names it in Link rel=owl:sameAs", async () => {
-    const uncompressed = `${baseUrl()}/01/${rice}/10/LOT42/21/S%2F001`;
+    const uncompressed = `${origin()}/01/${rice}/10/LOT42/21/S%2F001`;
     const compressed = compressDigitalLink(uncompressed);
     const path = new URL(compressed).pathname;
     assert.match(path, /^\/[A-Za-z0-9_-]{10,}$/);
@@ -209,9 +264,9 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
     assert.equal(recall.headers.get("location"), "https://example.com/rice/recall/LOT42");
     // A compressed GTIN without items: the standard's 404, still with owl:sameAs.
     const unknownGtin = newGtin();
-    const unknown = await resolve(new URL(compressDigitalLink(`${baseUrl()}/01/${unknownGtin}`)).pathname);
+    const unknown = await resolve(new URL(compressDigitalLink(`${origin()}/01/${unknownGtin}`)).pathname);
     assert.equal(unknown.status, 404);
-    assert.ok((unknown.headers.get("link") ?? "").includes(`<${baseUrl()}/01/${unknownGtin}>; rel="owl:sameAs"`));
+    assert.ok((unknown.headers.get("link") ?? "").includes(`<${origin()}/01/${unknownGtin}>; rel="owl:sameAs"`));
     // A root word that is not a compressed URI is no GS1 URI: the site's 404 page, as before.
     for (const word of ["/ZZZZZZZZZZZZZZ", "/no-such-page-at-all"]) {
       const bad = await resolve(word);
@@ -250,10 +305,13 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
     assert.equal(res.status, 200);
     const description = (await res.json()) as any;
     assertValidResolverDescription(description);
-    assert.equal(description.resolverRoot, new URL(baseUrl()).origin);
+    assert.equal(description.resolverRoot, origin());
     assert.ok(description.supportedPrimaryKeys.includes("01"));
     assert.deepEqual(description.supportedLinkType[0], { namespace: "https://gs1.org/voc/", prefix: "gs1:" });
   });
+
+  // The shared host's own rules: who may register a key there, and how (docs/gs1-resolver.md).
+  if (!host.shared) return;
 
   it("refuses bad items with VALIDATION_FAILED and writes nothing", async () => {
     const gtin = newGtin();
@@ -432,3 +490,4 @@ describe("GS1 items and the GS1-Conformant resolver", function () {
     assert.match(again.stderr, /already belongs to/);
   });
 });
+}

@@ -20,7 +20,9 @@ import {
   removeDomain,
   setDefaultDomain,
   requireOwner,
+  PageColoursSchema,
   RootUrlSchema,
+  setWorkspacePageColours,
   setWorkspaceRootUrl,
   verifyDomain,
 } from "../domains/service";
@@ -95,7 +97,7 @@ export const domainRoutes = [
     doc: {
       operationId: "listDomains",
       description: `Every domain of the workspace (at most ${String(MAX_DOMAINS)}, so no pages), oldest first, with its records and state.`,
-      example: { response: { count: 1, max: MAX_DOMAINS, defaultDomainId: null, rootUrl: "https://www.example.com/", domains: [EXAMPLE_DOMAIN] } },
+      example: { response: { count: 1, max: MAX_DOMAINS, defaultDomainId: null, rootUrl: "https://www.example.com/", pageColours: null, domains: [EXAMPLE_DOMAIN] } },
     },
     handle: ({ caller }) => domainList(caller),
   }),
@@ -215,5 +217,22 @@ export const domainRoutes = [
       example: { body: { rootUrl: "https://www.example.com/" }, response: { rootUrl: "https://www.example.com/" } },
     },
     handle: ({ caller, body }) => setWorkspaceRootUrl(caller, body.rootUrl),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/domains/page-colours",
+    summary: "Set the colours of the pages the workspace's branded hosts answer",
+    ...WRITE,
+    body: PageColoursSchema,
+    response: PageColoursSchema,
+    doc: {
+      operationId: "setPageColours",
+      description:
+        "The pages a workspace's served hosts answer when nothing is at an address (an unknown code, a path that is nothing, `/` without a rootUrl) show the workspace's name above their heading, in these colours: text in `foreground` on `background`, each #RRGGBB, refused (400) unless they meet the WCAG contrast floor for text (4.5:1). null removes them: the plain page, still with the name. " +
+        "`GET /api/domains` answers them as `pageColours`. Owners only.",
+      errors: ["VALIDATION_FAILED", "FORBIDDEN"],
+      example: { body: { pageColours: { foreground: "#1F2937", background: "#FEF3C7" } }, response: { pageColours: { foreground: "#1F2937", background: "#FEF3C7" } } },
+    },
+    handle: ({ caller, body }) => setWorkspacePageColours(caller, body.pageColours),
   }),
 ];

@@ -34,7 +34,7 @@ export type CodeDomain = { domainId: string; hostname: string } | null;
 export type DomainChoice = { ok: true; domain: CodeDomain } | { ok: false; error: AppError };
 
 /** The refusal for naming `domainId` when the workspace has no such domain, or it is not active. */
-export function domainRefusal(domainId: string, domain: Pick<Domain, "state" | "hostname"> | undefined): AppError | null {
+export function domainRefusal(domainId: string, domain: Pick<Domain, "state" | "hostname"> | undefined, what = "codes"): AppError | null {
   if (!domain) {
     return new AppError("VALIDATION_FAILED", `This workspace has no domain ${domainId}`, {
       hint: "List the workspace's domains (GET /api/domains) and give the id of an active one, or leave domainId out.",
@@ -42,7 +42,7 @@ export function domainRefusal(domainId: string, domain: Pick<Domain, "state" | "
     });
   }
   if (domain.state !== "active") {
-    return new AppError("CONFLICT", `The domain ${domain.hostname} is ${domain.state}, not active: codes can only be put on an active domain`, {
+    return new AppError("CONFLICT", `The domain ${domain.hostname} is ${domain.state}, not active: ${what} can only be put on an active domain`, {
       hint: "Verify it (POST /api/domains/{id}/verify) until it is active, or leave domainId out to use the service's own host.",
       details: { field: "domainId", reason: "domain_not_active", state: domain.state },
     });

@@ -17,8 +17,10 @@ import {
   NewDomainSchema,
   PublicDomainSchema,
   removeDomain,
+  PageColoursSchema,
   RootUrlSchema,
   setDefaultDomain,
+  setWorkspacePageColours,
   setWorkspaceRootUrl,
   verifyDomain,
 } from "../domains/service";
@@ -99,5 +101,15 @@ export const domainConsoleRoutes = routeTable(
     body: RootUrlSchema,
     response: RootUrlSchema,
     handle: ({ caller, body }) => setWorkspaceRootUrl(caller, body.rootUrl),
+  }),
+  consoleRoute({
+    ...member,
+    method: "POST",
+    path: "/api/console/domains/page-colours",
+    summary: "Set the colours of the pages the workspace's hosts answer, or null (owner)",
+    limit: "consoleWrites",
+    body: PageColoursSchema,
+    response: PageColoursSchema,
+    handle: ({ caller, body }) => setWorkspacePageColours(caller, body.pageColours),
   }),
 );

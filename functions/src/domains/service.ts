@@ -32,7 +32,8 @@ import { certNearExpiry, decide, problemSentence, recordsVerdict, txtName, txtVa
 import { syncDomainCodes } from "../codes/domainSync";
 import { domainRefusal } from "../codes/domains";
 import { readDefaultDomainId, setDefaultDomainId } from "../store/codeDomains";
-import { readRootUrl, setRootUrl } from "../store/hostServing";
+import { readHostPages, setPageColours, setRootUrl } from "../store/hostServing";
+import { CONTRAST_FLOOR, contrastRatio } from "../designs/contrast";
 import { assertDestinationAllowed } from "../abuse/service";
 import { httpUrl } from "../core/validation";
 import { URL_MAX_LENGTH } from "../core/limits";
@@ -91,6 +92,10 @@ export const DomainListSchema = z
     max: z.number().int(),
     defaultDomainId: z.string().nullable().describe("The domain new dynamic codes go on when they name none (while it is active)"),
     rootUrl: z.string().nullable().describe("Where `/` on the workspace's served hosts redirects (302); null: the neutral 404 page"),
+    pageColours: z
+      .object({ foreground: z.string(), background: z.string() })
+      .nullable()
+      .describe("The text and page colours of the pages the workspace's hosts answer (not found); null: the service's plain page"),
     domains: z.array(PublicDomainSchema),
   })
   .strict()
@@ -101,6 +106,17 @@ export const RootUrlSchema = z
   .object({ rootUrl: httpUrl(URL_MAX_LENGTH).nullable().describe("An http(s) URL `/` on the workspace's hosts redirects to, or null for the neutral 404 page") })
   .strict()
   .meta({ title: "RootUrl" });
+const hexColour = z.string().regex(/^#[0-9a-fA-F]{6}$/, "A colour as #RRGGBB");
+export const PageColoursSchema = z
+  .object({
+    pageColours: z
+      .object({ foreground: hexColour.describe("The text, e.g. #1F2937"), background: hexColour.describe("The page, e.g. #FEF3C7") })
+      .strict()
+      .nullable()
+      .describe("The colours of the pages the workspace's hosts answer, with its name above their heading; null for the service's plain page"),
+  })
+  .strict()
+  .meta({ title: "PageColours" });
 export const DomainDeletedSchema = z.object({ deleted: z.literal(true), domainId: z.string() }).strict().meta({ title: "DomainDeleted" });
 
 export type PublicDomain = z.infer<typeof PublicDomainSchema>;
@@ -201,9 +217,30 @@ export async function addDomain(caller: Caller, input: z.infer<typeof NewDomainS
 }
 
 export async function domainList(caller: Caller): Promise<z.infer<typeof DomainListSchema>> {
-  const [domains, defaultDomainId, rootUrl] = await Promise.all([listDomains(caller.merchantId, MAX_DOMAINS + 5), readDefaultDomainId(caller.merchantId), readRootUrl(caller.merchantId)]);
-  return { count: domains.length, max: MAX_DOMAINS, defaultDomainId, rootUrl, domains: domains.map(publicDomain) };
+  const [domains, defaultDomainId, pages] = await Promise.all([listDomains(caller.merchantId, MAX_DOMAINS + 5), readDefaultDomainId(caller.merchantId), readHostPages(caller.merchantId)]);
+  return { count: domains.length, max: MAX_DOMAINS, defaultDomainId, rootUrl: pages.rootUrl, pageColours: pages.pageColours, domains: domains.map(publicDomain) };
 }
+
+/**
+ * Sets (null: clears) the colours of the pages the workspace's hosts answer; owners only. Refused unless
+ * text in the one reads on the other at the WCAG contrast floor for text, as a shop owner's customers must read it.
+ */
+export async function setWorkspacePageColours(caller: Caller, colours: z.infer<typeof PageColoursSchema>["pageColours"]): Promise<z.infer<typeof PageColoursSchema>> {
+  await requireOwner(caller);
+  const upper = colours && { foreground: colours.foreground.toUpperCase(), background: colours.background.toUpperCase() };
+  if (upper) {
+    const ratio = contrastRatio(upper.foreground, upper.background);
+    if (ratio < CONTRAST_FLOOR) {
+      throw new AppError("VALIDATION_FAILED", `Text in ${upper.foreground} on ${upper.background} is hard to read: their contrast is ${Math.round(ratio * 100) / 100}:1, below ${CONTRAST_FLOOR}:1`, {
+        hint: "Use a darker text colour or a lighter page colour (or the reverse).",
+        details: { field: "pageColours", contrastRatio: Math.round(ratio * 100) / 100, contrastFloor: CONTRAST_FLOOR },
+      });
+    }
+  }
+  await setPageColours(caller.merchantId, upper);
+  return { pageColours: upper };
+}
+
 
 /**
  * Sets (null: clears) where `/` on the workspace's hosts redirects (docs/domains.md, "Serving"); owners
@@ -230,8 +267,11 @@ export async function setDefaultDomain(caller: Caller, domainId: string | null):
 /** The workspace's default domain for new codes (an id; it may since have been deleted), or null. */
 export const defaultDomainOf = (caller: Caller): Promise<string | null> => readDefaultDomainId(caller.merchantId);
 
-/** Where `/` on the workspace's hosts redirects, or null. */
-export const rootUrlOf = (caller: Caller): Promise<string | null> => readRootUrl(caller.merchantId);
+/** Where `/` on the workspace's hosts redirects, and the colours of their pages (each null when not set). */
+export async function hostPagesOf(caller: Caller): Promise<Pick<z.infer<typeof DomainListSchema>, "rootUrl" | "pageColours">> {
+  const { rootUrl, pageColours } = await readHostPages(caller.merchantId);
+  return { rootUrl, pageColours };
+}
 
 export async function domainGet(caller: Caller, domainId: string): Promise<PublicDomain> {
   return publicDomain(await ownDomain(caller.merchantId, domainId));

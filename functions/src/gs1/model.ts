@@ -90,6 +90,9 @@ export const Gs1ItemInputSchema = z
     qualifiers: z.array(Gs1QualifierSchema).max(3).optional().describe("Key qualifiers in the standard's order, e.g. [{ai: '10', value: 'LOT42'}, {ai: '21', value: 'S1'}]"),
     description: text(GS1_DESCRIPTION_MAX).optional().describe("What the item is (the linkset's itemDescription)"),
     links: z.array(Gs1LinkInputSchema).min(1).max(GS1_LINKS_MAX).describe(`1 to ${GS1_LINKS_MAX} links, exactly one with isDefault: true`),
+    domainId: ids.domainId
+      .optional()
+      .describe("Register the item on this active domain's host (https://<host>/01/...) instead of the service's shared resolver host: on its own host a workspace owns every key it registers. The same key on another host is another item"),
   })
   .strict()
   .meta({ title: "Gs1ItemInput" });
@@ -117,7 +120,7 @@ export const Gs1ItemSchema = z
     itemId: z.string(),
     key: z.object({ ai: z.string(), name: z.string(), value: z.string() }),
     qualifiers: z.array(z.object({ ai: z.string(), value: z.string() })),
-    uri: z.string().describe("The item's GS1 Digital Link URI on this service's resolver"),
+    uri: z.string().describe("The item's GS1 Digital Link URI: on the service's shared resolver host, or on the workspace's own domain's host it was registered on"),
     description: z.string().nullable(),
     links: z.array(Gs1LinkSchema),
     createdAt: z.string().describe("ISO 8601"),

@@ -1,6 +1,8 @@
-// The GS1-Conformant resolver (GS1-Conformant Resolver standard 1.2; checklist: docs/gs1-resolver.md) on the
-// public host: /<primary key AI>/<value>[/<qualifier AI>/<value>...] and /.well-known/gs1resolver, served
-// through Hosting rewrites (firebase.json). resolve() turns a request into an answer; resolverApp.ts writes it.
+// The GS1-Conformant resolver (GS1-Conformant Resolver standard 1.2; checklist: docs/gs1-resolver.md):
+// /<primary key AI>/<value>[/<qualifier AI>/<value>...] and /.well-known/gs1resolver, on the shared public
+// host through Hosting rewrites (firebase.json), and on a merchant's own host through the load balancer
+// path (redirect/customHost.ts; docs/gs1-on-brand-hosts.md). resolve() turns a request into an answer for
+// one host (a ResolverScope); resolverApp.ts writes it.
 import { logError } from "../core/log";
 import { TAKEN_DOWN_CSP, takenDownPage } from "../abuse/warningPage";
 import { readGs1Levels, type StoredGs1Item } from "../store/gs1Items";
@@ -8,11 +10,13 @@ import { Gs1SyntaxError, levelPathsOf, parseDigitalLinkPath, pathOf, SUPPORTED_P
 import { decompressDigitalLink, matchesGs1Grammar } from "./grammar";
 import { GS1_VOC, linkTypeTermOf } from "./linkTypes";
 import { chooseLink, linksetOf } from "./match";
-import { resolverHost, resolverOrigin } from "./service";
+import { sharedScope, type ResolverScope } from "./service";
+import { WELL_KNOWN_PATH } from "./routes";
+
+export { WELL_KNOWN_PATH };
 
 export const LINKSET_MEDIA_TYPE = "application/linkset+json";
 export const LINKSET_CONTEXT = "https://ref.gs1.org/standards/resolver/linkset-context";
-export const WELL_KNOWN_PATH = "/.well-known/gs1resolver";
 
 export interface ResolverRequest {
   method: string;
@@ -30,6 +34,8 @@ export interface ResolverAnswer {
   body?: string;
   /** What was resolved, when it is a scan to count (gs1/scans.ts): the item answered and the link type sent to, or the linkset. */
   resolved?: Resolution;
+  /** A root word that is no compressed URI: the host's own "page not found" (a merchant's host answers its own page). */
+  siteNotFound?: true;
 }
 
 /** A resolution to count: a redirect by the chosen link's type, or a machine's fetch of the linkset. */
@@ -83,11 +89,11 @@ function queryPairs(query: string): QueryPair[] {
     });
 }
 
-/** The resolver description file (§ resolver description file; GS1's description-file schema). */
-export function resolverDescription(): Record<string, unknown> {
+/** The resolver description file (§ resolver description file; GS1's description-file schema), for the host answering. */
+export function resolverDescription(scope: ResolverScope = sharedScope()): Record<string, unknown> {
   return {
     name: "svc GS1-Conformant resolver",
-    resolverRoot: resolverOrigin(),
+    resolverRoot: scope.origin,
     supportedPrimaryKeys: [...SUPPORTED_PRIMARY_KEYS],
     supportedLinkType: [{ namespace: "https://gs1.org/voc/", prefix: "gs1:" }, { namespace: GS1_VOC, prefix: "gs1ref:" }],
     linkTypeDefaultCanBeLinkset: false,
@@ -117,6 +123,7 @@ function withQuery(href: string, pairs: QueryPair[]): string {
  */
 function notFoundPage(): ResolverAnswer {
   return {
+    siteNotFound: true,
     status: 404,
     headers: {
       ...CORS_HEADERS,
@@ -140,20 +147,20 @@ const COMPRESSED_PATH = /^\/[A-Za-z0-9_-]+\/?$/;
  * the request's, the request's own query pairs following; every answer then names the uncompressed URI in
  * `Link: <...>; rel="owl:sameAs"`. A root segment that is not a compressed URI gets the site's 404 page.
  */
-export async function resolve(request: ResolverRequest): Promise<ResolverAnswer> {
-  if (request.path === WELL_KNOWN_PATH || request.path === `${WELL_KNOWN_PATH}/` || !COMPRESSED_PATH.test(request.path)) return resolveUncompressed(request);
+export async function resolve(request: ResolverRequest, scope: ResolverScope = sharedScope()): Promise<ResolverAnswer> {
+  if (request.path === WELL_KNOWN_PATH || request.path === `${WELL_KNOWN_PATH}/` || !COMPRESSED_PATH.test(request.path)) return resolveUncompressed(request, scope);
   const method = request.method.toUpperCase();
-  if (method !== "GET" && method !== "HEAD") return resolveUncompressed(request);
-  const uncompressed = decompressDigitalLink(`${resolverOrigin()}${request.path}`);
+  if (method !== "GET" && method !== "HEAD") return resolveUncompressed(request, scope);
+  const uncompressed = decompressDigitalLink(`${scope.origin}${request.path}`);
   if (!uncompressed) return notFoundPage();
   const url = new URL(uncompressed);
   const query = [url.search.slice(1), request.query].filter((q) => q !== "").join("&");
-  const answer = await resolveUncompressed({ ...request, path: url.pathname, query });
+  const answer = await resolveUncompressed({ ...request, path: url.pathname, query }, scope);
   const sameAs = `<${url.origin}${url.pathname}${url.search}>; rel="owl:sameAs"`;
   return { ...answer, headers: { ...answer.headers, Link: answer.headers.Link ? `${sameAs}, ${answer.headers.Link}` : sameAs } };
 }
 
-async function resolveUncompressed(request: ResolverRequest): Promise<ResolverAnswer> {
+async function resolveUncompressed(request: ResolverRequest, scope: ResolverScope): Promise<ResolverAnswer> {
   const method = request.method.toUpperCase();
   if (method === "OPTIONS") {
     return {
@@ -171,12 +178,12 @@ async function resolveUncompressed(request: ResolverRequest): Promise<ResolverAn
     return errorAnswer(405, "METHOD_NOT_ALLOWED", `${method} is not served here: use GET, HEAD or OPTIONS`, { Allow: ALLOWED_METHODS });
   }
 
-  const origin = resolverOrigin();
+  const origin = scope.origin;
   if (request.path === WELL_KNOWN_PATH || request.path === `${WELL_KNOWN_PATH}/`) {
     return {
       status: 200,
       headers: { ...CORS_HEADERS, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "public, max-age=300" },
-      body: JSON.stringify(resolverDescription()),
+      body: JSON.stringify(resolverDescription(scope)),
     };
   }
 
@@ -201,7 +208,10 @@ async function resolveUncompressed(request: ResolverRequest): Promise<ResolverAn
 
   let levels: StoredGs1Item[];
   try {
-    levels = (await readGs1Levels(resolverHost(), levelPathsOf(parsed.key.ai, parsed.value, parsed.qualifiers))).filter((i): i is StoredGs1Item => i !== undefined);
+    // On a merchant's host, an item left there by a workspace that held the host before is not answered.
+    levels = (await readGs1Levels(scope.host, levelPathsOf(parsed.key.ai, parsed.value, parsed.qualifiers))).filter(
+      (i): i is StoredGs1Item => i !== undefined && (scope.merchantId === undefined || i.merchantId === scope.merchantId),
+    );
   } catch (error) {
     logError("resolver.read_failed", "The resolver could not read the items of a GS1 key", error, { path });
     return errorAnswer(500, "INTERNAL", "The resolver could not read its links; retry in a moment");

@@ -23,6 +23,8 @@ import { resolveLinkSources } from "./sources";
 import { GS1_ITEMS_PER_WORKSPACE_MAX, Gs1ItemInputSchema, type Gs1Item, type Gs1ItemInput } from "./model";
 import { prefixCandidates, restrictedNumberProblem } from "./prefixes";
 import { gs1QrCode } from "./qrCode";
+import { domainRefusal } from "../codes/domains";
+import { readDomainsById } from "../store/codeDomains";
 
 /** The resolver's public origin (https://host) and host: the dynamic-link host, where /qr/<id> is served too. */
 export function resolverOrigin(): string {
@@ -30,13 +32,35 @@ export function resolverOrigin(): string {
 }
 export const resolverHost = () => new URL(resolverOrigin()).host;
 
+/**
+ * The host a resolver answers for (docs/gs1-on-brand-hosts.md): the shared resolver host, where every
+ * workspace's items resolve, or a workspace's own domain's host, where only `merchantId`'s do.
+ */
+export interface ResolverScope {
+  /** https://host, the root of every URI answered (linkset anchors, Link headers, the description file). */
+  origin: string;
+  /** The host items are stored under (gs1Items.host). */
+  host: string;
+  /** On a merchant's own host: the workspace holding it; items of any other workspace are not answered. */
+  merchantId?: string;
+}
+
+export const sharedScope = (): ResolverScope => ({ origin: resolverOrigin(), host: resolverHost() });
+/** A merchant's host: always https and no port, as the codes printed for it name it (docs/domains.md). */
+export const ownHostScope = (hostname: string, merchantId: string): ResolverScope => ({ origin: `https://${hostname}`, host: hostname, merchantId });
+
+/** An item's GS1 Digital Link URI, on the host it was registered on. */
+export function gs1UriOf(item: Pick<StoredGs1Item, "host" | "path">): string {
+  return item.host === resolverHost() ? `${resolverOrigin()}${item.path}` : `https://${item.host}${item.path}`;
+}
+
 export function publicGs1Item(item: StoredGs1Item): Gs1Item {
   const def = primaryKeyDef(item.ai);
   return {
     itemId: item.itemId,
     key: { ai: item.ai, name: def?.name ?? item.ai, value: item.value },
     qualifiers: item.qualifiers,
-    uri: `${resolverOrigin()}${item.path}`,
+    uri: gs1UriOf(item),
     description: item.description,
     links: item.links.map(({ default: isDefault, ...l }) => ({ ...l, isDefault })),
     createdAt: item.createdAt.toISOString(),
@@ -62,11 +86,14 @@ export async function putItem(merchantId: string, raw: Gs1ItemInput): Promise<{ 
     throw error;
   }
   const path = pathOf(def.ai, value, qualifiers);
-  const origin = resolverOrigin();
-  if (!matchesGs1Grammar(`${origin}${path}`)) throw invalid(`${path} is not a GS1 Digital Link URI path by GS1's grammar`, "key");
+  // On the workspace's own host (a domain it verified) nobody else registers keys: the shared host's rules
+  // about who may claim a key (restricted numbers, prefixes, the daily limit) do not apply there.
+  const ownHost = input.domainId === undefined ? undefined : await ownHostOf(merchantId, input.domainId);
+  const scope = ownHost ? ownHostScope(ownHost, merchantId) : sharedScope();
+  if (!matchesGs1Grammar(`${scope.origin}${path}`)) throw invalid(`${path} is not a GS1 Digital Link URI path by GS1's grammar`, "key");
   // Every workspace shares this host: a number many retailers reuse cannot have one owner on it.
-  const restricted = restrictedNumberProblem(def, value);
-  if (restricted) throw invalid(`${restricted}, so it cannot be registered on the shared resolver host ${new URL(origin).host}`, "value");
+  const restricted = ownHost ? undefined : restrictedNumberProblem(def, value);
+  if (restricted) throw invalid(`${restricted}, so it cannot be registered on the shared resolver host ${scope.host}`, "value");
 
   const defaults = input.links.filter((l) => l.isDefault === true);
   if (defaults.length !== 1) {
@@ -86,9 +113,9 @@ export async function putItem(merchantId: string, raw: Gs1ItemInput): Promise<{ 
   }
   for (const link of links) await assertDestinationAllowed(link.href, { merchantId });
 
-  const host = new URL(origin).host;
-  const prefixes = prefixCandidates(def, value);
-  await checkClaim({ merchantId, host, ai: def.ai, value, path }, prefixes);
+  const host = scope.host;
+  const prefixes = ownHost ? [] : prefixCandidates(def, value);
+  await checkClaim({ merchantId, host, ai: def.ai, value, path }, prefixes, ownHost !== undefined);
   const { item, created } = await putGs1Item({
     merchantId,
     host,
@@ -107,8 +134,16 @@ export async function putItem(merchantId: string, raw: Gs1ItemInput): Promise<{ 
       default: l.isDefault === true,
       from: l.from,
     })),
-  }, new Date(), prefixes);
+  }, new Date(), prefixes, { ownHost: ownHost !== undefined });
   return { item: publicGs1Item(item), created };
+}
+
+/** The host of the workspace's domain `domainId`, refused unless the domain is the workspace's and active. */
+async function ownHostOf(merchantId: string, domainId: string): Promise<string> {
+  const domain = (await readDomainsById(merchantId, [domainId])).get(domainId);
+  const refusal = domainRefusal(domainId, domain, "GS1 items");
+  if (refusal) throw refusal;
+  return domain!.hostname;
 }
 
 let limiter: RateLimiter | undefined;
@@ -117,9 +152,10 @@ let limiter: RateLimiter | undefined;
  * The limits of a claim, checked before the write (docs/gs1-resolver.md, "Who may claim a key"): a new item
  * within GS1_ITEMS_PER_WORKSPACE_MAX; a new key not under a prefix an operator approved for another
  * workspace; and, unless the workspace holds an approval or a DNS proof of the key's prefix, a new key
- * counted against `gs1KeyClaims`. Another workspace's key is left to putGs1Item's CONFLICT.
+ * counted against `gs1KeyClaims`. Another workspace's key is left to putGs1Item's CONFLICT. On the
+ * workspace's own host (`ownHost`) only the number of items is limited: nobody else claims keys there.
  */
-async function checkClaim(input: { merchantId: string; host: string; ai: string; value: string; path: string }, prefixes: readonly string[]): Promise<void> {
+async function checkClaim(input: { merchantId: string; host: string; ai: string; value: string; path: string }, prefixes: readonly string[], ownHost: boolean): Promise<void> {
   const standing = await readGs1ClaimStanding(input, prefixes);
   if (!standing.itemExists) {
     const held = await countGs1Items(input.merchantId);
@@ -130,7 +166,7 @@ async function checkClaim(input: { merchantId: string; host: string; ai: string;
       });
     }
   }
-  if (standing.owner !== undefined) return;
+  if (ownHost || standing.owner !== undefined) return;
   if (standing.approved && standing.approved.merchantId !== input.merchantId) throw approvedElsewhereError(input, standing.approved.prefix);
   if (standing.approved || standing.proven) return;
   limiter ??= new RateLimiter(firestoreQuotaStore);

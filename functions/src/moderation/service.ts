@@ -9,7 +9,7 @@ import { logCodeRestored, logCodeTakenDown, logWarn } from "../core/log";
 import { codeSubjectOf, fileReport, notOurAddress, publicReport, restoreCode, scanIdOf, servedUrlOf, takeDownCode, type ReportInput, type ReportSubject } from "../abuse/service";
 import { decompressDigitalLink } from "../gs1/grammar";
 import { Gs1SyntaxError, levelPathsOf, parseDigitalLinkPath } from "../gs1/keys";
-import { resolverHost, resolverOrigin } from "../gs1/service";
+import { gs1UriOf, resolverHost, resolverOrigin } from "../gs1/service";
 import { decideReport, decideReports, listReportGroups, OPEN_REPORTS_PER_SUBJECT_MAX, readReport, type ReportStatus } from "../store/abuse";
 import type { TakenDown } from "../store/codes";
 import { gs1CodeIdOf, gs1ItemIdOfCodeId, readGs1ItemById, readGs1Levels, setGs1TakenDown, type StoredGs1Item } from "../store/gs1Items";
@@ -46,7 +46,7 @@ export async function gs1ItemOfAddress(reference: string): Promise<StoredGs1Item
 
 const itemSubject = (item: StoredGs1Item): ReportSubject => {
   const dflt = item.links.find((l) => l.default) ?? item.links[0];
-  return { subject: gs1CodeIdOf(item.itemId), uniqueQRCodeID: null, merchantId: item.merchantId, codeId: gs1CodeIdOf(item.itemId), url: `${resolverOrigin()}${item.path}`, destinationUrl: dflt?.href ?? "" };
+  return { subject: gs1CodeIdOf(item.itemId), uniqueQRCodeID: null, merchantId: item.merchantId, codeId: gs1CodeIdOf(item.itemId), url: gs1UriOf(item), destinationUrl: dflt?.href ?? "" };
 };
 
 /** What a report, takedown or restore names: a code, or a GS1 item. Refused (VALIDATION_FAILED) when neither. */
@@ -96,7 +96,7 @@ export async function takeDown(reference: string, reason: string, by: string, re
   const subject = gs1CodeIdOf(item.itemId);
   await decideReports(subject, "takenDown", by, now);
   logCodeTakenDown({ uniqueQRCodeID: subject, merchantId: item.merchantId, codeId: subject, by, reason, reportId });
-  const url = `${resolverOrigin()}${item.path}`;
+  const url = gs1UriOf(item);
   await tellOwner(item.merchantId, url, reason);
   return { subject, uniqueQRCodeID: null, url, takenDown };
 }

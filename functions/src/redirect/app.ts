@@ -31,8 +31,8 @@ import { placeOfRequest } from "../scans/place";
 import { recordScanSafely, scanCountedHeader, type ScanOutcome } from "../scans/record";
 import type { CampaignScan, RuledLink } from "../campaigns/answer";
 import type { ScanPlace } from "../scans/classify";
-import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_FOUND_STYLE, type EndedPageBrand, notFoundPage, TAKEN_DOWN_STYLE, takenDownPage, UNAVAILABLE_RETRY_SECONDS, unavailablePage } from "./pages";
-import { handlePasswordPost, sendPasswordPage } from "./password";
+import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, type EndedPageBrand, notFoundPage, notFoundStyle, type PageBrand, TAKEN_DOWN_STYLE, takenDownPage, UNAVAILABLE_RETRY_SECONDS, unavailablePage } from "./pages";
+import { handlePasswordPost, linkBrandOf, sendPasswordPage } from "./password";
 import { knownCode, remember, rememberGood, servableLastGood, type Identity } from "./memory";
 import { customHostOf, HostUnavailable, serveCustomHost } from "./customHost";
 import { LIMITED_REASON, scanLimit, type ScanAdmission } from "../scans/clientLimit";
@@ -48,11 +48,12 @@ const campaigns = () => (campaignAnswers ??= require("../campaigns/answer") as t
 
 preloadGeoDatabase();
 
-function sendNotFound(res: ServerResponse): void {
+/** 404 "this QR code is not active"; `brand`: the merchant's, on its own host (redirect/customHost.ts). */
+function sendNotFound(res: ServerResponse, brand?: PageBrand): void {
   res.removeHeader("X-Powered-By"); // the platform's own express app may have set it
   res
-    .writeHead(404, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(NOT_FOUND_STYLE) })
-    .end(notFoundPage());
+    .writeHead(404, { ...SECURITY_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(notFoundStyle(brand)) })
+    .end(notFoundPage(brand));
 }
 
 /**
@@ -292,7 +293,7 @@ function sendCampaignPage(res: ServerResponse, answer: Exclude<CampaignAnswer, {
   // The merchant's branding came with the link (copied when its rules were set): nothing more is read.
   if (answer.type === "ended") return sendEnded(res, counted, (link.campaignRules as { brand?: EndedPageBrand }).brand);
   if (answer.type === "busy") return sendBusy(res, counted);
-  return sendPasswordPage(res, SECURITY_HEADERS, countedHeaders(counted));
+  return sendPasswordPage(res, SECURITY_HEADERS, countedHeaders(counted), "none", 200, linkBrandOf(link));
 }
 
 /** The X-Scan-Counted header, when the answer carries one (countedFor). */

@@ -3,8 +3,11 @@
 // alone. A host that is the service's own is answered as before (redirect/app.ts). Any other host:
 //   - held by a domain that is served (active, or invalid within its grace): `/qr/<id>` answers that
 //     workspace's codes exactly as the service's own host does, and any other workspace's id gets the
-//     same neutral 404 page as an id that does not exist (nothing recorded, nobody named); `/` redirects
-//     to the workspace's rootUrl, or that 404 page; any other path: the platform's 404.
+//     same 404 page as an id that does not exist (nothing recorded, nobody but the host's merchant named);
+//     `/` redirects to the workspace's rootUrl, or that 404 page; a GS1 Digital Link path (as Hosting
+//     routes them to the resolver on the shared host): that workspace's GS1 items on this host
+//     (docs/gs1-on-brand-hosts.md); any other path: a "page not found". Each 404 page is in the merchant's
+//     name and page colours (one read of its workspace; the plain page when that read fails).
 //   - not held, or not served: the platform's 404, for every path.
 // The host's claim and a code's workspace are read side by side; a code this instance has served before
 // needs no read for its workspace (which never changes).
@@ -16,13 +19,17 @@ import { withTimeout } from "../core/firebase";
 import { QR_ID_PATTERN } from "../core/ids";
 import { LruMap } from "../core/lru";
 import { readLinks } from "../store/codes";
-import { readHostClaims, readRootUrl, type ServedHost } from "../store/hostServing";
+import { readHostClaims, readHostPages, type HostPages, type ServedHost } from "../store/hostServing";
 import { countOps } from "../store/opCounter";
 import { API_CSP, pageCsp } from "../http/rest";
 import { loadBalancerHeaders, overrideHeaders, requestHost } from "../http/loadBalancer";
 import { knownCode } from "./memory";
-import { NOT_FOUND_STYLE } from "./pages";
+import { NOT_FOUND_STYLE, notFoundStyle, pageNotFoundPage, type PageBrand } from "./pages";
 import { wellKnownAnswer, wellKnownFileOf } from "../domains/appLinks";
+import { isResolverPath } from "../gs1/routes";
+
+let resolverModule: typeof import("../gs1/resolverApp") | undefined;
+const gs1Resolver = () => (resolverModule ??= require("../gs1/resolverApp") as typeof import("../gs1/resolverApp"));
 
 /** How long a custom host's claim, or a code's workspace, may take to read before the answer is a 503. */
 export const HOST_READ_DEADLINE_MS = 3_000;
@@ -103,8 +110,28 @@ function sendPlatformNotFound(res: ServerResponse): void {
 export interface OwnHostAnswers {
   /** The service's own answer to the request (redirect/app.ts): the same answer, rule and count on either host. */
   serve(req: IncomingMessage, res: ServerResponse): void;
-  /** The neutral "this QR code is not active" page. */
-  sendNotFound(res: ServerResponse): void;
+  /** The "this QR code is not active" page, in the merchant's name and colours when `brand` is given. */
+  sendNotFound(res: ServerResponse, brand?: PageBrand): void;
+}
+
+/** The workspace's pages settings, or undefined when they cannot be read in time (its pages are then the plain ones). */
+async function hostPagesOf(merchantId: string): Promise<HostPages | undefined> {
+  try {
+    const pages = await withTimeout(readHostPages(merchantId), HOST_READ_DEADLINE_MS, "workspace pages read");
+    countOps({ reads: 1 });
+    return pages;
+  } catch {
+    return undefined;
+  }
+}
+
+const brandOf = (pages: HostPages | undefined): PageBrand | undefined => pages && { name: pages.name, ...(pages.pageColours ?? {}) };
+
+/** 404 "page not found" on a served host, in its merchant's name and colours. */
+async function sendMerchantNotFound(res: ServerResponse, merchantId: string): Promise<void> {
+  const brand = brandOf(await hostPagesOf(merchantId));
+  res.removeHeader("X-Powered-By");
+  res.writeHead(404, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(notFoundStyle(brand)) }).end(pageNotFoundPage(brand));
 }
 
 const QR_PATH = /^\/qr\/([^/?#]*)\/?(?:[?#]|$)/;
@@ -120,12 +147,12 @@ function codeIdOf(url: string, method: string): string | undefined | null {
   }
 }
 
-async function sendWellKnown(req: IncomingMessage, res: ServerResponse, host: string, path: string): Promise<void> {
+async function sendWellKnown(req: IncomingMessage, res: ServerResponse, host: string, path: string, merchantId: string): Promise<void> {
   const answer = await withTimeout(wellKnownAnswer(host, path), HOST_READ_DEADLINE_MS, "app association file read").catch(() => {
     throw new HostUnavailable("app association file read failed");
   });
   countOps({ reads: 1 });
-  if (!answer) return sendPlatformNotFound(res);
+  if (!answer) return sendMerchantNotFound(res, merchantId);
   res.removeHeader("X-Powered-By");
   res
     .writeHead(answer.status, { "Content-Type": answer.contentType, "Cache-Control": "public, max-age=300", "Content-Security-Policy": API_CSP, "Content-Length": String(Buffer.byteLength(answer.body)) })
@@ -141,15 +168,23 @@ export async function serveCustomHost(req: IncomingMessage, res: ServerResponse,
   const [claim, workspace] = await Promise.all([claimOf(host), id ? workspaceOfCode(id) : undefined]);
   overrideHeaders(res, loadBalancerHeaders(path, claim?.serving === true));
   if (!claim?.serving) return sendPlatformNotFound(res);
-  if (id !== null) return id !== undefined && workspace === claim.merchantId ? own.serve(req, res) : own.sendNotFound(res);
-  if (method !== "GET" && method !== "HEAD") return sendPlatformNotFound(res);
+  const { merchantId } = claim;
+  if (id !== null) return id !== undefined && workspace === merchantId ? own.serve(req, res) : own.sendNotFound(res, brandOf(await hostPagesOf(merchantId)));
+  // Loaded on the first GS1 request: hosts that only serve codes never pay for the resolver.
+  if (isResolverPath(path)) {
+    const gs1 = gs1Resolver();
+    return gs1.answerResolverRequest(req, res, gs1.ownHostScope(host, merchantId), (r) => sendMerchantNotFound(r, merchantId));
+  }
+  if (method !== "GET" && method !== "HEAD") return sendMerchantNotFound(res, merchantId);
   // The merchant's app association files: 200 JSON, never a redirect (Apple and Android refuse one).
-  if (wellKnownFileOf(path)) return sendWellKnown(req, res, host, path);
-  if (path !== "/") return sendPlatformNotFound(res);
-  const rootUrl = await withTimeout(readRootUrl(claim.merchantId), HOST_READ_DEADLINE_MS, "root URL read").catch(() => {
+  if (wellKnownFileOf(path)) return sendWellKnown(req, res, host, path, merchantId);
+  if (path !== "/") return sendMerchantNotFound(res, merchantId);
+  // `/` must not be told "not found" for a read that failed while a rootUrl is set: a 503, tried again.
+  const pages = await withTimeout(readHostPages(merchantId), HOST_READ_DEADLINE_MS, "root URL read").catch(() => {
     throw new HostUnavailable("root URL read failed");
   });
-  if (!rootUrl) return own.sendNotFound(res);
+  countOps({ reads: 1 });
+  if (!pages.rootUrl) return own.sendNotFound(res, brandOf(pages));
   res.removeHeader("X-Powered-By");
-  res.writeHead(302, { Location: rootUrl, "Cache-Control": "no-store", "Content-Security-Policy": API_CSP, "Content-Length": "0" }).end();
+  res.writeHead(302, { Location: pages.rootUrl, "Cache-Control": "no-store", "Content-Security-Policy": API_CSP, "Content-Length": "0" }).end();
 }

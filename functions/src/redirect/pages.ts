@@ -1,5 +1,7 @@
 // The small HTML pages of the redirect: an unknown dynamic link, a code an operator took down, and a
-// campaign that has ended (or not started) without a fallback URL, and the password pages.
+// campaign that has ended (or not started) without a fallback URL, and the password pages. On a merchant's
+// own host the not-found pages, and on any host a code's ended and password pages, carry the merchant's
+// name and colours (PageBrand); the service's own host's not-found page names nobody.
 import { CONTRAST_FLOOR, contrastRatio } from "../designs/contrast";
 import { escapeHtml } from "../listings/html";
 import { PAGE_BASE_STYLE, TAKEN_DOWN_STYLE, takenDownPage } from "../abuse/warningPage";
@@ -7,12 +9,54 @@ import { PAGE_BASE_STYLE, TAKEN_DOWN_STYLE, takenDownPage } from "../abuse/warni
 export const NOT_FOUND_STYLE = PAGE_BASE_STYLE;
 export { TAKEN_DOWN_STYLE, takenDownPage };
 
-export function notFoundPage(): string {
+/** A merchant's name and colours on a page: its workspace's name and, when set, colours that read well together. */
+export interface PageBrand {
+  name: string;
+  foreground?: string;
+  background?: string;
+}
+
+const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
+
+/** Whether both colours are "#RRGGBB" and text in the one reads on the other (the WCAG contrast floor). */
+export function readableColours(foreground: string | undefined, background: string | undefined): boolean {
+  return !!foreground && !!background && HEX_COLOUR.test(foreground) && HEX_COLOUR.test(background) && contrastRatio(foreground, background) >= CONTRAST_FLOOR;
+}
+
+/**
+ * `base` in the merchant's colours (text in the foreground, the page in the background) when they read
+ * together, else `base` as it is. Boxes with their own light background keep dark text; links take the text's colour.
+ */
+export function brandedStyle(base: string, brand?: PageBrand): string {
+  const { foreground, background } = brand ?? {};
+  if (!readableColours(foreground, background)) return base;
+  return `${base}html{background:${background}}body{color:${foreground}}a{color:inherit}.warn{color:#111}.brand{font-weight:600;letter-spacing:.02em}`;
+}
+
+/** The page's head and the merchant's name above its heading (each escaped), for a branded page. */
+function brandedPage(title: string, style: string, brand: PageBrand | undefined, body: string): string {
+  const name = brand?.name ? escapeHtml(brand.name) : "";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>QR code not found</title>
-<style>${NOT_FOUND_STYLE}</style></head>
-<body><h1>This QR code is not active</h1><p>The code you scanned is unknown or has been removed. Ask the business for a new one.</p></body></html>`;
+<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>${name ? `${name}: ` : ""}${title}</title>
+<style>${style}</style></head>
+<body>${name ? `<p class="brand">${name}</p>` : ""}${body}</body></html>`;
+}
+
+/** The not-found page's style for `brand` (serve the page with pageCsp of it). */
+export const notFoundStyle = (brand?: PageBrand) => brandedStyle(NOT_FOUND_STYLE, brand);
+
+/**
+ * An unknown or removed code (404). On a merchant's host, in its name and colours, the same page for an id
+ * that does not exist and one of another workspace. Serve it with pageCsp(notFoundStyle(brand)).
+ */
+export function notFoundPage(brand?: PageBrand): string {
+  return brandedPage("QR code not found", notFoundStyle(brand), brand, "<h1>This QR code is not active</h1><p>The code you scanned is unknown or has been removed. Ask the business for a new one.</p>");
+}
+
+/** Any other address on a merchant's served host that answers nothing (404), in its name and colours. */
+export function pageNotFoundPage(brand?: PageBrand): string {
+  return brandedPage("Page not found", notFoundStyle(brand), brand, "<h1>Page not found</h1><p>Nothing is served at this address. Check the address, or scan the code on the product or sign again.</p>");
 }
 
 export const ENDED_STYLE = NOT_FOUND_STYLE;
@@ -26,17 +70,11 @@ export interface EndedPageBrand {
   background?: string;
 }
 
-const HEX_COLOUR = /^#[0-9a-fA-F]{6}$/;
-
 /**
  * The ended page's style: the default, or the code's design colours (text in the foreground, the page in
  * the background) when both are "#RRGGBB" and read at the WCAG contrast floor for text; else the default.
  */
-export function endedStyle(brand?: EndedPageBrand): string {
-  const { foreground, background } = brand ?? {};
-  if (!foreground || !background || !HEX_COLOUR.test(foreground) || !HEX_COLOUR.test(background) || contrastRatio(foreground, background) < CONTRAST_FLOOR) return ENDED_STYLE;
-  return `${ENDED_STYLE}html{background:${background}}body{color:${foreground}}.brand{font-weight:600;letter-spacing:.02em}`;
-}
+export const endedStyle = (brand?: EndedPageBrand): string => brandedStyle(ENDED_STYLE, brand);
 
 /**
  * A closed campaign's page (200, never a 404): it names no destination and says the code itself is fine.
@@ -46,12 +84,7 @@ export function endedStyle(brand?: EndedPageBrand): string {
 export function endedPage(brand?: EndedPageBrand): string {
   const heading = escapeHtml(brand?.heading ?? "This campaign has ended");
   const message = escapeHtml(brand?.message ?? "The offer behind this QR code is not running right now. Thank you for scanning; ask the business what is on at the moment.");
-  const name = brand?.name ? escapeHtml(brand.name) : "";
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>${name ? `${name}: ` : ""}${heading}</title>
-<style>${endedStyle(brand)}</style></head>
-<body>${name ? `<p class="brand">${name}</p>` : ""}<h1>${heading}</h1><p>${message}</p></body></html>`;
+  return brandedPage(heading, endedStyle(brand), brand, `<h1>${heading}</h1><p>${message}</p>`);
 }
 
 /** Seconds after which the busy page loads the code again (its Refresh header and meta tag). */
@@ -90,17 +123,22 @@ const NOTICES: Record<PasswordNotice, string> = {
   invalid: '<p class="warn" role="alert">The form could not be read. Type the password and send it again.</p>',
 };
 
+/** The password page's style for `brand` (serve the page with pageCsp of it). */
+export const passwordStyle = (brand?: PageBrand) => brandedStyle(PASSWORD_STYLE, brand);
+
 /**
  * A password-protected code's page (200, or 401 after a wrong password): a form posting the password to
- * the code's own address. It names nothing of where the right password leads.
+ * the code's own address, in the merchant's name and colours (the link's ended-page branding). It names
+ * nothing of where the right password leads.
  */
-export function passwordPage(notice: PasswordNotice = "none"): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex"><link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>Password needed</title>
-<style>${PASSWORD_STYLE}</style></head>
-<body><h1>Password needed</h1><p>The business that printed this QR code protected it with a password.</p>${NOTICES[notice]}
-<form method="post"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="128" autofocus><button type="submit">Open</button></form></body></html>`;
+export function passwordPage(notice: PasswordNotice = "none", brand?: PageBrand): string {
+  return brandedPage(
+    "Password needed",
+    passwordStyle(brand),
+    brand,
+    `<h1>Password needed</h1><p>The business that printed this QR code protected it with a password.</p>${NOTICES[notice]}
+<form method="post"><label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required maxlength="128" autofocus><button type="submit">Open</button></form>`,
+  );
 }
 
 /** Too many password attempts from one address (429): when to try again. */

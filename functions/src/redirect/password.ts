@@ -27,7 +27,7 @@ import { firestoreQuotaStore } from "../store/rateLimits";
 import { readLinks } from "../store/codes";
 import { countOps } from "../store/opCounter";
 import type { Link } from "../store/codes";
-import { PASSWORD_STYLE, passwordAcceptedPage, passwordLimitedPage, passwordPage, passwordRefusedPage, type PasswordNotice } from "./pages";
+import { PASSWORD_STYLE, passwordAcceptedPage, passwordLimitedPage, passwordPage, passwordRefusedPage, passwordStyle, type PageBrand, type PasswordNotice } from "./pages";
 
 /** The form holds one field of at most 128 characters: anything much larger is not this page's form. */
 const FORM_MAX_BYTES = 2_048;
@@ -36,20 +36,23 @@ let limiter: RateLimiter | undefined;
 
 type Headers = Record<string, string>;
 
-function sendPage(res: ServerResponse, status: number, html: string, headers: Headers, extra: Headers = {}): void {
+function sendPage(res: ServerResponse, status: number, html: string, headers: Headers, extra: Headers = {}, style = PASSWORD_STYLE): void {
   res.removeHeader("X-Powered-By");
   res
     // same-origin, not no-referrer: under no-referrer a browser sends `Origin: null` with the form's POST,
     // which the origin check must refuse; same-origin still tells no other site where the page was (and
     // Hosting sets the same for every /qr/ answer: firebase.json).
-    .writeHead(status, { ...headers, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(PASSWORD_STYLE), "Referrer-Policy": "same-origin", ...extra })
+    .writeHead(status, { ...headers, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Content-Security-Policy": pageCsp(style), "Referrer-Policy": "same-origin", ...extra })
     .end(html);
 }
 
-/** The password page itself (GET of a code whose rules ask for a password here): 200, or 401 with a notice. */
-export function sendPasswordPage(res: ServerResponse, headers: Headers, extra: Headers = {}, notice: PasswordNotice = "none", status = 200): void {
-  sendPage(res, status, passwordPage(notice), headers, extra);
+/** The password page itself (GET of a code whose rules ask for a password here): 200, or 401 with a notice; `brand`: the link's. */
+export function sendPasswordPage(res: ServerResponse, headers: Headers, extra: Headers = {}, notice: PasswordNotice = "none", status = 200, brand?: PageBrand): void {
+  sendPage(res, status, passwordPage(notice, brand), headers, extra, passwordStyle(brand));
 }
+
+/** The merchant's branding a code's link carries with its rules (campaigns/service.ts EndedBrand). */
+export const linkBrandOf = (link: Link): PageBrand | undefined => (link.campaignRules as { brand?: PageBrand } | undefined)?.brand;
 
 /** The request's body: the platform's raw copy when it read the body already (Cloud Functions), else the stream. */
 async function bodyOf(req: IncomingMessage): Promise<Buffer | undefined> {
@@ -172,7 +175,7 @@ export async function handlePasswordPost(req: IncomingMessage, res: ServerRespon
   }
   if (!(await verifyPassword(form.data.password, target.hash))) {
     noteWrong(`${id}|${subject}`, Date.now());
-    return sendPasswordPage(res, ctx.headers, rateLimitHeaders(decision), "wrong", 401);
+    return sendPasswordPage(res, ctx.headers, rateLimitHeaders(decision), "wrong", 401, linkBrandOf(link));
   }
   // A capped code's allowance is spent here, by the right password, not by the page's view. None left (or none
   // in time): the code answers for itself (its closed answer, or the page again to try once more).

@@ -140,15 +140,19 @@ const keyName = (ai: string, value: string) => `${ai === "01" ? "GTIN" : `GS1 ke
  * Creates or replaces an item. The key's ownership document is read in the same transaction: absent, it is
  * created for this workspace (unless one of `prefixes`, the key's candidate company prefixes, is approved
  * for another workspace: CONFLICT); owned by another workspace, nothing is written and CONFLICT is thrown.
+ * `ownHost`: the host is one the workspace holds now (a verified domain of its own): the workspace owns
+ * every key it registers there, so a key a former holder of the host registered passes to it, with that
+ * holder's item at the same path.
  */
-export async function putGs1Item(input: PutGs1ItemInput, now = new Date(), prefixes: readonly string[] = []): Promise<{ item: StoredGs1Item; created: boolean }> {
+export async function putGs1Item(input: PutGs1ItemInput, now = new Date(), prefixes: readonly string[] = [], options: { ownHost?: boolean } = {}): Promise<{ item: StoredGs1Item; created: boolean }> {
   const itemId = gs1ItemIdOf(input.host, input.path);
   const itemRef = items().doc(itemId);
   const keyRef = keys().doc(gs1KeyIdOf(input.host, input.ai, input.value));
   return db().runTransaction(async (tx) => {
     const [keySnap, itemSnap, ...approvalSnaps] = await tx.getAll(keyRef, itemRef, ...prefixes.map((p) => approvalRef(input.host, p)));
     const owner = keySnap.exists ? (keySnap.get("merchantId") as string) : undefined;
-    if (owner !== undefined && owner !== input.merchantId) {
+    const formerHolder = owner !== undefined && owner !== input.merchantId && options.ownHost === true;
+    if (owner !== undefined && owner !== input.merchantId && !formerHolder) {
       throw new AppError("CONFLICT", `${keyName(input.ai, input.value)} is already registered by another workspace on ${input.host}`, {
         hint: "A key has one owner per resolver host. If your company owns this key's GS1 company prefix, contact support to have it reassigned.",
         details: { ai: input.ai, value: input.value },
@@ -158,9 +162,13 @@ export async function putGs1Item(input: PutGs1ItemInput, now = new Date(), prefi
     if (approvedElsewhere) throw approvedElsewhereError(input, approvedElsewhere.get("prefix") as string);
     // A taken-down item keeps its links until an operator restores it (as a taken-down code keeps its destination).
     if (itemSnap.get("takenDown")) throw takenDownError(input.path, itemSnap.get("takenDown") as TakenDown);
-    // An item document of another owner cannot exist without the key's document naming that owner.
-    if (!keySnap.exists) tx.create(keyRef, { host: input.host, ai: input.ai, value: input.value, merchantId: input.merchantId, claimedAt: Timestamp.fromDate(now) });
-    const createdAt = itemSnap.exists ? (itemSnap.get("createdAt") as Timestamp) : Timestamp.fromDate(now);
+    // An item document of another owner cannot exist without the key's document naming that owner (or, on
+    // a host that changed hands, naming the former holder, whose item this one replaces).
+    const claim = { host: input.host, ai: input.ai, value: input.value, merchantId: input.merchantId, claimedAt: Timestamp.fromDate(now) };
+    if (!keySnap.exists) tx.create(keyRef, claim);
+    else if (formerHolder) tx.set(keyRef, claim);
+    const ours = itemSnap.exists && itemSnap.get("merchantId") === input.merchantId;
+    const createdAt = ours ? (itemSnap.get("createdAt") as Timestamp) : Timestamp.fromDate(now);
     const data = {
       itemId,
       merchantId: input.merchantId,
@@ -177,7 +185,7 @@ export async function putGs1Item(input: PutGs1ItemInput, now = new Date(), prefi
       updatedAt: Timestamp.fromDate(now),
     };
     tx.set(itemRef, data);
-    return { item: itemOf(data), created: !itemSnap.exists };
+    return { item: itemOf(data), created: !ours };
   });
 }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ToolContext } from "../tool";
 import { defineTool } from "../tool";
-import { defaultDomainOf, domainGet, domainIdSchema, domainList, DomainListSchema, MAX_DOMAINS, rootUrlOf } from "../../domains/service";
+import { defaultDomainOf, domainGet, domainIdSchema, domainList, DomainListSchema, MAX_DOMAINS, hostPagesOf } from "../../domains/service";
 
 const input = z.object({ domainId: domainIdSchema.optional().describe("Only this domain") }).strict();
 const output = DomainListSchema;
@@ -16,8 +16,8 @@ const definition = {
   output,
   async handler({ domainId }: z.infer<typeof input>, { caller }: ToolContext): Promise<z.infer<typeof output>> {
     if (!domainId) return domainList(caller);
-    const [domain, defaultDomainId, rootUrl] = await Promise.all([domainGet(caller, domainId), defaultDomainOf(caller), rootUrlOf(caller)]);
-    return { count: 1, max: MAX_DOMAINS, defaultDomainId, rootUrl, domains: [domain] };
+    const [domain, defaultDomainId, pages] = await Promise.all([domainGet(caller, domainId), defaultDomainOf(caller), hostPagesOf(caller)]);
+    return { count: 1, max: MAX_DOMAINS, defaultDomainId, ...pages, domains: [domain] };
   },
   summarize: (r: z.infer<typeof output>) => `${r.count} domain${r.count === 1 ? "" : "s"}${r.domains.length ? `: ${r.domains.map((d) => `${d.hostname} ${d.state}`).join(", ")}` : ""}.`,
 };
