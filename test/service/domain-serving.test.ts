@@ -160,6 +160,31 @@ describe("merchants' hosts over HTTPS through the load balancer path", function 
     assert.deepEqual([x.totalScans, x.uniqueScanners], [4, 4]);
   });
 
+  it("counts people per host a code was opened on, for a plain code (the consumer) and a capped one (counted by its redirect), in the code's and the workspace's analytics", async () => {
+    const plain = await createCode(a, "https://example.com/by-host");
+    const capped = await createCode(a, "https://example.com/by-host-capped");
+    toolResult(await callTool("svc.qr.set_rules", { codeId: capped.codeId, settings: { rules: [], humanScanCap: 50, fallbackUrl: "https://example.com/sold-out" } }, a.apiKey));
+    const ownHost = new URL(plain.dynamicLink as string).host;
+    for (const code of [plain, capped]) {
+      // Two people on the brand's host; the first of them again on the service's own (counted there, not
+      // unique: a person is unique once a day per code, on the host of their first scan), and a third there.
+      const [first, second, third] = Array.from({ length: 3 }, newClient);
+      for (const from of [first, second]) assert.equal((await overHttps(host, `/qr/${code.uniqueQRCodeID}`, { from: from.address })).status, 302);
+      for (const client of [first, third]) assert.equal((await client.fetch(`${baseUrl()}/qr/${code.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } })).status, 302);
+      const figures = await countedAnalytics(analytics(a, code.codeId), 4);
+      assert.deepEqual(figures.byHost, [
+        { host, scans: 2, uniqueScanners: 2 },
+        { host: ownHost, scans: 2, uniqueScanners: 1 },
+      ], code === plain ? "a plain code" : "a capped code");
+    }
+    // The workspace's summary adds them up per host, and field selection can ask for byHost alone.
+    const summary = toolResult(await callTool("svc.analytics.scan_summary", { days: 1, fields: ["byHost"] }, a.apiKey));
+    assert.ok("byHost" in summary && !("countries" in summary) && !("totalScans" in summary), Object.keys(summary).join());
+    const per = new Map((summary.byHost as Array<{ host: string; scans: number }>).map((r) => [r.host, r.scans]));
+    assert.ok(per.get(host)! >= 4 && per.get(ownHost)! >= 4, JSON.stringify(summary.byHost));
+    assert.ok(summary.byHost.every((r: { host: string }) => r.host === host || r.host === ownHost), "no other workspace's host, nothing else");
+  });
+
   it("answers another workspace's code on a merchant's host with the neutral 404, names nobody and counts nothing", async () => {
     const theirs = await createCode(b, "https://example.com/b-secret");
     const crossed = await overHttps(host, `/qr/${theirs.uniqueQRCodeID}`);

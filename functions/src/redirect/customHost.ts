@@ -101,8 +101,8 @@ function sendPlatformNotFound(res: ServerResponse): void {
 }
 
 export interface OwnHostAnswers {
-  /** The service's own answer to the request (redirect/app.ts): the same answer, rule and count on either host. */
-  serve(req: IncomingMessage, res: ServerResponse): void;
+  /** The service's own answer to the request (redirect/app.ts): the same answer, rule and count on either host; the scan records `host`. */
+  serve(req: IncomingMessage, res: ServerResponse, host: string): void;
   /** The neutral "this QR code is not active" page. */
   sendNotFound(res: ServerResponse): void;
 }
@@ -141,7 +141,7 @@ export async function serveCustomHost(req: IncomingMessage, res: ServerResponse,
   const [claim, workspace] = await Promise.all([claimOf(host), id ? workspaceOfCode(id) : undefined]);
   overrideHeaders(res, loadBalancerHeaders(path, claim?.serving === true));
   if (!claim?.serving) return sendPlatformNotFound(res);
-  if (id !== null) return id !== undefined && workspace === claim.merchantId ? own.serve(req, res) : own.sendNotFound(res);
+  if (id !== null) return id !== undefined && workspace === claim.merchantId ? own.serve(req, res, host) : own.sendNotFound(res);
   if (method !== "GET" && method !== "HEAD") return sendPlatformNotFound(res);
   // The merchant's app association files: 200 JSON, never a redirect (Apple and Android refuse one).
   if (wellKnownFileOf(path)) return sendWellKnown(req, res, host, path);
