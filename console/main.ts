@@ -112,7 +112,7 @@ function newCodeView(): HTMLElement[] {
   const url = field("Destination URL", h("input", { id: "new-url", type: "url", required: "", placeholder: "https://", maxlength: String(URL_MAX_LENGTH) }));
   const campaign = field("Campaign (optional)", h("input", { id: "new-campaign", maxlength: String(CAMPAIGN_MAX) }));
   const tags = field("Tags, comma separated (optional)", h("input", { id: "new-tags" }));
-  const kind = field("Kind", select("new-kind", [["static", "Static: encodes the URL itself"], ["dynamic", "Dynamic: re-pointable, counts scans"]]));
+  const kind = field("Kind", select("new-kind", [["static", "Static: encodes the URL itself"], ["dynamic", "Dynamic: counts scans, editable"]]));
   const template = field("Template", select("new-template", [["", "None"], ...TEMPLATES.map((t) => [t, t] as [string, string])]));
   const boost = field("Boost frame (overrides the template)", select("new-boost", [["", "None"], ...BOOST_FRAMES.map((t) => [t, t] as [string, string])]));
   const sound = field("Scan sound (makes it dynamic)", select("new-sound", [["", "None"], ...SCAN_BEEP_SOUNDS.map((t) => [t, t] as [string, string])]));
@@ -154,7 +154,7 @@ function newCodeView(): HTMLElement[] {
   };
 
   /** " on <host>" for a dynamic code whose picker is shown: where its printed link will point. */
-  const linkHost = () => (domainsShown && !domain.wrap.hidden ? ` on ${domain.input.value ? domain.input.selectedOptions[0].textContent : "the service's own host"}` : "");
+  const linkHost = () => (domainsShown && !domain.wrap.hidden ? ` on ${domain.input.value ? (domain.input.selectedOptions[0]?.textContent ?? "") : "the service's own host"}` : "");
 
   // The spec's rules as the server applies them (codes/look.ts): soundSeal and scan sounds force dynamic; a boost frame replaces the template.
   const applyRules = () => {
@@ -254,9 +254,8 @@ function newCodeView(): HTMLElement[] {
  * names while it is not active) with the service's own host. Empty when there is nothing to choose (no
  * active domain, or the list could not be read: the code keeps its host).
  */
-async function linkHostRow(c: { codeId: string; dynamic: boolean; domainId: string | null; takenDown?: unknown }): Promise<HTMLElement | string> {
+function linkHostRow(c: { codeId: string; dynamic: boolean; domainId: string | null; takenDown?: unknown }, listed: Answer<"GET /domains"> | undefined): HTMLElement | string {
   if (!c.dynamic || c.takenDown) return "";
-  const listed = await api("GET /domains").catch(() => undefined);
   const choices = (listed?.domains ?? []).filter((d) => d.state === "active" || d.domainId === c.domainId);
   if (!choices.some((d) => d.state === "active")) return "";
   const pick = field("Host of its link", select("code-domain", [["", "The service's own host"], ...choices.map((d) => [d.domainId, d.state === "active" ? d.hostnameUnicode : `${d.hostnameUnicode} (not active)`] as [string, string])]));
@@ -274,8 +273,9 @@ async function linkHostRow(c: { codeId: string; dynamic: boolean; domainId: stri
 }
 
 async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
-  const [c, a] = await Promise.all([api("GET /codes/:codeId", { params: { codeId } }), api("GET /codes/:codeId/analytics", { params: { codeId }, query: { days } })]);
-  const hostRow = await linkHostRow(c);
+  // The domains are read beside the code (for its host picker); without them the page shows no picker.
+  const [c, a, domains] = await Promise.all([api("GET /codes/:codeId", { params: { codeId } }), api("GET /codes/:codeId/analytics", { params: { codeId }, query: { days } }), api("GET /domains").catch(() => undefined)]);
+  const hostRow = linkHostRow(c, domains);
   // A dynamic code's campaign rules: a section of its own that fails alone.
   const campaign = c.dynamic ? await campaignSection(gs1Kit(), codeId).catch((e) => h("section", { id: "code-campaign" }, h("h2", {}, "Campaign rules"), h("p", { class: "error" }, messageFor(e)))) : undefined;
   const dest = field("Destination URL", h("input", { id: "repoint-url", type: "url", value: c.destinationUrl }));

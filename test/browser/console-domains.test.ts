@@ -6,7 +6,10 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import type { Page } from "playwright-core";
-import { appUrl } from "../helpers/env";
+import { appUrl, baseUrl } from "../helpers/env";
+import { overHttps, PHONE as PHONE_AGENT } from "../helpers/brandHost";
+import { newClient } from "../helpers/clients";
+import { countedAnalytics } from "../helpers/scans";
 import { TestDns } from "../helpers/dns";
 import { signUp } from "../helpers/merchants";
 import { callTool, toolResult } from "../helpers/rpc";
@@ -245,6 +248,23 @@ describe("merchant console: Domains", function () {
     await page.waitForFunction((link) => document.querySelector("#app > .notice[role=status]")?.textContent?.startsWith(`Its link is now ${link}.`), code.dynamicLink);
     assert.equal(await shownPayload("#code-detail img.big"), code.dynamicLink, "back on the service's own host");
     await openView(page, "#/domains", "#host-settings");
+  });
+
+  it("shows a code's scans by the host its link was opened on, once people used both", async () => {
+    const listed = toolResult(await callTool("svc.qr.list", { limit: 100 }, session.merchant.apiKey)).codes as Array<{ codeId: string; title: string; uniqueQRCodeID: string; dynamicLink: string }>;
+    const code = listed.find((c) => c.title === "On the service's host")!;
+    // Two people open the brand's host (over HTTPS, the local CA trusted), one the service's own.
+    const [first, second, third] = Array.from({ length: 3 }, newClient);
+    for (const from of [first, second]) assert.equal((await overHttps(sub, `/qr/${code.uniqueQRCodeID}`, { from: from.address })).status, 302);
+    assert.equal((await third.fetch(`${baseUrl()}/qr/${code.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE_AGENT } })).status, 302);
+    await countedAnalytics(async () => toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, session.merchant.apiKey)), 3);
+    await openView(page, `#/code/${code.codeId}`, "#by-host");
+    const rows = await page.locator("#by-host tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    assert.deepEqual(rows, [
+      [sub, "2", "2"],
+      [new URL(code.dynamicLink).host, "1", "1"],
+    ]);
+    await lookAt("domains-scans-by-host");
   });
 
   it("shows a member the domains and their records, without the owner's controls", async () => {
