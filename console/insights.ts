@@ -7,7 +7,7 @@ import type { Answer } from "./api";
 /** The figures the insights show: a code's analytics and the workspace's dashboard both have them. */
 type Figures = Pick<
   Answer<"GET /analytics">,
-  "totalScans" | "uniqueScanners" | "repeatScans" | "botScans" | "endedScans" | "byUtm" | "countries" | "regions" | "cities" | "devices" | "operatingSystems" | "browsers" | "hourByWeekday" | "timeZone" | "pending" | "lagSeconds"
+  "totalScans" | "uniqueScanners" | "repeatScans" | "botScans" | "endedScans" | "byUtm" | "byHost" | "countries" | "regions" | "cities" | "devices" | "operatingSystems" | "browsers" | "hourByWeekday" | "timeZone" | "pending" | "lagSeconds"
 > & { byRule?: Answer<"GET /codes/:codeId/analytics">["byRule"] };
 
 /** Why a closed campaign answered, in words (campaigns/: the `e` reasons). */
@@ -38,6 +38,22 @@ function ruleTable(rows: NonNullable<Figures["byRule"]>): HTMLElement {
     { class: "insight wide", id: "by-rule" },
     h("h3", {}, "Scans by campaign rule"),
     h("table", {}, h("caption", { class: "muted" }, "People's scans each rule answered; rules counted by their place in the list when scanned"), h("tbody", {}, ...lines)),
+  );
+}
+
+/** People's scans per host the link was opened on: shown once people came through more than one (the service's own and a brand's). */
+function hostTable(rows: Figures["byHost"]): HTMLElement {
+  return h(
+    "div",
+    { class: "insight wide", id: "by-host" },
+    h("h3", {}, "Scans by link host"),
+    h(
+      "table",
+      {},
+      h("caption", { class: "muted" }, "Where people opened the code's link; a person counts once a day, on the host of their first scan"),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Host"), h("th", { scope: "col", class: "num" }, "Scans"), h("th", { scope: "col", class: "num" }, "Unique"))),
+      h("tbody", {}, ...rows.map((r) => h("tr", {}, h("th", { scope: "row", class: "host" }, r.host), h("td", { class: "num" }, String(r.scans)), h("td", { class: "num" }, String(r.uniqueScanners))))),
+    ),
   );
 }
 
@@ -114,6 +130,7 @@ export function insights(a: Figures, options: { figures?: boolean } = {}): HTMLE
           ...(a.endedScans.total ? [h("dt", {}, "Campaign closed (not counted)"), h("dd", { id: "fig-ended" }, `${a.endedScans.total}: ${ended}`)] : []),
         ),
     a.byRule?.length ? ruleTable(a.byRule) : "",
+    a.byHost.length > 1 ? hostTable(a.byHost) : "",
     a.byUtm.length ? topList("Campaign source / medium", a.byUtm, (r) => `${r.source} / ${r.medium}`, "top-utm") : "",
     topList("Countries", a.countries, (r) => r.country, "top-countries"),
     topList("Regions", a.regions, (r) => `${r.region}, ${r.country}`, "top-regions"),

@@ -112,10 +112,24 @@ function newCodeView(): HTMLElement[] {
   const url = field("Destination URL", h("input", { id: "new-url", type: "url", required: "", placeholder: "https://", maxlength: String(URL_MAX_LENGTH) }));
   const campaign = field("Campaign (optional)", h("input", { id: "new-campaign", maxlength: String(CAMPAIGN_MAX) }));
   const tags = field("Tags, comma separated (optional)", h("input", { id: "new-tags" }));
-  const kind = field("Kind", select("new-kind", [["static", "Static: encodes the URL itself"], ["dynamic", "Dynamic: re-pointable, counts scans"]]));
+  const kind = field("Kind", select("new-kind", [["static", "Static: encodes the URL itself"], ["dynamic", "Dynamic: counts scans, editable"]]));
   const template = field("Template", select("new-template", [["", "None"], ...TEMPLATES.map((t) => [t, t] as [string, string])]));
   const boost = field("Boost frame (overrides the template)", select("new-boost", [["", "None"], ...BOOST_FRAMES.map((t) => [t, t] as [string, string])]));
   const sound = field("Scan sound (makes it dynamic)", select("new-sound", [["", "None"], ...SCAN_BEEP_SOUNDS.map((t) => [t, t] as [string, string])]));
+  const domain = field("Domain of its link", select("new-domain", [["", "The service's own host"]]));
+  // Shown for a dynamic code once the workspace has an active domain, the workspace default preselected.
+  let domainsShown = false;
+  void api("GET /domains")
+    .then(({ domains, defaultDomainId }) => {
+      const active = domains.filter((d) => d.state === "active");
+      if (!active.length) return;
+      domain.input.append(...active.map((d) => h("option", { value: d.domainId }, d.hostnameUnicode)));
+      domain.input.value = active.some((d) => d.domainId === defaultDomainId) ? defaultDomainId! : "";
+      domainsShown = true;
+      applyRules();
+    })
+    // Without the list the picker stays hidden, and the code goes on the workspace default as it would by API.
+    .catch(() => undefined);
   const publish = h("input", { type: "checkbox", id: "new-publish", checked: "" });
   const rules = h("p", { class: "muted", id: "new-rules", "aria-live": "polite" });
   // Hidden until there is a preview to show: an image without a source is a broken-image icon.
@@ -130,6 +144,7 @@ function newCodeView(): HTMLElement[] {
     const tagList = tags.input.value.split(",").map((t) => t.trim()).filter(Boolean);
     if (tagList.length) body.tags = tagList;
     if ((kind.input as HTMLSelectElement).value === "dynamic") body.dynamic = true;
+    if (body.dynamic && domainsShown) body.domainId = domain.input.value || null;
     body.template = oneOf(TEMPLATES, template.input.value);
     body.boostFrame = oneOf(BOOST_FRAMES, boost.input.value);
     body.scanBeepSound = oneOf(SCAN_BEEP_SOUNDS, sound.input.value);
@@ -138,12 +153,16 @@ function newCodeView(): HTMLElement[] {
     return body;
   };
 
+  /** " on <host>" for a dynamic code whose picker is shown: where its printed link will point. */
+  const linkHost = () => (domainsShown && !domain.wrap.hidden ? ` on ${domain.input.value ? (domain.input.selectedOptions[0]?.textContent ?? "") : "the service's own host"}` : "");
+
   // The spec's rules as the server applies them (codes/look.ts): soundSeal and scan sounds force dynamic; a boost frame replaces the template.
   const applyRules = () => {
     const look = effectiveLook({ template: oneOf(TEMPLATES, template.input.value) ?? null, boostFrame: oneOf(BOOST_FRAMES, boost.input.value) ?? null, scanBeepSound: oneOf(SCAN_BEEP_SOUNDS, sound.input.value) ?? null });
     const forced = look.forcedDynamicBy === "soundSeal" ? "the soundSeal template" : look.forcedDynamicBy === "scanBeepSound" ? "a scan sound" : "";
     (kind.input as HTMLSelectElement).disabled = Boolean(forced);
     if (forced) (kind.input as HTMLSelectElement).value = "dynamic";
+    domain.wrap.hidden = !domainsShown || (kind.input as HTMLSelectElement).value !== "dynamic";
     const notes = [forced && `Dynamic because of ${forced}.`, look.templateReplaced && "The boost frame replaces the template."].filter(Boolean);
     rules.textContent = notes.join(" ");
   };
@@ -175,11 +194,11 @@ function newCodeView(): HTMLElement[] {
       preview.dataset.for = JSON.stringify(look);
       previewNote.textContent =
         res.headers.get("X-Preview-Dynamic") === "true"
-          ? "Dynamic: the file is exactly this, except the pattern, which encodes the code's own link once it is created."
+          ? `Dynamic: the file is exactly this, except the pattern, which encodes the code's own link${linkHost()} once it is created.`
           : "This is the exact PNG the code will have.";
     }, (message) => (previewNote.textContent = `No preview: ${message}`)), 200);
   };
-  for (const f of [title, url, campaign, tags, kind, template, boost, sound]) {
+  for (const f of [title, url, campaign, tags, kind, domain, template, boost, sound]) {
     f.input.addEventListener("input", refresh);
     f.input.addEventListener("change", refresh);
   }
@@ -188,7 +207,7 @@ function newCodeView(): HTMLElement[] {
   const form = h(
     "form",
     { id: "new-code-form", "aria-labelledby": "new-title-h" },
-    h("div", { class: "form-grid" }, title.wrap, url.wrap, campaign.wrap, tags.wrap, kind.wrap, template.wrap, boost.wrap, sound.wrap),
+    h("div", { class: "form-grid" }, title.wrap, url.wrap, campaign.wrap, tags.wrap, kind.wrap, domain.wrap, template.wrap, boost.wrap, sound.wrap),
     rules,
     design.element,
     h("label", { class: "check" }, publish, " Publish now"),
@@ -230,8 +249,33 @@ function newCodeView(): HTMLElement[] {
 
 // ---- One code ---------------------------------------------------------------------------------------
 
+/**
+ * A dynamic code's link host, for its page: a picker of the workspace's active domains (and the one the code
+ * names while it is not active) with the service's own host. Empty when there is nothing to choose (no
+ * active domain, or the list could not be read: the code keeps its host).
+ */
+function linkHostRow(c: { codeId: string; dynamic: boolean; domainId: string | null; takenDown?: unknown }, listed: Answer<"GET /domains"> | undefined): HTMLElement | string {
+  if (!c.dynamic || c.takenDown) return "";
+  const choices = (listed?.domains ?? []).filter((d) => d.state === "active" || d.domainId === c.domainId);
+  if (!choices.some((d) => d.state === "active")) return "";
+  const pick = field("Host of its link", select("code-domain", [["", "The service's own host"], ...choices.map((d) => [d.domainId, d.state === "active" ? d.hostnameUnicode : `${d.hostnameUnicode} (not active)`] as [string, string])]));
+  pick.input.value = c.domainId ?? "";
+  return h(
+    "div",
+    { class: "form-row", id: "code-domain-row" },
+    pick.wrap,
+    act("Move link", async () => {
+      const moved = await api("POST /codes/:codeId", { params: { codeId: c.codeId }, body: { domainId: pick.input.value || null } });
+      flash(`Its link is now ${moved.dynamicLink}. Codes already printed with the old link keep working while that host stays active.`);
+      await route();
+    }, { id: "move-domain" }),
+  );
+}
+
 async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
-  const [c, a] = await Promise.all([api("GET /codes/:codeId", { params: { codeId } }), api("GET /codes/:codeId/analytics", { params: { codeId }, query: { days } })]);
+  // The domains are read beside the code (for its host picker); without them the page shows no picker.
+  const [c, a, domains] = await Promise.all([api("GET /codes/:codeId", { params: { codeId } }), api("GET /codes/:codeId/analytics", { params: { codeId }, query: { days } }), api("GET /domains").catch(() => undefined)]);
+  const hostRow = linkHostRow(c, domains);
   // A dynamic code's campaign rules: a section of its own that fails alone.
   const campaign = c.dynamic ? await campaignSection(gs1Kit(), codeId).catch((e) => h("section", { id: "code-campaign" }, h("h2", {}, "Campaign rules"), h("p", { class: "error" }, messageFor(e)))) : undefined;
   const dest = field("Destination URL", h("input", { id: "repoint-url", type: "url", value: c.destinationUrl }));
@@ -291,6 +335,7 @@ async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
             act("Re-point", async () => { await api("POST /codes/:codeId", { params: { codeId: c.codeId }, body: { destinationUrl: dest.input.value } }); flash("Destination updated: the next scan goes there."); await route(); }, { id: "repoint" }),
           )
         : h("p", { class: "muted" }, "Static code: the URL is printed in the pattern. Changing it re-renders the same files."),
+      hostRow,
     ),
     ...codeDesignSection(designContext(), c),
     ...(campaign ? [campaign] : []),

@@ -6,9 +6,14 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import type { Page } from "playwright-core";
-import { appUrl } from "../helpers/env";
+import { appUrl, baseUrl } from "../helpers/env";
+import { overHttps, PHONE as PHONE_AGENT } from "../helpers/brandHost";
+import { newClient } from "../helpers/clients";
+import { countedAnalytics } from "../helpers/scans";
 import { TestDns } from "../helpers/dns";
 import { signUp } from "../helpers/merchants";
+import { callTool, toolResult } from "../helpers/rpc";
+import { decodePng, fetchPng } from "../helpers/qr";
 import { verifyDomain } from "../../functions/src/domains/service";
 import { readDefaultDomainId } from "../../functions/src/store/codeDomains";
 import { readHostPages, readRootUrl } from "../../functions/src/store/hostServing";
@@ -186,6 +191,94 @@ describe("merchant console: Domains", function () {
     assert.deepEqual((await readHostPages(merchantId)).pageColours, { foreground: "#3B1F0E", background: "#FDF2E3" });
     assert.equal(await page.inputValue("#page-bg"), "#fdf2e3", "the re-rendered page shows the saved colours");
     await lookAt("domains-settings");
+  });
+
+  /** The PNG the page shows for a code (its thumbnail or its big image), decoded: what a printed copy would open. */
+  const shownPayload = async (selector: string) => decodePng(await fetchPng((await page.getAttribute(selector, "src"))!)).payload;
+  const codeOf = async (codeId: string) => (toolResult(await callTool("svc.qr.list", { limit: 100 }, session.merchant.apiKey)).codes as Array<{ codeId: string; domainId: string | null; dynamicLink: string; uniqueQRCodeID: string }>).find((c) => c.codeId === codeId)!;
+  const onHost = (host: string) => new RegExp(`^https://${host.replace(/[.:]/g, "\\$&")}/qr/[A-Za-z0-9]{12}$`);
+
+  it("creates a dynamic code on the domain picked on the create form, at phone and desktop width: its QR encodes the brand's host", async () => {
+    const subId = (await card(sub).getAttribute("data-domain-id"))!;
+    for (const viewport of [PHONE, DESKTOP]) {
+      await page.setViewportSize(viewport);
+      await openView(page, "#/new", "#new-code-form");
+      assert.ok(await page.isHidden("#new-domain"), "a static code has no host to choose");
+      await page.selectOption("#new-kind", "dynamic");
+      await page.waitForSelector("#new-domain", { state: "visible" });
+      assert.equal(await page.inputValue("#new-domain"), subId, "the workspace default is preselected");
+      assert.deepEqual(await page.locator("#new-domain option").allTextContents(), ["The service's own host", sub], "active domains only: the apex is still pending");
+      // Away and back: the choice made on the form is what is sent, not the default.
+      await page.selectOption("#new-domain", "");
+      await page.selectOption("#new-domain", subId);
+      await page.fill("#new-title", `Table sticker ${viewport.width}`);
+      await page.fill("#new-url", "https://example.com/branded");
+      await page.locator("#preview-note", { hasText: `encodes the code's own link on ${sub} once it is created` }).waitFor();
+      await assertPhoneReadyAndAccessible(page, `the create form with its host picker at ${viewport.width} px`);
+      assert.deepEqual(await brokenWords(page), []);
+      await screenshot(page, `domains-create-picker-${viewport.width}`);
+      await page.click("#create-code");
+      await page.waitForSelector("#created-link");
+      const codeId = (await page.getAttribute("#created-link", "href"))!.replace("#/code/", "");
+      const code = await codeOf(codeId);
+      assert.equal(code.domainId, subId);
+      assert.match(code.dynamicLink, onHost(sub));
+      assert.equal(await shownPayload("#created img.thumb"), code.dynamicLink, "the QR the page shows opens the brand's host");
+      await screenshot(page, `domains-created-on-host-${viewport.width}`);
+    }
+    // The service's own host, picked over the default.
+    await openView(page, "#/new", "#new-code-form");
+    await page.selectOption("#new-kind", "dynamic");
+    await page.waitForSelector("#new-domain", { state: "visible" });
+    await page.selectOption("#new-domain", "");
+    await page.fill("#new-title", "On the service's host");
+    await page.fill("#new-url", "https://example.com/plain");
+    await page.click("#create-code");
+    await page.waitForSelector("#created-link");
+    const own = await codeOf((await page.getAttribute("#created-link", "href"))!.replace("#/code/", ""));
+    assert.equal(own.domainId, null);
+    assert.doesNotMatch(own.dynamicLink, onHost(sub));
+    assert.equal(await shownPayload("#created img.thumb"), own.dynamicLink);
+  });
+
+  it("moves a code's link between the service's host and the brand's on the code's page; its QR follows", async () => {
+    const listed = toolResult(await callTool("svc.qr.list", {}, session.merchant.apiKey)).codes as Array<{ codeId: string; title: string; dynamicLink: string }>;
+    const code = listed.find((c) => c.title === "On the service's host")!;
+    await openView(page, `#/code/${code.codeId}`, "#code-detail");
+    assert.equal(await page.inputValue("#code-domain"), "", "on the service's own host");
+    assert.deepEqual(await page.locator("#code-domain option").allTextContents(), ["The service's own host", sub]);
+    await page.selectOption("#code-domain", { label: sub });
+    await page.click("#move-domain");
+    await page.waitForFunction(() => document.querySelector("#app > .notice[role=status]")?.textContent?.startsWith("Its link is now https://"));
+    const moved = await codeOf(code.codeId);
+    assert.match(moved.dynamicLink, onHost(sub));
+    assert.match((await lastNotice())!, new RegExp(`Its link is now ${moved.dynamicLink.replace(/[.:/]/g, "\\$&")}\\. Codes already printed with the old link keep working`));
+    assert.equal(await page.inputValue("#code-domain"), moved.domainId, "the re-rendered page shows the new host");
+    assert.equal(await shownPayload("#code-detail img.big"), moved.dynamicLink, "the code's QR now opens the brand's host");
+    assert.equal(moved.uniqueQRCodeID, code.dynamicLink.split("/qr/")[1], "the same code: only its host moved");
+    await lookAt("domains-code-host");
+    await page.selectOption("#code-domain", "");
+    await page.click("#move-domain");
+    await page.waitForFunction((link) => document.querySelector("#app > .notice[role=status]")?.textContent?.startsWith(`Its link is now ${link}.`), code.dynamicLink);
+    assert.equal(await shownPayload("#code-detail img.big"), code.dynamicLink, "back on the service's own host");
+    await openView(page, "#/domains", "#host-settings");
+  });
+
+  it("shows a code's scans by the host its link was opened on, once people used both", async () => {
+    const listed = toolResult(await callTool("svc.qr.list", { limit: 100 }, session.merchant.apiKey)).codes as Array<{ codeId: string; title: string; uniqueQRCodeID: string; dynamicLink: string }>;
+    const code = listed.find((c) => c.title === "On the service's host")!;
+    // Two people open the brand's host (over HTTPS, the local CA trusted), one the service's own.
+    const [first, second, third] = Array.from({ length: 3 }, newClient);
+    for (const from of [first, second]) assert.equal((await overHttps(sub, `/qr/${code.uniqueQRCodeID}`, { from: from.address })).status, 302);
+    assert.equal((await third.fetch(`${baseUrl()}/qr/${code.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE_AGENT } })).status, 302);
+    await countedAnalytics(async () => toolResult(await callTool("svc.qr.get_analytics", { codeId: code.codeId, days: 1 }, session.merchant.apiKey)), 3);
+    await openView(page, `#/code/${code.codeId}`, "#by-host");
+    const rows = await page.locator("#by-host tbody tr").evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+    assert.deepEqual(rows, [
+      [sub, "2", "2"],
+      [new URL(code.dynamicLink).host, "1", "1"],
+    ]);
+    await lookAt("domains-scans-by-host");
   });
 
   it("shows a member the domains and their records, without the owner's controls", async () => {

@@ -1,17 +1,21 @@
 // A merchant's own host, as a phone reaches it: over HTTPS through the local front's load balancer port,
-// the name resolved to 127.0.0.1 by the client itself, the certificate checked against the local CA only
-// (docs/domains.md, "Serving", "Locally"). And an active domain to serve, made through REST with the DNS
-// answers of a loopback server (test/helpers/dns.ts).
+// the name resolved to 127.0.0.1 by the client itself (no DNS query leaves it), the certificate checked
+// against the local CA only (docs/domains.md, "Serving", "Locally"). And an active domain to serve, made
+// through REST with the DNS answers of a loopback server (test/helpers/dns.ts).
 import assert from "node:assert/strict";
 import { randomInt, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import type http from "node:http";
+import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { Agent, fetch as undiciFetch } from "undici";
 import { appUrl } from "./env";
 import type { TestDns } from "./dns";
 import type { TestMerchant } from "./merchants";
 
-function required(name: string): string {
+export const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
+
+export function required(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set: run the tests through \`npm test\`, which starts the front`);
   return value;
@@ -67,3 +71,41 @@ export async function activeDomain(m: TestMerchant, dns: TestDns, hostname = `id
   assert.equal(checked.body.state, "active", JSON.stringify(checked.body));
   return { domainId: added.body.domainId, hostname: added.body.hostname };
 }
+
+export interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/**
+ * GET (or `method`) https://<host>:<front port><path>, trusting only the local CA, from `from` (a loopback
+ * address: a client of its own). `servername` defaults to the host (SNI as a browser sends it); `headers`
+ * may replace Host.
+ */
+export function overHttps(host: string, path: string, options: { servername?: string; headers?: Record<string, string>; from?: string; method?: string; body?: string } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host,
+        port: Number(required("TEST_DOMAINS_PORT")),
+        path,
+        method: options.method ?? "GET",
+        servername: options.servername ?? host,
+        ca: readFileSync(required("TEST_DOMAINS_CA")),
+        lookup: toLoopback,
+        localAddress: options.from,
+        agent: false,
+        headers: { "User-Agent": PHONE, ...options.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+

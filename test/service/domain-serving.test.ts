@@ -4,11 +4,9 @@
 // request for a merchant's host reaching the redirect function with its Host as sent.
 import assert from "node:assert/strict";
 import http from "node:http";
-import https from "node:https";
 import { createHash, randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
-import type { LookupFunction } from "node:net";
 import { appUrl, baseUrl, functionsDirectUrl } from "../helpers/env";
+import { overHttps, PHONE, required, type Answer } from "../helpers/brandHost";
 import { TestDns } from "../helpers/dns";
 import { newClient } from "../helpers/clients";
 import { createMerchant, type TestMerchant } from "../helpers/merchants";
@@ -21,56 +19,6 @@ import { setRootUrl } from "../../functions/src/store/hostServing";
 import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 
 const DAY = 86_400_000;
-const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
-
-function required(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the tests through \`npm test\`, which starts the front`);
-  return value;
-}
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-}
-
-/** Every name is 127.0.0.1: the client connects to the front as a browser whose DNS says so would. */
-const toLoopback: LookupFunction = (_host, options, done) => {
-  if ((options as { all?: boolean }).all) (done as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: "127.0.0.1", family: 4 }]);
-  else done(null, "127.0.0.1", 4);
-};
-
-/**
- * GET (or `method`) https://<host>:<front port><path>, trusting only the local CA, from `from` (a loopback
- * address: a client of its own). `servername` defaults to the host (SNI as a browser sends it); `headers`
- * may replace Host.
- */
-function overHttps(host: string, path: string, options: { servername?: string; headers?: Record<string, string>; from?: string; method?: string; body?: string } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = https.request(
-      {
-        host,
-        port: Number(required("TEST_DOMAINS_PORT")),
-        path,
-        method: options.method ?? "GET",
-        servername: options.servername ?? host,
-        ca: readFileSync(required("TEST_DOMAINS_CA")),
-        lookup: toLoopback,
-        localAddress: options.from,
-        agent: false,
-        headers: { "User-Agent": PHONE, ...options.headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-      },
-    );
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}
 
 /** A request straight to the functions' own port (no front), with any headers at all. */
 function direct(path: string, headers: Record<string, string>): Promise<Answer> {
@@ -158,6 +106,32 @@ describe("merchants' hosts over HTTPS through the load balancer path", function 
     const [x, y] = await Promise.all([countedAnalytics(analytics(a, onCustom.codeId), 4), countedAnalytics(analytics(a, onDefault.codeId), 4)]);
     for (const field of ["totalScans", "uniqueScanners", "repeatScans"]) assert.equal(x[field], y[field], field);
     assert.deepEqual([x.totalScans, x.uniqueScanners], [4, 4]);
+  });
+
+  it("counts people per host a code was opened on, for a plain code (the consumer) and a capped one (counted by its redirect), in the code's and the workspace's analytics", async () => {
+    const plain = await createCode(a, "https://example.com/by-host");
+    const capped = await createCode(a, "https://example.com/by-host-capped");
+    toolResult(await callTool("svc.qr.set_rules", { codeId: capped.codeId, settings: { rules: [], humanScanCap: 50, fallbackUrl: "https://example.com/sold-out" } }, a.apiKey));
+    const ownHost = new URL(plain.dynamicLink as string).host;
+    for (const code of [plain, capped]) {
+      // Two people on the brand's host; the first of them again on the service's own (counted there, not
+      // unique: a person is unique once a day per code, on the host of their first scan), and a third there.
+      const [first, second, third] = Array.from({ length: 3 }, newClient);
+      for (const from of [first, second]) assert.equal((await overHttps(host, `/qr/${code.uniqueQRCodeID}`, { from: from.address })).status, 302);
+      for (const client of [first, third]) assert.equal((await client.fetch(`${baseUrl()}/qr/${code.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } })).status, 302);
+      const figures = await countedAnalytics(analytics(a, code.codeId), 4);
+      // Most scans first, a tie by name.
+      assert.deepEqual(figures.byHost, [
+        { host: ownHost, scans: 2, uniqueScanners: 1 },
+        { host, scans: 2, uniqueScanners: 2 },
+      ].sort((x, y) => x.host.localeCompare(y.host)), code === plain ? "a plain code" : "a capped code");
+    }
+    // The workspace's summary adds them up per host, and field selection can ask for byHost alone.
+    const summary = toolResult(await callTool("svc.analytics.scan_summary", { days: 1, fields: ["byHost"] }, a.apiKey));
+    assert.ok("byHost" in summary && !("countries" in summary) && !("totalScans" in summary), Object.keys(summary).join());
+    const per = new Map((summary.byHost as Array<{ host: string; scans: number }>).map((r) => [r.host, r.scans]));
+    assert.ok(per.get(host)! >= 4 && per.get(ownHost)! >= 4, JSON.stringify(summary.byHost));
+    assert.ok(summary.byHost.every((r: { host: string }) => r.host === host || r.host === ownHost), "no other workspace's host, nothing else");
   });
 
   it("answers another workspace's code on a merchant's host with the host's own 404, names nobody else and counts nothing", async () => {

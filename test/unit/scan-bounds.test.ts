@@ -10,6 +10,7 @@ import { prng } from "../helpers/fuzz";
 import { scaled } from "../helpers/scale";
 import { placeOfAddress } from "../../functions/src/scans/geo";
 import { rollupChanges, SCAN_EVENT_LANES, type ScanClass, type ScanFacts } from "../../functions/src/store/scans";
+import { MAX_DOMAINS } from "../../functions/src/domains/service";
 import { addInto, foldCounts, INSTANCE_ID, MAP_CAPS, OTHER_KEY, SHARD_WRITE_INTERVAL_MS, shardChange, type Counts } from "../../functions/src/store/rollups";
 
 // 10,000 still fills the code (1,000 of 5,000) and UTM (100 of 3,000) caps and passes 1,000 places.
@@ -104,6 +105,8 @@ describe("scan size bounds", () => {
         retentionDays: 400,
         // Campaign rules (20 positions, 4 variants) and merchant-written UTM pairs (an open set).
         ...(rand() < 0.5 ? { rule: rand() < 0.1 ? { index: null } : { index: Math.floor(rand() * 20), ...(rand() < 0.5 ? { variant: Math.floor(rand() * 4) } : {}) } } : {}),
+        // Hosts: the service's own or one of 30 (more than a workspace holds at once: the cap is tested too).
+        ...(rand() < 0.5 ? { host: `scan${Math.floor(rand() * 30)}.brand.example` } : {}),
         ...(rand() < 0.5 ? { utm: { source: `src ${Math.floor(rand() * 3000)}|${"x".repeat(Math.floor(rand() * 90))}`, medium: `medium ${Math.floor(rand() * 50)}` } } : {}),
       };
       for (const { target, counts } of rollupChanges(facts, pick(classes))) {
@@ -139,10 +142,13 @@ describe("scan size bounds", () => {
     assert.ok(Object.keys(workspaceDay.c as Counts).length === MAP_CAPS.c + 1, "the code map was capped, the rest under Other");
     assert.ok(Object.keys(workspaceDay.ut as Counts).length === MAP_CAPS.ut + 1, "the UTM map was capped, the rest under Other");
     assert.equal(workspaceDay.ru, undefined, "rule positions are kept per code only");
+    assert.equal(Object.keys(workspaceDay.ho as Counts).length, MAP_CAPS.ho + 1, "the host map was capped at a workspace's 20 domains and its own host, the rest under Other");
+    assert.equal(MAP_CAPS.ho, MAX_DOMAINS + 1);
     // Nothing was lost to the caps: the folded workspace day counts every person's scan.
     const people = [...shards].filter(([k]) => k.startsWith("codeDays/")).reduce((a, [, d]) => a + ((d.n as number) ?? 0), 0);
     assert.equal(workspaceDay.n, people);
     assert.equal(Object.values(workspaceDay.c as Record<string, Counts>).reduce((a, c) => a + (c.n as number), 0), people);
+    assert.equal(Object.values(workspaceDay.ho as Record<string, Counts>).reduce((a, c) => a + (c.n as number), 0), people, "every /qr/ person's scan has its host");
     console.log(`      ${shards.size} shards; largest document ${Math.round(largest / 1024)} KB`);
   });
 

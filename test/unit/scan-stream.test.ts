@@ -9,7 +9,7 @@ import { deployCommands, streamFileContents, streamFilesIn, upgradeCommands } fr
 import { documentedQueries, streamDatabase, type StreamRow } from "../helpers/scanStreamSql";
 
 const event = (over: Partial<ScanEvent> = {}): ScanEvent => ({
-  schema_version: 3,
+  schema_version: 4,
   scan_id: "s".repeat(22),
   at: Date.UTC(2026, 10, 25, 12, 0, 0) * 1000,
   merchant_id: "m1",
@@ -31,6 +31,7 @@ const event = (over: Partial<ScanEvent> = {}): ScanEvent => ({
   source: "redirect",
   served_from: "live",
   ...UNANSWERED,
+  host: null,
   ...over,
 });
 
@@ -58,7 +59,7 @@ describe("scan stream schema", () => {
 
   it("fields added after the first layout are nullable with a null default (older messages still read)", () => {
     const added = avroSchema().fields.filter((f) => "default" in f);
-    assert.deepEqual(added.map((f) => f.name), ["rule_index", "variant", "rule_answered", "ended_reason", "utm_source", "utm_medium", "counted", "unique_scan", "not_counted_reason"]);
+    assert.deepEqual(added.map((f) => f.name), ["rule_index", "variant", "rule_answered", "ended_reason", "utm_source", "utm_medium", "counted", "unique_scan", "not_counted_reason", "host"]);
     for (const f of added) {
       assert.equal((f as { default: unknown }).default, null, f.name);
       assert.equal((f.type as unknown[])[0], "null", f.name);
@@ -94,6 +95,8 @@ describe("scan stream schema", () => {
       ["day", ["2026/11/25", "2026-13-01", "2026-11-25/x", "..", "26-11-25", "2026-11-25 "]],
       ["time_zone", ["Mars/Olympus", "../../etc", "Europe/../UTC", "x".repeat(65), "America/Los Angeles"]],
       ["unique_qr_code_id", [...hostile, "aB3dE5gH7jK", "aB3dE5gH7jK9/", "aB3dE5gH7jK_"]],
+      // A host becomes a rollup map key: only a lower-case punycode name of two labels or more.
+      ["host", [...hostile, "Scan.Brand.com", "brand", "scan.brand.com.", "-a.brand.com", "a..b.com", "scän.brand.com", "x".repeat(64) + ".com", "a|b.com", "a.b.com:443"]],
     ];
     for (const [field, values] of refusedEvent) {
       for (const value of values) {
@@ -120,6 +123,11 @@ describe("scan stream schema", () => {
     const attributes = { scan_id: arrival.scan_id, schema_version: "3", plain: "1" };
     const delivery = (e: ScanEvent, a: Record<string, string> = attributes) => ({ data: encodeScanEvent(e), attributes: a });
     assert.deepEqual(decodeArrival(delivery(arrival)), arrival);
+    const branded = event({ served_from: "arrival", host: "xn--scn-qla.brand.com" });
+    assert.deepEqual(decodeArrival(delivery(branded)), branded, "a scan on a merchant's host keeps it");
+    // An arrival a layout 3 redirect published before a deploy has no host on the wire: it reads as the service's own host.
+    const { host: _host, ...wire } = JSON.parse(encodeScanEvent(arrival).toString()) as Record<string, unknown>;
+    assert.deepEqual(decodeArrival({ data: Buffer.from(JSON.stringify({ ...wire, schema_version: 3 })), attributes }), { ...arrival, schema_version: 3, host: null });
     const malformed: Array<[string, ReturnType<typeof delivery>]> = [
       ["a / in the visitor's hash", delivery(event({ served_from: "arrival", visitor: "vIsItOr/hash-016" }))],
       ["a day that is not one", delivery(event({ served_from: "arrival", day: "2026-13-01" }))],
@@ -201,8 +209,8 @@ describe("scan stream queries (docs/scan-stream.md, on SQLite)", () => {
     return { ...e, message_id: `${e.scan_id}-${copy}`, publish_time: e.at + copy };
   };
 
-  it("the documentation holds the seven queries the tests run", () => {
-    assert.equal(documentedQueries().length, 7);
+  it("the documentation holds the eight queries the tests run", () => {
+    assert.equal(documentedQueries().length, 8);
   });
 
   it("the reconciliation sets the stream's machines and repeats beside the most the consumer can have counted twice (its rows beyond a scan's first)", async () => {
@@ -220,8 +228,28 @@ describe("scan stream queries (docs/scan-stream.md, on SQLite)", () => {
       { ...repeat, served_from: "last-known-good", counted: null, unique_scan: null, not_counted_reason: null, message_id: "marked", publish_time: repeat.publish_time - 1 },
     ];
     const { query } = await streamDatabase(rows);
-    const reconcile = documentedQueries()[6];
+    const reconcile = documentedQueries()[7];
     assert.deepEqual(query(reconcile), [{ merchant_id: "m1", code_id: "c1", day: "2026-11-25", bot_scans: 1, repeat_scans: 1, ended_scans: 0, counted_again_at_most: 3 }]);
+  });
+
+  it("people's scans per host: a brand's host and the service's own apart, repeats, machines and app scans left out", async () => {
+    const brand = "scan.brand.com";
+    const rows: StreamRow[] = [
+      row({ visitor: "v1", at: t0, host: brand }),
+      row({ visitor: "v1", at: t0 + 1000, host: null }), // v1 again on the own host: counted there, not unique
+      row({ visitor: "v2", at: t0, host: brand }),
+      row({ visitor: "v3", at: t0, host: null }),
+      row({ kind: "bot", visitor: null, bot_reason: "crawler", at: t0, host: brand }),
+      row({ visitor: "v4", at: t0, host: null, source: "app" }),
+    ];
+    for (let i = 0; i < 5; i++) rows.push(row({ visitor: "v2", at: t0 + 2000 + i, host: brand })); // 3 count, 2 repeats
+    const { query } = await streamDatabase(rows);
+    const byHost = documentedQueries()[6];
+    assert.deepEqual(query(byHost), [
+      { merchant_id: "m1", code_id: "c1", day: "2026-11-25", host: null, scans: 2, unique_scanners: 1 },
+      { merchant_id: "m1", code_id: "c1", day: "2026-11-25", host: brand, scans: 5, unique_scanners: 2 },
+    ]);
+    assert.deepEqual(query(byHost.replace("WHERE ", `WHERE host = '${brand}' AND `)).map((r) => r.scans), [5], "the documented filter");
   });
 
   it("a scan published twice (a retried publish) is one row; counts follow the rollups' rules", async () => {

@@ -34,6 +34,7 @@ export { analyticsFiguresShape, ruleFiguresOutput, scanOutput } from "../scans/a
 // toolset URLs spell them out.
 listedAs.add(analyticsFiguresShape.endedScans, { json: { type: "object" } });
 listedAs.add(analyticsFiguresShape.byUtm, { json: { type: "array" } });
+listedAs.add(analyticsFiguresShape.byHost, { json: { type: "array" } });
 listedAs.add(ruleFiguresOutput, { json: { type: "array" } });
 // Cities repeat the regions' shape with a city: named by type in the default list.
 listedAs.add(analyticsFiguresShape.cities, { json: { type: "array" } });
@@ -55,7 +56,7 @@ export function fitAnalytics<T extends { byDay?: unknown[]; scans?: unknown[]; s
  * Field selection on the analytics tools (an agent's context is bounded): the figures a caller may ask for
  * by name; the window, the code and `pending` always come back.
  */
-export const SELECTABLE_FIGURES = ["totalScans", "byDay", "uniqueScanners", "repeatScans", "botScans", "endedScans", "byUtm", "countries", "regions", "cities", "devices", "operatingSystems", "browsers", "hourByWeekday"] as const;
+export const SELECTABLE_FIGURES = ["totalScans", "byDay", "uniqueScanners", "repeatScans", "botScans", "endedScans", "byUtm", "byHost", "countries", "regions", "cities", "devices", "operatingSystems", "browsers", "hourByWeekday"] as const;
 
 /** The `fields` argument: which of `names` to return (default: all). */
 export function fieldSelection<const N extends readonly [string, ...string[]]>(names: N) {

@@ -184,7 +184,7 @@ function readLinkInTime(id: string, now: number): Promise<ServedLink> {
 }
 
 /** GET and HEAD /qr/<id>, on Node's own request and response: the hot path skips express entirely. */
-async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: string, host?: string): Promise<void> {
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
   const at = new Date(requestTime(req.headers, getConfig().honoursTestClock));
   const address = clientAddressOf(req);
@@ -198,13 +198,13 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
     if (!fresh.link || fresh.link.takenDown) return fresh.link ? sendTakenDown(res) : sendNotFound(res);
   }
   // A code this instance knows to have campaign rules is answered after its read (ruledRedirect).
-  if (known && last?.campaignRules) return ruledRedirect(req, res, id, at, address, admission, await readLinkInTime(id, at.getTime()), known);
+  if (known && last?.campaignRules) return ruledRedirect(req, res, id, at, address, admission, await readLinkInTime(id, at.getTime()), known, host);
   // Every other scan: its arrival is published beside the link read, and the scan is answered when both are
   // done (scans/arrival.ts); the consumer counts it later. A code first seen here is published with the id in
   // its address only.
   const timeZone = known && knownTimeZone(known.merchantId, at.getTime());
   const recorded = placeOfRequest(req).then((place) =>
-    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, ...(known && timeZone ? { known: { ...known, timeZone } } : {}), ...limitedAs(admission) }).then((arrival) =>
+    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, ...(host ? { host } : {}), ...(known && timeZone ? { known: { ...known, timeZone } } : {}), ...limitedAs(admission) }).then((arrival) =>
       recordUnlessLimited(arrival, admission, known?.merchantId).then((outcome) => ({ outcome, place, botReason: arrival.botReason, scanId: arrival.scanId, arrival })),
     ),
   );
@@ -225,7 +225,7 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   }
   // First seen here and it has rules: its arrival is left to the consumer's drop (a ruled code's arrival
   // published before the read), and the scan is counted with the rules' answer under the same scan id.
-  return ruledRedirect(req, res, id, at, address, admission, served, identity, { scanId: arrival.scanId, place: arrival.place });
+  return ruledRedirect(req, res, id, at, address, admission, served, identity, host, { scanId: arrival.scanId, place: arrival.place });
 }
 
 /** X-Scan-Counted for a scan whose arrival was recorded (or not): a machine's keeps its reason, a closed code's person its own. */
@@ -306,14 +306,15 @@ const countedHeaders = (counted: string | undefined): Record<string, string> => 
  * scan's arrival carries their answer to the consumer (scans/arrival.ts `answered`); `first` is the arrival
  * a code first seen here was published with before its read (its scan id is kept: one scan).
  */
-async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: string, at: Date, address: string, admission: ScanAdmission, served: ServedLink, identity: Identity, first?: { scanId: string; place: ScanPlace }): Promise<void> {
+async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: string, at: Date, address: string, admission: ScanAdmission, served: ServedLink, identity: Identity, host: string | undefined, first?: { scanId: string; place: ScanPlace }): Promise<void> {
   const link = served.link;
   if (!link) return sendNotFound(res);
   if (link.takenDown) return sendTakenDown(res);
   const [timeZone, place] = await Promise.all([timeZoneOf(identity.merchantId, at.getTime()), first?.place ?? placeOfRequest(req)]);
-  const known = { ...identity, timeZone };
+  // `host` rides on the identity into the capped path's facts (scans/record.ts spreads them), counted per host there too.
+  const known = { ...identity, timeZone, ...(host ? { host } : {}) };
   const arrive = (answered?: Parameters<typeof arrivalOf>[0]["answered"]) =>
-    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, known, ...(answered ? { answered } : {}), ...limitedAs(admission) }).then(async (arrival) => ({ arrival, outcome: await recordUnlessLimited(arrival, admission, identity.merchantId) }));
+    arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, known, ...(host ? { host } : {}), ...(answered ? { answered } : {}), ...limitedAs(admission) }).then(async (arrival) => ({ arrival, outcome: await recordUnlessLimited(arrival, admission, identity.merchantId) }));
   if (!link.campaignRules) {
     // Rules removed since this instance read them: a plain code's scan (a first arrival is counted as one already).
     const counted = first ? "recorded" : await arrive().then(({ arrival, outcome }) => countedHeader(outcome, arrival.botReason));
@@ -374,8 +375,11 @@ export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-/** The service's own host: /qr/<id> (GET, HEAD) on the plain-node path, everything else through express. */
-function serveOwnHost(req: IncomingMessage, res: ServerResponse): void {
+/**
+ * The service's own host: /qr/<id> (GET, HEAD) on the plain-node path, everything else through express. A
+ * merchant's host served here (redirect/customHost.ts) passes its name, which the scan records.
+ */
+function serveOwnHost(req: IncomingMessage, res: ServerResponse, host?: string): void {
   const match = req.method === "GET" || req.method === "HEAD" || req.method === "POST" ? QR_PATH.exec(req.url ?? "") : null;
   if (!match) return void appScansApp(req as Request, res as Response);
   let id: string;
@@ -385,7 +389,7 @@ function serveOwnHost(req: IncomingMessage, res: ServerResponse): void {
     return sendNotFound(res);
   }
   if (!QR_ID_PATTERN.test(id)) return sendNotFound(res);
-  const handled = req.method === "POST" ? handlePasswordPost(req, res, id, { headers: SECURITY_HEADERS, timeZoneOf, campaigns, sendNotFound }) : handleRedirect(req, res, id);
+  const handled = req.method === "POST" ? handlePasswordPost(req, res, id, { headers: SECURITY_HEADERS, timeZoneOf, campaigns, sendNotFound }) : handleRedirect(req, res, id, host);
   handled.catch((error) => {
     if (!(error instanceof LinkUnavailable)) logError("redirect.failed", "redirect failed", error);
     // A failure is not an answer about the code: 503, which the scanner's browser tries again.

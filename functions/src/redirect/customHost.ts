@@ -108,8 +108,8 @@ function sendPlatformNotFound(res: ServerResponse): void {
 }
 
 export interface OwnHostAnswers {
-  /** The service's own answer to the request (redirect/app.ts): the same answer, rule and count on either host. */
-  serve(req: IncomingMessage, res: ServerResponse): void;
+  /** The service's own answer to the request (redirect/app.ts): the same answer, rule and count on either host; the scan records `host`. */
+  serve(req: IncomingMessage, res: ServerResponse, host: string): void;
   /** The "this QR code is not active" page, in the merchant's name and colours when `brand` is given. */
   sendNotFound(res: ServerResponse, brand?: PageBrand): void;
 }
@@ -169,7 +169,7 @@ export async function serveCustomHost(req: IncomingMessage, res: ServerResponse,
   overrideHeaders(res, loadBalancerHeaders(path, claim?.serving === true));
   if (!claim?.serving) return sendPlatformNotFound(res);
   const { merchantId } = claim;
-  if (id !== null) return id !== undefined && workspace === merchantId ? own.serve(req, res) : own.sendNotFound(res, brandOf(await hostPagesOf(merchantId)));
+  if (id !== null) return id !== undefined && workspace === merchantId ? own.serve(req, res, host) : own.sendNotFound(res, brandOf(await hostPagesOf(merchantId)));
   // Loaded on the first GS1 request: hosts that only serve codes never pay for the resolver.
   if (isResolverPath(path)) {
     const gs1 = gs1Resolver();

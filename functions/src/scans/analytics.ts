@@ -8,7 +8,8 @@
 import type { DocumentData } from "firebase-admin/firestore";
 import { findCode, type CodeLookup } from "../store/codes";
 import { getWorkspace } from "../store/workspaces";
-import { campaignFromKey, recentScans } from "../store/scans";
+import { campaignFromKey, OWN_HOST_KEY, recentScans } from "../store/scans";
+import { getConfig } from "../core/config";
 import { addCounts, OTHER_KEY, readRollupDocs } from "../store/rollups";
 import { DEFAULT_TIME_ZONE, localWindow, weekdayOf } from "./localTime";
 import { consumerFreshness, freshnessFields } from "./freshness";
@@ -40,6 +41,8 @@ interface Breakdown {
   ru?: Record<string, number>;
   /** People by UTM `source|medium`. */
   ut?: Record<string, number>;
+  /** People and uniques by the host a /qr/ scan came in on (store/scans.ts OWN_HOST_KEY: the service's own). */
+  ho?: Record<string, { n?: number; u?: number }>;
 }
 
 /** The rollups of each day of the window, summed over shards; `pick` selects the workspace or one code. */
@@ -62,6 +65,19 @@ export const ranked = <K extends string>(counts: Record<string, number> | undefi
 /** A place key `country|region[|city]`; the capped maps' Other bucket names no place. */
 function splitKey(key: string): string[] {
   return key === OTHER_KEY ? [OTHER_KEY, OTHER_KEY, OTHER_KEY] : key.split("|");
+}
+
+/**
+ * People's scans and unique scanners per host a /qr/ scan came in on, most first: the service's own host by
+ * its name (the dynamic links' host), "Other" past the map's cap (store/rollups.ts HOSTS_CAP). A unique
+ * scanner is counted on the host of their first counted scan of the code that day.
+ */
+export function hostFigures(ho: Breakdown["ho"]) {
+  const own = new URL(getConfig().dynamicLinkUrl).host;
+  return Object.entries(ho ?? {})
+    .map(([key, c]) => ({ host: key === OWN_HOST_KEY ? own : key, scans: c.n ?? 0, uniqueScanners: c.u ?? 0 }))
+    .filter((h) => h.scans > 0)
+    .sort((a, b) => b.scans - a.scans || a.host.localeCompare(b.host));
 }
 
 /** What every analytics answer adds beside the spec's totalScans and byDay. */
@@ -88,6 +104,7 @@ function figures(window: string[], days: Map<string, Breakdown>, timeZone: strin
       const [source, medium] = key === OTHER_KEY ? [OTHER_KEY, OTHER_KEY] : key.split("|");
       return { source, medium, scans };
     }),
+    byHost: hostFigures(total.ho),
     countries: ranked(total.co, "country"),
     regions: ranked(total.rg, "key").map(({ key, scans }) => {
       const [country, region] = splitKey(key);

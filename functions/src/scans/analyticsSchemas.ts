@@ -21,6 +21,8 @@ export const analyticsFiguresShape = {
   endedScans: z.object({ total: z.number().int(), byReason: z.record(z.string(), z.number().int()) }),
   /** People's scans by the utm_source and utm_medium their code appended. */
   byUtm: z.array(z.object({ source: z.string(), medium: z.string(), scans: z.number().int() })),
+  /** People's scans and unique scanners by the host their /qr/ link was opened on (the service's own, or a merchant's domain). */
+  byHost: z.array(z.object({ host: z.string(), scans: z.number().int(), uniqueScanners: z.number().int() })),
   countries: rankedOutput("country"),
   regions: z.array(z.object({ country: z.string(), region: z.string(), scans: z.number().int() })),
   cities: z.array(z.object({ country: z.string(), region: z.string(), city: z.string(), scans: z.number().int() })).optional(),

@@ -51,6 +51,8 @@ export interface ArrivalRequest {
   place: ScanPlace;
   at: Date;
   uniqueQRCodeID: string;
+  /** The merchant's host the scan came in on (its claim's name: redirect/customHost.ts); absent on the service's own. */
+  host?: string;
   /** Set when the instance knows the code and that it has no campaign rules: the consumer counts it whatever the code's rules are by then. */
   known?: KnownCode;
   /**
@@ -137,6 +139,7 @@ export async function arrivalOf(request: ArrivalRequest): Promise<Arrival> {
     source: "redirect",
     served_from: "arrival",
     ...UNANSWERED,
+    host: request.host ?? null,
     ...(answered
       ? {
           rule_index: answered.rule?.index ?? null,

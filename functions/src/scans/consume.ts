@@ -218,6 +218,7 @@ async function resolve(deliveries: Array<{ delivery: Delivery; event: ScanEvent 
       place: { country: event.country, state: event.region, city: event.city },
       device: { device: event.device, os: event.os, browser: event.browser },
       source: event.source,
+      ...(event.host ? { host: event.host } : {}),
       retentionDays: getConfig().scanRetentionDays,
       eventRetentionDays: getConfig().scanEventRetentionDays,
       // What the code's rules answered, as the redirect decided it (a ruled arrival): counted per rule and per UTM pair.

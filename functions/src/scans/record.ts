@@ -191,6 +191,7 @@ export function scanEventOf(facts: ScanFacts, scanId: string, who: { botReason: 
     counted: null,
     unique_scan: null,
     not_counted_reason: null,
+    host: facts.host ?? null,
   };
 }
 

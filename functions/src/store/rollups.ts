@@ -26,11 +26,16 @@ import { LruMap } from "../core/lru";
 /** Where a capped map puts the keys beyond its cap. */
 export const OTHER_KEY = "Other";
 /**
+ * People per host (`ho`): a workspace holds at most 20 domains (domains/ MAX_DOMAINS), plus the service's own
+ * host. A domain deleted and another added the same day could bring a 22nd within one day: it goes to Other.
+ */
+export const HOSTS_CAP = 21;
+/**
  * Keys a breakdown map may hold (besides Other). Closed sets (device, OS, browser, hour, bot reason, GS1
  * link type, campaign rule and variant: 20 rules x 4 variants + the destination) stay below theirs; open
  * ones (regions, cities, campaigns, codes, UTM source and medium pairs) keep their largest.
  */
-export const MAP_CAPS = { b: 20, co: 260, rg: 300, ci: 200, dv: 8, os: 30, br: 100, h: 24, cp: 200, c: 1000, e: 4, lt: 60, ru: 100, ut: 100 } as const;
+export const MAP_CAPS = { b: 20, co: 260, rg: 300, ci: 200, dv: 8, os: 30, br: 100, h: 24, cp: 200, c: 1000, e: 4, lt: 60, ru: 100, ut: 100, ho: HOSTS_CAP } as const;
 type CappedField = keyof typeof MAP_CAPS;
 /** A shard is written at most once per this interval by its instance. */
 export const SHARD_WRITE_INTERVAL_MS = 1_000;

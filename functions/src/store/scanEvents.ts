@@ -12,7 +12,7 @@ import { QR_ID_PATTERN } from "../core/ids";
 import { isTimeZone } from "../core/timeZone";
 
 /** Version of the message layout; every message carries it in `schema_version`. */
-export const SCAN_EVENT_VERSION = 3;
+export const SCAN_EVENT_VERSION = 4;
 /** Names of the stream's parts: the Pub/Sub schema and topic, and the BigQuery table. */
 export const SCAN_STREAM = {
   schema: "scan-event-v1",
@@ -90,6 +90,7 @@ export const SCAN_EVENT_FIELDS = {
   counted: added({ type: "int", description: "1 when this is a person's counted scan (people, `n`), 0 when it is not (a machine, a repeat, a closed answer); null in layout 1-2 rows" }, 3),
   unique_scan: added({ type: "int", description: "1 when the scan is its visitor's first counted scan of the code that local day (uniques, `u`), else 0; null in layout 1-2 rows" }, 3),
   not_counted_reason: added(str(64, "Why a scan is not a person's counted one (a machine's reason, repeat, or a campaign's closed answer); null when counted"), 3),
+  host: added(str(253, "The merchant's own host the scan arrived on (punycode, lower case), or null for the service's own host"), 4),
 } satisfies Record<string, FieldSpec>;
 
 export type ScanEventField = keyof typeof SCAN_EVENT_FIELDS;
@@ -104,6 +105,11 @@ export const SCAN_ID_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 /** A visitor's or client's hash as scans/visitors.ts makes it: 16 base64url characters. */
 export const HASH_PATTERN = /^[A-Za-z0-9_-]{16}$/;
 const DAY = String.raw`\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])`;
+/**
+ * A merchant's host as its domain's claim holds it (punycode ASCII, lower case, at least two labels): it
+ * becomes a rollup map key (store/scans.ts), so nothing else is let through.
+ */
+export const HOST_PATTERN = /^(?=.{4,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)+$/;
 /** A local day, YYYY-MM-DD. */
 export const DAY_PATTERN = new RegExp(`^${DAY}$`);
 /** A GS1 item's id (gs1/model.ts), which a GS1 resolution's event carries in place of a /qr/ id. */
@@ -123,6 +129,7 @@ const FORMATS: Partial<Record<ScanEventField, z.ZodType>> = {
   day: z.string().regex(DAY_PATTERN, "a day: YYYY-MM-DD").or(z.literal("")),
   time_zone: z.string().refine(isTimeZone, "an IANA time zone this runtime knows").or(z.literal("")),
   unique_qr_code_id: z.string().refine((id) => QR_ID_PATTERN.test(id) || GS1_ITEM_ID.test(id), "a uniqueQRCodeID or a GS1 item id"),
+  host: z.string().regex(HOST_PATTERN, "a host name: punycode, lower case").nullable(),
 };
 
 const shape = Object.fromEntries(Object.entries(SCAN_EVENT_FIELDS).map(([name, spec]) => [name, FORMATS[name as ScanEventField] ?? zodOf(spec)])) as Record<ScanEventField, z.ZodType>;
@@ -191,6 +198,8 @@ export type ScanEvent = {
   counted: 0 | 1 | null;
   unique_scan: 0 | 1 | null;
   not_counted_reason: string | null;
+  /** Layout 4: the merchant's host the scan came in on; null on the service's own host (and in older messages). */
+  host: string | null;
 };
 
 /** The fields a scan without campaign rules has no value for, and those its count fills in later: all null. */

@@ -131,7 +131,8 @@ export function decodeScanEvent(data: Buffer): Record<string, unknown> {
   const event: Record<string, unknown> = {};
   for (const { name, branch } of WIRE) {
     const value = wire[name];
-    event[name] = branch && value && typeof value === "object" ? (value as Record<string, unknown>)[branch] : value;
+    // A nullable field an older layout did not have (an arrival published before a deploy) reads as null.
+    event[name] = branch && value && typeof value === "object" ? (value as Record<string, unknown>)[branch] : branch ? (value ?? null) : value;
   }
   return event;
 }

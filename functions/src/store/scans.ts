@@ -110,6 +110,8 @@ export interface ScanFacts {
   rule?: ScanRule;
   /** The campaign source and medium of the UTM parameters the code appends: people counted per pair in `ut`. */
   utm?: { source: string; medium: string };
+  /** The merchant's own host a /qr/ scan came in on (absent: the service's own host): people counted per host in `ho`. */
+  host?: string;
   /** Days the day's rollups are kept. */
   retentionDays: number;
   /** Days a person's individual event is kept (the newest-scans list); absent: as the rollups. */
@@ -126,6 +128,9 @@ export interface ScanRule {
 export function ruleKey(rule: ScanRule): string {
   return rule.index === null ? "d" : rule.variant === undefined ? String(rule.index) : `${rule.index}.${rule.variant}`;
 }
+
+/** The `ho` key of the service's own host (a merchant's host always has a dot, so never this). */
+export const OWN_HOST_KEY = "own";
 
 /** The `ut` key of a source and medium (rollup keys hold no "|" of their own). */
 export const utmKey = (utm: { source: string; medium: string }) => `${safeKey(utm.source)}|${safeKey(utm.medium)}`;
@@ -169,6 +174,8 @@ function scanCounts(facts: ScanFacts, cls: ScanClass): Counts {
     ...(facts.linkType ? { lt: one(safeKey(facts.linkType)) } : {}),
     ...(facts.rule ? { ru: one(ruleKey(facts.rule)) } : {}),
     ...(facts.utm ? { ut: one(utmKey(facts.utm)) } : {}),
+    // Only /qr/ scans arrive on a host; the app's and GS1's are not counted per host.
+    ...(facts.source === "redirect" ? { ho: { [facts.host ?? OWN_HOST_KEY]: cls.unique ? { n: 1, u: 1 } : { n: 1 } } } : {}),
   };
 }
 

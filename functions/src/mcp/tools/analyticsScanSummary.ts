@@ -10,7 +10,7 @@ const SELECTABLE = [...SELECTABLE_FIGURES, "byCampaign", "topCodes"] as const;
 export const analyticsScanSummaryTool = defineTool({
   name: "svc.analytics.scan_summary",
   title: "Summarise the workspace's scans",
-  description: "Workspace scan analytics shaped as in svc.qr.get_analytics, with its top codes and a roll-up by campaign (null: codes without one).",
+  description: "Workspace scan analytics shaped as in svc.qr.get_analytics, plus top codes and a roll-up by campaign (null: no campaign).",
   scope: "merchant:read",
   annotations: READ_ONLY,
   outputDescribedBy: "svc.qr.get_analytics",
