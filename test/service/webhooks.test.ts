@@ -236,7 +236,7 @@ describe("signed scan webhooks", function () {
   it("a task sent straight to the delivery function does nothing without the service's seal; the same task sealed is delivered", async () => {
     const created = await tool(merchant, "svc.webhook.create", { url, events: ["code.updated"] });
     receiver.secrets = [created.secret];
-    const key = /^TASK_SIGNING_KEY=(.+)$/m.exec(readFileSync("functions/.secret.local", "utf8"))![1];
+    const key = /^TASK_KEYS_WEBHOOK_DELIVERY=(.+)$/m.exec(readFileSync("functions/.secret.local", "utf8"))![1];
     const task = (deliveryId: string) => ({
       merchantId: merchant.merchantId,
       webhookId: created.webhookId,
