@@ -697,24 +697,38 @@ function pipelineDepth(options: PrintPackageOptions): number {
   return depth;
 }
 
+/** A code taken in, its files still drawing (or already drawn, when read back from a part). */
+interface Drawing {
+  code: PackagedCode;
+  files: Promise<CodeFiles>;
+}
+
+/** Starts each code's drawing as it is taken; ids are checked first (they name files). */
+async function* startDrawings(codes: AsyncIterable<QrCode> | Iterable<QrCode>, sideMm: number): AsyncGenerator<Drawing> {
+  for await (const code of codes) {
+    if (typeof code?.codeId !== "string" || !CODE_ID.test(code.codeId)) invalid("Each code needs a codeId of letters, digits, _ or - (it names the files)", { codeId: code?.codeId });
+    const files = drawAndCheck(code, sideMm);
+    files.catch(() => undefined); // awaited in turn by inOrder; a failure meanwhile is not an unhandled rejection
+    yield { code: { codeId: code.codeId, uniqueQRCodeID: code.uniqueQRCodeID, title: code.title, updatedAt: code.updatedAt }, files };
+  }
+}
+
 /**
- * Draws and checks codes, `depth` at once, and yields their files in the codes' order. Ids are checked
- * before a code is drawn (they name files). Stopping early (a `break` in the caller) waits for the codes
- * still drawing, so nothing runs on once the caller has moved on.
+ * The drawings' files in the order the codes came, `depth` taken in ahead of the one handed out (so at most
+ * `depth` codes draw at once, and none while the caller is busy with one). `intake` sees each code as it
+ * is taken. Stopping early waits for the codes still drawing, so nothing runs on once the caller has moved on.
  */
-async function* drawPackageCodes(codes: AsyncIterable<QrCode> | Iterable<QrCode>, sideMm: number, depth: number): AsyncGenerator<CodeFiles> {
-  const inFlight: Array<Promise<CodeFiles>> = [];
+async function* inOrder(drawings: AsyncIterable<Drawing>, depth: number, intake: (code: PackagedCode) => void = () => undefined): AsyncGenerator<CodeFiles> {
+  const waiting: Drawing[] = [];
   try {
-    for await (const code of codes) {
-      if (typeof code?.codeId !== "string" || !CODE_ID.test(code.codeId)) invalid("Each code needs a codeId of letters, digits, _ or - (it names the files)", { codeId: code?.codeId });
-      const drawing = drawAndCheck(code, sideMm);
-      drawing.catch(() => undefined); // awaited in turn below; a failure meanwhile is not an unhandled rejection
-      inFlight.push(drawing);
-      if (inFlight.length >= depth) yield await inFlight.shift()!;
+    for await (const drawing of drawings) {
+      waiting.push(drawing); // before intake, which may refuse it: its drawing is then awaited below too
+      intake(drawing.code);
+      if (waiting.length >= depth) yield await waiting.shift()!.files;
     }
-    while (inFlight.length) yield await inFlight.shift()!;
+    while (waiting.length) yield await waiting.shift()!.files;
   } finally {
-    await Promise.allSettled(inFlight);
+    await Promise.allSettled(waiting.map((w) => w.files));
   }
 }
 
@@ -728,7 +742,12 @@ async function* drawPackageCodes(codes: AsyncIterable<QrCode> | Iterable<QrCode>
  */
 export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<QrCode>, options: PrintPackageOptions, out: NodeJS.WritableStream): Promise<PrintPackageResult> {
   const { sideMm } = checkPrintPackageOptions(options);
-  return assemblePrintPackage(drawPackageCodes(codes, sideMm, pipelineDepth(options)), options, out);
+  pipelineDepth(options); // refused before anything is drawn
+  return assemble(startDrawings(codes, sideMm), options, out);
+}
+
+async function* alreadyDrawn(drawn: AsyncIterable<CodeFiles>): AsyncGenerator<Drawing> {
+  for await (const files of drawn) yield { code: files.code, files: Promise.resolve(files) };
 }
 
 /**
@@ -737,6 +756,10 @@ export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<
  * codes taken in so far, `depth` ahead of the one written, as when drawing and writing were one loop.
  */
 export async function assemblePrintPackage(drawn: AsyncIterable<CodeFiles>, options: PrintPackageOptions, out: NodeJS.WritableStream): Promise<PrintPackageResult> {
+  return assemble(alreadyDrawn(drawn), options, out);
+}
+
+async function assemble(drawings: AsyncIterable<Drawing>, options: PrintPackageOptions, out: NodeJS.WritableStream): Promise<PrintPackageResult> {
   const { sheets: sheetOptions } = checkPrintPackageOptions(options);
   const depth = pipelineDepth(options);
   const sink = new ZipSink(out);
@@ -764,20 +787,16 @@ export async function assemblePrintPackage(drawn: AsyncIterable<CodeFiles>, opti
     } else if (sheets) notes.push("left off the label sheets");
     row(code, payload, drawn.svgCheck, drawn.pdfCheck, notes.join("; "));
   };
-  const waiting: CodeFiles[] = [];
+  const intake = (code: PackagedCode) => {
+    if (++count > PACKAGE_CODES_MAX) invalid(`A print package holds at most ${PACKAGE_CODES_MAX} codes`, { max: PACKAGE_CODES_MAX });
+    if (typeof code?.codeId !== "string" || !CODE_ID.test(code.codeId)) invalid("Each code needs a codeId of letters, digits, _ or - (it names the files)", { codeId: code?.codeId });
+    if (seen.has(code.codeId)) invalid(`Code ${code.codeId} is in the package twice`, { codeId: code.codeId });
+    seen.add(code.codeId);
+    const mtime = zipTime(code.updatedAt);
+    if (!latest || mtime > latest) latest = mtime;
+  };
   try {
-    for await (const files of drawn) {
-      const { code } = files;
-      if (++count > PACKAGE_CODES_MAX) invalid(`A print package holds at most ${PACKAGE_CODES_MAX} codes`, { max: PACKAGE_CODES_MAX });
-      if (typeof code?.codeId !== "string" || !CODE_ID.test(code.codeId)) invalid("Each code needs a codeId of letters, digits, _ or - (it names the files)", { codeId: code?.codeId });
-      if (seen.has(code.codeId)) invalid(`Code ${code.codeId} is in the package twice`, { codeId: code.codeId });
-      seen.add(code.codeId);
-      const mtime = zipTime(code.updatedAt);
-      if (!latest || mtime > latest) latest = mtime;
-      waiting.push(files);
-      if (waiting.length >= depth) await emit(waiting.shift()!);
-    }
-    while (waiting.length) await emit(waiting.shift()!);
+    for await (const files of inOrder(drawings, depth, intake)) await emit(files);
     const last = await sheets?.close();
     if (last) await sink.add(last.name, last.data, false, zipTime(latest));
     await sink.addDeflated(manifest, "manifest.csv", zipTime(latest));
@@ -836,7 +855,7 @@ export async function writePackagePart(
   const started = clock();
   let exhausted = true;
   try {
-    for await (const files of drawPackageCodes(codes, sideMm, pipelineDepth(options))) {
+    for await (const files of inOrder(startDrawings(codes, sideMm), pipelineDepth(options))) {
       const { code, payload } = files;
       const entry: PartEntry = { codeId: code.codeId, uniqueQRCodeID: code.uniqueQRCodeID, title: code.title, updatedAt: Number.isFinite(code.updatedAt?.getTime()) ? code.updatedAt.toISOString() : null, payload };
       if ("refused" in files) entry.refused = files.refused;
