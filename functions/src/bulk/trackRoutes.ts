@@ -32,7 +32,7 @@ export const trackRoutes = [
       success: [202],
       description: `Records a lead once per click (or customer) and eventName; the scan consumer counts it against the code, rule and A/B arm the click id names. Give clickId, customerExternalId, or both (which ties the customer to the click: the last click before the lead wins). ${REFUSALS}`,
       errors: ["VALIDATION_FAILED"],
-      example: { body: { clickId: "AQEAAAAA.k0.AAAA", eventName: "sign_up" }, response: { accepted: true, duplicate: false, leadId: "l~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1", attributed: true } },
+      example: { body: { customerExternalId: "cust-8812", eventName: "sign_up" }, response: { accepted: true, duplicate: false, leadId: "l~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1", attributed: false } },
     },
     handle: async ({ res, caller, body }) => {
       const result = await trackLead(caller.merchantId, body, { source: "api" });
@@ -53,7 +53,7 @@ export const trackRoutes = [
       description: `Records a sale once per invoiceId (and per Idempotency-Key), attributed to its click id, or to the click of the customer's lead. Amounts are integers in the currency's minor unit (ISO 4217: EUR 2 decimals, JPY 0, KWD 3); revenue is kept per currency, never summed across currencies. A sale may arrive before its scan is counted. ${REFUSALS}`,
       errors: ["VALIDATION_FAILED"],
       requestHeaders: [{ name: "Idempotency-Key", maxLength: 255, description: "Optional: a retry with the same key changes nothing" }],
-      example: { body: { clickId: "AQEAAAAA.k0.AAAA", amount: 1999, currency: "EUR", invoiceId: "INV-2026-0042" }, response: { accepted: true, duplicate: false, saleId: "s~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1" } },
+      example: { body: { customerExternalId: "cust-8812", amount: 1999, currency: "EUR", invoiceId: "INV-2026-0042" }, response: { accepted: true, duplicate: false, saleId: "s~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1" } },
     },
     handle: async ({ req, res, caller, body }) => {
       const key = idempotencyKeyOf(req);
@@ -144,7 +144,7 @@ export const trackRoutes = [
       operationId: "addDiscountCodes",
       description: "Adds your own one-time codes (`codes`) or has the service generate `generate` of them; each person who scans the code is shown one on a page after the scan, and the till redeems it as a sale. At most 1,000 per call.",
       errors: ["VALIDATION_FAILED", "NOT_FOUND"],
-      example: { params: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne" }, body: { generate: 2 }, response: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne", added: 2, codes: ["K7QH-M2XP", "R4TN-9WVD"] } },
+      example: { params: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne" }, body: { codes: ["K7QH-M2XP", "R4TN-9WVD"] }, response: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne", added: 2, codes: ["K7QH-M2XP", "R4TN-9WVD"] } },
     },
     handle: ({ caller, params, body }) => addDiscountCodes(caller.merchantId, params.codeId, body),
   }),
@@ -158,7 +158,7 @@ export const trackRoutes = [
     doc: {
       operationId: "redeemDiscount",
       success: [202],
-      description: "Records the sale of a one-time discount code handed out after a scan, attributed to that scan's code, rule and A/B arm. A code counts once: redeeming it again answers duplicate (the same invoiceId) or 409 (another invoiceId).",
+      description: "Records the sale of a one-time discount code, attributed to the code, rule and A/B arm of the scan it was handed out after (one never handed out: a sale of the workspace only). A code counts once: redeeming it again answers duplicate (the same invoiceId) or 409 (another invoiceId).",
       errors: ["VALIDATION_FAILED", "NOT_FOUND", "CONFLICT"],
       example: { body: { discountCode: "K7QH-M2XP", amount: 4500, currency: "EUR", invoiceId: "TILL-3-0098" }, response: { accepted: true, duplicate: false, saleId: "s~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1" } },
     },
