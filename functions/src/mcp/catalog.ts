@@ -113,7 +113,8 @@ export const TOOLSETS = {
   },
   conversions: {
     description: "Conversion tracking (attribution): leads, sales, refunds and in-store discount redemptions reported against a scan's signed click id",
-    tools: ["svc.conversion.track_lead", "svc.conversion.track_sale", "svc.conversion.reverse_sale", "svc.conversion.redeem_discount"],
+    // A code's analytics carry its conversion figures: the set's read-only view lists them.
+    tools: ["svc.conversion.track_lead", "svc.conversion.track_sale", "svc.conversion.reverse_sale", "svc.conversion.redeem_discount", "svc.qr.get_analytics"],
   },
 } as const satisfies Record<(typeof MCP_TOOLSET_NAMES)[number], { description: string; tools: readonly string[] }>;
 
