@@ -15,6 +15,10 @@ export const SECRETS = {
   TASK_KEYS_WEBHOOK_DELIVERY: defineSecret("TASK_KEYS_WEBHOOK_DELIVERY"),
   /** Keys that seal catalogue queue tasks: job steps and link syncs (core/taskSeal.ts). */
   TASK_KEYS_CATALOGUE_JOB: defineSecret("TASK_KEYS_CATALOGUE_JOB"),
+  /** Keys that sign click ids (attribution/clickId.ts): `kid=secret` entries, the first signing; see docs/attribution.md. */
+  CLICK_ID_KEYS: defineSecret("CLICK_ID_KEYS"),
+  /** Key of the stored hashes of merchants' customer ids (attribution/service.ts); never rotated (docs/attribution.md). */
+  CUSTOMER_HASH_KEY: defineSecret("CUSTOMER_HASH_KEY"),
 };
 export type SecretName = keyof typeof SECRETS;
 
@@ -26,10 +30,11 @@ export const FUNCTION_SECRETS: Readonly<Record<string, readonly SecretName[]>> =
   // queued only by the job and webhook surfaces and by the two task functions. The public redirect and
   // sandbox hold no key that can forge a job step; oauth queues nothing and holds none.
   sandbox: ["SANDBOX_IP_SALT", "TASK_KEYS_WEBHOOK_DELIVERY"],
-  mcp: ["WEBHOOK_SECRET_KEY", "TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB"],
+  // The conversions toolset and the tracking routes check click ids and hash customer ids; the redirect signs click ids.
+  mcp: ["WEBHOOK_SECRET_KEY", "TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB", "CLICK_ID_KEYS", "CUSTOMER_HASH_KEY"],
   consoleApi: ["WEBHOOK_SECRET_KEY", "TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB"],
-  bulk: ["TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB"],
-  redirect: ["TASK_KEYS_WEBHOOK_DELIVERY"],
+  bulk: ["TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB", "CLICK_ID_KEYS", "CUSTOMER_HASH_KEY"],
+  redirect: ["TASK_KEYS_WEBHOOK_DELIVERY", "CLICK_ID_KEYS"],
   // The scan consumer queues the webhook notices of the scans it counts (redirect/scanConsumer.ts).
   scanConsumer: ["TASK_KEYS_WEBHOOK_DELIVERY"],
   webhookDelivery: ["WEBHOOK_SECRET_KEY", "TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB"],

@@ -36,6 +36,10 @@ import { domainAddTool } from "./tools/domainAdd";
 import { domainListTool } from "./tools/domainList";
 import { domainVerifyTool } from "./tools/domainVerify";
 import { domainRemoveTool } from "./tools/domainRemove";
+import { conversionTrackLeadTool } from "./tools/conversionTrackLead";
+import { conversionTrackSaleTool } from "./tools/conversionTrackSale";
+import { conversionReverseSaleTool } from "./tools/conversionReverseSale";
+import { conversionRedeemDiscountTool } from "./tools/conversionRedeemDiscount";
 
 /** The service's own tools, without the two that reach them (registry.ts). */
 export const CATALOG_TOOLS: readonly ToolDefinition[] = [
@@ -71,6 +75,10 @@ export const CATALOG_TOOLS: readonly ToolDefinition[] = [
   domainListTool,
   domainVerifyTool,
   domainRemoveTool,
+  conversionTrackLeadTool,
+  conversionTrackSaleTool,
+  conversionReverseSaleTool,
+  conversionRedeemDiscountTool,
 ] as unknown as ToolDefinition[];
 
 /** Groups of tools an agent can connect to by URL (`/api/mcp/x/<toolset>`); `core` is the specification's. */
@@ -102,6 +110,11 @@ export const TOOLSETS = {
   domains: {
     description: "Branded domains (custom domains, own hosts) for a workspace's codes: add, DNS records to create, verification and state",
     tools: ["svc.domain.add", "svc.domain.list", "svc.domain.verify", "svc.domain.remove"],
+  },
+  conversions: {
+    description: "Conversion tracking (attribution): leads, sales, refunds and in-store discount redemptions reported against a scan's signed click id",
+    // A code's analytics carry its conversion figures: the set's read-only view lists them.
+    tools: ["svc.conversion.track_lead", "svc.conversion.track_sale", "svc.conversion.reverse_sale", "svc.conversion.redeem_discount", "svc.qr.get_analytics"],
   },
 } as const satisfies Record<(typeof MCP_TOOLSET_NAMES)[number], { description: string; tools: readonly string[] }>;
 
