@@ -23,7 +23,8 @@ export const FUNCTION_SECRETS: Readonly<Record<string, readonly SecretName[]>> =
   sandbox: ["SANDBOX_IP_SALT", "TASK_SIGNING_KEY"],
   mcp: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
   consoleApi: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
-  bulk: ["TASK_SIGNING_KEY"],
+  // Connecting a Shopify shop seals its webhook secret; each Shopify webhook opens it (attribution/shopify.ts).
+  bulk: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
   redirect: ["TASK_SIGNING_KEY"],
   // The scan consumer queues the webhook notices of the scans it counts (redirect/scanConsumer.ts).
   scanConsumer: ["TASK_SIGNING_KEY"],
