@@ -15,7 +15,7 @@
 const LADDER = [
   { layer: "edge", folders: ["contract"], root: true },
   { layer: "surfaces", folders: ["bulk", "console", "http", "images", "listings", "mcp", "oauth", "redirect", "sandbox", "site"] },
-  { layer: "domain", folders: ["abuse", "auth", "campaigns", "codes", "designs", "domains", "gs1", "jobs", "menus", "moderation", "qr", "scans", "webhooks"] },
+  { layer: "domain", folders: ["abuse", "attribution", "auth", "campaigns", "codes", "designs", "domains", "gs1", "jobs", "menus", "moderation", "qr", "scans", "webhooks"] },
   { layer: "store", folders: ["store"] },
   { layer: "core", folders: ["core"] },
 ];

@@ -13,6 +13,10 @@ export const SECRETS = {
   WEBHOOK_SECRET_KEY: defineSecret("WEBHOOK_SECRET_KEY"),
   /** Key that signs the service's own Cloud Tasks payloads (core/taskSeal.ts). */
   TASK_SIGNING_KEY: defineSecret("TASK_SIGNING_KEY"),
+  /** Keys that sign click ids (attribution/clickId.ts): `kid=secret` entries, the first signing; see docs/attribution.md. */
+  CLICK_ID_KEYS: defineSecret("CLICK_ID_KEYS"),
+  /** Key of the stored hashes of merchants' customer ids (attribution/service.ts); never rotated (docs/attribution.md). */
+  CUSTOMER_HASH_KEY: defineSecret("CUSTOMER_HASH_KEY"),
 };
 export type SecretName = keyof typeof SECRETS;
 
@@ -21,11 +25,12 @@ export const FUNCTION_SECRETS: Readonly<Record<string, readonly SecretName[]>> =
   // Creating a webhook and rotating its secret seal the new secret; deliveries open it. Every function
   // that can queue a task (a webhook delivery, a job step, a link sync) signs it; the task functions check.
   sandbox: ["SANDBOX_IP_SALT", "TASK_SIGNING_KEY"],
-  mcp: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
+  // The conversions toolset and the tracking routes check click ids and hash customer ids; the redirect signs click ids.
+  mcp: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY", "CLICK_ID_KEYS", "CUSTOMER_HASH_KEY"],
   consoleApi: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
   // Connecting a Shopify shop seals its webhook secret; each Shopify webhook opens it (attribution/shopify.ts).
-  bulk: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
-  redirect: ["TASK_SIGNING_KEY"],
+  bulk: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY", "CLICK_ID_KEYS", "CUSTOMER_HASH_KEY"],
+  redirect: ["TASK_SIGNING_KEY", "CLICK_ID_KEYS"],
   // The scan consumer queues the webhook notices of the scans it counts (redirect/scanConsumer.ts).
   scanConsumer: ["TASK_SIGNING_KEY"],
   oauth: ["TASK_SIGNING_KEY"],

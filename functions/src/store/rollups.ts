@@ -29,8 +29,10 @@ export const OTHER_KEY = "Other";
  * Keys a breakdown map may hold (besides Other). Closed sets (device, OS, browser, hour, bot reason, GS1
  * link type, campaign rule and variant: 20 rules x 4 variants + the destination) stay below theirs; open
  * ones (regions, cities, campaigns, codes, UTM source and medium pairs) keep their largest.
+ * Conversions (store/conversions.ts): revenue per currency `cv` (ISO 4217 has under 200), per rule key `cr`
+ * (as `ru`), per campaign `cc` (as `cp`).
  */
-export const MAP_CAPS = { b: 20, co: 260, rg: 300, ci: 200, dv: 8, os: 30, br: 100, h: 24, cp: 200, c: 1000, e: 4, lt: 60, ru: 100, ut: 100 } as const;
+export const MAP_CAPS = { b: 20, co: 260, rg: 300, ci: 200, dv: 8, os: 30, br: 100, h: 24, cp: 200, c: 1000, e: 4, lt: 60, ru: 100, ut: 100, cv: 200, cr: 100, cc: 200 } as const;
 type CappedField = keyof typeof MAP_CAPS;
 /** A shard is written at most once per this interval by its instance. */
 export const SHARD_WRITE_INTERVAL_MS = 1_000;
@@ -183,7 +185,8 @@ export function addCounts(into: DocumentData, from: DocumentData): DocumentData 
   return into;
 }
 
-const COUNT_FIELDS = ["n", "u", "r", ...Object.keys(MAP_CAPS)];
+/** Plain counts and capped maps: summed by the fold (leads `cl` and sales `cs` are conversions'). */
+const COUNT_FIELDS = ["n", "u", "r", "cl", "cs", ...Object.keys(MAP_CAPS)];
 
 const sizeOf = (v: unknown): number => (typeof v === "number" ? v : typeof (v as Counts)?.n === "number" ? ((v as Counts).n as number) : 0);
 

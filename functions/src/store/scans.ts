@@ -20,7 +20,7 @@ import { addInto, addRollupWrite, slotKey, whenShardsFree, type Counts, type Rol
 import { spentData } from "./campaignCaps";
 
 /** Map keys for campaigns: "none" for codes without one, "c:<name>" otherwise (no collisions). */
-function campaignKey(campaign: string | null): string {
+export function campaignKey(campaign: string | null): string {
   return campaign === null ? "none" : `c:${campaign}`;
 }
 
