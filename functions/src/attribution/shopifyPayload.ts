@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { AppError } from "../core/errors";
 import { parseOrThrow } from "../core/validation";
+import { currencyExponent } from "./currency";
 
 /** The click id's name as a cart (note) attribute and in the landing URL. */
 export const CLICK_ID_PARAM = "svc_sid";
@@ -57,18 +58,10 @@ const refundSchema = z.looseObject({
     .nullable(),
 });
 
-/** Minor units of each currency (ISO 4217 exponent) from the platform's ICU data: JPY 0, USD 2, KWD 3. */
-export function currencyExponent(code: string): number {
-  try {
-    return new Intl.NumberFormat("en", { style: "currency", currency: code }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    throw new AppError("VALIDATION_FAILED", `${code} is not a currency`);
-  }
-}
-
 /** "369.97" USD as 36997: exact, by digits, never through a float. */
 export function toMinorUnits(amount: string, code: string): number {
   const exponent = currencyExponent(code);
+  if (exponent === undefined) throw new AppError("VALIDATION_FAILED", `${code} is not an ISO 4217 currency sales are counted in`);
   const [whole, fraction = ""] = amount.replace(/^-/, "").split(".");
   const kept = fraction.replace(/0+$/, "");
   if (kept.length > exponent) throw new AppError("VALIDATION_FAILED", `${amount} ${code} has more decimals than ${code} has minor units (${exponent})`);

@@ -4,10 +4,10 @@
 // a shop owner knows (the rule's name, the variant's letter and URL) and the statistics.
 import { z } from "zod";
 import { AppError } from "../core/errors";
-import { zoneFormatter } from "../core/timeZone";
 import { findCode } from "../store/codes";
 import { readConversionFigures, type ConversionFigures } from "../store/conversions";
 import { readWorkspaceTimeZone } from "../store/workspaces";
+import { localWindow } from "../scans/localTime";
 import { DEFAULT_HORIZON, HORIZON_MAX, HORIZON_MIN, splitResult } from "./stats";
 
 export const FIGURES_DAYS_MAX = 366;
@@ -70,15 +70,6 @@ export const ConversionFiguresSchema = z
   .meta({ title: "ConversionFigures" });
 export type ConversionFiguresAnswer = z.infer<typeof ConversionFiguresSchema>;
 
-/** The `days` local days ending today in `timeZone`: the first and the last. */
-function windowOf(days: number, timeZone: string, now: Date): { from: string; to: string } {
-  const parts: Record<string, string> = {};
-  for (const p of zoneFormatter(timeZone).formatToParts(now)) parts[p.type] = p.value;
-  const to = `${parts.year}-${parts.month}-${parts.day}`;
-  const from = new Date(Date.parse(`${to}T12:00:00Z`) - (days - 1) * 86_400_000).toISOString().slice(0, 10);
-  return { from, to };
-}
-
 interface NamedRule {
   name?: string;
   then?: { type?: string; variants?: Array<{ url?: string }> };
@@ -100,7 +91,8 @@ function armOf(arm: string, rules: NamedRule[]): { rule: number | null; variant:
 export async function conversionFigures(merchantId: string, q: ConversionQuery & { codeId?: string; campaign?: string }, now = new Date()): Promise<ConversionFiguresAnswer> {
   const [timeZone, code] = await Promise.all([readWorkspaceTimeZone(merchantId), q.codeId ? findCode(merchantId, { codeId: q.codeId }) : undefined]);
   if (q.codeId && !code) throw new AppError("NOT_FOUND", `No code ${q.codeId} in this workspace`);
-  const { from, to } = windowOf(q.days, timeZone, now);
+  const window = localWindow(q.days, timeZone, now);
+  const [from, to] = [window[0], window[window.length - 1]];
   const read = await readConversionFigures(merchantId, { ...(q.codeId ? { codeId: q.codeId } : {}), ...(q.campaign ? { campaignId: q.campaign } : {}), from, to });
   const rules = ((code?.campaignRules as { rules?: NamedRule[] } | undefined)?.rules ?? []) as NamedRule[];
   const byArm = read.byArm.map((a) => ({ arm: a.arm, ...armOf(a.arm, rules), ...plain(a) })).sort((a, b) => a.arm.localeCompare(b.arm));

@@ -68,4 +68,4 @@ export const SHARED_PROXY_FACTOR = 50;
  * The tool server's toolsets, each at `/api/mcp/x/<name>` (mcp/catalog.ts says what each holds). Named here,
  * at the bottom, so that the OAuth server can tell a toolset URL without loading the tools.
  */
-export const MCP_TOOLSET_NAMES = ["core", "designs", "webhooks", "jobs", "campaigns", "gs1", "domains"] as const;
+export const MCP_TOOLSET_NAMES = ["core", "designs", "webhooks", "jobs", "campaigns", "gs1", "domains", "conversions"] as const;

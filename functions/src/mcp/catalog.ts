@@ -36,6 +36,7 @@ import { domainAddTool } from "./tools/domainAdd";
 import { domainListTool } from "./tools/domainList";
 import { domainVerifyTool } from "./tools/domainVerify";
 import { domainRemoveTool } from "./tools/domainRemove";
+import { conversionFiguresTool } from "./tools/conversionFigures";
 
 /** The service's own tools, without the two that reach them (registry.ts). */
 export const CATALOG_TOOLS: readonly ToolDefinition[] = [
@@ -71,6 +72,7 @@ export const CATALOG_TOOLS: readonly ToolDefinition[] = [
   domainListTool,
   domainVerifyTool,
   domainRemoveTool,
+  conversionFiguresTool,
 ] as unknown as ToolDefinition[];
 
 /** Groups of tools an agent can connect to by URL (`/api/mcp/x/<toolset>`); `core` is the specification's. */
@@ -102,6 +104,10 @@ export const TOOLSETS = {
   domains: {
     description: "Branded domains (custom domains, own hosts) for a workspace's codes: add, DNS records to create, verification and state",
     tools: ["svc.domain.add", "svc.domain.list", "svc.domain.verify", "svc.domain.remove"],
+  },
+  conversions: {
+    description: "Conversions after the scan: leads, sales and revenue per code, campaign rule and A/B arm, with each split's result",
+    tools: ["svc.conversion.figures"],
   },
 } as const satisfies Record<(typeof MCP_TOOLSET_NAMES)[number], { description: string; tools: readonly string[] }>;
 

@@ -1,0 +1,100 @@
+// A code's conversions on its page (docs/attribution-figures.md): the funnel from scans to revenue, and
+// for each A/B split every arm's conversion rate with its 95% interval and the verdict in words. Revenue
+// stays per currency: 12.00 EUR and 1,200 JPY are two figures, never one sum.
+import type { Api, Answer } from "./api";
+import { h, table } from "./dom";
+
+type Figures = Answer<"GET /codes/:codeId/conversions">;
+type AbTest = Figures["abTests"][number];
+
+/** Minor units as the currency writes them: 36997 USD is "$369.97", 1200 JPY "¥1,200". */
+export function money(minor: number, currency: string): string {
+  const format = new Intl.NumberFormat("en-US", { style: "currency", currency });
+  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
+  return format.format(minor / 10 ** digits);
+}
+
+const revenueText = (revenue: Record<string, number>) => {
+  const parts = Object.entries(revenue).filter(([, v]) => v !== 0).sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => money(v, c));
+  return parts.length ? parts.join(" + ") : "none";
+};
+const pct = (x: number | null) => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
+const count = (n: number) => n.toLocaleString("en-US");
+
+function funnel(f: Figures): HTMLElement {
+  const step = (label: string, id: string, value: string, note = "") => [h("dt", {}, label), h("dd", { id }, value, ...(note ? [h("span", { class: "muted" }, ` ${note}`)] : []))];
+  const rate = (part: number, whole: number) => (whole > 0 ? `(${pct(part / whole)} of people)` : "");
+  return h(
+    "dl",
+    { class: "figures funnel", id: "funnel" },
+    ...step("Scans", "funnel-scans", count(f.total.scans)),
+    ...step("People", "funnel-people", count(f.total.people)),
+    ...step("Leads", "funnel-leads", count(f.total.leads), rate(f.total.leads, f.total.people)),
+    ...step("Sales", "funnel-sales", count(f.total.sales), rate(f.total.sales, f.total.people)),
+    ...step("Revenue", "funnel-revenue", revenueText(f.total.revenue)),
+  );
+}
+
+/** The interval drawn as a bar on a 0–100% scale, so overlapping arms are seen to overlap. */
+function intervalBar(low: number | null, high: number | null, rate: number | null, max: number): HTMLElement {
+  if (low === null || high === null || rate === null) return h("span", { class: "muted" }, "no people yet");
+  const at = (x: number) => `${Math.min(100, (x / max) * 100).toFixed(2)}%`;
+  return h(
+    "span",
+    { class: "ci", role: "img", "aria-label": `95% interval ${pct(low)} to ${pct(high)}` },
+    h("span", { class: "ci-range", style: `left:${at(low)};width:calc(${at(high)} - ${at(low)})` }),
+    h("span", { class: "ci-point", style: `left:${at(rate)}` }),
+  );
+}
+
+const STATE_WORDS: Record<AbTest["arms"][number]["state"], string> = {
+  control: "baseline",
+  collecting: "collecting",
+  no_difference: "no clear difference",
+  better: "converts better",
+  worse: "converts worse",
+};
+
+function abResult(t: AbTest, i: number): HTMLElement {
+  const max = Math.max(0.05, ...t.arms.map((a) => a.high ?? 0)) * 1.1;
+  const rows = t.arms.map((a) => [
+    a.label,
+    `${count(a.successes)} / ${count(a.trials)}`,
+    h("strong", {}, pct(a.rate)),
+    `${pct(a.low)} – ${pct(a.high)}`,
+    intervalBar(a.low, a.high, a.rate, max),
+    STATE_WORDS[a.state],
+  ]);
+  const what = t.metric === "sales" ? "Sales" : "Leads";
+  return h(
+    "div",
+    { class: "ab-result", id: `ab-${i}` },
+    h("h3", {}, t.name ? `A/B split “${t.name}”` : t.rule === null ? "A/B split" : `A/B split (rule ${t.rule + 1})`),
+    h("p", { class: t.atHorizon && t.arms.some((a) => a.state === "better" || a.state === "worse") ? "notice verdict" : "verdict", id: `ab-${i}-verdict`, role: "status" }, t.verdict),
+    table(["Arm", `${what} / people`, "Rate", "95% interval", "", "Result"], rows, { id: `ab-${i}-arms`, caption: `Conversion rate of each arm of the split` }),
+    h(
+      "p",
+      { class: "muted" },
+      `The rate is ${t.metric} over people who scanned. The test compares each arm with the first and is read once every arm has ${count(t.horizon)} people (fixed in advance, so looking early cannot make a false winner); until then the intervals show how sure each rate is.`,
+    ),
+  );
+}
+
+export async function conversionSection(api: Api, codeId: string, days: number): Promise<HTMLElement> {
+  const f = await api("GET /codes/:codeId/conversions", { params: { codeId }, query: { days } });
+  const days_ = f.byDay.filter((d) => d.leads || d.sales || Object.keys(d.revenue).length);
+  return h(
+    "section",
+    { id: "code-conversions", "aria-labelledby": "conversions-h" },
+    h("h2", { id: "conversions-h" }, `Conversions from ${f.from} to ${f.to}`),
+    funnel(f),
+    ...f.abTests.map(abResult),
+    days_.length
+      ? table(
+          ["Day", "Leads", "Sales", "Revenue"],
+          days_.slice(-14).reverse().map((d) => [d.day, count(d.leads), count(d.sales), revenueText(d.revenue)]),
+          { id: "conversion-days", caption: "Leads, sales and revenue per day" },
+        )
+      : h("p", { class: "muted" }, "No leads or sales in this range yet. Turn on conversion tracking, then send leads and sales with the click id, or connect your Shopify shop."),
+  );
+}
