@@ -2,7 +2,8 @@
 // for each A/B split every arm's conversion rate with its 95% interval and the verdict in words. Revenue
 // stays per currency: 12.00 EUR and 1,200 JPY are two figures, never one sum.
 import type { Api, Answer } from "./api";
-import { h, table } from "./dom";
+import type { ConsoleKit } from "./connectedApps";
+import { field, h, table } from "./dom";
 
 type Figures = Answer<"GET /codes/:codeId/conversions">;
 type AbTest = Figures["abTests"][number];
@@ -61,8 +62,7 @@ function abResult(t: AbTest, i: number): HTMLElement {
     a.label,
     `${count(a.successes)} / ${count(a.trials)}`,
     h("strong", {}, pct(a.rate)),
-    `${pct(a.low)} – ${pct(a.high)}`,
-    intervalBar(a.low, a.high, a.rate, max),
+    h("span", { class: "ci-cell" }, `${pct(a.low)} – ${pct(a.high)}`, intervalBar(a.low, a.high, a.rate, max)),
     STATE_WORDS[a.state],
   ]);
   const what = t.metric === "sales" ? "Sales" : "Leads";
@@ -71,7 +71,7 @@ function abResult(t: AbTest, i: number): HTMLElement {
     { class: "ab-result", id: `ab-${i}` },
     h("h3", {}, t.name ? `A/B split “${t.name}”` : t.rule === null ? "A/B split" : `A/B split (rule ${t.rule + 1})`),
     h("p", { class: t.atHorizon && t.arms.some((a) => a.state === "better" || a.state === "worse") ? "notice verdict" : "verdict", id: `ab-${i}-verdict`, role: "status" }, t.verdict),
-    table(["Arm", `${what} / people`, "Rate", "95% interval", "", "Result"], rows, { id: `ab-${i}-arms`, caption: `Conversion rate of each arm of the split` }),
+    table(["Arm", `${what} / people`, "Rate", "95% interval", "Result"], rows, { id: `ab-${i}-arms`, caption: `Conversion rate of each arm of the split` }),
     h(
       "p",
       { class: "muted" },
@@ -96,5 +96,41 @@ export async function conversionSection(api: Api, codeId: string, days: number):
           { id: "conversion-days", caption: "Leads, sales and revenue per day" },
         )
       : h("p", { class: "muted" }, "No leads or sales in this range yet. Turn on conversion tracking, then send leads and sales with the click id, or connect your Shopify shop."),
+  );
+}
+
+/**
+ * Settings → Shopify: connect a shop with the secret Shopify signs its webhooks with (sent once, never
+ * shown again), the topics and address to paste into Shopify, and disconnecting (docs/shopify.md).
+ */
+export async function shopifySection({ api, h: el, button, render }: ConsoleKit): Promise<HTMLElement> {
+  const { shops, max } = await api("GET /shopify/shops");
+  const domain = field("Shop address (name.myshopify.com)", el("input", { id: "shop-domain", type: "text", placeholder: "your-shop.myshopify.com", autocomplete: "off" }));
+  const secret = field("Webhook signing secret", el("input", { id: "shop-secret", type: "password", autocomplete: "off" }));
+  const rows = shops.map((s) => [
+    el("code", {}, s.shopDomain),
+    new Date(s.createdAt).toLocaleDateString(),
+    button("Disconnect", async () => { await api("DELETE /shopify/shops/:shopDomain", { params: { shopDomain: s.shopDomain } }); await render(); }, { class: "danger", "aria-label": `Disconnect ${s.shopDomain}` }),
+  ]);
+  const where = shops[0] ?? null;
+  return el(
+    "section",
+    { id: "shopify-shops", "aria-labelledby": "shopify-h" },
+    el("h2", { id: "shopify-h" }, "Shopify orders"),
+    el("p", { class: "muted" }, `Paid orders become sales of the code the buyer scanned; refunds and cancellations take them back. Up to ${max} shops.`),
+    rows.length ? table(["Shop", "Connected", ""], rows, { id: "shop-rows", caption: "Connected Shopify shops" }) : el("p", { class: "muted" }, "No shop connected."),
+    where
+      ? el("p", { class: "notice", id: "shopify-steps" }, `In Shopify, under Settings › Notifications › Webhooks, create one webhook for each of ${where.topics.join(", ")}, format JSON, sent to `, el("code", { class: "long" }, where.webhookUrl), ".")
+      : "",
+    el(
+      "div",
+      { class: "form-row" },
+      domain.wrap,
+      secret.wrap,
+      button("Connect shop", async () => {
+        await api("POST /shopify/shops", { body: { shopDomain: domain.input.value, webhookSecret: secret.input.value } });
+        await render();
+      }, { id: "connect-shop", class: "primary" }),
+    ),
   );
 }

@@ -62,7 +62,7 @@ describe("merchant console: a code's conversions and A/B result", function () {
     assert.equal(await text(page, "#ab-0-verdict"), "Significant at 95%: Variant B converts better than Variant A (8.0% against 5.0%).");
     const rows = await page.locator("#ab-0-arms tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => (td.textContent ?? "").trim())));
     assert.deepEqual(
-      rows.map((r) => [r[0], r[1], r[2], r[3], r[5]]),
+      rows.map((r) => [r[0], r[1], r[2], r[3], r[4]]),
       [
         ["Variant A", "50 / 1,000", "5.0%", "3.8% – 6.5%", "baseline"],
         ["Variant B", "80 / 1,000", "8.0%", "6.5% – 9.8%", "converts better"],

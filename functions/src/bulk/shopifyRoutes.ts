@@ -130,7 +130,7 @@ export const shopifyRoutes = [
       ],
       example: {
         headers: { "X-Shopify-Topic": "orders/paid", "X-Shopify-Shop-Domain": "corner-bakery.myshopify.com", "X-Shopify-Webhook-Id": "b54557e4-8a5f-4f7d-a0bc-d043a1b2c3d4", "X-Shopify-Hmac-Sha256": "XWmrwMey6OsLMeiZKwP4FppHH3cmAiiJJAweH5Jo4bM=" },
-        body: { id: 820982911946154508, currency: "USD", total_price: "369.97", note_attributes: [{ name: "svc_sid", value: "<click id>" }] },
+        body: { id: 450789469, currency: "USD", total_price: "369.97", note_attributes: [{ name: "svc_sid", value: "<click id>" }] },
         response: { received: true, outcome: "sale" },
       },
     },
