@@ -111,7 +111,7 @@ export async function serveClientMetadata(
 }
 
 // oauth4webapi as the client: a registered client and a merchant, and the steps of the code flow.
-export const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write", "webhooks:read", "webhooks:write", "domains:read", "domains:write"];
+export const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write", "webhooks:read", "webhooks:write", "domains:read", "domains:write", "conversions:write"];
 
 export interface Session {
   net: TestClient;

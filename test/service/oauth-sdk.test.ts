@@ -38,7 +38,7 @@ describe("OAuth: the official SDK client", function () {
       assert.equal(describe.client.name, "svc SDK test client");
       assert.equal(describe.client.verified, false);
       assert.equal(describe.redirectHost, "127.0.0.1:33418");
-      assert.deepEqual(describe.scopes, ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write", "webhooks:read", "webhooks:write", "domains:read", "domains:write"]);
+      assert.deepEqual(describe.scopes, ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write", "webhooks:read", "webhooks:write", "domains:read", "domains:write", "conversions:write"]);
       const { tools } = await client.listTools();
       assert.ok(tools.some((t) => t.name === "svc.ping"));
       const ping = await client.callTool({ name: "svc.ping", arguments: {} });

@@ -83,8 +83,20 @@ export async function trackSale(workspaceId: string, input: SaleInput, opts: { i
   const settings = await workspaceAttribution(workspaceId);
   const customer = input.customerExternalId ? customerHash(workspaceId, input.customerExternalId) : undefined;
   const attribution = input.clickId ? await clickAttribution(workspaceId, input.clickId, settings, now) : await readCustomerLead(workspaceId, customer!);
+  return saveSale(workspaceId, attribution, input, { ...opts, now, settings, customer });
+}
+
+/** Records a sale whose click is known (checked by the caller), once per invoiceId and Idempotency-Key. */
+export async function saveSale(
+  workspaceId: string,
+  attribution: Attribution | null,
+  input: Pick<SaleInput, "amount" | "currency" | "invoiceId">,
+  opts: { idempotencyKey?: string; source: ConversionSource; now: Date; settings?: ResolvedAttribution; customer?: string },
+): Promise<{ saleId: string; duplicate: boolean }> {
+  if (currencyExponent(input.currency) === undefined) throw new AppError("VALIDATION_FAILED", `currency ${JSON.stringify(input.currency)} is not an ISO 4217 currency code (EUR, JPY, KWD...)`);
+  const settings = opts.settings ?? (await workspaceAttribution(workspaceId));
   const id = idOf("s", input.invoiceId);
-  const sale: Conversion = { id, kind: "sale", at: now, ...moment(settings, now), source: opts.source, attribution, amount: input.amount, currency: input.currency, reversed: 0, ...(customer ? { customer } : {}), counted: false };
+  const sale: Conversion = { id, kind: "sale", at: opts.now, ...moment(settings, opts.now), source: opts.source, attribution, amount: input.amount, currency: input.currency, reversed: 0, ...(opts.customer ? { customer: opts.customer } : {}), counted: false };
   const { conversion, created } = await createConversion(workspaceId, sale, opts.idempotencyKey ? sha256Hex(opts.idempotencyKey).slice(0, 40) : undefined);
   if (!conversion.counted) await askToCount(workspaceId, [conversion.id]);
   return { saleId: conversion.id, duplicate: !created };

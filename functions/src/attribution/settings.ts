@@ -43,17 +43,26 @@ export async function workspaceAttribution(merchantId: string): Promise<Resolved
 }
 
 const SETTINGS_TTL_MS = 60_000;
-/** How long a scan waits for its workspace's settings when its code leaves the choice to them: past it, no click id. */
+/** How long a scan waits for its workspace's settings the first time this instance needs them: past it, no click id. */
 export const SETTINGS_WAIT_MS = 300;
-const remembered = new LruMap<string, { value: Promise<ResolvedAttribution | undefined>; at: number }>(10_000);
+const remembered = new LruMap<string, { value: Promise<ResolvedAttribution | undefined>; at: number; settled?: ResolvedAttribution }>(10_000);
 
-/** The workspace's settings as of at most a minute ago on this instance; undefined when not read in time. */
-export function rememberedWorkspaceAttribution(merchantId: string, now: number): Promise<ResolvedAttribution | undefined> {
+/**
+ * The workspace's settings on this instance: the last ones read, re-read in the background once a minute
+ * old (a change applies within the minute, and no scan waits for a re-read); the first read is waited for
+ * at most SETTINGS_WAIT_MS. Undefined when none is known in time.
+ */
+export async function rememberedWorkspaceAttribution(merchantId: string, now: number): Promise<ResolvedAttribution | undefined> {
   const cached = remembered.get(merchantId);
   if (!cached || now - cached.at >= SETTINGS_TTL_MS) {
-    const value = workspaceAttribution(merchantId).catch(() => undefined);
-    remembered.set(merchantId, { value, at: now });
-    void value.then((v) => v === undefined && remembered.delete(merchantId));
+    const entry: { value: Promise<ResolvedAttribution | undefined>; at: number; settled?: ResolvedAttribution } = { value: workspaceAttribution(merchantId).catch(() => undefined), at: now, settled: cached?.settled };
+    void entry.value.then((v) => {
+      if (v) entry.settled = v;
+      else if (!entry.settled && remembered.get(merchantId) === entry) remembered.delete(merchantId); // read again by the next scan
+    });
+    remembered.set(merchantId, entry);
+    if (cached?.settled) return cached.settled;
   }
-  return withTimeout(remembered.get(merchantId)!.value, SETTINGS_WAIT_MS, "attribution settings read").catch(() => undefined);
+  const entry = remembered.get(merchantId)!;
+  return entry.settled ?? withTimeout(entry.value, SETTINGS_WAIT_MS, "attribution settings read").catch(() => undefined);
 }

@@ -186,8 +186,10 @@ export const codeRulesSchema = z
       password: passwordSchema.optional(),
       /** The merchant's heading and message on the ended page (shown under the workspace's name). */
       endedPage: endedPageSchema.optional(),
+      /** Append a signed click id to this code's redirects (docs/attribution.md); absent: the code's own or the workspace's setting. */
+      trackConversions: z.boolean().optional(),
     },
-    { error: unknownKeys("field", ["rules", "startsAt", "endsAt", "humanScanCap", "fallbackUrl", "utmTemplate", "password", "endedPage"]) },
+    { error: unknownKeys("field", ["rules", "startsAt", "endsAt", "humanScanCap", "fallbackUrl", "utmTemplate", "password", "endedPage", "trackConversions"]) },
   )
   .refine((c) => c.startsAt === undefined || c.endsAt === undefined || Date.parse(c.startsAt) < Date.parse(c.endsAt), { error: "startsAt must be before endsAt", path: ["endsAt"] })
   .refine((c) => c.fallbackUrl !== undefined || !c.rules.some((r) => r.then.type === "fallback"), { error: 'a "fallback" action needs fallbackUrl', path: ["fallbackUrl"] });

@@ -2,15 +2,15 @@
 // bundles this file, so it must not pull in firebase-functions or Node modules.
 
 /** Key scopes (the specification's five). */
-export const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write", "webhooks:read", "webhooks:write", "domains:read", "domains:write"] as const;
+export const SCOPES = ["merchant:read", "qr:write", "menu:write", "audio:write", "challenge:write", "webhooks:read", "webhooks:write", "domains:read", "domains:write", "conversions:write"] as const;
 /** One of them (here, below store/, whose key and grant records hold them; auth/scopes.ts re-exports it). */
 export type Scope = (typeof SCOPES)[number];
 /**
  * Scopes an OAuth app gets only by naming them, unticked on the consent page until the person ticks them:
  * a webhook sends the workspace's scans and code events to an address the app chooses, and a branded
- * domain puts the workspace's codes on a host the app names.
+ * domain puts the workspace's codes on a host the app names, and conversions report the merchant's sales.
  */
-export const ASK_BY_NAME_SCOPES: readonly Scope[] = ["webhooks:read", "webhooks:write", "domains:read", "domains:write"];
+export const ASK_BY_NAME_SCOPES: readonly Scope[] = ["webhooks:read", "webhooks:write", "domains:read", "domains:write", "conversions:write"];
 
 /** Code looks (spec §4): frame templates, boost frames and scan sounds. */
 export const TEMPLATES = ["hexSeal", "soundSeal"] as const;

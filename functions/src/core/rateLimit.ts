@@ -47,6 +47,8 @@ export const RATE_LIMITS = {
   /** A job makes up to 10,000 codes in the background: few a day are needed. */
   jobs: { max: 20, windowSeconds: 3600, counts: "catalogue jobs started", per: "credential" },
   appScans: { max: 120, windowSeconds: 60, counts: "app scan reports", per: "credential" },
+  /** Leads, sales and reversals a site, till or shop reports (docs/attribution.md): a busy till's rate, per key. */
+  tracking: { max: 600, windowSeconds: 60, counts: "tracking calls", per: "credential" },
   consoleWrites: { max: 120, windowSeconds: 60, counts: "console changes", per: "credential" },
   /** Every console read is counted before it reads, so a signed-up user cannot loop the costly ones. */
   consoleReads: { max: 300, windowSeconds: 60, counts: "console reads", per: "credential" },

@@ -35,6 +35,10 @@ import { BUSY_RETRY_SECONDS, busyPage, ENDED_STYLE, endedPage, endedStyle, NOT_F
 import { handlePasswordPost, sendPasswordPage } from "./password";
 import { knownCode, lastGoodLink, remember, rememberGood, type Identity } from "./memory";
 import { customHostOf, HostUnavailable, serveCustomHost } from "./customHost";
+import { trackedAnswer, type ScanClick } from "../attribution/onRedirect";
+import { DISCOUNT_PATH, sendDiscountPage } from "./discountPage";
+import { newScanId } from "../scans/arrival";
+import { botReason } from "../scans/classify";
 
 // Loaded on the first scan of a code with a subscription: other workspaces never pay for it.
 let webhookScans: typeof import("../webhooks/scans") | undefined;
@@ -208,10 +212,11 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   const identity = known ?? remember(id, link);
   const counted = countedHeader(arrival.outcome, arrival.botReason);
   if (served.servedFrom === "last-known-good" && arrival.outcome === "recorded") await markServedLastKnownGood(arrival.arrival);
-  if (!link.campaignRules) return sendRedirect(res, link.destinationUrl, counted, served.servedFrom);
+  const click = (rule: ScanClick["rule"]): ScanClick => ({ uniqueQRCodeID: id, scanId: arrival.scanId, person: !arrival.botReason, rule, at, customHost: customHostOf(req) });
+  if (!link.campaignRules) return sendTracked(res, link, link.destinationUrl, counted, served.servedFrom, click({ index: null }));
   // Rules added since this instance last read the code: its arrival was published as a plain code's (the
   // consumer counts it so), and the rules answer it, taking an allowance alone where they cap (campaigns/answer.ts).
-  if (known && timeZone) return answerByRules(res, { ...link, campaignRules: link.campaignRules }, campaignScanOf(req, address, arrival.place, at, timeZone), served.servedFrom, counted, { outcome: arrivalOutcome(arrival.botReason), gated: false });
+  if (known && timeZone) return answerByRules(res, { ...link, campaignRules: link.campaignRules }, campaignScanOf(req, address, arrival.place, at, timeZone), served.servedFrom, counted, { outcome: arrivalOutcome(arrival.botReason), gated: false }, click);
   // First seen here and it has rules: its arrival is left to the consumer's drop (a ruled code's arrival
   // published before the read), and the scan is counted with the rules' answer under the same scan id.
   return ruledRedirect(req, res, id, at, address, served, identity, { scanId: arrival.scanId, place: arrival.place });
@@ -230,17 +235,27 @@ function campaignScanOf(req: IncomingMessage, address: string, place: ScanPlace 
 }
 
 /** The rules' answer to a scan already recorded (`recorded`: how it counted), sent. */
-async function answerByRules(res: ServerResponse, ruled: RuledLink, scan: CampaignScan, servedFrom: ServedLink["servedFrom"], counted: string, recorded: Parameters<ReturnType<typeof campaigns>["campaignAnswer"]>[2]): Promise<void> {
+async function answerByRules(res: ServerResponse, ruled: RuledLink, scan: CampaignScan, servedFrom: ServedLink["servedFrom"], counted: string, recorded: Parameters<ReturnType<typeof campaigns>["campaignAnswer"]>[2], click: (rule: ScanClick["rule"]) => ScanClick): Promise<void> {
   const answer = await campaigns().campaignAnswer(ruled, scan, recorded);
   if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, ruled);
-  sendRedirect(res, answer.url, counted, servedFrom);
+  return sendTracked(res, ruled, answer.url, counted, servedFrom, click(ruleOf(answer)));
 }
 
-function sendRedirect(res: ServerResponse, location: string, counted: string, servedFrom: ServedLink["servedFrom"]): void {
+/** The rule and A/B variant a redirect answer came from (null: the destination), for its click id. */
+const ruleOf = (answer: { ruleIndex: number | null; variant?: number }): ScanClick["rule"] => ({ index: answer.ruleIndex, ...(answer.variant === undefined ? {} : { variant: answer.variant }) });
+
+/** A 302 with the click id of a tracked code's scan on its destination (and cookie: attribution/onRedirect.ts). */
+async function sendTracked(res: ServerResponse, link: Link, location: string, counted: string, servedFrom: ServedLink["servedFrom"], click: ScanClick): Promise<void> {
+  const tracked = await trackedAnswer(link, location, click);
+  sendRedirect(res, tracked.location, counted, servedFrom, tracked.cookie);
+}
+
+function sendRedirect(res: ServerResponse, location: string, counted: string, servedFrom: ServedLink["servedFrom"], cookie?: string): void {
   res.removeHeader("X-Powered-By");
   res
     .writeHead(302, {
       ...SECURITY_HEADERS,
+      ...(cookie ? { "Set-Cookie": cookie } : {}),
       Location: location,
       "Cache-Control": "no-store",
       "X-Scan-Counted": counted,
@@ -277,8 +292,8 @@ async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: stri
     arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, known, ...(answered ? { answered } : {}) }).then(async (arrival) => ({ arrival, outcome: await recordArrival(arrival, identity.merchantId) }));
   if (!link.campaignRules) {
     // Rules removed since this instance read them: a plain code's scan (a first arrival is counted as one already).
-    const counted = first ? "recorded" : await arrive().then(({ arrival, outcome }) => countedHeader(outcome, arrival.botReason));
-    return sendRedirect(res, link.destinationUrl, counted, served.servedFrom);
+    const plain = first ? { counted: "recorded", scanId: first.scanId, machine: botReason(req.method ?? "GET", req.headers) } : await arrive().then(({ arrival, outcome }) => ({ counted: countedHeader(outcome, arrival.botReason), scanId: arrival.scanId, machine: arrival.botReason }));
+    return sendTracked(res, link, link.destinationUrl, plain.counted, served.servedFrom, { uniqueQRCodeID: id, scanId: plain.scanId, person: !plain.machine, rule: { index: null }, at, customHost: customHostOf(req) });
   }
   const ruled: RuledLink = { ...link, campaignRules: link.campaignRules };
   const campaign = campaigns();
@@ -289,7 +304,7 @@ async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: stri
     const { arrival, outcome } = await arrive({ ...answered, ...(first ? { scanId: first.scanId } : {}) });
     const counted = countedHeader(outcome, arrival.botReason ?? answered.endedReason ?? null);
     if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, link);
-    return sendRedirect(res, answer.url, counted, served.servedFrom);
+    return sendTracked(res, link, answer.url, counted, served.servedFrom, { uniqueQRCodeID: id, scanId: arrival.scanId, person: !arrival.botReason, rule: ruleOf(answer), at, customHost: customHostOf(req) });
   }
   const choice = new campaign.RuleChoice(ruled, scan);
   const outcome = await recordScanSafely(known, id, {
@@ -309,7 +324,9 @@ async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: stri
   const counted = scanCountedHeader(outcome);
   const answer = await campaign.campaignAnswer(ruled, scan, { outcome, gated: true, choice });
   if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, link);
-  sendRedirect(res, answer.url, counted, served.servedFrom);
+  // Counted at the redirect (scans/record.ts keeps its scan id): the click id names the click with an id of its own.
+  const person = botReason(req.method ?? "GET", req.headers) === null;
+  return sendTracked(res, link, answer.url, counted, served.servedFrom, { uniqueQRCodeID: id, scanId: newScanId(), person, rule: ruleOf(answer), at, customHost: customHostOf(req) });
 }
 
 export const appScansApp = createRestApp((app) => {
@@ -331,6 +348,13 @@ export function redirectApp(req: IncomingMessage, res: ServerResponse): void {
 
 /** The service's own host: /qr/<id> (GET, HEAD) on the plain-node path, everything else through express. */
 function serveOwnHost(req: IncomingMessage, res: ServerResponse): void {
+  const discount = req.method === "GET" || req.method === "HEAD" ? DISCOUNT_PATH.exec(req.url ?? "") : null;
+  if (discount) {
+    return void sendDiscountPage(req, res, discount[1], SECURITY_HEADERS).catch((error: unknown) => {
+      logError("redirect.discount_page_failed", "a discount page failed", error);
+      if (!res.headersSent) sendUnavailable(res);
+    });
+  }
   const match = req.method === "GET" || req.method === "HEAD" || req.method === "POST" ? QR_PATH.exec(req.url ?? "") : null;
   if (!match) return void appScansApp(req as Request, res as Response);
   let id: string;

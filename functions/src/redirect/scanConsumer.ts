@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
 import { logError, logWarn } from "../core/log";
+import { CONVERSION_ATTRIBUTE } from "../attribution/service";
 import { CONSUMER_ATTEMPT_MS, CONSUMER_HOLD_MS, consumeHeld, drainOutbox, PoisonArrival, scanNotices } from "../scans/consume";
 
 // Loaded on the first counted scan of a code with a subscription.
@@ -46,6 +47,26 @@ function answer(res: ServerResponse, status: number, body?: object): void {
   res.writeHead(status, body ? { "Content-Type": "application/json" } : {}).end(body ? JSON.stringify(body) : undefined);
 }
 
+// Loaded on the first conversion message or sweep (docs/attribution.md, "Counting").
+let conversionCounting: typeof import("../attribution/consume") | undefined;
+const conversions = () => (conversionCounting ??= require("../attribution/consume") as typeof import("../attribution/consume"));
+
+/** A message naming conversions the tracking API recorded: counted once each into this instance's shards, as scans are. */
+async function countConversions(res: ServerResponse, data: string, messageId: string | undefined): Promise<void> {
+  const counting = conversions();
+  try {
+    await counting.consumeConversions(Buffer.from(data, "base64"));
+    answer(res, 204);
+  } catch (error) {
+    if (error instanceof counting.PoisonConversion) {
+      logWarn("attribution.message_poisoned", "a conversion message that can never be counted: refused", { messageId, error: error.message });
+      return answer(res, 422, { error: "unprocessable_arrival", message: error.message });
+    }
+    logError("attribution.count_failed", "conversions were not counted: Pub/Sub delivers them again", error, { messageId });
+    answer(res, 503, { error: "not_counted", message: "counting failed; delivered again" });
+  }
+}
+
 export async function scanConsumerApp(req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> {
   if (req.method !== "POST") return answer(res, 405, { error: "method_not_allowed", message: "POST a Pub/Sub push message" });
   const parsed = PushBody.safeParse(req.body);
@@ -55,7 +76,11 @@ export async function scanConsumerApp(req: IncomingMessage & { body?: unknown },
   if (Date.now() - lastDrain > OUTBOX_DRAIN_INTERVAL_MS) {
     lastDrain = Date.now();
     void drainOutbox().catch((error: unknown) => logError("scan.outbox_drain_failed", "the outbox could not be read", error));
+    void conversions()
+      .sweepUncounted()
+      .catch((error: unknown) => logError("attribution.sweep_failed", "uncounted conversions could not be read", error));
   }
+  if (message.attributes?.[CONVERSION_ATTRIBUTE] === "1") return countConversions(res, message.data, message.messageId);
   try {
     await consumeHeld({ data: Buffer.from(message.data, "base64"), attributes: message.attributes ?? {}, publishTime: publishTime && !isNaN(publishTime.getTime()) ? publishTime : undefined }, consumerHold.ms, consumerHold.attemptMs);
     answer(res, 204);

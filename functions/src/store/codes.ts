@@ -7,6 +7,7 @@ import { AppError } from "../core/errors";
 import type { BoostFrame, ScanBeepSound, Template } from "../core/constants";
 import type { StoredDesign } from "./designRecord";
 import { COLLECTIONS } from "./collections";
+import { countOps } from "./opCounter";
 import { addNewCodesToCatalogue, catalogueFields, NEW_CODE_SCAN_FIELDS, UNCOUNTED_SCAN_FIELDS } from "./catalogue";
 import { dateOf, listOf, readRecords, recordConverter } from "./records";
 
@@ -90,6 +91,10 @@ export interface Link {
   campaignRules?: StoredCampaignRules;
   /** When the link last gained or lost its campaign settings (setLinkCampaignRules); absent: never since this was kept. */
   rulesChangedAt?: Date;
+  /** The code's own conversion tracking choice (attribution/settings.ts); absent: its campaign's or workspace's decides. */
+  trackConversions?: boolean;
+  /** The code hands each person a one-time discount code on a page after the scan (attribution/discounts.ts). */
+  discounts?: boolean;
 }
 
 /**
@@ -103,6 +108,8 @@ const linkRecord = recordConverter<Link>((d) => {
   if (d.takenDown !== undefined) link.takenDown = d.takenDown;
   if (d.campaignRules !== undefined) link.campaignRules = d.campaignRules;
   if (d.rulesChangedAt !== undefined) link.rulesChangedAt = dateOf(d.rulesChangedAt);
+  if (typeof d.trackConversions === "boolean") link.trackConversions = d.trackConversions;
+  if (d.discounts === true) link.discounts = true;
   return link;
 });
 const linkRef = (uniqueQRCodeID: string) => linkDoc(uniqueQRCodeID).withConverter(linkRecord);
@@ -308,4 +315,16 @@ export async function setTakenDown(uniqueQRCodeID: string, takenDown: TakenDown 
     tx.update(codeRef, { takenDown: value });
     return code;
   });
+}
+
+/**
+ * A dynamic code's link fields for conversion tracking (attribution/admin.ts): its own `trackConversions`
+ * choice (null removes it) and whether it hands out in-store discount codes. Absent fields are left alone.
+ */
+export async function setLinkAttribution(uniqueQRCodeID: string, fields: { trackConversions?: boolean | null; discounts?: boolean }): Promise<void> {
+  const data: Record<string, unknown> = {};
+  if (fields.trackConversions !== undefined) data.trackConversions = fields.trackConversions ?? FieldValue.delete();
+  if (fields.discounts !== undefined) data.discounts = fields.discounts;
+  await linkDoc(uniqueQRCodeID).update(data);
+  countOps({ writes: 1 });
 }

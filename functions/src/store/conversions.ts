@@ -328,3 +328,75 @@ export async function readConversionFigures(
     byArm,
   };
 }
+
+// ---- in-store discount codes (attribution/discounts.ts) ----
+//   workspaces/{m}/discountCodes/{CODE}     one code: its QR code, free / given (to which click) / redeemed
+//   workspaces/{m}/discountClaims/{scanId}  which discount code a click was shown (a reload shows the same)
+
+const discountCodes = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("discountCodes");
+const discountClaims = (merchantId: string) => db().collection(COLLECTIONS.workspaces).doc(merchantId).collection("discountClaims");
+const expiresIn = (now: Date) => Timestamp.fromMillis(now.getTime() + CONVERSION_RETENTION_DAYS * 86_400_000);
+
+/** Adds free discount codes to a QR code's pool; answers those added (one the workspace has already is skipped). */
+export async function addDiscountCodeDocs(merchantId: string, codeId: string, codes: string[], now: Date): Promise<string[]> {
+  const added: string[] = [];
+  for (let i = 0; i < codes.length; i += 250) {
+    const chunk = codes.slice(i, i + 250);
+    const refs = chunk.map((c) => discountCodes(merchantId).doc(c));
+    const snaps = await db().getAll(...refs);
+    const batch = db().batch();
+    snaps.forEach((snap, k) => {
+      if (snap.exists) return;
+      batch.create(refs[k], { codeId, state: "free", r: Math.random(), addedAt: Timestamp.fromDate(now), expiresAt: expiresIn(now) });
+      added.push(chunk[k]);
+    });
+    await batch.commit();
+    countOps({ reads: refs.length, writes: snaps.filter((s) => !s.exists).length });
+  }
+  return added;
+}
+
+/**
+ * The discount code shown to one click: the one it was shown before, else a free one of the QR code's pool
+ * (picked at a random point of the pool, so people scanning at once rarely want the same one), marked
+ * given to that click. Undefined: the pool is empty.
+ */
+export async function claimDiscountCode(merchantId: string, codeId: string, click: Attribution, now: Date): Promise<string | undefined> {
+  const claimRef = discountClaims(merchantId).doc(click.scanId);
+  return db().runTransaction(async (tx) => {
+    const claim = await tx.get(claimRef);
+    if (claim.exists) return String(claim.get("code"));
+    const pool = discountCodes(merchantId).where("codeId", "==", codeId).where("state", "==", "free").orderBy("r");
+    const at = Math.random();
+    let found = await tx.get(pool.where("r", ">=", at).limit(1));
+    if (found.empty) found = await tx.get(pool.limit(1));
+    countOps({ reads: 2 + found.size });
+    if (found.empty) return undefined;
+    const doc = found.docs[0];
+    tx.update(doc.ref, { state: "given", givenAt: Timestamp.fromDate(now), attribution: attributionData(click) });
+    tx.create(claimRef, { code: doc.id, expiresAt: expiresIn(now) });
+    countOps({ writes: 2 });
+    return doc.id;
+  });
+}
+
+/**
+ * Marks a given discount code redeemed by `invoiceId` and answers the click it was given to: again for the
+ * same invoice (a retried till call), refused for another one or a code never handed out.
+ */
+export async function redeemDiscountCode(merchantId: string, code: string, invoiceId: string, now: Date): Promise<Attribution> {
+  const ref = discountCodes(merchantId).doc(code);
+  return db().runTransaction(async (tx) => {
+    const snap = await tx.get(ref);
+    countOps({ reads: 1 });
+    if (!snap.exists) throw new AppError("NOT_FOUND", "No such discount code in this workspace: nothing was recorded");
+    const state = snap.get("state") as string;
+    if (state === "free") throw new AppError("CONFLICT", "This discount code was never handed out after a scan: nothing was recorded");
+    if (state === "redeemed" && snap.get("invoiceId") !== invoiceId) throw new AppError("CONFLICT", "This discount code was redeemed already, with another invoice: it counts once");
+    if (state === "given") {
+      tx.update(ref, { state: "redeemed", invoiceId, redeemedAt: Timestamp.fromDate(now) });
+      countOps({ writes: 1 });
+    }
+    return attributionOf(snap.get("attribution") as DocumentData)!;
+  });
+}

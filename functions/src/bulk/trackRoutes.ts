@@ -1,0 +1,201 @@
+// REST: conversion tracking (docs/attribution.md), served by the bulk function under /api/track. Leads,
+// sales, reversals and till redemptions need a key with the conversions:write scope; the tracking
+// settings of the workspace and of a code need it too (they decide what the redirect appends).
+import { z } from "zod";
+import { endpoint } from "../http/endpoint";
+import { text } from "../core/validation";
+import { CLICK_ID_MAX } from "../attribution/clickId";
+import { reverseSale, trackLead, trackSale } from "../attribution/service";
+import { codeTracking, readTrackingSettings, setCodeTracking, writeTrackingSettings } from "../attribution/admin";
+import { WorkspaceAttributionSchema, trackConversionsField } from "../attribution/settings";
+import { DiscountPoolSchema, DiscountPoolResultSchema, addDiscountCodes, redeemDiscount, RedeemSchema } from "../attribution/discounts";
+import { idempotencyKeyOf } from "./app";
+
+const TRACK = { credential: "caller", scope: "conversions:write", limit: "tracking" } as const;
+
+const clickId = z.string().min(1).max(CLICK_ID_MAX).describe("The svc_sid value the landing page received (or the workspace's parameter name)");
+const customerExternalId = text(200).describe("Your id of the customer (stored only as a keyed hash): a lead with clickId ties them to the click; their later sales follow it");
+const invoiceId = text(200).describe("Your id of the sale: a second sale with the same invoiceId changes nothing");
+const minorUnits = z.int().min(0).max(1e12).describe("Integer, in the currency's minor unit: 1999 EUR is 19.99 EUR, 1999 JPY is 1999 yen, 1999 KWD is 1.999 dinar");
+
+export const LeadBodySchema = z.strictObject({ clickId: clickId.optional(), customerExternalId: customerExternalId.optional(), eventName: text(100).describe("What happened: sign_up, booking...") }).meta({ title: "TrackLead" });
+export const SaleBodySchema = z
+  .strictObject({
+    clickId: clickId.optional(),
+    customerExternalId: customerExternalId.optional(),
+    amount: minorUnits,
+    currency: z.string().regex(/^[A-Z]{3}$/, "currency is an ISO 4217 code in capitals: EUR, JPY, KWD").describe("ISO 4217 code"),
+    invoiceId,
+  })
+  .meta({ title: "TrackSale" });
+export const ReversalBodySchema = z
+  .strictObject({
+    invoiceId,
+    amount: minorUnits.min(1).optional().describe("Minor units to take back (a partial refund); omitted: what is left of the sale"),
+    reason: z.enum(["refund", "cancel"]),
+    reversalId: text(200).describe("Your id of this refund or cancellation: a second one with the same id changes nothing"),
+  })
+  .meta({ title: "TrackReversal" });
+
+const Accepted = z.object({ accepted: z.literal(true), duplicate: z.boolean().describe("true: this lead, sale or reversal was recorded before; nothing changed") });
+export const LeadAcceptedSchema = Accepted.extend({ leadId: z.string(), attributed: z.boolean().describe("false: no click known for it (counted for the workspace only)") }).meta({ title: "LeadAccepted" });
+export const SaleAcceptedSchema = Accepted.extend({ saleId: z.string() }).meta({ title: "SaleAccepted" });
+export const ReversalAcceptedSchema = Accepted.meta({ title: "ReversalAccepted" });
+
+const CodeParams = z.strictObject({ codeId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "codeId is the code's id") });
+export const CodeTrackingBodySchema = z.strictObject({ trackConversions: trackConversionsField.nullable().describe("true or false for this code; null: its campaign's or the workspace's setting decides") });
+export const CodeTrackingSchema = z.object({ codeId: z.string(), trackConversions: z.boolean().nullable() }).meta({ title: "CodeTracking" });
+export const TrackingSettingsSchema = z.object({ trackConversions: z.boolean(), clickIdParam: z.string(), windowDays: z.number().int(), firstPartyCookie: z.boolean() }).meta({ title: "TrackingSettings" });
+
+const REFUSALS = "A clickId that is forged or altered, older than the workspace's window, or another workspace's is refused with 400 and a sentence saying which; nothing is written.";
+
+export const trackRoutes = [
+  endpoint({
+    method: "POST",
+    path: "/api/track/lead",
+    summary: "Report a lead (sign-up, booking...) after a scan",
+    ...TRACK,
+    body: LeadBodySchema,
+    response: LeadAcceptedSchema,
+    doc: {
+      operationId: "trackLead",
+      success: [202],
+      description: `Records a lead once per click (or customer) and eventName; the scan consumer counts it against the code, rule and A/B arm the click id names. Give clickId, customerExternalId, or both (which ties the customer to the click: the last click before the lead wins). ${REFUSALS}`,
+      errors: ["VALIDATION_FAILED"],
+      example: { body: { clickId: "AQEAAAAA.k0.AAAA", eventName: "sign_up" }, response: { accepted: true, duplicate: false, leadId: "l~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1", attributed: true } },
+    },
+    handle: async ({ res, caller, body }) => {
+      const result = await trackLead(caller.merchantId, body, { source: "api" });
+      res.status(202);
+      return { accepted: true as const, ...result };
+    },
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/track/sale",
+    summary: "Report a sale after a scan",
+    ...TRACK,
+    body: SaleBodySchema,
+    response: SaleAcceptedSchema,
+    doc: {
+      operationId: "trackSale",
+      success: [202],
+      description: `Records a sale once per invoiceId (and per Idempotency-Key), attributed to its click id, or to the click of the customer's lead. Amounts are integers in the currency's minor unit (ISO 4217: EUR 2 decimals, JPY 0, KWD 3); revenue is kept per currency, never summed across currencies. A sale may arrive before its scan is counted. ${REFUSALS}`,
+      errors: ["VALIDATION_FAILED"],
+      requestHeaders: [{ name: "Idempotency-Key", maxLength: 255, description: "Optional: a retry with the same key changes nothing" }],
+      example: { body: { clickId: "AQEAAAAA.k0.AAAA", amount: 1999, currency: "EUR", invoiceId: "INV-2026-0042" }, response: { accepted: true, duplicate: false, saleId: "s~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1" } },
+    },
+    handle: async ({ req, res, caller, body }) => {
+      const key = idempotencyKeyOf(req);
+      const result = await trackSale(caller.merchantId, body, { source: "api", ...(key ? { idempotencyKey: key } : {}) });
+      res.status(202);
+      return { accepted: true as const, ...result };
+    },
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/track/reversal",
+    summary: "Refund or cancel a reported sale",
+    ...TRACK,
+    body: ReversalBodySchema,
+    response: ReversalAcceptedSchema,
+    doc: {
+      operationId: "trackReversal",
+      success: [202],
+      description: "Takes `amount` (what is left of the sale when omitted) off the sale named by its invoiceId, once per reversalId; the reversal that leaves nothing of the sale also takes it off the sales count. 404: no such sale; 409: reversed in full already; 400: more than what is left.",
+      errors: ["VALIDATION_FAILED", "NOT_FOUND", "CONFLICT"],
+      example: { body: { invoiceId: "INV-2026-0042", reason: "refund", reversalId: "RF-7" }, response: { accepted: true, duplicate: false } },
+    },
+    handle: async ({ res, caller, body }) => {
+      const { duplicate } = await reverseSale(caller.merchantId, body, { source: "api" });
+      res.status(202);
+      return { accepted: true as const, duplicate };
+    },
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/track/settings",
+    summary: "Read the workspace's conversion tracking settings",
+    ...TRACK,
+    response: TrackingSettingsSchema,
+    doc: { operationId: "getTrackingSettings", description: "The workspace's tracking settings with their defaults (docs/attribution.md, \"Settings\").", example: { response: { trackConversions: false, clickIdParam: "svc_sid", windowDays: 30, firstPartyCookie: false } } },
+    handle: ({ caller }) => readTrackingSettings(caller.merchantId),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/track/settings",
+    summary: "Change the workspace's conversion tracking settings",
+    ...TRACK,
+    body: WorkspaceAttributionSchema,
+    response: TrackingSettingsSchema,
+    doc: {
+      operationId: "setTrackingSettings",
+      description: "Sets the fields given (the others keep their values). Redirect instances apply a change within a minute. `firstPartyCookie` sets a tracking cookie on your own domains: you need your visitors' consent basis for it.",
+      errors: ["VALIDATION_FAILED"],
+      example: { body: { trackConversions: true, windowDays: 14 }, response: { trackConversions: true, clickIdParam: "svc_sid", windowDays: 14, firstPartyCookie: false } },
+    },
+    handle: ({ caller, body }) => writeTrackingSettings(caller.merchantId, body),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/track/codes/:codeId",
+    summary: "Turn conversion tracking on or off for one code",
+    ...TRACK,
+    params: CodeParams,
+    body: CodeTrackingBodySchema,
+    response: CodeTrackingSchema,
+    doc: {
+      operationId: "setCodeTracking",
+      description: "A dynamic code's own choice, which comes before its campaign's and the workspace's; null removes it.",
+      errors: ["VALIDATION_FAILED", "NOT_FOUND"],
+      example: { params: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne" }, body: { trackConversions: true }, response: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne", trackConversions: true } },
+    },
+    handle: ({ caller, params, body }) => setCodeTracking(caller.merchantId, params.codeId, body.trackConversions),
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/track/codes/:codeId",
+    summary: "Read one code's own conversion tracking choice",
+    ...TRACK,
+    params: CodeParams,
+    response: CodeTrackingSchema,
+    doc: { operationId: "getCodeTracking", description: "null: the code has no choice of its own.", errors: ["NOT_FOUND"], example: { params: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne" }, response: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne", trackConversions: null } } },
+    handle: ({ caller, params }) => codeTracking(caller.merchantId, params.codeId),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/track/discounts/:codeId",
+    summary: "Give a code one-time discount codes to hand out in store",
+    ...TRACK,
+    params: CodeParams,
+    body: DiscountPoolSchema,
+    response: DiscountPoolResultSchema,
+    doc: {
+      operationId: "addDiscountCodes",
+      description: "Adds your own one-time codes (`codes`) or has the service generate `generate` of them; each person who scans the code is shown one on a page after the scan, and the till redeems it as a sale. At most 1,000 per call.",
+      errors: ["VALIDATION_FAILED", "NOT_FOUND"],
+      example: { params: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne" }, body: { generate: 2 }, response: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne", added: 2, codes: ["K7QH-M2XP", "R4TN-9WVD"] } },
+    },
+    handle: ({ caller, params, body }) => addDiscountCodes(caller.merchantId, params.codeId, body),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/track/redeem",
+    summary: "Redeem an in-store discount code at the till (a sale)",
+    ...TRACK,
+    body: RedeemSchema,
+    response: SaleAcceptedSchema,
+    doc: {
+      operationId: "redeemDiscount",
+      success: [202],
+      description: "Records the sale of a one-time discount code handed out after a scan, attributed to that scan's code, rule and A/B arm. A code counts once: redeeming it again answers duplicate (the same invoiceId) or 409 (another invoiceId).",
+      errors: ["VALIDATION_FAILED", "NOT_FOUND", "CONFLICT"],
+      example: { body: { discountCode: "K7QH-M2XP", amount: 4500, currency: "EUR", invoiceId: "TILL-3-0098" }, response: { accepted: true, duplicate: false, saleId: "s~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1" } },
+    },
+    handle: async ({ res, caller, body }) => {
+      const result = await redeemDiscount(caller.merchantId, body);
+      res.status(202);
+      return { accepted: true as const, ...result };
+    },
+  }),
+];
