@@ -1,5 +1,5 @@
 // Shopify orders through the local front (docs/shopify.md): a workspace connects its shop with the
-// webhook secret; a signed orders/paid carrying a click id becomes one sale on the right code with its
+// webhook secret; a person scans a tracked code; the signed orders/paid carrying the click id from that 302 becomes one sale on the right code with its
 // revenue exact in cents; a wrongly signed one writes nothing; a replayed delivery is dropped, a second
 // delivery of the same order is the same sale; a refund and a cancellation reverse it. Payloads are
 // Shopify's documented example (test/fixtures/shopify/), signed here as Shopify signs them.
@@ -7,19 +7,25 @@ import assert from "node:assert/strict";
 import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { appUrl } from "../helpers/env";
+import { appUrl, baseUrl } from "../helpers/env";
+import { newClient } from "../helpers/clients";
 import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
 import { eventually } from "../helpers/poll";
-import { parseClickKeys, signClickId } from "../../functions/src/attribution/clickId";
 
 const SECRET = "shpss_test_0123456789abcdef0123456789abcdef";
 const fixture = (name: string) => readFileSync(path.join(__dirname, "../fixtures/shopify", name), "utf8");
 
-/** The local stack's click-id key (functions/.secret.local): the test signs a click id as the redirect does. */
-function clickKeys() {
-  const text = readFileSync(path.join(__dirname, "../../functions/.secret.local"), "utf8");
-  return parseClickKeys(/^CLICK_ID_KEYS=(.*)$/m.exec(text)![1]);
+const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
+
+/** A person scans the tracked code: the 302 carries the click id, which the shop keeps as a cart attribute. */
+async function scanForClickId(uniqueQRCodeID: string): Promise<string> {
+  const res = await newClient().fetch(`${baseUrl()}/qr/${uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } });
+  await res.arrayBuffer();
+  assert.equal(res.status, 302);
+  const clickId = new URL(res.headers.get("location")!).searchParams.get("svc_sid");
+  assert.ok(clickId, `no click id in ${res.headers.get("location")}`);
+  return clickId;
 }
 
 async function rest(merchant: TestMerchant, p: string, method = "GET", body?: unknown) {
@@ -49,10 +55,12 @@ describe("Shopify orders: signed webhooks become sales and reversals", function 
   let other: TestMerchant;
   let shop: string;
   let codeId: string;
+  let uniqueQRCodeID: string;
   before(async () => {
     [merchant, other] = await Promise.all([createMerchant(), createMerchant()]);
     shop = `bakery-${randomUUID().slice(0, 8)}.myshopify.com`;
-    codeId = toolResult(await callTool("svc.qr.create", { title: "Poster", destinationUrl: "https://example.com/shop", dynamic: true }, merchant.apiKey)).codeId;
+    ({ codeId, uniqueQRCodeID } = toolResult(await callTool("svc.qr.create", { title: "Poster", destinationUrl: "https://example.com/shop", dynamic: true }, merchant.apiKey)));
+    assert.equal((await rest(merchant, `/api/track/codes/${codeId}`, "POST", { trackConversions: true })).status, 200);
   });
 
   it("connects a shop once, never answers its secret, and refuses it to another workspace", async () => {
@@ -73,7 +81,7 @@ describe("Shopify orders: signed webhooks become sales and reversals", function 
   });
 
   it("a wrongly signed order writes nothing; a signed one is one sale, once, with its revenue exact; refund and cancel reverse it", async () => {
-    const clickId = signClickId({ scanId: randomUUID().replace(/-/g, ""), merchantId: merchant.merchantId, codeId, rule: { index: null }, person: true, at: new Date() }, clickKeys());
+    const clickId = await scanForClickId(uniqueQRCodeID);
     // The click id as a cart attribute, the bytes otherwise as Shopify documents them (its 64-bit ids bare).
     const paid = fixture("orders-paid.json").replace('"note_attributes": []', `"note_attributes": [{ "name": "svc_sid", "value": "${clickId}" }]`);
     assert.ok(paid.includes("820982911946154508"));
@@ -97,8 +105,9 @@ describe("Shopify orders: signed webhooks become sales and reversals", function 
     assert.equal((await deliver(shop, "orders/updated", paid)).body.outcome, "ignored");
 
     const figures = () => rest(merchant, `/api/conversions?codeId=${codeId}&days=2`).then((r) => r.body);
-    const counted = await eventually(figures, (f) => f.total?.sales === 1, { what: "the sale counted", timeoutMs: 60_000 });
+    const counted = await eventually(figures, (f) => f.total?.sales === 1 && f.total?.people === 1, { what: "the scan and the sale counted", timeoutMs: 60_000 });
     assert.deepEqual(counted.total.revenue, { USD: 36997 });
+    assert.deepEqual(counted.byRule.map((r: any) => [r.rule, r.sales]), [[null, 1]], "on the code's destination (no rule answered)");
 
     const refund = await deliver(shop, "refunds/create", fixture("refunds-create.json"));
     assert.deepEqual(refund.body, { received: true, outcome: "reversal" });

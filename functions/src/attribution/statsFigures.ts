@@ -4,6 +4,7 @@
 // a shop owner knows (the rule's name, the variant's letter and URL) and the statistics.
 import { z } from "zod";
 import { AppError } from "../core/errors";
+import { ids } from "../core/ids";
 import { findCode } from "../store/codes";
 import { readConversionFigures, type ConversionFigures } from "../store/conversions";
 import { readWorkspaceTimeZone } from "../store/workspaces";
@@ -28,7 +29,7 @@ export const ConversionQuerySchema = z
 export type ConversionQuery = z.infer<typeof ConversionQuerySchema>;
 
 export const WorkspaceConversionQuerySchema = ConversionQuerySchema.extend({
-  codeId: z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, "codeId is letters, digits, _ and -").optional(),
+  codeId: ids.codeId.optional(),
   campaign: z.string().min(1).max(100).optional().describe("A campaign's name, as codes carry it"),
 }).strict();
 
