@@ -112,6 +112,7 @@ export const shopifyRoutes = [
     path: SHOPIFY_WEBHOOK_PATH,
     summary: "Shopify's order webhooks: paid orders become sales, refunds and cancellations reverse them",
     credential: "none",
+    addressLimit: "shopifyWebhooks",
     body: WebhookBodySchema,
     bodyFormat: "raw",
     response: ShopifyReceiptSchema,
