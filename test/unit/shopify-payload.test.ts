@@ -29,6 +29,8 @@ describe("Shopify webhook payloads", () => {
     assert.equal(clickIdOf({ landing_site: "https://shop.example.com/?svc_sid=sid.C" }), "sid.C");
     assert.equal(clickIdOf({ note_attributes: [{ name: "svc_sid", value: 42 }], landing_site: null }), undefined);
     assert.equal(clickIdOf({ landing_site: `/?svc_sid=${"x".repeat(600)}` }), undefined);
+    // A workspace that named its parameter otherwise (clickIdParam) is read under that name.
+    assert.equal(clickIdOf({ note_attributes: [{ name: "svc_sid", value: "sid.A" }], landing_site: "/?ref=sid.R" }, "ref"), "sid.R");
   });
 
   it("turns decimal amounts into minor units by digits, per currency exponent", () => {

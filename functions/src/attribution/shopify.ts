@@ -10,6 +10,7 @@ import type { Caller } from "../auth/caller";
 import { openSecret, sealSecret } from "../webhooks/secrets";
 import { deleteShop, findShop, forgetDelivery, listShops, markDelivery, MAX_SHOPS, putShop, type ShopifyShop } from "../store/shopifyShops";
 import { reverseSale, trackSale } from "./service";
+import { workspaceAttribution } from "./settings";
 import { parseShopifyJson, readOrder, readRefund } from "./shopifyPayload";
 
 export const SHOPIFY_TOPICS = ["orders/paid", "refunds/create", "orders/cancelled"] as const;
@@ -135,7 +136,8 @@ async function handleTopic(shop: ShopifyShop, topic: (typeof SHOPIFY_TOPICS)[num
   const opts = { source: "shopify" as const, now };
   switch (topic) {
     case "orders/paid": {
-      const order = readOrder(payload);
+      // The workspace may name its click id otherwise (clickIdParam): the storefront keeps it under that name.
+      const order = readOrder(payload, (await workspaceAttribution(shop.merchantId)).clickIdParam);
       if (!order.clickId && !order.customerId) return { received: true, outcome: "ignored", detail: "The order carries no click id and no customer" };
       const sale = await trackSale(
         shop.merchantId,

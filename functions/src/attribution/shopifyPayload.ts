@@ -5,7 +5,7 @@ import { AppError } from "../core/errors";
 import { parseOrThrow } from "../core/validation";
 import { currencyExponent } from "./currency";
 
-/** The click id's name as a cart (note) attribute and in the landing URL. */
+/** The click id's name as a cart (note) attribute and in the landing URL, unless the workspace set its own (clickIdParam). */
 export const CLICK_ID_PARAM = "svc_sid";
 /** A click id longer than this is no click id of ours. */
 const CLICK_ID_MAX = 512;
@@ -71,13 +71,13 @@ export function toMinorUnits(amount: string, code: string): number {
 }
 
 /** The click id an order carries: a cart attribute first (what checkout keeps), else the landing URL's. */
-export function clickIdOf(order: { note_attributes?: Array<{ name: string; value: unknown }> | null; landing_site?: string | null }): string | undefined {
-  const attribute = order.note_attributes?.find((a) => a.name === CLICK_ID_PARAM)?.value;
+export function clickIdOf(order: { note_attributes?: Array<{ name: string; value: unknown }> | null; landing_site?: string | null }, param = CLICK_ID_PARAM): string | undefined {
+  const attribute = order.note_attributes?.find((a) => a.name === param)?.value;
   if (typeof attribute === "string" && attribute.length > 0 && attribute.length <= CLICK_ID_MAX) return attribute;
   if (order.landing_site) {
     try {
       // landing_site is a path with its query ("/products/mug?svc_sid=..."), sometimes a whole URL.
-      const value = new URL(order.landing_site, "https://shop.invalid").searchParams.get(CLICK_ID_PARAM);
+      const value = new URL(order.landing_site, "https://shop.invalid").searchParams.get(param);
       if (value && value.length <= CLICK_ID_MAX) return value;
     } catch {
       return undefined;
@@ -94,14 +94,14 @@ export interface ShopifyOrder {
   customerId?: string;
 }
 
-export function readOrder(payload: unknown): ShopifyOrder {
+export function readOrder(payload: unknown, clickIdParam = CLICK_ID_PARAM): ShopifyOrder {
   const order = parseOrThrow(orderSchema, payload, "order");
   // The shop's money: what the shop is paid in, whatever the buyer saw.
   const shopMoney = order.total_price_set?.shop_money;
   const currencyCode = shopMoney?.currency_code ?? order.currency;
   const amount = toMinorUnits(shopMoney?.amount ?? order.total_price, currencyCode);
   if (amount < 0) throw new AppError("VALIDATION_FAILED", "An order's total is not negative");
-  const clickId = clickIdOf(order);
+  const clickId = clickIdOf(order, clickIdParam);
   const customerId = order.customer?.id ?? undefined;
   return { orderId: order.id, amount, currency: currencyCode, ...(clickId ? { clickId } : {}), ...(customerId ? { customerId } : {}) };
 }
