@@ -17,13 +17,13 @@ export function money(minor: number, currency: string): string {
 
 const revenueText = (revenue: Record<string, number>) => {
   const parts = Object.entries(revenue).filter(([, v]) => v !== 0).sort(([a], [b]) => a.localeCompare(b)).map(([c, v]) => money(v, c));
-  return parts.length ? parts.join(" + ") : "none";
+  return parts.length ? parts.join(", ") : "none";
 };
 const pct = (x: number | null) => (x === null ? "–" : `${(x * 100).toFixed(1)}%`);
 const count = (n: number) => n.toLocaleString("en-US");
 
 function funnel(f: Figures): HTMLElement {
-  const step = (label: string, id: string, value: string, note = "") => [h("dt", {}, label), h("dd", { id }, value, ...(note ? [h("span", { class: "muted" }, ` ${note}`)] : []))];
+  const step = (label: string, id: string, value: string, note = "") => [h("dt", {}, label), h("dd", { id }, value, ...(note ? [h("span", { class: "muted rate-note" }, ` ${note}`)] : []))];
   const rate = (part: number, whole: number) => (whole > 0 ? `(${pct(part / whole)} of people)` : "");
   return h(
     "dl",
@@ -36,16 +36,23 @@ function funnel(f: Figures): HTMLElement {
   );
 }
 
-/** The interval drawn as a bar on a 0–100% scale, so overlapping arms are seen to overlap. */
-function intervalBar(low: number | null, high: number | null, rate: number | null, max: number): HTMLElement {
+const NS = "http://www.w3.org/2000/svg";
+const svg = (tag: string, attrs: Record<string, string | number>): SVGElement => {
+  const el = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  return el;
+};
+
+/**
+ * The interval drawn on one 0-to-`max` scale shared by the split's arms, so overlapping intervals are seen
+ * to overlap. SVG attributes, not inline styles: the console's CSP allows no style attribute.
+ */
+function intervalBar(low: number | null, high: number | null, rate: number | null, max: number): Element {
   if (low === null || high === null || rate === null) return h("span", { class: "muted" }, "no people yet");
-  const at = (x: number) => `${Math.min(100, (x / max) * 100).toFixed(2)}%`;
-  return h(
-    "span",
-    { class: "ci", role: "img", "aria-label": `95% interval ${pct(low)} to ${pct(high)}` },
-    h("span", { class: "ci-range", style: `left:${at(low)};width:calc(${at(high)} - ${at(low)})` }),
-    h("span", { class: "ci-point", style: `left:${at(rate)}` }),
-  );
+  const at = (x: number) => Math.min(100, (x / max) * 100);
+  const bar = svg("svg", { viewBox: "0 0 100 10", preserveAspectRatio: "none", class: "ci", role: "img", "aria-label": `95% interval ${pct(low)} to ${pct(high)}, rate ${pct(rate)}` });
+  bar.append(svg("rect", { x: 0, y: 3, width: 100, height: 4, class: "ci-track" }), svg("rect", { x: at(low), y: 2, width: Math.max(0.5, at(high) - at(low)), height: 6, class: "ci-range" }), svg("rect", { x: Math.max(0, at(rate) - 0.5), y: 0, width: 1, height: 10, class: "ci-point" }));
+  return bar;
 }
 
 const STATE_WORDS: Record<AbTest["arms"][number]["state"], string> = {
@@ -56,13 +63,13 @@ const STATE_WORDS: Record<AbTest["arms"][number]["state"], string> = {
   worse: "converts worse",
 };
 
-function abResult(t: AbTest, i: number): HTMLElement {
+function abResult(t: AbTest, i: number, urls: Map<string, string | null>): HTMLElement {
   const max = Math.max(0.05, ...t.arms.map((a) => a.high ?? 0)) * 1.1;
   const rows = t.arms.map((a) => [
-    a.label,
+    h("span", { class: "arm" }, a.label, ...(urls.get(a.arm) ? [h("span", { class: "muted long url" }, urls.get(a.arm)!)] : [])),
     `${count(a.successes)} / ${count(a.trials)}`,
     h("strong", {}, pct(a.rate)),
-    h("span", { class: "ci-cell" }, `${pct(a.low)} – ${pct(a.high)}`, intervalBar(a.low, a.high, a.rate, max)),
+    h("span", { class: "ci-cell" }, h("span", {}, `${pct(a.low)} – ${pct(a.high)}`), intervalBar(a.low, a.high, a.rate, max)),
     STATE_WORDS[a.state],
   ]);
   const what = t.metric === "sales" ? "Sales" : "Leads";
@@ -88,7 +95,7 @@ export async function conversionSection(api: Api, codeId: string, days: number):
     { id: "code-conversions", "aria-labelledby": "conversions-h" },
     h("h2", { id: "conversions-h" }, `Conversions from ${f.from} to ${f.to}`),
     funnel(f),
-    ...f.abTests.map(abResult),
+    ...f.abTests.map((t, i) => abResult(t, i, new Map(f.byArm.map((a) => [a.arm, a.url])))),
     days_.length
       ? table(
           ["Day", "Leads", "Sales", "Revenue"],

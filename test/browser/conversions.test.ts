@@ -54,20 +54,23 @@ describe("merchant console: a code's conversions and A/B result", function () {
     await openView(page, `#/code/${code.codeId}?days=7`, "#code-conversions #funnel");
     assert.equal(await text(page, "#funnel-scans"), "2,000");
     assert.equal(await text(page, "#funnel-people"), "1,900");
-    assert.match(await text(page, "#funnel-leads"), /^270 \(14\.2% of people\)$/);
-    assert.match(await text(page, "#funnel-sales"), /^130 \(6\.8% of people\)$/);
+    assert.match(await text(page, "#funnel-leads"), /^270\s+\(14\.2% of people\)$/);
+    assert.match(await text(page, "#funnel-sales"), /^130\s+\(6\.8% of people\)$/);
     // Two currencies, two figures: €6,370.00 and ¥120,000, never one sum.
-    assert.equal(await text(page, "#funnel-revenue"), "€6,370.00 + ¥120,000");
+    assert.equal(await text(page, "#funnel-revenue"), "€6,370.00, ¥120,000");
 
     assert.equal(await text(page, "#ab-0-verdict"), "Significant at 95%: Variant B converts better than Variant A (8.0% against 5.0%).");
-    const rows = await page.locator("#ab-0-arms tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => (td.textContent ?? "").trim())));
-    assert.deepEqual(
-      rows.map((r) => [r[0], r[1], r[2], r[3], r[4]]),
-      [
-        ["Variant A", "50 / 1,000", "5.0%", "3.8% – 6.5%", "baseline"],
-        ["Variant B", "80 / 1,000", "8.0%", "6.5% – 9.8%", "converts better"],
-      ],
-    );
+    // Each cell's lines as shown: the arm's letter over its URL, the interval's numbers over its bar.
+    const rows = await page.locator("#ab-0-arms tr").evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => (td as HTMLElement).innerText.trim().split("\n").map((l) => l.trim()))));
+    assert.deepEqual(rows, [
+      [["Variant A", "https://example.com/shop?look=classic"], ["50 / 1,000"], ["5.0%"], ["3.8% – 6.5%"], ["baseline"]],
+      [["Variant B", "https://example.com/shop?look=bold"], ["80 / 1,000"], ["8.0%"], ["6.5% – 9.8%"], ["converts better"]],
+    ]);
+    // The bars share one scale: B's interval (6.47% up) starts just inside A's (up to 6.53%), and ends well past it.
+    const bars = await page.locator("#ab-0-arms svg.ci .ci-range").evaluateAll((rects) => rects.map((r) => [Number(r.getAttribute("x")), Number(r.getAttribute("width"))]));
+    assert.equal(bars.length, 2);
+    const [[ax, aw], [bx, bw]] = bars;
+    assert.ok(bx < ax + aw && ax + aw - bx < 1 && bx + bw > ax + aw + 20, JSON.stringify(bars));
 
     for (const viewport of [PHONE, DESKTOP]) {
       await page.setViewportSize(viewport);
