@@ -93,4 +93,30 @@ describe("merchant console: a code's conversions and A/B result", function () {
     await screenshot(page, "conversions-ab-collecting-390");
     await page.setViewportSize(DESKTOP);
   });
+
+  it("Settings connects a Shopify shop with its secret, says what to paste into Shopify, and never shows the secret again", async () => {
+    const shop = `corner-${Date.now().toString(36)}.myshopify.com`;
+    const secret = "shpss_console_0123456789abcdef";
+    await openView(page, "#/settings", "#shopify-shops");
+    await page.fill("#shop-domain", "not-a-shop.example.com");
+    await page.fill("#shop-secret", secret);
+    await page.click("#connect-shop");
+    // Refused in words, nothing connected.
+    const refusal = page.locator("#app p.error[role=alert]", { hasText: "myshopify.com" });
+    await refusal.first().waitFor();
+    assert.equal(await page.locator("#shop-rows").count(), 0);
+    await page.fill("#shop-domain", shop);
+    await page.fill("#shop-secret", secret);
+    await page.click("#connect-shop");
+    await page.waitForSelector("#shop-rows");
+    assert.match(await text(page, "#shop-rows"), new RegExp(shop.replace(/\./g, "\\.")));
+    assert.match(await text(page, "#shopify-steps"), /orders\/paid, refunds\/create, orders\/cancelled.*\/api\/shopify\/webhooks/s);
+    assert.ok(!(await page.content()).includes(secret), "the secret is not on the page once sent");
+    for (const viewport of [PHONE, DESKTOP]) {
+      await page.setViewportSize(viewport);
+      await page.locator("#shopify-shops").scrollIntoViewIfNeeded();
+      await assertPhoneReadyAndAccessible(page, `Shopify settings at ${viewport.width} px`);
+      await screenshot(page, `settings-shopify-${viewport.width}`);
+    }
+  });
 });

@@ -86,6 +86,7 @@ describe("MCP toolsets", () => {
     "svc.domain.list": "list branded domains",
     "svc.domain.verify": "verify domain dns records",
     "svc.domain.remove": "remove domain",
+    "svc.conversion.figures": "sales revenue conversion rate of A/B arms",
   };
 
   it("svc.tools.search finds every catalogue tool by its obvious words, within its first 3 results", () => {
