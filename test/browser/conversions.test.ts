@@ -86,7 +86,7 @@ describe("merchant console: a code's conversions and A/B result", function () {
     toolResult(await callTool("svc.qr.set_rules", { codeId: code.codeId, settings: { rules: [{ when: {}, then: { type: "split", variants: [{ url: "https://example.com/a", weight: 50 }, { url: "https://example.com/b", weight: 50 }] } }] } }, merchant.apiKey));
     await seedDay(merchant, code.codeId, today(), { n: 212, u: 200, ru: { "0.0": 110, "0.1": 102 }, cs: 9, cv: { USD: 4500 }, cr: { "0.0": { s: 3, v: { USD: 1500 } }, "0.1": { s: 6, v: { USD: 3000 } } } });
     await openView(page, `#/code/${code.codeId}?days=7`, "#code-conversions #ab-0-verdict");
-    assert.equal(await text(page, "#ab-0-verdict"), "Not yet significant: the test is read once each arm has 1000 people (Variant A has 110, Variant B has 102).");
+    assert.equal(await text(page, "#ab-0-verdict"), "Not yet significant: the test is read once each arm has 1,000 people (Variant A has 110, Variant B has 102).");
     assert.equal(await text(page, "#funnel-revenue"), "$45.00");
     await page.setViewportSize(PHONE);
     await page.locator("#code-conversions").scrollIntoViewIfNeeded();

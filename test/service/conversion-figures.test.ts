@@ -103,7 +103,7 @@ describe("conversion figures: an A/B split's arms, rates, intervals and verdict"
     // Before the horizon (a larger one fixed in advance), the verdict says so and gives no z.
     const early = (await rest(merchant, `/api/conversions?codeId=${code.codeId}&days=2&horizon=1000`)).body.abTests[0];
     assert.equal(early.atHorizon, false);
-    assert.match(early.verdict, /^Not yet significant: the test is read once each arm has 1000 people/);
+    assert.match(early.verdict, /^Not yet significant: the test is read once each arm has 1,000 people/);
     assert.deepEqual(early.arms.map((a: any) => a.z), [null, null]);
   });
 

@@ -104,7 +104,7 @@ describe("A/B statistics", () => {
     ]);
     assert.equal(early.atHorizon, false);
     assert.deepEqual(early.arms.map((a) => [a.state, a.z, a.pValue]), [["control", null, null], ["collecting", null, null]]);
-    assert.equal(early.verdict, `Not yet significant: the test is read once each arm has ${DEFAULT_HORIZON} people (A has 400, B has 390).`);
+    assert.equal(early.verdict, `Not yet significant: the test is read once each arm has ${DEFAULT_HORIZON.toLocaleString("en-US")} people (A has 400, B has 390).`);
     // The intervals are there all along: they describe, they do not decide.
     assert.equal(round4(early.arms[1].low), round4(wilsonInterval(60, 390).low));
 

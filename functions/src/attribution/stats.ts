@@ -137,8 +137,9 @@ function verdictOf(arms: ArmResult[], horizon: number, atHorizon: boolean, confi
   const level = `${Math.round(confidence * 100)}%`;
   if (arms.length < 2) return "An A/B result needs at least two arms.";
   if (!atHorizon) {
-    const short = arms.filter((a) => a.trials < horizon).map((a) => `${a.label} has ${a.trials}`);
-    return `Not yet significant: the test is read once each arm has ${horizon} people (${short.join(", ")}).`;
+    const count = (n: number) => n.toLocaleString("en-US");
+    const short = arms.filter((a) => a.trials < horizon).map((a) => `${a.label} has ${count(a.trials)}`);
+    return `Not yet significant: the test is read once each arm has ${count(horizon)} people (${short.join(", ")}).`;
   }
   const control = arms[0];
   const winners = arms.filter((a) => a.state === "better");
