@@ -25,6 +25,7 @@ const SCOPE_TEXT: Record<string, string> = {
   "webhooks:write": "Add, test, rotate and remove webhook endpoints that receive scan and code events",
   "domains:read": "See your branded domains and their DNS records",
   "domains:write": "Add, verify and remove branded domains (owners only)",
+  "conversions:write": "Report leads, sales and refunds against your codes' scans, and change conversion tracking",
 };
 const app = document.getElementById("app")!;
 const requestId = new URLSearchParams(location.search).get("request") ?? "";

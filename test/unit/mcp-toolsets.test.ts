@@ -86,6 +86,10 @@ describe("MCP toolsets", () => {
     "svc.domain.list": "list branded domains",
     "svc.domain.verify": "verify domain dns records",
     "svc.domain.remove": "remove domain",
+    "svc.conversion.track_lead": "report a sign up lead",
+    "svc.conversion.track_sale": "report a sale with revenue",
+    "svc.conversion.reverse_sale": "refund a sale",
+    "svc.conversion.redeem_discount": "redeem in-store discount code at the till",
     "svc.conversion.figures": "sales revenue conversion rate of A/B arms",
   };
 

@@ -47,9 +47,9 @@ export function parseClickKeys(value: string): ClickKey[] {
   if (!trimmed.includes("=")) return [{ kid: "k0", secret: trimmed }];
   return trimmed.split(/[\s,]+/).map((entry) => {
     const eq = entry.indexOf("=");
-    const kid = entry.slice(0, eq);
+    const kid = eq > 0 ? entry.slice(0, eq) : entry;
     const [secret, retired] = entry.slice(eq + 1).split("@");
-    if (!KID_PATTERN.test(kid) || !secret) throw new Error(`CLICK_ID_KEYS: "${kid}" is not a key id=secret entry`);
+    if (eq <= 0 || !KID_PATTERN.test(kid) || !secret) throw new Error(`CLICK_ID_KEYS: "${kid}" is not a key id=secret entry`);
     const retiredAt = retired ? new Date(`${retired}T00:00:00Z`) : undefined;
     if (retiredAt && isNaN(retiredAt.getTime())) throw new Error(`CLICK_ID_KEYS: key ${kid} has no valid retirement date`);
     return { kid, secret, ...(retiredAt ? { retiredAt } : {}) };

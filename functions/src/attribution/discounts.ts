@@ -6,6 +6,7 @@
 import { randomInt } from "node:crypto";
 import { z } from "zod";
 import { getConfig } from "../core/config";
+import { text } from "../core/validation";
 import { readLink, type Link } from "../store/codes";
 import { addDiscountCodeDocs, claimDiscountCode, redeemDiscountCode } from "../store/conversions";
 import { enableDiscounts } from "./admin";
@@ -15,14 +16,13 @@ import { saveSale } from "./service";
 import { workspaceAttribution } from "./settings";
 
 export const DISCOUNTS_PER_CALL = 1_000;
-const DISCOUNT_CODE = /^[A-Z0-9][A-Z0-9-]{3,31}$/;
+const DISCOUNT_CODE = /^[A-Za-z0-9][A-Za-z0-9-]{3,31}$/;
 /** Generated codes: no 0/O, 1/I/L, so a cashier can type what the customer's phone shows. */
 const ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
 
-const discountCode = z
-  .string()
-  .transform((s) => s.trim().toUpperCase())
-  .pipe(z.string().regex(DISCOUNT_CODE, "a discount code is 4 to 32 letters, digits and -, starting with a letter or digit"));
+/** Letters in either case: a code is kept and compared in capitals (normal). */
+const discountCode = z.string().regex(DISCOUNT_CODE, "a discount code is 4 to 32 letters, digits and -, starting with a letter or digit");
+const normal = (code: string) => code.toUpperCase();
 
 export const DiscountPoolSchema = z
   .strictObject({
@@ -37,7 +37,7 @@ export const RedeemSchema = z
     discountCode,
     amount: z.int().min(0).max(1e12).describe("Integer, in the currency's minor unit"),
     currency: z.string().regex(/^[A-Z]{3}$/, "currency is an ISO 4217 code in capitals: EUR, JPY, KWD"),
-    invoiceId: z.string().trim().min(1).max(200),
+    invoiceId: text(200),
   })
   .meta({ title: "RedeemDiscount" });
 
@@ -48,12 +48,12 @@ function generated(count: number): string[] {
 
 export async function addDiscountCodes(merchantId: string, codeId: string, body: z.output<typeof DiscountPoolSchema>, now = new Date()): Promise<{ codeId: string; added: number; codes: string[] }> {
   await enableDiscounts(merchantId, codeId);
-  const added = await addDiscountCodeDocs(merchantId, codeId, body.codes ? [...new Set(body.codes)] : generated(body.generate!), now);
+  const added = await addDiscountCodeDocs(merchantId, codeId, body.codes ? [...new Set(body.codes.map(normal))] : generated(body.generate!), now);
   return { codeId, added: added.length, codes: added };
 }
 
 export async function redeemDiscount(merchantId: string, body: z.output<typeof RedeemSchema>, now = new Date()): Promise<{ saleId: string; duplicate: boolean }> {
-  const attribution = await redeemDiscountCode(merchantId, body.discountCode, body.invoiceId, now);
+  const attribution = await redeemDiscountCode(merchantId, normal(body.discountCode), body.invoiceId, now);
   return saveSale(merchantId, attribution, body, { source: "till", now });
 }
 

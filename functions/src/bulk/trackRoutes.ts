@@ -3,44 +3,14 @@
 // settings of the workspace and of a code need it too (they decide what the redirect appends).
 import { z } from "zod";
 import { endpoint } from "../http/endpoint";
-import { text } from "../core/validation";
-import { CLICK_ID_MAX } from "../attribution/clickId";
 import { reverseSale, trackLead, trackSale } from "../attribution/service";
 import { codeTracking, readTrackingSettings, setCodeTracking, writeTrackingSettings } from "../attribution/admin";
 import { WorkspaceAttributionSchema, trackConversionsField } from "../attribution/settings";
 import { DiscountPoolSchema, DiscountPoolResultSchema, addDiscountCodes, redeemDiscount, RedeemSchema } from "../attribution/discounts";
 import { idempotencyKeyOf } from "./app";
+import { LeadAcceptedSchema, LeadBodySchema, ReversalAcceptedSchema, ReversalBodySchema, SaleAcceptedSchema, SaleBodySchema } from "../attribution/schemas";
 
 const TRACK = { credential: "caller", scope: "conversions:write", limit: "tracking" } as const;
-
-const clickId = z.string().min(1).max(CLICK_ID_MAX).describe("The svc_sid value the landing page received (or the workspace's parameter name)");
-const customerExternalId = text(200).describe("Your id of the customer (stored only as a keyed hash): a lead with clickId ties them to the click; their later sales follow it");
-const invoiceId = text(200).describe("Your id of the sale: a second sale with the same invoiceId changes nothing");
-const minorUnits = z.int().min(0).max(1e12).describe("Integer, in the currency's minor unit: 1999 EUR is 19.99 EUR, 1999 JPY is 1999 yen, 1999 KWD is 1.999 dinar");
-
-export const LeadBodySchema = z.strictObject({ clickId: clickId.optional(), customerExternalId: customerExternalId.optional(), eventName: text(100).describe("What happened: sign_up, booking...") }).meta({ title: "TrackLead" });
-export const SaleBodySchema = z
-  .strictObject({
-    clickId: clickId.optional(),
-    customerExternalId: customerExternalId.optional(),
-    amount: minorUnits,
-    currency: z.string().regex(/^[A-Z]{3}$/, "currency is an ISO 4217 code in capitals: EUR, JPY, KWD").describe("ISO 4217 code"),
-    invoiceId,
-  })
-  .meta({ title: "TrackSale" });
-export const ReversalBodySchema = z
-  .strictObject({
-    invoiceId,
-    amount: minorUnits.min(1).optional().describe("Minor units to take back (a partial refund); omitted: what is left of the sale"),
-    reason: z.enum(["refund", "cancel"]),
-    reversalId: text(200).describe("Your id of this refund or cancellation: a second one with the same id changes nothing"),
-  })
-  .meta({ title: "TrackReversal" });
-
-const Accepted = z.object({ accepted: z.literal(true), duplicate: z.boolean().describe("true: this lead, sale or reversal was recorded before; nothing changed") });
-export const LeadAcceptedSchema = Accepted.extend({ leadId: z.string(), attributed: z.boolean().describe("false: no click known for it (counted for the workspace only)") }).meta({ title: "LeadAccepted" });
-export const SaleAcceptedSchema = Accepted.extend({ saleId: z.string() }).meta({ title: "SaleAccepted" });
-export const ReversalAcceptedSchema = Accepted.meta({ title: "ReversalAccepted" });
 
 const CodeParams = z.strictObject({ codeId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "codeId is the code's id") });
 export const CodeTrackingBodySchema = z.strictObject({ trackConversions: trackConversionsField.nullable().describe("true or false for this code; null: its campaign's or the workspace's setting decides") });
@@ -62,7 +32,7 @@ export const trackRoutes = [
       success: [202],
       description: `Records a lead once per click (or customer) and eventName; the scan consumer counts it against the code, rule and A/B arm the click id names. Give clickId, customerExternalId, or both (which ties the customer to the click: the last click before the lead wins). ${REFUSALS}`,
       errors: ["VALIDATION_FAILED"],
-      example: { body: { clickId: "AQEAAAAA.k0.AAAA", eventName: "sign_up" }, response: { accepted: true, duplicate: false, leadId: "l~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1", attributed: true } },
+      example: { body: { customerExternalId: "cust-8812", eventName: "sign_up" }, response: { accepted: true, duplicate: false, leadId: "l~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1", attributed: false } },
     },
     handle: async ({ res, caller, body }) => {
       const result = await trackLead(caller.merchantId, body, { source: "api" });
@@ -83,7 +53,7 @@ export const trackRoutes = [
       description: `Records a sale once per invoiceId (and per Idempotency-Key), attributed to its click id, or to the click of the customer's lead. Amounts are integers in the currency's minor unit (ISO 4217: EUR 2 decimals, JPY 0, KWD 3); revenue is kept per currency, never summed across currencies. A sale may arrive before its scan is counted. ${REFUSALS}`,
       errors: ["VALIDATION_FAILED"],
       requestHeaders: [{ name: "Idempotency-Key", maxLength: 255, description: "Optional: a retry with the same key changes nothing" }],
-      example: { body: { clickId: "AQEAAAAA.k0.AAAA", amount: 1999, currency: "EUR", invoiceId: "INV-2026-0042" }, response: { accepted: true, duplicate: false, saleId: "s~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1" } },
+      example: { body: { customerExternalId: "cust-8812", amount: 1999, currency: "EUR", invoiceId: "INV-2026-0042" }, response: { accepted: true, duplicate: false, saleId: "s~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1" } },
     },
     handle: async ({ req, res, caller, body }) => {
       const key = idempotencyKeyOf(req);
@@ -174,7 +144,7 @@ export const trackRoutes = [
       operationId: "addDiscountCodes",
       description: "Adds your own one-time codes (`codes`) or has the service generate `generate` of them; each person who scans the code is shown one on a page after the scan, and the till redeems it as a sale. At most 1,000 per call.",
       errors: ["VALIDATION_FAILED", "NOT_FOUND"],
-      example: { params: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne" }, body: { generate: 2 }, response: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne", added: 2, codes: ["K7QH-M2XP", "R4TN-9WVD"] } },
+      example: { params: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne" }, body: { codes: ["K7QH-M2XP", "R4TN-9WVD"] }, response: { codeId: "Hk2Qm8ZpT1xVb4sLr9Ne", added: 2, codes: ["K7QH-M2XP", "R4TN-9WVD"] } },
     },
     handle: ({ caller, params, body }) => addDiscountCodes(caller.merchantId, params.codeId, body),
   }),
@@ -188,7 +158,7 @@ export const trackRoutes = [
     doc: {
       operationId: "redeemDiscount",
       success: [202],
-      description: "Records the sale of a one-time discount code handed out after a scan, attributed to that scan's code, rule and A/B arm. A code counts once: redeeming it again answers duplicate (the same invoiceId) or 409 (another invoiceId).",
+      description: "Records the sale of a one-time discount code, attributed to the code, rule and A/B arm of the scan it was handed out after (one never handed out: a sale of the workspace only). A code counts once: redeeming it again answers duplicate (the same invoiceId) or 409 (another invoiceId).",
       errors: ["VALIDATION_FAILED", "NOT_FOUND", "CONFLICT"],
       example: { body: { discountCode: "K7QH-M2XP", amount: 4500, currency: "EUR", invoiceId: "TILL-3-0098" }, response: { accepted: true, duplicate: false, saleId: "s~3f9a2c7d1e5b4a60c2d13f9a2c7d1e5b4a60c2d1" } },
     },

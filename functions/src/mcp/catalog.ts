@@ -36,6 +36,10 @@ import { domainAddTool } from "./tools/domainAdd";
 import { domainListTool } from "./tools/domainList";
 import { domainVerifyTool } from "./tools/domainVerify";
 import { domainRemoveTool } from "./tools/domainRemove";
+import { conversionTrackLeadTool } from "./tools/conversionTrackLead";
+import { conversionTrackSaleTool } from "./tools/conversionTrackSale";
+import { conversionReverseSaleTool } from "./tools/conversionReverseSale";
+import { conversionRedeemDiscountTool } from "./tools/conversionRedeemDiscount";
 import { conversionFiguresTool } from "./tools/conversionFigures";
 
 /** The service's own tools, without the two that reach them (registry.ts). */
@@ -72,6 +76,10 @@ export const CATALOG_TOOLS: readonly ToolDefinition[] = [
   domainListTool,
   domainVerifyTool,
   domainRemoveTool,
+  conversionTrackLeadTool,
+  conversionTrackSaleTool,
+  conversionReverseSaleTool,
+  conversionRedeemDiscountTool,
   conversionFiguresTool,
 ] as unknown as ToolDefinition[];
 
@@ -106,8 +114,8 @@ export const TOOLSETS = {
     tools: ["svc.domain.add", "svc.domain.list", "svc.domain.verify", "svc.domain.remove"],
   },
   conversions: {
-    description: "Conversions after the scan: leads, sales and revenue per code, campaign rule and A/B arm, with each split's result",
-    tools: ["svc.conversion.figures"],
+    description: "Conversion tracking (attribution): leads, sales, refunds and in-store discount redemptions reported against a scan's signed click id, and the figures: revenue per code, rule and A/B arm with each split's result",
+    tools: ["svc.conversion.track_lead", "svc.conversion.track_sale", "svc.conversion.reverse_sale", "svc.conversion.redeem_discount", "svc.conversion.figures"],
   },
 } as const satisfies Record<(typeof MCP_TOOLSET_NAMES)[number], { description: string; tools: readonly string[] }>;
 

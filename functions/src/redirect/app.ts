@@ -36,6 +36,7 @@ import { handlePasswordPost, sendPasswordPage } from "./password";
 import { knownCode, lastGoodLink, remember, rememberGood, type Identity } from "./memory";
 import { customHostOf, HostUnavailable, serveCustomHost } from "./customHost";
 import { trackedAnswer, type ScanClick } from "../attribution/onRedirect";
+import { rememberedWorkspaceAttribution } from "../attribution/settings";
 import { DISCOUNT_PATH, sendDiscountPage } from "./discountPage";
 import { newScanId } from "../scans/arrival";
 import { botReason } from "../scans/classify";
@@ -199,6 +200,8 @@ async function handleRedirect(req: IncomingMessage, res: ServerResponse, id: str
   // done (scans/arrival.ts); the consumer counts it later. A code first seen here is published with the id in
   // its address only.
   const timeZone = known && knownTimeZone(known.merchantId, at.getTime());
+  // The workspace's tracking settings, read beside the link when this instance has none yet (attribution/settings.ts).
+  if (known) void rememberedWorkspaceAttribution(known.merchantId, at.getTime());
   const recorded = placeOfRequest(req).then((place) =>
     arrivalOf({ method: req.method ?? "GET", headers: req.headers, address, place, at, uniqueQRCodeID: id, ...(known && timeZone ? { known: { ...known, timeZone } } : {}) }).then((arrival) =>
       recordArrival(arrival, known?.merchantId).then((outcome) => ({ outcome, place, botReason: arrival.botReason, scanId: arrival.scanId, arrival })),

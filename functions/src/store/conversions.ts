@@ -381,22 +381,22 @@ export async function claimDiscountCode(merchantId: string, codeId: string, clic
 }
 
 /**
- * Marks a given discount code redeemed by `invoiceId` and answers the click it was given to: again for the
- * same invoice (a retried till call), refused for another one or a code never handed out.
+ * Marks a discount code redeemed by `invoiceId` and answers the click it was given to (null: never handed
+ * out after a scan, a sale of the workspace only): again for the same invoice (a retried till call),
+ * refused for another one.
  */
-export async function redeemDiscountCode(merchantId: string, code: string, invoiceId: string, now: Date): Promise<Attribution> {
+export async function redeemDiscountCode(merchantId: string, code: string, invoiceId: string, now: Date): Promise<Attribution | null> {
   const ref = discountCodes(merchantId).doc(code);
   return db().runTransaction(async (tx) => {
     const snap = await tx.get(ref);
     countOps({ reads: 1 });
     if (!snap.exists) throw new AppError("NOT_FOUND", "No such discount code in this workspace: nothing was recorded");
     const state = snap.get("state") as string;
-    if (state === "free") throw new AppError("CONFLICT", "This discount code was never handed out after a scan: nothing was recorded");
     if (state === "redeemed" && snap.get("invoiceId") !== invoiceId) throw new AppError("CONFLICT", "This discount code was redeemed already, with another invoice: it counts once");
-    if (state === "given") {
+    if (state !== "redeemed") {
       tx.update(ref, { state: "redeemed", invoiceId, redeemedAt: Timestamp.fromDate(now) });
       countOps({ writes: 1 });
     }
-    return attributionOf(snap.get("attribution") as DocumentData)!;
+    return attributionOf(snap.get("attribution") as DocumentData | undefined);
   });
 }
