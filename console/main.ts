@@ -23,6 +23,7 @@ import { webhooksSection } from "./webhooks";
 import { domainsView } from "./domains";
 import { gs1ItemView, gs1ListView, type Gs1Kit } from "./gs1";
 import { campaignSection, utmTemplatesSection } from "./campaign";
+import { conversionSection, shopifySection } from "./conversions";
 import { insights } from "./insights";
 import { codeListView, type CodeFiles } from "./codeList";
 import { DASHBOARD_RANGES, dashboardView } from "./dashboard";
@@ -278,6 +279,8 @@ async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
   const hostRow = linkHostRow(c, domains);
   // A dynamic code's campaign rules: a section of its own that fails alone.
   const campaign = c.dynamic ? await campaignSection(gs1Kit(), codeId).catch((e) => h("section", { id: "code-campaign" }, h("h2", {}, "Campaign rules"), h("p", { class: "error" }, messageFor(e)))) : undefined;
+  // The funnel and A/B results: a section of its own that fails alone.
+  const conversions = await conversionSection(api, codeId, days).catch((e) => h("section", { id: "code-conversions" }, h("h2", {}, "Conversions"), h("p", { class: "error" }, messageFor(e))));
   const dest = field("Destination URL", h("input", { id: "repoint-url", type: "url", value: c.destinationUrl }));
   const ranges = h(
     "div",
@@ -339,6 +342,7 @@ async function codeView(codeId: string, days: number): Promise<HTMLElement[]> {
     ),
     ...codeDesignSection(designContext(), c),
     ...(campaign ? [campaign] : []),
+    conversions,
     h(
       "section",
       { id: "code-scans", "aria-labelledby": "scans-h" },
@@ -480,6 +484,7 @@ export const SETTINGS_SECTIONS: Array<() => Promise<HTMLElement>> = [
   () => brandPresetsSection(designContext()),
   () => connectedAppsSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
   () => webhooksSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
+  () => shopifySection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
   () => utmTemplatesSection(gs1Kit()),
 ];
 

@@ -5,19 +5,30 @@
 // among what it deploys).
 import path from "node:path";
 import { CONSUMER_DELIVERY, SCAN_STREAM, avroSchema, bigQuerySchema } from "../../functions/src/store/scanEvents";
+import { CONVERSION_STREAM, conversionAvroSchema, conversionBigQuerySchema } from "../../functions/src/store/conversionEvents";
 
 /** The files the commands read: the Avro schema and the table's schema, written by the deploy script. */
 export interface StreamFiles {
   avroSchemaFile: string;
   tableSchemaFile: string;
+  /** The conversion stream's (store/conversionEvents.ts). */
+  conversionAvroSchemaFile: string;
+  conversionTableSchemaFile: string;
 }
 
-export function streamFileContents(): { avro: string; table: string } {
-  return { avro: JSON.stringify(avroSchema(), null, 2) + "\n", table: JSON.stringify(bigQuerySchema(), null, 2) + "\n" };
+const json = (value: unknown) => JSON.stringify(value, null, 2) + "\n";
+
+export function streamFileContents(): { avro: string; table: string; conversionAvro: string; conversionTable: string } {
+  return { avro: json(avroSchema()), table: json(bigQuerySchema()), conversionAvro: json(conversionAvroSchema()), conversionTable: json(conversionBigQuerySchema()) };
 }
 
 export function streamFilesIn(dir: string): StreamFiles {
-  return { avroSchemaFile: path.join(dir, `${SCAN_STREAM.schema}.avsc`), tableSchemaFile: path.join(dir, `${SCAN_STREAM.table}.bq.json`) };
+  return {
+    avroSchemaFile: path.join(dir, `${SCAN_STREAM.schema}.avsc`),
+    tableSchemaFile: path.join(dir, `${SCAN_STREAM.table}.bq.json`),
+    conversionAvroSchemaFile: path.join(dir, `${CONVERSION_STREAM.schema}.avsc`),
+    conversionTableSchemaFile: path.join(dir, `${CONVERSION_STREAM.table}.bq.json`),
+  };
 }
 
 export interface DeployTarget {
@@ -86,6 +97,48 @@ export function deployCommands(target: DeployTarget, files: StreamFiles): string
       `--project=${project}`,
     ],
     ...consumerCommands(target),
+    ...conversionCommands(target, files),
+  ];
+}
+
+/**
+ * The conversion stream (issue 61) in the scan stream's dataset: its schema, the topic enforcing it, its
+ * table (partitioned by day of `at`, clustered by workspace and code, expiring with the retention), the
+ * service agent's write access to it, and the BigQuery subscription. Part of a new project's commands and
+ * of `--upgrade` for a project made before it.
+ */
+export function conversionCommands(target: Pick<DeployTarget, "project" | "projectNumber" | "retentionDays">, files: StreamFiles): string[][] {
+  const { project } = target;
+  const table = `${project}:${CONVERSION_STREAM.dataset}.${CONVERSION_STREAM.table}`;
+  const agent = `serviceAccount:service-${target.projectNumber}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+  return [
+    ["gcloud", "pubsub", "schemas", "create", CONVERSION_STREAM.schema, "--type=avro", `--definition-file=${files.conversionAvroSchemaFile}`, `--project=${project}`],
+    ["gcloud", "pubsub", "topics", "create", CONVERSION_STREAM.topic, `--schema=${CONVERSION_STREAM.schema}`, "--message-encoding=json", `--project=${project}`],
+    [
+      "bq",
+      `--project_id=${project}`,
+      "mk",
+      "--table",
+      "--time_partitioning_field=at",
+      "--time_partitioning_type=DAY",
+      `--time_partitioning_expiration=${target.retentionDays * 86_400}`,
+      "--clustering_fields=merchant_id,code_id",
+      `--schema=${files.conversionTableSchemaFile}`,
+      table,
+    ],
+    ["bq", `--project_id=${project}`, "add-iam-policy-binding", `--member=${agent}`, "--role=roles/bigquery.dataEditor", table],
+    [
+      "gcloud",
+      "pubsub",
+      "subscriptions",
+      "create",
+      CONVERSION_STREAM.subscription,
+      `--topic=${CONVERSION_STREAM.topic}`,
+      `--bigquery-table=${project}.${CONVERSION_STREAM.dataset}.${CONVERSION_STREAM.table}`,
+      "--use-topic-schema",
+      "--write-metadata",
+      `--project=${project}`,
+    ],
   ];
 }
 
@@ -166,6 +219,8 @@ export async function ensureLocalScanStream(emulatorHost: string, project: strin
   const topic = (name: string) => `projects/${project}/topics/${name}`;
   await call("POST", `${base}/schemas?schemaId=${SCAN_STREAM.schema}`, { type: "AVRO", definition: streamFileContents().avro });
   await call("PUT", `${base}/topics/${SCAN_STREAM.topic}`, { schemaSettings: { schema: `projects/${project}/schemas/${SCAN_STREAM.schema}`, encoding: "JSON" } });
+  await call("POST", `${base}/schemas?schemaId=${CONVERSION_STREAM.schema}`, { type: "AVRO", definition: streamFileContents().conversionAvro });
+  await call("PUT", `${base}/topics/${CONVERSION_STREAM.topic}`, { schemaSettings: { schema: `projects/${project}/schemas/${CONVERSION_STREAM.schema}`, encoding: "JSON" } });
   await call("PUT", `${base}/topics/${SCAN_STREAM.arrivals}`, {});
   await call("PUT", `${base}/topics/${SCAN_STREAM.deadLetters}`, {});
   await call("PUT", `${base}/subscriptions/${SCAN_STREAM.deadLetterSubscription}`, { topic: topic(SCAN_STREAM.deadLetters), ackDeadlineSeconds: DEAD_LETTERS_KEPT.ackDeadlineSeconds });

@@ -240,6 +240,29 @@ function clickIdLike(rand: Rand): string {
   return pick(rand, [`${part()}.k0.${part()}`, `${part()}.${hostileId(rand)}.${part()}`, hostileId(rand), "", "x".repeat(400), `AQ.k0.${part()}`]);
 }
 
+/** Shopify's webhook (no credential: its signature is one) and the shop and figures routes, with hostile headers and bodies. */
+function shopifyCase(rand: Rand, f: Fixtures): Case {
+  if (rand() < 0.4) {
+    const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${f.merchant.apiKey}` };
+    const routes: Array<[string, string, unknown?]> = [
+      ["POST", "/api/shopify/shops", rand() < 0.7 ? { shopDomain: pick(rand, ["a.myshopify.com", hostileId(rand), "x.example.com", "-a.myshopify.com", `${"a".repeat(70)}.myshopify.com`]), webhookSecret: pick(rand, ["s".repeat(32), hostileId(rand), "", "a b".repeat(10)]) } : randomValue(rand)],
+      ["DELETE", `/api/shopify/shops/${encodeComponent(pick(rand, ["a.myshopify.com", hostileId(rand)]))}`],
+      ["GET", `/api/conversions?${pick(rand, ["days=7", "days=0", "days=x", "horizon=5", "metric=clicks", `codeId=${encodeComponent(hostileId(rand))}`, `campaign=${encodeComponent(hostileId(rand))}`, `${segment(rand)}=1`])}`],
+    ];
+    const [method, p, value] = pick(rand, routes);
+    return { surface: "shopify", request: { method, path: p, headers, body: value === undefined ? undefined : json(value) }, expect: "json" };
+  }
+  const headers: Record<string, string> = { "Content-Type": rand() < 0.9 ? "application/json" : "text/plain" };
+  const maybe = (name: string, value: () => string) => { if (rand() < 0.8) headers[name] = value(); };
+  maybe("X-Shopify-Topic", () => pick(rand, ["orders/paid", "refunds/create", "orders/cancelled", "orders/updated", hostileId(rand).replace(/[^\x21-\x7e]/g, "")]));
+  maybe("X-Shopify-Shop-Domain", () => pick(rand, ["fuzz.myshopify.com", hostileId(rand).replace(/[^\x21-\x7e]/g, ""), "a".repeat(300)]));
+  maybe("X-Shopify-Hmac-Sha256", () => pick(rand, ["XWmrwMey6OsLMeiZKwP4FppHH3cmAiiJJAweH5Jo4bM=", "", "%%%", "a".repeat(200)]));
+  maybe("X-Shopify-Webhook-Id", () => pick(rand, [String(int(rand, 1e9)), "x".repeat(300)]));
+  const value = rand() < 0.6 ? { id: pick(rand, [8209829119461545, -1, "x", 1.5]), currency: pick(rand, ["USD", "usd", "XXX"]), total_price: pick(rand, ["369.97", "1e9", "-1"]), note_attributes: [{ name: "svc_sid", value: hostileId(rand) }] } : randomValue(rand);
+  const malformed = rand() < 0.1;
+  return { surface: "shopify", request: { method: "POST", path: "/api/shopify/webhooks", headers, body: malformed ? truncatedJson(rand, value) : json(value) }, malformedJson: malformed, expect: "json" };
+}
+
 function appScanCase(rand: Rand, f: Fixtures): Case {
   const id = rand() < 0.3 ? f.dynamicId : hostileId(rand);
   const value = rand() < 0.85 ? { uniqueQRCodeID: id } : randomValue(rand);
@@ -435,11 +458,12 @@ describe("fuzz: every surface", function () {
       [500, oauthCase],
       [400, gs1Case],
       [200, nestingCase],
+      [200, shopifyCase],
     ] as Array<[number, (r: Rand, f: Fixtures) => Case]>
   ).map(([n, make]) => [Math.max(20, Math.round(n * scale)), make]);
   const total = plan.reduce((sum, [n]) => sum + n, 0);
 
-  it(`answers ${total.toLocaleString("en-US")} seeded cases over eleven surfaces with no 5xx and every error in its documented shape`, async () => {
+  it(`answers ${total.toLocaleString("en-US")} seeded cases over twelve surfaces with no 5xx and every error in its documented shape`, async () => {
     const rand = prng(SEED);
     const cases = plan.flatMap(([n, make]) => Array.from({ length: n }, () => make(rand, fixtures)));
     // Interleave the surfaces so each runs under the others' load.

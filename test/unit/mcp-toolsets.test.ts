@@ -90,6 +90,7 @@ describe("MCP toolsets", () => {
     "svc.conversion.track_sale": "report a sale with revenue",
     "svc.conversion.reverse_sale": "refund a sale",
     "svc.conversion.redeem_discount": "redeem in-store discount code at the till",
+    "svc.conversion.figures": "sales revenue conversion rate of A/B arms",
   };
 
   it("svc.tools.search finds every catalogue tool by its obvious words, within its first 3 results", () => {

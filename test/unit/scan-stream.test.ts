@@ -164,7 +164,8 @@ describe("scan stream schema", () => {
     const invoker = "pusher@shop-prod.iam.gserviceaccount.com";
     const commands = deployCommands({ project: "shop-prod", projectNumber: "123456", location: "EU", retentionDays: 400, consumerUrl, invoker, region: "europe-west1" }, files);
     const lines = commands.map((c) => c.join(" "));
-    assert.equal(commands.length, 12);
+    // 12 for scans and their consumer, then the conversion stream's 5 (test/unit/conversion-stream.test.ts).
+    assert.equal(commands.length, 17);
     assert.match(lines[0], new RegExp(`^gcloud pubsub schemas create ${SCAN_STREAM.schema} --type=avro --definition-file=${files.avroSchemaFile} --project=shop-prod$`));
     assert.match(lines[1], new RegExp(`^gcloud pubsub topics create ${SCAN_STREAM.topic} --schema=${SCAN_STREAM.schema} --message-encoding=json`));
     assert.match(lines[2], /^bq --project_id=shop-prod mk --dataset --location=EU .* shop-prod:scan_stream$/);

@@ -11,6 +11,7 @@ import { addInto, addRollupWrite, whenShardsFree, type Counts, type RollupTarget
 import { campaignKey } from "../store/scans";
 import { Timestamp } from "firebase-admin/firestore";
 import { askToCount } from "./service";
+import { streamConversions } from "../store/scanStream";
 
 /** A conversion message as the tracking API publishes it. */
 const ConversionMessage = z.strictObject({
@@ -64,6 +65,8 @@ export async function consumeConversions(data: Buffer): Promise<number> {
       for (const { target, counts } of changes) addRollupWrite(tx, target, counts, now);
     });
   });
+  // Counted: each goes to the conversion stream (BigQuery), off the count's path (docs/scan-stream.md, "Conversions").
+  await streamConversions(m, fresh);
   return fresh.length;
 }
 

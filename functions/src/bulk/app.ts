@@ -125,6 +125,7 @@ export const bulkApp = createRestApp((app) => {
   mountEndpoints(app, "bulk", (require("./gs1Routes") as typeof import("./gs1Routes")).gs1Routes);
   mountEndpoints(app, "bulk", (require("./domainRoutes") as typeof import("./domainRoutes")).domainRoutes);
   mountEndpoints(app, "bulk", (require("./trackRoutes") as typeof import("./trackRoutes")).trackRoutes);
+  mountEndpoints(app, "bulk", (require("./shopifyRoutes") as typeof import("./shopifyRoutes")).shopifyRoutes);
   app.use((req: Request) => {
     throw new AppError("NOT_FOUND", `No such endpoint: ${req.method} ${req.path}`);
   });

@@ -33,6 +33,7 @@ import { webhookRoutes } from "./webhookRoutes";
 import { gs1Routes } from "./gs1Routes";
 import { campaignConsoleRoutes } from "./campaignRoutes";
 import { domainConsoleRoutes } from "./domainRoutes";
+import { conversionConsoleRoutes } from "./conversionRoutes";
 
 /** Same length and alphabet as a real id, so a dynamic preview has the final code's size and layout. */
 const PREVIEW_ID = "000000000000";
@@ -83,6 +84,7 @@ export const codeRoutes = routeTable(
   ...jobRoutes,
   ...abuseRoutes,
   ...domainConsoleRoutes,
+  ...conversionConsoleRoutes,
   ...brandPresetRoutes,
   consoleFileRoute({
     method: "POST",

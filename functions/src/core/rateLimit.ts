@@ -82,6 +82,8 @@ export const RATE_LIMITS = {
    */
   imageFiles: { max: 120, windowSeconds: 60, counts: "print files drawn", per: "address" },
   mcpUnauthenticated: { max: 1200, windowSeconds: 60, counts: "MCP requests without a valid credential", per: "address" },
+  /** Shopify's order webhooks (bulk/shopifyRoutes.ts): counted before the shop is read, so an unsigned flood costs a counter, not a read each. */
+  shopifyWebhooks: { max: 1200, windowSeconds: 60, counts: "Shopify webhook deliveries", per: "address" },
   // The OAuth server's endpoints. Registration and authorization are per address (no credential yet); the
   // token endpoint is limited per client and per grant, with a per-address ceiling high enough for every
   // user of a hosted app whose servers share a few addresses.

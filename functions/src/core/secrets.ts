@@ -33,7 +33,8 @@ export const FUNCTION_SECRETS: Readonly<Record<string, readonly SecretName[]>> =
   // The conversions toolset and the tracking routes check click ids and hash customer ids; the redirect signs click ids.
   mcp: ["WEBHOOK_SECRET_KEY", "TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB", "CLICK_ID_KEYS", "CUSTOMER_HASH_KEY"],
   consoleApi: ["WEBHOOK_SECRET_KEY", "TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB"],
-  bulk: ["TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB", "CLICK_ID_KEYS", "CUSTOMER_HASH_KEY"],
+  // Connecting a Shopify shop seals its webhook secret; each Shopify webhook opens it (attribution/shopify.ts).
+  bulk: ["WEBHOOK_SECRET_KEY", "TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB", "CLICK_ID_KEYS", "CUSTOMER_HASH_KEY"],
   redirect: ["TASK_KEYS_WEBHOOK_DELIVERY", "CLICK_ID_KEYS"],
   // The scan consumer queues the webhook notices of the scans it counts (redirect/scanConsumer.ts).
   scanConsumer: ["TASK_KEYS_WEBHOOK_DELIVERY"],

@@ -16,7 +16,7 @@ import { authenticate, callerForUser, credentialKind, requireScope, verifyUser, 
 import type { Scope } from "../auth/scopes";
 import { clientAddressOf, clientOf, limitSubjectOf } from "../core/clientAddress";
 import { refuseForeignAddress } from "./originGuard";
-import { captureRawBody, isFormContentType, isJsonContentType, methodNotAllowed, parseFormBody, parseJsonBody } from "./rest";
+import { captureRawBody, isFormContentType, isJsonContentType, methodNotAllowed, parseFormBody, parseJsonBody, rawBodyOf } from "./rest";
 import { requestTime } from "../core/testClock";
 import { getConfig } from "../core/config";
 
@@ -242,9 +242,10 @@ export interface EndpointSpec<
   body?: B;
   /**
    * "form": `application/x-www-form-urlencoded`, read into an object of strings (a repeated parameter is
-   * refused, an empty one is absent) before `body` validates it.
+   * refused, an empty one is absent) before `body` validates it. "raw": JSON whose exact bytes the handler
+   * reads itself (`rawBodyOf`) before trusting it, a signed webhook's; `body` then only documents it.
    */
-  bodyFormat?: "json" | "form";
+  bodyFormat?: "json" | "form" | "raw";
   /** Only the Authorization header is read: a cookie on this path is not a session (OAuth's consent API). */
   bearerOnly?: boolean;
   /** A per-address limit (an IPv6 /64 counts as one), counted before the credential is read. */
@@ -319,6 +320,10 @@ export function endpoint<
       if (spec.body && spec.bodyFormat === "form") {
         if (!isFormContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/x-www-form-urlencoded");
         body = parseOrThrow(spec.body, parseFormBody(req, this.maxBodyBytes), "request body") as Infer<B>;
+      } else if (spec.body && spec.bodyFormat === "raw") {
+        if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
+        const raw = rawBodyOf(req);
+        if (raw && raw.length > this.maxBodyBytes) throw new AppError("PAYLOAD_TOO_LARGE", `Request body is larger than ${this.maxBodyBytes} bytes`, { details: { maxBytes: this.maxBodyBytes } });
       } else if (spec.body) {
         if (!isJsonContentType(req)) throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Send Content-Type: application/json");
         body = parseOrThrow(spec.body, parseJsonBody(req, this.maxBodyBytes), "request body") as Infer<B>;

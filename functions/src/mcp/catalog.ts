@@ -40,6 +40,7 @@ import { conversionTrackLeadTool } from "./tools/conversionTrackLead";
 import { conversionTrackSaleTool } from "./tools/conversionTrackSale";
 import { conversionReverseSaleTool } from "./tools/conversionReverseSale";
 import { conversionRedeemDiscountTool } from "./tools/conversionRedeemDiscount";
+import { conversionFiguresTool } from "./tools/conversionFigures";
 
 /** The service's own tools, without the two that reach them (registry.ts). */
 export const CATALOG_TOOLS: readonly ToolDefinition[] = [
@@ -79,6 +80,7 @@ export const CATALOG_TOOLS: readonly ToolDefinition[] = [
   conversionTrackSaleTool,
   conversionReverseSaleTool,
   conversionRedeemDiscountTool,
+  conversionFiguresTool,
 ] as unknown as ToolDefinition[];
 
 /** Groups of tools an agent can connect to by URL (`/api/mcp/x/<toolset>`); `core` is the specification's. */
@@ -112,9 +114,8 @@ export const TOOLSETS = {
     tools: ["svc.domain.add", "svc.domain.list", "svc.domain.verify", "svc.domain.remove"],
   },
   conversions: {
-    description: "Conversion tracking (attribution): leads, sales, refunds and in-store discount redemptions reported against a scan's signed click id",
-    // A code's analytics carry its conversion figures: the set's read-only view lists them.
-    tools: ["svc.conversion.track_lead", "svc.conversion.track_sale", "svc.conversion.reverse_sale", "svc.conversion.redeem_discount", "svc.qr.get_analytics"],
+    description: "Conversion tracking (attribution): leads, sales, refunds and in-store discount redemptions reported against a scan's signed click id, and the figures: revenue per code, rule and A/B arm with each split's result",
+    tools: ["svc.conversion.track_lead", "svc.conversion.track_sale", "svc.conversion.reverse_sale", "svc.conversion.redeem_discount", "svc.conversion.figures"],
   },
 } as const satisfies Record<(typeof MCP_TOOLSET_NAMES)[number], { description: string; tools: readonly string[] }>;
 

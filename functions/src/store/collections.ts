@@ -27,6 +27,10 @@ export const COLLECTIONS = {
   maintenance: "maintenance",
   /** Which workspace's branded domain holds each host name (store/domains.ts): server only. */
   domainHosts: "domainHosts",
+  /** Connected Shopify shops, by shop domain: which workspace's, and its sealed webhook secret (store/shopifyShops.ts). */
+  shopifyShops: "shopifyShops",
+  /** Shopify webhook deliveries seen, by shop and X-Shopify-Webhook-Id: a replay is dropped (TTL 7 days). */
+  shopifyDeliveries: "shopifyDeliveries",
   // OAuth for MCP clients (functions/src/oauth/).
   oauthClients: "oauthClients",
   oauthRequests: "oauthRequests",

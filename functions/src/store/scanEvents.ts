@@ -42,9 +42,9 @@ export const CONSUMER_DELIVERY = {
   local: { maxAttempts: 5, minBackoff: "1s", maxBackoff: "1s" },
 } as const;
 
-type FieldType = "string" | "int" | "timestamp";
+export type FieldType = "string" | "int" | "timestamp";
 
-interface FieldSpec {
+export interface FieldSpec {
   type: FieldType;
   /** The layout version that added the field: fields added after the first are nullable, with a null default (Avro), so older messages still read. */
   since?: number;
@@ -54,9 +54,9 @@ interface FieldSpec {
   description: string;
 }
 
-const str = (max: number, description: string, nullable = false): FieldSpec => ({ type: "string", max, description, nullable });
+export const str = (max: number, description: string, nullable = false): FieldSpec => ({ type: "string", max, description, nullable });
 /** A field added by a later layout: nullable, absent (null) in older messages. */
-const added = (spec: FieldSpec, since = 2): FieldSpec => ({ ...spec, nullable: true, since });
+export const added = (spec: FieldSpec, since = 2): FieldSpec => ({ ...spec, nullable: true, since });
 
 /** The message's fields, in order. Names are snake_case, as BigQuery columns are. */
 export const SCAN_EVENT_FIELDS = {
@@ -95,7 +95,7 @@ export const SCAN_EVENT_FIELDS = {
 
 export type ScanEventField = keyof typeof SCAN_EVENT_FIELDS;
 
-function zodOf(spec: FieldSpec): z.ZodType {
+export function zodOf(spec: FieldSpec): z.ZodType {
   const base = spec.type === "string" ? z.string().max(spec.max ?? 1024) : z.number().int().nonnegative();
   return spec.nullable ? base.nullable() : base;
 }
@@ -213,12 +213,15 @@ const AVRO_TYPES: Record<FieldType, unknown> = {
 
 /** The Avro record the Pub/Sub topic enforces (JSON encoding). */
 export function avroSchema(): { type: "record"; name: string; namespace: string; doc: string; fields: Array<{ name: string; type: unknown; doc: string }> } {
+  return avroRecordOf(SCAN_EVENT_FIELDS, { name: "ScanEvent", namespace: "svc.scans.v1", doc: "One scan of a dynamic code" });
+}
+
+/** The Avro record of a stream's field list (the scan stream's, the conversion stream's: store/conversionEvents.ts). */
+export function avroRecordOf(fields: Record<string, FieldSpec>, record: { name: string; namespace: string; doc: string }): { type: "record"; name: string; namespace: string; doc: string; fields: Array<{ name: string; type: unknown; doc: string }> } {
   return {
     type: "record",
-    name: "ScanEvent",
-    namespace: "svc.scans.v1",
-    doc: "One scan of a dynamic code",
-    fields: Object.entries(SCAN_EVENT_FIELDS).map(([name, spec]: [string, FieldSpec]) => ({
+    ...record,
+    fields: Object.entries(fields).map(([name, spec]: [string, FieldSpec]) => ({
       name,
       type: spec.nullable ? ["null", AVRO_TYPES[spec.type]] : AVRO_TYPES[spec.type],
       doc: spec.description,
@@ -240,8 +243,13 @@ export const BIGQUERY_METADATA_COLUMNS = [
 
 /** The BigQuery table's schema (bq's JSON schema file): the message's fields, then the subscription's metadata. */
 export function bigQuerySchema(): Array<{ name: string; type: string; mode: string; description: string }> {
+  return bigQueryColumnsOf(SCAN_EVENT_FIELDS);
+}
+
+/** A stream table's columns: its field list's, then the subscription's metadata. */
+export function bigQueryColumnsOf(fields: Record<string, FieldSpec>): Array<{ name: string; type: string; mode: string; description: string }> {
   return [
-    ...Object.entries(SCAN_EVENT_FIELDS).map(([name, spec]: [string, FieldSpec]) => ({
+    ...Object.entries(fields).map(([name, spec]: [string, FieldSpec]) => ({
       name,
       type: BIGQUERY_TYPES[spec.type],
       mode: spec.nullable ? "NULLABLE" : "REQUIRED",

@@ -7,7 +7,10 @@
 // Under the emulator suite PUBSUB_EMULATOR_HOST points the library at the local emulator.
 import type { PubSub, Topic } from "@google-cloud/pubsub";
 import { projectId } from "../core/config";
-import { SCAN_STREAM, SCAN_EVENT_FIELDS, type ScanEvent, type ScanEventField } from "./scanEvents";
+import { SCAN_STREAM, SCAN_EVENT_FIELDS, type ScanEvent } from "./scanEvents";
+import { CONVERSION_EVENT_FIELDS, CONVERSION_STREAM, conversionEventOf, type ConversionEvent } from "./conversionEvents";
+import type { Conversion } from "./conversions";
+import { logError } from "../core/log";
 
 /**
  * Each topic's bounds. Pub/Sub's defaults retry a publish for up to 10 minutes (60 s a call), holding its
@@ -103,11 +106,24 @@ function publisherOf(name: string, waitMs: number, bounds: PublishBounds): Bound
 }
 
 /** Each field's place in the wire form: its name, the Avro branch a set nullable value is wrapped in, and its length bound. */
-const WIRE = (Object.entries(SCAN_EVENT_FIELDS) as Array<[ScanEventField, { type: string; nullable?: boolean; max?: number }]>).map(([name, spec]) => ({
-  name,
-  branch: spec.nullable ? (spec.type === "string" ? "string" : "long") : undefined,
-  max: spec.type === "string" ? spec.max : undefined,
-}));
+const wireOf = (fields: Record<string, { type: string; nullable?: boolean; max?: number }>) =>
+  Object.entries(fields).map(([name, spec]) => ({
+    name,
+    branch: spec.nullable ? (spec.type === "string" ? "string" : "long") : undefined,
+    max: spec.type === "string" ? spec.max : undefined,
+  }));
+const WIRE = wireOf(SCAN_EVENT_FIELDS);
+const CONVERSION_WIRE = wireOf(CONVERSION_EVENT_FIELDS);
+
+function encodeWire(wireFields: ReturnType<typeof wireOf>, event: Record<string, unknown>): Buffer {
+  const wire: Record<string, unknown> = {};
+  for (const { name, branch, max } of wireFields) {
+    let value: unknown = event[name];
+    if (max !== undefined && typeof value === "string" && value.length > max) value = value.slice(0, max);
+    wire[name] = branch && value !== null && value !== undefined ? { [branch]: value } : (value ?? null);
+  }
+  return Buffer.from(JSON.stringify(wire));
+}
 
 /**
  * The message's bytes in Avro's JSON encoding, which the stream topic's schema enforces: a set nullable
@@ -116,13 +132,12 @@ const WIRE = (Object.entries(SCAN_EVENT_FIELDS) as Array<[ScanEventField, { type
  * output against the zod and Avro schemas.
  */
 export function encodeScanEvent(event: ScanEvent): Buffer {
-  const wire: Record<string, unknown> = {};
-  for (const { name, branch, max } of WIRE) {
-    let value: unknown = event[name];
-    if (max !== undefined && typeof value === "string" && value.length > max) value = value.slice(0, max);
-    wire[name] = branch && value !== null && value !== undefined ? { [branch]: value } : (value ?? null);
-  }
-  return Buffer.from(JSON.stringify(wire));
+  return encodeWire(WIRE, event);
+}
+
+/** A conversion's message bytes, encoded as a scan event's are (test/unit/conversion-stream.test.ts checks them). */
+export function encodeConversionEvent(event: ConversionEvent): Buffer {
+  return encodeWire(CONVERSION_WIRE, event);
 }
 
 /** The event a message's bytes hold, with Avro's union wrappers taken off (not yet validated). */
@@ -151,4 +166,23 @@ export function publishArrival(data: Buffer, attributes: ArrivalAttributes): Pro
 /** Publishes a resolved, counted event to the stream topic (BigQuery's). */
 export function publishScanEvent(event: ScanEvent): Promise<string> {
   return publisherOf(SCAN_STREAM.topic, 10, PUBLISH_BOUNDS.stream).publish(encodeScanEvent(event), { schema_version: String(event.schema_version), scan_id: event.scan_id, merchant_id: event.merchant_id });
+}
+
+/** Publishes a counted conversion to the conversion stream topic (BigQuery's `conversion_events`). */
+export function publishConversionEvent(event: ConversionEvent): Promise<string> {
+  return publisherOf(CONVERSION_STREAM.topic, 10, PUBLISH_BOUNDS.stream).publish(encodeConversionEvent(event), { schema_version: String(event.schema_version), conversion_id: String(event.conversion_id), merchant_id: String(event.merchant_id) });
+}
+
+/**
+ * Streams conversions the consumer has just counted, one message each. Their count is final by now: a
+ * publish that fails is logged (`conversion.not_streamed`) and not retried, and the rollups stay right; a
+ * second counting cannot happen (store/conversions.ts marks each counted once), and a retried publish
+ * stores a second row with the same conversion_id, which the documented view keeps once.
+ */
+export async function streamConversions(merchantId: string, conversions: readonly Conversion[]): Promise<void> {
+  await Promise.all(
+    conversions.map((c) =>
+      publishConversionEvent(conversionEventOf(merchantId, c)).catch((error: unknown) => logError("conversion.not_streamed", "a counted conversion was not streamed", error, { merchantId, conversionId: c.id })),
+    ),
+  );
 }
