@@ -62,7 +62,7 @@ describe("conversion stream", () => {
     let n = 0;
     const scan = (variant: number, visitor: string): StreamRow => {
       const e: ScanEvent = {
-        schema_version: 3, scan_id: `scan-${n++}`, at: at.getTime() * 1000 + n, merchant_id: "m1", code_id: "c1", unique_qr_code_id: "aB3dE5gH7jK9", campaign: null, kind: "person", bot_reason: null,
+        schema_version: 4, host: null, scan_id: `scan-${n++}`, at: at.getTime() * 1000 + n, merchant_id: "m1", code_id: "c1", unique_qr_code_id: "aB3dE5gH7jK9", campaign: null, kind: "person", bot_reason: null,
         visitor, day: "2026-11-25", hour: 12, time_zone: "UTC", country: "US", region: "California", city: "San Jose", device: "mobile", os: "iOS", browser: "Safari", source: "redirect", served_from: "live",
         ...UNANSWERED, rule_index: 0, variant, rule_answered: 1,
       };
