@@ -38,6 +38,7 @@ export const SCAN_PATH: Record<string, PathFile> = {
   "redirect/appScans.ts": { group: "redirect", plain: notPlain("POST /api/scans: the service's own app, not a scan of a printed code") },
   "redirect/pages.ts": { group: "redirect", plain: notPlain("the ended, busy, unavailable and not-found pages: never a plain code's 302") },
   "redirect/password.ts": { group: "redirect", plain: notPlain("password-protected codes (campaign rules)") },
+  "redirect/discountPage.ts": { group: "redirect", plain: notPlain("the in-store discount page a tracked code hands out (attribution)") },
   "scans/arrival.ts": { group: "record", plain: true },
   "scans/classify.ts": { group: "record", plain: true },
   "scans/device.ts": { group: "record", plain: true },
