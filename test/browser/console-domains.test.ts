@@ -265,6 +265,7 @@ describe("merchant console: Domains", function () {
       [new URL(code.dynamicLink).host, "1", "1"],
     ]);
     await lookAt("domains-scans-by-host");
+    await openView(page, "#/domains", "#host-settings");
   });
 
   it("shows a member the domains and their records, without the owner's controls", async () => {
