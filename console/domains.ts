@@ -262,7 +262,7 @@ function keepDates(text: string): Array<Node | string> {
  * A DNS name or value that wraps after a dot (or a TXT value's "="), never inside a label ("_svc-" and
  * "verify" stay together); a part too long for a phone's line (a 63-letter label) still wraps anywhere.
  */
-function dnsText(text: string): Node[] {
+export function dnsText(text: string): Node[] {
   return text.split(/(?<=[.=])/).flatMap((part) => [part.length <= 32 ? h("span", { class: "seg" }, part) : document.createTextNode(part), h("wbr")]);
 }
 

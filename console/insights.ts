@@ -3,6 +3,7 @@
 // the workspace's time zone. Plain lists and a heat grid that fit a phone's width.
 import { h } from "./dom";
 import type { Answer } from "./api";
+import { dnsText } from "./domains";
 
 /** The figures the insights show: a code's analytics and the workspace's dashboard both have them. */
 type Figures = Pick<
@@ -52,7 +53,7 @@ function hostTable(rows: Figures["byHost"]): HTMLElement {
       {},
       h("caption", { class: "muted" }, "Where people opened the code's link; a person counts once a day, on the host of their first scan"),
       h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Host"), h("th", { scope: "col", class: "num" }, "Scans"), h("th", { scope: "col", class: "num" }, "Unique"))),
-      h("tbody", {}, ...rows.map((r) => h("tr", {}, h("th", { scope: "row", class: "host" }, r.host), h("td", { class: "num" }, String(r.scans)), h("td", { class: "num" }, String(r.uniqueScanners))))),
+      h("tbody", {}, ...rows.map((r) => h("tr", {}, h("th", { scope: "row", class: "host" }, ...dnsText(r.host)), h("td", { class: "num" }, String(r.scans)), h("td", { class: "num" }, String(r.uniqueScanners))))),
     ),
   );
 }

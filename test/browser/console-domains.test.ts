@@ -252,6 +252,8 @@ describe("merchant console: Domains", function () {
     await page.waitForFunction(() => document.querySelector("#app > .notice[role=status]")?.textContent?.startsWith("Its link is now https://"));
     const moved = await codeOf(code.codeId);
     assert.match(moved.dynamicLink, onHost(sub));
+    // The notice comes first, then the page is drawn again with the code as it now is.
+    await page.waitForFunction((link) => [...document.querySelectorAll("#code-detail dd")].some((dd) => dd.textContent === `dynamic, ${link}`), moved.dynamicLink);
     assert.match((await lastNotice())!, new RegExp(`Its link is now ${moved.dynamicLink.replace(/[.:/]/g, "\\$&")}\\. Codes already printed with the old link keep working`));
     assert.equal(await page.inputValue("#code-domain"), moved.domainId, "the re-rendered page shows the new host");
     assert.equal(await shownPayload("#code-detail img.big"), moved.dynamicLink, "the code's QR now opens the brand's host");
@@ -260,6 +262,7 @@ describe("merchant console: Domains", function () {
     await page.selectOption("#code-domain", "");
     await page.click("#move-domain");
     await page.waitForFunction((link) => document.querySelector("#app > .notice[role=status]")?.textContent?.startsWith(`Its link is now ${link}.`), code.dynamicLink);
+    await page.waitForFunction((link) => [...document.querySelectorAll("#code-detail dd")].some((dd) => dd.textContent === `dynamic, ${link}`), code.dynamicLink);
     assert.equal(await shownPayload("#code-detail img.big"), code.dynamicLink, "back on the service's own host");
     await openView(page, "#/domains", "#host-settings");
   });
@@ -279,6 +282,7 @@ describe("merchant console: Domains", function () {
       [new URL(code.dynamicLink).host, "1", "1"],
     ]);
     await lookAt("domains-scans-by-host");
+    await openView(page, "#/domains", "#host-settings");
   });
 
   it("shows a member the domains and their records, without the owner's controls", async () => {
