@@ -206,22 +206,36 @@ function bulkCase(rand: Rand, f: Fixtures): Case {
       // Where / on the workspace's hosts redirects, and the default domain: URLs and ids of every kind.
       ["POST", "/api/domains/root-url", rand() < 0.8 ? { rootUrl: rand() < 0.2 ? null : hostileUrl(rand) } : randomValue(rand)],
       ["POST", "/api/domains/default", rand() < 0.8 ? { domainId: pick(rand, [null, "dom_aaaaaaaaaaaaaaaaaaaa", hostileId(rand)]) } : randomValue(rand)],
-      // Conversion tracking (docs/attribution.md): click ids, amounts, currencies and ids of every kind.
-      ["POST", "/api/track/lead", rand() < 0.8 ? { clickId: clickIdLike(rand), eventName: pick(rand, ["sign_up", hostileId(rand), "", "x".repeat(101)]), ...(rand() < 0.4 ? { customerExternalId: hostileId(rand) } : {}) } : randomValue(rand)],
-      ["POST", "/api/track/sale", rand() < 0.8 ? { ...(rand() < 0.7 ? { clickId: clickIdLike(rand) } : { customerExternalId: hostileId(rand) }), amount: pick(rand, [1999, 0, -1, 1.5, 1e13, "12", Number.MAX_SAFE_INTEGER, null]), currency: pick(rand, ["EUR", "JPY", "KWD", "eur", "XAU", "ZZZ", hostileId(rand)]), invoiceId: pick(rand, ["INV-1", hostileId(rand), "", "x".repeat(201)]) } : randomValue(rand)],
-      ["POST", "/api/track/reversal", rand() < 0.8 ? { invoiceId: pick(rand, ["INV-1", hostileId(rand)]), amount: pick(rand, [undefined, 1, 0, -5, 1.5, "x"]), reason: pick(rand, ["refund", "cancel", hostileId(rand)]), reversalId: pick(rand, ["RF-1", hostileId(rand), ""]) } : randomValue(rand)],
-      ["POST", "/api/track/settings", rand() < 0.8 ? { trackConversions: pick(rand, [true, false, "yes", null]), clickIdParam: pick(rand, [undefined, "ref", "svc_sid", hostileId(rand), "1a", ""]), windowDays: pick(rand, [undefined, 1, 90, 0, 91, 1.5]), firstPartyCookie: pick(rand, [undefined, true, 1]) } : randomValue(rand)],
-      ["GET", `/api/track/settings?${segment(rand)}=${segment(rand)}`],
-      ["POST", `/api/track/codes/${encodeComponent(id)}`, rand() < 0.8 ? { trackConversions: pick(rand, [true, false, null, "no"]) } : randomValue(rand)],
-      ["GET", `/api/track/codes/${encodeComponent(id)}`],
-      ["POST", `/api/track/discounts/${encodeComponent(id)}`, rand() < 0.8 ? pick(rand, [{ generate: pick(rand, [1, 0, 1001, -1, 2.5]) }, { codes: [pick(rand, ["SAVE-1", hostileId(rand), "", "ab"])] }, { codes: ["SAVE-1"], generate: 1 }, {}]) : randomValue(rand)],
-      ["POST", "/api/track/redeem", rand() < 0.8 ? { discountCode: pick(rand, ["SAVE-1", hostileId(rand), ""]), amount: pick(rand, [100, -1, "1"]), currency: pick(rand, ["EUR", "xx"]), invoiceId: pick(rand, ["T-1", hostileId(rand)]) } : randomValue(rand)],
     ];
     const [method, path, value] = pick(rand, routes);
     return { surface: "bulk", request: { method, path, headers, body: value === undefined ? undefined : json(rand() < 0.1 ? randomValue(rand) : value) }, expect: "json" };
   }
   const value = rand() < 0.85 ? { urls } : randomValue(rand);
   return { surface: "bulk", request: { method: "POST", path: "/api/bulk-qr-codes", headers, body: json(value) }, expect: "json" };
+}
+
+/**
+ * Conversion tracking (docs/attribution.md) on the bulk function, and the redirect's discount page: drawn
+ * after every other surface's cases, so the others' seeded cases stay what they were.
+ */
+function trackingCase(rand: Rand, f: Fixtures): Case {
+  if (rand() < 0.2) return { surface: "redirect", request: { method: pick(rand, ["GET", "HEAD"]), path: `/qr/${rand() < 0.5 ? f.dynamicId : segment(rand)}/discount?${pick(rand, ["svc_sid", segment(rand)])}=${encodeComponent(clickIdLike(rand))}` }, expect: "html-or-json" };
+  const headers: Record<string, string> = { "Content-Type": "application/json", Authorization: `Bearer ${rand() < 0.9 ? f.merchant.apiKey : hostileId(rand).replace(/[^\x21-\x7e]/g, "")}` };
+  if (rand() < 0.3) headers["Idempotency-Key"] = pick(rand, ["k", "x".repeat(300), "a/b", `key-${int(rand, 50)}`]);
+  const id = rand() < 0.3 ? f.codeId : hostileId(rand);
+  const routes: Array<[string, string, unknown?]> = [
+    ["POST", "/api/track/lead", rand() < 0.8 ? { clickId: clickIdLike(rand), eventName: pick(rand, ["sign_up", hostileId(rand), "", "x".repeat(101)]), ...(rand() < 0.4 ? { customerExternalId: hostileId(rand) } : {}) } : randomValue(rand)],
+    ["POST", "/api/track/sale", rand() < 0.8 ? { ...(rand() < 0.7 ? { clickId: clickIdLike(rand) } : { customerExternalId: hostileId(rand) }), amount: pick(rand, [1999, 0, -1, 1.5, 1e13, "12", Number.MAX_SAFE_INTEGER, null]), currency: pick(rand, ["EUR", "JPY", "KWD", "eur", "XAU", "ZZZ", hostileId(rand)]), invoiceId: pick(rand, ["INV-1", hostileId(rand), "", "x".repeat(201)]) } : randomValue(rand)],
+    ["POST", "/api/track/reversal", rand() < 0.8 ? { invoiceId: pick(rand, ["INV-1", hostileId(rand)]), amount: pick(rand, [undefined, 1, 0, -5, 1.5, "x"]), reason: pick(rand, ["refund", "cancel", hostileId(rand)]), reversalId: pick(rand, ["RF-1", hostileId(rand), ""]) } : randomValue(rand)],
+    ["POST", "/api/track/settings", rand() < 0.8 ? { trackConversions: pick(rand, [true, false, "yes", null]), clickIdParam: pick(rand, [undefined, "ref", "svc_sid", hostileId(rand), "1a", ""]), windowDays: pick(rand, [undefined, 1, 90, 0, 91, 1.5]), firstPartyCookie: pick(rand, [undefined, true, 1]) } : randomValue(rand)],
+    ["GET", `/api/track/settings?${segment(rand)}=${segment(rand)}`],
+    ["POST", `/api/track/codes/${encodeComponent(id)}`, rand() < 0.8 ? { trackConversions: pick(rand, [true, false, null, "no"]) } : randomValue(rand)],
+    ["GET", `/api/track/codes/${encodeComponent(id)}`],
+    ["POST", `/api/track/discounts/${encodeComponent(id)}`, rand() < 0.8 ? pick(rand, [{ generate: pick(rand, [1, 0, 1001, -1, 2.5]) }, { codes: [pick(rand, ["SAVE-1", hostileId(rand), "", "ab"])] }, { codes: ["SAVE-1"], generate: 1 }, {}]) : randomValue(rand)],
+    ["POST", "/api/track/redeem", rand() < 0.8 ? { discountCode: pick(rand, ["SAVE-1", hostileId(rand), ""]), amount: pick(rand, [100, -1, "1"]), currency: pick(rand, ["EUR", "xx"]), invoiceId: pick(rand, ["T-1", hostileId(rand)]) } : randomValue(rand)],
+  ];
+  const [method, path, value] = pick(rand, routes);
+  return { surface: "bulk", request: { method, path, headers, body: value === undefined ? undefined : json(rand() < 0.1 ? randomValue(rand) : value) }, expect: "json" };
 }
 
 /** Something shaped like a click id (three dot-separated base64url parts), or not at all. */
@@ -315,8 +329,6 @@ function redirectCase(rand: Rand, f: Fixtures): Case {
     const form = rand() < 0.7 ? `password=${encodeComponent(hostileId(rand))}${rand() < 0.3 ? `&${segment(rand)}=${segment(rand)}` : ""}` : pick(rand, ["x".repeat(5000), "%E0%A4%A", "password=a&password=b", json(randomValue(rand))]);
     return { surface: "redirect", request: { method: "POST", path: `/qr/${rand() < 0.5 ? f.dynamicId : segment(rand)}`, headers, body: form }, expect: "html-or-json" };
   }
-  // The discount page of a scan (docs/attribution.md, "In store"): hostile click ids and codes.
-  if (rand() < 0.15) return { surface: "redirect", request: { method: pick(rand, ["GET", "HEAD"]), path: `/qr/${rand() < 0.5 ? f.dynamicId : segment(rand)}/discount?${pick(rand, ["svc_sid", segment(rand)])}=${encodeComponent(clickIdLike(rand))}` }, expect: "html-or-json" };
   return { surface: "redirect", request: { method: pick(rand, ["GET", "GET", "HEAD"]), path: `/qr/${segment(rand)}${rand() < 0.1 ? `/${segment(rand)}` : ""}` }, expect: "html-or-json" };
 }
 
@@ -418,7 +430,7 @@ describe("fuzz: every surface", function () {
   before(async () => {
     const merchant = await createMerchant();
     // The fuzzer is one heavy client: lift its workspace's limits so cases reach validation, not 429.
-    for (const limit of ["toolCalls", "bulk", "consoleWrites", "consoleReads", "consoleAnalytics"]) await writeRateLimitOverride(merchant.merchantId, limit, 1_000_000);
+    for (const limit of ["toolCalls", "bulk", "consoleWrites", "consoleReads", "consoleAnalytics", "tracking"]) await writeRateLimitOverride(merchant.merchantId, limit, 1_000_000);
     const code = toolResult(await callTool("svc.qr.create", { title: "fuzz", destinationUrl: "https://example.com/f", dynamic: true }, merchant.apiKey));
     const tools = (await rpc("tools/list", {}, merchant.apiKey)).body.result.tools;
     fixtures = {
@@ -447,6 +459,7 @@ describe("fuzz: every surface", function () {
       [500, oauthCase],
       [400, gs1Case],
       [200, nestingCase],
+      [200, trackingCase],
       [200, shopifyCase],
     ] as Array<[number, (r: Rand, f: Fixtures) => Case]>
   ).map(([n, make]) => [Math.max(20, Math.round(n * scale)), make]);

@@ -32,7 +32,7 @@ describe("attribution: the signed click id", () => {
     assert.deepEqual(verifyClickId(`${body}.k9.${mac}`, expect(), keys), { refused: "forged" });
     assert.deepEqual(verifyClickId(token, expect({ merchantId: "m_other" }), keys), { refused: "other_workspace" });
     assert.deepEqual(verifyClickId(token, expect({ now: new Date(at.getTime() + 31 * DAY) }), keys), { refused: "expired" });
-    assert.deepEqual(verifyClickId(token, expect({ now: new Date(at.getTime() + 31 * DAY), windowDays: 60 }), keys).hasOwnProperty("facts"), true);
+    assert.ok("facts" in verifyClickId(token, expect({ now: new Date(at.getTime() + 31 * DAY), windowDays: 60 }), keys), "a longer window accepts it");
     assert.deepEqual(verifyClickId(token, expect({ now: new Date(at.getTime() - DAY) }), keys), { refused: "forged" });
     for (const junk of ["", "abc", "a.b", "a.b.c.d", `${body}.${kid}.${mac}%`, "x".repeat(400)]) assert.deepEqual(verifyClickId(junk, expect(), keys), { refused: "malformed" }, junk);
   });

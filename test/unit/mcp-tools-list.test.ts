@@ -69,11 +69,11 @@ describe("MCP tools/list snapshot", () => {
     });
   });
 
-  it("read-only tools are the listing and lookup tools; re-pointing a code, setting its rules and removing or rotating a webhook or removing a domain overwrite; webhooks and a domain's DNS check reach outside", () => {
+  it("read-only tools are the listing and lookup tools; re-pointing a code, setting its rules, removing or rotating a webhook, removing a domain and reversing a sale overwrite; webhooks and a domain's DNS check reach outside", () => {
     const by = (hint: (typeof HINTS)[number]) => toolListing().filter((t) => hintsReadBack(t.annotations)[hint]).map((t) => t.name);
     assert.deepEqual(by("readOnlyHint"), ["svc.analytics.scan_summary", "svc.brand.list_presets", "svc.conversion.figures", "svc.domain.list", "svc.gs1.get_analytics", "svc.gs1.list_items", "svc.job.get", "svc.menu.list", "svc.merchant.get_profile", "svc.ping", "svc.qr.get_analytics", "svc.qr.list", "svc.tools.search", "svc.voice_agent.lookup", "svc.webhook.deliveries", "svc.webhook.list"]);
     // svc.tools.execute claims nothing about what it runs: the MCP defaults (may destroy, reaches outside).
-    assert.deepEqual(by("destructiveHint"), ["svc.domain.remove", "svc.gs1.set_item", "svc.qr.set_rules", "svc.qr.update", "svc.tools.execute", "svc.utm.set_template", "svc.webhook.delete", "svc.webhook.rotate_secret"]);
+    assert.deepEqual(by("destructiveHint"), ["svc.conversion.reverse_sale", "svc.domain.remove", "svc.gs1.set_item", "svc.qr.set_rules", "svc.qr.update", "svc.tools.execute", "svc.utm.set_template", "svc.webhook.delete", "svc.webhook.rotate_secret"]);
     assert.deepEqual(by("openWorldHint"), ["svc.domain.verify", "svc.tools.execute", "svc.voice_agent.lookup", "svc.voice_agent.register", "svc.webhook.create", "svc.webhook.test"]);
   });
 });
