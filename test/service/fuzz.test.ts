@@ -470,8 +470,8 @@ describe("fuzz: every surface", function () {
       [500, oauthCase],
       [400, gs1Case],
       [200, nestingCase],
-      [200, shopifyCase],
       [200, trackingCase],
+      [200, shopifyCase],
     ] as Array<[number, (r: Rand, f: Fixtures) => Case]>
   ).map(([n, make]) => [Math.max(20, Math.round(n * scale)), make]);
   const total = plan.reduce((sum, [n]) => sum + n, 0);

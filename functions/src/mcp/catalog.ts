@@ -115,7 +115,8 @@ export const TOOLSETS = {
   },
   conversions: {
     description: "Conversion tracking (attribution): leads, sales, refunds and in-store discount redemptions reported against a scan's signed click id, and the figures: revenue per code, rule and A/B arm with each split's result",
-    tools: ["svc.conversion.track_lead", "svc.conversion.track_sale", "svc.conversion.reverse_sale", "svc.conversion.redeem_discount", "svc.conversion.figures"],
+    // A code's analytics carry its conversion figures: the set's read-only view lists them.
+    tools: ["svc.conversion.track_lead", "svc.conversion.track_sale", "svc.conversion.reverse_sale", "svc.conversion.redeem_discount", "svc.conversion.figures", "svc.qr.get_analytics"],
   },
 } as const satisfies Record<(typeof MCP_TOOLSET_NAMES)[number], { description: string; tools: readonly string[] }>;
 
