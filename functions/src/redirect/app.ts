@@ -352,10 +352,13 @@ async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: stri
   const choice = new campaign.RuleChoice(ruled, scan);
   // A view of the password page spends nothing: only the right password's pass-through does (redirect/password.ts).
   const spends = !(await campaign.answersWithPasswordPage(ruled, choice));
+  // One id for the scan as counted and streamed and for its click id, so a conversion joins its scan.
+  const scanId = newScanId();
   const outcome =
     admission === "answer-only"
       ? LIMITED_OUTCOME
       : await recordScanSafely(known, id, {
+          scanId,
           method: req.method ?? "GET",
           headers: req.headers,
           address,
@@ -373,9 +376,8 @@ async function ruledRedirect(req: IncomingMessage, res: ServerResponse, id: stri
   const counted = countedFor(req, ruled, admission === "answer-only" ? NOT_RECORDED : scanCountedHeader(outcome));
   const answer = await campaign.campaignAnswer(ruled, scan, { outcome, gated: true, choice, spends });
   if (answer.type !== "redirect") return sendCampaignPage(res, answer, counted, link);
-  // Counted at the redirect (scans/record.ts keeps its scan id): the click id names the click with an id of its own.
   const person = botReason(req.method ?? "GET", req.headers) === null;
-  return sendTracked(res, link, answer.url, counted, served.servedFrom, { uniqueQRCodeID: id, scanId: newScanId(), person, rule: ruleOf(answer), at, customHost: customHostOf(req) });
+  return sendTracked(res, link, answer.url, counted, served.servedFrom, { uniqueQRCodeID: id, scanId, person, rule: ruleOf(answer), at, customHost: customHostOf(req) });
 }
 
 export const appScansApp = createRestApp((app) => {

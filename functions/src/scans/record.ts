@@ -65,6 +65,8 @@ interface ScanRequest {
   chooseRule?: (scanCount: number) => Promise<ScanRule>;
   /** The campaign source and medium the code appends (its UTM template): counted per pair in `ut`. */
   utm?: { source: string; medium: string };
+  /** The scan's id when the caller needs it before the answer (its click id names it: attribution/onRedirect.ts); a fresh one otherwise. */
+  scanId?: string;
 }
 
 export { visitorHash, visitorKey } from "./visitors";
@@ -241,7 +243,7 @@ function startScan(code: CodeIdentity, uniqueQRCodeID: string, request: ScanRequ
   const visitorOf = reason ? Promise.resolve(null) : visitorHash(day, uniqueQRCodeID, visitorKey(request.address, typeof ua === "string" ? ua : undefined, recognised));
   // Only real-looking browsers can be several people behind one address; the rest are one visitor already.
   const newcomer: Newcomer | null = !reason && recognised ? async (capped, visitor) => newcomerAdmitted(facts, await clientHash(day, uniqueQRCodeID, request.address), capped, visitor) : null;
-  const scanId = newScanId();
+  const scanId = request.scanId ?? newScanId();
   // A campaign's scan is published once its answer is known (just before its write); any other at once.
   let answered!: (answer: ScanAnswer) => void;
   const answer = new Promise<ScanAnswer>((resolve) => (answered = resolve));
