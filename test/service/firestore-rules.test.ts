@@ -74,12 +74,20 @@ const DOCS: Array<{ path: string; readers: Role[]; data: Record<string, unknown>
   // Destinations queued for a re-check name a workspace and its destination: server only.
   { path: "destinationRechecks/0123abcd", readers: [], data: { merchantId: "ws-a", url: "https://example.com/" } },
   { path: "health/probe", readers: [], data: {} },
+  // Connected Shopify shops hold a sealed webhook secret, and delivery marks name a shop's orders: server only.
+  { path: "shopifyShops/shop.myshopify.com", readers: [], data: { merchantId: "ws-a", secret: "sealed" } },
+  { path: "shopifyDeliveries/w1", readers: [], data: { shop: "shop.myshopify.com" } },
+  // Conversions, hashed customers and discount codes (docs/attribution.md): server only, read through the API.
+  { path: "workspaces/ws-a/conversions/cv1", readers: [], data: { amount: 1999, currency: "EUR" } },
+  { path: "workspaces/ws-a/customers/h1", readers: [], data: { clickId: "x" } },
+  { path: "workspaces/ws-a/discountCodes/d1", readers: [], data: { code: "SAVE-1" } },
+  { path: "workspaces/ws-a/discountClaims/k1", readers: [], data: { code: "SAVE-1" } },
 ];
 
 const ROLES: Role[] = ["owner", "otherMember", "stranger", "anonymous"];
 
 /** Collections under a workspace that the functions write (store/*.ts), each of which needs a row above. */
-const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "brandPresets", "codeCounts", "campaigns", "jobs", "externalRefs", "mcpTasks", "domains"];
+const WORKSPACE_COLLECTIONS = ["codes", "menus", "audioCodes", "challenges", "scans", "scanDays", "codeDays", "idempotency", "webhooks", "brandPresets", "codeCounts", "campaigns", "jobs", "externalRefs", "mcpTasks", "domains", "conversions", "customers", "discountCodes", "discountClaims"];
 
 describe("Firestore security rules matrix", function () {
   this.timeout(60_000);
