@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { newGtin } from "../helpers/gs1";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { mcpUrl } from "../helpers/env";
+import { appUrl, mcpUrl } from "../helpers/env";
+import { signClickId } from "../../functions/src/attribution/clickId";
 import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
 import { DEFAULT_VIEW, listingFor, TOOLS, toolListing } from "../../functions/src/mcp/registry";
 import { UI_RESOURCES } from "../../functions/src/mcp/ui/resources";
@@ -72,6 +73,17 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<{ 
   const itemFigures = await run("svc.gs1.get_analytics", { itemId: item.itemId, days: 7 });
   assert.deepEqual([itemFigures.uri, itemFigures.totalScans, itemFigures.byLinkType], [item.uri, 0, []]);
   assert.equal((await run("svc.qr.get_analytics", { codeId: code.codeId, days: 7 })).totalScans, 0);
+  // Conversions (docs/attribution.md): a click id as the redirect signs it, a lead and a sale on it, the sale
+  // reversed, a till's redemption of a discount code the merchant uploaded, and the figures.
+  const clickId = signClickId({ scanId: `sdk-${randomUUID()}`, merchantId: merchant.merchantId, codeId: code.codeId, rule: { index: null }, person: true, at: new Date() });
+  assert.equal((await run("svc.conversion.track_lead", { clickId, eventName: "sign_up" })).attributed, true);
+  const invoiceId = `sdk-${randomUUID()}`;
+  assert.equal((await run("svc.conversion.track_sale", { clickId, amount: 1999, currency: "EUR", invoiceId })).duplicate, false);
+  assert.equal((await run("svc.conversion.reverse_sale", { invoiceId, reason: "refund", reversalId: `r-${invoiceId}` })).duplicate, false);
+  const uploaded = await fetch(`${appUrl()}/api/track/discounts/${code.codeId}`, { method: "POST", headers: { Authorization: `Bearer ${merchant.apiKey}`, "Content-Type": "application/json" }, body: JSON.stringify({ codes: ["SDK-SAVE-1"] }) });
+  assert.ok(uploaded.status < 300, `discount codes: ${uploaded.status} ${await uploaded.text()}`);
+  assert.equal((await run("svc.conversion.redeem_discount", { discountCode: "SDK-SAVE-1", amount: 500, currency: "EUR", invoiceId: `till-${invoiceId}` })).duplicate, false);
+  assert.equal(typeof (await run("svc.conversion.figures", { codeId: code.codeId })).total.sales, "number");
   assert.equal((await run("svc.analytics.scan_summary", { days: 7 })).days, 7);
   assert.equal((await run("svc.audio.create", { title: "Jingle", payloadText: "https://example.com/deal" })).status, "draft");
   const menu = await run("svc.menu.create", { name: "Brunch" });
