@@ -4,6 +4,7 @@
 // tool outputs, errors and audit events.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { newGtin } from "../helpers/gs1";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { appUrl, mcpUrl } from "../helpers/env";
@@ -75,6 +76,8 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<{ 
   assert.equal((await run("svc.qr.get_analytics", { codeId: code.codeId, days: 7 })).totalScans, 0);
   // Conversions (docs/attribution.md): a click id as the redirect signs it, a lead and a sale on it, the sale
   // reversed, a till's redemption of a discount code the merchant uploaded, and the figures.
+  // Signed with the local stack's key, as the redirect signs (the functions read it from the same file).
+  process.env.CLICK_ID_KEYS ??= /^CLICK_ID_KEYS=(.+)$/m.exec(readFileSync("functions/.secret.local", "utf8"))![1];
   const clickId = signClickId({ scanId: `sdk-${randomUUID()}`, merchantId: merchant.merchantId, codeId: code.codeId, rule: { index: null }, person: true, at: new Date() });
   assert.equal((await run("svc.conversion.track_lead", { clickId, eventName: "sign_up" })).attributed, true);
   const invoiceId = `sdk-${randomUUID()}`;
