@@ -17,7 +17,7 @@ describe("webhook deferrals", function () {
   this.timeout(60_000);
   // Seals are made in this process here, under the local stack's key (as the functions make them).
   before(() => {
-    process.env.TASK_SIGNING_KEY ??= /^TASK_SIGNING_KEY=(.+)$/m.exec(readFileSync("functions/.secret.local", "utf8"))![1];
+    process.env.TASK_KEYS_WEBHOOK_DELIVERY ??= /^TASK_KEYS_WEBHOOK_DELIVERY=(.+)$/m.exec(readFileSync("functions/.secret.local", "utf8"))![1];
   });
 
   it("queues a deferred delivery again as a sealed task with its scheduleTime, keeping when it was first deferred", async () => {

@@ -236,7 +236,7 @@ describe("signed scan webhooks", function () {
   it("a task sent straight to the delivery function does nothing without the service's seal; the same task sealed is delivered", async () => {
     const created = await tool(merchant, "svc.webhook.create", { url, events: ["code.updated"] });
     receiver.secrets = [created.secret];
-    const key = /^TASK_SIGNING_KEY=(.+)$/m.exec(readFileSync("functions/.secret.local", "utf8"))![1];
+    const key = /^TASK_KEYS_WEBHOOK_DELIVERY=(.+)$/m.exec(readFileSync("functions/.secret.local", "utf8"))![1];
     const task = (deliveryId: string) => ({
       merchantId: merchant.merchantId,
       webhookId: created.webhookId,
@@ -252,7 +252,7 @@ describe("signed scan webhooks", function () {
       task("msg_forgedUnsealed1"),
       { ...task("msg_forgedBadSeal01"), seal: "A".repeat(43) },
       altered,
-      sealTask(task("msg_forgedOtherKey1"), "webhookDelivery", new Date(), "not the key"),
+      sealTask(task("msg_forgedOtherKey1"), "webhookDelivery", new Date(), "not-the-service-key-0123456789abcdef"),
       // Sealed by the service, but for a job step, or expired: refused as well.
       sealTask(task("msg_forgedJobSeal01"), "catalogueJob", new Date(), key),
       sealTask(task("msg_forgedExpired01"), "webhookDelivery", new Date(Date.now() - 27 * 3_600_000), key),
@@ -264,6 +264,22 @@ describe("signed scan webhooks", function () {
     assert.deepEqual(receiver.requests.map((r) => r.id), ["msg_sealedByTheSvc1"], "only the sealed task reached the endpoint");
     const logged = await firestore().collection("workspaces").doc(merchant.merchantId).collection("webhooks").doc(created.webhookId).collection("deliveries").get();
     assert.deepEqual(logged.docs.map((d) => d.id), ["msg_sealedByTheSvc1"], "nothing of the forged tasks was written");
+  });
+
+  it("answers a failed attempt 2xx, never the 503 that slows the shared queue, and tries it again as a new task on its own backoff", async () => {
+    const created = await tool(merchant, "svc.webhook.create", { url, events: ["code.updated"] });
+    receiver.secrets = [created.secret];
+    receiver.failFirst = 1;
+    const key = /^TASK_KEYS_WEBHOOK_DELIVERY=(.+)$/m.exec(readFileSync("functions/.secret.local", "utf8"))![1];
+    const body = JSON.stringify({ type: "code.updated", timestamp: new Date().toISOString(), data: { codes: [{ codeId: "c1" }] } });
+    const sealed = sealTask({ merchantId: merchant.merchantId, webhookId: created.webhookId, deliveryId: "msg_failsOnceThenOk", type: "code.updated", count: 1, body }, "webhookDelivery", new Date(), key);
+    const answer = await fetch(`${functionsUrl()}/webhookDelivery`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ data: sealed }) });
+    assert.equal(answer.status, 204, "the failed attempt is answered 2xx");
+    assert.equal(receiver.requests.length, 1, "the first attempt was sent, and failed");
+    await receiver.until("the retry", () => receiver.requests.length >= 2);
+    assert.deepEqual(receiver.requests.map((r) => r.id), ["msg_failsOnceThenOk", "msg_failsOnceThenOk"]);
+    const delivered = await eventually(async () => (await tool(merchant, "svc.webhook.deliveries", { webhookId: created.webhookId })).deliveries[0], (d) => d.status === "succeeded", { what: "the delivery succeeded" });
+    assert.equal(delivered.attempts, 2);
   });
 
   it("costs a workspace without subscriptions nothing per scan: only covered links name a subscription", async () => {

@@ -15,7 +15,7 @@ import { decodeSvgBeside } from "../../functions/src/designs/svgCheck";
 import { AppError } from "../../functions/src/core/errors";
 import { DEFAULT_DESIGN, type StoredDesign } from "../../functions/src/designs/design";
 import { renderPdf } from "../../functions/src/codes/print";
-import { CHECK_SIDES, MANIFEST_COLUMNS, PIPELINE_DEPTH, checkPdfDecodes, csvCell, sheetLayout, shortIdOf, writePrintPackage, type PrintPackageOptions } from "../../functions/src/jobs/printPackage";
+import { CHECK_SIDES, MANIFEST_COLUMNS, PIPELINE_DEPTH, assemblePrintPackage, checkPdfDecodes, csvCell, readPackagePart, sheetLayout, shortIdOf, writePackagePart, writePrintPackage, type PrintPackageOptions } from "../../functions/src/jobs/printPackage";
 import { renderPdfPage, ptToMm } from "../helpers/pdf";
 import { decodePng, decodeSvg } from "../helpers/qr";
 import { readZip } from "../helpers/zip";
@@ -193,6 +193,32 @@ describe("print package (jobs/printPackage)", function () {
     assert.deepEqual(sheetFiles, ["sheets-001.pdf", "sheets-002.pdf"]);
     for (const name of sheetFiles) assert.equal((await PDFDocument.load(split.files[name])).getPageCount(), 1);
     assert.ok(Object.keys(split.files).indexOf("sheets-001.pdf") < Object.keys(split.files).indexOf(`${many[29].codeId}.svg`), "a full sheets file is written as soon as it is full");
+  });
+
+  it("gives the same ZIP from parts of a few codes, written and read back, as from one go: sheets across parts, refused and designed codes alike", async () => {
+    const codes = Array.from({ length: 13 }, (_, i) => qrCode(40 + i, i === 3 ? { design: REFUSED } : i === 8 ? { design: BRAND } : { updatedAt: new Date(Date.UTC(2026, 0, 3 + (i % 4))) }));
+    const options: PrintPackageOptions = { sideMm: 30, sheets: { paper: "a4", labelMm: 60, pagesPerFile: 1 } };
+    const { zip: whole } = await build(codes, options);
+    const parts: Buffer[] = [];
+    for (let start = 0; start < codes.length; ) {
+      const { out, bytes } = memoryOut();
+      const part = await writePackagePart(paged(codes.slice(start)), options, out, { codes: 4, budgetMs: 600_000, bytes: 1 << 30 });
+      assert.equal(part.exhausted, start + part.codes === codes.length);
+      assert.equal(part.lastCodeId, codes[start + part.codes - 1].codeId);
+      parts.push(bytes());
+      start += part.codes;
+    }
+    assert.equal(parts.length, 4);
+    async function* drawn() {
+      for (const part of parts) yield* readPackagePart(part);
+    }
+    const { out, bytes } = memoryOut();
+    await assemblePrintPackage(drawn(), options, out);
+    assert.ok(bytes().equals(whole), "byte for byte the same ZIP");
+    // A slice also ends at its time budget, after the code that reached it.
+    let now = 0;
+    const timed = await writePackagePart(paged(codes), options, memoryOut().out, { codes: 100, budgetMs: 3, bytes: 1 << 30 }, () => now++);
+    assert.deepEqual([timed.codes, timed.exhausted], [3, false]);
   });
 
   it("refuses invalid options with VALIDATION_FAILED before writing anything", async () => {

@@ -11,25 +11,29 @@ export const SECRETS = {
   SANDBOX_IP_SALT: defineSecret("SANDBOX_IP_SALT"),
   /** Key that seals webhook signing secrets. */
   WEBHOOK_SECRET_KEY: defineSecret("WEBHOOK_SECRET_KEY"),
-  /** Key that signs the service's own Cloud Tasks payloads (core/taskSeal.ts). */
-  TASK_SIGNING_KEY: defineSecret("TASK_SIGNING_KEY"),
+  /** Keys that seal webhook delivery tasks (core/taskSeal.ts: a key ring, the first seals, older ones open until a date). */
+  TASK_KEYS_WEBHOOK_DELIVERY: defineSecret("TASK_KEYS_WEBHOOK_DELIVERY"),
+  /** Keys that seal catalogue queue tasks: job steps and link syncs (core/taskSeal.ts). */
+  TASK_KEYS_CATALOGUE_JOB: defineSecret("TASK_KEYS_CATALOGUE_JOB"),
 };
 export type SecretName = keyof typeof SECRETS;
 
 /** The secrets each function binds (by export name); a function not listed binds none. */
 export const FUNCTION_SECRETS: Readonly<Record<string, readonly SecretName[]>> = {
-  // Creating a webhook and rotating its secret seal the new secret; deliveries open it. Every function
-  // that can queue a task (a webhook delivery, a job step, a link sync) signs it; the task functions check.
-  sandbox: ["SANDBOX_IP_SALT", "TASK_SIGNING_KEY"],
-  mcp: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
-  consoleApi: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
-  bulk: ["TASK_SIGNING_KEY"],
-  redirect: ["TASK_SIGNING_KEY"],
+  // Creating a webhook and rotating its secret seal the new secret; deliveries open it. A function binds a
+  // task purpose's keys when it can queue (or, for the task functions, run) a task of that purpose: code
+  // events queue deliveries wherever codes change; jobs and link syncs (webhook create, delete, disable) are
+  // queued only by the job and webhook surfaces and by the two task functions. The public redirect and
+  // sandbox hold no key that can forge a job step; oauth queues nothing and holds none.
+  sandbox: ["SANDBOX_IP_SALT", "TASK_KEYS_WEBHOOK_DELIVERY"],
+  mcp: ["WEBHOOK_SECRET_KEY", "TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB"],
+  consoleApi: ["WEBHOOK_SECRET_KEY", "TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB"],
+  bulk: ["TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB"],
+  redirect: ["TASK_KEYS_WEBHOOK_DELIVERY"],
   // The scan consumer queues the webhook notices of the scans it counts (redirect/scanConsumer.ts).
-  scanConsumer: ["TASK_SIGNING_KEY"],
-  oauth: ["TASK_SIGNING_KEY"],
-  webhookDelivery: ["WEBHOOK_SECRET_KEY", "TASK_SIGNING_KEY"],
-  catalogueJob: ["TASK_SIGNING_KEY"],
+  scanConsumer: ["TASK_KEYS_WEBHOOK_DELIVERY"],
+  webhookDelivery: ["WEBHOOK_SECRET_KEY", "TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB"],
+  catalogueJob: ["TASK_KEYS_WEBHOOK_DELIVERY", "TASK_KEYS_CATALOGUE_JOB"],
 };
 
 /** The params a function binds, for its `secrets` option. */

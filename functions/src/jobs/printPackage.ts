@@ -664,15 +664,19 @@ class SheetWriter {
 
 // ---- the package ----------------------------------------------------------------------------------------
 
+/** What the package keeps of a code once its files are drawn (a part stores this, not the whole code). */
+export type PackagedCode = Pick<QrCode, "codeId" | "uniqueQRCodeID" | "title" | "updatedAt">;
+
 /** One code's files and their checks, or why it has none. */
-type CodeFiles =
-  | { code: QrCode; payload: string; svg: Buffer; pdf: Buffer; svgCheck: DecodeCheck; pdfCheck: DecodeCheck }
-  | { code: QrCode; payload: string; refused: string };
+export type CodeFiles =
+  | { code: PackagedCode; payload: string; svg: Buffer; pdf: Buffer; svgCheck: DecodeCheck; pdfCheck: DecodeCheck }
+  | { code: PackagedCode; payload: string; refused: string };
 
 async function drawAndCheck(code: QrCode, sideMm: number): Promise<CodeFiles> {
   const payload = encodedPayload(code);
   let svg: string;
   let pdf: Buffer;
+  const kept: PackagedCode = { codeId: code.codeId, uniqueQRCodeID: code.uniqueQRCodeID, title: code.title, updatedAt: code.updatedAt };
   try {
     // A designed code's SVG is decoded by renderCodeSvg (and renderPdf) before it is returned: a refused
     // design has no files, as the service never hands out a designed file that does not decode.
@@ -680,11 +684,52 @@ async function drawAndCheck(code: QrCode, sideMm: number): Promise<CodeFiles> {
     pdf = await renderPdf(code, sideMm, code.title);
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== "DESIGN_REFUSED") throw error;
-    return { code, payload, refused: error.message };
+    return { code: kept, payload, refused: error.message };
   }
   // The SVG is checked in the worker (where there is one) while the PDF is read back and checked here.
   const [svgCheck, pdfCheck] = await Promise.all([checkSvg(svg, payload), checkPdfDecodes(pdf, payload)]);
-  return { code, payload, svg: Buffer.from(svg, "utf8"), pdf, svgCheck, pdfCheck };
+  return { code: kept, payload, svg: Buffer.from(svg, "utf8"), pdf, svgCheck, pdfCheck };
+}
+
+function pipelineDepth(options: PrintPackageOptions): number {
+  const depth = options.pipelineDepth ?? PIPELINE_DEPTH;
+  if (!Number.isInteger(depth) || depth < 1 || depth > PIPELINE_DEPTH_MAX) invalid(`pipelineDepth is a whole number from 1 to ${PIPELINE_DEPTH_MAX}`, { pipelineDepth: depth });
+  return depth;
+}
+
+/** A code taken in, its files still drawing (or already drawn, when read back from a part). */
+interface Drawing {
+  code: PackagedCode;
+  files: Promise<CodeFiles>;
+}
+
+/** Starts each code's drawing as it is taken; ids are checked first (they name files). */
+async function* startDrawings(codes: AsyncIterable<QrCode> | Iterable<QrCode>, sideMm: number): AsyncGenerator<Drawing> {
+  for await (const code of codes) {
+    if (typeof code?.codeId !== "string" || !CODE_ID.test(code.codeId)) invalid("Each code needs a codeId of letters, digits, _ or - (it names the files)", { codeId: code?.codeId });
+    const files = drawAndCheck(code, sideMm);
+    files.catch(() => undefined); // awaited in turn by inOrder; a failure meanwhile is not an unhandled rejection
+    yield { code: { codeId: code.codeId, uniqueQRCodeID: code.uniqueQRCodeID, title: code.title, updatedAt: code.updatedAt }, files };
+  }
+}
+
+/**
+ * The drawings' files in the order the codes came, `depth` taken in ahead of the one handed out (so at most
+ * `depth` codes draw at once, and none while the caller is busy with one). `intake` sees each code as it
+ * is taken. Stopping early waits for the codes still drawing, so nothing runs on once the caller has moved on.
+ */
+async function* inOrder(drawings: AsyncIterable<Drawing>, depth: number, intake: (code: PackagedCode) => void = () => undefined): AsyncGenerator<CodeFiles> {
+  const waiting: Drawing[] = [];
+  try {
+    for await (const drawing of drawings) {
+      waiting.push(drawing); // before intake, which may refuse it: its drawing is then awaited below too
+      intake(drawing.code);
+      if (waiting.length >= depth) yield await waiting.shift()!.files;
+    }
+    while (waiting.length) yield await waiting.shift()!.files;
+  } finally {
+    await Promise.allSettled(waiting.map((w) => w.files));
+  }
 }
 
 /**
@@ -696,9 +741,27 @@ async function drawAndCheck(code: QrCode, sideMm: number): Promise<CodeFiles> {
  * never finalised) and rethrows. Invalid options throw VALIDATION_FAILED before anything is written.
  */
 export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<QrCode>, options: PrintPackageOptions, out: NodeJS.WritableStream): Promise<PrintPackageResult> {
-  const { sideMm, sheets: sheetOptions } = checkPrintPackageOptions(options);
-  const depth = options.pipelineDepth ?? PIPELINE_DEPTH;
-  if (!Number.isInteger(depth) || depth < 1 || depth > PIPELINE_DEPTH_MAX) invalid(`pipelineDepth is a whole number from 1 to ${PIPELINE_DEPTH_MAX}`, { pipelineDepth: depth });
+  const { sideMm } = checkPrintPackageOptions(options);
+  pipelineDepth(options); // refused before anything is drawn
+  return assemble(startDrawings(codes, sideMm), options, out);
+}
+
+async function* alreadyDrawn(drawn: AsyncIterable<CodeFiles>): AsyncGenerator<Drawing> {
+  for await (const files of drawn) yield { code: files.code, files: Promise.resolve(files) };
+}
+
+/**
+ * The package's ZIP from codes already drawn (writePrintPackage's, or parts written by writePackagePart
+ * and read back by readPackagePart): the same bytes either way. A sheets file's time is the latest of the
+ * codes taken in so far, `depth` ahead of the one written, as when drawing and writing were one loop.
+ */
+export async function assemblePrintPackage(drawn: AsyncIterable<CodeFiles>, options: PrintPackageOptions, out: NodeJS.WritableStream): Promise<PrintPackageResult> {
+  return assemble(alreadyDrawn(drawn), options, out);
+}
+
+async function assemble(drawings: AsyncIterable<Drawing>, options: PrintPackageOptions, out: NodeJS.WritableStream): Promise<PrintPackageResult> {
+  const { sheets: sheetOptions } = checkPrintPackageOptions(options);
+  const depth = pipelineDepth(options);
   const sink = new ZipSink(out);
   const sheets = sheetOptions ? new SheetWriter(sheetOptions.layout, sheetOptions.pagesPerFile) : null;
   const manifest = new DeflatedText();
@@ -707,7 +770,7 @@ export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<
   let count = 0;
   let undecoded = 0;
   let latest: Date | undefined;
-  const row = (code: QrCode, payload: string, svg: DecodeCheck, pdf: DecodeCheck, note: string) => {
+  const row = (code: PackagedCode, payload: string, svg: DecodeCheck, pdf: DecodeCheck, note: string) => {
     if (!svg.ok || !pdf.ok) undecoded++;
     manifest.write(csvRow([code.codeId, code.uniqueQRCodeID, payload, code.title, svg.ok, pdf.ok, note]));
   };
@@ -724,21 +787,16 @@ export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<
     } else if (sheets) notes.push("left off the label sheets");
     row(code, payload, drawn.svgCheck, drawn.pdfCheck, notes.join("; "));
   };
-  const inFlight: Array<Promise<CodeFiles>> = [];
+  const intake = (code: PackagedCode) => {
+    if (++count > PACKAGE_CODES_MAX) invalid(`A print package holds at most ${PACKAGE_CODES_MAX} codes`, { max: PACKAGE_CODES_MAX });
+    if (typeof code?.codeId !== "string" || !CODE_ID.test(code.codeId)) invalid("Each code needs a codeId of letters, digits, _ or - (it names the files)", { codeId: code?.codeId });
+    if (seen.has(code.codeId)) invalid(`Code ${code.codeId} is in the package twice`, { codeId: code.codeId });
+    seen.add(code.codeId);
+    const mtime = zipTime(code.updatedAt);
+    if (!latest || mtime > latest) latest = mtime;
+  };
   try {
-    for await (const code of codes) {
-      if (++count > PACKAGE_CODES_MAX) invalid(`A print package holds at most ${PACKAGE_CODES_MAX} codes`, { max: PACKAGE_CODES_MAX });
-      if (typeof code?.codeId !== "string" || !CODE_ID.test(code.codeId)) invalid("Each code needs a codeId of letters, digits, _ or - (it names the files)", { codeId: code?.codeId });
-      if (seen.has(code.codeId)) invalid(`Code ${code.codeId} is in the package twice`, { codeId: code.codeId });
-      seen.add(code.codeId);
-      const mtime = zipTime(code.updatedAt);
-      if (!latest || mtime > latest) latest = mtime;
-      const drawing = drawAndCheck(code, sideMm);
-      drawing.catch(() => undefined); // awaited in turn below; a failure meanwhile is not an unhandled rejection
-      inFlight.push(drawing);
-      if (inFlight.length >= depth) await emit(await inFlight.shift()!);
-    }
-    while (inFlight.length) await emit(await inFlight.shift()!);
+    for await (const files of inOrder(drawings, depth, intake)) await emit(files);
     const last = await sheets?.close();
     if (last) await sink.add(last.name, last.data, false, zipTime(latest));
     await sink.addDeflated(manifest, "manifest.csv", zipTime(latest));
@@ -746,8 +804,94 @@ export async function writePrintPackage(codes: AsyncIterable<QrCode> | Iterable<
     await sink.end();
     return { files, codes: count, undecoded, sheetPages: sheets?.pages ?? 0, bytes: sink.bytes };
   } catch (error) {
-    await Promise.allSettled(inFlight); // nothing still drawing once the caller sees the failure
     sink.abort(error);
     throw error;
   }
+}
+
+// ---- a package in parts ---------------------------------------------------------------------------------
+//
+// A big package is drawn a slice at a time (jobs/service.ts): each slice's codes are drawn and checked and
+// their files written as one part (a ZIP: `<n>.svg`, `<n>.pdf` per code and `codes.json`, what the
+// manifest and the sheets need of each), and the package is assembled from the parts at the end, with no
+// drawing or decoding left to do. Sheets and the manifest are made only then, so they span slices as if
+// the package had been drawn in one go.
+
+/** When a slice stops taking codes (the first limit reached): codes in it, time drawing, bytes written. */
+export interface SliceLimits {
+  codes: number;
+  budgetMs: number;
+  bytes: number;
+}
+
+interface PartEntry {
+  codeId: string;
+  uniqueQRCodeID: string;
+  title: string;
+  updatedAt: string | null;
+  payload: string;
+  refused?: string;
+  svgCheck?: DecodeCheck;
+  pdfCheck?: DecodeCheck;
+}
+
+const PART_TIME = new Date(1980, 0, 1);
+
+/**
+ * Draws codes from `codes` into one part written to `out`, until `codes` ends or a limit of `limits` is
+ * reached. Answers how many codes it holds, the last one's id and whether `codes` was used up; the codes
+ * drawn past the last limit are dropped (the next slice starts after `lastCodeId`).
+ */
+export async function writePackagePart(
+  codes: AsyncIterable<QrCode> | Iterable<QrCode>,
+  options: PrintPackageOptions,
+  out: NodeJS.WritableStream,
+  limits: SliceLimits,
+  clock: () => number = Date.now,
+): Promise<{ codes: number; lastCodeId: string | null; exhausted: boolean; bytes: number }> {
+  const { sideMm } = checkPrintPackageOptions(options);
+  const sink = new ZipSink(out);
+  const entries: PartEntry[] = [];
+  const started = clock();
+  let exhausted = true;
+  try {
+    for await (const files of inOrder(startDrawings(codes, sideMm), pipelineDepth(options))) {
+      const { code, payload } = files;
+      const entry: PartEntry = { codeId: code.codeId, uniqueQRCodeID: code.uniqueQRCodeID, title: code.title, updatedAt: Number.isFinite(code.updatedAt?.getTime()) ? code.updatedAt.toISOString() : null, payload };
+      if ("refused" in files) entry.refused = files.refused;
+      else {
+        Object.assign(entry, { svgCheck: files.svgCheck, pdfCheck: files.pdfCheck });
+        await sink.add(`${entries.length}.svg`, files.svg, true, PART_TIME);
+        await sink.add(`${entries.length}.pdf`, files.pdf, false, PART_TIME);
+      }
+      entries.push(entry);
+      if (entries.length >= limits.codes || sink.bytes >= limits.bytes || clock() - started >= limits.budgetMs) {
+        exhausted = false;
+        break;
+      }
+    }
+    await sink.add("codes.json", Buffer.from(JSON.stringify(entries), "utf8"), true, PART_TIME);
+    const bytes = sink.bytes;
+    await sink.end();
+    return { codes: entries.length, lastCodeId: entries.at(-1)?.codeId ?? null, exhausted, bytes };
+  } catch (error) {
+    sink.abort(error);
+    throw error;
+  }
+}
+
+/** A part's codes with their files and checks, in the order they were drawn. */
+export function readPackagePart(zip: Uint8Array): CodeFiles[] {
+  const { unzipSync, strFromU8 } = fflate();
+  const files = unzipSync(zip);
+  if (!files["codes.json"]) throw new Error("a package part without codes.json");
+  const entries = JSON.parse(strFromU8(files["codes.json"])) as PartEntry[];
+  return entries.map((e, i): CodeFiles => {
+    const code: PackagedCode = { codeId: e.codeId, uniqueQRCodeID: e.uniqueQRCodeID, title: e.title, updatedAt: e.updatedAt ? new Date(e.updatedAt) : (undefined as unknown as Date) };
+    if (e.refused !== undefined) return { code, payload: e.payload, refused: e.refused };
+    const svg = files[`${i}.svg`];
+    const pdf = files[`${i}.pdf`];
+    if (!svg || !pdf || !e.svgCheck || !e.pdfCheck) throw new Error(`a package part without the files of its code ${i}`);
+    return { code, payload: e.payload, svg: Buffer.from(svg), pdf: Buffer.from(pdf), svgCheck: e.svgCheck, pdfCheck: e.pdfCheck };
+  });
 }

@@ -15,7 +15,7 @@ import { db } from "../core/firebase";
 import { logError, logInfo } from "../core/log";
 import { addNewCodes, readCodes } from "../store/codes";
 import type { JobStepTask } from "../store/jobQueue";
-import { addChunkDone, addExternalRefs, CHUNK_ROWS, createJob, jobCodeIds, readChunk, readExternalRefs, readJob, updateJob, type JobProgress, type RowOutcome, type StoredJob } from "../store/jobs";
+import { addChunkDone, addExternalRefs, CHUNK_ROWS, commitPackagePart, createJob, jobCodeIds, notePendingPart, readChunk, readExternalRefs, readJob, readPackageParts, updateJob, type JobProgress, type RowOutcome, type StoredJob } from "../store/jobs";
 import { assertCodeQuota, prepareCodes, settleFailedCommit, type NewCodeInput } from "../codes/service";
 import { domainChoices } from "../codes/domains";
 import { effectiveLook } from "../codes/look";
@@ -24,7 +24,7 @@ import { imageStore } from "../store/images";
 import type { QrCode } from "../codes/model";
 import { parseJobInput, type JobInput, type JobRow } from "./rows";
 import { assertDestinationAllowed } from "../abuse/service";
-import type { PrintPackageOptions } from "./printPackage";
+import type { CodeFiles, PrintPackageOptions, SliceLimits } from "./printPackage";
 
 /** A print package of codes that exist already: their ids, in the package's order. */
 export interface CodeSelection {
@@ -118,10 +118,10 @@ const PROGRESS_INTERVAL_MS = 1_000;
 const NO_PROGRESS: JobProgress = { chunksDone: 0, created: 0, reused: 0, failed: 0 };
 
 /** One step of a job; safe to run again (a retry after a crash, or a duplicate task). */
-export async function runJobStep(task: JobStepTask, enqueue: (task: JobStepTask) => Promise<void>): Promise<void> {
+export async function runJobStep(task: JobStepTask, enqueue: (task: JobStepTask) => Promise<void>, tuning: StepTuning = {}): Promise<void> {
   const job = await readJob(task.merchantId, task.jobId);
   if (!job || job.state === "done" || job.state === "failed") return;
-  if (task.step === "package") return packageJob(job);
+  if (task.step === "package") return packageJob(job, enqueue, tuning.packageSlice ?? PACKAGE_SLICE);
   const started = Date.now();
   let flushed = started;
   // The counts of the chunks before this task's first come with the task, so a retry starts from them again.
@@ -227,23 +227,79 @@ async function findChunkCodes(job: StoredJob, index: number, rows: Array<{ row: 
 }
 
 // ---- the print package ----
+//
+// Built in slices so no step draws more than a bounded share of it: each package step draws the next
+// codes into a part (jobs/printPackage.ts, writePackagePart) until PACKAGE_SLICE's first limit, writes it
+// to Storage, then commits the part's record and the cursor in one transaction and queues the next step.
+// A step that dies or fails redoes only its own slice (its uncommitted object is deleted by the retry);
+// the last step assembles the ZIP from the parts in order, with no drawing left, and deletes them.
 
 const PACKAGE_READ = 100;
 
-async function* jobCodes(job: StoredJob): AsyncGenerator<QrCode> {
-  for await (const ids of jobCodeIds(job.merchantId, job.jobId, job.chunks)) {
-    const unique = [...new Set(ids)];
-    for (let i = 0; i < unique.length; i += PACKAGE_READ) yield* await readCodes(job.merchantId, unique.slice(i, i + PACKAGE_READ));
-  }
+/** Where a slice stops: 1,000 codes, 4 minutes of drawing (the step's limit is 9), or 64 MiB of files. */
+export const PACKAGE_SLICE: SliceLimits = { codes: 1_000, budgetMs: 240_000, bytes: 64 * 1024 * 1024 };
+
+/** Options of a step a test may narrow (a slice of a few codes, to cross slices with a handful). */
+export interface StepTuning {
+  packageSlice?: SliceLimits;
+}
+
+/** The package's codes, in its order: each code once, however many rows named it. */
+async function packageCodeIds(job: StoredJob): Promise<string[]> {
+  const ids = new Set<string>();
+  for await (const page of jobCodeIds(job.merchantId, job.jobId, job.chunks)) for (const id of page) ids.add(id);
+  return [...ids];
+}
+
+/** The codes of `ids` that still exist, read a page at a time as the drawing asks for them. */
+async function* codesOf(merchantId: string, ids: string[]): AsyncGenerator<QrCode> {
+  for (let i = 0; i < ids.length; i += PACKAGE_READ) yield* await readCodes(merchantId, ids.slice(i, i + PACKAGE_READ));
 }
 
 export const packagePath = (merchantId: string, jobId: string) => `packages/${merchantId}/${jobId}.zip`;
+const partPath = (merchantId: string, jobId: string, part: number) => `packages/${merchantId}/${jobId}/part-${String(part).padStart(4, "0")}-${randomBytes(4).toString("hex")}.zip`;
 
-async function packageJob(job: StoredJob): Promise<void> {
-  const { writePrintPackage } = require("./printPackage") as typeof import("./printPackage");
+const packageOptions = (job: StoredJob): PrintPackageOptions => ({ sideMm: job.print!.sideMm, ...(job.print!.sheets ? { sheets: job.print!.sheets } : {}) });
+
+async function packageJob(job: StoredJob, enqueue: (task: JobStepTask) => Promise<void>, slice: SliceLimits): Promise<void> {
+  const ids = await packageCodeIds(job);
+  const cursor = job.packageCursor;
+  if (cursor.next >= ids.length) return assemblePackage(job, ids);
+  const { writePackagePart } = require("./printPackage") as typeof import("./printPackage");
+  // An earlier attempt at this slice that died (or lost its commit) left this object: never committed, so unused.
+  if (cursor.pending) await imageStore().delete(cursor.pending);
+  const path = partPath(job.merchantId, job.jobId, cursor.parts);
+  await notePendingPart(job.merchantId, job.jobId, path);
+  const { stream, stored } = imageStore().writeStream(path, "application/zip");
+  const [written] = await Promise.all([writePackagePart(codesOf(job.merchantId, ids.slice(cursor.next)), packageOptions(job), stream, slice), stored]);
+  const end = written.exhausted ? ids.length : ids.indexOf(written.lastCodeId!, cursor.next) + 1;
+  if (!(await commitPackagePart(job.merchantId, job.jobId, cursor, { start: cursor.next, end, path }))) {
+    await imageStore().delete(path); // another attempt committed this slice first
+    return;
+  }
+  logInfo("job.package_part", "print package part written", { merchantId: job.merchantId, jobId: job.jobId, part: cursor.parts, start: cursor.next, end, codes: written.codes, bytes: written.bytes });
+  await enqueue({ merchantId: job.merchantId, jobId: job.jobId, step: "package" });
+}
+
+/** The ZIP from the committed parts, which must cover the package's codes in order, each once. */
+async function assemblePackage(job: StoredJob, ids: string[]): Promise<void> {
+  const { assemblePrintPackage, readPackagePart } = require("./printPackage") as typeof import("./printPackage");
+  const parts = await readPackageParts(job.merchantId, job.jobId, job.packageCursor.parts);
+  parts.forEach((p, i) => {
+    if (p.start !== (i ? parts[i - 1].end : 0)) throw new Error(`package part ${i} of job ${job.jobId} starts at ${p.start}, not where part ${i - 1} ended`);
+  });
+  if ((parts.at(-1)?.end ?? 0) !== ids.length) throw new Error(`the package parts of job ${job.jobId} end before its ${ids.length} codes`);
+  async function* drawn(): AsyncGenerator<CodeFiles> {
+    for (const p of parts) {
+      const inRange = new Set(ids.slice(p.start, p.end));
+      for (const files of readPackagePart(await imageStore().get(p.path))) {
+        if (!inRange.delete(files.code.codeId)) throw new Error(`package part ${p.path} holds ${files.code.codeId}, not one of its own codes`);
+        yield files;
+      }
+    }
+  }
   const { stream, stored } = imageStore().writeStream(packagePath(job.merchantId, job.jobId), "application/zip");
-  const options: PrintPackageOptions = { sideMm: job.print!.sideMm, ...(job.print!.sheets ? { sheets: job.print!.sheets } : {}) };
-  const [result, file] = await Promise.all([writePrintPackage(jobCodes(job), options, stream), stored]);
+  const [result, file] = await Promise.all([assemblePrintPackage(drawn(), packageOptions(job), stream), stored]);
   await updateJob(job.merchantId, job.jobId, {
     state: "done",
     packagePath: file.path,
@@ -251,7 +307,9 @@ async function packageJob(job: StoredJob): Promise<void> {
     note: result.undecoded ? `${result.undecoded} codes did not decode back exactly: see manifest.csv` : null,
     finishedAt: new Date(),
   });
-  logInfo("job.packaged", "job packaged", { merchantId: job.merchantId, jobId: job.jobId, codes: result.codes, bytes: result.bytes });
+  logInfo("job.packaged", "job packaged", { merchantId: job.merchantId, jobId: job.jobId, codes: result.codes, bytes: result.bytes, parts: parts.length });
+  // The parts are no longer needed once the ZIP is stored; one left by a failed delete is only bytes.
+  await Promise.allSettled(parts.map((p) => imageStore().delete(p.path)));
 }
 
 /** Marks a job failed after its step's last attempt, with the reason a person can act on. */

@@ -2,6 +2,7 @@
 //
 //   workspaces/{m}/jobs/{jobId}                  the job: state, counts, the first row errors, options
 //   workspaces/{m}/jobs/{jobId}/chunks/{nnnn}    up to CHUNK_ROWS rows each, then each row's outcome
+//   workspaces/{m}/jobs/{jobId}/packageParts/{nnnn}   the print package's parts, a slice of its codes each
 //   workspaces/{m}/externalRefs/{hash}           which code a row's external reference made (never two)
 //
 // A chunk is done in one commit: its new codes, their references, its outcomes and the job's counts.
@@ -52,6 +53,8 @@ export interface StoredJob {
   print: { sideMm: number; sheets: { paper: "a4" | "letter"; labelMm?: number } | null } | null;
   packageUrl: string | null;
   packagePath: string | null;
+  /** How far the print package's parts have come (jobs/service.ts). */
+  packageCursor: PackageCursor;
   note: string | null;
   createdBy: string;
   createdAt: Date;
@@ -80,6 +83,7 @@ const jobRecord = (merchantId: string) =>
     print: d.print ?? null,
     packageUrl: d.packageUrl ?? null,
     packagePath: d.packagePath ?? null,
+    packageCursor: { next: d.packageNext ?? 0, parts: d.packageParts ?? 0, pending: d.packagePending ?? null },
     note: d.note ?? null,
     createdBy: d.createdBy,
     createdAt: dateOf(d.createdAt),
@@ -183,4 +187,58 @@ export async function* jobCodeIds(merchantId: string, jobId: string, chunks: num
     const c = await readChunk(merchantId, jobId, i);
     yield (c?.outcomes ?? []).flatMap((o) => (o.codeId ? [o.codeId] : []));
   }
+}
+
+// ---- the print package's parts ----
+
+/**
+ * `next`: the place, in the package's list of codes, of the first code no committed part holds; `parts`:
+ * parts committed; `pending`: the object a slice is writing (or was, when its step died), deleted by the
+ * next attempt so no half-written or uncommitted part is left behind.
+ */
+export interface PackageCursor {
+  next: number;
+  parts: number;
+  pending: string | null;
+}
+
+/** A committed part: the codes of the list from `start` to before `end` (those that still exist), in `path`. */
+export interface PackagePart {
+  start: number;
+  end: number;
+  path: string;
+}
+
+const partRef = (merchantId: string, jobId: string, part: number) => jobRef(merchantId, jobId).collection("packageParts").doc(String(part).padStart(4, "0"));
+
+/** Notes the object a slice is about to write (so a later attempt can delete it if this one dies). */
+export async function notePendingPart(merchantId: string, jobId: string, path: string | null): Promise<void> {
+  await jobRef(merchantId, jobId).update({ packagePending: path, updatedAt: Timestamp.now() });
+}
+
+/**
+ * Commits a written part, if the cursor is still where the slice began (else another attempt got there
+ * first: false, and the caller deletes its own object). One transaction: the part's record and the cursor.
+ */
+export async function commitPackagePart(merchantId: string, jobId: string, from: Pick<PackageCursor, "next" | "parts">, part: PackagePart, now = new Date()): Promise<boolean> {
+  return db().runTransaction(async (tx) => {
+    const snap = await tx.get(jobRef(merchantId, jobId));
+    if ((snap.get("packageNext") ?? 0) !== from.next || (snap.get("packageParts") ?? 0) !== from.parts) return false;
+    tx.create(partRef(merchantId, jobId, from.parts), { ...part, expiresAt: expiry(now) });
+    tx.update(jobRef(merchantId, jobId), { packageNext: part.end, packageParts: from.parts + 1, packagePending: null, updatedAt: Timestamp.fromDate(now) });
+    return true;
+  });
+}
+
+/** The committed parts, in order (at most one per slice of the package). */
+export async function readPackageParts(merchantId: string, jobId: string, parts: number): Promise<PackagePart[]> {
+  const out: PackagePart[] = [];
+  for (let i = 0; i < parts; i += 100) {
+    const refs = Array.from({ length: Math.min(100, parts - i) }, (_, k) => partRef(merchantId, jobId, i + k));
+    for (const snap of await db().getAll(...refs)) {
+      if (!snap.exists) throw new Error(`package part ${snap.id} of job ${jobId} is missing`);
+      out.push({ start: snap.get("start"), end: snap.get("end"), path: snap.get("path") });
+    }
+  }
+  return out;
 }

@@ -24,6 +24,9 @@ export interface DeliveryTask {
   body?: string;
   /** When a deferred task was first deferred (ms since the epoch): how long it has waited for its workspace's share. */
   deferredSince?: number;
+  /** Failed attempts so far, and when the first failed (ms since the epoch): the service's own retry schedule. */
+  retries?: number;
+  retrySince?: number;
 }
 
 /** The part of firebase-admin's TaskQueue an enqueue uses (a test passes its own to see the request). */
@@ -48,6 +51,33 @@ export async function enqueueDelivery(task: DeliveryTask, queue: DeliveryQueue =
  */
 export async function deferDelivery(task: DeliveryTask, at: Date, now: Date, queue: DeliveryQueue = deliveryQueue()): Promise<void> {
   await queue.enqueue(sealTask({ ...task, deferredSince: task.deferredSince ?? now.getTime() }, "webhookDelivery", now), { dispatchDeadlineSeconds: 30, scheduleTime: at });
+}
+
+/** A failed delivery is tried this many times in all, within this long of its first failure, then marked failed. */
+export const DELIVERY_ATTEMPTS_MAX = 100;
+export const DELIVERY_RETRY_WINDOW_MS = 25 * 3_600_000;
+const RETRY_STEP_MAX_MS = 3_600_000;
+
+/**
+ * When a failed delivery is tried again: the first step, doubling up to an hour; null once its attempts or
+ * its 25 h are spent (the queue's own retry settings, which the task no longer uses for a failed attempt).
+ */
+export function nextRetryAt(task: DeliveryTask, firstStepMs: number, now: Date): Date | null {
+  const retries = task.retries ?? 0;
+  if (retries + 1 >= DELIVERY_ATTEMPTS_MAX) return null;
+  if (task.retrySince !== undefined && now.getTime() - task.retrySince >= DELIVERY_RETRY_WINDOW_MS) return null;
+  const step = Math.min(firstStepMs * 2 ** Math.min(retries, 20), RETRY_STEP_MAX_MS);
+  return new Date(now.getTime() + step);
+}
+
+/**
+ * Puts a failed delivery back on the queue as a new task dispatched at `at`, so the task that failed
+ * answers 2xx: a receiver that keeps failing (one tenant's choice) never answers the shared queue with the
+ * 503 that would make Cloud Tasks slow down dispatching for every workspace.
+ */
+export async function retryDelivery(task: DeliveryTask, at: Date, now: Date, queue: DeliveryQueue = deliveryQueue()): Promise<void> {
+  const next = { ...task, retries: (task.retries ?? 0) + 1, retrySince: task.retrySince ?? now.getTime() };
+  await queue.enqueue(sealTask(next, "webhookDelivery", now), { dispatchDeadlineSeconds: 30, scheduleTime: at });
 }
 
 interface ScanForWebhooks {
