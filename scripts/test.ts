@@ -228,7 +228,8 @@ async function main(): Promise<number> {
   const { tiers, rest: extra, full: fullFlag } = tiersOf(process.argv.slice(2));
   const full = fullFlag || process.env.TEST_FULL === "1";
   const scaleEnv: NodeJS.ProcessEnv = full ? { TEST_FULL: "1", TEST_SCALE: "1" } : {};
-  const baseEnv = { ...process.env, ...scaleEnv };
+  // No Google client in a test process may look for a metadata server (a DNS query and 169.254.169.254: off the machine).
+  const baseEnv = { ...process.env, METADATA_SERVER_DETECTION: "none", ...scaleEnv };
   const results: TierResult[] = [];
   let stacks: Stack[] = [];
   let interrupted = false;

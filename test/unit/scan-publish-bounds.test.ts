@@ -50,7 +50,8 @@ describe("scan publishers: bounded retries and messages in flight", function () 
     );
     const took = Date.now() - started;
     assert.ok(error.code === 4 || /timeout|deadline/i.test(error.message), error.message);
-    assert.ok(took < PUBLISH_BOUNDS.arrivals.totalMs + 1_500, `gave up after ${took} ms (budget ${PUBLISH_BOUNDS.arrivals.totalMs} ms; the library's default is 600 s)`);
+    // Slack for a loaded machine's timers: the point is seconds, not the library's ten minutes.
+    assert.ok(took < PUBLISH_BOUNDS.arrivals.totalMs + 5_000, `gave up after ${took} ms (budget ${PUBLISH_BOUNDS.arrivals.totalMs} ms; the library's default is 600 s)`);
     assert.deepEqual(arrivals.inFlight, { messages: 0, bytes: 0 });
   });
 
