@@ -35,8 +35,13 @@ function emulatorAuthClient(): unknown {
 }
 
 export function db(): Firestore {
-  requireEmulator("FIRESTORE_EMULATOR_HOST", "Firestore");
+  // The handle first: every store call asks for it, and the check below only matters before it exists.
   if (firestore) return firestore;
+  requireEmulator("FIRESTORE_EMULATOR_HOST", "Firestore");
+  // The SDK opens a tracing span around every operation unless told not to. Nothing here registers an
+  // OpenTelemetry provider, so those spans went nowhere and cost about 1% of a busy tool server's CPU; an
+  // operator who installs one can set FIRESTORE_ENABLE_TRACING=on.
+  process.env.FIRESTORE_ENABLE_TRACING ??= "off";
   const { initializeFirestore } = require("firebase-admin/firestore") as typeof import("firebase-admin/firestore");
   // REST transport, in production and on the emulator alike, so tests and benchmarks run the data path
   // production runs (and no gRPC stack loads on cold start). The emulator takes the admin token "owner";

@@ -1,4 +1,5 @@
 // Audit events: who called which tool, how it ended, how long it took. Never arguments or results.
+import { randomUUID } from "node:crypto";
 import { FieldValue, Timestamp, type Transaction } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { Coalescer } from "../core/coalescer";
@@ -23,7 +24,9 @@ export const AUDIT_RETENTION_DAYS = 400;
 const auditWrites = new Coalescer<AuditEvent, void>(async (events) => {
   const batch = db().batch();
   const collection = db().collection(COLLECTIONS.auditEvents);
-  for (const event of events) batch.create(collection.doc(), auditData(event));
+  // A random UUID for the id: as unguessable and as spread over the key range as the SDK's auto-id, which
+  // draws fresh random bytes for each id (about 1% of a busy tool server's CPU); Node batches UUIDs' bytes.
+  for (const event of events) batch.create(collection.doc(randomUUID()), auditData(event));
   await batch.commit();
   return events.map(() => undefined);
 }, 400);
@@ -38,5 +41,5 @@ function auditData(event: AuditEvent) {
 
 /** An audit event written with the change it records, in the change's transaction (an operator's action). */
 export function addAuditEvent(tx: Transaction, event: AuditEvent): void {
-  tx.create(db().collection(COLLECTIONS.auditEvents).doc(), auditData(event));
+  tx.create(db().collection(COLLECTIONS.auditEvents).doc(randomUUID()), auditData(event));
 }
