@@ -118,8 +118,10 @@ export async function handleMcpPost(req: Request, res: Response): Promise<void> 
   // Every keyed response carries the caller's standing, even when no tools/call was counted.
   if (caller && !res.hasHeader("X-RateLimit-Limit")) await enforceRateLimit(res, req, "toolCalls", { caller }, "mcp", false).catch(() => undefined);
   // A 401 at a toolset or read-only URL names that URL's own metadata (RFC 9728 section 3.3).
-  const challenge = mcpChallenge(outcome.status, outcome.body, `${oauthUrls().resource.replace(/\/$/, "")}${endpointPath(req.url)}`);
-  if (challenge) res.setHeader("WWW-Authenticate", challenge);
+  if (outcome.status === 401) {
+    const challenge = mcpChallenge(outcome.status, outcome.body, `${oauthUrls().resource.replace(/\/$/, "")}${endpointPath(req.url)}`);
+    if (challenge) res.setHeader("WWW-Authenticate", challenge);
+  }
   sendJson(res, outcome.status, outcome.body);
 }
 
