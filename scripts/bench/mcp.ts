@@ -3,9 +3,12 @@
 // same key check, rate limiter and audit write against the Firestore emulator. The servers run in a
 // process of their own (mcp-server.ts), so their CPU is read apart from this load client's.
 // BENCH_CPU_PROF=<dir> writes a V8 CPU profile of the server process there. BENCH_MCP_FLOOR=1 adds a
-// fourth contender, a bare server making only a call's Firestore requests (mcp-server.ts floorApp).
+// fourth contender, a bare server making only a call's Firestore requests (mcp-server.ts floorApp). The
+// servers run compiled, on plain Node (compiledServer); BENCH_MCP_TSX=1 runs them under tsx instead.
 import { fork, type ChildProcess } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { build, type Plugin } from "esbuild";
 import { getConfig } from "../../functions/src/core/config";
 import { runLoad, printLoad, fmt, post, type LoadResult } from "./measure";
 
@@ -23,9 +26,46 @@ interface ServerProcess {
   cpu(settle?: boolean): Promise<{ micros: number; system: number; outgoing: number }>;
 }
 
-function startServers(): Promise<ServerProcess> {
+const FUNCTIONS_SRC = path.resolve(__dirname, "..", "..", "functions", "src");
+const FUNCTIONS_LIB = path.resolve(__dirname, "..", "..", "functions", "lib");
+
+/** The newest modification time of the .ts files under `dir`. */
+function newestSource(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((newest, entry) => {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) return Math.max(newest, newestSource(file));
+    return entry.name.endsWith(".ts") ? Math.max(newest, statSync(file).mtimeMs) : newest;
+  }, 0);
+}
+
+/**
+ * The server process as deployed code runs: JavaScript on plain Node. The service's modules are tsc's
+ * output in functions/lib (what `firebase deploy` ships; `npm run bench` builds it first), and mcp-server.ts
+ * itself is compiled to one file whose imports of functions/src point there. Under tsx instead, every
+ * `require` the Firestore client makes per call goes through tsx's resolver, each closure gets a naming
+ * wrapper and each captured stack a source map lookup: costs of the bench's loader, not of the servers.
+ */
+async function compiledServer(): Promise<string> {
+  if (!existsSync(path.join(FUNCTIONS_LIB, "mcp", "app.js")) || statSync(path.join(FUNCTIONS_LIB, "mcp", "app.js")).mtimeMs < newestSource(FUNCTIONS_SRC)) {
+    throw new Error("functions/lib is older than functions/src: run `npm run build` (npm run bench does), or BENCH_MCP_TSX=1");
+  }
+  const outfile = path.resolve(__dirname, "..", "..", "test-artifacts", "bench", "mcp-server.js");
+  const toLib: Plugin = {
+    name: "functions-lib",
+    setup(b) {
+      b.onResolve({ filter: /functions\/src\// }, (args) => ({ path: `${path.resolve(args.resolveDir, args.path).replace(FUNCTIONS_SRC, FUNCTIONS_LIB)}.js`, external: true }));
+    },
+  };
+  await build({ entryPoints: [path.join(__dirname, "mcp-server.ts")], outfile, bundle: true, platform: "node", format: "cjs", target: "node22", packages: "external", plugins: [toLib], logLevel: "error" });
+  return outfile;
+}
+
+async function startServers(): Promise<ServerProcess> {
   const profile = process.env.BENCH_CPU_PROF ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF)}`] : [];
-  const child = fork(path.join(__dirname, "mcp-server.ts"), [], { execArgv: [...process.execArgv, "--expose-gc", ...profile], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  // BENCH_MCP_TSX=1: the servers' TypeScript through tsx, as this bench ran before (docs/performance.md has both).
+  const underTsx = process.env.BENCH_MCP_TSX === "1";
+  const entry = underTsx ? path.join(__dirname, "mcp-server.ts") : await compiledServer();
+  const child = fork(entry, [], { execArgv: [...(underTsx ? process.execArgv : []), "--expose-gc", ...profile], stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const cpu = (settle = false) =>
     new Promise<{ micros: number; system: number; outgoing: number }>((resolve) => {
       const onMessage = (m: { cpu?: NodeJS.CpuUsage; outgoing?: number }) => {
@@ -46,7 +86,9 @@ function startServers(): Promise<ServerProcess> {
 }
 
 export async function benchMcp(apiKey: string, requests = Number(process.env.BENCH_MCP_REQUESTS ?? 2000), concurrency = 32) {
-  console.log(`\n[mcp] tools/call svc.ping, ${requests} requests, concurrency ${concurrency}, key check + audit on the Firestore emulator`);
+  console.log(
+    `\n[mcp] tools/call svc.ping, ${requests} requests, concurrency ${concurrency}, key check + audit on the Firestore emulator; servers ${process.env.BENCH_MCP_TSX === "1" ? "under tsx" : "compiled (functions/lib), plain Node"}`,
+  );
   const servers = await startServers();
   const params = { name: "svc.ping", arguments: {} };
   const legacyBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params });
