@@ -3,6 +3,7 @@
 // it. Two layers: the list shipped with the functions (data/blocked-destinations.txt, read once per
 // process on first use), then, when a key is configured, Google Safe Browsing's Lookup API.
 // Module load stays light: built-in modules and the logger only; nothing is read until the first check.
+import { isLoopbackHostPort } from "../core/testClock";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { logWarn } from "../core/log";
@@ -272,7 +273,7 @@ const loopbackClients = new Map<string, SafeBrowsingLookup>();
  * requestSafeBrowsingServer: the local stack's tests only), speaking the same protocol as the real one.
  */
 export function loopbackSafeBrowsing(hostPort: string): SafeBrowsingLookup {
-  if (!/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}:\d{1,5}$/.test(hostPort)) throw new Error("a loopback Safe Browsing stand-in must be 127.x.y.z:port");
+  if (!isLoopbackHostPort(hostPort)) throw new Error("a loopback Safe Browsing stand-in must be 127.x.y.z:port");
   let client = loopbackClients.get(hostPort);
   if (!client) loopbackClients.set(hostPort, (client = safeBrowsingClient("local-stand-in", fetch, 1500, `http://${hostPort}/v4/threatMatches:find`)));
   if (loopbackClients.size > 100) loopbackClients.delete(loopbackClients.keys().next().value!);

@@ -59,11 +59,16 @@ export function requestSafeBrowsingServer(headers: Record<string, string | strin
   return loopbackHostPort(headers, TEST_SAFE_BROWSING_HEADER, honoured);
 }
 
+/** Whether `value` is `127.x.y.z:<port>` with a port in 1-65535: the only stand-in address a test may name. */
+export function isLoopbackHostPort(value: string): boolean {
+  const match = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}:(\d{1,5})$/.exec(value);
+  return !!match && Number(match[1]) > 0 && Number(match[1]) < 65536;
+}
+
 /** A header's `127.x.y.z:<port>` when honoured; anything else (another address, a name, no port) is ignored. */
 function loopbackHostPort(headers: Record<string, string | string[] | undefined>, name: string, honoured: boolean): string | undefined {
   if (!honoured) return undefined;
   const raw = headers[name];
   const value = String(Array.isArray(raw) ? raw[0] : (raw ?? ""));
-  const match = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}:(\d{1,5})$/.exec(value);
-  return match && Number(match[1]) > 0 && Number(match[1]) < 65536 ? value : undefined;
+  return isLoopbackHostPort(value) ? value : undefined;
 }
