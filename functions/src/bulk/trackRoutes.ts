@@ -2,6 +2,7 @@
 // sales, reversals and till redemptions need a key with the conversions:write scope; the tracking
 // settings of the workspace and of a code need it too (they decide what the redirect appends).
 import { z } from "zod";
+import { ids } from "../core/ids";
 import { endpoint } from "../http/endpoint";
 import { reverseSale, trackLead, trackSale } from "../attribution/service";
 import { codeTracking, readTrackingSettings, setCodeTracking, writeTrackingSettings } from "../attribution/admin";
@@ -12,7 +13,7 @@ import { LeadAcceptedSchema, LeadBodySchema, ReversalAcceptedSchema, ReversalBod
 
 const TRACK = { credential: "caller", scope: "conversions:write", limit: "tracking" } as const;
 
-const CodeParams = z.strictObject({ codeId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "codeId is the code's id") });
+const CodeParams = z.strictObject({ codeId: ids.codeId });
 export const CodeTrackingBodySchema = z.strictObject({ trackConversions: trackConversionsField.nullable().describe("true or false for this code; null: its campaign's or the workspace's setting decides") });
 export const CodeTrackingSchema = z.object({ codeId: z.string(), trackConversions: z.boolean().nullable() }).meta({ title: "CodeTracking" });
 export const TrackingSettingsSchema = z.object({ trackConversions: z.boolean(), clickIdParam: z.string(), windowDays: z.number().int(), firstPartyCookie: z.boolean() }).meta({ title: "TrackingSettings" });
