@@ -5,6 +5,7 @@ import type { Firestore } from "firebase-admin/firestore";
 import type { Auth } from "firebase-admin/auth";
 import { AppError } from "./errors";
 import { isLocal, projectId, storageBucketName } from "./config";
+import { firestoreAuthClient, type RequestSigner } from "./firestoreTransport";
 
 let app: App | undefined;
 let firestore: Firestore | undefined;
@@ -26,9 +27,14 @@ function requireEmulator(envVar: "FIRESTORE_EMULATOR_HOST" | "FIREBASE_AUTH_EMUL
   }
 }
 
-/** An auth client presenting the emulators' admin token: local use only (FIRESTORE_EMULATOR_HOST set). */
-function emulatorAuthClient(): unknown {
-  const { OAuth2Client } = require("google-auth-library") as typeof import("google-auth-library");
+/**
+ * What signs the Firestore client's requests: locally (FIRESTORE_EMULATOR_HOST set) the emulators' admin
+ * token, deployed the application default credentials with Firestore's scopes (what the client would build
+ * itself without an auth client of ours).
+ */
+function firestoreSigner(): RequestSigner {
+  const { GoogleAuth, OAuth2Client } = require("google-auth-library") as typeof import("google-auth-library");
+  if (!process.env.FIRESTORE_EMULATOR_HOST) return new GoogleAuth({ scopes: ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/datastore"] });
   const client = new OAuth2Client();
   client.setCredentials({ access_token: "owner", expiry_date: Date.now() + 10 * 365 * 86_400_000 });
   return client;
@@ -44,12 +50,12 @@ export function db(): Firestore {
   process.env.FIRESTORE_ENABLE_TRACING ??= "off";
   const { initializeFirestore } = require("firebase-admin/firestore") as typeof import("firebase-admin/firestore");
   // REST transport, in production and on the emulator alike, so tests and benchmarks run the data path
-  // production runs (and no gRPC stack loads on cold start). The emulator takes the admin token "owner";
-  // without a client that presents it, the REST client would look for Google credentials and fail.
+  // production runs (and no gRPC stack loads on cold start). Its HTTP leg is ours (core/firestoreTransport.ts),
+  // signed by the emulator's admin token "owner" locally and by the default credentials deployed.
   firestore = initializeFirestore(adminApp(), { preferRest: true });
   boundCommitRetries();
   // Settings beyond preferRest reach the client only through settings(), which may be called once.
-  firestore.settings({ clientConfig: boundedCalls(), ...(process.env.FIRESTORE_EMULATOR_HOST ? { authClient: emulatorAuthClient() } : {}) } as FirebaseFirestore.Settings);
+  firestore.settings({ clientConfig: boundedCalls(), authClient: firestoreAuthClient(firestoreSigner()) } as FirebaseFirestore.Settings);
   return firestore;
 }
 

@@ -58,9 +58,15 @@ export async function createApiKeyRecord(id: string, input: { merchantId: string
   return record;
 }
 
-// Concurrent key checks on one instance share a single getAll round trip (never a cached answer).
+// Concurrent key checks on one instance share a single getAll round trip (never a cached answer). Calls
+// with the same key in one round trip read its document once and share the record read (a busy key's
+// calls mostly come together): the record is read-only to its callers.
 const keyReads = new Coalescer<string, ApiKeyRecord | undefined>(async (hashes) => {
-  return readRecords(hashes.map((h) => keys().doc(h)));
+  const distinct = [...new Set(hashes)];
+  const records = await readRecords(distinct.map((h) => keys().doc(h)));
+  if (distinct.length === hashes.length) return records;
+  const byHash = new Map(distinct.map((h, i) => [h, records[i]]));
+  return hashes.map((h) => byHash.get(h));
 });
 
 export function findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
