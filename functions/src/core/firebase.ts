@@ -1,11 +1,13 @@
 // Lazily initialised Admin SDK handles. Locally (emulator or demo- project) a missing emulator host is an
 // immediate error: without it the client would try production and hang until the function timeout.
+import { sep } from "node:path";
 import type { App } from "firebase-admin/app";
 import type { Firestore } from "firebase-admin/firestore";
 import type { Auth } from "firebase-admin/auth";
 import { AppError } from "./errors";
 import { isLocal, projectId, storageBucketName } from "./config";
 import { firestoreAuthClient, type RequestSigner } from "./firestoreTransport";
+import { rememberResolution } from "./requireResolution";
 
 let app: App | undefined;
 let firestore: Firestore | undefined;
@@ -56,8 +58,14 @@ export function db(): Firestore {
   boundCommitRetries();
   // Settings beyond preferRest reach the client only through settings(), which may be called once.
   firestore.settings({ clientConfig: boundedCalls(), authClient: firestoreAuthClient(firestoreSigner()) } as FirebaseFirestore.Settings);
+  // Each commit's retry options come from a require inside the client's createCallOptions: made a lookup.
+  for (const file of Object.keys(require.cache)) {
+    if (file.endsWith(FIRESTORE_CLIENT_INDEX)) rememberResolution(file, "google-gax/fallback");
+  }
   return firestore;
 }
+
+const FIRESTORE_CLIENT_INDEX = ["", "@google-cloud", "firestore", "build", "src", "index.js"].join(sep);
 
 /**
  * The longest a commit (a batch, a create, a transaction's commit) keeps being sent: the SDK re-sends a
