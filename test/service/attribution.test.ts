@@ -9,8 +9,9 @@ import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
 import { newClient, type TestClient } from "../helpers/clients";
 import { eventually } from "../helpers/poll";
+import { pullScans, subscribeToScans } from "../helpers/pubsub";
 import { readConversionFigures } from "../../functions/src/store/conversions";
-import { signClickId, verifyClickId } from "../../functions/src/attribution/clickId";
+import { signClickId, verifyClickId, type ClickFacts } from "../../functions/src/attribution/clickId";
 
 const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
 const CRAWLER = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
@@ -193,6 +194,35 @@ describe("attribution: scan -> lead -> sale through the local front", function (
     // Tracking off for the code: the same pass-through, no click id.
     assert.equal((await post(merchant.apiKey, `/api/track/codes/${code.codeId}`, { trackConversions: false })).status, 200);
     assert.equal(await passwordPass(code.uniqueQRCodeID, password, newClient()), "https://shop.example/vip?a=1+2&flag&utm_source=door&utm_medium=print#room");
+  });
+
+  it("a capped code's click id names the scan id, rule and arm of the scan's event in the stream", async () => {
+    useStackKeys();
+    const subscription = await subscribeToScans();
+    const code = toolResult(await callTool("svc.qr.create", { title: "Capped", destinationUrl: "https://shop.example/capped", dynamic: true }, merchant.apiKey));
+    const split = [
+      { url: "https://shop.example/capped-a", weight: 50 },
+      { url: "https://shop.example/capped-b", weight: 50 },
+    ];
+    toolResult(await callTool("svc.qr.set_rules", { codeId: code.codeId, settings: { trackConversions: true, humanScanCap: 5, rules: [{ when: {}, then: { type: "split", variants: split } }] } }, merchant.apiKey));
+    // Two people: the first scan reaches an instance that has not read the code yet, the second one that has.
+    const facts: ClickFacts[] = [];
+    for (const client of [newClient(), newClient()]) {
+      const scanned = await scan(code.uniqueQRCodeID, client);
+      assert.match(scanned.location, /^https:\/\/shop\.example\/capped-[ab]\?svc_sid=/);
+      const verdict = verifyClickId(clickIdOf(scanned.location)!, { merchantId: merchant.merchantId, windowDays: 30, now: new Date() });
+      assert.ok("facts" in verdict, JSON.stringify(verdict));
+      facts.push(verdict.facts);
+    }
+    const scanIds = new Set(facts.map((f) => f.scanId));
+    assert.equal(scanIds.size, 2);
+    const events = await pullScans(subscription, 2, (m) => m.event.unique_qr_code_id === code.uniqueQRCodeID && scanIds.has(m.event.scan_id));
+    for (const f of facts) {
+      const event = events.find((m) => m.event.scan_id === f.scanId)?.event;
+      assert.ok(event, `no stream event has the click id's scan id ${f.scanId}`);
+      // The redirect's own copy (a capped code's scan is counted there, not by the consumer).
+      assert.deepEqual([event.code_id, event.kind, event.served_from, event.rule_index, event.variant], [code.codeId, "person", "live", f.rule.index, f.rule.variant ?? null]);
+    }
   });
 
   it("hands each person one in-store discount code, and the till's redemption counts once", async () => {
