@@ -106,6 +106,48 @@ export async function conversionSection(api: Api, codeId: string, days: number):
   );
 }
 
+type TrackingSettings = Answer<"GET /tracking/settings">;
+
+/**
+ * Settings → Conversion tracking (docs/attribution.md, "Settings"): the workspace's choice for codes whose
+ * own and campaign settings leave it open, the click id's parameter name, the attribution window and the
+ * first-party cookie, with the consent it needs said next to it.
+ */
+export async function trackingSection({ api, h: el, button }: ConsoleKit): Promise<HTMLElement> {
+  const on = el("input", { type: "checkbox", id: "track-conversions" });
+  const cookie = el("input", { type: "checkbox", id: "track-cookie", "aria-describedby": "track-cookie-note" });
+  const param = field("Click id parameter", el("input", { id: "track-param", type: "text", maxlength: "32", autocomplete: "off", spellcheck: "false" }));
+  const days = field("Days a scan gets credit for sales (1 to 90)", el("input", { id: "track-window", type: "number", min: "1", max: "90", step: "1", inputmode: "numeric" }));
+  const status = el("p", { class: "muted", id: "tracking-status", role: "status" });
+  const show = (s: TrackingSettings) => {
+    on.checked = s.trackConversions;
+    cookie.checked = s.firstPartyCookie;
+    param.input.value = s.clickIdParam;
+    days.input.value = String(s.windowDays);
+  };
+  show(await api("GET /tracking/settings"));
+  const save = async () => {
+    const windowDays = Number(days.input.value);
+    const saved = await api("POST /tracking/settings", { body: { trackConversions: on.checked, clickIdParam: param.input.value.trim(), windowDays, firstPartyCookie: cookie.checked } });
+    show(saved);
+    status.textContent = saved.trackConversions
+      ? `Saved. Tracked codes add ${saved.clickIdParam} to their destination; sales count up to ${saved.windowDays} days after the scan.`
+      : "Saved. Tracking is off, except for codes or campaigns that turn it on.";
+  };
+  return el(
+    "section",
+    { id: "tracking-settings", "aria-labelledby": "tracking-h" },
+    el("h2", { id: "tracking-h" }, "Conversion tracking"),
+    el("p", { class: "muted" }, "A tracked code adds a signed click id to its destination, so your site, till or shop can report leads and sales against the scan. A code or its campaign can decide otherwise."),
+    el("label", { class: "check" }, on, " Track conversions of every code"),
+    el("div", { class: "form-row" }, param.wrap, days.wrap),
+    el("label", { class: "check" }, cookie, " Also keep the click id in a cookie on my own domains"),
+    el("p", { class: "muted", id: "track-cookie-note" }, "A tracking cookie needs your visitors' consent (or another legal basis) before you turn it on."),
+    el("div", { class: "actions" }, button("Save tracking settings", save, { id: "save-tracking", class: "primary" })),
+    status,
+  );
+}
+
 /**
  * Settings → Shopify: connect a shop with the secret Shopify signs its webhooks with (sent once, never
  * shown again), the topics and address to paste into Shopify, and disconnecting (docs/shopify.md).

@@ -23,7 +23,7 @@ import { webhooksSection } from "./webhooks";
 import { domainsView } from "./domains";
 import { gs1ItemView, gs1ListView, type Gs1Kit } from "./gs1";
 import { campaignSection, utmTemplatesSection } from "./campaign";
-import { conversionSection, shopifySection } from "./conversions";
+import { conversionSection, shopifySection, trackingSection } from "./conversions";
 import { insights } from "./insights";
 import { codeListView, type CodeFiles } from "./codeList";
 import { DASHBOARD_RANGES, dashboardView } from "./dashboard";
@@ -484,6 +484,7 @@ export const SETTINGS_SECTIONS: Array<() => Promise<HTMLElement>> = [
   () => brandPresetsSection(designContext()),
   () => connectedAppsSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
   () => webhooksSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
+  () => trackingSection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
   () => shopifySection({ api, h, button: (label, onClick, attrs) => act(label, onClick, attrs), render: route }),
   () => utmTemplatesSection(gs1Kit()),
 ];

@@ -3,7 +3,8 @@
 // arms with rate, 95% Wilson interval and verdict. The day's rollup is written as the scan consumer writes
 // it (store/conversions.ts: `ru` people per arm, `cr` leads, sales and revenue per arm), so the page is
 // checked against reference figures worked out independently: 50 of 1,000 people (5.0%, 3.8% to 6.5%)
-// against 80 of 1,000 (8.0%, 6.5% to 9.8%), p = 0.0065, significant at 95%.
+// against 80 of 1,000 (8.0%, 6.5% to 9.8%), p = 0.0065, significant at 95%. Settings holds the workspace's
+// conversion tracking and its Shopify shops.
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
 import { Timestamp } from "firebase-admin/firestore";
@@ -92,6 +93,33 @@ describe("merchant console: a code's conversions and A/B result", function () {
     await page.locator("#code-conversions").scrollIntoViewIfNeeded();
     await screenshot(page, "conversions-ab-collecting-390");
     await page.setViewportSize(DESKTOP);
+  });
+
+  it("Settings changes the workspace's conversion tracking, refuses a bad parameter name in words, and shows the saved settings again", async () => {
+    await openView(page, "#/settings", "#tracking-settings #save-tracking");
+    // The defaults, as a workspace that never set anything has them.
+    assert.deepEqual([await page.isChecked("#track-conversions"), await page.inputValue("#track-param"), await page.inputValue("#track-window"), await page.isChecked("#track-cookie")], [false, "svc_sid", "30", false]);
+    assert.match(await text(page, "#track-cookie-note"), /consent/);
+    await page.check("#track-conversions");
+    await page.fill("#track-param", "1-bad name");
+    await page.click("#save-tracking");
+    await page.locator("#app p.error[role=alert]", { hasText: "clickIdParam is 1 to 32 letters" }).first().waitFor();
+    await page.fill("#track-param", "ref");
+    await page.fill("#track-window", "14");
+    await page.check("#track-cookie");
+    await page.click("#save-tracking");
+    await page.locator("#tracking-status", { hasText: "Saved." }).waitFor();
+    assert.equal(await text(page, "#tracking-status"), "Saved. Tracked codes add ref to their destination; sales count up to 14 days after the scan.");
+    // Read back from the service: the view built again (openView passes through another view) from its answer.
+    await openView(page, "#/settings", "#tracking-settings #save-tracking");
+    assert.deepEqual([await page.isChecked("#track-conversions"), await page.inputValue("#track-param"), await page.inputValue("#track-window"), await page.isChecked("#track-cookie")], [true, "ref", "14", true]);
+    for (const viewport of [PHONE, DESKTOP]) {
+      await page.setViewportSize(viewport);
+      await page.locator("#tracking-settings").scrollIntoViewIfNeeded();
+      await assertPhoneReadyAndAccessible(page, `tracking settings at ${viewport.width} px`);
+      assert.deepEqual(await brokenWords(page), [], `tracking settings at ${viewport.width} px: words broken inside themselves`);
+      await screenshot(page, `settings-tracking-${viewport.width}`);
+    }
   });
 
   it("Settings connects a Shopify shop with its secret, says what to paste into Shopify, and never shows the secret again", async () => {

@@ -9,8 +9,9 @@ import { callTool, toolResult } from "../helpers/rpc";
 import { createMerchant, firestore, mintKey, type TestMerchant } from "../helpers/merchants";
 import { newClient, type TestClient } from "../helpers/clients";
 import { eventually } from "../helpers/poll";
+import { pullScans, subscribeToScans } from "../helpers/pubsub";
 import { readConversionFigures } from "../../functions/src/store/conversions";
-import { signClickId } from "../../functions/src/attribution/clickId";
+import { signClickId, verifyClickId, type ClickFacts } from "../../functions/src/attribution/clickId";
 
 const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
 const CRAWLER = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
@@ -24,6 +25,22 @@ async function scan(id: string, client: TestClient, userAgent = PHONE): Promise<
 async function post(key: string, path: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${appUrl()}${path}`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
   return { status: res.status, body: (await res.json()) as any };
+}
+
+/** The local stack's click id keys, for the test to sign and verify as the functions do. */
+const useStackKeys = () => (process.env.CLICK_ID_KEYS ??= /^CLICK_ID_KEYS=(.+)$/m.exec(readFileSync("functions/.secret.local", "utf8"))![1]);
+
+/** The password form posted from the code's own page; the URL the right password's page opens (its meta refresh). */
+async function passwordPass(id: string, password: string, client: TestClient, userAgent = PHONE): Promise<string> {
+  const res = await client.fetch(`${baseUrl()}/qr/${id}`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "User-Agent": userAgent, "Content-Type": "application/x-www-form-urlencoded", Origin: new URL(baseUrl()).origin },
+    body: new URLSearchParams({ password }).toString(),
+  });
+  const body = await res.text();
+  assert.equal(res.status, 200, body);
+  return /<meta http-equiv="refresh" content="0;url=([^"]*)">/.exec(body)![1].replaceAll("&amp;", "&");
 }
 
 const clickIdOf = (location: string) => new URL(location).searchParams.get("svc_sid");
@@ -125,7 +142,7 @@ describe("attribution: scan -> lead -> sale through the local front", function (
   });
 
   it("counts a sale whose scan is not counted yet on its code, rule and arm, and the scan joins it once counted", async () => {
-    process.env.CLICK_ID_KEYS ??= /^CLICK_ID_KEYS=(.+)$/m.exec(readFileSync("functions/.secret.local", "utf8"))![1];
+    useStackKeys();
     const code = toolResult(await callTool("svc.qr.create", { title: "Counter", destinationUrl: "https://shop.example/c", dynamic: true }, merchant.apiKey));
     assert.equal((await post(merchant.apiKey, `/api/track/codes/${code.codeId}`, { trackConversions: true })).status, 200);
     // The click id of a scan the consumer has not counted (made as the redirect makes it).
@@ -142,6 +159,70 @@ describe("attribution: scan -> lead -> sale through the local front", function (
     assert.equal((await post(merchant.apiKey, "/api/track/settings", { trackConversions: true, windowDays: 14 })).body.windowDays, 14);
     assert.equal((await post(merchant.apiKey, `/api/track/codes/${code.codeId}`, { trackConversions: false })).status, 200);
     assert.equal((await scan(code.uniqueQRCodeID, newClient())).location, "https://shop.example/c");
+  });
+
+  it("a password code's right password opens its page with the click id, once, after the UTM parameters; none for machines or when tracking is off", async () => {
+    useStackKeys();
+    const password = "open sesame please";
+    const utm = await fetch(`${appUrl()}/api/utm-templates`, { method: "POST", headers: { Authorization: `Bearer ${merchant.apiKey}`, "Content-Type": "application/json" }, body: JSON.stringify({ name: "door", source: "door", medium: "print" }) });
+    assert.ok(utm.ok, await utm.text());
+    const code = toolResult(await callTool("svc.qr.create", { title: "Members", destinationUrl: "https://shop.example/members", dynamic: true }, merchant.apiKey));
+    const rules = [
+      { name: "Phones", when: { device: ["mobile"] }, then: { type: "password", url: "https://shop.example/vip?a=1+2&flag#room" } },
+      { when: {}, then: { type: "password" } },
+    ];
+    toolResult(await callTool("svc.qr.set_rules", { codeId: code.codeId, settings: { trackConversions: true, utmTemplate: "door", rules, password } }, merchant.apiKey));
+
+    const client = newClient();
+    const page = await client.fetch(`${baseUrl()}/qr/${code.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } });
+    assert.equal(page.status, 200, "the page asks for the password");
+    await page.arrayBuffer();
+    const opened = await passwordPass(code.uniqueQRCodeID, password, client);
+    // The destination's own parameters and fragment as written, the UTM parameters, then the click id once.
+    const clickId = /^https:\/\/shop\.example\/vip\?a=1\+2&flag&utm_source=door&utm_medium=print&svc_sid=([A-Za-z0-9._-]+)#room$/.exec(opened)?.[1];
+    assert.ok(clickId, opened);
+    assert.equal(opened.split("svc_sid=").length, 2);
+    const verdict = verifyClickId(clickId, { merchantId: merchant.merchantId, windowDays: 30, now: new Date() });
+    assert.ok("facts" in verdict, JSON.stringify(verdict));
+    assert.deepEqual([verdict.facts.codeId, verdict.facts.merchantId, verdict.facts.rule, verdict.facts.person], [code.codeId, merchant.merchantId, { index: 0 }, true]);
+    assert.deepEqual(verifyClickId(clickId, { merchantId: other.merchantId, windowDays: 30, now: new Date() }), { refused: "other_workspace" });
+    // The tracking API takes it as any click id of that code.
+    assert.equal((await post(merchant.apiKey, "/api/track/lead", { clickId, eventName: "member" })).body.attributed, true);
+
+    // A machine that has the password gets the page's URL without a click id.
+    assert.doesNotMatch(await passwordPass(code.uniqueQRCodeID, password, newClient(), CRAWLER), /svc_sid/);
+    // Tracking off for the code: the same pass-through, no click id.
+    assert.equal((await post(merchant.apiKey, `/api/track/codes/${code.codeId}`, { trackConversions: false })).status, 200);
+    assert.equal(await passwordPass(code.uniqueQRCodeID, password, newClient()), "https://shop.example/vip?a=1+2&flag&utm_source=door&utm_medium=print#room");
+  });
+
+  it("a capped code's click id names the scan id, rule and arm of the scan's event in the stream", async () => {
+    useStackKeys();
+    const subscription = await subscribeToScans();
+    const code = toolResult(await callTool("svc.qr.create", { title: "Capped", destinationUrl: "https://shop.example/capped", dynamic: true }, merchant.apiKey));
+    const split = [
+      { url: "https://shop.example/capped-a", weight: 50 },
+      { url: "https://shop.example/capped-b", weight: 50 },
+    ];
+    toolResult(await callTool("svc.qr.set_rules", { codeId: code.codeId, settings: { trackConversions: true, humanScanCap: 5, rules: [{ when: {}, then: { type: "split", variants: split } }] } }, merchant.apiKey));
+    // Two people: the first scan reaches an instance that has not read the code yet, the second one that has.
+    const facts: ClickFacts[] = [];
+    for (const client of [newClient(), newClient()]) {
+      const scanned = await scan(code.uniqueQRCodeID, client);
+      assert.match(scanned.location, /^https:\/\/shop\.example\/capped-[ab]\?svc_sid=/);
+      const verdict = verifyClickId(clickIdOf(scanned.location)!, { merchantId: merchant.merchantId, windowDays: 30, now: new Date() });
+      assert.ok("facts" in verdict, JSON.stringify(verdict));
+      facts.push(verdict.facts);
+    }
+    const scanIds = new Set(facts.map((f) => f.scanId));
+    assert.equal(scanIds.size, 2);
+    const events = await pullScans(subscription, 2, (m) => m.event.unique_qr_code_id === code.uniqueQRCodeID && scanIds.has(m.event.scan_id));
+    for (const f of facts) {
+      const event = events.find((m) => m.event.scan_id === f.scanId)?.event;
+      assert.ok(event, `no stream event has the click id's scan id ${f.scanId}`);
+      // The redirect's own copy (a capped code's scan is counted there, not by the consumer).
+      assert.deepEqual([event.code_id, event.kind, event.served_from, event.rule_index, event.variant], [code.codeId, "person", "live", f.rule.index, f.rule.variant ?? null]);
+    }
   });
 
   it("hands each person one in-store discount code, and the till's redemption counts once", async () => {

@@ -322,6 +322,8 @@ function consoleCase(rand: Rand, f: Fixtures): Case {
       { settings: { rules: [{ when: randomValue(rand), then: { type: "redirect", url: hostileUrl(rand) } }] }, scan: rand() < 0.5 ? randomValue(rand) : { device: hostileId(rand), country: hostileId(rand), localTime: pick(rand, ["2026-11-27T25:61", "x", "2026-02-30T10:00"]) } },
     ],
     ["POST", "/api/console/utm-templates", { name: pick(rand, ["poster", hostileId(rand)]), source: hostileId(rand), medium: pick(rand, ["print", "x".repeat(101)]) }],
+    // Conversion tracking settings (console/conversionRoutes.ts), the REST route's body.
+    ["POST", "/api/console/tracking/settings", rand() < 0.8 ? { trackConversions: pick(rand, [true, "yes", null]), clickIdParam: pick(rand, [undefined, "ref", hostileId(rand), ""]), windowDays: pick(rand, [undefined, 30, 0, 91, 1.5]), firstPartyCookie: pick(rand, [undefined, false, 1]) } : randomValue(rand)],
     ["DELETE", `/api/console/utm-templates/${encodeComponent(hostileId(rand))}`],
     ["GET", `/api/console/domains/${pick(rand, [id, "dom_aaaaaaaaaaaaaaaaaaaa"])}/app-links`],
     ["POST", `/api/console/domains/${pick(rand, [id, "dom_aaaaaaaaaaaaaaaaaaaa"])}/app-links`, appLinksBody(rand)],

@@ -33,8 +33,12 @@ function cookieOf(name: string, token: string, host: string, windowDays: number)
   return `${name}=${token}; Max-Age=${windowDays * 86_400}; Path=/${domain}; Secure; SameSite=Lax`;
 }
 
-/** The location to answer with, and the cookie to set, for a scan of `link` answered with `location`. */
-export async function trackedAnswer(link: Link, location: string, click: ScanClick): Promise<{ location: string; cookie?: string }> {
+/**
+ * The location to answer with, and the cookie to set, for a scan of `link` answered with `location`.
+ * `viaDiscountPage` false: the click id goes on `location` itself even for a code handing out discount codes
+ * (a password's pass-through: the discount page would link on to the code's destination, not the password's).
+ */
+export async function trackedAnswer(link: Link, location: string, click: ScanClick, viaDiscountPage = true): Promise<{ location: string; cookie?: string }> {
   if (!click.person) return { location };
   // A code handing out discount codes is tracked whatever the settings: its page needs the click id.
   const own = link.discounts ? true : ownChoice(link);
@@ -44,7 +48,7 @@ export async function trackedAnswer(link: Link, location: string, click: ScanCli
     if (!(own ?? settings?.trackConversions ?? false)) return { location };
     const token = signClickId({ scanId: click.scanId, merchantId: link.merchantId, codeId: link.codeId, rule: click.rule, person: true, at: click.at });
     const param = settings?.clickIdParam ?? DEFAULT_CLICK_PARAM;
-    const tracked = link.discounts ? discountPagePath(click.uniqueQRCodeID, param, token) : appendClickId(location, param, token);
+    const tracked = link.discounts && viaDiscountPage ? discountPagePath(click.uniqueQRCodeID, param, token) : appendClickId(location, param, token);
     return { location: tracked, ...(click.customHost && settings?.firstPartyCookie ? { cookie: cookieOf(param, token, click.customHost, settings.windowDays) } : {}) };
   } catch (error) {
     logError("attribution.click_id_failed", "a tracked scan was answered without its click id", error, { codeId: link.codeId });

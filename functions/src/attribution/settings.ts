@@ -17,10 +17,13 @@ export const trackConversionsField = z.boolean().describe("Append a signed click
 export const WorkspaceAttributionSchema = z.strictObject({
   trackConversions: z.boolean().optional().describe("Track conversions of every code whose own and campaign settings do not say (default false)"),
   clickIdParam: z.string().regex(CLICK_PARAM_PATTERN, "clickIdParam is 1 to 32 letters, digits, _ and -, starting with a letter").optional().describe(`The destination parameter the click id goes in (default ${DEFAULT_CLICK_PARAM})`),
-  windowDays: z.number().int().min(1).max(MAX_WINDOW_DAYS).optional().describe(`Days after a scan its click id is accepted (default ${DEFAULT_WINDOW_DAYS})`),
+  windowDays: z.number().int(`windowDays is a whole number of days, 1 to ${MAX_WINDOW_DAYS}`).min(1, `windowDays is 1 to ${MAX_WINDOW_DAYS} days`).max(MAX_WINDOW_DAYS, `windowDays is 1 to ${MAX_WINDOW_DAYS} days`).optional().describe(`Days after a scan its click id is accepted (default ${DEFAULT_WINDOW_DAYS})`),
   firstPartyCookie: z.boolean().optional().describe("On the workspace's own domains, also set the click id as a first-party cookie (needs your consent basis)"),
 });
 export type WorkspaceAttribution = z.output<typeof WorkspaceAttributionSchema>;
+
+/** The settings as the REST and console routes answer them: every field, defaults filled in. */
+export const TrackingSettingsSchema = z.object({ trackConversions: z.boolean(), clickIdParam: z.string(), windowDays: z.number().int(), firstPartyCookie: z.boolean() }).meta({ title: "TrackingSettings" });
 
 export interface ResolvedAttribution {
   trackConversions: boolean;

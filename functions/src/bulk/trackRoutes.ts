@@ -6,7 +6,7 @@ import { ids } from "../core/ids";
 import { endpoint } from "../http/endpoint";
 import { reverseSale, trackLead, trackSale } from "../attribution/service";
 import { codeTracking, readTrackingSettings, setCodeTracking, writeTrackingSettings } from "../attribution/admin";
-import { WorkspaceAttributionSchema, trackConversionsField } from "../attribution/settings";
+import { TrackingSettingsSchema, WorkspaceAttributionSchema, trackConversionsField } from "../attribution/settings";
 import { DiscountPoolSchema, DiscountPoolResultSchema, addDiscountCodes, redeemDiscount, RedeemSchema } from "../attribution/discounts";
 import { idempotencyKeyOf } from "./app";
 import { LeadAcceptedSchema, LeadBodySchema, ReversalAcceptedSchema, ReversalBodySchema, SaleAcceptedSchema, SaleBodySchema } from "../attribution/schemas";
@@ -16,7 +16,6 @@ const TRACK = { credential: "caller", scope: "conversions:write", limit: "tracki
 const CodeParams = z.strictObject({ codeId: ids.codeId });
 export const CodeTrackingBodySchema = z.strictObject({ trackConversions: trackConversionsField.nullable().describe("true or false for this code; null: its campaign's or the workspace's setting decides") });
 export const CodeTrackingSchema = z.object({ codeId: z.string(), trackConversions: z.boolean().nullable() }).meta({ title: "CodeTracking" });
-export const TrackingSettingsSchema = z.object({ trackConversions: z.boolean(), clickIdParam: z.string(), windowDays: z.number().int(), firstPartyCookie: z.boolean() }).meta({ title: "TrackingSettings" });
 
 const REFUSALS = "A clickId that is forged or altered, older than the workspace's window, or another workspace's is refused with 400 and a sentence saying which; nothing is written.";
 

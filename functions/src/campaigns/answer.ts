@@ -293,10 +293,10 @@ export async function passThrough(link: RuledLink, scan: CampaignScan): Promise<
 
 /**
  * Where the right password sends the person who posted the password page of this code: the URL of the
- * `password` action the rules give this request now (with the UTM parameters), and the hash to check the
- * password against. Undefined when the code is closed or its rules no longer ask for a password here.
+ * `password` action the rules give this request now (with the UTM parameters), the rule (and A/B arm) it
+ * came from, for the click id, and the hash to check the password against. Undefined when the code is closed or its rules no longer ask for a password here.
  */
-export async function passwordTarget(link: RuledLink, scan: CampaignScan): Promise<{ url: string; hash: PasswordHash } | undefined> {
+export async function passwordTarget(link: RuledLink, scan: CampaignScan): Promise<{ url: string; hash: PasswordHash; rule: ScanRule } | undefined> {
   const settings = settingsOf(link);
   if (codeState(settings, scan.at, 0) || !settings.passwordHash || !settings.rules.length) return undefined;
   // A cap this instance found reached closes the code for the form too (the POST takes no allowance).
@@ -304,7 +304,8 @@ export async function passwordTarget(link: RuledLink, scan: CampaignScan): Promi
   if (counter && instanceCaps.reached(counter)) return undefined;
   // The count as this instance knows it (the POST records nothing, so it takes no allowance).
   const counters = thresholdsOf(link);
-  const { action } = await evaluateScan(link, scan, counters.length ? scanCountGate(counters).known() : 0);
+  const { action, ruleIndex, variant } = await evaluateScan(link, scan, counters.length ? scanCountGate(counters).known() : 0);
   if (action.type !== "password") return undefined;
-  return { url: settings.utm ? applyUtm(action.url, settings.utm) : action.url, hash: settings.passwordHash };
+  const rule = { index: ruleIndex, ...(variant === undefined ? {} : { variant }) };
+  return { url: settings.utm ? applyUtm(action.url, settings.utm) : action.url, hash: settings.passwordHash, rule };
 }

@@ -1,9 +1,12 @@
-// Console: a code's conversion funnel and A/B results (attribution/statsFigures.ts), and the workspace's
-// connected Shopify shops (attribution/shopify.ts), through the same functions as REST.
+// Console: a code's conversion funnel and A/B results (attribution/statsFigures.ts), the workspace's
+// conversion tracking settings (attribution/admin.ts) and its connected Shopify shops
+// (attribution/shopify.ts), through the same functions as REST.
 import { z } from "zod";
 import { ids } from "../core/ids";
 import { ConversionFiguresSchema, ConversionQuerySchema, conversionFigures } from "../attribution/statsFigures";
 import { connectShop, ConnectShopSchema, disconnectShop, PublicShopSchema, ShopListSchema, shopList, ShopParamsSchema } from "../attribution/shopify";
+import { readTrackingSettings, writeTrackingSettings } from "../attribution/admin";
+import { TrackingSettingsSchema, WorkspaceAttributionSchema } from "../attribution/settings";
 import { consoleRoute, routeTable } from "./route";
 
 const member = { credential: "member" } as const;
@@ -19,6 +22,24 @@ export const conversionConsoleRoutes = routeTable(
     query: ConversionQuerySchema,
     response: ConversionFiguresSchema,
     handle: ({ caller, params, query }) => conversionFigures(caller.merchantId, { ...query, codeId: params.codeId }),
+  }),
+  consoleRoute({
+    ...member,
+    method: "GET",
+    path: "/api/console/tracking/settings",
+    summary: "The workspace's conversion tracking settings, with their defaults",
+    response: TrackingSettingsSchema,
+    handle: ({ caller }) => readTrackingSettings(caller.merchantId),
+  }),
+  consoleRoute({
+    ...member,
+    method: "POST",
+    path: "/api/console/tracking/settings",
+    summary: "Change the workspace's conversion tracking settings (the fields given)",
+    limit: "consoleWrites",
+    body: WorkspaceAttributionSchema,
+    response: TrackingSettingsSchema,
+    handle: ({ caller, body }) => writeTrackingSettings(caller.merchantId, body),
   }),
   consoleRoute({
     ...member,

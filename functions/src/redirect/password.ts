@@ -23,6 +23,10 @@ import { RateLimiter, rateLimitHeaders } from "../core/rateLimit";
 import { refuseForeignAddress } from "../http/originGuard";
 import { pageCsp } from "../http/rest";
 import { placeOfRequest } from "../scans/place";
+import { newScanId } from "../scans/arrival";
+import { botReason } from "../scans/classify";
+import { trackedAnswer } from "../attribution/onRedirect";
+import { customHostOf } from "./customHost";
 import { firestoreQuotaStore } from "../store/rateLimits";
 import { readLinks } from "../store/codes";
 import { countOps } from "../store/opCounter";
@@ -180,5 +184,10 @@ export async function handlePasswordPost(req: IncomingMessage, res: ServerRespon
   // A capped code's allowance is spent here, by the right password, not by the page's view. None left (or none
   // in time): the code answers for itself (its closed answer, or the page again to try once more).
   if ((await ctx.campaigns().passThrough(ruled, scan)) !== "open") return backToCode();
-  sendPage(res, 200, passwordAcceptedPage(target.url), ctx.headers);
+  // A tracked code's pass-through carries a click id as its 302s do (docs/attribution.md, "On the redirect"),
+  // under a scan id of its own: the page's view was recorded as the scan, and the form does not carry its id.
+  const person = botReason(scan.method, req.headers) === null;
+  const click = { uniqueQRCodeID: id, scanId: newScanId(), person, rule: target.rule, at, customHost: customHostOf(req) };
+  const tracked = await trackedAnswer(link, target.url, click, false);
+  sendPage(res, 200, passwordAcceptedPage(tracked.location), ctx.headers, tracked.cookie ? { "Set-Cookie": tracked.cookie } : {});
 }
