@@ -10,6 +10,7 @@ import { newClient } from "../helpers/clients";
 import { callTool, rpc, toolResult } from "../helpers/rpc";
 import { encodeComponent, hostileId, hostileUrl, int, pick, prng, randomValue, rawRequest, runCases, type Rand, type RawAnswer, type RawRequest } from "../helpers/fuzz";
 import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
+import { checkDigitOf } from "../../functions/src/gs1/keys";
 
 const SEED = 20261122;
 
@@ -375,7 +376,10 @@ function gs1Case(rand: Rand): Case {
 function reportCase(rand: Rand, f: Fixtures): Case {
   const host = pick(rand, [new URL(appUrl()).host, "id.brand.example", "__x__.example", "a..b.example", "xn--zz.example", "ID.BRAND.EXAMPLE", "id.brand.example:8443", "user:pw@id.brand.example", "127.0.0.1", "[::1]", `${"a".repeat(64)}.example`, `${segment(rand)}.example`]);
   const digits = Array.from({ length: pick(rand, [8, 13, 14, 14, int(rand, 30)]) }, () => String(int(rand, 10))).join("");
-  const path = pick(rand, [`/01/${digits}`, `/01/${digits}/10/${segment(rand)}`, `/${segment(rand)}`, `/${"A".repeat(10 + int(rand, 200))}`, `/414/${digits}`, `/qr/${segment(rand)}`]);
+  // Half with a check digit that holds: only a GS1 Digital Link path gets as far as reading the host's claim.
+  const body13 = Array.from({ length: 13 }, () => String(int(rand, 10))).join("");
+  const gtin = rand() < 0.5 ? `${body13}${checkDigitOf(body13)}` : digits;
+  const path = pick(rand, [`/01/${gtin}`, `/01/${gtin}`, `/01/${gtin}/10/${segment(rand)}`, `/${segment(rand)}`, `/${"A".repeat(10 + int(rand, 200))}`, `/414/${digits}`, `/qr/${segment(rand)}`]);
   const code = rand() < 0.8 ? `${pick(rand, ["https", "http", "HTTPS", "ftp"])}://${host}${path}` : pick(rand, [hostileUrl(rand), hostileId(rand), `gs1_${segment(rand)}`]);
   const body = rand() < 0.9 ? json({ code, reason: pick(rand, ["spam", "phishing", "scam", segment(rand)]), ...(rand() < 0.3 ? { details: hostileId(rand) } : {}) }) : json(randomValue(rand));
   return { surface: "reports", request: { method: "POST", path: "/api/reports", headers: { "Content-Type": "application/json" }, body, localAddress: pick(rand, f.clients) }, expect: "json" };
