@@ -9,7 +9,7 @@ const output = PageColoursSchema;
 
 const definition = {
   name: "svc.domain.set_page_colours",
-  title: "Set the pages' colours of branded hosts",
+  title: "Set branded hosts' page colours",
   description:
     "Sets the colours of the pages the workspace's branded hosts answer when nothing is at an address (an unknown code, a product code not found, / without a root URL): its name above the heading, text in foreground on background (#RRGGBB, refused below a 4.5:1 contrast). null clears them. svc.domain.list answers them as pageColours. Owner only.",
   scope: "domains:write" as const,
