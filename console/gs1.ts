@@ -383,7 +383,7 @@ export async function gs1ItemView(kit: Gs1Kit, itemId: string): Promise<HTMLElem
         h("dt", {}, "GS1 Digital Link"),
         h("dd", {}, h("a", { href: item.uri, class: "long", id: "gs1-uri" }, ...uriText(item.uri))),
         ...(domain
-          ? [h("dt", {}, "Host"), h("dd", { id: "gs1-host" }, `Your own, ${domain.hostnameUnicode}${domain.state === "active" ? "" : " (not active: its scans are not answered until it is)"}`)]
+          ? [h("dt", {}, "Host"), h("dd", { id: "gs1-host" }, `Your own, ${domain.hostnameUnicode}${domain.state === "active" ? "" : " (not active: its links can be changed once it is active again)"}`)]
           : []),
         h("dt", {}, "Updated"),
         h("dd", {}, new Date(item.updatedAt).toLocaleString()),
