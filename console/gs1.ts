@@ -52,7 +52,7 @@ const LINK_TYPE_OPTIONS = ASSIGNABLE_LINK_TYPES.map((t) => [`gs1:${t}`, linkType
 const QUALIFIER_NAMES: Record<string, string> = { "10": "lot", "21": "serial", "22": "variant (CPV)" };
 
 /** "GTIN 09506000134352, lot LOT42". */
-export function itemName(item: Item): string {
+export function itemName(item: Pick<Item, "key" | "qualifiers">): string {
   const title = PRIMARY_KEYS.find((k) => k.ai === item.key.ai)?.title ?? `AI ${item.key.ai}`;
   return [`${title} ${item.key.value}`, ...item.qualifiers.map((q) => `${QUALIFIER_NAMES[q.ai] ?? `AI ${q.ai}`} ${q.value}`)].join(", ");
 }
@@ -136,11 +136,21 @@ function linksEditor(kit: Gs1Kit, initial: Item["links"]): { element: HTMLElemen
 
 export async function gs1ListView(kit: Gs1Kit, params: URLSearchParams): Promise<HTMLElement[]> {
   const cursor = params.get("cursor") ?? undefined;
-  const { items, nextCursor } = await kit.api("GET /gs1/items", { query: { limit: 50, ...(cursor ? { cursor } : {}) } });
+  // The domains are read beside the items (the form's host picker, a brand host named on its items); without
+  // them the page shows no picker and the form registers on the service's own host, as the API does.
+  const [{ items, nextCursor }, domains] = await Promise.all([kit.api("GET /gs1/items", { query: { limit: 50, ...(cursor ? { cursor } : {}) } }), kit.api("GET /domains").catch(() => undefined)]);
   const rows = items.map((item) => {
     const main = item.links.find((l) => l.isDefault);
+    // With a domain, the same GTIN may be listed once per host: every row names its host.
+    const host = domains?.domains.length ? (domainOf(item, domains)?.hostnameUnicode ?? new URL(item.uri).hostname) : undefined;
     return [
-      h("span", {}, h("a", { href: `#/gs1/${item.itemId}`, class: "gs1-name" }, itemName(item)), item.description ? h("span", { class: "muted gs1-description" }, h("br"), item.description) : ""),
+      h(
+        "span",
+        {},
+        h("a", { href: `#/gs1/${item.itemId}`, class: "gs1-name" }, itemName(item)),
+        host ? h("span", { class: "muted gs1-host" }, h("br"), `on ${host}`) : "",
+        item.description ? h("span", { class: "muted gs1-description" }, h("br"), item.description) : "",
+      ),
       main ? h("span", {}, `${main.title} `, h("span", { class: "muted long" }, ...uriText(main.href))) : "",
       String(item.links.length),
       h(
@@ -167,16 +177,39 @@ export async function gs1ListView(kit: Gs1Kit, params: URLSearchParams): Promise
         : h("p", { class: "muted", id: "gs1-empty" }, cursor ? "No more product codes." : "No product codes yet. Add your first product below."),
       nextCursor ? h("p", {}, h("a", { href: `#/gs1?cursor=${encodeURIComponent(nextCursor)}`, id: "gs1-next" }, "Next page")) : "",
     ),
-    newItemSection(kit),
+    newItemSection(kit, domains),
   ];
 }
 
-function newItemSection(kit: Gs1Kit): HTMLElement {
+type Domains = Answer<"GET /domains">;
+
+/** The workspace's domain whose host an item is registered on; none for the service's own host. */
+function domainOf(item: Pick<Item, "uri">, domains: Domains | undefined): Domains["domains"][number] | undefined {
+  const host = new URL(item.uri).hostname;
+  return domains?.domains.find((d) => d.hostname === host);
+}
+
+/**
+ * Where a new item's web address (and so its packaging code) points: the workspace's active domains and the
+ * service's own host, the workspace default preselected as the code form does; none when no domain is active.
+ */
+function hostPicker(domains: Domains | undefined): { wrap: HTMLElement; input: HTMLSelectElement } | undefined {
+  const active = (domains?.domains ?? []).filter((d) => d.state === "active");
+  if (!active.length) return undefined;
+  const pick = field("Host of its web address", select("gs1-domain", [["", "The service's own host"], ...active.map((d) => [d.domainId, d.hostnameUnicode] as [string, string])]));
+  pick.input.value = active.some((d) => d.domainId === domains?.defaultDomainId) ? domains!.defaultDomainId! : "";
+  // A row of its own: a host name is longer than the grid's other fields hold.
+  pick.wrap.classList.add("gs1-host-field");
+  return pick;
+}
+
+function newItemSection(kit: Gs1Kit, domains: Domains | undefined): HTMLElement {
   const keyType = field("Key type", select("gs1-key-type", PRIMARY_KEYS.map((k) => [k.name, k.title] as [string, string])));
   const value = field("Key with its check digit", h("input", { id: "gs1-value", inputmode: "numeric", autocomplete: "off" }));
   const lot = field("Lot (optional)", h("input", { id: "gs1-lot", autocomplete: "off" }));
   const serial = field("Serial (optional)", h("input", { id: "gs1-serial", autocomplete: "off" }));
   const description = field("Description (optional)", h("input", { id: "gs1-description" }));
+  const host = hostPicker(domains);
   const links = linksEditor(kit, []);
   // Lot and serial are GTIN (and ITIP) qualifiers; other keys have others, which REST and MCP take.
   const showQualifiers = () => {
@@ -190,7 +223,8 @@ function newItemSection(kit: Gs1Kit): HTMLElement {
   const form = h(
     "form",
     { id: "gs1-new-form", "aria-labelledby": "gs1-new-h" },
-    h("div", { class: "form-grid" }, keyType.wrap, value.wrap, lot.wrap, serial.wrap, description.wrap),
+    h("div", { class: "form-grid" }, keyType.wrap, value.wrap, lot.wrap, serial.wrap, description.wrap, host?.wrap ?? ""),
+    host ? h("p", { class: "muted", id: "gs1-host-note" }, "On your own host, the packs you print carry your name, and only your workspace's products answer there. The same product on another host is another product code, with its own links.") : "",
     h("h3", {}, "Links"),
     links.element,
     h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", id: "gs1-save-new" }, "Save product code")),
@@ -208,8 +242,10 @@ function newItemSection(kit: Gs1Kit): HTMLElement {
       const body: ItemInput = { key: keyType.input.value, value: value.input.value.trim(), links: links.value() };
       if (qualifiers.length) body.qualifiers = qualifiers;
       if (description.input.value.trim()) body.description = description.input.value.trim();
+      if (host?.input.value) body.domainId = host.input.value;
       const saved = await kit.api("POST /gs1/items", { body });
-      go(kit, `#/gs1/${saved.itemId}`, `${itemName(saved)} ${saved.created ? "registered" : "updated"}: ${saved.uri} now resolves to its links.`);
+      // The host, not the whole address (shown just below): a GTIN in running text would wrap inside itself on a phone.
+      go(kit, `#/gs1/${saved.itemId}`, `${itemName(saved)} ${saved.created ? "registered" : "updated"} on ${new URL(saved.uri).hostname}: its code now leads to its links.`);
     } catch (err) {
       kit.flash(messageFor(err), true);
     } finally {
@@ -312,15 +348,28 @@ async function scansSection(kit: Gs1Kit, itemId: string): Promise<HTMLElement> {
 }
 
 export async function gs1ItemView(kit: Gs1Kit, itemId: string): Promise<HTMLElement[]> {
-  const item = await kit.api("GET /gs1/items/:itemId", { params: { itemId } });
+  // The domains are read beside the item: an item is a (host, key) pair, so saving its links names its host's
+  // domain again; without it the links would be registered as another item on the service's own host.
+  const [item, domains] = await Promise.all([kit.api("GET /gs1/items/:itemId", { params: { itemId } }), kit.api("GET /domains").catch(() => undefined)]);
   const links = linksEditor(kit, item.links);
-  const body = (): ItemInput => ({
-    key: item.key.ai,
-    value: item.key.value,
-    ...(item.qualifiers.length ? { qualifiers: item.qualifiers } : {}),
-    ...(item.description ? { description: item.description } : {}),
-    links: links.value(),
-  });
+  const domain = domainOf(item, domains);
+  const body = (): ItemInput => {
+    if (!item.onSharedHost && !domain) {
+      throw new Error(
+        domains
+          ? `${new URL(item.uri).hostname} is no longer one of your domains, so this product code is not answered and its links cannot be saved. Add the domain again and verify it, or delete this product code.`
+          : "Your domains could not be read, so this product code's host is not known. Reload the page, then save again.",
+      );
+    }
+    return {
+      key: item.key.ai,
+      value: item.key.value,
+      ...(item.qualifiers.length ? { qualifiers: item.qualifiers } : {}),
+      ...(item.description ? { description: item.description } : {}),
+      ...(domain ? { domainId: domain.domainId } : {}),
+      links: links.value(),
+    };
+  };
   return [
     h("p", {}, h("a", { href: "#/gs1" }, "← All product codes")),
     h(
@@ -333,6 +382,9 @@ export async function gs1ItemView(kit: Gs1Kit, itemId: string): Promise<HTMLElem
         ...(item.description ? [h("dt", {}, "Description"), h("dd", {}, item.description)] : []),
         h("dt", {}, "GS1 Digital Link"),
         h("dd", {}, h("a", { href: item.uri, class: "long", id: "gs1-uri" }, ...uriText(item.uri))),
+        ...(domain
+          ? [h("dt", {}, "Host"), h("dd", { id: "gs1-host" }, `Your own, ${domain.hostnameUnicode}${domain.state === "active" ? "" : " (not active: its links can be changed once it is active again)"}`)]
+          : []),
         h("dt", {}, "Updated"),
         h("dd", {}, new Date(item.updatedAt).toLocaleString()),
       ),

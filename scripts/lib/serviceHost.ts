@@ -112,7 +112,12 @@ async function serveFunctionInThisThread(name: string): Promise<number> {
         else res.end();
       });
   });
-  return listen(http.createServer(app), 0, "127.0.0.1");
+  const server = http.createServer(app);
+  // The forwarder below keeps its sockets to this server alive. Closing an idle one first (Node's 5 s
+  // default) races a request sent on it: an ECONNRESET the forwarder can only answer with a 502, which the
+  // fuzz saw about once a run on a loaded machine. The front (front.ts) outlives its clients' sockets too.
+  server.keepAliveTimeout = 620_000;
+  return listen(server, 0, "127.0.0.1");
 }
 
 function startFunctionWorker(name: string): Promise<{ port: number; worker: Worker }> {

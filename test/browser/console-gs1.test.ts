@@ -11,8 +11,10 @@ import { consoleApi } from "../helpers/consoleApi";
 import { createMerchant } from "../helpers/merchants";
 import { newGtin } from "../helpers/gs1";
 import { decodePng } from "../helpers/qr";
+import { TestDns } from "../helpers/dns";
+import { activeDomain, brandHostClient, merchantRest, PHONE as PHONE_AGENT } from "../helpers/brandHost";
 import { posRead } from "../../functions/src/gs1/pos";
-import { lookAtWidths, openView, signedInSession } from "./harness";
+import { assertPhoneReadyAndAccessible, brokenWords, DESKTOP, lookAtWidths, openView, PHONE, screenshot, signedInSession } from "./harness";
 
 async function download(page: Page, selector: string): Promise<{ bytes: Buffer; name: string }> {
   const [file] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
@@ -158,5 +160,96 @@ describe("merchant console: product codes (GS1)", function () {
     await page.click(`#gs1-items tr[data-item-id="${itemId}"] .delete-gs1`);
     await page.waitForSelector("#app[data-view] #gs1-empty");
     assert.equal((await consoleApi(`/gs1/items/${itemId}`, session.merchant.idToken)).status, 404);
+  });
+
+  describe("on the brand's own host (docs/gs1-on-brand-hosts.md)", () => {
+    const dns = new TestDns();
+    let domain: { domainId: string; hostname: string };
+    const brandGtin = newGtin();
+    let brandItemId: string;
+    before(async () => {
+      await dns.start();
+      domain = await activeDomain(session.merchant, dns);
+    });
+    after(() => dns.close());
+
+    /** Both widths, each checked (no sideways scroll, axe, no word broken) and shot. */
+    async function lookAt(name: string): Promise<void> {
+      for (const viewport of [PHONE, DESKTOP]) {
+        await page.setViewportSize(viewport);
+        await assertPhoneReadyAndAccessible(page, `${name} at ${viewport.width} px`);
+        assert.deepEqual(await brokenWords(page), [], `${name} at ${viewport.width} px: words broken inside themselves`);
+        await screenshot(page, `gs1-${name}-${viewport.width}`);
+      }
+      await page.setViewportSize(DESKTOP);
+    }
+
+    it("registers a product on the picked host: its address and the QR code the page shows name that host, and a phone scanning it lands on the link", async () => {
+      await openView(page, "#/gs1", "#gs1-domain");
+      const options = await page.locator("#gs1-domain option").allTextContents();
+      assert.deepEqual(options, ["The service's own host", domain.hostname]);
+      assert.equal(await page.inputValue("#gs1-domain"), "", "no default domain set: the service's host, as the API's default");
+      await page.selectOption("#gs1-domain", domain.domainId);
+      await page.fill("#gs1-value", brandGtin);
+      const link = page.locator("#gs1-new fieldset.gs1-link").nth(0);
+      await link.getByLabel("Title").fill("Our page");
+      await link.getByLabel("Target URL").fill("https://example.com/brand");
+      await lookAt("brand-host-form");
+      await page.click("#gs1-save-new");
+      await page.waitForSelector("#app[data-view] #gs1-packaging");
+      brandItemId = /^#\/gs1\/([A-Za-z0-9_-]{32})$/.exec(await page.evaluate(() => location.hash))![1];
+      const uri = `https://${domain.hostname}/01/${brandGtin}`;
+      assert.equal(await page.textContent("#app > .notice"), `GTIN ${brandGtin} registered on ${domain.hostname}: its code now leads to its links.`);
+      assert.equal(await page.getAttribute("#gs1-uri", "href"), uri);
+      assert.equal(await page.textContent("#gs1-host"), `Your own, ${domain.hostname}`);
+      await page.waitForFunction((holds) => {
+        const img = document.getElementById("gs1-qr") as HTMLImageElement;
+        return img.dataset.holds === holds && img.complete && img.naturalWidth > 0;
+      }, uri);
+      assert.equal((await page.textContent("#gs1-qr-text"))!, uri);
+      // The code as drawn on the page, read back by a decoder.
+      const shown = decodePng(await page.locator("#gs1-qr").screenshot()).payload;
+      assert.equal(shown, uri);
+      const scanned = await brandHostClient(domain.hostname).fetch(new URL(shown).pathname, { redirect: "manual", headers: { "User-Agent": PHONE_AGENT } });
+      assert.equal(scanned.status, 307);
+      assert.equal(scanned.headers.get("location"), "https://example.com/brand");
+      await lookAt("brand-host-item");
+    });
+
+    it("keeps the product on its host when its links are edited, and lists it by its host beside the same GTIN on the service's host", async () => {
+      await openView(page, `#/gs1/${brandItemId}`, "#gs1-links");
+      await page.locator("#gs1-links fieldset.gs1-link").nth(0).getByLabel("Title").fill("Our new page");
+      await page.click("#gs1-save-links");
+      await page.waitForSelector("#app > .notice");
+      const saved = await consoleApi(`/gs1/items/${brandItemId}`, session.merchant.idToken);
+      assert.equal(saved.body.links[0].title, "Our new page");
+      const listed = await consoleApi("/gs1/items", session.merchant.idToken);
+      assert.deepEqual(listed.body.items.map((i: { uri: string }) => i.uri), [`https://${domain.hostname}/01/${brandGtin}`], "no second item on the service's host");
+
+      await openView(page, "#/gs1", "#gs1-domain");
+      await page.selectOption("#gs1-domain", "");
+      await page.fill("#gs1-value", brandGtin);
+      const link = page.locator("#gs1-new fieldset.gs1-link").nth(0);
+      await link.getByLabel("Title").fill("Shared page");
+      await link.getByLabel("Target URL").fill("https://example.com/shared");
+      await page.click("#gs1-save-new");
+      await page.waitForSelector("#app[data-view] #gs1-packaging");
+      const sharedUri = new URL((await page.getAttribute("#gs1-uri", "href"))!);
+      assert.deepEqual([sharedUri.host, sharedUri.pathname], [new URL(baseUrl()).host, `/01/${brandGtin}`]);
+      assert.equal(await page.locator("#gs1-host").count(), 0, "the service's own host is not named as the brand's");
+      await openView(page, "#/gs1", "#gs1-items");
+      const hosts = await page.locator("#gs1-items tr[data-item-id]").evaluateAll((rows) => rows.map((r) => r.querySelector(".gs1-host")?.textContent ?? ""));
+      assert.deepEqual(hosts.sort(), [`on ${domain.hostname}`, `on ${new URL(baseUrl()).hostname}`].sort());
+      await lookAt("brand-host-list");
+
+      // The domain removed: the item is no longer answered, and its page says so instead of saving its
+      // links as a second item on the service's host.
+      assert.equal((await merchantRest(session.merchant, `/api/domains/${domain.domainId}`, "DELETE")).status, 200);
+      await openView(page, `#/gs1/${brandItemId}`, "#gs1-links");
+      assert.equal(await page.locator("#gs1-host").count(), 0);
+      await page.click("#gs1-save-links");
+      assert.match(await shownError(page), new RegExp(`^${domain.hostname.replace(/[.]/g, "\\.")} is no longer one of your domains, so this product code is not answered`));
+      assert.equal((await consoleApi("/gs1/items", session.merchant.idToken)).body.items.length, 2, "nothing registered");
+    });
   });
 });

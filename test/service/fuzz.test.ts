@@ -10,6 +10,7 @@ import { newClient } from "../helpers/clients";
 import { callTool, rpc, toolResult } from "../helpers/rpc";
 import { encodeComponent, hostileId, hostileUrl, int, pick, prng, randomValue, rawRequest, runCases, type Rand, type RawAnswer, type RawRequest } from "../helpers/fuzz";
 import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
+import { checkDigitOf } from "../../functions/src/gs1/keys";
 
 const SEED = 20261122;
 
@@ -370,6 +371,22 @@ function gs1Case(rand: Rand): Case {
   return { surface: "gs1", request: { method: pick(rand, ["GET", "GET", "HEAD", "OPTIONS", "POST", "DELETE"]), path, headers }, expect: "html-or-json" };
 }
 
+/**
+ * The public report naming an address: GS1 URIs on hosts of every kind (a brand's host is looked up by its
+ * name: docs/gs1-on-brand-hosts.md), names no domain can have, ports, users, compressed-looking words.
+ */
+function reportCase(rand: Rand, f: Fixtures): Case {
+  const host = pick(rand, [new URL(appUrl()).host, "id.brand.example", "__x__.example", "a..b.example", "xn--zz.example", "ID.BRAND.EXAMPLE", "id.brand.example:8443", "user:pw@id.brand.example", "127.0.0.1", "[::1]", `${"a".repeat(64)}.example`, `${segment(rand)}.example`]);
+  const digits = Array.from({ length: pick(rand, [8, 13, 14, 14, int(rand, 30)]) }, () => String(int(rand, 10))).join("");
+  // Half with a check digit that holds: only a GS1 Digital Link path gets as far as reading the host's claim.
+  const body13 = Array.from({ length: 13 }, () => String(int(rand, 10))).join("");
+  const gtin = rand() < 0.5 ? `${body13}${checkDigitOf(body13)}` : digits;
+  const path = pick(rand, [`/01/${gtin}`, `/01/${gtin}`, `/01/${gtin}/10/${segment(rand)}`, `/${segment(rand)}`, `/${"A".repeat(10 + int(rand, 200))}`, `/414/${digits}`, `/qr/${segment(rand)}`]);
+  const code = rand() < 0.8 ? `${pick(rand, ["https", "http", "HTTPS", "ftp"])}://${host}${path}` : pick(rand, [hostileUrl(rand), hostileId(rand), `gs1_${segment(rand)}`]);
+  const body = rand() < 0.9 ? json({ code, reason: pick(rand, ["spam", "phishing", "scam", segment(rand)]), ...(rand() < 0.3 ? { details: hostileId(rand) } : {}) }) : json(randomValue(rand));
+  return { surface: "reports", request: { method: "POST", path: "/api/reports", headers: { "Content-Type": "application/json" }, body, localAddress: pick(rand, f.clients) }, expect: "json" };
+}
+
 function siteCase(rand: Rand): Case {
   const path = pick(rand, [`/api/${segment(rand)}`, `/api?${segment(rand)}=1`, "/api/status.json", "/api/openapi.json", `/api/site.json?${segment(rand)}`]);
   return { surface: "site", request: { method: pick(rand, ["GET", "GET", "POST", "DELETE", "HEAD"]), path }, expect: "json" };
@@ -458,7 +475,7 @@ describe("fuzz: every surface", function () {
     };
   });
 
-  // The full run (`npm run fuzz` or `npm run test:full`, TEST_SCALE=1) makes 6,400 cases; `npm test` makes
+  // The full run (`npm run fuzz` or `npm run test:full`, TEST_SCALE=1) makes 7,200 cases; `npm test` makes
   // TEST_SCALE of each surface's (at least 20) from the same seed, still interleaved. FUZZ_SCALE still overrides.
   const scale = process.env.FUZZ_SCALE ? Number(process.env.FUZZ_SCALE) : TEST_SCALE;
   const plan: Array<[number, (r: Rand, f: Fixtures) => Case]> = (
@@ -476,11 +493,12 @@ describe("fuzz: every surface", function () {
       [200, nestingCase],
       [200, trackingCase],
       [200, shopifyCase],
+      [200, reportCase],
     ] as Array<[number, (r: Rand, f: Fixtures) => Case]>
   ).map(([n, make]) => [Math.max(20, Math.round(n * scale)), make]);
   const total = plan.reduce((sum, [n]) => sum + n, 0);
 
-  it(`answers ${total.toLocaleString("en-US")} seeded cases over twelve surfaces with no 5xx and every error in its documented shape`, async () => {
+  it(`answers ${total.toLocaleString("en-US")} seeded cases over ${plan.length} kinds of case with no 5xx and every error in its documented shape`, async () => {
     const rand = prng(SEED);
     const cases = plan.flatMap(([n, make]) => Array.from({ length: n }, () => make(rand, fixtures)));
     // Interleave the surfaces so each runs under the others' load.

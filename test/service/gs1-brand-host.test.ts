@@ -1,7 +1,8 @@
 // GS1 on a merchant's own host (docs/gs1-on-brand-hosts.md), over HTTPS through the load balancer path:
 // only the host's workspace's items resolve there (never another workspace's, not even one the host's
 // former holder registered on it), the workspace owns every key it registers there whatever the shared
-// host's rules say, and registering is refused on a domain that is not the workspace's or not active.
+// host's rules say, and registering is refused on a domain that is not the workspace's or not active; an
+// item there is reported and taken down by its address on that host.
 // How the resolver behaves on such a host is test/service/gs1-resolver.test.ts's, run on both hosts.
 import assert from "node:assert/strict";
 import { randomInt, randomUUID } from "node:crypto";
@@ -11,6 +12,8 @@ import { newClient } from "../helpers/clients";
 import { newGtin } from "../helpers/gs1";
 import { TestDns } from "../helpers/dns";
 import { activeDomain, brandHostClient, merchantRest } from "../helpers/brandHost";
+import { adminCli } from "../helpers/admin";
+import { compressDigitalLink } from "../../functions/src/gs1/grammar";
 import { checkDigitOf } from "../../functions/src/gs1/keys";
 import { writeRateLimitOverride } from "../../functions/src/store/rateLimits";
 
@@ -117,5 +120,45 @@ describe("GS1 on a merchant's own host", function () {
     assert.equal(await at(`/01/${gtin}/10/OLD`), "https://brand.example/new", "the former holder's lot is passed over: the GTIN answers");
     const owners = (await firestore().collection("gs1Keys").where("value", "==", gtin).get()).docs.map((d) => d.get("merchantId"));
     assert.deepEqual(owners, [brand.merchantId]);
+  });
+
+  it("is reported and taken down by its address on the brand's host; an address on a host that serves nobody is refused as today", async () => {
+    const gtin = newGtin();
+    const saved = await rest(brand, "/api/gs1/items", "POST", item(gtin, "https://brand.example/reported", { domainId: domain.domainId }));
+    assert.equal(saved.status, 201, JSON.stringify(saved.body));
+    // The same GTIN is another workspace's on the shared host: an address on the brand's host never names it.
+    assert.equal((await rest(other, "/api/gs1/items", "POST", item(gtin, "https://other.example/shared"))).status, 201);
+    const reporter = newClient();
+    const report = async (code: string, reason = "phishing") => {
+      const res = await reporter.fetch(`${baseUrl()}/api/reports`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code, reason }) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const stored = async (reportId: string) => (await firestore().collection("abuseReports").doc(reportId).get()).data()!;
+    const uri = `https://${domain.hostname}/01/${gtin}`;
+
+    const filed = await report(`${uri.replace(domain.hostname, domain.hostname.toUpperCase())}/10/LOT1?utm_source=pack`);
+    assert.equal(filed.status, 202, JSON.stringify(filed.body));
+    const first = await stored(filed.body.reportId);
+    assert.deepEqual([first.subject, first.merchantId, first.url, first.destinationUrl], [`gs1_${saved.body.itemId}`, brand.merchantId, uri, "https://brand.example/reported"]);
+    const compressed = await report(compressDigitalLink(uri), "scam");
+    assert.equal(compressed.status, 202, JSON.stringify(compressed.body));
+    assert.equal((await stored(compressed.body.reportId)).subject, `gs1_${saved.body.itemId}`);
+
+    // Nothing registered at the address on that host: not found, as on the shared host.
+    assert.equal((await report(`https://${domain.hostname}/01/${newGtin()}`)).status, 404);
+    // A host that serves nobody, one not yet active, the brand's host with a port, over http: no address of this service.
+    const pending = (await rest(brand, "/api/domains", "POST", { hostname: `gs1r.m${randomUUID().slice(0, 8)}.example.com` })).body;
+    for (const address of [`https://nobody-${randomUUID().slice(0, 8)}.example/01/${gtin}`, `https://${pending.hostname}/01/${gtin}`, `https://${domain.hostname}:8443/01/${gtin}`, `http://${domain.hostname}/01/${gtin}`]) {
+      const refused = await report(address);
+      assert.deepEqual([refused.status, refused.body.code, refused.body.details?.field], [400, "VALIDATION_FAILED", "code"], address);
+      assert.match(refused.body.message, /not the address of a QR code or a GS1 product link made here/);
+    }
+
+    // An operator takes it down by the same address: the brand's host answers the warning page, the other
+    // workspace's item on the shared host is untouched.
+    const cli = await adminCli("takedown", "--code", uri, "--reason", "Product page replaced by a lure");
+    assert.equal(cli.subject, `gs1_${saved.body.itemId}`);
+    assert.equal((await onBrand(`/01/${gtin}`)).status, 410);
+    assert.equal(await location(onShared(`/01/${gtin}`)), "https://other.example/shared");
   });
 });

@@ -125,6 +125,8 @@ async function callEveryTool(client: Client, merchant: TestMerchant): Promise<{ 
   assert.deepEqual((await run("svc.domain.list", {})).domains.map((d: any) => d.domainId), [added.domainId]);
   assert.equal((await run("svc.domain.verify", { domainId: added.domainId })).domainId, added.domainId);
   assert.deepEqual(await run("svc.domain.remove", { domainId: added.domainId }), { deleted: true, domainId: added.domainId });
+  assert.deepEqual(await run("svc.domain.set_page_colours", { pageColours: { foreground: "#1f2937", background: "#FEF3C7" } }), { pageColours: { foreground: "#1F2937", background: "#FEF3C7" } });
+  assert.deepEqual((await run("svc.domain.list", {})).pageColours, { foreground: "#1F2937", background: "#FEF3C7" });
   const job = await run("svc.job.start", { format: "json", items: [{ destinationUrl: "https://example.com/job", externalRef: `sdk-${randomUUID()}` }] });
   assert.equal(job.total, 1);
   // Followed until done, so every mode compares the same state's shape.

@@ -86,6 +86,7 @@ describe("MCP toolsets", () => {
     "svc.domain.list": "list branded domains",
     "svc.domain.verify": "verify domain dns records",
     "svc.domain.remove": "remove domain",
+    "svc.domain.set_page_colours": "page colours of branded hosts",
     "svc.conversion.track_lead": "report a sign up lead",
     "svc.conversion.track_sale": "report a sale with revenue",
     "svc.conversion.reverse_sale": "refund a sale",

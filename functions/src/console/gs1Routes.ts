@@ -5,12 +5,18 @@
 import { z } from "zod";
 import { listLimit } from "../core/validation";
 import { Gs1ItemDeletedSchema, Gs1ItemInputSchema, Gs1ItemListSchema, Gs1ItemParams, Gs1ItemSavedSchema, Gs1ItemSchema, Gs1QrQuery } from "../gs1/model";
-import { getItem, itemQrPng, listItems, putItem, removeItem } from "../gs1/service";
+import { getItem, itemQrPng, listItems, putItem, removeItem, resolverOrigin } from "../gs1/service";
 import { Gs1ItemAnalyticsSchema, itemAnalytics } from "../gs1/analytics";
 import { consoleFileRoute, consoleRoute, routeTable } from "./route";
 import { DaysQuerySchema } from "./schemas";
 
 const member = { credential: "member" } as const;
+
+/**
+ * The page editing an item's links registers it again, naming its host's domain: it must tell an item on the
+ * shared host from one on a host that is no longer a domain of the workspace (docs/gs1-on-brand-hosts.md).
+ */
+const Gs1ConsoleItemSchema = Gs1ItemSchema.extend({ onSharedHost: z.boolean().describe("true when the item is on the service's shared resolver host") });
 
 export const gs1Routes = routeTable(
   consoleRoute({
@@ -64,10 +70,13 @@ export const gs1Routes = routeTable(
     ...member,
     method: "GET",
     path: "/api/console/gs1/items/:itemId",
-    summary: "One GS1 item and its links",
+    summary: "One GS1 item and its links, and whether it is on the service's shared host",
     params: Gs1ItemParams,
-    response: Gs1ItemSchema,
-    handle: ({ caller, params }) => getItem(caller.merchantId, params.itemId),
+    response: Gs1ConsoleItemSchema,
+    async handle({ caller, params }) {
+      const item = await getItem(caller.merchantId, params.itemId);
+      return { ...item, onSharedHost: new URL(item.uri).origin === resolverOrigin() };
+    },
   }),
   consoleRoute({
     ...member,

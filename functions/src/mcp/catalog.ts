@@ -36,6 +36,7 @@ import { domainAddTool } from "./tools/domainAdd";
 import { domainListTool } from "./tools/domainList";
 import { domainVerifyTool } from "./tools/domainVerify";
 import { domainRemoveTool } from "./tools/domainRemove";
+import { domainSetPageColoursTool } from "./tools/domainSetPageColours";
 import { conversionTrackLeadTool } from "./tools/conversionTrackLead";
 import { conversionTrackSaleTool } from "./tools/conversionTrackSale";
 import { conversionReverseSaleTool } from "./tools/conversionReverseSale";
@@ -76,6 +77,7 @@ export const CATALOG_TOOLS: readonly ToolDefinition[] = [
   domainListTool,
   domainVerifyTool,
   domainRemoveTool,
+  domainSetPageColoursTool,
   conversionTrackLeadTool,
   conversionTrackSaleTool,
   conversionReverseSaleTool,
@@ -111,7 +113,7 @@ export const TOOLSETS = {
   },
   domains: {
     description: "Branded domains (custom domains, own hosts) for a workspace's codes: add, DNS records to create, verification and state",
-    tools: ["svc.domain.add", "svc.domain.list", "svc.domain.verify", "svc.domain.remove"],
+    tools: ["svc.domain.add", "svc.domain.list", "svc.domain.verify", "svc.domain.remove", "svc.domain.set_page_colours"],
   },
   conversions: {
     description: "Conversion tracking (attribution): leads, sales, refunds and in-store discount redemptions reported against a scan's signed click id, and the figures: revenue per code, rule and A/B arm with each split's result",

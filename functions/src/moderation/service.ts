@@ -9,37 +9,66 @@ import { logCodeRestored, logCodeTakenDown, logWarn } from "../core/log";
 import { codeSubjectOf, fileReport, notOurAddress, publicReport, restoreCode, scanIdOf, servedUrlOf, takeDownCode, type ReportInput, type ReportSubject } from "../abuse/service";
 import { decompressDigitalLink } from "../gs1/grammar";
 import { Gs1SyntaxError, levelPathsOf, parseDigitalLinkPath } from "../gs1/keys";
-import { gs1UriOf, resolverHost, resolverOrigin } from "../gs1/service";
+import { gs1UriOf, ownHostScope, sharedScope, type ResolverScope } from "../gs1/service";
 import { decideReport, decideReports, listReportGroups, OPEN_REPORTS_PER_SUBJECT_MAX, readReport, type ReportStatus } from "../store/abuse";
 import type { TakenDown } from "../store/codes";
 import { gs1CodeIdOf, gs1ItemIdOfCodeId, readGs1ItemById, readGs1Levels, setGs1TakenDown, type StoredGs1Item } from "../store/gs1Items";
 import { mailWorkspaceOwner } from "../store/listings";
+import { readHostClaims } from "../store/hostServing";
 
 /** A compressed GS1 URI's path: one base64url segment at the root (as the resolver routes it). */
 const COMPRESSED_PATH = /^\/[A-Za-z0-9_-]{10,}\/?$/;
 
-/**
- * The GS1 item an address resolves to on this service, or null when the address is no GS1 URI of it: the
- * item the resolver would answer with (the most specific stored level), NOT_FOUND when it has none.
- */
-export async function gs1ItemOfAddress(reference: string): Promise<StoredGs1Item | null> {
-  const url = servedUrlOf(reference);
-  if (!url) return null;
-  let path = url.pathname;
+/** A DNS name as domains are stored (punycode, lower-case): anything else is never a merchant's host, and is not read. */
+const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** The key levels a GS1 Digital Link path names (a compressed one decompressed against `origin`), or null. */
+function levelsOf(path: string, origin: string): string[] | null {
   if (COMPRESSED_PATH.test(path)) {
-    const uncompressed = decompressDigitalLink(`${resolverOrigin()}${path}`);
+    const uncompressed = decompressDigitalLink(`${origin}${path}`);
     if (!uncompressed) return null;
     path = new URL(uncompressed).pathname;
   }
-  let levels: string[];
   try {
     const parsed = parseDigitalLinkPath(path);
-    levels = levelPathsOf(parsed.key.ai, parsed.value, parsed.qualifiers);
+    return levelPathsOf(parsed.key.ai, parsed.value, parsed.qualifiers);
   } catch (error) {
     if (error instanceof Gs1SyntaxError) return null;
     throw error;
   }
-  const item = (await readGs1Levels(resolverHost(), levels)).find((i) => i !== undefined);
+}
+
+/**
+ * A merchant's host an address names, as the resolver answers for it: one whose claim is served now
+ * (active, or in its grace after a failed check: docs/domains.md), where only the holding workspace's items
+ * answer; null for any other. A brand's URI is printed as https://<host>/..., no port, no user: one with
+ * either names no host the service answers.
+ */
+async function ownHostScopeOf(url: URL): Promise<ResolverScope | null> {
+  if (url.protocol !== "https:" || url.port || url.username || url.password || !HOST_NAME.test(url.hostname)) return null;
+  const [claim] = await readHostClaims([url.hostname]);
+  return claim?.serving ? ownHostScope(url.hostname, claim.merchantId) : null;
+}
+
+/**
+ * The GS1 item an address resolves to on this service, or null when the address is no GS1 URI of it: the
+ * item the resolver would answer with on that host (the most specific stored level; on a merchant's host,
+ * of the holding workspace only), NOT_FOUND when it has none.
+ */
+export async function gs1ItemOfAddress(reference: string): Promise<StoredGs1Item | null> {
+  const shared = servedUrlOf(reference);
+  let url: URL;
+  try {
+    url = shared ?? new URL(reference.trim());
+  } catch {
+    return null;
+  }
+  // The path first: an address that is no GS1 URI costs no read of a host's claim.
+  const levels = levelsOf(url.pathname, url.origin);
+  if (!levels) return null;
+  const scope = shared ? sharedScope() : await ownHostScopeOf(url);
+  if (!scope) return null;
+  const item = (await readGs1Levels(scope.host, levels)).find((i) => i !== undefined && (scope.merchantId === undefined || i.merchantId === scope.merchantId));
   if (!item) throw new AppError("NOT_FOUND", "No GS1 product link answers at this address", { hint: "Check the address: the resolver has no links for this key." });
   return item;
 }
