@@ -9,7 +9,8 @@ import { appUrl, baseUrl, functionsDirectUrl } from "../helpers/env";
 import { overHttps, PHONE, required, type Answer } from "../helpers/brandHost";
 import { TestDns } from "../helpers/dns";
 import { newClient } from "../helpers/clients";
-import { createMerchant, type TestMerchant } from "../helpers/merchants";
+import { createMerchant, firestore, type TestMerchant } from "../helpers/merchants";
+import { adminCli } from "../helpers/admin";
 import { callTool, toolResult } from "../helpers/rpc";
 import { countedAnalytics } from "../helpers/scans";
 import { encodeComponent, hostileId, int, pick, prng, runCases } from "../helpers/fuzz";
@@ -148,6 +149,31 @@ describe("merchants' hosts over HTTPS through the load balancer path", function 
     const own = await newClient().fetch(`${baseUrl()}/qr/${theirs.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } });
     assert.equal(own.headers.get("location"), "https://example.com/b-secret");
     assert.equal((await countedAnalytics(analytics(b, theirs.codeId), 1)).totalScans, 1);
+  });
+
+  it("is reported and taken down by a code's address on the merchant's host; another workspace's code there names nothing, and an address the host does not answer is refused", async () => {
+    const mine = await createCode(a, "https://example.com/a-reported");
+    const theirs = await createCode(b, "https://example.com/b-other");
+    const report = async (code: string) => {
+      const res = await newClient().fetch(`${baseUrl()}/api/reports`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ code, reason: "phishing" }) });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const filed = await report(`https://${host.toUpperCase()}/qr/${mine.uniqueQRCodeID}?utm_source=poster`);
+    assert.equal(filed.status, 202, JSON.stringify(filed.body));
+    const stored = (await firestore().collection("abuseReports").doc(filed.body.reportId).get()).data()!;
+    assert.deepEqual([stored.subject, stored.merchantId, stored.codeId, stored.destinationUrl], [mine.uniqueQRCodeID, a.merchantId, mine.codeId, "https://example.com/a-reported"]);
+    // The host answers another workspace's code, and an unknown one, with its 404: neither is a code there.
+    for (const id of [theirs.uniqueQRCodeID, "ZZZZZZZZZZZZ"]) assert.equal((await report(`https://${host}/qr/${id}`)).status, 404, id);
+    // A port, plain http, or a host that serves nobody: no address of this service.
+    for (const address of [`https://${host}:8443/qr/${mine.uniqueQRCodeID}`, `http://${host}/qr/${mine.uniqueQRCodeID}`, `https://nobody-${randomUUID().slice(0, 8)}.example/qr/${mine.uniqueQRCodeID}`]) {
+      const refused = await report(address);
+      assert.deepEqual([refused.status, refused.body.code, refused.body.details?.field], [400, "VALIDATION_FAILED", "code"], address);
+    }
+    // An operator takes it down by that address: the merchant's host answers the 410 page, and so does the service's.
+    const cli = await adminCli("takedown", "--code", `https://${host}/qr/${mine.uniqueQRCodeID}`, "--reason", "Lure page");
+    assert.equal(cli.subject, mine.uniqueQRCodeID);
+    assert.equal((await overHttps(host, `/qr/${mine.uniqueQRCodeID}`)).status, 410);
+    assert.equal((await newClient().fetch(`${baseUrl()}/qr/${mine.uniqueQRCodeID}`, { redirect: "manual", headers: { "User-Agent": PHONE } })).status, 410);
   });
 
   it("answers an unknown host with the platform's 404, and redirects / to the workspace's rootUrl or the neutral 404", async () => {

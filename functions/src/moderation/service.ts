@@ -11,9 +11,9 @@ import { decompressDigitalLink } from "../gs1/grammar";
 import { Gs1SyntaxError, levelPathsOf, parseDigitalLinkPath } from "../gs1/keys";
 import { gs1UriOf, ownHostScope, sharedScope, type ResolverScope } from "../gs1/service";
 import { decideReport, decideReports, listReportGroups, OPEN_REPORTS_PER_SUBJECT_MAX, readReport, type ReportStatus } from "../store/abuse";
-import type { TakenDown } from "../store/codes";
 import { gs1CodeIdOf, gs1ItemIdOfCodeId, readGs1ItemById, readGs1Levels, setGs1TakenDown, type StoredGs1Item } from "../store/gs1Items";
 import { mailWorkspaceOwner } from "../store/listings";
+import { readLink, type TakenDown } from "../store/codes";
 import { readHostClaims } from "../store/hostServing";
 
 /** A compressed GS1 URI's path: one base64url segment at the root (as the resolver routes it). */
@@ -51,6 +51,28 @@ async function ownHostScopeOf(url: URL): Promise<ResolverScope | null> {
 }
 
 /**
+ * The id of the /qr/ code an address on a merchant's own host names: a host served now, whose workspace
+ * holds the code (the host answers every other code with its 404, so such an address names none: NOT_FOUND).
+ * Null when the address is no /qr/ address of a merchant's host.
+ */
+async function brandHostCodeId(reference: string): Promise<string | null> {
+  let url: URL;
+  try {
+    url = new URL(reference.trim());
+  } catch {
+    return null;
+  }
+  // The path first: an address that is no code's costs no read of a host's claim.
+  const id = /^\/qr\/([0-9A-Za-z]{12})\/?$/.exec(url.pathname)?.[1];
+  if (!id) return null;
+  const scope = await ownHostScopeOf(url);
+  if (!scope) return null;
+  const link = await readLink(id);
+  if (!link || link.merchantId !== scope.merchantId) throw new AppError("NOT_FOUND", "No QR code has this address", { hint: "Check the address: this host answers only its own workspace's codes." });
+  return id;
+}
+
+/**
  * The GS1 item an address resolves to on this service, or null when the address is no GS1 URI of it: the
  * item the resolver would answer with on that host (the most specific stored level; on a merchant's host,
  * of the holding workspace only), NOT_FOUND when it has none.
@@ -80,7 +102,7 @@ const itemSubject = (item: StoredGs1Item): ReportSubject => {
 
 /** What a report, takedown or restore names: a code, or a GS1 item. Refused (VALIDATION_FAILED) when neither. */
 async function subjectOf(reference: string): Promise<{ kind: "code"; id: string } | { kind: "gs1"; item: StoredGs1Item }> {
-  const id = scanIdOf(reference);
+  const id = scanIdOf(reference) ?? (await brandHostCodeId(reference));
   if (id) return { kind: "code", id };
   // A subject as the moderation queue names it: gs1_<itemId>.
   const itemId = gs1ItemIdOfCodeId(reference.trim());
@@ -96,7 +118,7 @@ async function subjectOf(reference: string): Promise<{ kind: "code"; id: string 
 
 /** The public report (POST /api/reports, the /report page): any address the service answers. */
 export async function reportAddress(input: ReportInput): Promise<{ reportId: string; status: "open" }> {
-  const code = await codeSubjectOf(input.code);
+  const code = (await codeSubjectOf(input.code)) ?? (await codeSubjectOf((await brandHostCodeId(input.code)) ?? ""));
   if (code) return fileReport(code, input);
   const item = await gs1ItemOfAddress(input.code);
   if (!item) throw notOurAddress();
