@@ -21,7 +21,7 @@ describe("merchant console: settings and content", function () {
     }
     await approveListing(approved);
     await openView(page, "#/settings", "#listings");
-    assert.deepEqual(await page.locator("main h2").allTextContents(), ["API keys", "Members", "Phone book listings", "Analytics time zone", "Brand presets", "Connected apps", "Webhooks", "Shopify orders", "UTM templates"]);
+    assert.deepEqual(await page.locator("main h2").allTextContents(), ["API keys", "Members", "Phone book listings", "Analytics time zone", "Brand presets", "Connected apps", "Webhooks", "Conversion tracking", "Shopify orders", "UTM templates"]);
     const members = await page.locator("#members tbody tr").allTextContents();
     assert.equal(members.length, 1);
     assert.match(members[0], new RegExp(`${merchant.email}.*owner`));

@@ -271,7 +271,7 @@ describe("branded domains", function () {
     const post = (method: string, params: unknown) =>
       postRaw(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), { Authorization: `Bearer ${owner.apiKey}`, "Content-Type": "application/json" }, toolset);
     const listed = (await post("tools/list", {})).body.result.tools.map((t: any) => t.name).sort();
-    assert.deepEqual(listed, ["svc.domain.add", "svc.domain.list", "svc.domain.remove", "svc.domain.verify"]);
+    assert.deepEqual(listed, ["svc.domain.add", "svc.domain.list", "svc.domain.remove", "svc.domain.set_page_colours", "svc.domain.verify"]);
     const hostname = uniqueHost("tool");
     const added = toolResult(await post("tools/call", { name: "svc.domain.add", arguments: { hostname } }));
     assert.equal(added.hostname, hostname);
