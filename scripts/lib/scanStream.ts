@@ -65,55 +65,40 @@ const CONSUMER_SERVICE = "scanconsumer";
  */
 export function deployCommands(target: DeployTarget, files: StreamFiles): string[][] {
   const { project } = target;
-  const table = `${project}:${SCAN_STREAM.dataset}.${SCAN_STREAM.table}`;
-  const agent = `serviceAccount:service-${target.projectNumber}@gcp-sa-pubsub.iam.gserviceaccount.com`;
-  return [
-    ["gcloud", "pubsub", "schemas", "create", SCAN_STREAM.schema, "--type=avro", `--definition-file=${files.avroSchemaFile}`, `--project=${project}`],
-    ["gcloud", "pubsub", "topics", "create", SCAN_STREAM.topic, `--schema=${SCAN_STREAM.schema}`, "--message-encoding=json", `--project=${project}`],
-    ["bq", `--project_id=${project}`, "mk", "--dataset", `--location=${target.location}`, `--description=Scan events from the ${SCAN_STREAM.topic} topic`, `${project}:${SCAN_STREAM.dataset}`],
-    [
-      "bq",
-      `--project_id=${project}`,
-      "mk",
-      "--table",
-      "--time_partitioning_field=at",
-      "--time_partitioning_type=DAY",
-      `--time_partitioning_expiration=${target.retentionDays * 86_400}`,
-      "--clustering_fields=merchant_id,code_id",
-      `--schema=${files.tableSchemaFile}`,
-      table,
-    ],
-    ["bq", `--project_id=${project}`, "add-iam-policy-binding", `--member=${agent}`, "--role=roles/bigquery.dataEditor", table],
-    [
-      "gcloud",
-      "pubsub",
-      "subscriptions",
-      "create",
-      SCAN_STREAM.subscription,
-      `--topic=${SCAN_STREAM.topic}`,
-      `--bigquery-table=${project}.${SCAN_STREAM.dataset}.${SCAN_STREAM.table}`,
-      "--use-topic-schema",
-      "--write-metadata",
-      `--project=${project}`,
-    ],
-    ...consumerCommands(target),
-    ...conversionCommands(target, files),
-  ];
+  const [schema, topic, ...rest] = streamCommands(target, SCAN_STREAM, files.avroSchemaFile, files.tableSchemaFile);
+  const dataset = ["bq", `--project_id=${project}`, "mk", "--dataset", `--location=${target.location}`, `--description=Scan events from the ${SCAN_STREAM.topic} topic`, `${project}:${SCAN_STREAM.dataset}`];
+  return [schema, topic, dataset, ...rest, ...consumerCommands(target), ...conversionCommands(target, files)];
 }
 
 /**
- * The conversion stream (issue 61) in the scan stream's dataset: its schema, the topic enforcing it, its
- * table (partitioned by day of `at`, clustered by workspace and code, expiring with the retention), the
- * service agent's write access to it, and the BigQuery subscription. Part of a new project's commands and
- * of `--upgrade` for a project made before it.
+ * The conversion stream (issue 61) in the scan stream's dataset, made as the scan stream is. Part of a new
+ * project's commands and of `--upgrade` for a project made before it.
  */
 export function conversionCommands(target: Pick<DeployTarget, "project" | "projectNumber" | "retentionDays">, files: StreamFiles): string[][] {
+  return streamCommands(target, CONVERSION_STREAM, files.conversionAvroSchemaFile, files.conversionTableSchemaFile);
+}
+
+/** A stream's names: its Pub/Sub schema, topic and BigQuery subscription, and its table's dataset and name. */
+interface StreamNames {
+  schema: string;
+  topic: string;
+  subscription: string;
+  dataset: string;
+  table: string;
+}
+
+/**
+ * One stream's commands, its dataset aside: the schema, the topic enforcing it, the table (partitioned by
+ * day of `at`, clustered by workspace and code, expiring with the retention), the service agent's write
+ * access to that table only, and the BigQuery subscription writing the topic's fields and its metadata.
+ */
+function streamCommands(target: Pick<DeployTarget, "project" | "projectNumber" | "retentionDays">, stream: StreamNames, avroSchemaFile: string, tableSchemaFile: string): string[][] {
   const { project } = target;
-  const table = `${project}:${CONVERSION_STREAM.dataset}.${CONVERSION_STREAM.table}`;
+  const table = `${project}:${stream.dataset}.${stream.table}`;
   const agent = `serviceAccount:service-${target.projectNumber}@gcp-sa-pubsub.iam.gserviceaccount.com`;
   return [
-    ["gcloud", "pubsub", "schemas", "create", CONVERSION_STREAM.schema, "--type=avro", `--definition-file=${files.conversionAvroSchemaFile}`, `--project=${project}`],
-    ["gcloud", "pubsub", "topics", "create", CONVERSION_STREAM.topic, `--schema=${CONVERSION_STREAM.schema}`, "--message-encoding=json", `--project=${project}`],
+    ["gcloud", "pubsub", "schemas", "create", stream.schema, "--type=avro", `--definition-file=${avroSchemaFile}`, `--project=${project}`],
+    ["gcloud", "pubsub", "topics", "create", stream.topic, `--schema=${stream.schema}`, "--message-encoding=json", `--project=${project}`],
     [
       "bq",
       `--project_id=${project}`,
@@ -123,7 +108,7 @@ export function conversionCommands(target: Pick<DeployTarget, "project" | "proje
       "--time_partitioning_type=DAY",
       `--time_partitioning_expiration=${target.retentionDays * 86_400}`,
       "--clustering_fields=merchant_id,code_id",
-      `--schema=${files.conversionTableSchemaFile}`,
+      `--schema=${tableSchemaFile}`,
       table,
     ],
     ["bq", `--project_id=${project}`, "add-iam-policy-binding", `--member=${agent}`, "--role=roles/bigquery.dataEditor", table],
@@ -132,9 +117,9 @@ export function conversionCommands(target: Pick<DeployTarget, "project" | "proje
       "pubsub",
       "subscriptions",
       "create",
-      CONVERSION_STREAM.subscription,
-      `--topic=${CONVERSION_STREAM.topic}`,
-      `--bigquery-table=${project}.${CONVERSION_STREAM.dataset}.${CONVERSION_STREAM.table}`,
+      stream.subscription,
+      `--topic=${stream.topic}`,
+      `--bigquery-table=${project}.${stream.dataset}.${stream.table}`,
       "--use-topic-schema",
       "--write-metadata",
       `--project=${project}`,
