@@ -118,8 +118,8 @@ async function subjectOf(reference: string): Promise<{ kind: "code"; id: string 
 
 /** The public report (POST /api/reports, the /report page): any address the service answers. */
 export async function reportAddress(input: ReportInput): Promise<{ reportId: string; status: "open" }> {
-  const code = (await codeSubjectOf(input.code)) ?? (await codeSubjectOf((await brandHostCodeId(input.code)) ?? ""));
-  if (code) return fileReport(code, input);
+  const id = scanIdOf(input.code) ?? (await brandHostCodeId(input.code));
+  if (id) return fileReport((await codeSubjectOf(id))!, input);
   const item = await gs1ItemOfAddress(input.code);
   if (!item) throw notOurAddress();
   return fileReport(itemSubject(item), input);
