@@ -11,6 +11,7 @@ import { newClient, type TestClient } from "../helpers/clients";
 import { RATE_LIMITS } from "../../functions/src/core/rateLimit";
 import { eventually } from "../helpers/poll";
 import { consoleApi } from "../helpers/consoleApi";
+import { nextWindowStart, servedAt } from "../helpers/clock";
 
 const PHONE = "Mozilla/5.0 (Linux; Android 14) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Mobile Safari/537.36";
 const SECRET_DESTINATION = "https://example.com/members-only";
@@ -185,6 +186,11 @@ describe("campaign password page: hashed, limited, never showing the destination
     const guarded = toolResult(await callTool("svc.qr.create", { title: "guessed", destinationUrl: SECRET_DESTINATION, dynamic: true }, merchant.apiKey));
     toolResult(await setRules(merchant, guarded.codeId, { rules: [{ when: {}, then: { type: "password" } }], password: PASSWORD }));
     const budget = RATE_LIMITS.passwordCodeAttempts.max;
+    // The code's budget is per window: a clock that starts the attack at a window's start and runs with the
+    // wall clock keeps the whole attack in one window, however slow the machine (a window that ended midway
+    // would rightly give the guessers a second budget).
+    const shift = nextWindowStart(RATE_LIMITS.passwordCodeAttempts.windowSeconds * 1000) - Date.now();
+    const clock = () => servedAt(Date.now() + shift);
     const attackers = Array.from({ length: 30 }, () => newClient());
     let checked = 0; // wrong guesses the service checked and answered 401
     let spent = false; // some attacker was told the code's budget is spent
@@ -194,7 +200,7 @@ describe("campaign password page: hashed, limited, never showing the destination
       attackers.map(async (attacker, a) => {
         for (let i = 0; i < RATE_LIMITS.passwordAttempts.max; i++) {
           sent += 1;
-          const answer = await post(attacker, guarded.uniqueQRCodeID, form(`guess ${a}-${i}`));
+          const answer = await post(attacker, guarded.uniqueQRCodeID, form(`guess ${a}-${i}`), clock());
           if (answer.res.status === 401) checked += 1;
           else if (answer.res.status === 429) {
             if (/for this code/.test(answer.body)) spent = true;
@@ -207,7 +213,7 @@ describe("campaign password page: hashed, limited, never showing the destination
     );
     await eventually(async () => spent, (s) => s, { timeoutMs: 60_000, what: "the code's budget spent by the guessing" });
     const started = Date.now();
-    const customer = await post(newClient(), guarded.uniqueQRCodeID, form(PASSWORD));
+    const customer = await post(newClient(), guarded.uniqueQRCodeID, form(PASSWORD), clock());
     const took = Date.now() - started;
     assert.equal(customer.res.status, 200, customer.body);
     assert.equal(opens(customer.body), SECRET_DESTINATION);

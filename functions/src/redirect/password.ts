@@ -18,6 +18,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { isIP } from "node:net";
 import { clientAddressOf, clientOf, limitSubjectOf, proxyBucketPrefix } from "../core/clientAddress";
+import { getConfig } from "../core/config";
+import { requestTime } from "../core/testClock";
 import { logInfo, logWarn } from "../core/log";
 import { RateLimiter, rateLimitHeaders } from "../core/rateLimit";
 import { refuseForeignAddress } from "../http/originGuard";
@@ -154,7 +156,11 @@ export async function handlePasswordPost(req: IncomingMessage, res: ServerRespon
   const form = passwordFormSchema.safeParse(formOf(req, await bodyOf(req)) ?? null);
   if (!form.success) return sendPasswordPage(res, ctx.headers, {}, "invalid", 400);
   limiter ??= new RateLimiter(firestoreQuotaStore);
-  const decision = await limiter.take("passwordAttempts", { address: limitSubjectOf(clientOf(req)) });
+  // One instant for every window and delay this attempt is judged by (the test clock's, on the local stack).
+  const now = requestTime(req.headers, getConfig().honoursTestClock);
+  const client = clientOf(req);
+  const subject = limitSubjectOf(client);
+  const decision = await limiter.take("passwordAttempts", { address: subject }, now);
   if (!decision.allowed) {
     logInfo("campaign.password_limited", "password attempts limited for an address", { uniqueQRCodeID: id, retryAfterSeconds: decision.retryAfterSeconds });
     return sendPage(res, 429, passwordLimitedPage(decision.retryAfterSeconds), ctx.headers, rateLimitHeaders(decision));
@@ -162,23 +168,20 @@ export async function handlePasswordPost(req: IncomingMessage, res: ServerRespon
   const [link] = await readLinks([id]);
   countOps({ reads: 1 });
   if (!link || link.takenDown) return ctx.sendNotFound(res);
-  const at = new Date();
+  const at = new Date(now);
   const ruled = link.campaignRules ? { ...link, campaignRules: link.campaignRules } : undefined;
   const scan = { method: "GET", headers: req.headers, url: req.url ?? "", address: clientAddressOf(req), place: await placeOfRequest(req), at, timeZone: await ctx.timeZoneOf(link.merchantId, at.getTime()) };
   const target = ruled ? await ctx.campaigns().passwordTarget(ruled, scan) : undefined;
   // No password is asked here any more (rules changed, the campaign ended): the code answers for itself.
   const backToCode = () => sendPage(res, 303, "", ctx.headers, { Location: `/qr/${encodeURIComponent(id)}` });
   if (!ruled || !target) return backToCode();
-  const client = clientOf(req);
-  const subject = limitSubjectOf(client);
-  const now = Date.now();
   const refusal = await admitGuess(limiter, link, id, client.address, subject, now);
   if (refusal) {
     logInfo("campaign.password_limited", "password attempts limited for a code", { uniqueQRCodeID: id, retryAfterSeconds: refusal.retryAfterSeconds });
     return sendPage(res, 429, passwordLimitedPage(refusal.retryAfterSeconds, refusal.why), ctx.headers, refusal.headers);
   }
   if (!(await verifyPassword(form.data.password, target.hash))) {
-    noteWrong(`${id}|${subject}`, Date.now());
+    noteWrong(`${id}|${subject}`, now);
     return sendPasswordPage(res, ctx.headers, rateLimitHeaders(decision), "wrong", 401, linkBrandOf(link));
   }
   // A capped code's allowance is spent here, by the right password, not by the page's view. None left (or none
