@@ -31,7 +31,7 @@ type Serve = "none" | "in-process" | "emulators" | "own";
 export const TIERS = {
   // `slowFirst`: the files that take longest start first, so no long file starts last and runs alone.
   unit: { spec: "test/unit/**/*.test.ts", serve: "none", slowFirst: ["scan-bounds", "print-package", "design-fuzz", "gs1-qr", "qr-render"], fullOnly: [] },
-  service: { spec: "test/service/**/*.test.ts", serve: "in-process", fullOnly: [] },
+  service: { spec: "test/service/**/*.test.ts", serve: "in-process", fullOnly: ["scan-retries-crowds"] },
   browser: { spec: "test/browser/**/*.test.ts", serve: "in-process", fullOnly: [] },
   stack: { spec: "test/stack/**/*.test.ts", serve: "emulators", fullOnly: ["job-kill"] },
   lifecycle: { spec: "test/lifecycle/**/*.test.ts", serve: "own", fullOnly: ["start-interrupt", "restart"] },

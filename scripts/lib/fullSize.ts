@@ -17,6 +17,7 @@ export const FULL_SIZE_GUARDS: Record<string, string[]> = {
   "test/service/scan-truth.test.ts": ["functions/src/scans/", "functions/src/store/scans.ts", "functions/src/store/rollups.ts", "functions/src/redirect/"],
   "test/service/scan-durability.test.ts": ["functions/src/redirect/", "functions/src/scans/", "functions/src/store/scans.ts", "functions/src/store/scanStream.ts"],
   "test/service/campaign-caps.test.ts": ["functions/src/campaigns/caps.ts", "functions/src/scans/record.ts"],
+  "test/service/scan-retries-crowds.test.ts": ["functions/src/scans/record.ts", "functions/src/store/scans.ts", "functions/src/store/campaignCaps.ts", "functions/src/campaigns/caps.ts", "functions/src/core/firebase.ts", "functions/src/core/firestoreTransport.ts"],
 };
 
 /** Paths changed between the last landed commit and the working tree (committed or not). */

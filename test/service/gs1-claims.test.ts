@@ -109,7 +109,10 @@ describe("GS1 claims on the shared host", function () {
     assert.equal((await put(b, early)).status, 201);
     const approved = await adminCli("gs1-approve-prefix", "--company-prefix", prefix, "--to", m.merchantId, "--reason", "GEPIR checked");
     assert.deepEqual([approved.companyPrefix, approved.to, approved.from], [prefix, m.merchantId, null]);
-    for (let i = 0; i < 3; i++) assert.equal((await put(m, gtinUnder(prefix))).status, 201);
+    for (let i = 0; i < 3; i++) {
+      const own = await put(m, gtinUnder(prefix));
+      assert.equal(own.status, 201, JSON.stringify(own.body));
+    }
     const shut = await put(b, gtinUnder(prefix));
     assert.equal(shut.status, 409);
     assert.match(shut.body.message, new RegExp(`begins with GS1 company prefix ${prefix}, which the service's operators have verified for another workspace`));
