@@ -14,7 +14,7 @@ import { db } from "../../functions/src/core/firebase";
 import { addNewCodes } from "../../functions/src/store/codes";
 import { runScanMaintenance } from "../../functions/src/scans/maintenance";
 import type { QrCode } from "../../functions/src/codes/model";
-import { scaled } from "../helpers/scale";
+import { atFullScale, scaled } from "../helpers/scale";
 import { eventually } from "../helpers/poll";
 import { countedAnalytics } from "../helpers/scans";
 import { writeConsumerHeartbeat } from "../../functions/src/store/scanCounts";
@@ -138,12 +138,14 @@ describe("console as a product: dashboard, a list of thousands, every view at th
     const page = await newPage(browser, { width: 1280, height: 900 });
     await signIn(page, busy);
     const timings = { firstPage: [] as number[], search: [] as number[] };
-    for (let round = 0; round < 3; round++) {
+    // Three rounds for a median at full size; one on every change, which still shows both answers.
+    const rounds = atFullScale ? 3 : 1;
+    for (let round = 0; round < rounds; round++) {
       timings.firstPage.push(await timeList(page, "#/codes", `of ${SEEDED + 1} codes`));
       timings.search.push(await timeList(page, `#/codes?q=patio+card+12`, "matching"));
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1];
-    console.log(`      code list with ${SEEDED + 1} codes: first page ${median(timings.firstPage)} ms, search ${median(timings.search)} ms (median of 3; all ${JSON.stringify(timings)})`);
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    console.log(`      code list with ${SEEDED + 1} codes: first page ${median(timings.firstPage)} ms, search ${median(timings.search)} ms (median of ${rounds}; all ${JSON.stringify(timings)})`);
     // No wall-clock bound: how long the emulator takes is the machine's (it answers array-contains by scanning
     // the collection; `npm run bench:catalogue` times it). The product's bound, a search page reading at most
     // SEARCH_READ_BUDGET documents, is asserted in test/service/code-list.test.ts. Here: what a person sees.
