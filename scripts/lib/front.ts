@@ -65,6 +65,24 @@ export interface LoadBalancerRoute {
   defaultHost: string;
   /** Whether a host has a certificate: its domain is served (the local issuer issued for it). */
   isServed(hostname: string): Promise<boolean>;
+  /**
+   * The upstream is firebase-tools' Functions emulator, which builds a URL from each request's Host and,
+   * for a Host that is no URL host (a space, a punycode label that does not decode), throws inside its
+   * handler and never answers: such a request is refused here with 400, as a load balancer refuses a
+   * malformed Host. The service host (`npm test`'s in-process tiers) answers them itself, so they reach
+   * the function there.
+   */
+  refuseUnparsableHosts?: boolean;
+}
+
+/** Whether a Host header value parses as a URL's host (as the Functions emulator parses it). */
+export function parsesAsHost(host: string): boolean {
+  try {
+    new URL(`http://${host}/`);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export interface FrontOptions {
@@ -216,6 +234,11 @@ export async function startFront(options: FrontOptions): Promise<RunningFront> {
       if (route.viaHosting && (req.url ?? "/").split("?")[0].split("/").some((segment) => segment.length > 255)) {
         res.writeHead(414, { "Content-Type": "application/json" });
         res.end(JSON.stringify({ error: "URI Too Long", code: "INVALID_REQUEST", message: "A path segment is longer than 255 bytes", hint: "Shorten the path.", status: 414 }));
+        return;
+      }
+      if (route.loadBalancer?.refuseUnparsableHosts && !parsesAsHost(req.headers.host ?? "")) {
+        res.writeHead(400, { "Content-Type": "text/html; charset=utf-8" });
+        res.end("<!doctype html><title>Bad Request</title><p>Bad Request: the Host header is not a host name.</p>");
         return;
       }
       // The body is read whole before it is sent, so a request can be sent a second time (below).

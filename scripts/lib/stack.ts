@@ -453,7 +453,7 @@ export class Stack {
           listenPort: publicPorts.domains,
           targetPort: ports.functions,
           viaHosting: false,
-          loadBalancer: { functionPath: `/${PROJECT_ID}/${DEFAULT_REGION}/redirect`, hop: balancer.apexAddresses[0], ca, defaultHost: balancer.targetHost, isServed: servedByClaim(env.FIRESTORE_EMULATOR_HOST, PROJECT_ID) },
+          loadBalancer: { functionPath: `/${PROJECT_ID}/${DEFAULT_REGION}/redirect`, hop: balancer.apexAddresses[0], ca, defaultHost: balancer.targetHost, isServed: servedByClaim(env.FIRESTORE_EMULATOR_HOST, PROJECT_ID), refuseUnparsableHosts: !inProcess },
         },
       ],
       publicAddresses: process.env.FRONT_PUBLIC_ADDRESSES !== "0",

@@ -83,7 +83,7 @@ export interface Answer {
  * address: a client of its own). `servername` defaults to the host (SNI as a browser sends it); `headers`
  * may replace Host.
  */
-export function overHttps(host: string, path: string, options: { servername?: string; headers?: Record<string, string>; from?: string; method?: string; body?: string } = {}): Promise<Answer> {
+export function overHttps(host: string, path: string, options: { servername?: string; headers?: Record<string, string>; from?: string; method?: string; body?: string; timeoutMs?: number } = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = https.request(
       {
@@ -105,6 +105,8 @@ export function overHttps(host: string, path: string, options: { servername?: st
       },
     );
     req.on("error", reject);
+    // An answer that never comes fails the request, naming it, instead of holding the test to its timeout.
+    if (options.timeoutMs !== undefined) req.setTimeout(options.timeoutMs, () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
     req.end(options.body);
   });
 }

@@ -325,7 +325,8 @@ describe("merchants' hosts over HTTPS through the load balancer path", function 
       return { host: pick(rand, hosts), path, method: pick(rand, ["GET", "GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS"]), body: rand() < 0.3 ? `password=${encodeComponent(hostileId(rand))}` : undefined };
     });
     const failures = await runCases(cases, 8, async (c) => {
-      const answer = await overHttps(defaultHost(), c.path, { headers: { Host: c.host, ...(c.body ? { "Content-Type": "application/x-www-form-urlencoded" } : {}) }, method: c.method, body: c.body });
+      const answer = await overHttps(defaultHost(), c.path, { headers: { Host: c.host, ...(c.body ? { "Content-Type": "application/x-www-form-urlencoded" } : {}) }, method: c.method, body: c.body, timeoutMs: 20_000 }).catch((error: Error) => error);
+      if (answer instanceof Error) return `${c.method} ${JSON.stringify(c.host)} ${c.path}: ${answer.message}`;
       if (answer.status >= 500) return `${answer.status} ${c.method} ${c.host} ${c.path}: ${answer.body.slice(0, 120)}`;
       if (c.method === "HEAD" || answer.body === "") return undefined;
       return /text\/html|application\/(linkset\+)?json/.test(String(answer.headers["content-type"])) ? undefined : `${c.method} ${c.host} ${c.path}: ${answer.headers["content-type"]}`;

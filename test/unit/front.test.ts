@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { startFront, type RunningFront } from "../../scripts/lib/front";
+import { parsesAsHost, startFront, type RunningFront } from "../../scripts/lib/front";
 
 /**
  * An upstream that resets a socket, unanswered, when `reset` says so for the request's number on its socket
@@ -94,5 +94,12 @@ describe("local front: a reset kept-alive socket", () => {
     front = await startFront({ host: "127.0.0.1", routes: [{ listenPort, targetPort: upstream.port, viaHosting: false }] });
     assert.equal((await through(listenPort, "POST", "once")).status, 502);
     assert.deepEqual(upstream.seen.map((s) => [s.body, s.socketRequest]), [["once", 1]]);
+  });
+});
+
+describe("local front: Host headers the Functions emulator cannot take", () => {
+  it("takes a host name, an address and a port as hosts, and not a space, a punycode label that does not decode, or nothing", () => {
+    for (const host of ["scan.brand.example", "SCAN.brand.example.", "127.0.0.1:5443", "[::1]", "xn--bcher-kva.example"]) assert.ok(parsesAsHost(host), host);
+    for (const host of ["scan.brand.example scan.brand.example", "xn--zz.example", "", "a b"]) assert.ok(!parsesAsHost(host), JSON.stringify(host));
   });
 });
