@@ -2,10 +2,17 @@
 // scan-retries.test.ts: four redirect instances, each a process of its own over the REST transport, behind
 // the loopback proxy that drops the first answer of every scan commit, so the SDK re-sends each. Exactly N
 // of a crowd are admitted; returning visitors are counted exactly and their first-scan guards are found
-// taken before the commit. Runs under `npm run test:full`, and on any branch that changes the scan write,
-// the cap's allowances or the commit's retry settings (scripts/lib/fullSize.ts).
+// taken before the commit. And a commit (a batch's, a transaction's) that Firestore keeps refusing is given
+// up within the commit's retry budget: a test that waits the budget out. Runs under `npm run test:full`, and
+// on any branch that changes the scan write, the cap's allowances or the commit's retry settings
+// (scripts/lib/fullSize.ts).
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { NODE22 } from "../../scripts/lib/stack";
+import { COMMIT_RETRY_BUDGET_MS } from "../../functions/src/core/firebase";
 import { firestore } from "../helpers/merchants";
 import { scaled } from "../helpers/scale";
 import { startRedirectInstances, stopRedirectInstances, type RedirectInstance } from "../helpers/redirectInstances";
@@ -14,6 +21,18 @@ import { ensureWorkspaceForOwner } from "../../functions/src/store/workspaces";
 import { createCode } from "../../functions/src/codes/service";
 import { setCodeCampaign } from "../../functions/src/campaigns/service";
 import { cappedCode, codeDay, DESTINATION, FALLBACK, PHONE, scan, scanCommit, type Answer } from "../helpers/scanRetries";
+
+const TX_FIXTURE = path.resolve(__dirname, "..", "fixtures", "transaction-commit.ts");
+
+/** One transaction (one attempt) through the service's Firestore client at `host`, in a process of its own: how long it took, and its error's code (null: committed). */
+async function transactionBehind(host: string, doc: string): Promise<{ ms: number; code: unknown }> {
+  const child = spawn(NODE22, ["--import", "tsx", TX_FIXTURE], { cwd: path.resolve(__dirname, "..", ".."), stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, FIRESTORE_EMULATOR_HOST: host, TX_DOC: doc } });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`the transaction's process exited with ${code} before its answer`)));
+  });
+  return JSON.parse(line) as { ms: number; code: unknown };
+}
 
 // 200 people at every size: at 60 one run of two admitted 15 of the cap's 20 (allowances freed after the
 // crowd had gone: to look into), so the crowd stays large enough to take every allowance freed late.
@@ -122,5 +141,42 @@ describe("scan counts under the SDK's own commit retries: crowds over four insta
     // after a whole commit and GUARD_WAIT_MS more is refused, and costs a commit of its own. Quiet runs refuse
     // 4 to 8 of 96; a loaded 2-core CI run refused 15 (reads slowed beside two stacks), hence a quarter.
     assert.ok(refused <= people / 4, `${refused} commits refused for ${people} returning visitors`);
+  });
+
+  it("a capped code's commit, and a transaction's, that Firestore keeps refusing are given up within the commit's retry budget, not after the SDK's 600 s", async () => {
+    const code = await cappedCode(merchantId, "refused commits");
+    instances = await startRedirectInstances(1, { FIRESTORE_EMULATOR_HOST: proxy.host });
+    const [instance] = instances;
+    assert.equal((await scan(instance, code.uniqueQRCodeID, "Twitterbot/1.0", "192.0.2.1")).status, 302);
+    const attempts: number[] = [];
+    const txAttempts: number[] = [];
+    proxy.rule = ({ method, body }) => {
+      if (method !== "commit") return "pass";
+      if (scanCommit(body)) return attempts.push(Date.now()), "refuse";
+      // A transaction's commit names its transaction; the SDK sends it with the client's own settings, not a batch's.
+      if (body.includes('"transaction"')) return txAttempts.push(Date.now()), "refuse";
+      return "pass";
+    };
+    // Beside the scan: one transaction (one attempt of it) through the service's client, behind the proxy too.
+    const transaction = transactionBehind(proxy.host, `workspaces/${merchantId}/txProbe/refused`);
+    const started = Date.now();
+    const answer = await scan(instance, code.uniqueQRCodeID, PHONE(3), "198.51.100.201");
+    // Its allowance was not recorded: not admitted, the one-moment page loads the code again (it never goes dark).
+    assert.deepEqual([answer.status, answer.location, answer.counted], [200, null, "unknown"], "the one-moment page, its count unknown");
+    // Past the budget (and a margin for the last attempt's back-off), the SDK has stopped sending it.
+    await new Promise((r) => setTimeout(r, COMMIT_RETRY_BUDGET_MS + 5_000 - (Date.now() - started)));
+    const seen = attempts.length;
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.ok(seen >= 2, `the SDK re-sent the commit (${seen} attempts)`);
+    assert.equal(attempts.length, seen, "no attempt after the budget");
+    assert.ok(attempts[attempts.length - 1] - attempts[0] <= COMMIT_RETRY_BUDGET_MS, `attempts over ${attempts[attempts.length - 1] - attempts[0]} ms`);
+    const counts = await codeDay(merchantId, code.codeId);
+    assert.equal(counts.n, undefined, "nothing of the refused scan was counted");
+    // Unbounded, one attempt of a transaction re-sends its commit for 60 s (and runTransaction makes up to 5).
+    const tx = await transaction;
+    assert.ok(txAttempts.length >= 2, `the SDK re-sent the transaction's commit (${txAttempts.length} attempts)`);
+    assert.ok(txAttempts[txAttempts.length - 1] - txAttempts[0] <= COMMIT_RETRY_BUDGET_MS, `transaction commit attempts over ${txAttempts[txAttempts.length - 1] - txAttempts[0]} ms`);
+    assert.ok(tx.ms <= COMMIT_RETRY_BUDGET_MS + 3_000, `the transaction failed after ${tx.ms} ms`);
+    assert.notEqual(tx.code, null, "the transaction did not commit");
   });
 });
