@@ -6,7 +6,7 @@ import type { Firestore } from "firebase-admin/firestore";
 import type { Auth } from "firebase-admin/auth";
 import { AppError } from "./errors";
 import { isLocal, projectId, storageBucketName } from "./config";
-import { firestoreAuthClient, type RequestSigner } from "./firestoreTransport";
+import { firestoreAuthClient, type FirestoreAuthClient, type RequestSigner } from "./firestoreTransport";
 import { rememberResolution } from "./requireResolution";
 
 let app: App | undefined;
@@ -42,6 +42,21 @@ function firestoreSigner(): RequestSigner {
   return client;
 }
 
+let firestoreHttpClient: FirestoreAuthClient | undefined;
+
+/** Firestore's one HTTP leg: the client's (db()) and the direct REST calls' (core/firestoreRest.ts). */
+export function firestoreHttp(): FirestoreAuthClient {
+  if (firestoreHttpClient) return firestoreHttpClient;
+  requireEmulator("FIRESTORE_EMULATOR_HOST", "Firestore");
+  return (firestoreHttpClient = firestoreAuthClient(firestoreSigner()));
+}
+
+/** Where Firestore's REST API answers: the emulator locally, Google's endpoint deployed. */
+export function firestoreRestOrigin(): string {
+  const emulator = process.env.FIRESTORE_EMULATOR_HOST;
+  return emulator ? `http://${emulator}` : "https://firestore.googleapis.com";
+}
+
 export function db(): Firestore {
   // The handle first: every store call asks for it, and the check below only matters before it exists.
   if (firestore) return firestore;
@@ -57,7 +72,7 @@ export function db(): Firestore {
   firestore = initializeFirestore(adminApp(), { preferRest: true });
   boundCommitRetries();
   // Settings beyond preferRest reach the client only through settings(), which may be called once.
-  firestore.settings({ clientConfig: boundedCalls(), authClient: firestoreAuthClient(firestoreSigner()) } as FirebaseFirestore.Settings);
+  firestore.settings({ clientConfig: boundedCalls(), authClient: firestoreHttp() } as FirebaseFirestore.Settings);
   // Each commit's retry options come from a require inside the client's createCallOptions: made a lookup.
   for (const file of Object.keys(require.cache)) {
     if (file.endsWith(FIRESTORE_CLIENT_INDEX)) rememberResolution(file, "google-gax/fallback");

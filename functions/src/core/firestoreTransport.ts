@@ -21,7 +21,7 @@ export interface RequestSigner {
 }
 
 /** What gax passes to `fetch` (fallbackServiceStub.js); other fields (agent, responseType, validateStatus) are gaxios's and unused. */
-interface FetchInit {
+export interface FetchInit {
   method?: string;
   headers?: Headers;
   body?: string | Buffer;
@@ -29,7 +29,7 @@ interface FetchInit {
 }
 
 /** The part of a fetch Response gax reads: the status, the body as a Node stream (server-streaming calls) or whole. */
-class TransportResponse {
+export class TransportResponse {
   constructor(
     readonly status: number,
     readonly body: IncomingMessage,
@@ -85,7 +85,11 @@ export function firestoreRequestsSent(): number {
  * An auth client for the Firestore client's `authClient` setting whose `fetch` is node:http(s), signed by
  * `signer`. `projectId`: answered when the client asks (it does only when none was configured).
  */
-export function firestoreAuthClient(signer: RequestSigner): object {
+export interface FirestoreAuthClient extends RequestSigner {
+  fetch(url: string, init?: FetchInit): Promise<TransportResponse>;
+}
+
+export function firestoreAuthClient(signer: RequestSigner): FirestoreAuthClient {
   return {
     getRequestHeaders: (url?: string) => signer.getRequestHeaders(url),
     getProjectId: () => signer.getProjectId?.() ?? Promise.reject(new Error("No project id: configure one")),

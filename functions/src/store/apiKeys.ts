@@ -1,12 +1,13 @@
 // API key records. The document id is the SHA-256 of the key; the plaintext is never stored.
 import { randomBytes } from "node:crypto";
-import { FieldValue } from "firebase-admin/firestore";
+import { FieldValue, type DocumentData } from "firebase-admin/firestore";
 import { db } from "../core/firebase";
 import { AppError } from "../core/errors";
 import { Coalescer } from "../core/coalescer";
+import { batchGetDocuments } from "../core/firestoreRest";
 import type { Scope } from "../core/constants";
 import { COLLECTIONS } from "./collections";
-import { dateOrNull, listOf, readRecords, recordConverter } from "./records";
+import { dateOrNull, listOf, recordConverter } from "./records";
 
 export interface ApiKeyRecord {
   /** Document id: SHA-256 hex of the key. Server-side only; never returned to clients. */
@@ -24,7 +25,7 @@ export interface ApiKeyRecord {
 }
 
 /** A key's record as stored under its hash; a key from before names had none ("" then). */
-const apiKeyRecord = recordConverter<ApiKeyRecord>((data, hash) => ({
+const readApiKey = (data: DocumentData, hash: string): ApiKeyRecord => ({
   hash,
   keyId: data.keyId,
   merchantId: data.merchantId,
@@ -35,7 +36,8 @@ const apiKeyRecord = recordConverter<ApiKeyRecord>((data, hash) => ({
   createdAt: dateOrNull(data.createdAt),
   lastUsedAt: dateOrNull(data.lastUsedAt),
   revokedAt: dateOrNull(data.revokedAt),
-}));
+});
+const apiKeyRecord = recordConverter<ApiKeyRecord>(readApiKey);
 
 const keys = () => db().collection(COLLECTIONS.apiKeys).withConverter(apiKeyRecord);
 
@@ -58,12 +60,14 @@ export async function createApiKeyRecord(id: string, input: { merchantId: string
   return record;
 }
 
-// Concurrent key checks on one instance share a single getAll round trip (never a cached answer). Calls
+// Concurrent key checks on one instance share a single batchGet round trip (never a cached answer). Calls
 // with the same key in one round trip read its document once and share the record read (a busy key's
-// calls mostly come together): the record is read-only to its callers.
+// calls mostly come together): the record is read-only to its callers. Every keyed request reads here, so
+// it goes to Firestore's REST API directly (core/firestoreRest.ts), not through the client.
 const keyReads = new Coalescer<string, ApiKeyRecord | undefined>(async (hashes) => {
   const distinct = [...new Set(hashes)];
-  const records = await readRecords(distinct.map((h) => keys().doc(h)));
+  const stored = await batchGetDocuments(distinct.map((h) => `${COLLECTIONS.apiKeys}/${h}`));
+  const records = stored.map((data, i) => data && readApiKey(data, distinct[i]));
   if (distinct.length === hashes.length) return records;
   const byHash = new Map(distinct.map((h, i) => [h, records[i]]));
   return hashes.map((h) => byHash.get(h));
