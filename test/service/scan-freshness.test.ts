@@ -42,10 +42,14 @@ describe("scan freshness: analytics say when the consumer lags, and the ops CLI 
   it("carry pending and the lag: true while an arrival waits where no consumer has received it (no heartbeat since), false once the consumer counted it", async () => {
     // Any consumer instance heard from after this test's arrival clears its lag: first the arrivals other
     // files left are done (one the consumer refuses is delivered again every second until its dead letter),
-    // signalled by no instance holding one or heard from for UNHEARD_MS. Nothing else publishes meanwhile.
+    // signalled by no instance holding one or heard from for UNHEARD_MS. The heartbeats of before this file
+    // went with its cleared data, so no heartbeat at all proves nothing at first: the watch lasts at least
+    // UNHEARD_MS plus the local redelivery's second and a margin, long enough for a redelivery to have beaten.
+    // Nothing else publishes meanwhile.
+    const watchedFrom = Date.now();
     await eventually(
       () => readConsumerHeartbeats(Date.now(), HEARTBEAT_SEEN_MS),
-      (beats) => beats.every((b) => b.inFlight === 0 && Date.now() - b.updatedAt.getTime() > UNHEARD_MS),
+      (beats) => Date.now() - watchedFrom > UNHEARD_MS + 2_000 && beats.every((b) => b.inFlight === 0 && Date.now() - b.updatedAt.getTime() > UNHEARD_MS),
       { what: "the scan consumer idle", timeoutMs: 60_000, intervalMs: 250 },
     );
     for (const a of await answers()) {

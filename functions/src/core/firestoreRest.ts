@@ -155,11 +155,13 @@ function failure(status: number, body: unknown): FirestoreRestError {
 
 async function sendOnce(method: "batchGet" | "commit", body: string, timeoutMs: number): Promise<unknown> {
   const database = databaseName();
+  // Outside the try: a local server without the emulator fails at once (UNAVAILABLE, core/firebase.ts), unretried.
+  const http = firestoreHttp();
   const signal = AbortSignal.timeout(timeoutMs);
   let text: string;
   let status: number;
   try {
-    const response = await firestoreHttp().fetch(`${firestoreRestOrigin()}/v1/${database}/documents:${method}`, {
+    const response = await http.fetch(`${firestoreRestOrigin()}/v1/${database}/documents:${method}`, {
       method: "POST",
       headers: new Headers({ "content-type": "application/json", "x-goog-request-params": `database=${encodeURIComponent(database)}` }),
       body,
