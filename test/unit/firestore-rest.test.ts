@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Timestamp } from "firebase-admin/firestore";
+import { AppError } from "../../functions/src/core/errors";
 import { batchGetDocuments, commitWrites, decodeValue, encodeValue, FirestoreRestError, formatTimestamp, parseTimestamp } from "../../functions/src/core/firestoreRest";
 
 describe("Firestore REST calls: values", () => {
@@ -103,6 +104,20 @@ describe("Firestore REST calls: retries", function () {
     assert.deepEqual(body.writes[0].update.fields, { n: { integerValue: "1" }, at: { nullValue: null } });
     assert.deepEqual(body.writes[0].updateTransforms, [{ fieldPath: "at", setToServerValue: "REQUEST_TIME" }]);
     assert.equal(body.writes[0].currentDocument, undefined, "a set: a re-sent commit that had landed lands again");
+  });
+
+  it("never leaves for Google's endpoint from a local server without the emulator: refused at once", async () => {
+    const host = process.env.FIRESTORE_EMULATOR_HOST;
+    delete process.env.FIRESTORE_EMULATOR_HOST;
+    try {
+      const started = Date.now();
+      await assert.rejects(batchGetDocuments(["keys/a"]), (e: unknown) => e instanceof AppError && e.code === "UNAVAILABLE");
+      await assert.rejects(commitWrites([{ path: "events/e3", data: {} }]), (e: unknown) => e instanceof AppError && e.code === "UNAVAILABLE");
+      assert.ok(Date.now() - started < 1_000, "not retried");
+    } finally {
+      process.env.FIRESTORE_EMULATOR_HOST = host;
+    }
+    assert.equal(seen.length, 0);
   });
 
   it("turns a lost connection into UNAVAILABLE, which it re-sends", async () => {

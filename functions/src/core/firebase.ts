@@ -54,7 +54,9 @@ export function firestoreHttp(): FirestoreAuthClient {
 /** Where Firestore's REST API answers: the emulator locally, Google's endpoint deployed. */
 export function firestoreRestOrigin(): string {
   const emulator = process.env.FIRESTORE_EMULATOR_HOST;
-  return emulator ? `http://${emulator}` : "https://firestore.googleapis.com";
+  if (emulator) return `http://${emulator}`;
+  requireEmulator("FIRESTORE_EMULATOR_HOST", "Firestore");
+  return "https://firestore.googleapis.com";
 }
 
 export function db(): Firestore {

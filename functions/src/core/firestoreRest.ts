@@ -157,11 +157,12 @@ async function sendOnce(method: "batchGet" | "commit", body: string, timeoutMs: 
   const database = databaseName();
   // Outside the try: a local server without the emulator fails at once (UNAVAILABLE, core/firebase.ts), unretried.
   const http = firestoreHttp();
+  const url = `${firestoreRestOrigin()}/v1/${database}/documents:${method}`;
   const signal = AbortSignal.timeout(timeoutMs);
   let text: string;
   let status: number;
   try {
-    const response = await http.fetch(`${firestoreRestOrigin()}/v1/${database}/documents:${method}`, {
+    const response = await http.fetch(url, {
       method: "POST",
       headers: new Headers({ "content-type": "application/json", "x-goog-request-params": `database=${encodeURIComponent(database)}` }),
       body,
