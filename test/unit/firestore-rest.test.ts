@@ -83,10 +83,23 @@ describe("Firestore REST calls: retries", function () {
     answers = [refusal(400, "INVALID_ARGUMENT")];
     await assert.rejects(batchGetDocuments(["keys/a"]), (e: unknown) => e instanceof FirestoreRestError && e.code === 3 && /INVALID_ARGUMENT here/.test(e.message));
     assert.equal(seen.length, 1);
-    // A read that lost to a transaction is the caller's to retry (the client does not re-send it either).
-    answers = [refusal(409, "ABORTED")];
+    // A read that lost to a transaction, or over quota, is the caller's to retry (the client does not re-send them either).
+    answers = [refusal(409, "ABORTED"), refusal(429, "RESOURCE_EXHAUSTED")];
     await assert.rejects(batchGetDocuments(["keys/a"]), (e: unknown) => e instanceof FirestoreRestError && e.code === 10);
+    await assert.rejects(batchGetDocuments(["keys/a"]), (e: unknown) => e instanceof FirestoreRestError && e.code === 8);
+    assert.equal(seen.length, 3);
+    // A bare 500 is INTERNAL, as gax reads it: a commit is not re-sent on it.
+    answers = [(res) => res.writeHead(500).end()];
+    await assert.rejects(commitWrites([{ path: "events/e0", data: {} }]), (e: unknown) => e instanceof FirestoreRestError && e.status === "INTERNAL");
+    assert.equal(seen.length, 4);
+  });
+
+  it("re-sends a read whose answer was cut short", async () => {
+    answers = [(res) => res.writeHead(200, { "Content-Type": "application/json" }).end('[{"missing": "proj'), json(200, [])];
+    assert.deepEqual(await batchGetDocuments(["keys/a"]), [undefined]);
     assert.equal(seen.length, 2);
+    answers = [json(200, { not: "a list" })];
+    await assert.rejects(batchGetDocuments(["keys/a"]), (e: unknown) => e instanceof FirestoreRestError && e.status === "UNKNOWN");
   });
 
   it("treats an error part in a streamed answer as the read's failure", async () => {

@@ -89,6 +89,15 @@ describe("Firestore transport", () => {
     await dropped;
   });
 
+  it("bounds a signer that does not answer (a token refresh stuck on the network) by the same signal", async () => {
+    const stuck = firestoreAuthClient({ getRequestHeaders: () => new Promise<Headers>(() => undefined) }) as Fetching;
+    const controller = new AbortController();
+    const pending = stuck.fetch(`${base}/x`, { method: "POST", body: "{}", signal: controller.signal });
+    setTimeout(() => controller.abort(), 20);
+    await assert.rejects(pending, { name: "AbortError" });
+    assert.equal(seen.length, 0, "nothing sent unsigned");
+  });
+
   it("rejects at once when the signal was aborted before the request", async () => {
     const controller = new AbortController();
     controller.abort();

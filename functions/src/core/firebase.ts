@@ -42,18 +42,26 @@ function firestoreSigner(): RequestSigner {
   return client;
 }
 
-let firestoreHttpClient: FirestoreAuthClient | undefined;
+let firestoreHttpClient: { client: FirestoreAuthClient; emulated: boolean } | undefined;
 
 /** Firestore's one HTTP leg: the client's (db()) and the direct REST calls' (core/firestoreRest.ts). */
 export function firestoreHttp(): FirestoreAuthClient {
-  if (firestoreHttpClient) return firestoreHttpClient;
+  if (firestoreHttpClient) return firestoreHttpClient.client;
   requireEmulator("FIRESTORE_EMULATOR_HOST", "Firestore");
-  return (firestoreHttpClient = firestoreAuthClient(firestoreSigner()));
+  firestoreHttpClient = { client: firestoreAuthClient(firestoreSigner()), emulated: Boolean(process.env.FIRESTORE_EMULATOR_HOST) };
+  return firestoreHttpClient.client;
 }
 
-/** Where Firestore's REST API answers: the emulator locally, Google's endpoint deployed. */
+/**
+ * Where Firestore's REST API answers: the emulator locally, Google's endpoint deployed. It must be whom the
+ * requests are signed for (firestoreHttp): the emulator's token never goes to Google, nor real credentials to
+ * an emulator named after the first request.
+ */
 export function firestoreRestOrigin(): string {
   const emulator = process.env.FIRESTORE_EMULATOR_HOST;
+  if (firestoreHttpClient && firestoreHttpClient.emulated !== Boolean(emulator)) {
+    throw new AppError("UNAVAILABLE", "Firestore is not reachable from this server", { cause: new Error("FIRESTORE_EMULATOR_HOST changed after the first Firestore request") });
+  }
   if (emulator) return `http://${emulator}`;
   requireEmulator("FIRESTORE_EMULATOR_HOST", "Firestore");
   return "https://firestore.googleapis.com";

@@ -59,9 +59,9 @@ const GRPC_CODES: Record<string, number> = {
   UNAUTHENTICATED: 16,
 };
 
-/** What the client re-sends on: reads as gax's batchGetDocuments does, commits as a batch's commit does. */
+/** What the client re-sends on: reads as its batchGetDocuments does, commits as a batch's commit does. */
 const RETRIED = {
-  batchGet: new Set(["DEADLINE_EXCEEDED", "INTERNAL", "UNAVAILABLE", "RESOURCE_EXHAUSTED"]),
+  batchGet: new Set(["DEADLINE_EXCEEDED", "INTERNAL", "UNAVAILABLE"]),
   commit: new Set(["ABORTED", "RESOURCE_EXHAUSTED", "UNAVAILABLE"]),
 };
 
@@ -112,7 +112,12 @@ export function decodeFields(fields: RestFields): DocumentData {
   return data;
 }
 
-/** A value as the client stores it; anything the client refuses (undefined, a function, a class instance) throws. */
+/**
+ * A value as the client stores it. Anything else throws before a request is sent: what the client refuses
+ * (undefined, a function, a class instance) and a few things it takes that no caller here writes (a Map,
+ * a DocumentReference, FieldValue sentinels: server times go in RestWrite.serverTimes). Nested arrays and
+ * reserved `__name__` keys are left to Firestore, which refuses them (INVALID_ARGUMENT) as it does the client's.
+ */
 export function encodeValue(value: unknown): RestValue {
   switch (typeof value) {
     case "string":
@@ -146,10 +151,26 @@ interface ErrorBody {
   error?: { code?: number; status?: string; message?: string };
 }
 
+/** gax's reading of an HTTP status without a gRPC one (google-gax status.js): other 4xx FAILED_PRECONDITION, other 5xx INTERNAL. */
+const BY_HTTP_STATUS: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  404: "NOT_FOUND",
+  409: "ABORTED",
+  416: "OUT_OF_RANGE",
+  429: "RESOURCE_EXHAUSTED",
+  499: "CANCELLED",
+  501: "UNIMPLEMENTED",
+  503: "UNAVAILABLE",
+  504: "DEADLINE_EXCEEDED",
+};
+
 function failure(status: number, body: unknown): FirestoreRestError {
   const error = (Array.isArray(body) ? (body as ErrorBody[]).find((part) => part?.error) : (body as ErrorBody | undefined))?.error;
   // Without a status in the body (a proxy's page, say), the HTTP status says what kind of failure it was.
-  const name = error?.status && error.status in GRPC_CODES ? error.status : status === 429 ? "RESOURCE_EXHAUSTED" : status >= 500 ? "UNAVAILABLE" : "UNKNOWN";
+  const fromHttp = BY_HTTP_STATUS[status] ?? (status >= 400 && status < 500 ? "FAILED_PRECONDITION" : status >= 500 ? "INTERNAL" : "UNKNOWN");
+  const name = error?.status && error.status in GRPC_CODES ? error.status : fromHttp;
   return new FirestoreRestError(GRPC_CODES[name], name, error?.message ?? `HTTP ${status}`);
 }
 
@@ -178,6 +199,8 @@ async function sendOnce(method: "batchGet" | "commit", body: string, timeoutMs: 
   try {
     parsed = JSON.parse(text);
   } catch {
+    // A success cut short (a connection lost mid-answer) is a transport failure; anything else says its status.
+    if (status === 200) throw new FirestoreRestError(GRPC_CODES.UNAVAILABLE, "UNAVAILABLE", "the answer ended before it was whole");
     throw failure(status, undefined);
   }
   // A streamed answer (batchGet) can end in an error part after a 200.
@@ -185,16 +208,19 @@ async function sendOnce(method: "batchGet" | "commit", body: string, timeoutMs: 
   return parsed;
 }
 
+/** No attempt starts with less time than this left of the budget: it could only time out, perhaps after landing. */
+const LEAST_ATTEMPT_MS = 500;
+
 /** Sends, and re-sends on the retried codes (the client's first delay and growth, capped at 2 s) until the budget is spent. */
 async function send(method: "batchGet" | "commit", body: string): Promise<unknown> {
   const until = Date.now() + COMMIT_RETRY_BUDGET_MS;
   for (let delay = 100; ; delay = Math.min(2_000, delay * 1.3)) {
     try {
-      return await sendOnce(method, body, Math.max(1, Math.min(COMMIT_ATTEMPT_TIMEOUT_MS, until - Date.now())));
+      return await sendOnce(method, body, Math.min(COMMIT_ATTEMPT_TIMEOUT_MS, until - Date.now()));
     } catch (error) {
       const retried = error instanceof FirestoreRestError && RETRIED[method].has(error.status);
       const pause = delay * (0.5 + Math.random() / 2);
-      if (!retried || Date.now() + pause >= until) throw error;
+      if (!retried || Date.now() + pause + LEAST_ATTEMPT_MS > until) throw error;
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
@@ -210,6 +236,7 @@ export async function batchGetDocuments(paths: readonly string[]): Promise<(Docu
   if (!paths.length) return [];
   const names = paths.map(documentName);
   const parts = (await send("batchGet", JSON.stringify({ documents: names }))) as BatchGetPart[];
+  if (!Array.isArray(parts)) throw new FirestoreRestError(GRPC_CODES.UNKNOWN, "UNKNOWN", "a batchGet answer that is not a list");
   // The answer's order is not the request's.
   const found = new Map<string, RestFields>();
   for (const part of parts) if (part.found) found.set(part.found.name, part.found.fields ?? {});

@@ -75,6 +75,20 @@ function abortError(): Error {
   return error;
 }
 
+/** `promise`, or an AbortError as soon as `signal` aborts (a pending promise cannot be stopped, only left). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortError());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError());
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => (signal.removeEventListener("abort", onAbort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener("abort", onAbort), reject(error as Error)),
+    );
+  });
+}
+
 /** Counts the requests sent, for the benches (a plain number, no diagnostics channel on the hot path). */
 let sent = 0;
 export function firestoreRequestsSent(): number {
@@ -98,7 +112,8 @@ export function firestoreAuthClient(signer: RequestSigner): FirestoreAuthClient 
       if (signal?.aborted) throw abortError();
       const headers: Record<string, string> = {};
       init.headers?.forEach((value, key) => (headers[key] = value));
-      (await signer.getRequestHeaders(url)).forEach((value, key) => (headers[key] = value));
+      // A token refresh may wait on the network: the signal bounds that wait too.
+      (await untilAborted(signer.getRequestHeaders(url), signal)).forEach((value, key) => (headers[key] = value));
       const body = init.body;
       if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
       const target = targetOf(url);
