@@ -56,8 +56,9 @@ function sdkApp() {
 
 /**
  * The floor: a bare node:http server making the same Firestore calls as a tools/call (the key's record
- * through the same shared getAll, the audit event through the same batched commit) and nothing else: no
- * protocol, limiter or headers. What it costs per call is what the Firestore REST client alone costs.
+ * through the same shared batchGet, the audit event through the same batched commit, both straight to
+ * Firestore's REST API: core/firestoreRest.ts) and nothing else: no protocol, limiter or headers. What it
+ * costs per call is what those two requests alone cost.
  */
 const floorApp: RequestListener = (req, res) => {
   const chunks: Buffer[] = [];
