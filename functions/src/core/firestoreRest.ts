@@ -70,8 +70,8 @@ function databaseName(): string {
 }
 
 /** A document's full name from its path under the database's documents ("apiKeys/<hash>"). */
-export function documentName(path: string): string {
-  return `${databaseName()}/documents/${path}`;
+export function documentName(path: string, database = databaseName()): string {
+  return `${database}/documents/${path}`;
 }
 
 // ---- values ----
@@ -174,8 +174,7 @@ function failure(status: number, body: unknown): FirestoreRestError {
   return new FirestoreRestError(GRPC_CODES[name], name, error?.message ?? `HTTP ${status}`);
 }
 
-async function sendOnce(method: "batchGet" | "commit", body: string, timeoutMs: number): Promise<unknown> {
-  const database = databaseName();
+async function sendOnce(database: string, method: "batchGet" | "commit", body: string, timeoutMs: number): Promise<unknown> {
   // Outside the try: a local server without the emulator fails at once (UNAVAILABLE, core/firebase.ts), unretried.
   const http = firestoreHttp();
   const url = `${firestoreRestOrigin()}/v1/${database}/documents:${method}`;
@@ -212,11 +211,11 @@ async function sendOnce(method: "batchGet" | "commit", body: string, timeoutMs: 
 const LEAST_ATTEMPT_MS = 500;
 
 /** Sends, and re-sends on the retried codes (the client's first delay and growth, capped at 2 s) until the budget is spent. */
-async function send(method: "batchGet" | "commit", body: string): Promise<unknown> {
+async function send(database: string, method: "batchGet" | "commit", body: string): Promise<unknown> {
   const until = Date.now() + COMMIT_RETRY_BUDGET_MS;
   for (let delay = 100; ; delay = Math.min(2_000, delay * 1.3)) {
     try {
-      return await sendOnce(method, body, Math.min(COMMIT_ATTEMPT_TIMEOUT_MS, until - Date.now()));
+      return await sendOnce(database, method, body, Math.min(COMMIT_ATTEMPT_TIMEOUT_MS, until - Date.now()));
     } catch (error) {
       const retried = error instanceof FirestoreRestError && RETRIED[method].has(error.status);
       const pause = delay * (0.5 + Math.random() / 2);
@@ -234,8 +233,10 @@ interface BatchGetPart {
 /** The data of documents by path, in the order asked (undefined where absent), read strongly as the client reads. */
 export async function batchGetDocuments(paths: readonly string[]): Promise<(DocumentData | undefined)[]> {
   if (!paths.length) return [];
-  const names = paths.map(documentName);
-  const parts = (await send("batchGet", JSON.stringify({ documents: names }))) as BatchGetPart[];
+  // The database's name once per request (the project id may be read from FIREBASE_CONFIG's JSON).
+  const database = databaseName();
+  const names = paths.map((path) => documentName(path, database));
+  const parts = (await send(database, "batchGet", JSON.stringify({ documents: names }))) as BatchGetPart[];
   if (!Array.isArray(parts)) throw new FirestoreRestError(GRPC_CODES.UNKNOWN, "UNKNOWN", "a batchGet answer that is not a list");
   // The answer's order is not the request's.
   const found = new Map<string, RestFields>();
@@ -263,9 +264,10 @@ const PLAIN_FIELD = /^[A-Za-z_][A-Za-z_0-9]*$/;
  */
 export async function commitWrites(writes: readonly RestWrite[]): Promise<void> {
   if (!writes.length) return;
+  const database = databaseName();
   const body = {
     writes: writes.map((write) => ({
-      update: { name: documentName(write.path), fields: encodeFields(write.data) },
+      update: { name: documentName(write.path, database), fields: encodeFields(write.data) },
       ...(write.serverTimes?.length && {
         updateTransforms: write.serverTimes.map((field) => {
           if (!PLAIN_FIELD.test(field)) throw new TypeError(`Not a plain field name: ${field}`);
@@ -274,5 +276,5 @@ export async function commitWrites(writes: readonly RestWrite[]): Promise<void> 
       }),
     })),
   };
-  await send("commit", JSON.stringify(body));
+  await send(database, "commit", JSON.stringify(body));
 }
