@@ -29,12 +29,12 @@ interface ServerProcess {
 const FUNCTIONS_SRC = path.resolve(__dirname, "..", "..", "functions", "src");
 const FUNCTIONS_LIB = path.resolve(__dirname, "..", "..", "functions", "lib");
 
-/** The newest modification time of the .ts files under `dir`. */
-function newestSource(dir: string): number {
+/** The newest modification time of the files under `dir` whose names end with `ext`. */
+function newestFile(dir: string, ext: string): number {
   return readdirSync(dir, { withFileTypes: true }).reduce((newest, entry) => {
     const file = path.join(dir, entry.name);
-    if (entry.isDirectory()) return Math.max(newest, newestSource(file));
-    return entry.name.endsWith(".ts") ? Math.max(newest, statSync(file).mtimeMs) : newest;
+    if (entry.isDirectory()) return Math.max(newest, newestFile(file, ext));
+    return entry.name.endsWith(ext) ? Math.max(newest, statSync(file).mtimeMs) : newest;
   }, 0);
 }
 
@@ -46,7 +46,9 @@ function newestSource(dir: string): number {
  * wrapper and each captured stack a source map lookup: costs of the bench's loader, not of the servers.
  */
 async function compiledServer(): Promise<string> {
-  if (!existsSync(path.join(FUNCTIONS_LIB, "mcp", "app.js")) || statSync(path.join(FUNCTIONS_LIB, "mcp", "app.js")).mtimeMs < newestSource(FUNCTIONS_SRC)) {
+  // The newest output against the newest source: the build is incremental, so a file whose source did not
+  // change keeps its old output.
+  if (!existsSync(path.join(FUNCTIONS_LIB, "mcp", "app.js")) || newestFile(FUNCTIONS_LIB, ".js") < newestFile(FUNCTIONS_SRC, ".ts")) {
     throw new Error("functions/lib is older than functions/src: run `npm run build` (npm run bench does), or BENCH_MCP_TSX=1");
   }
   const outfile = path.resolve(__dirname, "..", "..", "test-artifacts", "bench", "mcp-server.js");
